@@ -1,0 +1,1 @@
+"""posenc_lib: the small library behind the positional-encoding course."""

@@ -1,0 +1,136 @@
+"""Input validation shared by every public function of posenc_lib.
+
+Each checker takes the *parameter name* first, so that every error message names the
+parameter, the value received and what is allowed, for example::
+
+    ValueError: d_model must be an even integer >= 2 (sin/cos pairs); got 7
+
+The checkers return the cleaned value (a plain ``int``, ``float`` or a NumPy array), so a
+public function can write ``d_model = check_even("d_model", d_model)`` and carry on.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Iterable
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+__all__ = [
+    "check_int",
+    "check_even",
+    "check_float",
+    "check_choice",
+    "check_array",
+    "check_positions",
+]
+
+
+def _describe(value: Any) -> str:
+    """Short, safe description of a received value for an error message."""
+    if isinstance(value, np.ndarray):
+        return f"array of shape {value.shape} and dtype {value.dtype}"
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def check_int(name: str, value: Any, *, minimum: int | None = 1) -> int:
+    """Return ``value`` as a Python int, or raise naming ``name``.
+
+    Rejects bools, floats (even 4.0), strings and anything below ``minimum``.
+    """
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+        allowed = "an integer" if minimum is None else f"an integer >= {minimum}"
+        raise TypeError(f"{name} must be {allowed}; got {_describe(value)} ({type(value).__name__})")
+    result = int(value)
+    if minimum is not None and result < minimum:
+        raise ValueError(f"{name} must be an integer >= {minimum}; got {result}")
+    return result
+
+
+def check_even(name: str, value: Any, *, minimum: int = 2) -> int:
+    """Return ``value`` as an even int >= ``minimum`` (dimensions that come in pairs)."""
+    result = check_int(name, value, minimum=minimum)
+    if result % 2:
+        raise ValueError(
+            f"{name} must be an even integer >= {minimum} (sin/cos pairs); got {result}"
+        )
+    return result
+
+
+def check_float(
+    name: str,
+    value: Any,
+    *,
+    greater_than: float | None = None,
+    at_least: float | None = None,
+) -> float:
+    """Return ``value`` as a finite Python float, or raise naming ``name``.
+
+    Rejects bools, non-numbers, NaN and infinities, and values not ``> greater_than`` or not
+    ``>= at_least`` when those bounds are given.
+    """
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a real number; got {_describe(value)} ({type(value).__name__})")
+    result = float(value)
+    if not math.isfinite(result):
+        raise ValueError(f"{name} must be a finite number; got {result}")
+    if greater_than is not None and not result > greater_than:
+        raise ValueError(f"{name} must be > {greater_than}; got {result}")
+    if at_least is not None and not result >= at_least:
+        raise ValueError(f"{name} must be >= {at_least}; got {result}")
+    return result
+
+
+def check_choice(name: str, value: Any, choices: Iterable[str]) -> str:
+    """Return ``value`` if it is one of ``choices``, else raise naming ``name``."""
+    options = tuple(choices)
+    if not isinstance(value, str) or value not in options:
+        raise ValueError(f"{name} must be one of {', '.join(map(repr, options))}; got {_describe(value)}")
+    return value
+
+
+def check_array(
+    name: str,
+    value: Any,
+    *,
+    ndim: int | None = None,
+    min_ndim: int | None = None,
+    finite: bool = True,
+) -> NDArray[Any]:
+    """Return ``value`` as a real-valued float or int NumPy array, or raise naming ``name``.
+
+    Rejects bool and non-numeric dtypes, complex numbers, the wrong number of axes, and (with
+    ``finite=True``) NaN or inf entries. Integer arrays keep their dtype; everything else is
+    returned as a floating array.
+    """
+    if isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be an array of real numbers; got {_describe(value)}")
+    try:
+        array = np.asarray(value)
+    except (TypeError, ValueError) as err:  # ragged nested lists
+        raise TypeError(f"{name} must be an array of real numbers; got {_describe(value)}") from err
+    if array.dtype == np.bool_ or not (
+        np.issubdtype(array.dtype, np.integer) or np.issubdtype(array.dtype, np.floating)
+    ):
+        raise TypeError(
+            f"{name} must be an array of real numbers (int or float dtype); got dtype {array.dtype}"
+        )
+    if ndim is not None and array.ndim != ndim:
+        raise ValueError(f"{name} must have {ndim} axes; got shape {array.shape}")
+    if min_ndim is not None and array.ndim < min_ndim:
+        raise ValueError(f"{name} must have at least {min_ndim} axes; got shape {array.shape}")
+    if finite and np.issubdtype(array.dtype, np.floating) and not np.all(np.isfinite(array)):
+        raise ValueError(f"{name} must contain only finite numbers; got NaN or inf in {_describe(array)}")
+    return array
+
+
+def check_positions(name: str, value: Any) -> NDArray[Any]:
+    """Return a 1-D array of positions (ints, or floats for interpolated positions).
+
+    Positions may be negative (offsets) but must be finite.
+    """
+    return check_array(name, value, ndim=1)
