@@ -1,1 +1,19 @@
-"""posenc_lib: the small library behind the positional-encoding course."""
+"""posenc_lib: the small library behind the positional-encoding course.
+
+The stable API, used by the notebooks and by other code::
+
+    from posenc_lib import sinusoidal_encoding, rope_frequencies, apply_rope
+
+Importing the package loads NumPy only. Pictures live in ``posenc_lib.plots`` (matplotlib),
+explorers in ``posenc_lib.widgets`` (ipywidgets) and exercises in ``posenc_lib.exercises``;
+import those explicitly.
+"""
+
+from __future__ import annotations
+
+from posenc_lib.rope import apply_rope
+from posenc_lib.scaling import rope_frequencies
+from posenc_lib.sinusoidal import sinusoidal_encoding
+
+__all__ = ["apply_rope", "rope_frequencies", "sinusoidal_encoding"]
+__version__ = "0.1.0"
