@@ -1,0 +1,340 @@
+"""A tiny NumPy softmax attention for the demonstrations.
+
+Introduced in notebook 00_why_position; used again in 04_rotation_proof and 07_other_roads.
+Shapes follow the usual convention: queries ``(..., n_q, d)``, keys ``(..., n_k, d)``, values
+``(..., n_k, d_v)``, attention weights ``(..., n_q, n_k)`` (each row sums to 1).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from posenc_lib._checks import check_array, check_int
+
+__all__ = [
+    "softmax",
+    "scaled_dot_product_attention",
+    "self_attention",
+    "causal_mask",
+    "permutation_equivariance_gap",
+]
+
+
+def _check_scores(name: str, value: Any, *, min_ndim: int = 1) -> NDArray[np.float64]:
+    """A float array that may hold -inf (masked entries) but no NaN and no +inf."""
+    array = check_array(name, value, min_ndim=min_ndim, finite=False).astype(np.float64)
+    if np.isnan(array).any() or np.isposinf(array).any():
+        raise ValueError(f"{name} must not contain NaN or +inf (-inf marks masked entries)")
+    return array
+
+
+def softmax(scores: Any, axis: int = -1) -> NDArray[np.float64]:
+    """Numerically stable softmax along ``axis``.
+
+    Introduced in notebook 00_why_position.
+
+    Parameters
+    ----------
+    scores : array_like, shape (..., n)
+        Real scores; ``-inf`` entries are allowed and get weight 0 (masked), but every slice
+        along ``axis`` needs at least one finite entry. NaN and +inf are rejected.
+    axis : int, default -1
+        Axis to normalise over.
+
+    Returns
+    -------
+    numpy.ndarray, same shape as ``scores``, float64
+        Non-negative, sums to 1 along ``axis``; unchanged if a constant is added along ``axis``.
+
+    Notes
+    -----
+    .. math:: \\operatorname{softmax}(s)_j = \\frac{e^{s_j - \\max s}}{\\sum_l e^{s_l - \\max s}}
+
+    Subtracting the maximum changes nothing mathematically and keeps ``exp`` from overflowing.
+
+    Examples
+    --------
+    >>> np.round(softmax([1.0, 2.0, 3.0]), 6)
+    array([0.090031, 0.244728, 0.665241])
+    >>> np.round(softmax([1000.0, 1000.0, -np.inf]), 6)
+    array([0.5, 0.5, 0. ])
+    """
+    array = _check_scores("scores", scores)
+    axis = check_int("axis", axis, minimum=None)
+    if not -array.ndim <= axis < array.ndim:
+        raise ValueError(
+            f"axis must be in [{-array.ndim}, {array.ndim - 1}] for scores of shape "
+            f"{array.shape}; got {axis}"
+        )
+    if array.shape[axis] == 0:
+        raise ValueError(
+            f"scores must have at least one entry along axis {axis}; got shape {array.shape}"
+        )
+    peak = np.max(array, axis=axis, keepdims=True)
+    if np.isneginf(peak).any():
+        raise ValueError(
+            "scores must have at least one finite entry along axis (a fully masked row)"
+        )
+    # softmax(s)_j = exp(s_j - max s) / sum_l exp(s_l - max s)
+    with np.errstate(over="ignore", under="ignore"):
+        shifted = np.exp(array - peak)
+    return np.asarray(shifted / np.sum(shifted, axis=axis, keepdims=True), dtype=np.float64)
+
+
+def scaled_dot_product_attention(
+    q: Any,
+    k: Any,
+    v: Any,
+    *,
+    mask: Any = None,
+    bias: Any = None,
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Scaled dot-product attention with an optional boolean mask and additive bias.
+
+    Introduced in notebook 00_why_position (bias and mask used in 07_other_roads).
+
+    Parameters
+    ----------
+    q : array_like, shape (..., n_q, d)
+        Queries (finite).
+    k : array_like, shape (..., n_k, d)
+        Keys (finite), same ``d`` as ``q``.
+    v : array_like, shape (..., n_k, d_v)
+        Values (finite), same ``n_k`` as ``k``.
+    mask : array_like of bool, broadcastable to (..., n_q, n_k), optional
+        True where query ``i`` may attend to key ``j``; False entries get ``-inf`` before the
+        softmax. Every query needs at least one allowed key.
+    bias : array_like, broadcastable to (..., n_q, n_k), optional
+        Added to the scaled scores (e.g. ALiBi or T5 relative bias). ``-inf`` is allowed.
+
+    Returns
+    -------
+    output : numpy.ndarray, shape (..., n_q, d_v), float64
+        ``weights @ v``.
+    weights : numpy.ndarray, shape (..., n_q, n_k), float64
+        Attention weights; every row sums to 1.
+
+    Notes
+    -----
+    .. math:: \\operatorname{Attention}(Q, K, V) = \\operatorname{softmax}\\left(
+              \\frac{Q K^{\\top}}{\\sqrt{d}} + B\\right) V
+
+    References
+    ----------
+    Vaswani et al., "Attention Is All You Need", NeurIPS 2017, section 3.2.1.
+
+    Examples
+    --------
+    >>> q = np.array([[1.0, 0.0]])
+    >>> k = np.array([[1.0, 0.0], [0.0, 1.0]])
+    >>> v = np.array([[10.0], [20.0]])
+    >>> out, w = scaled_dot_product_attention(q, k, v)
+    >>> np.round(w, 6), np.round(out, 6)
+    (array([[0.669762, 0.330238]]), array([[13.302385]]))
+    """
+    q_arr = check_array("q", q, min_ndim=2).astype(np.float64, copy=False)
+    k_arr = check_array("k", k, min_ndim=2).astype(np.float64, copy=False)
+    v_arr = check_array("v", v, min_ndim=2).astype(np.float64, copy=False)
+    if q_arr.shape[-1] != k_arr.shape[-1]:
+        raise ValueError(
+            f"q and k must have the same last axis d; got q {q_arr.shape} and k {k_arr.shape}"
+        )
+    if q_arr.shape[-1] == 0:
+        raise ValueError(f"q must have a last axis d >= 1; got shape {q_arr.shape}")
+    if k_arr.shape[-2] != v_arr.shape[-2]:
+        raise ValueError(
+            f"v must have as many rows as k (n_k = {k_arr.shape[-2]}); got v {v_arr.shape}"
+        )
+    try:
+        batch = np.broadcast_shapes(q_arr.shape[:-2], k_arr.shape[:-2], v_arr.shape[:-2])
+    except ValueError as err:
+        raise ValueError(
+            f"q, k and v batch axes must broadcast; got q {q_arr.shape}, k {k_arr.shape}, "
+            f"v {v_arr.shape}"
+        ) from err
+    score_shape = (*batch, q_arr.shape[-2], k_arr.shape[-2])
+    d = q_arr.shape[-1]
+    # S = Q K^T / sqrt(d)
+    with np.errstate(over="ignore", invalid="ignore"):
+        scores = q_arr @ np.swapaxes(k_arr, -1, -2) / np.sqrt(d)
+    if not np.all(np.isfinite(scores)):
+        raise ValueError("q and k values are too large: the scores q k^T overflow float64")
+    if bias is not None:
+        bias_arr = _check_scores("bias", bias, min_ndim=0)
+        _check_broadcast("bias", bias_arr.shape, score_shape)
+        # S = S + B
+        with np.errstate(over="ignore", invalid="ignore"):
+            scores = scores + bias_arr
+        if np.isnan(scores).any() or np.isposinf(scores).any():
+            raise ValueError("bias values are too large: scores + bias overflow float64")
+    if mask is not None:
+        mask_arr = _check_mask(mask)
+        _check_broadcast("mask", mask_arr.shape, score_shape)
+        mask_full = np.broadcast_to(mask_arr, scores.shape)
+        if not mask_full.any(axis=-1).all():
+            raise ValueError(
+                "mask must allow at least one key for every query (a row is all False)"
+            )
+        # masked entries: S_ij = -inf
+        scores = np.where(mask_full, scores, -np.inf)
+    weights = softmax(scores, axis=-1)
+    with np.errstate(over="ignore", invalid="ignore"):
+        output = weights @ v_arr
+    if not np.all(np.isfinite(output)):
+        raise ValueError("v values are too large: the output overflows float64")
+    return output, weights
+
+
+def _check_mask(mask: Any) -> NDArray[np.bool_]:
+    array = np.asarray(mask)
+    if array.dtype != np.bool_:
+        raise TypeError(
+            f"mask must be a boolean array (True = may attend); got dtype {array.dtype}"
+        )
+    return array
+
+
+def _check_broadcast(name: str, shape: tuple[int, ...], target: tuple[int, ...]) -> None:
+    try:
+        full = np.broadcast_shapes(shape, target)
+    except ValueError as err:
+        raise ValueError(f"{name} of shape {shape} must broadcast to the scores {target}") from err
+    if full != target:
+        raise ValueError(f"{name} of shape {shape} must broadcast to the scores {target}")
+
+
+def self_attention(
+    x: Any,
+    w_q: Any,
+    w_k: Any,
+    w_v: Any,
+    *,
+    mask: Any = None,
+    bias: Any = None,
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Single-head self-attention of a sequence of token vectors.
+
+    Introduced in notebook 00_why_position.
+
+    Parameters
+    ----------
+    x : array_like, shape (n, d_model)
+        One token vector per row (finite).
+    w_q, w_k : array_like, shape (d_model, d_head)
+        Query and key projections (same shape).
+    w_v : array_like, shape (d_model, d_v)
+        Value projection.
+    mask, bias : optional
+        As in :func:`scaled_dot_product_attention`, broadcastable to (n, n).
+
+    Returns
+    -------
+    output : numpy.ndarray, shape (n, d_v), float64
+    weights : numpy.ndarray, shape (n, n), float64
+
+    Notes
+    -----
+    .. math:: Q = X W_q,\\; K = X W_k,\\; V = X W_v,\\quad
+              \\text{out} = \\operatorname{softmax}(Q K^{\\top} / \\sqrt{d_{head}} + B)\\, V
+
+    Examples
+    --------
+    >>> x = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 0.0]])
+    >>> out, w = self_attention(x, np.eye(2), np.eye(2), np.eye(2))
+    >>> bool(np.allclose(out[0], out[2]))  # two copies of one token get one output
+    True
+    """
+    x_arr = check_array("x", x, ndim=2)
+    d_model = x_arr.shape[1]
+    projections = []
+    for name, w in (("w_q", w_q), ("w_k", w_k), ("w_v", w_v)):
+        w_arr = check_array(name, w, ndim=2)
+        if w_arr.shape[0] != d_model:
+            raise ValueError(
+                f"{name} must have d_model = {d_model} rows (x has shape {x_arr.shape}); "
+                f"got shape {w_arr.shape}"
+            )
+        projections.append(w_arr)
+    w_q_arr, w_k_arr, w_v_arr = projections
+    if w_q_arr.shape != w_k_arr.shape:
+        raise ValueError(
+            f"w_k must have the same shape as w_q {w_q_arr.shape}; got shape {w_k_arr.shape}"
+        )
+    # Q = X W_q, K = X W_k, V = X W_v
+    q, k, v = x_arr @ w_q_arr, x_arr @ w_k_arr, x_arr @ w_v_arr
+    return scaled_dot_product_attention(q, k, v, mask=mask, bias=bias)
+
+
+def causal_mask(n: int) -> NDArray[np.bool_]:
+    """Lower-triangular mask: query ``i`` may attend to key ``j`` iff ``j <= i``.
+
+    Introduced in notebook 07_other_roads.
+
+    Parameters
+    ----------
+    n : int
+        Sequence length, >= 1.
+
+    Returns
+    -------
+    numpy.ndarray, shape (n, n), bool
+
+    Notes
+    -----
+    .. math:: \\text{mask}_{ij} = [\\, j \\le i \\,]
+
+    Examples
+    --------
+    >>> causal_mask(3)
+    array([[ True, False, False],
+           [ True,  True, False],
+           [ True,  True,  True]])
+    """
+    n = check_int("n", n)
+    # mask_ij = (j <= i)
+    return np.tril(np.ones((n, n), dtype=bool))
+
+
+def permutation_equivariance_gap(x: Any, w_q: Any, w_k: Any, w_v: Any, permutation: Any) -> float:
+    """How far self-attention is from permutation-equivariant on ``x``.
+
+    Introduced in notebook 00_why_position: without position information the gap is at
+    rounding level (~1e-16), so attention cannot tell word order.
+
+    Parameters
+    ----------
+    x : array_like, shape (n, d_model)
+        Token vectors.
+    w_q, w_k, w_v : array_like, shape (d_model, d_head) / (d_model, d_v)
+        Projections, as in :func:`self_attention`.
+    permutation : array_like of int, shape (n,)
+        A permutation of ``0 .. n-1``.
+
+    Returns
+    -------
+    float
+        ``max |attn(x[perm]) - attn(x)[perm]|``.
+
+    Notes
+    -----
+    .. math:: \\text{gap} = \\max \\left| f(P X) - P f(X) \\right|
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> x, w = rng.normal(size=(5, 4)), rng.normal(size=(4, 4))
+    >>> permutation_equivariance_gap(x, w, w, w, [4, 2, 0, 1, 3]) < 1e-12
+    True
+    """
+    x_arr = check_array("x", x, ndim=2)
+    perm = check_array("permutation", permutation, ndim=1)
+    n = x_arr.shape[0]
+    if not np.issubdtype(perm.dtype, np.integer) or not np.array_equal(np.sort(perm), np.arange(n)):
+        raise ValueError(f"permutation must be a permutation of 0..{n - 1} (integers); got {perm}")
+    original, _ = self_attention(x_arr, w_q, w_k, w_v)
+    permuted, _ = self_attention(x_arr[perm], w_q, w_k, w_v)
+    # gap = max |f(P X) - P f(X)|
+    return float(np.max(np.abs(permuted - original[perm])))

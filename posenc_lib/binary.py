@@ -1,0 +1,285 @@
+"""Counting in binary: the intuition behind sinusoidal position encodings.
+
+Introduced in notebook 01_binary_intuition. Bit tables are written the way people write
+numbers: the most significant bit FIRST, so 5 with four bits is ``0 1 0 1``. Column ``j`` of an
+``n_bits`` table therefore holds bit ``k = n_bits - 1 - j``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from posenc_lib._checks import check_int, check_positions
+
+__all__ = [
+    "MAX_BITS",
+    "bits_needed",
+    "binary_table",
+    "bit_periods",
+    "bit_wave",
+    "smooth_bit_wave",
+    "hamming_distance",
+    "hamming_matrix",
+]
+
+MAX_BITS = 62  # positions and periods stay exact in int64
+
+
+def bits_needed(n_positions: int) -> int:
+    """Fewest bits that can write every position ``0 .. n_positions - 1`` (at least 1).
+
+    Introduced in notebook 01_binary_intuition.
+
+    Parameters
+    ----------
+    n_positions : int
+        Number of positions, >= 1.
+
+    Returns
+    -------
+    int
+        ``max(1, bit_length(n_positions - 1))``.
+
+    Examples
+    --------
+    >>> bits_needed(16), bits_needed(17), bits_needed(1)
+    (4, 5, 1)
+    """
+    n_positions = check_int("n_positions", n_positions)
+    return max(1, (n_positions - 1).bit_length())
+
+
+def binary_table(n_positions: int, n_bits: int | None = None) -> NDArray[np.int64]:
+    """Positions ``0 .. n_positions - 1`` written in binary, one row per position.
+
+    Introduced in notebook 01_binary_intuition.
+
+    Parameters
+    ----------
+    n_positions : int
+        Number of positions, >= 1.
+    n_bits : int or None, default None
+        Number of bit columns, 1 .. 62. ``None`` uses :func:`bits_needed`. A ValueError is
+        raised if ``n_positions - 1`` does not fit.
+
+    Returns
+    -------
+    numpy.ndarray, shape (n_positions, n_bits), int64
+        ``table[p, j]`` is bit ``k = n_bits - 1 - j`` of ``p`` (most significant bit first).
+
+    Notes
+    -----
+    .. math:: \\text{table}[p, j] = \\left\\lfloor p / 2^{k} \\right\\rfloor \\bmod 2,
+              \\quad k = n_{bits} - 1 - j
+
+    Examples
+    --------
+    >>> binary_table(6)
+    array([[0, 0, 0],
+           [0, 0, 1],
+           [0, 1, 0],
+           [0, 1, 1],
+           [1, 0, 0],
+           [1, 0, 1]])
+    """
+    needed = bits_needed(n_positions)
+    if n_bits is None:
+        n_bits = needed
+    n_bits = check_int("n_bits", n_bits)
+    if n_bits > MAX_BITS:
+        raise ValueError(f"n_bits must be <= {MAX_BITS}; got {n_bits}")
+    if n_bits < needed:
+        raise ValueError(
+            f"n_bits must be >= {needed} to write position {n_positions - 1}; got {n_bits}"
+        )
+    positions = np.arange(n_positions, dtype=np.int64)
+    shifts = np.arange(n_bits - 1, -1, -1, dtype=np.int64)
+    # table[p, j] = (p >> k) & 1 with k = n_bits - 1 - j
+    return (positions[:, None] >> shifts[None, :]) & 1
+
+
+def bit_periods(n_bits: int) -> NDArray[np.int64]:
+    """Period of every column of an ``n_bits`` binary table, in the written order.
+
+    Introduced in notebook 01_binary_intuition.
+
+    Parameters
+    ----------
+    n_bits : int
+        Number of bits, 1 .. 61.
+
+    Returns
+    -------
+    numpy.ndarray, shape (n_bits,), int64
+        ``[2**n_bits, ..., 4, 2]``: column ``j`` holds bit ``k = n_bits - 1 - j``, which flips
+        every ``2**k`` steps and repeats every ``2**(k+1)``.
+
+    Notes
+    -----
+    .. math:: T_k = 2^{k+1}
+
+    Examples
+    --------
+    >>> bit_periods(4)
+    array([16,  8,  4,  2])
+    """
+    n_bits = check_int("n_bits", n_bits)
+    if n_bits > MAX_BITS - 1:
+        raise ValueError(f"n_bits must be <= {MAX_BITS - 1}; got {n_bits}")
+    k = np.arange(n_bits - 1, -1, -1, dtype=np.int64)
+    # T_k = 2 ** (k + 1)
+    return np.left_shift(np.int64(2), k)
+
+
+def _check_bit(bit: Any) -> int:
+    index = check_int("bit", bit, minimum=0)
+    if index > MAX_BITS:
+        raise ValueError(f"bit must be <= {MAX_BITS}; got {index}")
+    return index
+
+
+def bit_wave(positions: Any, bit: int) -> NDArray[np.float64]:
+    """Bit ``k`` as a square wave of a (possibly fractional) position.
+
+    Introduced in notebook 01_binary_intuition.
+
+    Parameters
+    ----------
+    positions : array_like, shape (n,)
+        Positions, ints or finite floats.
+    bit : int
+        Bit index ``k >= 0`` (0 is the least significant, fastest bit).
+
+    Returns
+    -------
+    numpy.ndarray, shape (n,), float64
+        0.0 or 1.0; jumps at every multiple of ``2**k``; period ``2**(k+1)``.
+
+    Notes
+    -----
+    .. math:: b_k(x) = \\left\\lfloor x / 2^k \\right\\rfloor \\bmod 2
+
+    Examples
+    --------
+    >>> bit_wave([0, 1, 2, 3, 4, 4.5], bit=1)
+    array([0., 0., 1., 1., 0., 0.])
+    """
+    positions = check_positions("positions", positions).astype(np.float64)
+    bit = _check_bit(bit)
+    # b_k(x) = floor(x / 2^k) mod 2
+    return np.asarray(np.mod(np.floor(positions / 2.0**bit), 2.0), dtype=np.float64)
+
+
+def smooth_bit_wave(positions: Any, bit: int) -> NDArray[np.float64]:
+    """The sinusoidal cousin of bit ``k``: same period, values in [0, 1].
+
+    Introduced in notebook 01_binary_intuition.
+
+    Parameters
+    ----------
+    positions : array_like, shape (n,)
+        Positions, ints or finite floats.
+    bit : int
+        Bit index ``k >= 0``.
+
+    Returns
+    -------
+    numpy.ndarray, shape (n,), float64
+        Values in [0, 1] with period ``2**(k+1)``.
+
+    Notes
+    -----
+    .. math:: s_k(x) = \\frac{1}{2} - \\frac{1}{2}\\sin\\left(\\frac{\\pi (x + 1/2)}{2^k}\\right)
+
+    Phase choice: at integer positions bit ``k`` is 0 for ``p = 0 .. 2**k - 1``, a run centred
+    on ``(2**k - 1) / 2``; the trough of ``s_k`` is put exactly there (hence the ``+ 1/2``), so
+    ``s_k`` is below 1/2 on the whole 0-run and above 1/2 on the whole 1-run. Consequently
+    ``round(s_k(p)) == bit k of p`` for EVERY integer ``p`` (it is never exactly 1/2 there). On
+    the continuous axis ``s_k`` is the fundamental harmonic of the square wave
+    ``bit_wave(x + 1/2, k)``: it crosses 1/2 half a step before each jump of ``bit_wave``.
+
+    Examples
+    --------
+    >>> np.round(smooth_bit_wave([0, 1, 2, 3], bit=1), 6)
+    array([0.146447, 0.146447, 0.853553, 0.853553])
+    """
+    positions = check_positions("positions", positions).astype(np.float64)
+    bit = _check_bit(bit)
+    # phase = pi (x + 1/2) / 2^k
+    with np.errstate(over="ignore"):
+        phase = np.pi * (positions + 0.5) / 2.0**bit
+    if not np.all(np.isfinite(phase)):
+        raise ValueError("positions must be small enough that pi * (position + 0.5) is finite")
+    # s_k(x) = 1/2 - 1/2 sin(phase)
+    return np.asarray(0.5 - 0.5 * np.sin(phase), dtype=np.float64)
+
+
+def hamming_distance(a: int, b: int) -> int:
+    """Number of bits in which two non-negative integer positions differ.
+
+    Introduced in notebook 01_binary_intuition.
+
+    Parameters
+    ----------
+    a, b : int
+        Positions, >= 0.
+
+    Returns
+    -------
+    int
+        ``popcount(a XOR b)``.
+
+    Notes
+    -----
+    .. math:: H(a, b) = \\sum_k \\left| b_k(a) - b_k(b) \\right|
+              = \\operatorname{popcount}(a \\oplus b)
+
+    Examples
+    --------
+    >>> hamming_distance(7, 8), hamming_distance(7, 6)
+    (4, 1)
+    """
+    a = check_int("a", a, minimum=0)
+    b = check_int("b", b, minimum=0)
+    # H(a, b) = popcount(a XOR b)
+    return bin(a ^ b).count("1")
+
+
+def hamming_matrix(n_positions: int) -> NDArray[np.int64]:
+    """Hamming distance between every pair of positions ``0 .. n_positions - 1``.
+
+    Introduced in notebook 01_binary_intuition.
+
+    Parameters
+    ----------
+    n_positions : int
+        Number of positions, >= 1.
+
+    Returns
+    -------
+    numpy.ndarray, shape (n_positions, n_positions), int64
+        ``H[a, b] = hamming_distance(a, b)``; symmetric with a zero diagonal.
+
+    Notes
+    -----
+    .. math:: H_{ab} = \\operatorname{popcount}(a \\oplus b)
+
+    Examples
+    --------
+    >>> hamming_matrix(4)
+    array([[0, 1, 1, 2],
+           [1, 0, 2, 1],
+           [1, 2, 0, 1],
+           [2, 1, 1, 0]])
+    """
+    n_bits = bits_needed(n_positions)
+    positions = np.arange(n_positions, dtype=np.int64)
+    xor = positions[:, None] ^ positions[None, :]
+    counts = np.zeros_like(xor)
+    for k in range(n_bits):
+        # H_ab = sum_k ((a XOR b) >> k) & 1
+        counts += (xor >> k) & 1
+    return counts

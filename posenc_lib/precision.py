@@ -1,0 +1,316 @@
+"""Emulating float16 / bfloat16 rounding in NumPy to see angles go wrong.
+
+Introduced in notebook 08_numerical_precision.
+
+The four formats, by significand bits p (stored fraction bits) and smallest normal exponent:
+
+=========  ==  =======  ==================
+format      p  emin     machine epsilon
+=========  ==  =======  ==================
+float16    10  -14      2**-10 ~ 9.8e-4
+bfloat16    7  -126     2**-7  ~ 7.8e-3
+float32    23  -126     2**-23 ~ 1.2e-7
+float64    52  -1022    2**-52 ~ 2.2e-16
+=========  ==  =======  ==================
+
+bfloat16 is float32 with the low 16 bits of the bit pattern removed: the same exponent range,
+only 7 fraction bits. NumPy has no bfloat16 type, so it is emulated on ``uint32`` bit patterns.
+Non-finite inputs (NaN, inf) are rejected; finite values beyond a format's range become
+``+-inf``, as the hardware does.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from posenc_lib._checks import check_array, check_choice, check_positions
+
+__all__ = [
+    "DTYPE_NAMES",
+    "round_to_bfloat16",
+    "round_to_dtype",
+    "machine_epsilon",
+    "spacing_at",
+    "angle_error",
+    "sincos_error",
+]
+
+DTYPE_NAMES = ("float16", "bfloat16", "float32", "float64")
+ROUNDING_MODES = ("nearest", "truncate")
+_FRACTION_BITS = {"float16": 10, "bfloat16": 7, "float32": 23, "float64": 52}
+_MIN_EXPONENT = {"float16": -14, "bfloat16": -126, "float32": -126, "float64": -1022}
+_LOW_16 = np.uint32(0xFFFF)
+_HIGH_16 = np.uint32(0xFFFF0000)
+
+
+def round_to_bfloat16(x: Any, *, mode: str = "nearest") -> NDArray[np.float32]:
+    """Round values to bfloat16, returned as float32 (the low 16 bits zero).
+
+    Introduced in notebook 08_numerical_precision.
+
+    Parameters
+    ----------
+    x : array_like
+        Finite real values (any shape). They are first cast to float32 (exact for float32 input).
+    mode : {"nearest", "truncate"}, default "nearest"
+        "nearest": round to nearest, ties to even (what hardware conversions do).
+        "truncate": drop the low 16 bits (round toward zero).
+
+    Returns
+    -------
+    numpy.ndarray, same shape as ``x``, float32
+        Every value is exactly representable in bfloat16.
+
+    Notes
+    -----
+    With ``u`` the float32 bit pattern as uint32:
+
+    .. math:: \\text{truncate}: u \\,\\&\\, \\text{0xFFFF0000}, \\qquad
+              \\text{nearest}: (u + \\text{0x7FFF} + ((u \\gg 16) \\,\\&\\, 1)) \\,\\&\\,
+              \\text{0xFFFF0000}
+
+    A carry out of the fraction correctly bumps the exponent. For float64 input the cast to
+    float32 rounds first; in rare exact-tie cases this double rounding can differ from a direct
+    float64 -> bfloat16 rounding by one bfloat16 step.
+
+    Examples
+    --------
+    >>> round_to_bfloat16([1 + 2**-8], mode="truncate")
+    array([1.], dtype=float32)
+    >>> round_to_bfloat16([1 + 3 * 2**-9, 3.14159265])
+    array([1.0078125, 3.140625 ], dtype=float32)
+    """
+    array = check_array("x", x)
+    mode = check_choice("mode", mode, ROUNDING_MODES)
+    with np.errstate(over="ignore"):
+        single = np.array(array, dtype=np.float32)
+    bits = single.view(np.uint32)
+    if mode == "nearest":
+        # u + 0x7FFF + ((u >> 16) & 1): round half to even on bit 16
+        bits = bits + np.uint32(0x7FFF) + ((bits >> np.uint32(16)) & np.uint32(1))
+    # keep the high 16 bits: u & 0xFFFF0000
+    bits = bits & _HIGH_16
+    return np.asarray(bits).view(np.float32)
+
+
+def _check_dtype_name(dtype_name: Any) -> str:
+    return check_choice("dtype_name", dtype_name, DTYPE_NAMES)
+
+
+def _round(array: NDArray[Any], dtype_name: str) -> NDArray[np.float64]:
+    """``array`` (already validated) rounded to ``dtype_name``, as float64."""
+    if dtype_name == "bfloat16":
+        return round_to_bfloat16(array).astype(np.float64)
+    with np.errstate(over="ignore"):
+        return np.asarray(array, dtype=np.float64).astype(dtype_name).astype(np.float64)
+
+
+def round_to_dtype(x: Any, dtype_name: str) -> NDArray[np.float64]:
+    """The value of ``x`` after rounding to a storage format, returned as float64.
+
+    Introduced in notebook 08_numerical_precision.
+
+    Parameters
+    ----------
+    x : array_like
+        Finite real values (any shape).
+    dtype_name : {"float16", "bfloat16", "float32", "float64"}
+        The format to round to (round to nearest, ties to even).
+
+    Returns
+    -------
+    numpy.ndarray, same shape as ``x``, float64
+        ``fl(x)``: the nearest value representable in ``dtype_name``.
+
+    Notes
+    -----
+    .. math:: \\text{fl}(x) = \\text{the representable number nearest to } x
+              \\quad (|\\text{fl}(x) - x| \\le \\tfrac{1}{2}\\,\\text{spacing})
+
+    Examples
+    --------
+    >>> [float(v) for v in round_to_dtype([2049, 2051, 0.1], "float16")]
+    [2048.0, 2052.0, 0.0999755859375]
+    """
+    array = check_array("x", x)
+    return _round(array, _check_dtype_name(dtype_name))
+
+
+def machine_epsilon(dtype_name: str) -> float:
+    """Gap between 1 and the next representable number in a format.
+
+    Introduced in notebook 08_numerical_precision.
+
+    Parameters
+    ----------
+    dtype_name : {"float16", "bfloat16", "float32", "float64"}
+
+    Returns
+    -------
+    float
+        ``2**-p`` with ``p`` fraction bits: 2**-10, 2**-7, 2**-23, 2**-52.
+
+    Notes
+    -----
+    .. math:: \\varepsilon = 2^{-p}
+
+    Examples
+    --------
+    >>> machine_epsilon("bfloat16")
+    0.0078125
+    """
+    dtype_name = _check_dtype_name(dtype_name)
+    # eps = 2 ** -p
+    return 2.0 ** -_FRACTION_BITS[dtype_name]
+
+
+def spacing_at(x: Any, dtype_name: str) -> NDArray[np.float64]:
+    """Gap between adjacent representable numbers of a format at magnitude ``|x|``.
+
+    Introduced in notebook 08_numerical_precision.
+
+    Parameters
+    ----------
+    x : array_like
+        Finite real values (any shape); only ``|x|`` matters.
+    dtype_name : {"float16", "bfloat16", "float32", "float64"}
+
+    Returns
+    -------
+    numpy.ndarray, same shape as ``x``, float64
+        ``2**(e - p)`` where ``2**e <= |x| < 2**(e+1)`` (the binade of ``|x|``); in the
+        subnormal range (and at 0) the constant ``2**(emin - p)``.
+
+    Notes
+    -----
+    .. math:: \\text{spacing}(x) = 2^{\\max(\\lfloor \\log_2 |x| \\rfloor,\\, e_{min}) - p}
+
+    The largest possible rounding error when storing ``x`` is half of this.
+
+    Examples
+    --------
+    >>> [float(v) for v in spacing_at([1.0, 2048.0, 3000.0], "float16")]
+    [0.0009765625, 2.0, 2.0]
+    """
+    array = np.abs(check_array("x", x).astype(np.float64))
+    dtype_name = _check_dtype_name(dtype_name)
+    _, exponent = np.frexp(array)
+    # floor(log2 |x|) = frexp exponent - 1, clipped below at emin
+    binade = np.maximum(exponent - 1, _MIN_EXPONENT[dtype_name])
+    binade = np.where(array == 0.0, _MIN_EXPONENT[dtype_name], binade)
+    # spacing = 2 ** (e - p)
+    return np.asarray(np.ldexp(1.0, binade - _FRACTION_BITS[dtype_name]), dtype=np.float64)
+
+
+def _rounded_angles(
+    positions: Any, omega: Any, dtype_name: Any
+) -> tuple[NDArray[np.float64], NDArray[np.float64], str]:
+    pos = check_positions("positions", positions).astype(np.float64)
+    freq = check_array("omega", omega, ndim=1).astype(np.float64)
+    name = _check_dtype_name(dtype_name)
+    with np.errstate(over="ignore"):
+        # theta = pos * omega, exact reference in float64
+        exact = np.multiply.outer(pos, freq)
+    # theta_hat = fl(fl(pos) * fl(omega)); the float64 product of two rounded values is exact
+    # for the narrow formats (at most 2 * 24 significant bits), so one more rounding is the
+    # correctly rounded product in that format
+    pos_hat, freq_hat = _round(pos, name), _round(freq, name)
+    for label, stored in (("positions", pos_hat), ("omega", freq_hat)):
+        if not np.all(np.isfinite(stored)):
+            raise ValueError(f"{label} must fit in {name}: some values overflow to inf")
+    with np.errstate(over="ignore"):
+        rounded = _round(np.multiply.outer(pos_hat, freq_hat), name)
+    if not (np.all(np.isfinite(rounded)) and np.all(np.isfinite(exact))):
+        raise ValueError(f"positions * omega must fit in {name}: some angles overflow to inf")
+    return exact, rounded, name
+
+
+def angle_error(positions: Any, omega: Any, dtype_name: str) -> NDArray[np.float64]:
+    """Absolute error of the angle ``pos * omega`` when computed in a narrow format.
+
+    Introduced in notebook 08_numerical_precision.
+
+    Parameters
+    ----------
+    positions : array_like, shape (n,)
+        Positions (ints or finite floats).
+    omega : array_like, shape (m,)
+        Angular frequencies (finite).
+    dtype_name : {"float16", "bfloat16", "float32", "float64"}
+        Format in which the position, the frequency and the product are stored.
+
+    Returns
+    -------
+    numpy.ndarray, shape (n, m), float64
+        ``|fl(fl(pos) * fl(omega)) - pos * omega|``; identically 0 for "float64" (the reference
+        is computed in float64). Grows roughly like ``pos * omega * eps``.
+
+    Notes
+    -----
+    .. math:: e_{\\theta} = \\left|\\text{fl}(\\text{fl}(pos)\\,\\text{fl}(\\omega))
+              - pos\\,\\omega\\right|
+
+    Examples
+    --------
+    >>> angle_error([1000, 3000], [1.0], "float16")
+    array([[0.],
+           [0.]])
+    >>> angle_error([2049, 4099], [1.0], "float16")
+    array([[1.],
+           [1.]])
+    """
+    exact, rounded, _ = _rounded_angles(positions, omega, dtype_name)
+    # e = |theta_hat - theta|
+    return np.abs(rounded - exact)
+
+
+def sincos_error(
+    positions: Any, omega: Any, dtype_name: str, *, round_result: bool = False
+) -> NDArray[np.float64]:
+    """Error of ``sin`` and ``cos`` evaluated at the angle computed in a narrow format.
+
+    Introduced in notebook 08_numerical_precision.
+
+    Parameters
+    ----------
+    positions : array_like, shape (n,)
+        Positions (ints or finite floats).
+    omega : array_like, shape (m,)
+        Angular frequencies (finite).
+    dtype_name : {"float16", "bfloat16", "float32", "float64"}
+        Format in which the angle is computed (see :func:`angle_error`).
+    round_result : bool, default False
+        Also round the sin/cos values to ``dtype_name`` (as when they are stored in that
+        format). This adds an error floor of about half an epsilon.
+
+    Returns
+    -------
+    numpy.ndarray, shape (n, m), float64
+        ``max(|sin(theta_hat) - sin(theta)|, |cos(theta_hat) - cos(theta)|)`` with sin/cos of
+        the rounded angle evaluated in float64. Bounded by the angle error (``|sin'| <= 1``)
+        and by 2.
+
+    Notes
+    -----
+    .. math:: e = \\max\\left(|\\sin\\hat\\theta - \\sin\\theta|,\\; |\\cos\\hat\\theta
+              - \\cos\\theta|\\right)
+
+    Examples
+    --------
+    >>> float(sincos_error([2**20], [1.0], "float32")[0, 0])
+    0.0
+    >>> float(np.round(sincos_error([2049], [1.0], "float16")[0, 0], 6))
+    0.943085
+    """
+    if not isinstance(round_result, (bool, np.bool_)):
+        raise TypeError(f"round_result must be True or False; got {round_result!r}")
+    exact, rounded, name = _rounded_angles(positions, omega, dtype_name)
+    sin_hat, cos_hat = np.sin(rounded), np.cos(rounded)
+    if round_result:
+        sin_hat, cos_hat = _round(sin_hat, name), _round(cos_hat, name)
+    # e = max(|sin theta_hat - sin theta|, |cos theta_hat - cos theta|)
+    error = np.maximum(np.abs(sin_hat - np.sin(exact)), np.abs(cos_hat - np.cos(exact)))
+    return np.asarray(error, dtype=np.float64)

@@ -1,0 +1,240 @@
+"""Tests for posenc_lib.precision: bfloat16/float16 rounding emulation and angle errors."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from posenc_lib.precision import (
+    angle_error,
+    machine_epsilon,
+    round_to_bfloat16,
+    round_to_dtype,
+    sincos_error,
+    spacing_at,
+)
+
+NAMES = ["float16", "bfloat16", "float32", "float64"]
+normal_float32 = st.floats(
+    min_value=2.0**-126,
+    max_value=float(np.finfo(np.float32).max),
+    allow_nan=False,
+    allow_infinity=False,
+    width=32,
+)
+
+
+def bfloat16_by_frexp(x: float, mode: str) -> float:
+    """Independent bfloat16 rounding of a normal float32 value: 8 significant bits."""
+    mantissa, exponent = math.frexp(x)  # x = mantissa * 2**exponent, 0.5 <= |mantissa| < 1
+    scaled = mantissa * 2**8  # 8 significant bits (1 implicit + 7 stored)
+    kept = round(scaled) if mode == "nearest" else math.trunc(scaled)  # round() = ties to even
+    return math.ldexp(kept, exponent - 8)
+
+
+# ---------------------------------------------------------------- bfloat16
+
+
+def test_bfloat16_published_cases() -> None:
+    assert round_to_bfloat16([1 + 2**-8], mode="truncate")[0] == 1.0
+    assert round_to_bfloat16([1 + 2**-8])[0] == 1.0  # exact tie -> even
+    assert round_to_bfloat16([1 + 3 * 2**-8])[0] == 1 + 2**-6  # tie -> even (up)
+    assert round_to_bfloat16([1 + 2**-8 + 2**-20])[0] == 1 + 2**-7  # above the tie
+    assert round_to_bfloat16([1 + 2**-7 - 2**-20], mode="truncate")[0] == 1.0
+    assert round_to_bfloat16([-(1 + 3 * 2**-9)])[0] == -(1 + 2**-7)
+    out = round_to_bfloat16(np.array([[0.1, 2.0], [-3.0, 0.0]]))
+    assert out.dtype == np.float32 and out.shape == (2, 2)
+
+
+@settings(max_examples=100, deadline=None)
+@given(x=normal_float32, negative=st.booleans(), mode=st.sampled_from(["nearest", "truncate"]))
+def test_bfloat16_matches_frexp_rounding(x: float, negative: bool, mode: str) -> None:
+    value = -x if negative else x
+    expected = bfloat16_by_frexp(value, mode)
+    got = float(round_to_bfloat16([value], mode=mode)[0])
+    if math.isinf(got):  # rounding up past the largest bfloat16 overflows, as in hardware
+        assert abs(expected) > 3.3895e38
+    else:
+        assert got == expected
+        assert np.array([got], dtype=np.float32).view(np.uint32)[0] & 0xFFFF == 0
+
+
+def test_bfloat16_overflow_and_large_values() -> None:
+    assert round_to_bfloat16([3.4e38])[0] == np.inf
+    assert round_to_bfloat16([3.4e38], mode="truncate")[0] < np.inf
+    assert round_to_dtype([70000.0], "float16")[0] == np.inf
+
+
+# ---------------------------------------------------------------- round_to_dtype
+
+
+def test_round_to_dtype_cases() -> None:
+    assert round_to_dtype([2049], "float16")[0] == 2048.0
+    assert round_to_dtype([2051], "float16")[0] == 2052.0
+    assert round_to_dtype([2047], "float16")[0] == 2047.0
+    assert round_to_dtype([0.1], "float32")[0] == float(np.float32(0.1))
+    assert round_to_dtype([0.1], "float64")[0] == 0.1
+    assert round_to_dtype([257], "bfloat16")[0] == 256.0
+    out = round_to_dtype(np.arange(6).reshape(2, 3), "float16")
+    assert out.dtype == np.float64 and out.shape == (2, 3)
+
+
+@settings(max_examples=60, deadline=None)
+@given(x=st.floats(-6e4, 6e4), name=st.sampled_from(NAMES))
+def test_round_to_dtype_error_within_half_spacing(x: float, name: str) -> None:
+    rounded = round_to_dtype([x], name)[0]
+    assert abs(rounded - x) <= 0.5 * spacing_at([x], name)[0] * (1 + 1e-12)
+    assert round_to_dtype([rounded], name)[0] == rounded  # idempotent
+
+
+# ---------------------------------------------------------------- epsilon and spacing
+
+
+def test_machine_epsilon_values() -> None:
+    assert machine_epsilon("float16") == 2**-10
+    assert machine_epsilon("bfloat16") == 2**-7
+    assert machine_epsilon("float32") == 2**-23
+    assert machine_epsilon("float64") == 2**-52
+    for name in ("float16", "float32", "float64"):
+        assert machine_epsilon(name) == float(np.finfo(name).eps)
+
+
+@settings(max_examples=60, deadline=None)
+@given(x=st.floats(1e-3, 6e4), name=st.sampled_from(["float16", "float32", "float64"]))
+def test_spacing_matches_numpy_spacing(x: float, name: str) -> None:
+    stored = np.array([x]).astype(name)
+    assert spacing_at(stored.astype(np.float64), name)[0] == float(np.spacing(stored)[0])
+
+
+def test_spacing_cases() -> None:
+    assert spacing_at([1.0], "bfloat16")[0] == 2**-7
+    assert spacing_at([256.0, 300.0, -300.0], "bfloat16").tolist() == [2.0, 2.0, 2.0]
+    assert spacing_at([2048.0], "float16")[0] == 2.0
+    assert spacing_at([2047.0], "float16")[0] == 1.0
+    assert spacing_at([0.0], "float32")[0] == float(np.nextafter(np.float32(0), np.float32(1)))
+    assert spacing_at([0.0], "float16")[0] == 2.0**-24
+    assert spacing_at([2.0**20], "float32")[0] == 2.0**-3
+
+
+# ---------------------------------------------------------------- angle errors
+
+
+def test_angle_error_matches_numpy_narrow_arithmetic() -> None:
+    positions = np.arange(0, 4000, 7)
+    omega = 10000.0 ** (-np.arange(0, 16, 2) / 16)
+    exact = positions[:, None] * omega[None, :]
+    for name in ("float16", "float32"):
+        narrow = positions.astype(name)[:, None] * omega.astype(name)[None, :]
+        expected = np.abs(narrow.astype(np.float64) - exact)
+        np.testing.assert_array_equal(angle_error(positions, omega, name), expected)
+
+
+@pytest.mark.parametrize("name", ["float16", "bfloat16"])
+def test_angle_error_grows_with_position(name: str) -> None:
+    omega = np.array([1.0, 0.3, 0.1])
+    windows = [np.arange(start, start + 200) for start in (1, 1000, 10000, 60000)]
+    means = [float(np.mean(angle_error(w, omega, name))) for w in windows]
+    assert means == sorted(means)
+    assert means[-1] > 10 * means[0]
+    assert means[-1] > 1.0  # the angle is lost completely at large positions
+
+
+def test_angle_error_zero_for_float64_and_small_for_float32() -> None:
+    positions = np.arange(0, 2**20, 997)
+    omega = 10000.0 ** (-np.arange(0, 64, 2) / 64)
+    assert np.all(angle_error(positions, omega, "float64") == 0.0)
+    err32 = angle_error(positions, omega, "float32")
+    assert err32.shape == (positions.size, omega.size)
+    bound = positions[:, None] * omega[None, :] * 2**-23 * 1.5 + 1e-30
+    assert np.all(err32 <= bound)
+
+
+def test_sincos_error_bounded_by_angle_error() -> None:
+    positions = np.arange(0, 50000, 37)
+    omega = np.array([1.0, 0.01, 1e-4])
+    for name in ("float16", "bfloat16", "float32"):
+        e_angle = angle_error(positions, omega, name)
+        e_sc = sincos_error(positions, omega, name)
+        assert e_sc.shape == e_angle.shape
+        assert np.all(e_sc <= e_angle + 1e-12)
+        assert np.all(e_sc <= 2.0)
+        stored = sincos_error(positions, omega, name, round_result=True)
+        assert np.all(stored <= e_angle + machine_epsilon(name))
+    assert np.all(sincos_error(positions, omega, "float64") == 0.0)
+
+
+def test_sincos_error_explicit_case() -> None:
+    # float16 stores 2049 as 2048, so the angle is off by exactly one radian
+    expected = max(abs(math.sin(2048) - math.sin(2049)), abs(math.cos(2048) - math.cos(2049)))
+    assert sincos_error([2049], [1.0], "float16")[0, 0] == pytest.approx(expected, rel=1e-12)
+
+
+# ---------------------------------------------------------------- bad inputs
+
+
+@pytest.mark.parametrize("name", ["float8", "bf16", "Float16", "", None, 16])
+def test_bad_dtype_name(name: object) -> None:
+    for call in (
+        lambda: round_to_dtype([1.0], name),  # type: ignore[arg-type]
+        lambda: machine_epsilon(name),  # type: ignore[arg-type]
+        lambda: spacing_at([1.0], name),  # type: ignore[arg-type]
+        lambda: angle_error([1], [1.0], name),  # type: ignore[arg-type]
+        lambda: sincos_error([1], [1.0], name),  # type: ignore[arg-type]
+    ):
+        with pytest.raises(ValueError, match="dtype_name"):
+            call()
+
+
+@pytest.mark.parametrize("mode", ["round", "", None, "Nearest"])
+def test_bad_mode(mode: object) -> None:
+    with pytest.raises(ValueError, match="mode"):
+        round_to_bfloat16([1.0], mode=mode)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("value", "error"),
+    [
+        ([float("nan")], ValueError),
+        ([1.0, float("inf")], ValueError),
+        ([True], TypeError),
+        (["1.0"], TypeError),
+        ([1j], TypeError),
+        (True, TypeError),
+    ],
+)
+def test_bad_x(value: object, error: type[Exception]) -> None:
+    with pytest.raises(error, match="x must"):
+        round_to_bfloat16(value)
+    with pytest.raises(error, match="x must"):
+        round_to_dtype(value, "float16")
+    with pytest.raises(error, match="x must"):
+        spacing_at(value, "float16")
+
+
+def test_bad_positions_and_omega() -> None:
+    for call in (angle_error, sincos_error):
+        with pytest.raises(ValueError, match="positions"):
+            call([[1, 2]], [1.0], "float16")
+        with pytest.raises(ValueError, match="positions"):
+            call([float("nan")], [1.0], "float16")
+        with pytest.raises(TypeError, match="positions"):
+            call([True], [1.0], "float16")
+        with pytest.raises(ValueError, match="omega"):
+            call([1], [float("inf")], "float16")
+        with pytest.raises(ValueError, match="omega"):
+            call([1], 1.0, "float16")
+    with pytest.raises(TypeError, match="round_result"):
+        sincos_error([1], [1.0], "float16", round_result=1)  # type: ignore[arg-type]
+
+
+def test_values_beyond_the_format_are_rejected_in_angle_errors() -> None:
+    with pytest.raises(ValueError, match="positions must fit"):
+        angle_error([70000], [1.0], "float16")
+    with pytest.raises(ValueError, match="omega must fit"):
+        sincos_error([1], [1e39], "bfloat16")
+    with pytest.raises(ValueError, match="positions \\* omega"):
+        angle_error([300], [300.0], "float16")
