@@ -1,0 +1,308 @@
+"""The running scorecard: candidate position encodings against what a good encoding needs.
+
+Every "yes" or "no" for a vector encoding is the result of a computation on the codes the
+scheme gives positions (see the ``check_*`` functions), not a typed-in verdict. ALiBi gives no
+vector per position, only a bias per offset, so its row is checked on its bias matrix.
+
+Introduced in notebook 00_why_position; filled in by 01, 02, 03 and completed in 07.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from posenc_lib._checks import check_choice, check_even, check_int
+from posenc_lib.binary import binary_table
+from posenc_lib.sinusoidal import sinusoidal_encoding_at
+
+__all__ = [
+    "CRITERIA",
+    "SCHEMES",
+    "CannotEncode",
+    "Scorecard",
+    "encode",
+    "evaluate",
+    "scorecard",
+]
+
+SCHEMES: tuple[str, ...] = (
+    "integer",
+    "normalised",
+    "binary",
+    "sinusoidal",
+    "learned",
+    "rope",
+    "alibi",
+)
+
+CRITERIA: dict[str, str] = {
+    "unique": "every position gets its own code",
+    "consistent": "a position's code does not depend on the sentence length",
+    "bounded": "values do not grow with the length",
+    "deterministic": "the same code every time, with no training or random draw",
+    "extends": "unseen, longer positions get codes within the range already seen",
+    "relative": "one fixed linear map shifts every code by k positions",
+}
+
+_D_MODEL = 16
+_LENGTH = 64
+
+
+class CannotEncode(ValueError):
+    """Raised when a scheme has no code for a position (a table or bit width runs out)."""
+
+
+def encode(
+    scheme: str,
+    positions: Iterable[int],
+    *,
+    sentence_length: int | None = None,
+    trained_length: int = _LENGTH,
+    d_model: int = _D_MODEL,
+    seed: int = 0,
+) -> NDArray[np.float64]:
+    """Codes of ``positions`` under ``scheme`` for a model built for ``trained_length`` tokens.
+
+    Parameters
+    ----------
+    scheme : str
+        One of the vector schemes: "integer", "normalised", "binary", "sinusoidal", "learned",
+        "rope". ("alibi" has no vector per position; see :func:`alibi_bias`.)
+    positions : iterable of int
+        Token positions, 0-based.
+    sentence_length : int, optional
+        Length of the sentence being encoded; only the normalised index uses it (its divisor).
+        Defaults to the largest position + 1.
+    trained_length : int
+        The length the model was built for: it sets the number of bits of the binary code
+        and the number of rows of the learned table.
+    d_model : int
+        Width of the vector codes (sinusoidal, learned, rope).
+    seed : int
+        Random seed of the learned table's initialisation.
+
+    Returns
+    -------
+    ndarray, shape (n_positions, width)
+        integer: pos; normalised: pos / (sentence_length - 1); binary: the bits of pos;
+        sinusoidal: PE(pos); learned: a row of a uniform(-0.1, 0.1) table with
+        ``trained_length`` rows; rope: the rotation's [cos(pos theta_i), sin(pos theta_i)] pairs.
+
+    Raises
+    ------
+    CannotEncode
+        A binary code with too few bits, or a learned table with no row for the position.
+
+    Examples
+    --------
+    >>> encode("normalised", [0, 1, 4]).ravel()
+    array([0.  , 0.25, 1.  ])
+    >>> encode("binary", [5], trained_length=8)
+    array([[1., 0., 1.]])
+    """
+    scheme = check_choice("scheme", scheme, SCHEMES[:-1])
+    trained_length = check_int("trained_length", trained_length, minimum=2)
+    d_model = check_even("d_model", d_model)
+    pos = np.asarray([check_int("positions", p, minimum=0) for p in positions], dtype=np.int64)
+    if sentence_length is None:
+        sentence_length = int(pos.max(initial=0)) + 1
+    sentence_length = check_int("sentence_length", sentence_length, minimum=2)
+    if scheme == "integer":
+        return pos[:, None].astype(np.float64)
+    if scheme == "normalised":
+        return (pos / (sentence_length - 1))[:, None]
+    if scheme == "binary":
+        n_bits = int(trained_length - 1).bit_length()
+        if pos.max(initial=0) >= 2**n_bits:
+            raise CannotEncode(f"{n_bits} bits hold positions below {2**n_bits} only")
+        return binary_table(2**n_bits, n_bits)[pos].astype(np.float64)
+    if scheme == "learned":
+        table = np.random.default_rng(seed).uniform(-0.1, 0.1, size=(trained_length, d_model))
+        if pos.max(initial=0) >= trained_length:
+            raise CannotEncode(f"the learned table has rows for positions below {trained_length}")
+        return table[pos]
+    code = sinusoidal_encoding_at(pos, d_model)
+    # rope rotates pair i by pos*theta_i: (cos, sin) = (PE[2i+1], PE[2i])
+    return code if scheme == "sinusoidal" else code[:, [i ^ 1 for i in range(d_model)]]
+
+
+def alibi_bias(length: int, slope: float = 0.5) -> NDArray[np.float64]:
+    """ALiBi's bias for one head: ``bias[i, j] = -slope * |i - j|``, shape (length, length)."""
+    index = np.arange(check_int("length", length))
+    return -slope * np.abs(index[:, None] - index[None, :]).astype(np.float64)
+
+
+# --- the checks: each returns True/False from a computation -------------------------------
+# ``codes(positions, sentence_length, trained_length)`` is one scheme's encode function.
+Codes = Callable[[Sequence[int], int, int], NDArray[np.float64]]
+
+
+def check_unique(codes: Codes) -> bool:
+    """The smallest distance between two different positions' codes is above zero."""
+    c = codes(range(_LENGTH), _LENGTH, _LENGTH)
+    distances = np.linalg.norm(c[:, None, :] - c[None, :, :], axis=-1)
+    np.fill_diagonal(distances, np.inf)
+    return bool(distances.min() > 1e-9)
+
+
+def check_consistent(codes: Codes) -> bool:
+    """Positions 0..4 get the same codes in a 5-token and in a 50-token sentence."""
+    return bool(np.allclose(codes(range(5), 5, _LENGTH), codes(range(5), 50, _LENGTH)))
+
+
+def check_bounded(codes: Codes) -> bool:
+    """A model for 4096 tokens uses values at most twice as large as a model for 64 tokens.
+
+    64 times more tokens: a growing code (the integer index grows 65-fold) fails by far, while
+    a random table only reaches a little further into its fixed range.
+    """
+    small = np.abs(codes(range(64), 64, 64)).max()
+    large = np.abs(codes(range(4096), 4096, 4096)).max()
+    return bool(large <= 2 * small)
+
+
+def check_deterministic(codes: Codes, codes_other_seed: Codes) -> bool:
+    """Two independent builds (different random seeds) give identical codes."""
+    first = codes(range(_LENGTH), _LENGTH, _LENGTH)
+    return bool(np.array_equal(first, codes_other_seed(range(_LENGTH), _LENGTH, _LENGTH)))
+
+
+def check_extends(codes: Codes) -> bool:
+    """Positions 2L..3L of a model built for L get new codes inside the range seen for 0..L-1.
+
+    "Inside" allows 1% of the seen span (sin(p) for p < 64 never quite reaches 1), and "new"
+    means no unseen position repeats the code of a seen one.
+    """
+    seen = codes(range(_LENGTH), _LENGTH, _LENGTH)
+    try:
+        unseen = codes(range(2 * _LENGTH, 3 * _LENGTH), 3 * _LENGTH, _LENGTH)
+    except CannotEncode:
+        return False
+    slack = 0.01 * (seen.max() - seen.min())
+    inside = seen.min() - slack <= unseen.min() and unseen.max() <= seen.max() + slack
+    fresh = np.linalg.norm(unseen[:, None, :] - seen[None, :, :], axis=-1).min() > 1e-9
+    return bool(inside and fresh)
+
+
+def check_relative(codes: Codes, k: int = 3) -> bool:
+    """A least-squares linear map M with code(p + k) = M code(p) fits every p to 1e-6."""
+    n = _LENGTH + k
+    inputs = codes(range(_LENGTH), n, n)
+    targets = codes(range(k, n), n, n)
+    m, *_ = np.linalg.lstsq(inputs, targets, rcond=None)
+    residual = np.sqrt(np.mean((inputs @ m - targets) ** 2))
+    return bool(residual < 1e-6 * max(1.0, float(np.sqrt(np.mean(targets**2)))))
+
+
+def _alibi_row() -> dict[str, bool]:
+    """ALiBi checked on its bias matrices: it encodes offsets, never absolute positions."""
+    small, large = alibi_bias(5), alibi_bias(50)
+    offsets = np.subtract.outer(np.arange(50), np.arange(50))
+    toeplitz = all(np.ptp(large[offsets == k]) == 0 for k in range(-49, 50))
+    return {
+        "unique": False,  # every query row is the same function of the offset: no absolute code
+        "consistent": bool(np.array_equal(small, large[:5, :5])),
+        "bounded": bool(np.abs(large).max() <= np.abs(small).max()),
+        "deterministic": bool(np.array_equal(alibi_bias(50), large)),
+        "extends": bool(np.array_equal(alibi_bias(200)[:50, :50], large)),
+        "relative": toeplitz,
+    }
+
+
+def evaluate(scheme: str) -> dict[str, bool]:
+    """Run every check of :data:`CRITERIA` on ``scheme``.
+
+    Returns
+    -------
+    dict of str to bool
+        One entry per criterion.
+
+    Examples
+    --------
+    >>> evaluate("normalised")["consistent"]
+    False
+    >>> evaluate("sinusoidal")["relative"]
+    True
+    """
+    scheme = check_choice("scheme", scheme, SCHEMES)
+    if scheme == "alibi":
+        return _alibi_row()
+
+    def codes(positions: Sequence[int], sentence: int, trained: int) -> NDArray[np.float64]:
+        return encode(scheme, positions, sentence_length=sentence, trained_length=trained)
+
+    def codes_other_seed(positions: Sequence[int], sentence: int, trained: int) -> NDArray[Any]:
+        return encode(scheme, positions, sentence_length=sentence, trained_length=trained, seed=1)
+
+    return {
+        "unique": check_unique(codes),
+        "consistent": check_consistent(codes),
+        "bounded": check_bounded(codes),
+        "deterministic": check_deterministic(codes, codes_other_seed),
+        "extends": check_extends(codes),
+        "relative": check_relative(codes),
+    }
+
+
+@dataclass(frozen=True)
+class Scorecard:
+    """A table of schemes (rows) against criteria (columns); unearned rows stay blank."""
+
+    results: dict[str, dict[str, bool]]
+
+    def _cell(self, scheme: str, criterion: str) -> str:
+        if scheme not in self.results:
+            return "·"
+        return "yes" if self.results[scheme][criterion] else "no"
+
+    def __repr__(self) -> str:
+        names = list(CRITERIA)
+        width = max(len(s) for s in SCHEMES)
+        lines = [" " * width + "  " + "  ".join(f"{n:>13}" for n in names)]
+        for scheme in SCHEMES:
+            cells = "  ".join(f"{self._cell(scheme, n):>13}" for n in names)
+            lines.append(f"{scheme:<{width}}  {cells}")
+        return "\n".join(lines)
+
+    def _repr_html_(self) -> str:
+        colours = {"yes": "#d9f0d3", "no": "#f4cccc", "·": "#ffffff"}
+        head = "".join(
+            f'<th title="{html.escape(text)}">{name}</th>' for name, text in CRITERIA.items()
+        )
+        rows = []
+        for scheme in SCHEMES:
+            cells = "".join(
+                f'<td style="background:{colours[c]};text-align:center">{c}</td>'
+                for c in (self._cell(scheme, n) for n in CRITERIA)
+            )
+            rows.append(f"<tr><th>{scheme}</th>{cells}</tr>")
+        return f"<table><tr><th></th>{head}</tr>{''.join(rows)}</table>"
+
+
+def scorecard(schemes: Iterable[str] = SCHEMES) -> Scorecard:
+    """The scorecard with the rows of ``schemes`` filled in by computation.
+
+    Parameters
+    ----------
+    schemes : iterable of str
+        The candidates earned so far, from :data:`SCHEMES`. Rows of the others show "·".
+
+    Returns
+    -------
+    Scorecard
+        Shows as a table in a notebook; ``.results[scheme][criterion]`` holds the booleans.
+
+    Examples
+    --------
+    >>> card = scorecard(["integer", "normalised"])
+    >>> card.results["integer"]["bounded"], card.results["normalised"]["bounded"]
+    (False, True)
+    """
+    chosen = [check_choice("schemes", s, SCHEMES) for s in schemes]
+    return Scorecard({s: evaluate(s) for s in chosen})
