@@ -3,4 +3,16 @@
 MPLBACKEND is deliberately not set here: nbval's kernels inherit this environment, and they
 must keep the inline backend so that notebook outputs match the stored ones. Library tests draw
 on ``matplotlib.figure.Figure`` objects, which need no backend.
+
+Exercise checks record progress; the tests (and the notebook kernels nbval starts, which
+inherit this environment) write it to a throw-away file, never to the user's own record.
 """
+
+from __future__ import annotations
+
+import os
+import tempfile
+
+os.environ["POSENC_PROGRESS_FILE"] = os.path.join(
+    tempfile.mkdtemp(prefix="posenc-progress-"), "progress.json"
+)

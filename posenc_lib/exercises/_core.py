@@ -17,6 +17,8 @@ from typing import Any
 
 import numpy as np
 
+from posenc_lib.exercises._progress import record_pass
+
 __all__ = ["CheckResult", "Exercise", "Mistake", "NOT_ANSWERED"]
 
 NOT_ANSWERED = (
@@ -187,7 +189,9 @@ class Exercise:
         if _is_placeholder(value):
             return CheckResult(False, NOT_ANSWERED, self.title)
         passed, message = _compare(value, self.expected(), self.rtol, self.atol)
-        if not passed:
+        if passed:
+            record_pass(self.key)
+        else:
             for mistake in self.mistakes:
                 if _compare(value, mistake.value(), self.rtol, self.atol)[0]:
                     message += f"\nThis is what you get with a common mistake: {mistake.label}."

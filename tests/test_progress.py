@@ -1,0 +1,85 @@
+"""The self-study progress record: stored outside the repository, atomic, never breaking a check."""
+
+from __future__ import annotations
+
+import json
+import sys
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from posenc_lib.exercises import Exercise, progress
+from posenc_lib.exercises import _progress as progress_module
+
+EXERCISE = Exercise(
+    key="00.fuzz_probe",
+    title="a probe",
+    answer_name="x",
+    expected=lambda: np.ones(3),
+    hint_text="ones",
+    solution_code="import numpy as np\nx = np.ones(3)",
+)
+
+
+@pytest.fixture()
+def record(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    path = tmp_path / "data" / "progress.json"
+    monkeypatch.setenv("POSENC_PROGRESS_FILE", str(path))
+    monkeypatch.setattr(progress_module, "_warned", False)
+    return path
+
+
+def test_a_passed_check_is_recorded_and_a_failed_one_is_not(record: Path) -> None:
+    assert not EXERCISE.check(np.zeros(3)).passed
+    assert not record.exists()
+    assert EXERCISE.check(np.ones(3)).passed
+    assert json.loads(record.read_text())["passed"] == ["00.fuzz_probe"]
+    assert not list(record.parent.glob(".progress-*")), "no temporary file is left behind"
+
+
+def test_default_location_is_the_user_data_dir_not_the_repository(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.delenv("POSENC_PROGRESS_FILE")
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
+    path = progress_module.progress_path()
+    repository = Path(__file__).resolve().parent.parent
+    assert repository not in path.parents
+    if sys.platform.startswith("linux"):
+        assert path == tmp_path / "posenc-course" / "progress.json"
+
+
+def test_progress_table_counts_per_notebook(record: Path) -> None:
+    record.parent.mkdir(parents=True)
+    record.write_text(json.dumps({"passed": ["02.does_not_exist"]}))
+    table = progress()
+    assert table.rows, "every notebook with exercises has a row"
+    assert all(0 <= done <= total for _, done, total in table.rows)
+    assert "passed" in repr(table) and "<table>" in table._repr_html_()
+
+
+def test_corrupt_file_warns_once_and_checks_carry_on(record: Path) -> None:
+    record.parent.mkdir(parents=True)
+    record.write_text("{not json")
+    with pytest.warns(RuntimeWarning, match="corrupt"):
+        assert EXERCISE.check(np.ones(3)).passed
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert EXERCISE.check(np.ones(3)).passed  # no second warning
+    assert record.read_text() == "{not json", "the learner's file is not overwritten"
+
+
+def test_unwritable_location_warns_once_and_checks_carry_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    monkeypatch.setenv("POSENC_PROGRESS_FILE", str(blocker / "progress.json"))
+    monkeypatch.setattr(progress_module, "_warned", False)
+    with pytest.warns(RuntimeWarning, match="not saved"):
+        assert EXERCISE.check(np.ones(3)).passed
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert EXERCISE.check(np.ones(3)).passed
