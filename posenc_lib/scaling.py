@@ -869,6 +869,8 @@ def _cfg_factor(cfg: Mapping[str, Any], rope_type: str, *, required: bool = True
 def _cfg_length(cfg: Mapping[str, Any], rope_type: str, *, minimum: int = 1) -> int:
     key = "original_max_position_embeddings"
     value = _get(cfg, key, rope_type, required=True)
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)  # JSON configs sometimes store 32768.0, as HF accepts
     return check_int(_key_name(key), value, minimum=minimum)
 
 
@@ -1022,6 +1024,12 @@ def rope_frequencies(
         raise ValueError(
             f"rope_scaling['rope_theta'] ({theta_in_cfg}) disagrees with base ({base}); "
             "pass the config's rope_theta as base"
+        )
+    partial = cfg.get("partial_rotary_factor")
+    if partial is not None and check_float(_key_name("partial_rotary_factor"), partial) != 1.0:
+        raise ValueError(
+            f"rope_scaling['partial_rotary_factor'] is {partial}, but head_dim is the rotary "
+            f"dimension here; pass head_dim=int(head_dim * {partial}) and drop the key"
         )
 
     if rope_type == "default":

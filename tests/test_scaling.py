@@ -544,7 +544,7 @@ BAD_CONFIGS: list[tuple[object, type[Exception], str]] = [
     ({"rope_type": "linear", "factor": "2"}, TypeError, "factor"),
     ({"rope_type": "dynamic", "factor": 2, **_L(True)}, TypeError, "original_max"),
     (
-        {"rope_type": "dynamic", "factor": 2, "original_max_position_embeddings": 4096.0},
+        {"rope_type": "dynamic", "factor": 2, "original_max_position_embeddings": 4096.5},
         TypeError,
         "original_max",
     ),
@@ -689,3 +689,20 @@ def test_helper_bad_input() -> None:
         unseen_angle_mask([-1, 1], [1.0], [1.0], 8)
     with pytest.raises(ValueError, match="seq_len"):
         dynamic_ntk_factor(2.0, 16, 0)
+
+
+def test_integral_float_original_length_is_accepted_as_in_hf_configs() -> None:
+    config = {"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 32768}
+    as_float = dict(config, original_max_position_embeddings=32768.0)
+    np.testing.assert_array_equal(
+        rope_frequencies(128, 1e6, config)[0], rope_frequencies(128, 1e6, as_float)[0]
+    )
+    with pytest.raises(TypeError, match="original_max_position_embeddings"):
+        rope_frequencies(128, 1e6, dict(config, original_max_position_embeddings=32768.5))
+
+
+def test_partial_rotary_factor_is_not_silently_ignored() -> None:
+    with pytest.raises(ValueError, match="partial_rotary_factor.*head_dim=int"):
+        rope_frequencies(128, 1e4, {"rope_type": "default", "partial_rotary_factor": 0.5})
+    inv, _ = rope_frequencies(128, 1e4, {"rope_type": "default", "partial_rotary_factor": 1.0})
+    assert inv.shape == (64,)
