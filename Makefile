@@ -18,11 +18,31 @@ lab: $(STAMP)
 	$(BIN)/jupyter lab notebooks/
 
 lint: $(STAMP)
-	$(BIN)/ruff check posenc_lib tests
+	$(BIN)/ruff check posenc_lib tests tools benchmarks
 	$(BIN)/mypy posenc_lib
 
 test: lint
 	$(BIN)/pytest
+
+notebooks: $(STAMP)
+	$(BIN)/python tools/run_notebooks.py
+
+figures: $(STAMP)
+	$(BIN)/python -m posenc_lib.figures build --out figures --format svg,png
+	$(BIN)/python -m posenc_lib.figures gallery --out figures
+
+student: $(STAMP)
+	$(BIN)/python tools/build_student.py --out build/student
+
+html: $(STAMP)
+	$(BIN)/python tools/build_html.py --out build/html
+
+bench: $(STAMP)
+	$(BIN)/python benchmarks/run.py --out build/bench.json
+
+e2e: $(STAMP)
+	bash tools/e2e_setup.sh
+	$(BIN)/pytest tests/e2e -m e2e -v
 
 clean:
 	rm -rf build .pytest_cache .mypy_cache .ruff_cache .hypothesis
