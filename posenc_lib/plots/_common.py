@@ -1,0 +1,77 @@
+"""Small shared helpers of the drawing functions (validation and axis labels)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure, SubFigure
+from numpy.typing import NDArray
+
+from posenc_lib._checks import check_array
+
+OKABE_ITO: tuple[str, ...] = (
+    "#0072B2",
+    "#E69F00",
+    "#009E73",
+    "#D55E00",
+    "#CC79A7",
+    "#56B4E9",
+    "#F0E442",
+    "#000000",
+)
+"""The colour-blind friendly palette of the course style, in cycle order."""
+
+POSITION_ORANGE = "#E69F00"
+EMBEDDING_BLUE = "#0072B2"
+
+
+def check_axes(ax: Any) -> Axes:
+    """Return ``ax`` if it is a matplotlib Axes, else raise naming ``ax``."""
+    if not isinstance(ax, Axes):
+        raise TypeError(f"ax must be a matplotlib Axes; got {type(ax).__name__}")
+    return ax
+
+
+def figure_of(ax: Axes) -> Figure | SubFigure:
+    """The figure (or subfigure) that holds ``ax``."""
+    fig = ax.get_figure()
+    if fig is None:  # pragma: no cover - an Axes always belongs to a figure
+        raise ValueError("ax must belong to a figure")
+    return fig
+
+
+def as_matrix(name: str, value: Any) -> NDArray[np.float64]:
+    """A finite 2-D float array, or an error naming ``name``."""
+    return np.asarray(check_array(name, value, ndim=2), dtype=np.float64)
+
+
+def as_vector(name: str, value: Any) -> NDArray[np.float64]:
+    """A finite 1-D float array, or an error naming ``name``."""
+    return np.asarray(check_array(name, value, ndim=1), dtype=np.float64)
+
+
+def row_labels(name: str, labels: Sequence[Any] | None, n_rows: int, prefix: str) -> list[str]:
+    """Legend labels for ``n_rows`` curves: ``labels`` as text, or ``prefix 0..n-1``."""
+    if labels is None:
+        return [f"{prefix} {row}" for row in range(n_rows)]
+    if isinstance(labels, str) or not isinstance(labels, Sequence) and not isinstance(
+        labels, np.ndarray
+    ):
+        raise TypeError(f"{name} must be a sequence with one entry per row; got {labels!r}")
+    if len(labels) != n_rows:
+        raise ValueError(f"{name} must have {n_rows} entries (one per row); got {len(labels)}")
+    return [f"{prefix} {label}" if prefix else str(label) for label in labels]
+
+
+def set_labels(ax: Axes, xlabel: str | None, ylabel: str | None) -> None:
+    """Set the axis labels; ``None`` leaves that label as it is."""
+    pairs = (("xlabel", xlabel, ax.set_xlabel), ("ylabel", ylabel, ax.set_ylabel))
+    for name, value, setter in pairs:
+        if value is None:
+            continue
+        if not isinstance(value, str):
+            raise TypeError(f"{name} must be a str or None; got {value!r}")
+        setter(value)

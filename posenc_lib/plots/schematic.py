@@ -1,0 +1,122 @@
+"""The embedding + position-vector schematic: w_n = e_n + p_n (write-up 000, figure 1)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import NamedTuple
+
+import numpy as np
+from matplotlib.axes import Axes
+from matplotlib.image import AxesImage
+from matplotlib.text import Text
+from numpy.typing import ArrayLike
+
+from posenc_lib.plots._common import as_matrix, check_axes
+
+__all__ = ["EmbeddingSchematic", "draw_embedding_schematic"]
+
+
+class EmbeddingSchematic(NamedTuple):
+    """Artists of ``draw_embedding_schematic``, one image per token in each list."""
+
+    embeddings: list[AxesImage]
+    """Column of e_n: array shape (d, 1) equal to ``embeddings[n][:, None]``."""
+    positions: list[AxesImage]
+    """Column of p_n (the orange vector): array ``encodings[n][:, None]``."""
+    sums: list[AxesImage]
+    """Column of w_n = e_n + p_n."""
+    texts: list[Text]
+    """Words, vector names and the + / = signs."""
+
+
+def _column(ax: Axes, values: np.ndarray, left: float, cmap: str, limit: float) -> AxesImage:
+    return ax.imshow(
+        values[:, None],
+        cmap=cmap,
+        vmin=-limit,
+        vmax=limit,
+        extent=(left, left + 0.6, 0.0, 3.0),
+        aspect="auto",
+        interpolation="nearest",
+    )
+
+
+def draw_embedding_schematic(
+    ax: Axes,
+    embeddings: ArrayLike,
+    encodings: ArrayLike,
+    *,
+    tokens: Sequence[str],
+    embedding_cmap: str = "Blues",
+    position_cmap: str = "Oranges",
+    sum_cmap: str = "Greens",
+) -> EmbeddingSchematic:
+    """Draw, for each token, its embedding column plus its position column equals the input.
+
+    Introduced in notebook 02_sinusoidal_formula (how the encoding meets the embedding).
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+        Where to draw; its frame is switched off.
+    embeddings : array_like, shape (n_tokens, d)
+        Word embeddings e_n (any real values, for example seeded random numbers).
+    encodings : array_like, shape (n_tokens, d)
+        Position vectors p_n, for example ``sinusoidal_encoding(n_tokens, d)``.
+    tokens : sequence of str, length n_tokens
+        The words, written under their columns.
+    embedding_cmap, position_cmap, sum_cmap : str
+        Colormaps of the three kinds of columns (blue, orange, green by default).
+
+    Returns
+    -------
+    EmbeddingSchematic
+        The images of the e, p and w columns and the texts.
+
+    Notes
+    -----
+    w_n = e_n + p_n: the model's input at position n is the word's embedding plus the position
+    vector of n, so both need the same dimension d.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from posenc_lib.plots import new_figure
+    >>> fig, ax = new_figure()
+    >>> art = draw_embedding_schematic(ax, np.ones((2, 4)), np.zeros((2, 4)), tokens=["a", "b"])
+    >>> len(art.sums), art.sums[1].get_array().ravel().tolist()
+    (2, [1.0, 1.0, 1.0, 1.0])
+    """
+    ax = check_axes(ax)
+    words = as_matrix("embeddings", embeddings)
+    places = as_matrix("encodings", encodings)
+    if words.shape != places.shape:
+        raise ValueError(
+            f"encodings must have the shape of embeddings {words.shape}; got {places.shape}"
+        )
+    if isinstance(tokens, str) or len(tokens) != words.shape[0]:
+        raise ValueError(f"tokens must be a sequence of {words.shape[0]} words; got {tokens!r}")
+    # w_n = e_n + p_n
+    inputs = words + places
+    limit = float(max(np.abs(words).max(), np.abs(places).max(), 1e-12))
+    sum_limit = float(max(np.abs(inputs).max(), 1e-12))
+    result = EmbeddingSchematic([], [], [], [])
+    step = 4.2
+    for n, word in enumerate(tokens):
+        left = n * step
+        result.embeddings.append(_column(ax, words[n], left, embedding_cmap, limit))
+        result.positions.append(_column(ax, places[n], left + 1.2, position_cmap, limit))
+        result.sums.append(_column(ax, inputs[n], left + 2.4, sum_cmap, sum_limit))
+        for x, text in ((left + 0.9, "+"), (left + 2.1, "=")):
+            result.texts.append(ax.text(x, 1.5, text, ha="center", va="center", fontsize=14))
+        for x, text in ((left, "e"), (left + 1.2, "p"), (left + 2.4, "w")):
+            result.texts.append(
+                ax.text(x + 0.3, 3.25, f"${text}_{{{n}}}$", ha="center", va="bottom")
+            )
+        result.texts.append(
+            ax.text(left + 1.5, -0.3, str(word), ha="center", va="top", fontsize=11, weight="bold")
+        )
+    ax.set_xlim(-0.4, (len(tokens) - 1) * step + 3.4)
+    ax.set_ylim(-1.0, 3.9)
+    ax.set_axis_off()
+    return result

@@ -1,0 +1,497 @@
+"""Drawing functions for the sinusoidal encoding (notebook 02 and the figures of 000/001/002/003).
+
+Every function takes an ``Axes`` and the data already computed (with ``posenc_lib.sinusoidal``),
+draws it, and returns the artists it created, so that an explorer can keep them and update them
+in place (``image.set_data``, ``line.set_ydata``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, NamedTuple
+
+import numpy as np
+from matplotlib.axes import Axes
+from matplotlib.image import AxesImage
+from matplotlib.lines import Line2D
+from numpy.typing import ArrayLike
+
+from posenc_lib._checks import check_float
+from posenc_lib.plots._common import (
+    as_matrix,
+    as_vector,
+    check_axes,
+    figure_of,
+    row_labels,
+    set_labels,
+)
+
+__all__ = [
+    "StackedWaves",
+    "draw_angles",
+    "draw_division_term",
+    "draw_encoding_heatmap",
+    "draw_even_odd",
+    "draw_stacked_waves",
+    "draw_values_by_dimension",
+]
+
+
+def draw_encoding_heatmap(
+    ax: Axes,
+    encoding: ArrayLike,
+    *,
+    transpose: bool = False,
+    cmap: str = "viridis",
+    vmin: float = -1.0,
+    vmax: float = 1.0,
+    colorbar: bool = False,
+    position_label: str | None = "Position",
+    dimension_label: str | None = "Dimension",
+    **style: Any,
+) -> AxesImage:
+    """Draw a positional-encoding matrix as an image, one row per position.
+
+    Introduced in notebook 02_sinusoidal_formula.
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+        Where to draw.
+    encoding : array_like, shape (n_positions, d_model)
+        For example ``sinusoidal_encoding(100, 512)``.
+    transpose : bool, default False
+        False: positions on the y axis and dimensions on the x axis (the image array is
+        ``encoding``). True: "dimension on y", the image array is ``encoding.T``, shape
+        (d_model, n_positions), as in write-up 002.
+    cmap : str, default "viridis"
+        Colormap name.
+    vmin, vmax : float, default -1, 1
+        Colour limits (sines and cosines lie in [-1, 1]).
+    colorbar : bool, default False
+        Add a colorbar next to ``ax`` (reachable afterwards as ``image.colorbar``).
+    position_label, dimension_label : str or None
+        Axis labels; None leaves the label unchanged.
+    **style
+        Passed on to ``Axes.imshow`` (for example ``aspect=0.3`` or ``origin="lower"``).
+        Defaults: ``aspect="auto"``, ``interpolation="nearest"``.
+
+    Returns
+    -------
+    matplotlib.image.AxesImage
+        Its array has shape (n_positions, d_model), or (d_model, n_positions) when transposed;
+        update it with ``image.set_data(new_encoding)``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from posenc_lib.plots import new_figure
+    >>> fig, ax = new_figure()
+    >>> image = draw_encoding_heatmap(ax, np.zeros((5, 8)), transpose=True, colorbar=True)
+    >>> image.get_array().shape, ax.get_xlabel(), image.colorbar is not None
+    ((8, 5), 'Position', True)
+    """
+    ax = check_axes(ax)
+    matrix = as_matrix("encoding", encoding)
+    low = check_float("vmin", vmin)
+    high = check_float("vmax", vmax)
+    if not low < high:
+        raise ValueError(f"vmin must be < vmax; got vmin={low}, vmax={high}")
+    if not isinstance(transpose, bool):
+        raise TypeError(f"transpose must be a bool; got {transpose!r}")
+    if not isinstance(colorbar, bool):
+        raise TypeError(f"colorbar must be a bool; got {colorbar!r}")
+    style.setdefault("aspect", "auto")
+    style.setdefault("interpolation", "nearest")
+    data = matrix.T if transpose else matrix
+    image = ax.imshow(data, cmap=cmap, vmin=low, vmax=high, **style)
+    ax.grid(False)
+    if transpose:
+        set_labels(ax, position_label, dimension_label)
+    else:
+        set_labels(ax, dimension_label, position_label)
+    if colorbar:
+        figure_of(ax).colorbar(image, ax=ax, fraction=0.046, pad=0.03)
+    return image
+
+
+def draw_division_term(
+    ax: Axes,
+    division_term: ArrayLike,
+    *,
+    xlabel: str | None = "Pair index $i$",
+    ylabel: str | None = r"Division term $1/10000^{2i/d}$",
+    **style: Any,
+) -> Line2D:
+    """Draw the division term (the frequency) of every sine/cosine pair against its index i.
+
+    Introduced in notebook 02_sinusoidal_formula (step 1 of the step-by-step picture).
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+        Where to draw.
+    division_term : array_like, shape (d_model // 2,)
+        ``frequencies(d_model, base)``: omega_i = 1 / base^(2i/d_model).
+    xlabel, ylabel : str or None
+        Axis labels; None leaves the label unchanged.
+    **style
+        Passed on to ``Axes.plot``.
+
+    Returns
+    -------
+    matplotlib.lines.Line2D
+        x is i = 0 .. d_model/2 - 1 and y is ``division_term``.
+
+    Notes
+    -----
+    omega_i = base^(-2i/d) falls geometrically from 1 at i = 0 to base^(-(d-2)/d) at the last
+    pair.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from posenc_lib.plots import new_figure
+    >>> fig, ax = new_figure()
+    >>> line = draw_division_term(ax, 10000.0 ** (-np.arange(4) / 4))
+    >>> np.round(line.get_ydata(), 4)
+    array([1.  , 0.1 , 0.01 , 0.001])
+    """
+    ax = check_axes(ax)
+    values = as_vector("division_term", division_term)
+    (line,) = ax.plot(np.arange(values.size), values, **style)
+    set_labels(ax, xlabel, ylabel)
+    return line
+
+
+def _check_rows(name: str, matrix: np.ndarray, positions: Sequence[Any] | None) -> list[str]:
+    return row_labels("positions", positions, matrix.shape[0], "pos")
+
+
+def draw_angles(
+    ax: Axes,
+    angles: ArrayLike,
+    positions: Sequence[Any] | None = None,
+    *,
+    legend: bool = True,
+    xlabel: str | None = "Pair index $i$",
+    ylabel: str | None = r"$\theta = pos / 10000^{2i/d}$",
+    **style: Any,
+) -> list[Line2D]:
+    """Draw the angle theta = pos * omega_i against i, one line per position.
+
+    Introduced in notebook 02_sinusoidal_formula (step 2: the position as an offset).
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+        Where to draw.
+    angles : array_like, shape (n_positions, d_model // 2)
+        ``angles(positions, d_model, base)``.
+    positions : sequence, optional
+        Legend labels of the rows (the positions); ``0 .. n-1`` when omitted.
+    legend : bool, default True
+        Add a legend.
+    xlabel, ylabel : str or None
+        Axis labels; None leaves the label unchanged.
+    **style
+        Passed on to every ``Axes.plot`` call.
+
+    Returns
+    -------
+    list of matplotlib.lines.Line2D
+        One line per row of ``angles``; line p has y = ``angles[p]``.
+
+    Notes
+    -----
+    theta(pos, i) = pos * base^(-2i/d): at i = 0 the angle equals pos itself, and every curve
+    decays towards 0 as i grows.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from posenc_lib.plots import new_figure
+    >>> fig, ax = new_figure()
+    >>> lines = draw_angles(ax, np.outer([1, 2], [1.0, 0.1]), positions=[1, 2])
+    >>> [line.get_label() for line in lines], lines[1].get_ydata().tolist()
+    (['pos 1', 'pos 2'], [2.0, 0.2])
+    """
+    ax = check_axes(ax)
+    matrix = as_matrix("angles", angles)
+    labels = _check_rows("angles", matrix, positions)
+    index = np.arange(matrix.shape[1])
+    lines = [
+        ax.plot(index, row, label=label, **style)[0]
+        for row, label in zip(matrix, labels, strict=True)
+    ]
+    set_labels(ax, xlabel, ylabel)
+    if legend:
+        ax.legend(loc="upper right")
+    return lines
+
+
+def draw_even_odd(
+    ax: Axes,
+    encoding: ArrayLike,
+    positions: Sequence[Any] | None = None,
+    *,
+    legend: bool = True,
+    xlabel: str | None = "Pair index $i$",
+    ylabel: str | None = "Value",
+    **style: Any,
+) -> tuple[list[Line2D], list[Line2D]]:
+    """Draw sin at the even columns and cos at the odd columns against i, for each position.
+
+    Introduced in notebook 02_sinusoidal_formula (step 3: sine at 2i, cosine at 2i+1).
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+        Where to draw.
+    encoding : array_like, shape (n_positions, d_model)
+        Rows of an interleaved encoding, one per position to show (for example
+        ``sinusoidal_encoding(5, 512)``).
+    positions : sequence, optional
+        Legend labels of the rows; ``0 .. n-1`` when omitted.
+    legend : bool, default True
+        Add a legend outside the axes, on the right: one colour per position, round markers
+        for sin and crosses for cos.
+    xlabel, ylabel : str or None
+        Axis labels; None leaves the label unchanged.
+    **style
+        Passed on to every ``Axes.plot`` call (markers only, no connecting line, by default).
+
+    Returns
+    -------
+    sin_lines, cos_lines : list of matplotlib.lines.Line2D
+        For row p: ``sin_lines[p]`` has y = ``encoding[p, 0::2]`` (round markers) and
+        ``cos_lines[p]`` has y = ``encoding[p, 1::2]`` (cross markers), both against i.
+
+    Notes
+    -----
+    PE(pos, 2i) = sin(theta) and PE(pos, 2i+1) = cos(theta); as i grows theta -> 0, so the even
+    columns tend to 0 and the odd ones to 1.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from posenc_lib.plots import new_figure
+    >>> fig, ax = new_figure()
+    >>> sines, cosines = draw_even_odd(ax, [[0.0, 1.0, 0.0, 1.0]])
+    >>> sines[0].get_ydata().tolist(), cosines[0].get_ydata().tolist()
+    ([0.0, 0.0], [1.0, 1.0])
+    """
+    ax = check_axes(ax)
+    matrix = as_matrix("encoding", encoding)
+    if matrix.shape[1] % 2:
+        raise ValueError(
+            "encoding must have an even number of columns (sin/cos pairs); "
+            f"got shape {matrix.shape}"
+        )
+    labels = _check_rows("encoding", matrix, positions)
+    index = np.arange(matrix.shape[1] // 2)
+    style.setdefault("linestyle", "none")
+    sin_lines: list[Line2D] = []
+    cos_lines: list[Line2D] = []
+    for row, label in zip(matrix, labels, strict=True):
+        (sin_line,) = ax.plot(index, row[0::2], marker="o", label=f"{label}: sin", **style)
+        (cos_line,) = ax.plot(
+            index,
+            row[1::2],
+            marker="x",
+            color=sin_line.get_color(),
+            label=f"{label}: cos",
+            **style,
+        )
+        sin_lines.append(sin_line)
+        cos_lines.append(cos_line)
+    set_labels(ax, xlabel, ylabel)
+    if legend:
+        handles = [
+            Line2D([], [], color=line.get_color(), marker="s", linestyle="none")
+            for line in sin_lines
+        ]
+        handles += [
+            Line2D([], [], color="black", marker="o", linestyle="none"),
+            Line2D([], [], color="black", marker="x", linestyle="none"),
+        ]
+        ax.legend(
+            handles,
+            [*labels, "sin, even index 2i", "cos, odd index 2i+1"],
+            loc="upper left",
+            bbox_to_anchor=(1.0, 1.0),
+        )
+    return sin_lines, cos_lines
+
+
+def draw_values_by_dimension(
+    ax: Axes,
+    encoding: ArrayLike,
+    positions: Sequence[Any] | None = None,
+    *,
+    legend: bool = True,
+    xlabel: str | None = "Dimension $j$",
+    ylabel: str | None = "PE(pos, $j$)",
+    **style: Any,
+) -> list[Line2D]:
+    """Draw each position's encoding vector as a curve of value against dimension.
+
+    Introduced in notebook 02_sinusoidal_formula (step 4: the value against dimension).
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+        Where to draw.
+    encoding : array_like, shape (n_positions, d_model)
+        One row per position to show.
+    positions : sequence, optional
+        Legend labels of the rows; ``0 .. n-1`` when omitted.
+    legend : bool, default True
+        Add a legend.
+    xlabel, ylabel : str or None
+        Axis labels; None leaves the label unchanged.
+    **style
+        Passed on to every ``Axes.plot`` call.
+
+    Returns
+    -------
+    list of matplotlib.lines.Line2D
+        Line p has x = 0 .. d_model-1 and y = ``encoding[p]``.
+
+    Examples
+    --------
+    >>> from posenc_lib.plots import new_figure
+    >>> fig, ax = new_figure()
+    >>> lines = draw_values_by_dimension(ax, [[0.0, 1.0], [0.5, 0.8]], positions=[0, 1])
+    >>> len(lines), lines[1].get_ydata().tolist()
+    (2, [0.5, 0.8])
+    """
+    ax = check_axes(ax)
+    matrix = as_matrix("encoding", encoding)
+    labels = _check_rows("encoding", matrix, positions)
+    index = np.arange(matrix.shape[1])
+    style.setdefault("linewidth", 1.0)
+    lines = [
+        ax.plot(index, row, label=label, **style)[0]
+        for row, label in zip(matrix, labels, strict=True)
+    ]
+    set_labels(ax, xlabel, ylabel)
+    if legend:
+        ax.legend(loc="lower right", ncols=2 if len(labels) > 4 else 1)
+    return lines
+
+
+class StackedWaves(NamedTuple):
+    """Artists of ``draw_stacked_waves``: one curve and one marker line per wave."""
+
+    waves: list[Line2D]
+    """Wave j: x = the sample positions, y = ``waves[:, j] + j * spacing``."""
+    tokens: list[Line2D]
+    """Markers of wave j at the token positions (empty when no tokens are given)."""
+    offsets: list[float]
+    """Vertical offset of each wave (subtract it from ``get_ydata()`` to get the values)."""
+
+
+def draw_stacked_waves(
+    ax: Axes,
+    x: ArrayLike,
+    waves: ArrayLike,
+    *,
+    token_positions: ArrayLike | None = None,
+    token_values: ArrayLike | None = None,
+    labels: Sequence[str] | None = None,
+    spacing: float = 2.5,
+    xlabel: str | None = "Position",
+    **style: Any,
+) -> StackedWaves:
+    """Draw one wave per dimension, stacked bottom-up, with the token positions marked.
+
+    Introduced in notebook 02_sinusoidal_formula (the stacked-waves picture of write-up 001).
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+        Where to draw.
+    x : array_like, shape (n_samples,)
+        Positions where the continuous waves are sampled (fractional positions allowed).
+    waves : array_like, shape (n_samples, n_waves)
+        Wave j is column j (for example ``sinusoidal_encoding_at(x, d_model)``); wave 0 is
+        drawn at the bottom.
+    token_positions : array_like, shape (n_tokens,), optional
+        Integer token positions to mark on every wave.
+    token_values : array_like, shape (n_tokens, n_waves), optional
+        The encoding at the token positions; required with ``token_positions``.
+    labels : sequence of str, optional
+        One y tick label per wave; ``dim 0 .. n_waves-1`` when omitted.
+    spacing : float, default 2.5
+        Vertical distance between the zero lines of consecutive waves (waves lie in [-1, 1]).
+    xlabel : str or None
+        x axis label; None leaves it unchanged.
+    **style
+        Passed on to the ``Axes.plot`` call of every wave.
+
+    Returns
+    -------
+    StackedWaves
+        ``waves``, ``tokens`` (lists of Line2D, one per wave) and the vertical ``offsets``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from posenc_lib.plots import new_figure
+    >>> fig, ax = new_figure()
+    >>> x = np.linspace(0, 3, 31)
+    >>> waves = np.stack([np.sin(x), np.cos(x)], axis=1)
+    >>> art = draw_stacked_waves(ax, x, waves, token_positions=[0, 1, 2],
+    ...                          token_values=np.stack([np.sin([0, 1, 2]), np.cos([0, 1, 2])], 1))
+    >>> len(art.waves), art.offsets, np.round(art.tokens[1].get_ydata() - art.offsets[1], 4)
+    (2, [0.0, 2.5], array([ 1.    ,  0.5403, -0.4161]))
+    """
+    ax = check_axes(ax)
+    samples = as_vector("x", x)
+    matrix = as_matrix("waves", waves)
+    if matrix.shape[0] != samples.size:
+        raise ValueError(
+            f"waves must have one row per sample of x ({samples.size}); got shape {matrix.shape}"
+        )
+    gap = check_float("spacing", spacing, greater_than=0.0)
+    n_waves = matrix.shape[1]
+    names = row_labels("labels", labels, n_waves, "" if labels is not None else "dim")
+    if (token_positions is None) != (token_values is None):
+        raise ValueError("token_positions and token_values must be given together")
+    marks: tuple[np.ndarray, np.ndarray] | None = None
+    if token_positions is not None:
+        where = as_vector("token_positions", token_positions)
+        values = as_matrix("token_values", token_values)
+        if values.shape != (where.size, n_waves):
+            raise ValueError(
+                f"token_values must have shape {(where.size, n_waves)} (tokens, waves); "
+                f"got {values.shape}"
+            )
+        marks = (where, values)
+    offsets = [j * gap for j in range(n_waves)]
+    wave_lines: list[Line2D] = []
+    token_lines: list[Line2D] = []
+    for j, offset in enumerate(offsets):
+        ax.axhline(offset, color="#BBBBBB", linewidth=0.6, zorder=0)
+        (line,) = ax.plot(samples, matrix[:, j] + offset, **style)
+        wave_lines.append(line)
+        if marks is not None:
+            (dots,) = ax.plot(
+                marks[0],
+                marks[1][:, j] + offset,
+                linestyle="none",
+                marker="o",
+                markersize=6,
+                color=line.get_color(),
+                markeredgecolor="black",
+                zorder=3,
+            )
+            token_lines.append(dots)
+    if marks is not None:
+        for position in marks[0]:
+            ax.axvline(position, color="#888888", linestyle=":", linewidth=0.8, zorder=0)
+    ax.set_yticks(offsets, names)
+    ax.grid(False, axis="y")
+    set_labels(ax, xlabel, None)
+    return StackedWaves(wave_lines, token_lines, offsets)
