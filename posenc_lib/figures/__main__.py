@@ -1,0 +1,7 @@
+"""``python -m posenc_lib.figures``: see ``posenc_lib.figures.cli``."""
+
+from __future__ import annotations
+
+from posenc_lib.figures.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,491 @@
+"""The registered figures: every figure of the source write-ups, and the course's own.
+
+Each function computes its data with the math modules (never its own copy of a formula), draws
+it with ``posenc_lib.plots`` on a pyplot-free ``Figure`` and returns that figure. The defaults
+reproduce the source figure (same d_model, length, layout, axis labels and colormap). The
+write-ups are listed in ``shared/seeds/README.md``: 000 (visual walk-through, d = 512), 001
+(study notes), 002 (notebook with a coolwarm heatmap), 003 (blog post with the binary intuition).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from matplotlib.figure import Figure
+from matplotlib.ticker import MultipleLocator
+
+from posenc_lib import binary, relative, rope, scaling, sinusoidal
+from posenc_lib._checks import check_float, check_int
+from posenc_lib.figures.registry import register
+from posenc_lib.plots import (
+    draw_angles,
+    draw_binary_table,
+    draw_decay_bound,
+    draw_division_term,
+    draw_embedding_schematic,
+    draw_encoding_heatmap,
+    draw_even_odd,
+    draw_frequency_ratios,
+    draw_similarity_matrix,
+    draw_stacked_waves,
+    draw_unit_circle,
+    draw_value_table,
+    draw_values_by_dimension,
+    new_figure,
+)
+
+__all__: list[str] = []
+
+
+def _positions(positions: tuple[int, ...]) -> np.ndarray:
+    return np.asarray(positions, dtype=np.int64)
+
+
+def _base_text(base: float) -> str:
+    return f"{base:g}"
+
+
+@register(
+    "embedding_schematic",
+    source="000 fig 1",
+    description="Each word's embedding e_n plus its orange position vector p_n is the input w_n.",
+)
+def embedding_schematic(
+    *,
+    sentence: str = "the cat was chasing the mouse",
+    d_model: int = 16,
+    base: float = 10000.0,
+    seed: int = 0,
+    figsize: tuple[float, float] = (9.0, 3.2),
+) -> Figure:
+    """The embedding + position-vector schematic: w_n = e_n + p_n (write-up 000, figure 1)."""
+    tokens = sentence.split()
+    seed = check_int("seed", seed, minimum=0)
+    if not tokens:
+        raise ValueError(f"sentence must contain at least one word; got {sentence!r}")
+    encodings = sinusoidal.sinusoidal_encoding(len(tokens), d_model, base)
+    embeddings = np.random.default_rng(seed).normal(0.0, 0.5, size=encodings.shape)
+    fig, ax = new_figure(figsize=figsize)
+    draw_embedding_schematic(ax, embeddings, encodings, tokens=tokens)
+    ax.set_title(f"Input = word embedding + position encoding (d = {d_model})")
+    return fig
+
+
+@register(
+    "division_term",
+    source="000 fig 2",
+    description="The division term 1/10000^(2i/d) against the pair index i, for d = 512.",
+)
+def division_term(
+    *,
+    d_model: int = 512,
+    base: float = 10000.0,
+    figsize: tuple[float, float] = (7.0, 4.0),
+) -> Figure:
+    """Step 1 of write-up 000: the division term falls from 1 towards 1/base."""
+    fig, ax = new_figure(figsize=figsize)
+    draw_division_term(
+        ax,
+        sinusoidal.frequencies(d_model, base),
+        ylabel=f"$1/{_base_text(base)}^{{2i/d}}$",
+    )
+    ax.set_title(f"Division term, d = {d_model}")
+    return fig
+
+
+@register(
+    "theta_offsets",
+    source="000 fig 3",
+    description="theta = pos / 10000^(2i/d) against i for several positions: pos is an offset.",
+)
+def theta_offsets(
+    *,
+    d_model: int = 512,
+    base: float = 10000.0,
+    positions: tuple[int, ...] = (0, 1, 2, 3, 4),
+    figsize: tuple[float, float] = (7.0, 4.0),
+) -> Figure:
+    """Step 2 of write-up 000: each position scales the division term, starting at theta = pos."""
+    where = _positions(positions)
+    fig, ax = new_figure(figsize=figsize)
+    draw_angles(
+        ax,
+        sinusoidal.angles(where, d_model, base),
+        positions=where.tolist(),
+        ylabel=rf"$\theta = pos / {_base_text(base)}^{{2i/d}}$",
+    )
+    ax.set_title(f"Angle theta per pair, d = {d_model}")
+    return fig
+
+
+@register(
+    "even_sin_odd_cos",
+    source="000 fig 4",
+    description="sin(theta) at the even indices and cos(theta) at the odd ones, against i.",
+)
+def even_sin_odd_cos(
+    *,
+    d_model: int = 512,
+    base: float = 10000.0,
+    positions: tuple[int, ...] = (0, 1, 2, 3, 4),
+    figsize: tuple[float, float] = (7.0, 4.0),
+) -> Figure:
+    """Step 3 of write-up 000: even columns tend to 0 and odd columns to 1 as i grows."""
+    where = _positions(positions)
+    fig, ax = new_figure(figsize=figsize)
+    draw_even_odd(
+        ax,
+        sinusoidal.sinusoidal_encoding_at(where, d_model, base),
+        positions=where.tolist(),
+        markersize=2.5,
+    )
+    ax.set_title(f"Sine at even indices 2i, cosine at odd indices 2i+1, d = {d_model}")
+    return fig
+
+
+@register(
+    "value_by_dimension",
+    source="000 fig 5.1",
+    description="The encoding value against the dimension 0..d-1, one curve per position.",
+)
+def value_by_dimension(
+    *,
+    d_model: int = 512,
+    base: float = 10000.0,
+    positions: tuple[int, ...] = (0, 1, 2, 3, 4),
+    figsize: tuple[float, float] = (7.0, 4.0),
+) -> Figure:
+    """Step 4 of write-up 000: the whole vector of each position, early dimensions oscillate."""
+    where = _positions(positions)
+    fig, ax = new_figure(figsize=figsize)
+    draw_values_by_dimension(
+        ax,
+        sinusoidal.sinusoidal_encoding_at(where, d_model, base),
+        positions=where.tolist(),
+        linewidth=0.7,
+        alpha=0.85,
+    )
+    ax.set_title(f"Positional encoding value per dimension, d = {d_model}")
+    return fig
+
+
+@register(
+    "heatmap_000",
+    source="000 fig 5.2",
+    description="Heatmap of the encoding for 100 positions x 512 dimensions.",
+)
+def heatmap_000(
+    *,
+    n_positions: int = 100,
+    d_model: int = 512,
+    base: float = 10000.0,
+    layout: str = "interleaved",
+    cmap: str = "viridis",
+    figsize: tuple[float, float] = (7.0, 4.0),
+) -> Figure:
+    """Step 5 of write-up 000: one row per position, dimensions along x."""
+    encoding = sinusoidal.sinusoidal_encoding(n_positions, d_model, base, layout=layout)
+    fig, ax = new_figure(figsize=figsize)
+    draw_encoding_heatmap(ax, encoding, cmap=cmap, colorbar=True)
+    ax.set_title(f"Positional encoding, {n_positions} positions x {d_model} dimensions")
+    return fig
+
+
+@register(
+    "stacked_waves",
+    source="001 sine/cosine waves",
+    description="One sine or cosine wave per dimension, stacked, with the token positions marked.",
+)
+def stacked_waves(
+    *,
+    d_model: int = 4,
+    base: float = 10000.0,
+    n_tokens: int = 3,
+    length: float = 10.0,
+    figsize: tuple[float, float] = (7.0, 4.5),
+) -> Figure:
+    """Write-up 001: token p reads dimension j off wave j at x = p (wave 0 at the bottom)."""
+    length = check_float("length", length, greater_than=0.0)
+    n_tokens = check_int("n_tokens", n_tokens)
+    x = np.linspace(0.0, length, 501)
+    tokens = np.arange(n_tokens)
+    omega = sinusoidal.frequencies(d_model, base)
+    labels = [
+        f"dim {j}: {'sin' if j % 2 == 0 else 'cos'}({omega[j // 2]:.3g} pos)"
+        for j in range(d_model)
+    ]
+    fig, ax = new_figure(figsize=figsize)
+    draw_stacked_waves(
+        ax,
+        x,
+        sinusoidal.sinusoidal_encoding_at(x, d_model, base),
+        token_positions=tokens,
+        token_values=sinusoidal.sinusoidal_encoding(n_tokens, d_model, base),
+        labels=labels,
+    )
+    ax.set_title(f"Sine/cosine waves of d_model = {d_model}, tokens at positions 0..{n_tokens - 1}")
+    return fig
+
+
+@register(
+    "table_d_model_4",
+    source="001 d_model=4 table",
+    description="The worked d_model = 4 table; the last row is position 3 (the source says pos 4).",
+)
+def table_d_model_4(
+    *,
+    n_positions: int = 4,
+    d_model: int = 4,
+    base: float = 10000.0,
+    digits: int = 8,
+    figsize: tuple[float, float] = (7.0, 2.2),
+) -> Figure:
+    """Write-up 001's table, computed, with every row labelled by its true position."""
+    digits = check_int("digits", digits, minimum=0)
+    encoding = sinusoidal.sinusoidal_encoding(n_positions, d_model, base)
+    columns = [f"{'sin' if j % 2 == 0 else 'cos'}, i={j // 2}" for j in range(d_model)]
+    fig, ax = new_figure(figsize=figsize)
+    draw_value_table(
+        ax,
+        encoding,
+        row_labels=[f"pos {p}" for p in range(n_positions)],
+        col_labels=columns,
+        fmt=f"{{:.{digits}f}}",
+    )
+    ax.set_title(f"PE for d_model = {d_model}, positions 0..{n_positions - 1}")
+    return fig
+
+
+def _binary_figure(
+    n_positions: int, n_bits: int, columns: int, by_rate: bool, figsize: tuple[float, float]
+) -> Figure:
+    bits = binary.binary_table(n_positions, n_bits)
+    columns = check_int("columns", columns)
+    if columns > n_positions:
+        raise ValueError(f"columns must be <= n_positions ({n_positions}); got {columns}")
+    periods = binary.bit_periods(bits.shape[1]) if by_rate else None
+    fig, axes = new_figure(1, columns, figsize=figsize, squeeze=False)
+    blocks = np.array_split(np.arange(n_positions), columns)
+    for ax, rows in zip(axes[0], blocks, strict=True):
+        draw_binary_table(
+            ax,
+            bits[rows],
+            periods=periods,
+            row_labels=[str(p) for p in rows],
+            ylabel="Position" if rows[0] == 0 else None,
+        )
+    return fig
+
+
+@register(
+    "binary_table",
+    source="001 binary table",
+    description="Positions 0..15 written in 4 bits, most significant bit first.",
+)
+def binary_table(
+    *,
+    n_positions: int = 16,
+    n_bits: int = 4,
+    columns: int = 1,
+    figsize: tuple[float, float] = (3.0, 5.0),
+) -> Figure:
+    """Write-up 001's 0..15 table: bit k repeats with period 2^(k+1)."""
+    fig = _binary_figure(n_positions, n_bits, columns, False, figsize)
+    fig.suptitle(f"Positions 0..{n_positions - 1} in binary")
+    return fig
+
+
+@register(
+    "heatmap_002",
+    source="002 heatmap",
+    description="encoding.T for 100 positions x 300 dimensions, coolwarm with a colorbar.",
+)
+def heatmap_002(
+    *,
+    n_positions: int = 100,
+    d_model: int = 300,
+    base: float = 10000.0,
+    cmap: str = "coolwarm",
+    aspect: float = 0.3,
+    figsize: tuple[float, float] = (6.0, 6.0),
+) -> Figure:
+    """Write-up 002: dimension on y, "Text length" on x, ticks every 5 positions."""
+    encoding = sinusoidal.sinusoidal_encoding(n_positions, d_model, base)
+    fig, ax = new_figure(figsize=figsize)
+    draw_encoding_heatmap(
+        ax,
+        encoding,
+        transpose=True,
+        cmap=cmap,
+        colorbar=True,
+        aspect=aspect,
+        position_label="Text length",
+        dimension_label="Dimension",
+    )
+    ax.xaxis.set_major_locator(MultipleLocator(10))
+    ax.xaxis.set_minor_locator(MultipleLocator(1))
+    return fig
+
+
+@register(
+    "heatmap_003",
+    source="003 figure 2",
+    description="The 128-dimensional encoding for 50 positions, one row per position vector.",
+)
+def heatmap_003(
+    *,
+    n_positions: int = 50,
+    d_model: int = 128,
+    base: float = 10000.0,
+    cmap: str = "RdBu",
+    figsize: tuple[float, float] = (7.0, 4.0),
+) -> Figure:
+    """Write-up 003, figure 2: each row is the vector p_t of one position t."""
+    encoding = sinusoidal.sinusoidal_encoding(n_positions, d_model, base)
+    fig, ax = new_figure(figsize=figsize)
+    draw_encoding_heatmap(ax, encoding, cmap=cmap, colorbar=True, origin="lower")
+    ax.set_title(f"{d_model}-dimensional encoding, {n_positions} positions")
+    return fig
+
+
+@register(
+    "binary_bit_rate",
+    source="003 binary table",
+    description="Positions 0..15 in binary, each set bit coloured by how fast its column flips.",
+)
+def binary_bit_rate(
+    *,
+    n_positions: int = 16,
+    n_bits: int = 4,
+    columns: int = 2,
+    figsize: tuple[float, float] = (5.0, 3.6),
+) -> Figure:
+    """Write-up 003's table in two blocks: fast bits dark red, slow bits light orange."""
+    fig = _binary_figure(n_positions, n_bits, columns, True, figsize)
+    fig.suptitle("Bits coloured by rate of change (period 2, 4, 8, 16)")
+    return fig
+
+
+@register(
+    "dot_product_matrix",
+    source="003 figure 3",
+    description="PE(t)·PE(t') for all pairs of positions: symmetric, a function of t'-t only.",
+)
+def dot_product_matrix(
+    *,
+    n_positions: int = 50,
+    d_model: int = 128,
+    base: float = 10000.0,
+    cmap: str = "viridis",
+    figsize: tuple[float, float] = (5.5, 4.5),
+) -> Figure:
+    """Write-up 003, figure 3: the dot products decay with distance, symmetrically."""
+    encoding = sinusoidal.sinusoidal_encoding(n_positions, d_model, base)
+    fig, ax = new_figure(figsize=figsize)
+    draw_similarity_matrix(ax, relative.similarity_matrix(encoding), cmap=cmap)
+    ax.set_title(f"Dot product of position encodings, d = {d_model}")
+    return fig
+
+
+def _rope_scaling(
+    method: str,
+    factor: float,
+    trained_length: int,
+    n_pairs: int,
+) -> dict[str, object]:
+    config: dict[str, object] = {
+        "rope_type": method,
+        "factor": factor,
+        "original_max_position_embeddings": trained_length,
+    }
+    if method == "llama3":
+        config.update(low_freq_factor=1.0, high_freq_factor=4.0)
+    if method == "longrope":
+        # lambda_i = s^((i/(n-1))^2), illustrative rescale factors
+        ramp = (factor ** (np.linspace(0.0, 1.0, n_pairs) ** 2)).tolist()
+        config.update(short_factor=[1.0] * n_pairs, long_factor=ramp)
+    return config
+
+
+@register(
+    "frequency_ratio",
+    source="course",
+    description="Scaled / original RoPE frequency per pair for every context-extension method.",
+)
+def frequency_ratio(
+    *,
+    head_dim: int = 128,
+    base: float = 10000.0,
+    factor: float = 4.0,
+    trained_length: int = 4096,
+    methods: tuple[str, ...] = ("linear", "ntk", "dynamic", "yarn", "llama3", "longrope"),
+    figsize: tuple[float, float] = (7.0, 4.0),
+) -> Figure:
+    """Notebook 06's key picture: where each method interpolates and where it extrapolates.
+
+    dynamic is evaluated at seq_len = factor * trained_length; llama3 uses low/high frequency
+    factors 1 and 4; longrope uses illustrative long factors lambda_i = s^((i/(n-1))^2), since
+    its real factors are searched per model.
+    """
+    factor = check_float("factor", factor, at_least=1.0)
+    trained_length = check_int("trained_length", trained_length)
+    seq_len = int(round(factor * trained_length))
+    ratios = {}
+    for method in methods:
+        config = _rope_scaling(method, factor, trained_length, head_dim // 2)
+        label = "longrope (illustrative)" if method == "longrope" else method
+        ratios[label] = scaling.frequency_ratio(head_dim, base, config, seq_len=seq_len)
+    fig, ax = new_figure(figsize=figsize)
+    draw_frequency_ratios(ax, ratios)
+    ax.axhline(1.0, color="#999999", linewidth=0.8, zorder=0)
+    ax.axhline(1.0 / factor, color="#999999", linewidth=0.8, linestyle=":", zorder=0)
+    ax.set_title(f"Frequency ratio per pair, s = {factor:g}, L = {trained_length}, d = {head_dim}")
+    return fig
+
+
+@register(
+    "rope_decay_bound",
+    source="course",
+    description="RoFormer's long-term decay bound against relative distance; it is not monotonic.",
+)
+def rope_decay_bound(
+    *,
+    head_dim: int = 128,
+    base: float = 10000.0,
+    max_distance: int = 1024,
+    figsize: tuple[float, float] = (7.0, 4.0),
+) -> Figure:
+    """Notebook 05: (1/(d/2)) sum_j |S_j| falls with distance, with bounces."""
+    distances = np.arange(check_int("max_distance", max_distance) + 1)
+    fig, ax = new_figure(figsize=figsize)
+    draw_decay_bound(ax, distances, rope.rope_decay_bound(distances, head_dim, base))
+    ax.set_title(f"RoPE long-term decay bound, d = {head_dim}, base = {_base_text(base)}")
+    return fig
+
+
+@register(
+    "unit_circle_rotation",
+    source="course",
+    description="The point at angle omega*t rotated by omega*k lands at omega*(t+k).",
+)
+def unit_circle_rotation(
+    *,
+    omega: float = 0.5,
+    position: float = 1.0,
+    offset: float = 2.0,
+    figsize: tuple[float, float] = (4.5, 4.5),
+) -> Figure:
+    """Notebook 04: shifting by k positions is a rotation by omega*k that ignores t."""
+    # angle = omega * t
+    angle = omega * position
+    start = relative.rotation_matrix(angle) @ np.array([1.0, 0.0])
+    end = relative.rotation_matrix(omega * offset) @ start
+    fig, ax = new_figure(figsize=figsize)
+    draw_unit_circle(
+        ax,
+        start,
+        end,
+        point_label=rf"$\omega t$ = {angle:g}",
+        rotated_label=rf"$\omega(t+k)$ = {omega * (position + offset):g}",
+    )
+    ax.set_title(rf"Shift by k = {offset:g}: rotate by $\omega k$ = {omega * offset:g}")
+    return fig

@@ -1,0 +1,304 @@
+"""Command line of the figure registry: ``python -m posenc_lib.figures`` / ``posenc-figures``.
+
+::
+
+    posenc-figures list [-v]
+    posenc-figures build [NAMES ...] [--out DIR] [--format svg,png,pdf] [--dpi N]
+                         [--set KEY=VALUE ...] [--gallery]
+    posenc-figures gallery [--out DIR]
+
+``--set key=value`` applies to every selected figure that has the parameter ``key`` (at least
+one must); ``--set name.key=value`` targets one figure. Values are parsed to the type of the
+parameter's default: int, float, str, bool (true/false) or comma-separated tuples.
+
+Every argument is checked before anything is written, and every figure is drawn in memory
+before the first file is saved: bad input prints one clear message on stderr and exits with
+status 2, leaving the output directory as it was. Files are written atomically and
+deterministically (``posenc_lib.plots.save_figure``), so a rebuild gives identical bytes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TextIO
+
+import matplotlib
+
+from posenc_lib.figures.gallery import write_gallery
+from posenc_lib.figures.registry import REGISTRY, FigureSpec, parse_parameter
+from posenc_lib.plots.style import SAVE_FORMATS, course_style, save_figure
+
+__all__ = ["UsageError", "main", "plan_build"]
+
+PROG = "posenc-figures"
+FORMATS = tuple(suffix.lstrip(".") for suffix in SAVE_FORMATS)
+DEFAULT_FORMATS = ("svg", "png")
+
+
+class UsageError(Exception):
+    """Bad command-line input: reported on stderr with exit status 2."""
+
+
+@dataclass
+class BuildPlan:
+    """Everything ``build`` will do, fully validated before any file is touched."""
+
+    specs: list[FigureSpec]
+    params: dict[str, dict[str, Any]] = field(default_factory=dict)
+    out: Path = Path("figures")
+    formats: tuple[str, ...] = DEFAULT_FORMATS
+    dpi: int | None = None
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog=PROG,
+        description="Rebuild the figures of the positional-encoding course.",
+    )
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    listing = commands.add_parser("list", help="show every figure: name, source, description")
+    listing.add_argument("-v", "--verbose", action="store_true", help="also show parameters")
+    build = commands.add_parser("build", help="draw figures and save them")
+    build.add_argument("names", nargs="*", metavar="NAME", help="figures to build (default: all)")
+    build.add_argument("--out", default="figures", help="output directory (default: figures)")
+    build.add_argument(
+        "--format",
+        default=",".join(DEFAULT_FORMATS),
+        help=f"comma-separated formats among {','.join(FORMATS)} (default: svg,png)",
+    )
+    build.add_argument("--dpi", default=None, help="resolution in dots per inch (default: 100)")
+    build.add_argument(
+        "--set",
+        dest="settings",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="change a parameter, e.g. --set d_model=256 or --set heatmap_002.cmap=viridis",
+    )
+    build.add_argument(
+        "--gallery", action="store_true", help="also write the gallery README.md in --out"
+    )
+    gallery = commands.add_parser("gallery", help="write README.md, the gallery of --out")
+    gallery.add_argument("--out", default="figures", help="figure directory (default: figures)")
+    return parser
+
+
+def _check_out(text: str) -> Path:
+    out = Path(text)
+    if out.exists() and not out.is_dir():
+        raise UsageError(f"--out must be a directory; {text!r} is an existing file")
+    for parent in out.parents:
+        if parent.exists():
+            if not parent.is_dir():
+                raise UsageError(f"--out {text!r} is inside {str(parent)!r}, which is a file")
+            break
+    return out
+
+
+def _check_formats(text: str) -> tuple[str, ...]:
+    formats = [item.strip().lower().lstrip(".") for item in text.split(",") if item.strip()]
+    if not formats:
+        raise UsageError(f"--format needs at least one of {', '.join(FORMATS)}")
+    unknown = [item for item in formats if item not in FORMATS]
+    if unknown:
+        raise UsageError(
+            f"unsupported format {unknown[0]!r} in --format {text!r}; "
+            f"supported: {', '.join(FORMATS)}"
+        )
+    return tuple(dict.fromkeys(formats))
+
+
+def _check_dpi(text: str | None) -> int | None:
+    if text is None:
+        return None
+    try:
+        dpi = int(text)
+    except ValueError:
+        raise UsageError(f"--dpi must be a positive integer; got {text!r}") from None
+    if dpi < 1:
+        raise UsageError(f"--dpi must be a positive integer; got {text!r}")
+    return dpi
+
+
+def _check_names(names: Sequence[str]) -> list[FigureSpec]:
+    if not names:
+        return list(REGISTRY.values())
+    specs = []
+    for name in dict.fromkeys(names):
+        if name not in REGISTRY:
+            raise UsageError(
+                f"unknown figure {name!r}; known figures: {', '.join(REGISTRY)} "
+                f"(see '{PROG} list')"
+            )
+        specs.append(REGISTRY[name])
+    return specs
+
+
+def _check_settings(
+    settings: Sequence[str], specs: Sequence[FigureSpec]
+) -> dict[str, dict[str, Any]]:
+    params: dict[str, dict[str, Any]] = {spec.name: {} for spec in specs}
+    for setting in settings:
+        key, sep, text = setting.partition("=")
+        key = key.strip()
+        if not sep or not key:
+            raise UsageError(f"--set needs KEY=VALUE; got {setting!r}")
+        target, dot, parameter = key.rpartition(".")
+        if dot:
+            if target not in params:
+                raise UsageError(
+                    f"--set {setting!r}: figure {target!r} is not among the figures being built"
+                )
+            chosen = [spec for spec in specs if spec.name == target]
+        else:
+            chosen = [spec for spec in specs if parameter in spec.defaults]
+        if not chosen or parameter not in chosen[0].defaults:
+            where = f"figure {target}" if dot else "any of the selected figures"
+            raise UsageError(f"--set {setting!r}: unknown parameter {parameter!r} for {where}")
+        for spec in chosen:
+            try:
+                params[spec.name][parameter] = parse_parameter(spec, parameter, text)
+            except (TypeError, ValueError) as err:
+                raise UsageError(f"--set {setting!r}: {err}") from None
+    return params
+
+
+def plan_build(args: argparse.Namespace) -> BuildPlan:
+    """Validate every argument of ``build``; raise ``UsageError`` on the first problem.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed ``build`` arguments.
+
+    Returns
+    -------
+    BuildPlan
+        The figures, their parameters, the output directory, formats and dpi.
+    """
+    out = _check_out(args.out)
+    formats = _check_formats(args.format)
+    dpi = _check_dpi(args.dpi)
+    specs = _check_names(args.names)
+    params = _check_settings(args.settings, specs)
+    return BuildPlan(specs, params, out, formats, dpi)
+
+
+def _draw_all(plan: BuildPlan) -> list[tuple[FigureSpec, Any, float]]:
+    drawn = []
+    for spec in plan.specs:
+        start = time.perf_counter()
+        try:
+            figure = spec.build(**plan.params[spec.name])
+        except (TypeError, ValueError) as err:
+            raise UsageError(f"figure {spec.name}: {err}") from None
+        drawn.append((spec, figure, time.perf_counter() - start))
+    return drawn
+
+
+def _build(args: argparse.Namespace, stdout: TextIO) -> int:
+    started = time.perf_counter()
+    plan = plan_build(args)
+    if args.gallery:
+        _check_gallery_names(plan.specs)
+    drawn = _draw_all(plan)
+    plan.out.mkdir(parents=True, exist_ok=True)
+    width = max(len(spec.name) for spec in plan.specs)
+    n_files = 0
+    with course_style():
+        for index, (spec, figure, seconds) in enumerate(drawn, start=1):
+            start = time.perf_counter()
+            written = [
+                save_figure(figure, plan.out / f"{spec.name}.{fmt}", dpi=plan.dpi)
+                for fmt in plan.formats
+            ]
+            n_files += len(written)
+            seconds += time.perf_counter() - start
+            files = ", ".join(path.name for path in written)
+            print(
+                f"[{index:>{len(str(len(drawn)))}}/{len(drawn)}] {spec.name:<{width}}  "
+                f"{files}  ({seconds:.2f} s)",
+                file=stdout,
+            )
+    if args.gallery:
+        path = write_gallery(plan.out)
+        print(f"gallery: {path}", file=stdout)
+    elapsed = time.perf_counter() - started
+    print(
+        f"built {len(drawn)} figure(s), {n_files} file(s) ({','.join(plan.formats)}) "
+        f"in {plan.out}/ in {elapsed:.1f} s",
+        file=stdout,
+    )
+    return 0
+
+
+def _check_gallery_names(specs: Sequence[FigureSpec]) -> None:
+    if len(specs) != len(REGISTRY):
+        raise UsageError("--gallery needs every figure: build without NAMES")
+
+
+def _gallery(args: argparse.Namespace, stdout: TextIO) -> int:
+    out = _check_out(args.out)
+    missing = [name for name in REGISTRY if not (out / f"{name}.png").is_file()]
+    if missing:
+        raise UsageError(
+            f"gallery needs the PNG of every figure in {args.out}; missing: {', '.join(missing)} "
+            f"(run '{PROG} build --out {args.out} --format svg,png' first)"
+        )
+    path = write_gallery(out)
+    print(f"wrote {path} ({len(REGISTRY)} figures)", file=stdout)
+    return 0
+
+
+def _list(args: argparse.Namespace, stdout: TextIO) -> int:
+    name_width = max(len(name) for name in REGISTRY)
+    source_width = max(len(spec.source) for spec in REGISTRY.values())
+    for spec in REGISTRY.values():
+        print(f"{spec.name:<{name_width}}  {spec.source:<{source_width}}  {spec.description}",
+              file=stdout)
+        if args.verbose:
+            for key, default in spec.defaults.items():
+                setting = shlex.quote(f"{key}={_show(default)}")
+                print(f"{'':<{name_width}}    --set {setting}", file=stdout)
+    return 0
+
+
+def _show(value: Any) -> str:
+    if isinstance(value, tuple):
+        return ",".join(_show(item) for item in value)
+    if isinstance(value, bool):
+        return str(value).lower()
+    return str(value)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; return the exit status (0 success, 2 bad input).
+
+    Parameters
+    ----------
+    argv : sequence of str, optional
+        Arguments without the program name; ``sys.argv[1:]`` when omitted.
+
+    Returns
+    -------
+    int
+        0 on success, 2 on bad input (message on stderr, nothing written).
+    """
+    matplotlib.use("Agg")
+    parser = _parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exit_:
+        return int(exit_.code or 0)
+    handlers = {"list": _list, "build": _build, "gallery": _gallery}
+    try:
+        return handlers[args.command](args, sys.stdout)
+    except UsageError as err:
+        print(f"{PROG}: error: {err}", file=sys.stderr)
+        return 2
