@@ -1,0 +1,116 @@
+"""Explorer of notebook 09_figure_gallery: the three source heatmaps as one set of parameters.
+
+Write-ups 000, 002 and 003 each show a heatmap of the same encoding; they differ only in the
+parameters the figure registry exposes (length, d_model, colormap, orientation). This explorer
+starts from a registered heatmap's defaults and lets the learner change them live.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import ipywidgets
+from matplotlib.ticker import MaxNLocator
+
+from posenc_lib._checks import check_choice
+from posenc_lib.figures.registry import get_figure
+from posenc_lib.plots import draw_encoding_heatmap
+from posenc_lib.sinusoidal import sinusoidal_encoding
+from posenc_lib.widgets._base import Explorer
+
+__all__ = ["SOURCE_HEATMAPS", "SourceHeatmapExplorer"]
+
+SOURCE_HEATMAPS: dict[str, dict[str, Any]] = {
+    "heatmap_000": {"transpose": False, "position_label": "Position", "flip": False},
+    "heatmap_002": {"transpose": True, "position_label": "Text length", "flip": False},
+    "heatmap_003": {"transpose": False, "position_label": "Position", "flip": True},
+}
+"""How each registered heatmap is oriented: dimension on y (002) and position 0 at the bottom
+(003, drawn with ``origin="lower"``)."""
+
+CMAPS = ("viridis", "coolwarm", "RdBu", "magma", "cividis")
+
+
+class SourceHeatmapExplorer(Explorer):
+    """A registered source heatmap whose length, d_model and colormap follow the controls.
+
+    Introduced in notebook 09_figure_gallery. Choosing another ``figure`` resets the other
+    controls to that figure's registry defaults (for example 100 x 300, coolwarm, transposed for
+    ``heatmap_002``), so the learner sees that the three sources draw one encoding with three
+    sets of parameters.
+
+    Parameters
+    ----------
+    figure : {"heatmap_000", "heatmap_002", "heatmap_003"}, default "heatmap_002"
+        The registered figure whose defaults start the explorer.
+    """
+
+    def __init__(self, figure: str = "heatmap_002") -> None:
+        figure = check_choice("figure", figure, SOURCE_HEATMAPS)
+        defaults = get_figure(figure).defaults
+        super().__init__(figsize=(6.0, 3.6), dpi=72)
+        with self.style():
+            self.ax = self.figure.add_subplot()
+            self.heatmap = draw_encoding_heatmap(
+                self.ax, sinusoidal_encoding(2, 2), cmap=defaults["cmap"], colorbar=True
+            )
+            self.title = self.ax.set_title("", fontsize=9)
+            colorbar = self.heatmap.colorbar
+            assert colorbar is not None
+            colorbar.set_ticks([-1.0, 0.0, 1.0])
+            self.ax.xaxis.set_major_locator(MaxNLocator(5))
+            self.ax.yaxis.set_major_locator(MaxNLocator(5))
+        self._resetting = False
+        self.add_control(
+            "figure",
+            ipywidgets.Dropdown(options=list(SOURCE_HEATMAPS), value=figure, description="figure"),
+        )
+        self.add_control(
+            "n_positions",
+            ipywidgets.IntSlider(
+                value=defaults["n_positions"], min=10, max=300, step=10, description="length"
+            ),
+        )
+        self.add_control(
+            "d_model",
+            ipywidgets.IntSlider(
+                value=defaults["d_model"], min=16, max=512, step=4, description="d_model"
+            ),
+        )
+        self.add_control(
+            "cmap", ipywidgets.Dropdown(options=CMAPS, value=defaults["cmap"], description="cmap")
+        )
+        self.refresh()
+        self.figure.set_layout_engine("none")
+
+    def update(self, figure: str, n_positions: int, d_model: int, cmap: str) -> None:  # type: ignore[override]
+        """Redraw the heatmap of ``n_positions`` x ``d_model`` in place, as ``figure`` draws it."""
+        options = SOURCE_HEATMAPS[figure]
+        encoding = sinusoidal_encoding(n_positions, d_model)
+        data = encoding.T if options["transpose"] else encoding
+        rows, cols = data.shape
+        self.heatmap.set_data(data)
+        self.heatmap.set_extent((-0.5, cols - 0.5, rows - 0.5, -0.5))
+        self.heatmap.set_cmap(cmap)
+        self.ax.set_xlim(-0.5, cols - 0.5)
+        bottom, top = (-0.5, rows - 0.5) if options["flip"] else (rows - 0.5, -0.5)
+        self.ax.set_ylim(bottom, top)
+        position, dimension = options["position_label"], "Dimension"
+        xlabel, ylabel = (position, dimension) if options["transpose"] else (dimension, position)
+        self.ax.set_xlabel(xlabel)
+        self.ax.set_ylabel(ylabel)
+        self.title.set_text(f"{figure}: {n_positions} positions x {d_model} dimensions")
+
+    def _on_change(self, change: Mapping[str, Any]) -> None:
+        if self._resetting:
+            return
+        if change.get("owner") is self.controls["figure"]:
+            defaults = get_figure(change["new"]).defaults
+            self._resetting = True
+            try:
+                for name in ("n_positions", "d_model", "cmap"):
+                    self.controls[name].value = defaults[name]
+            finally:
+                self._resetting = False
+        self.refresh()
