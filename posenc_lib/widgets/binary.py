@@ -1,0 +1,278 @@
+"""Explorers for the simple position codes of notebooks 00 and 01.
+
+* :class:`WordOrderExplorer` (00_why_position): reorder "the cat was chasing the mouse" and add
+  no position, the integer index or the normalised index; see whether attention notices.
+* :class:`BinaryCountingExplorer` (01_binary_counting): a position slider highlights its row
+  in the binary table and the matching point on every bit's square wave and smooth cousin.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Hashable, Sequence
+from typing import Any
+
+import ipywidgets
+import numpy as np
+from matplotlib.artist import Artist
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+from matplotlib.patches import Rectangle
+from numpy.typing import NDArray
+from PIL import Image
+
+from posenc_lib._checks import check_int
+from posenc_lib.attention import self_attention
+from posenc_lib.binary import binary_table, bit_periods, bit_wave, smooth_bit_wave
+from posenc_lib.plots import draw_binary_table, draw_stacked_waves
+from posenc_lib.plots.attention import draw_attention_weights, draw_grouped_bars
+from posenc_lib.scorecard import encode
+from posenc_lib.widgets._base import Explorer
+
+__all__ = ["BinaryCountingExplorer", "BlitRendering", "WordOrderExplorer", "word_order_model"]
+
+VOCAB: tuple[str, ...] = ("the", "cat", "was", "chasing", "mouse")
+ORDERS: tuple[str, ...] = (
+    "the cat was chasing the mouse",
+    "the mouse was chasing the cat",
+    "mouse the chasing cat the was",
+)
+ENCODINGS: tuple[str, ...] = ("none", "integer", "normalised")
+
+
+class BlitRendering:
+    """Mixin for an :class:`Explorer`: after a change, redraw only the artists that change.
+
+    Everything else (axes, ticks, static lines) is drawn once and kept as a pixel copy, the
+    *background*, which is redrawn only when :meth:`background_key` changes (for example when
+    an axis range depends on a control). The first full draw also fixes the layout, so later
+    draws skip the layout engine. The figure itself is untouched: ``explorer.figure`` still
+    draws completely when a notebook shows it. Put it first in the bases:
+    ``class MyExplorer(BlitRendering, Explorer)``.
+    """
+
+    figure: Figure
+    canvas: FigureCanvasAgg
+    image: ipywidgets.Image
+    _background: Any = None
+    _background_at: Hashable = None
+
+    def changing_artists(self) -> Sequence[Artist]:
+        """The artists ``update`` changes, drawn over the background in this order."""
+        raise NotImplementedError
+
+    def background_key(self) -> Hashable:
+        """What the background depends on (a hashable value); constant by default."""
+        return ()
+
+    def render(self) -> bytes:
+        """Draw the changed artists (and the background if needed) and show the PNG."""
+        changing = list(self.changing_artists())
+        key = (self.background_key(), self.canvas.get_width_height())
+        if self._background is None or key != self._background_at:
+            if self._background is None:
+                # lay the figure out once with every artist shown, then keep that layout
+                self.canvas.draw()
+                self.figure.set_layout_engine("none")
+            visible = [artist.get_visible() for artist in changing]
+            for artist in changing:
+                artist.set_visible(False)
+            self.canvas.draw()
+            self._background = self.canvas.copy_from_bbox(self.figure.bbox)
+            self._background_at = key
+            for artist, shown in zip(changing, visible, strict=True):
+                artist.set_visible(shown)
+        else:
+            self.canvas.restore_region(self._background)
+        for artist in changing:
+            self.figure.draw_artist(artist)
+        buffer = io.BytesIO()
+        rgb = np.ascontiguousarray(np.asarray(self.canvas.buffer_rgba())[..., :3])  # opaque
+        Image.fromarray(rgb).save(buffer, format="png", compress_level=1)
+        self.image.value = buffer.getvalue()
+        return bytes(self.image.value)
+
+
+def word_order_model(
+    d_model: int = 8, seed: int = 0
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
+    """The toy model of notebook 00: an embedding table for :data:`VOCAB` and W_q, W_k, W_v.
+
+    Parameters
+    ----------
+    d_model : int, default 8
+        Width of the embeddings and of the projections.
+    seed : int, default 0
+        Seed of ``np.random.default_rng``.
+
+    Returns
+    -------
+    table : numpy.ndarray, shape (len(VOCAB), d_model)
+        Standard normal embeddings, one row per word of :data:`VOCAB`.
+    w_q, w_k, w_v : numpy.ndarray, shape (d_model, d_model)
+        Normal projections scaled by 1/sqrt(d_model).
+
+    Examples
+    --------
+    >>> table, w_q, w_k, w_v = word_order_model()
+    >>> table.shape, w_v.shape
+    ((5, 8), (8, 8))
+    """
+    d_model = check_int("d_model", d_model)
+    seed = check_int("seed", seed, minimum=0)
+    rng = np.random.default_rng(seed)
+    table = rng.normal(size=(len(VOCAB), d_model))
+    w_q, w_k, w_v = rng.normal(size=(3, d_model, d_model)) / np.sqrt(d_model)
+    return table, w_q, w_k, w_v
+
+
+class WordOrderExplorer(BlitRendering, Explorer):
+    """Attention weights of a reordered sentence, and one word's output in two orders.
+
+    Controls: ``order`` (three orders of the same six words), ``encoding`` ("none",
+    "integer", "normalised": what is added to every coordinate of the embeddings) and
+    ``word`` (whose output is compared with its output in the original order).
+
+    Without position the bars match for every order: attention moves each word's output along
+    with the word and changes nothing else.
+
+    Parameters
+    ----------
+    d_model : int, default 8
+        Embedding width of the toy model (:func:`word_order_model`).
+    seed : int, default 0
+        Seed of the toy model.
+    """
+
+    words = ("cat", "mouse", "was", "chasing")
+
+    def __init__(self, d_model: int = 8, seed: int = 0) -> None:
+        super().__init__(figsize=(9.0, 3.8))
+        self.table, self.w_q, self.w_k, self.w_v = word_order_model(d_model, seed)
+        runs = {(o, e): self._run(o, e) for o in ORDERS for e in ENCODINGS}
+        self.reference = {e: runs[ORDERS[0], e][0] for e in ENCODINGS}
+        # one y range per encoding, wide enough for every order and word
+        self.limits = {
+            e: 1.1 * max(float(np.abs(runs[o, e][0]).max()) for o in ORDERS) for e in ENCODINGS
+        }
+        out, weights = runs[ORDERS[0], "none"]
+        with self.style():
+            left, right = self.figure.subplots(1, 2, width_ratios=[1.0, 1.3])
+            self.attention = draw_attention_weights(
+                left, weights, query_labels=ORDERS[0].split(), numbers=False
+            )
+            left.set_title("attention weights (row: query)", fontsize=9, pad=42)
+            self.bars = draw_grouped_bars(
+                right,
+                {"in this order": out[1], f"in '{ORDERS[0]}'": out[1]},
+                xlabel="Output dimension",
+                ylabel="Value",
+            )
+            self.title = right.set_title("", fontsize=9, y=1.0)  # fixed y: drawn alone
+        self.bar_axes = right
+        self.add_control("order", ipywidgets.Dropdown(options=ORDERS, value=ORDERS[1]))
+        self.add_control("encoding", ipywidgets.Dropdown(options=ENCODINGS, value="none"))
+        self.add_control("word", ipywidgets.Dropdown(options=self.words, value="cat"))
+        self.refresh()
+
+    def _run(self, order: str, encoding: str) -> tuple[NDArray[Any], NDArray[Any]]:
+        words = order.split()
+        x = self.table[[VOCAB.index(w) for w in words]]
+        if encoding != "none":
+            # x_p = e_p + code(p), the same number added to every coordinate
+            x = x + encode(encoding, range(len(words)), sentence_length=len(words))
+        return self_attention(x, self.w_q, self.w_k, self.w_v)
+
+    def background_key(self) -> Hashable:
+        return self.controls["encoding"].value
+
+    def changing_artists(self) -> list[Artist]:
+        patches = [p for container in self.bars for p in container.patches]
+        return [*self.attention.artists(), *patches, self.title]
+
+    def update(self, order: str, encoding: str, word: str) -> None:  # type: ignore[override]
+        words = order.split()
+        out, weights = self._run(order, encoding)
+        self.attention.update(weights, query_labels=words, key_labels=words)
+        mine = out[words.index(word)]
+        theirs = self.reference[encoding][ORDERS[0].split().index(word)]
+        for container, values in zip(self.bars, (mine, theirs), strict=True):
+            for patch, value in zip(container.patches, values, strict=True):
+                patch.set_height(float(value))
+        self.bar_axes.set_ylim(-self.limits[encoding], self.limits[encoding])
+        change = float(np.abs(mine - theirs).max())
+        self.title.set_text(f"output of '{word}' ({encoding}): largest change {change:.3f}")
+
+
+class BinaryCountingExplorer(BlitRendering, Explorer):
+    """A position slider on the binary table and on each bit's wave.
+
+    Left: the table of positions 0 .. 2**n_bits - 1, bits coloured by rate of change, with the
+    chosen row framed. Right: each bit as a square wave (solid) and its sinusoidal cousin
+    (dashed), stacked with bit 0 (the fastest) at the bottom, and the chosen position marked.
+
+    Parameters
+    ----------
+    n_bits : int, default 4
+        Number of bits (2 to 6); the table has 2**n_bits rows.
+    position : int, default 5
+        Initial position.
+    """
+
+    def __init__(self, n_bits: int = 4, position: int = 5) -> None:
+        n_bits = check_int("n_bits", n_bits, minimum=2)
+        if n_bits > 6:
+            raise ValueError(f"n_bits must be <= 6 (a readable table); got {n_bits}")
+        n_positions = 2**n_bits
+        position = check_int("position", position, minimum=0)
+        if position >= n_positions:
+            raise ValueError(f"position must be < {n_positions}; got {position}")
+        super().__init__(figsize=(9.0, 4.2))
+        self.n_bits = n_bits
+        self.bits = binary_table(n_positions, n_bits)
+        x = np.linspace(-0.5, n_positions - 0.5, 40 * n_positions + 1)
+        bits_lsb_first = range(n_bits)
+        # each bit's value held over the cell around its integer position: b_k(x + 1/2)
+        square = np.stack([bit_wave(x + 0.5, k) for k in bits_lsb_first], axis=1)
+        smooth = np.stack([smooth_bit_wave(x, k) for k in bits_lsb_first], axis=1)
+        labels = [f"bit {k} ($2^{k}$)" for k in bits_lsb_first]
+        with self.style():
+            left, right = self.figure.subplots(1, 2, width_ratios=[1.0, 2.2])
+            self.table = draw_binary_table(left, self.bits, periods=bit_periods(n_bits))
+            self.highlight = left.add_patch(
+                Rectangle((-0.5, position - 0.5), n_bits, 1.0, fill=False, linewidth=2.5,
+                          edgecolor="black")
+            )
+            self.square = draw_stacked_waves(right, x, square, labels=labels, spacing=1.6)
+            self.smooth = draw_stacked_waves(
+                right, x, smooth, labels=labels, spacing=1.6, linestyle="--", linewidth=1.2
+            )
+            for square_line, smooth_line in zip(self.square.waves, self.smooth.waves, strict=True):
+                smooth_line.set_color(square_line.get_color())
+            self.cursor = right.axvline(position, color="black", linewidth=1.0)
+            self.markers = [
+                right.plot([position], [0.0], marker="o", markersize=8, color="black",
+                           linestyle="none")[0]
+                for _ in bits_lsb_first
+            ]
+            self.title = right.set_title("", y=1.0)  # fixed y: drawn alone
+        self.add_control(
+            "position",
+            ipywidgets.IntSlider(
+                value=position, min=0, max=n_positions - 1, description="position"
+            ),
+        )
+        self.refresh()
+
+    def changing_artists(self) -> list[Artist]:
+        return [self.highlight, self.cursor, *self.markers, self.title]
+
+    def update(self, position: int) -> None:  # type: ignore[override]
+        self.highlight.set_y(position - 0.5)
+        self.cursor.set_xdata([position, position])
+        row = self.bits[position]
+        for k, marker in enumerate(self.markers):
+            bit = row[self.n_bits - 1 - k]
+            marker.set_data([position], [bit + self.square.offsets[k]])
+        written = "".join(str(int(b)) for b in row)
+        self.title.set_text(f"position {position} = {written} in binary")

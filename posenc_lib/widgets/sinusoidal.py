@@ -1,0 +1,166 @@
+"""Explorers of notebook 02_sinusoidal_formula.
+
+* :class:`EncodingHeatmapExplorer`: d_model, base and length sliders redraw the encoding
+  heatmap in place (``set_data`` + ``set_extent``).
+* :class:`StackedWavesExplorer`: pick a pair of dimensions and see its sine and cosine waves
+  stacked, with the token positions marked (the stacked-waves picture of write-up 001).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+
+import ipywidgets
+import numpy as np
+from matplotlib.artist import Artist
+
+from posenc_lib._checks import check_even, check_float, check_int
+from posenc_lib.plots import draw_encoding_heatmap, draw_stacked_waves
+from posenc_lib.sinusoidal import sinusoidal_encoding, sinusoidal_encoding_at, wavelengths
+from posenc_lib.widgets._base import Explorer
+from posenc_lib.widgets.binary import BlitRendering
+
+__all__ = ["EncodingHeatmapExplorer", "StackedWavesExplorer"]
+
+
+class EncodingHeatmapExplorer(BlitRendering, Explorer):
+    """The sinusoidal encoding as a heatmap (positions down, dimensions across).
+
+    Controls: ``d_model`` (8 .. 1024), ``base`` (10 .. 10**6, logarithmic) and ``length``
+    (10 .. 500 positions). The title says how many pairs complete a full turn within the
+    shown positions (wavelength <= length - 1) and the longest wavelength.
+
+    Parameters
+    ----------
+    d_model : int, default 512
+    base : float, default 10000.0
+    length : int, default 100
+    """
+
+    def __init__(self, d_model: int = 512, base: float = 10000.0, length: int = 100) -> None:
+        d_model = check_even("d_model", d_model, minimum=8)
+        base = check_float("base", base, greater_than=1.0)
+        length = check_int("length", length, minimum=2)
+        super().__init__(figsize=(7.0, 4.0))
+        with self.style():
+            ax = self.figure.add_subplot()
+            self.heatmap = draw_encoding_heatmap(
+                ax, sinusoidal_encoding(length, d_model, base), colorbar=True
+            )
+            self.title = ax.set_title("", fontsize=9, y=1.0)  # fixed y: drawn alone
+        self.ax = ax
+        self.add_control(
+            "d_model",
+            ipywidgets.IntSlider(value=d_model, min=8, max=1024, step=8, description="d_model"),
+        )
+        self.add_control(
+            "base",
+            ipywidgets.FloatLogSlider(
+                value=base, base=10, min=1, max=6, step=0.1, description="base"
+            ),
+        )
+        self.add_control(
+            "length",
+            ipywidgets.IntSlider(value=length, min=10, max=500, step=10, description="length"),
+        )
+        self.refresh()
+
+    def background_key(self) -> Hashable:
+        return (self.controls["d_model"].value, self.controls["length"].value)
+
+    def changing_artists(self) -> list[Artist]:
+        return [self.heatmap, self.title]
+
+    def update(self, d_model: int, base: float, length: int) -> None:  # type: ignore[override]
+        self.heatmap.set_data(sinusoidal_encoding(length, d_model, base))
+        extent = (-0.5, d_model - 0.5, length - 0.5, -0.5)
+        self.heatmap.set_extent(extent)
+        self.heatmap.set_clim(-1.0, 1.0)
+        self.ax.set_xlim(extent[0], extent[1])
+        self.ax.set_ylim(extent[2], extent[3])
+        lam = wavelengths(d_model, base)
+        turned = int(np.sum(lam <= length - 1))
+        self.title.set_text(
+            f"base {base:.0f}: {turned} of {d_model // 2} pairs turn fully; "
+            f"longest wavelength {lam[-1]:.3g}"
+        )
+
+
+class StackedWavesExplorer(BlitRendering, Explorer):
+    """The sine and cosine waves of a few consecutive pairs, with the tokens marked.
+
+    Control: ``pair``, the first pair index i shown; the waves of dimensions
+    2i, 2i+1, ..., 2(i + n_pairs) - 1 are stacked bottom-up (sine, cosine, sine, ...). The dots
+    are the values the tokens at positions 0 .. n_tokens-1 take from each wave: one token's
+    encoding is read off vertically.
+
+    Parameters
+    ----------
+    d_model : int, default 64
+        Model width.
+    n_tokens : int, default 8
+        Number of token positions marked (and the x range).
+    n_pairs : int, default 2
+        Number of (sin, cos) pairs shown at a time.
+    base : float, default 10000.0
+        Base of the frequencies.
+    """
+
+    def __init__(
+        self, d_model: int = 64, n_tokens: int = 8, n_pairs: int = 2, base: float = 10000.0
+    ) -> None:
+        d_model = check_even("d_model", d_model, minimum=4)
+        n_tokens = check_int("n_tokens", n_tokens, minimum=2)
+        n_pairs = check_int("n_pairs", n_pairs)
+        if n_pairs > d_model // 2:
+            raise ValueError(f"n_pairs must be <= d_model/2 = {d_model // 2}; got {n_pairs}")
+        self.base = check_float("base", base, greater_than=1.0)
+        super().__init__(figsize=(7.0, 4.2))
+        self.d_model, self.n_pairs = d_model, n_pairs
+        self.x = np.linspace(0.0, n_tokens - 1, 60 * n_tokens)
+        self.curves = sinusoidal_encoding_at(self.x, d_model, self.base)
+        self.tokens = sinusoidal_encoding(n_tokens, d_model, self.base)
+        dims = self._dims(0)
+        with self.style():
+            ax = self.figure.add_subplot()
+            self.art = draw_stacked_waves(
+                ax,
+                self.x,
+                self.curves[:, dims],
+                token_positions=np.arange(n_tokens),
+                token_values=self.tokens[:, dims],
+                labels=self._labels(),
+            )
+            self.title = ax.set_title("", y=1.0)  # fixed y: drawn alone
+        self.ax = ax
+        self.add_control(
+            "pair",
+            ipywidgets.IntSlider(
+                value=0, min=0, max=d_model // 2 - n_pairs, description="first pair i"
+            ),
+        )
+        self.refresh()
+
+    def _dims(self, pair: int) -> list[int]:
+        return list(range(2 * pair, 2 * (pair + self.n_pairs)))
+
+    def _labels(self) -> list[str]:
+        names = ["2i", "2i+1"] + [
+            f"2(i+{p})" + suffix for p in range(1, self.n_pairs) for suffix in ("", "+1")
+        ]
+        return [f"{'sin' if k % 2 == 0 else 'cos'}, dim {name}" for k, name in enumerate(names)]
+
+    def changing_artists(self) -> list[Artist]:
+        return [*self.art.waves, *self.art.tokens, self.title]
+
+    def update(self, pair: int) -> None:  # type: ignore[override]
+        for k, j in enumerate(self._dims(pair)):
+            offset = self.art.offsets[k]
+            self.art.waves[k].set_ydata(self.curves[:, j] + offset)
+            self.art.tokens[k].set_ydata(self.tokens[:, j] + offset)
+        lam = wavelengths(self.d_model, self.base)
+        shown = ", ".join(f"{lam[i]:.3g}" for i in range(pair, pair + self.n_pairs))
+        self.title.set_text(
+            f"i = {pair} (dims {2 * pair}..{2 * (pair + self.n_pairs) - 1} of {self.d_model}): "
+            f"wavelengths {shown}"
+        )

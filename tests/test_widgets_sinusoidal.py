@@ -1,0 +1,137 @@
+"""Explorers of notebook 02, driven headlessly through their controls.
+
+Each control change must change the artists' data in place (same figure, axes and artists) and
+the new data must be the encoding posenc_lib computes for the new values.
+"""
+
+from __future__ import annotations
+
+import io
+
+import numpy as np
+import pytest
+
+from posenc_lib.sinusoidal import sinusoidal_encoding, wavelengths
+from posenc_lib.widgets import all_explorers
+from posenc_lib.widgets.sinusoidal import EncodingHeatmapExplorer, StackedWavesExplorer
+
+
+def test_both_explorers_are_registered() -> None:
+    found = all_explorers()
+    assert found["EncodingHeatmapExplorer"] is EncodingHeatmapExplorer
+    assert found["StackedWavesExplorer"] is StackedWavesExplorer
+
+
+# --- EncodingHeatmapExplorer --------------------------------------------------------------
+
+
+@pytest.fixture
+def heatmap() -> EncodingHeatmapExplorer:
+    return EncodingHeatmapExplorer()
+
+
+def test_heatmap_starts_with_the_paper_encoding(heatmap: EncodingHeatmapExplorer) -> None:
+    np.testing.assert_allclose(heatmap.heatmap.get_array(), sinusoidal_encoding(100, 512))
+    assert heatmap.heatmap.get_clim() == (-1.0, 1.0)
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "expected"),
+    [
+        ("d_model", 64, lambda: sinusoidal_encoding(100, 64)),
+        ("base", 100.0, lambda: sinusoidal_encoding(100, 512, 100.0)),
+        ("length", 250, lambda: sinusoidal_encoding(250, 512)),
+    ],
+)
+def test_each_slider_redraws_the_heatmap_in_place(
+    heatmap: EncodingHeatmapExplorer, name: str, value: float, expected: object
+) -> None:
+    image, n_axes = heatmap.heatmap, len(heatmap.figure.axes)
+    before = np.array(heatmap.heatmap.get_array())
+    heatmap.controls[name].value = value
+    after = np.asarray(heatmap.heatmap.get_array())
+    assert heatmap.heatmap is image and len(heatmap.figure.axes) == n_axes
+    assert after.shape != before.shape or not np.allclose(after, before)
+    np.testing.assert_allclose(after, expected())  # type: ignore[operator]
+    rows, cols = after.shape
+    assert heatmap.heatmap.get_extent() == [-0.5, cols - 0.5, rows - 0.5, -0.5]
+    assert heatmap.ax.get_xlim() == (-0.5, cols - 0.5)
+
+
+def test_heatmap_title_counts_the_pairs_that_turn(heatmap: EncodingHeatmapExplorer) -> None:
+    heatmap.controls["length"].value = 50
+    turned = int(np.sum(wavelengths(512) <= 49))
+    assert f"{turned} of 256 pairs turn fully" in heatmap.title.get_text()
+
+
+def test_heatmap_rejects_bad_arguments() -> None:
+    with pytest.raises(ValueError, match="d_model"):
+        EncodingHeatmapExplorer(d_model=7)
+    with pytest.raises(ValueError, match="base"):
+        EncodingHeatmapExplorer(base=1.0)
+    with pytest.raises(TypeError, match="length"):
+        EncodingHeatmapExplorer(length=10.5)
+
+
+# --- StackedWavesExplorer -----------------------------------------------------------------
+
+
+@pytest.fixture
+def waves() -> StackedWavesExplorer:
+    return StackedWavesExplorer()
+
+
+def test_the_pair_picker_changes_the_waves_and_token_marks(waves: StackedWavesExplorer) -> None:
+    lines, marks = list(waves.art.waves), list(waves.art.tokens)
+    n_axes = len(waves.figure.axes)
+    before = [np.array(line.get_ydata()) for line in lines]
+    waves.controls["pair"].value = 5
+    assert waves.art.waves == lines and waves.art.tokens == marks
+    assert len(waves.figure.axes) == n_axes
+    tokens = sinusoidal_encoding(8, 64)
+    for k, j in enumerate(range(10, 14)):
+        offset = waves.art.offsets[k]
+        assert not np.allclose(before[k], waves.art.waves[k].get_ydata())
+        np.testing.assert_allclose(waves.art.tokens[k].get_ydata() - offset, tokens[:, j])
+        # the curve passes through the token marks
+        x, y = waves.art.waves[k].get_data()
+        np.testing.assert_allclose(np.interp(np.arange(8), x, y) - offset, tokens[:, j], atol=2e-3)
+    assert "i = 5 (dims 10..13" in waves.title.get_text()
+
+
+def test_the_last_pair_is_reachable(waves: StackedWavesExplorer) -> None:
+    slider = waves.controls["pair"]
+    assert slider.max == 64 // 2 - 2
+    slider.value = slider.max
+    last = waves.art.tokens[-1].get_ydata() - waves.art.offsets[-1]
+    np.testing.assert_allclose(last, sinusoidal_encoding(8, 64)[:, 63])
+
+
+def test_stacked_waves_rejects_bad_arguments() -> None:
+    with pytest.raises(ValueError, match="n_pairs"):
+        StackedWavesExplorer(d_model=8, n_pairs=5)
+    with pytest.raises(ValueError, match="d_model"):
+        StackedWavesExplorer(d_model=9)
+    with pytest.raises(ValueError, match="n_tokens"):
+        StackedWavesExplorer(n_tokens=1)
+
+
+def test_partial_redraw_survives_a_figure_save(waves: StackedWavesExplorer) -> None:
+    from PIL import Image
+
+    waves.controls["pair"].value = 3
+    first = np.asarray(Image.open(io.BytesIO(waves.render())))
+    waves.figure.savefig(io.BytesIO(), format="png", bbox_inches="tight")
+    second = np.asarray(Image.open(io.BytesIO(waves.render())))
+    np.testing.assert_array_equal(first, second)
+
+
+@pytest.mark.parametrize("cls", [EncodingHeatmapExplorer, StackedWavesExplorer])
+def test_the_live_view_shows_the_rendered_png(cls: type) -> None:
+    import ipywidgets
+
+    explorer = cls()
+    view = explorer.widget()
+    assert isinstance(explorer.image, ipywidgets.Image)
+    assert explorer.image in view.children
+    assert explorer.image.value[:8] == b"\x89PNG\r\n\x1a\n"
