@@ -1,0 +1,213 @@
+"""Explorer of notebook 05_rope: the RoPE score against the relative distance.
+
+Two curves react to the base and the head size ``d``:
+
+- the score ``<R_m q, R_n k>`` of a query and key whose pairs all point the same way
+  (``q = k = (1, ..., 1)``), divided by its value at distance 0 (so it starts at 1);
+- RoFormer's long-term decay bound ``(1/(d/2)) sum_j |S_j|``, divided by its value at 0.
+
+Both are drawn once; a slider change only replaces their y data.
+"""
+
+from __future__ import annotations
+
+import io
+from typing import Any
+
+import ipywidgets
+import numpy as np
+from matplotlib.artist import Artist
+from numpy.typing import NDArray
+from PIL import Image
+
+from posenc_lib._checks import check_even, check_float, check_int
+from posenc_lib.plots.context import draw_curves, draw_reference_lines
+from posenc_lib.rope import default_inv_freq, relative_scores, rope_decay_bound
+from posenc_lib.widgets._base import Explorer
+
+__all__ = ["BlitRenderMixin", "RopeScoreExplorer", "normalised_score_curves"]
+
+
+class BlitRenderMixin:
+    """Faster :meth:`Explorer.render`: draw the static parts once, then only the moving artists.
+
+    A class ``Foo(BlitRenderMixin, Explorer)`` lists its moving artists in
+    :meth:`moving_artists`. The first render draws the figure without them and keeps that
+    background; every later render restores it, draws the moving artists on top and encodes the
+    PNG. Call :meth:`invalidate_background` after changing anything static (limits, ticks).
+    ``explorer.figure`` still draws everything when shown or saved.
+
+    Notes
+    -----
+    Text (tick labels, legends) is most of the cost of an Agg draw, and it never changes here.
+    Introduced in notebook 05_rope.
+    """
+
+    figure: Any
+    canvas: Any
+    image: Any
+    _background: Any = None
+
+    def moving_artists(self) -> list[Artist]:
+        """The artists that change with the controls (drawn on every render)."""
+        raise NotImplementedError
+
+    def invalidate_background(self) -> None:
+        """Forget the stored background: the next render draws the whole figure again."""
+        self._background = None
+
+    def render(self) -> bytes:
+        """Blit the moving artists on the stored background and show the PNG; return its bytes."""
+        artists = self.moving_artists()
+        if self._background is None:
+            for artist in artists:
+                artist.set_visible(False)
+            self.canvas.draw()
+            self._background = self.canvas.copy_from_bbox(self.figure.bbox)
+            for artist in artists:
+                artist.set_visible(True)
+        self.canvas.restore_region(self._background)
+        for artist in artists:
+            self.figure.draw_artist(artist)
+        rgba = np.asarray(self.canvas.buffer_rgba())
+        buffer = io.BytesIO()
+        Image.fromarray(rgba).save(buffer, format="png", compress_level=1)
+        self.image.value = buffer.getvalue()
+        return bytes(self.image.value)
+
+
+def normalised_score_curves(
+    distances: NDArray[Any], head_dim: int, base: float
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Return the aligned-pairs score and the decay bound, each divided by its value at 0.
+
+    Parameters
+    ----------
+    distances : ndarray, shape (n,)
+        Relative distances ``n - m`` (>= 0); the first one should be 0.
+    head_dim : int
+        Size of one head, even and >= 2.
+    base : float
+        RoPE base, > 1.
+
+    Returns
+    -------
+    score : ndarray of float64, shape (n,)
+        ``sum_i cos(r theta_i) / (d/2)`` for ``q = k = (1, ..., 1)``: 1 at ``r = 0``.
+    bound : ndarray of float64, shape (n,)
+        ``rope_decay_bound(r) / ((d/2 + 1)/2)``: 1 at ``r = 0``.
+
+    Notes
+    -----
+    With ``q = k = 1`` every complex pair is ``1 + i``, so ``conj(q_i) k_i = 2`` and the score
+    is ``2 sum_i cos(r theta_i)``, which is ``d`` at ``r = 0``. Introduced in notebook 05_rope.
+
+    Examples
+    --------
+    >>> score, bound = normalised_score_curves(np.array([0, 1]), 4, 100.0)
+    >>> np.round(score, 6), np.round(bound, 6)
+    (array([1.      , 0.767653]), array([1.      , 0.933631]))
+    """
+    head_dim = check_even("head_dim", head_dim)
+    base = check_float("base", base, greater_than=1.0)
+    inv_freq = default_inv_freq(head_dim, base)
+    ones = np.ones(head_dim)
+    # score(r) = <R_m 1, R_(m+r) 1> / d
+    score = relative_scores(ones, ones, distances, inv_freq) / head_dim
+    # bound(r) / bound(0), bound(0) = (d/2 + 1)/2
+    bound = rope_decay_bound(distances, head_dim, base) / ((head_dim / 2 + 1) / 2)
+    return score, bound
+
+
+class RopeScoreExplorer(BlitRenderMixin, Explorer):
+    """Score and decay bound against the relative distance, with base and ``d`` sliders.
+
+    Parameters
+    ----------
+    head_dim : int, default 128
+        Initial head size (even, 8..256).
+    base : float, default 10000.0
+        Initial RoPE base (100..1e7).
+    max_distance : int, default 500
+        Largest distance drawn (fixed for the life of the explorer).
+
+    Notes
+    -----
+    Controls: ``base`` (log slider) and ``head_dim`` (even integers). Artists kept:
+    ``score_line`` and ``bound_line`` (their y data change in place) and ``title``.
+    Introduced in notebook 05_rope.
+
+    Examples
+    --------
+    >>> explorer = RopeScoreExplorer()
+    >>> explorer.controls["base"].value = 500.0
+    >>> round(float(explorer.score_line.get_ydata()[0]), 6)
+    1.0
+    """
+
+    def __init__(
+        self, head_dim: int = 128, base: float = 10000.0, max_distance: int = 500
+    ) -> None:
+        head_dim = check_even("head_dim", head_dim, minimum=8)
+        if head_dim > 256:
+            raise ValueError(f"head_dim must be an even integer in 8..256; got {head_dim}")
+        base = check_float("base", base, greater_than=1.0)
+        if not 100.0 <= base <= 1e7:
+            raise ValueError(f"base must be in [100, 1e7] (the slider range); got {base}")
+        self.distances = np.arange(check_int("max_distance", max_distance, minimum=10) + 1)
+        super().__init__(figsize=(7.0, 3.6))
+        score, bound = normalised_score_curves(self.distances, head_dim, base)
+        with self.style():
+            ax = self.figure.add_subplot()
+            lines = draw_curves(
+                ax,
+                self.distances,
+                {"score, q = k = (1, ..., 1)": score, "RoFormer bound": bound},
+                xlabel="Relative distance $n - m$",
+                ylabel="Value / value at distance 0",
+            )
+            draw_reference_lines(ax, horizontal={"": 0.0})
+            ax.set_ylim(-0.35, 1.05)
+            ax.set_xlim(0, self.distances[-1])
+            ax.legend(loc="upper right")
+            self.title = ax.text(
+                0.0, 1.03, "", transform=ax.transAxes, ha="left", va="bottom",
+                fontsize=10, fontweight="bold",
+            )
+        self.axes = ax
+        self.score_line = lines["score, q = k = (1, ..., 1)"]
+        self.bound_line = lines["RoFormer bound"]
+        self.add_control(
+            "base",
+            ipywidgets.FloatLogSlider(
+                value=base, base=10, min=2, max=7, step=0.1, description="base",
+                continuous_update=True,
+            ),
+        )
+        self.add_control(
+            "head_dim",
+            ipywidgets.IntSlider(
+                value=head_dim, min=8, max=256, step=8, description="d",
+                continuous_update=True,
+            ),
+        )
+        self.update(**self.values())
+        self.canvas.draw()
+        # the axes never move: freeze the layout computed by that first draw
+        self.figure.set_layout_engine("none")
+        self.refresh()
+
+    def moving_artists(self) -> list[Artist]:
+        """The two curves and the title."""
+        return [self.score_line, self.bound_line, self.title]
+
+    def update(self, base: float, head_dim: int) -> None:  # type: ignore[override]
+        """Recompute both curves for this base and head size and replace their y data."""
+        score, bound = normalised_score_curves(self.distances, int(head_dim), float(base))
+        self.score_line.set_ydata(score)
+        self.bound_line.set_ydata(bound)
+        rises = int(np.count_nonzero(np.diff(bound) > 0))
+        self.title.set_text(
+            f"d = {int(head_dim)}, base = {float(base):.3g}: the bound rises on {rises} of "
+            f"{len(bound) - 1} steps"
+        )
