@@ -1,0 +1,152 @@
+"""Explorer of notebook 03_properties: how the base and d_model shape PE·PEᵀ and its decay."""
+
+from __future__ import annotations
+
+import io
+from typing import Any
+
+import ipywidgets
+import numpy as np
+from matplotlib.artist import Artist
+from numpy.typing import NDArray
+from PIL import Image
+
+from posenc_lib._checks import check_even, check_float, check_int
+from posenc_lib.plots.properties import draw_offset_curve
+from posenc_lib.plots.relative import draw_similarity_matrix
+from posenc_lib.relative import offset_similarity
+from posenc_lib.widgets._base import Explorer
+
+__all__ = ["SimilarityDecayExplorer", "local_minima"]
+
+
+def local_minima(values: NDArray[np.float64]) -> NDArray[np.int64]:
+    """Indices ``j`` (not the ends) with ``values[j-1] > values[j] < values[j+1]``."""
+    v = np.asarray(values, dtype=np.float64)
+    inner = (v[1:-1] < v[:-2]) & (v[1:-1] < v[2:])
+    return np.flatnonzero(inner).astype(np.int64) + 1
+
+
+class _BlitRender:
+    """Mixin for an :class:`Explorer` whose axes never move: render by blitting.
+
+    The first render draws the whole figure once without the artists listed in ``_dynamic``
+    (axes, ticks, labels and colorbar: the slow part), keeps that background, and freezes the
+    layout. Every later render restores the background and draws only the ``_dynamic`` artists,
+    then encodes an RGB PNG (the figure is opaque, so the alpha channel carries nothing). A full
+    draw elsewhere (the static picture in a notebook) still shows every artist: they are only
+    hidden while the background is captured. The background is captured again whenever the
+    canvas renderer changes.
+    """
+
+    figure: Any
+    canvas: Any
+    image: ipywidgets.Image
+    _dynamic: list[Artist]
+    _background: Any = None
+    _background_key: tuple[int, float, float] | None = None
+
+    def _renderer_key(self) -> tuple[int, float, float]:
+        renderer = self.canvas.get_renderer()
+        return (id(renderer), float(renderer.width), float(renderer.height))
+
+    def _capture_background(self) -> None:
+        for artist in self._dynamic:
+            artist.set_animated(True)
+        try:
+            self.canvas.draw()
+        finally:
+            for artist in self._dynamic:
+                artist.set_animated(False)
+        # the axes never move: keep the layout computed by that first draw
+        self.figure.set_layout_engine("none")
+        self._background = self.canvas.copy_from_bbox(self.figure.bbox)
+        self._background_key = self._renderer_key()
+
+    def render(self) -> bytes:
+        """Blit the changing artists onto the stored background; return the PNG bytes."""
+        if self._background is None or self._background_key != self._renderer_key():
+            self._capture_background()
+        self.canvas.restore_region(self._background)
+        for artist in self._dynamic:
+            if artist.get_visible():
+                self.figure.draw_artist(artist)
+        # the figure is opaque: dropping the alpha channel makes the PNG a quarter cheaper
+        rgb = np.ascontiguousarray(np.asarray(self.canvas.buffer_rgba())[..., :3])
+        buffer = io.BytesIO()
+        Image.fromarray(rgb).save(buffer, format="png", compress_level=1)
+        self.image.value = buffer.getvalue()
+        return self.image.value
+
+
+class SimilarityDecayExplorer(_BlitRender, Explorer):
+    """PE·PEᵀ / (d/2) for a short sentence and its offset curve, with base and d_model sliders.
+
+    Introduced in notebook 03_properties. Left: the normalised dot-product matrix of
+    ``n_positions`` positions. Right: ``sum_i cos(omega_i k) / (d/2)`` against the offset k,
+    with its local minima (the "bounces") marked and the first one named in the title.
+
+    Parameters
+    ----------
+    d_model : int, default 128
+        Initial model width (even; the slider goes from 8 to 1024 in steps of 8).
+    base : float, default 10000.0
+        Initial base (> 1; the slider spans 10 to 1e6 on a log scale).
+    n_positions : int, default 64
+        Positions in the matrix.
+    max_offset : int, default 100
+        Largest offset on the curve.
+    """
+
+    def __init__(
+        self,
+        d_model: int = 128,
+        base: float = 10000.0,
+        *,
+        n_positions: int = 64,
+        max_offset: int = 100,
+    ) -> None:
+        d_model = check_even("d_model", d_model, minimum=8)
+        base = check_float("base", base, greater_than=1.0)
+        self.n_positions = check_int("n_positions", n_positions, minimum=2)
+        self.offsets = np.arange(check_int("max_offset", max_offset, minimum=2) + 1)
+        grid = np.subtract.outer(np.arange(self.n_positions), np.arange(self.n_positions))
+        self._distance = np.abs(grid)
+        super().__init__(figsize=(9.0, 3.8))
+        with self.style():
+            left, right = self.figure.subplots(1, 2, width_ratios=[1.0, 1.5])
+            self.matrix = draw_similarity_matrix(
+                left, np.zeros((self.n_positions,) * 2), vmin=-1.0, vmax=1.0
+            )
+            left.set_title(r"$PE\,PE^\top / (d/2)$")
+            self.curve = draw_offset_curve(
+                right, self.offsets, np.zeros(self.offsets.size),
+                ylabel=r"$PE(t)\cdot PE(t+k)\,/\,(d/2)$",
+            )
+            right.set_ylim(-1.05, 1.05)
+            right.set_xlim(0, int(self.offsets[-1]))
+            right.legend(loc="upper right")
+            self.title = right.set_title(" ")
+        self._dynamic = [self.matrix, self.curve.line, self.curve.bounces, self.title]
+        self.add_control("d_model", ipywidgets.IntSlider(
+            value=d_model, min=8, max=1024, step=8, description="d_model",
+            continuous_update=True))
+        self.add_control("base", ipywidgets.FloatLogSlider(
+            value=base, base=10, min=1, max=6, step=0.25, description="base",
+            continuous_update=True))
+        self.refresh()
+
+    def update(self, **values: Any) -> None:
+        """Recompute the normalised curve and matrix for these ``d_model`` and ``base``."""
+        d_model = check_even("d_model", values["d_model"])
+        base = check_float("base", values["base"], greater_than=1.0)
+        # S(k) = sum_i cos(omega_i k) / (d/2), for every offset up to max(n, max_offset)
+        reach = max(self.n_positions, self.offsets.size)
+        curve = offset_similarity(np.arange(reach), d_model, base) / (d_model / 2)
+        # PE PE^T depends on |t - t'| only: fill the Toeplitz matrix from the curve
+        self.matrix.set_data(curve[self._distance])
+        shown = curve[: self.offsets.size]
+        bounces = local_minima(shown)
+        self.curve.update(self.offsets, shown, bounces)
+        first = f"first bounce at k = {int(bounces[0])}" if bounces.size else "no bounce"
+        self.title.set_text(f"d = {d_model}, base = {base:g}: {first}")

@@ -1,0 +1,101 @@
+"""Explorer of notebook 04_rotation_proof: the shift by k positions is a rotation of each pair."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import ipywidgets
+import numpy as np
+
+from posenc_lib._checks import check_even, check_float, check_int
+from posenc_lib.plots.properties import draw_pair_waves
+from posenc_lib.plots.relative import draw_unit_circle
+from posenc_lib.relative import pair_shift_matrix
+from posenc_lib.sinusoidal import frequencies
+from posenc_lib.widgets._base import Explorer
+from posenc_lib.widgets.properties import _BlitRender
+
+__all__ = ["RotationExplorer"]
+
+
+class RotationExplorer(_BlitRender, Explorer):
+    """One (sin, cos) pair on the unit circle, moved by M_k; sliders for t, k and the pair.
+
+    Introduced in notebook 04_rotation_proof. Left: the point ``p(t) = (sin wt, cos wt)`` in
+    the course's (sin, cos) plane and ``M_k p(t)``, which lands on ``p(t + k)`` (the walk is
+    clockwise in this plane). Right: the same pair as two waves, marked at t and t + k. The
+    title gives the pair's frequency, the angle ``w k`` (radians) and the entries of ``M_k``.
+
+    Parameters
+    ----------
+    t : int, default 5
+        Initial position (slider 0 .. max_position).
+    k : int, default 3
+        Initial offset (slider -max_offset .. max_offset).
+    pair : int, default 0
+        Initial pair index i, frequency ``w_i = base ** (-2i / d_model)``.
+    d_model : int, default 16
+        Model width: the pair slider goes from 0 to d_model/2 - 1.
+    base : float, default 10000.0
+        Base of the frequencies.
+    max_position, max_offset : int, default 40, 20
+        Slider ranges.
+    """
+
+    def __init__(
+        self,
+        t: int = 5,
+        k: int = 3,
+        pair: int = 0,
+        *,
+        d_model: int = 16,
+        base: float = 10000.0,
+        max_position: int = 40,
+        max_offset: int = 20,
+    ) -> None:
+        self.omega = frequencies(check_even("d_model", d_model), base)
+        max_position = check_int("max_position", max_position)
+        max_offset = check_int("max_offset", max_offset)
+        samples = np.linspace(-max_offset, max_position + max_offset, 400)
+        super().__init__(figsize=(9.0, 3.8))
+        with self.style():
+            left, right = self.figure.subplots(1, 2, width_ratios=[1.0, 1.6])
+            self.circle = draw_unit_circle(
+                left, [0.0, 1.0], [0.0, 1.0], point_label="$p(t)$",
+                rotated_label="$M_k\\,p(t)$",
+            )
+            left.set_xlabel(r"$\sin(\omega t)$")
+            left.set_ylabel(r"$\cos(\omega t)$")
+            self.waves = draw_pair_waves(right, samples, float(self.omega[0]), 0.0, 0.0)
+            self.title = right.set_title(" ", fontsize=9)
+        c, w = self.circle, self.waves
+        self._dynamic = [
+            c.point_radius, c.rotated_radius, c.arc, c.point, c.rotated, *c.labels,
+            w.now_line, w.later_line, w.sine, w.cosine, w.now, w.later, self.title,
+        ]
+        self.add_control("t", ipywidgets.IntSlider(
+            value=check_int("t", t, minimum=0), min=0, max=max_position, description="t"))
+        self.add_control("k", ipywidgets.IntSlider(
+            value=check_int("k", k, minimum=None), min=-max_offset, max=max_offset,
+            description="k"))
+        self.add_control("pair", ipywidgets.IntSlider(
+            value=check_int("pair", pair, minimum=0), min=0, max=self.omega.size - 1,
+            description="pair i"))
+        self.refresh()
+
+    def update(self, **values: Any) -> None:
+        """Move the point to angle w t, rotate it by M_k and mark t, t + k on the waves."""
+        t = check_float("t", values["t"])
+        k = check_float("k", values["k"])
+        pair = check_int("pair", values["pair"], minimum=0)
+        omega = float(self.omega[pair])
+        # p(t) = (sin wt, cos wt), M_k p(t) = p(t + k)
+        point = np.array([np.sin(omega * t), np.cos(omega * t)])
+        shift = pair_shift_matrix(k, omega)
+        self.circle.update(point, shift @ point)
+        self.waves.update(omega, t, k)
+        (c, s), (minus_s, _) = shift
+        self.title.set_text(
+            f"ω = {omega:.3g}, ωk = {omega * k:.2f}: M_k = [[{c:.2f}, {s:.2f}], "
+            f"[{minus_s:.2f}, {c:.2f}]]"
+        )
