@@ -1,0 +1,229 @@
+"""Learned absolute position embeddings: a lookup table with one trained row per position.
+
+Introduced in notebook 07_other_schemes.
+
+BERT and GPT-2 keep a matrix ``P`` of shape ``(max_positions, d_model)`` and add row ``p`` to
+the embedding of the token at position ``p``. The table is a parameter like any other, so
+
+* a position past the last row has no code at all (:func:`learned_lookup` raises
+  :class:`PositionOutOfTable`);
+* a row that no training sequence reached keeps its random initial values: training moves only
+  the rows of positions it sees (:func:`fit_learned_table` shows it on a toy task).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from posenc_lib._checks import check_array, check_float, check_int
+
+__all__ = [
+    "PositionOutOfTable",
+    "learned_table",
+    "learned_lookup",
+    "fit_learned_table",
+]
+
+
+class PositionOutOfTable(ValueError):
+    """A learned table has no row for this position (it is past the table's end)."""
+
+
+def learned_table(
+    max_positions: int, d_model: int, *, seed: int = 0, std: float = 0.02
+) -> NDArray[np.float64]:
+    """A freshly initialised learned position table, as before any training.
+
+    Introduced in notebook 07_other_schemes.
+
+    Parameters
+    ----------
+    max_positions : int
+        Number of rows: positions ``0 .. max_positions - 1`` get a code (GPT-2: 1024), >= 1.
+    d_model : int
+        Width of every row, >= 1.
+    seed : int, default 0
+        Seed of ``numpy.random.default_rng`` (>= 0).
+    std : float, default 0.02
+        Standard deviation of the normal initialisation, > 0 (BERT's ``initializer_range``).
+
+    Returns
+    -------
+    numpy.ndarray, shape (max_positions, d_model), float64
+        ``P[p, :] ~ N(0, std^2)`` independently.
+
+    Notes
+    -----
+    .. math:: P \\in \\mathbb{R}^{L_{max} \\times d}, \\quad P_{pc} \\sim \\mathcal{N}(0, \\sigma^2)
+
+    Two seeds give two different tables: unlike a formula, the code of a position depends on
+    the initialisation and on training.
+
+    Examples
+    --------
+    >>> table = learned_table(1024, 768)
+    >>> table.shape, float(np.round(table.std(), 3))
+    ((1024, 768), 0.02)
+    """
+    max_positions = check_int("max_positions", max_positions)
+    d_model = check_int("d_model", d_model)
+    seed = check_int("seed", seed, minimum=0)
+    std = check_float("std", std, greater_than=0.0)
+    # P_pc ~ N(0, std^2)
+    return np.random.default_rng(seed).normal(0.0, std, size=(max_positions, d_model))
+
+
+def _check_table(table: Any) -> NDArray[np.float64]:
+    weights = check_array("table", table, ndim=2).astype(np.float64)
+    if weights.shape[0] == 0 or weights.shape[1] == 0:
+        raise ValueError(f"table must have at least one row and one column; got {weights.shape}")
+    return weights
+
+
+def learned_lookup(table: Any, positions: Any) -> NDArray[np.float64]:
+    """The rows of a learned position table for ``positions``, or a clear error past its end.
+
+    Introduced in notebook 07_other_schemes.
+
+    Parameters
+    ----------
+    table : array_like, shape (max_positions, d_model)
+        The learned table ``P``.
+    positions : array_like of int, shape (n,)
+        Token positions, each in ``0 .. max_positions - 1``.
+
+    Returns
+    -------
+    numpy.ndarray, shape (n, d_model), float64
+        ``P[positions]``.
+
+    Raises
+    ------
+    PositionOutOfTable
+        (a ValueError) for a position with no row: the table cannot encode it.
+    TypeError
+        For positions that are not integers.
+
+    Notes
+    -----
+    .. math:: \\text{code}(p) = P[p, :], \\qquad 0 \\le p < L_{max}
+
+    Examples
+    --------
+    >>> table = np.arange(6.0).reshape(3, 2)
+    >>> learned_lookup(table, [2, 0])
+    array([[4., 5.],
+           [0., 1.]])
+    >>> try:
+    ...     learned_lookup(table, [3])
+    ... except PositionOutOfTable as err:
+    ...     print(err)
+    position 3 has no row in a learned table of 3 rows (positions 0..2):
+    a learned table cannot encode a position it was not built for
+    """
+    weights = _check_table(table)
+    pos = check_array("positions", positions, ndim=1)
+    if not np.issubdtype(pos.dtype, np.integer):
+        raise TypeError(f"positions must be integers; got dtype {pos.dtype}")
+    n_rows = weights.shape[0]
+    bad = pos[(pos < 0) | (pos >= n_rows)]
+    if bad.size:
+        raise PositionOutOfTable(
+            f"position {bad[0]} has no row in a learned table of {n_rows} rows "
+            f"(positions 0..{n_rows - 1}): a learned table cannot encode a position it was "
+            f"not built for"
+        )
+    # code(p) = P[p]
+    return np.asarray(weights[pos], dtype=np.float64)
+
+
+def fit_learned_table(
+    table: Any,
+    readout: Any,
+    trained_length: int,
+    *,
+    steps: int = 40,
+    learning_rate: float = 0.25,
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Train a position table by gradient descent on a toy task that only sees short sequences.
+
+    Introduced in notebook 07_other_schemes.
+
+    The task: a fixed linear readout ``w`` must read the normalised position
+    ``y_p = p / (L - 1)`` from row ``p``, for the positions ``p < L`` of the training sequences.
+    The loss touches no row ``p >= L``, so those rows never move.
+
+    Parameters
+    ----------
+    table : array_like, shape (max_positions, d_model)
+        Initial table (e.g. :func:`learned_table`); it is not modified.
+    readout : array_like, shape (d_model,)
+        The fixed readout vector ``w``, not all zero.
+    trained_length : int
+        ``L``: training sequences cover positions ``0 .. L - 1``; 2 <= L <= max_positions.
+    steps : int, default 40
+        Gradient steps, >= 1.
+    learning_rate : float, default 0.25
+        Step size ``eta`` > 0; with ``eta |w|^2 < 1`` every trained row converges.
+
+    Returns
+    -------
+    trained : numpy.ndarray, shape (max_positions, d_model), float64
+        The table after training; rows ``L ..`` equal the initial rows exactly.
+    losses : numpy.ndarray, shape (steps,), float64
+        The loss ``sum_{p<L} (w . P_p - y_p)^2`` before each step.
+
+    Notes
+    -----
+    .. math:: \\mathcal{L} = \\sum_{p < L} (w \\cdot P_p - y_p)^2, \\qquad
+              P_p \\leftarrow P_p - \\eta\\, \\frac{\\partial \\mathcal{L}}{\\partial P_p}
+              = P_p - 2\\eta\\,(w \\cdot P_p - y_p)\\, w \\quad (p < L)
+
+    and :math:`\\partial \\mathcal{L} / \\partial P_p = 0` for :math:`p \\ge L`.
+
+    Examples
+    --------
+    >>> start = learned_table(8, 4)
+    >>> w = np.array([1.0, 0.0, 0.0, 0.0])
+    >>> trained, losses = fit_learned_table(start, w, trained_length=4)
+    >>> np.round(trained[:4] @ w, 6), bool(np.array_equal(trained[4:], start[4:]))
+    (array([0.      , 0.333333, 0.666667, 1.      ]), True)
+    """
+    weights = _check_table(table).copy()
+    w = check_array("readout", readout, ndim=1).astype(np.float64)
+    if w.shape != (weights.shape[1],):
+        raise ValueError(
+            f"readout must have shape ({weights.shape[1]},) (one weight per column of table); "
+            f"got {w.shape}"
+        )
+    if not np.any(w):
+        raise ValueError("readout must not be all zero (the task would not depend on the table)")
+    length = check_int("trained_length", trained_length, minimum=2)
+    if length > weights.shape[0]:
+        raise ValueError(
+            f"trained_length must be <= the number of rows {weights.shape[0]}; got {length}"
+        )
+    steps = check_int("steps", steps)
+    eta = check_float("learning_rate", learning_rate, greater_than=0.0)
+    if eta * float(w @ w) >= 1.0:
+        raise ValueError(
+            f"learning_rate must be < 1 / |readout|^2 = {1.0 / float(w @ w):.6g} for the "
+            f"descent to converge; got {eta}"
+        )
+    target = np.linspace(0.0, 1.0, length)
+    losses = np.empty(steps, dtype=np.float64)
+    with np.errstate(over="ignore", invalid="ignore"):  # overflow is reported below
+        for step in range(steps):
+            # r_p = w . P_p - y_p for the trained positions p < L
+            residual = weights[:length] @ w - target
+            losses[step] = float(residual @ residual)
+            # P_p <- P_p - 2 eta r_p w
+            weights[:length] -= 2.0 * eta * residual[:, None] * w[None, :]
+    if not (np.isfinite(weights).all() and np.isfinite(losses).all()):
+        raise ValueError(
+            "table and readout hold values too large for float64: the descent overflowed"
+        )
+    return weights, losses
