@@ -1,0 +1,193 @@
+"""Explorer of notebook 08_numerical_precision: how far the angle ``pos * omega`` drifts.
+
+Left: the angle error ``|fl(fl(pos) fl(omega)) - pos omega|`` against the position (log-log)
+for the chosen storage format and frequency pair, with the guide ``pos * omega * eps`` and a
+marker at the chosen position. Right: the unit circle with the exact angle and the angle the
+narrow format computes; when the error nears pi, the two points sit on opposite sides and the
+sine and cosine are simply wrong.
+
+Everything is drawn once; the controls change data, visibility and texts in place.
+"""
+
+from __future__ import annotations
+
+import ipywidgets
+import numpy as np
+from matplotlib.artist import Artist
+from matplotlib.ticker import NullLocator
+from numpy.typing import NDArray
+
+from posenc_lib._checks import check_choice, check_even, check_int
+from posenc_lib.plots.precision import draw_error_curves, for_log_axis
+from posenc_lib.plots.relative import draw_unit_circle
+from posenc_lib.precision import angle_error, machine_epsilon, round_to_dtype
+from posenc_lib.sinusoidal import frequencies
+from posenc_lib.widgets._base import Explorer
+
+__all__ = ["AngleErrorExplorer", "rounded_angle"]
+
+DTYPES = ("float16", "bfloat16", "float32")
+FLOAT16_MAX = 65504.0
+
+
+def rounded_angle(position: int, omega: float, dtype_name: str) -> float:
+    """The angle ``pos * omega`` as a narrow format computes it: ``fl(fl(pos) * fl(omega))``.
+
+    Parameters
+    ----------
+    position : int
+        Token position, >= 0.
+    omega : float
+        Angular frequency of the pair.
+    dtype_name : {"float16", "bfloat16", "float32", "float64"}
+        Format in which the position, the frequency and the product are stored.
+
+    Returns
+    -------
+    float
+        The rounded angle; ``inf`` when the position overflows the format (float16 past 65504).
+
+    Notes
+    -----
+    .. math:: \\hat\\theta = \\text{fl}(\\text{fl}(pos)\\,\\text{fl}(\\omega))
+
+    Introduced in notebook 08_numerical_precision.
+
+    Examples
+    --------
+    >>> rounded_angle(1857, float(frequencies(32)[1]), "float16")
+    1045.0
+    """
+    pos = round_to_dtype([check_int("position", position, minimum=0)], dtype_name)
+    freq = round_to_dtype([omega], dtype_name)
+    if not np.isfinite(pos[0] * freq[0]):
+        return float("inf")
+    # theta_hat = fl(fl(pos) * fl(omega))
+    return float(round_to_dtype(pos * freq, dtype_name)[0])
+
+
+class AngleErrorExplorer(Explorer):
+    """Angle error against position, with a format dropdown and position and pair sliders.
+
+    Parameters
+    ----------
+    dtype_name : {"float16", "bfloat16", "float32"}, default "float16"
+        Initial storage format.
+    position : int, default 1857
+        Initial position (1 .. 2**20); 1857 is the position of a published float16 bug report.
+    pair : int, default 1
+        Initial pair index ``i`` of a ``d_model = 32`` encoding (0..15).
+    d_model : int, default 32
+        Width whose frequencies ``10000**(-2i/d)`` the pair slider picks from (fixed).
+
+    Notes
+    -----
+    Controls: ``dtype_name`` (dropdown), ``position`` (log slider, base 2) and ``pair``.
+    Artists kept: ``error_line``, ``guide_line``, ``marker``, ``overflow_line``, ``circle``
+    (a :class:`posenc_lib.plots.relative.UnitCircle`) and the two titles. Introduced in notebook
+    08_numerical_precision.
+
+    Examples
+    --------
+    >>> explorer = AngleErrorExplorer()
+    >>> explorer.controls["dtype_name"].value = "float32"
+    >>> explorer.overflow_line.get_visible()
+    False
+    """
+
+    def __init__(
+        self,
+        dtype_name: str = "float16",
+        position: int = 1857,
+        pair: int = 1,
+        d_model: int = 32,
+    ) -> None:
+        dtype_name = check_choice("dtype_name", dtype_name, DTYPES)
+        position = check_int("position", position)
+        if position > 2**20:
+            raise ValueError(f"position must be in 1..2**20; got {position}")
+        self.omegas = frequencies(check_even("d_model", d_model, minimum=4))
+        pair = check_int("pair", pair, minimum=0)
+        if pair >= self.omegas.size:
+            raise ValueError(f"pair must be in 0..{self.omegas.size - 1}; got {pair}")
+        self.positions = np.unique(np.round(2.0 ** np.linspace(0.0, 20.0, 321))).astype(np.int64)
+        super().__init__(figsize=(8.6, 3.6))
+        with self.style():
+            left, right = self.figure.subplots(1, 2, width_ratios=[1.6, 1.0])
+            ones = np.ones(self.positions.shape)
+            lines = draw_error_curves(
+                left, self.positions, {"angle error": ones, r"$pos\,\omega\,\epsilon$": ones},
+                xlabel="Position", ylabel="Angle error (rad)",
+            )
+            self.error_line, self.guide_line = lines.values()
+            self.guide_line.set_color("#888888")
+            (self.marker,) = left.plot([1.0], [1.0], "o", color="#D55E00", markersize=8)
+            self.overflow_line = left.axvline(FLOAT16_MAX, color="#D55E00", linestyle=":")
+            left.set_xlim(1, 2**20)
+            left.set_ylim(1e-9, 1e4)
+            left.yaxis.set_minor_locator(NullLocator())
+            left.xaxis.set_minor_locator(NullLocator())
+            left.set_xticks([2.0**k for k in range(0, 21, 4)])
+            left.legend(loc="upper left")
+            self.error_title = left.set_title("")
+            self.circle = draw_unit_circle(
+                right, [1.0, 0.0], [1.0, 0.0], point_label="exact", rotated_label="rounded"
+            )
+            self.circle_title = right.set_title("")
+        self.error_axes, self.circle_axes = left, right
+        self.add_control(
+            "dtype_name", ipywidgets.Dropdown(options=DTYPES, value=dtype_name, description="dtype")
+        )
+        self.add_control(
+            "position",
+            ipywidgets.FloatLogSlider(
+                value=position, base=2, min=0, max=20, step=0.01, description="position"
+            ),
+        )
+        self.add_control(
+            "pair",
+            ipywidgets.IntSlider(value=pair, min=0, max=self.omegas.size - 1, description="pair i"),
+        )
+        c = self.circle
+        self._changing: list[Artist] = [
+            self.error_line, self.guide_line, self.marker, self.overflow_line, c.point,
+            c.point_radius, c.rotated, c.rotated_radius, c.arc, *c.labels, self.error_title,
+            self.circle_title,
+        ]
+        self.refresh()
+
+    def changing_artists(self) -> list[Artist]:
+        """Everything :meth:`update` changes (the rest is blitted from the background)."""
+        return self._changing
+
+    def curves(self, dtype_name: str, pair: int) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        """The angle error at every sampled position and the guide ``pos * omega * eps``."""
+        omega = self.omegas[pair]
+        # positions a format cannot hold (float16 past 65504) get inf: a gap on the log axis
+        fits = np.isfinite(round_to_dtype(self.positions, dtype_name))
+        error = np.full(self.positions.shape, np.inf)
+        error[fits] = angle_error(self.positions[fits], [omega], dtype_name)[:, 0]
+        # guide: pos * omega * eps
+        guide = self.positions * omega * machine_epsilon(dtype_name)
+        return error, guide
+
+    def update(self, dtype_name: str, position: float, pair: int) -> None:  # type: ignore[override]
+        """Redraw the error curve, the marker and the two angles for these control values."""
+        pair, pos = int(pair), int(round(position))
+        omega = float(self.omegas[pair])
+        error, guide = self.curves(dtype_name, pair)
+        self.error_line.set_ydata(for_log_axis(error))
+        self.guide_line.set_ydata(for_log_axis(guide))
+        self.overflow_line.set_visible(dtype_name == "float16")
+        exact = pos * omega
+        approx = rounded_angle(pos, omega, dtype_name)
+        gap = abs(approx - exact)
+        self.marker.set_data([pos], [for_log_axis([gap])[0]])
+        self.error_title.set_text(f"{dtype_name}, pair {pair} ($\\omega$ = {omega:.4g})")
+        start = [np.cos(exact), np.sin(exact)]
+        if np.isfinite(approx):
+            self.circle.update(start, [np.cos(approx), np.sin(approx)])
+            self.circle_title.set_text(f"pos {pos}: error {gap:.3g} rad")
+        else:
+            self.circle.update(start, None)
+            self.circle_title.set_text(f"pos {pos}: inf in {dtype_name}")
