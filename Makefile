@@ -4,6 +4,12 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
+# One BLAS thread: the course's matrices are tiny, and on a 2-core machine a threaded BLAS
+# spends more time waking threads than computing (stalls of a second were measured).
+export OPENBLAS_NUM_THREADS ?= 1
+export OMP_NUM_THREADS ?= 1
+export MKL_NUM_THREADS ?= 1
+
 .PHONY: venv lab test lint notebooks figures student html bench e2e clean
 
 venv: $(STAMP)

@@ -13,6 +13,10 @@ from __future__ import annotations
 import os
 import tempfile
 
+# Tiny matrices: one BLAS thread is faster and steadier (kernels started by nbval inherit it).
+for variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(variable, "1")
+
 os.environ["POSENC_PROGRESS_FILE"] = os.path.join(
     tempfile.mkdtemp(prefix="posenc-progress-"), "progress.json"
 )

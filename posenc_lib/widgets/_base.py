@@ -5,6 +5,13 @@ existing artists in place (``set_data``, ``set_ydata``, ...), then :meth:`Explor
 the Agg canvas and puts the PNG into an ``ipywidgets.Image``. No figure or axes is ever rebuilt,
 and the notebook needs no interactive matplotlib backend (a plain JupyterLab is enough).
 
+Most of an Agg draw is text (tick labels, titles, legends) that a slider never changes. An
+explorer that lists the artists its ``update`` changes in :meth:`Explorer.changing_artists` is
+rendered by blitting: the rest of the figure is drawn once and kept as a pixel *background*,
+and each tick redraws only the changing artists over it. The background is drawn again when
+:meth:`Explorer.background_key` changes (say an axis range follows a slider) or after
+:meth:`Explorer.invalidate_background`.
+
 The same figure is also the static picture: ``explorer.figure`` shows in a notebook saved to
 GitHub, where widgets cannot run.
 """
@@ -12,11 +19,12 @@ GitHub, where widgets cannot run.
 from __future__ import annotations
 
 import io
-from collections.abc import Mapping
+from collections.abc import Hashable, Mapping, Sequence
 from typing import Any
 
 import ipywidgets
 import numpy as np
+from matplotlib.artist import Artist
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from PIL import Image
@@ -58,6 +66,8 @@ class Explorer:
         self.controls: dict[str, ipywidgets.ValueWidget] = {}
         self.image = ipywidgets.Image(format="png")
         self.n_updates = 0
+        self._background: Any = None
+        self._background_at: Hashable = None
 
     @staticmethod
     def style() -> Any:
@@ -78,14 +88,57 @@ class Explorer:
         """Change the artists in place for these control values. Subclasses implement it."""
         raise NotImplementedError
 
+    def changing_artists(self) -> Sequence[Artist]:
+        """The artists :meth:`update` changes; override to render by blitting.
+
+        Empty (the default) means every render draws the whole figure.
+        """
+        return ()
+
+    def background_key(self) -> Hashable:
+        """What the static background depends on; a new value redraws it. Constant by default."""
+        return ()
+
+    def invalidate_background(self) -> None:
+        """Forget the stored background: the next render draws the whole figure again."""
+        self._background = None
+
+    def _draw_background(self, changing: Sequence[Artist], key: Hashable) -> None:
+        """Draw everything but ``changing`` and keep the pixels; fix the layout the first time."""
+        if self._background is None and self._background_at is None:
+            self.canvas.draw()  # lay the figure out once with every artist, then keep that layout
+            self.figure.set_layout_engine("none")
+        for artist in changing:
+            artist.set_animated(True)  # animated artists are skipped by a full draw
+        try:
+            self.canvas.draw()
+        finally:
+            for artist in changing:
+                artist.set_animated(False)
+        self._background = self.canvas.copy_from_bbox(self.figure.bbox)
+        self._background_at = key
+
     def render(self) -> bytes:
         """Draw the canvas with Agg and show it in :attr:`image`; return the PNG bytes."""
-        self.canvas.draw()
-        rgba = np.asarray(self.canvas.buffer_rgba())
+        changing = list(self.changing_artists())
+        if not changing:
+            self.canvas.draw()
+        else:
+            renderer = self.canvas.get_renderer()
+            key = (self.background_key(), id(renderer), renderer.width, renderer.height)
+            if self._background is None or key != self._background_at:
+                self._draw_background(changing, key)
+            else:
+                self.canvas.restore_region(self._background)
+            for artist in changing:
+                if artist.get_visible():
+                    self.figure.draw_artist(artist)
+        # the figure is opaque: dropping the alpha channel makes the PNG cheaper to encode
+        rgb = np.ascontiguousarray(np.asarray(self.canvas.buffer_rgba())[..., :3])
         buffer = io.BytesIO()
-        Image.fromarray(rgba).save(buffer, format="png", compress_level=1)
+        Image.fromarray(rgb).save(buffer, format="png", compress_level=1)
         self.image.value = buffer.getvalue()
-        return self.image.value
+        return bytes(self.image.value)
 
     def refresh(self) -> None:
         """Update the artists from the controls and render."""

@@ -8,18 +8,14 @@
 
 from __future__ import annotations
 
-import io
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable
 from typing import Any
 
 import ipywidgets
 import numpy as np
 from matplotlib.artist import Artist
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 from numpy.typing import NDArray
-from PIL import Image
 
 from posenc_lib._checks import check_int
 from posenc_lib.attention import self_attention
@@ -29,7 +25,7 @@ from posenc_lib.plots.attention import draw_attention_weights, draw_grouped_bars
 from posenc_lib.scorecard import encode
 from posenc_lib.widgets._base import Explorer
 
-__all__ = ["BinaryCountingExplorer", "BlitRendering", "WordOrderExplorer", "word_order_model"]
+__all__ = ["BinaryCountingExplorer", "WordOrderExplorer", "word_order_model"]
 
 VOCAB: tuple[str, ...] = ("the", "cat", "was", "chasing", "mouse")
 ORDERS: tuple[str, ...] = (
@@ -38,59 +34,6 @@ ORDERS: tuple[str, ...] = (
     "mouse the chasing cat the was",
 )
 ENCODINGS: tuple[str, ...] = ("none", "integer", "normalised")
-
-
-class BlitRendering:
-    """Mixin for an :class:`Explorer`: after a change, redraw only the artists that change.
-
-    Everything else (axes, ticks, static lines) is drawn once and kept as a pixel copy, the
-    *background*, which is redrawn only when :meth:`background_key` changes (for example when
-    an axis range depends on a control). The first full draw also fixes the layout, so later
-    draws skip the layout engine. The figure itself is untouched: ``explorer.figure`` still
-    draws completely when a notebook shows it. Put it first in the bases:
-    ``class MyExplorer(BlitRendering, Explorer)``.
-    """
-
-    figure: Figure
-    canvas: FigureCanvasAgg
-    image: ipywidgets.Image
-    _background: Any = None
-    _background_at: Hashable = None
-
-    def changing_artists(self) -> Sequence[Artist]:
-        """The artists ``update`` changes, drawn over the background in this order."""
-        raise NotImplementedError
-
-    def background_key(self) -> Hashable:
-        """What the background depends on (a hashable value); constant by default."""
-        return ()
-
-    def render(self) -> bytes:
-        """Draw the changed artists (and the background if needed) and show the PNG."""
-        changing = list(self.changing_artists())
-        key = (self.background_key(), self.canvas.get_width_height())
-        if self._background is None or key != self._background_at:
-            if self._background is None:
-                # lay the figure out once with every artist shown, then keep that layout
-                self.canvas.draw()
-                self.figure.set_layout_engine("none")
-            visible = [artist.get_visible() for artist in changing]
-            for artist in changing:
-                artist.set_visible(False)
-            self.canvas.draw()
-            self._background = self.canvas.copy_from_bbox(self.figure.bbox)
-            self._background_at = key
-            for artist, shown in zip(changing, visible, strict=True):
-                artist.set_visible(shown)
-        else:
-            self.canvas.restore_region(self._background)
-        for artist in changing:
-            self.figure.draw_artist(artist)
-        buffer = io.BytesIO()
-        rgb = np.ascontiguousarray(np.asarray(self.canvas.buffer_rgba())[..., :3])  # opaque
-        Image.fromarray(rgb).save(buffer, format="png", compress_level=1)
-        self.image.value = buffer.getvalue()
-        return bytes(self.image.value)
 
 
 def word_order_model(
@@ -126,7 +69,7 @@ def word_order_model(
     return table, w_q, w_k, w_v
 
 
-class WordOrderExplorer(BlitRendering, Explorer):
+class WordOrderExplorer(Explorer):
     """Attention weights of a reordered sentence, and one word's output in two orders.
 
     Controls: ``order`` (three orders of the same six words), ``encoding`` ("none",
@@ -204,7 +147,7 @@ class WordOrderExplorer(BlitRendering, Explorer):
         self.title.set_text(f"output of '{word}' ({encoding}): largest change {change:.3f}")
 
 
-class BinaryCountingExplorer(BlitRendering, Explorer):
+class BinaryCountingExplorer(Explorer):
     """A position slider on the binary table and on each bit's wave.
 
     Left: the table of positions 0 .. 2**n_bits - 1, bits coloured by rate of change, with the

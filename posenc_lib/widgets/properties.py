@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import io
 from typing import Any
 
 import ipywidgets
 import numpy as np
 from matplotlib.artist import Artist
 from numpy.typing import NDArray
-from PIL import Image
 
 from posenc_lib._checks import check_even, check_float, check_int
 from posenc_lib.plots.properties import draw_offset_curve
@@ -27,59 +25,7 @@ def local_minima(values: NDArray[np.float64]) -> NDArray[np.int64]:
     return np.flatnonzero(inner).astype(np.int64) + 1
 
 
-class _BlitRender:
-    """Mixin for an :class:`Explorer` whose axes never move: render by blitting.
-
-    The first render draws the whole figure once without the artists listed in ``_dynamic``
-    (axes, ticks, labels and colorbar: the slow part), keeps that background, and freezes the
-    layout. Every later render restores the background and draws only the ``_dynamic`` artists,
-    then encodes an RGB PNG (the figure is opaque, so the alpha channel carries nothing). A full
-    draw elsewhere (the static picture in a notebook) still shows every artist: they are only
-    hidden while the background is captured. The background is captured again whenever the
-    canvas renderer changes.
-    """
-
-    figure: Any
-    canvas: Any
-    image: ipywidgets.Image
-    _dynamic: list[Artist]
-    _background: Any = None
-    _background_key: tuple[int, float, float] | None = None
-
-    def _renderer_key(self) -> tuple[int, float, float]:
-        renderer = self.canvas.get_renderer()
-        return (id(renderer), float(renderer.width), float(renderer.height))
-
-    def _capture_background(self) -> None:
-        for artist in self._dynamic:
-            artist.set_animated(True)
-        try:
-            self.canvas.draw()
-        finally:
-            for artist in self._dynamic:
-                artist.set_animated(False)
-        # the axes never move: keep the layout computed by that first draw
-        self.figure.set_layout_engine("none")
-        self._background = self.canvas.copy_from_bbox(self.figure.bbox)
-        self._background_key = self._renderer_key()
-
-    def render(self) -> bytes:
-        """Blit the changing artists onto the stored background; return the PNG bytes."""
-        if self._background is None or self._background_key != self._renderer_key():
-            self._capture_background()
-        self.canvas.restore_region(self._background)
-        for artist in self._dynamic:
-            if artist.get_visible():
-                self.figure.draw_artist(artist)
-        # the figure is opaque: dropping the alpha channel makes the PNG a quarter cheaper
-        rgb = np.ascontiguousarray(np.asarray(self.canvas.buffer_rgba())[..., :3])
-        buffer = io.BytesIO()
-        Image.fromarray(rgb).save(buffer, format="png", compress_level=1)
-        self.image.value = buffer.getvalue()
-        return self.image.value
-
-
-class SimilarityDecayExplorer(_BlitRender, Explorer):
+class SimilarityDecayExplorer(Explorer):
     """PE·PEᵀ / (d/2) for a short sentence and its offset curve, with base and d_model sliders.
 
     Introduced in notebook 03_properties. Left: the normalised dot-product matrix of
@@ -127,7 +73,7 @@ class SimilarityDecayExplorer(_BlitRender, Explorer):
             right.set_xlim(0, int(self.offsets[-1]))
             right.legend(loc="upper right")
             self.title = right.set_title(" ")
-        self._dynamic = [self.matrix, self.curve.line, self.curve.bounces, self.title]
+        self._changing = [self.matrix, self.curve.line, self.curve.bounces, self.title]
         self.add_control("d_model", ipywidgets.IntSlider(
             value=d_model, min=8, max=1024, step=8, description="d_model",
             continuous_update=True))
@@ -135,6 +81,10 @@ class SimilarityDecayExplorer(_BlitRender, Explorer):
             value=base, base=10, min=1, max=6, step=0.25, description="base",
             continuous_update=True))
         self.refresh()
+
+    def changing_artists(self) -> list[Artist]:
+        """Everything :meth:`update` changes (the rest is blitted from the background)."""
+        return self._changing
 
     def update(self, **values: Any) -> None:
         """Recompute the normalised curve and matrix for these ``d_model`` and ``base``."""

@@ -11,69 +11,19 @@ Both are drawn once; a slider change only replaces their y data.
 
 from __future__ import annotations
 
-import io
 from typing import Any
 
 import ipywidgets
 import numpy as np
 from matplotlib.artist import Artist
 from numpy.typing import NDArray
-from PIL import Image
 
 from posenc_lib._checks import check_even, check_float, check_int
 from posenc_lib.plots.context import draw_curves, draw_reference_lines
 from posenc_lib.rope import default_inv_freq, relative_scores, rope_decay_bound
 from posenc_lib.widgets._base import Explorer
 
-__all__ = ["BlitRenderMixin", "RopeScoreExplorer", "normalised_score_curves"]
-
-
-class BlitRenderMixin:
-    """Faster :meth:`Explorer.render`: draw the static parts once, then only the moving artists.
-
-    A class ``Foo(BlitRenderMixin, Explorer)`` lists its moving artists in
-    :meth:`moving_artists`. The first render draws the figure without them and keeps that
-    background; every later render restores it, draws the moving artists on top and encodes the
-    PNG. Call :meth:`invalidate_background` after changing anything static (limits, ticks).
-    ``explorer.figure`` still draws everything when shown or saved.
-
-    Notes
-    -----
-    Text (tick labels, legends) is most of the cost of an Agg draw, and it never changes here.
-    Introduced in notebook 05_rope.
-    """
-
-    figure: Any
-    canvas: Any
-    image: Any
-    _background: Any = None
-
-    def moving_artists(self) -> list[Artist]:
-        """The artists that change with the controls (drawn on every render)."""
-        raise NotImplementedError
-
-    def invalidate_background(self) -> None:
-        """Forget the stored background: the next render draws the whole figure again."""
-        self._background = None
-
-    def render(self) -> bytes:
-        """Blit the moving artists on the stored background and show the PNG; return its bytes."""
-        artists = self.moving_artists()
-        if self._background is None:
-            for artist in artists:
-                artist.set_visible(False)
-            self.canvas.draw()
-            self._background = self.canvas.copy_from_bbox(self.figure.bbox)
-            for artist in artists:
-                artist.set_visible(True)
-        self.canvas.restore_region(self._background)
-        for artist in artists:
-            self.figure.draw_artist(artist)
-        rgba = np.asarray(self.canvas.buffer_rgba())
-        buffer = io.BytesIO()
-        Image.fromarray(rgba).save(buffer, format="png", compress_level=1)
-        self.image.value = buffer.getvalue()
-        return bytes(self.image.value)
+__all__ = ["RopeScoreExplorer", "normalised_score_curves"]
 
 
 def normalised_score_curves(
@@ -119,7 +69,7 @@ def normalised_score_curves(
     return score, bound
 
 
-class RopeScoreExplorer(BlitRenderMixin, Explorer):
+class RopeScoreExplorer(Explorer):
     """Score and decay bound against the relative distance, with base and ``d`` sliders.
 
     Parameters
@@ -197,7 +147,7 @@ class RopeScoreExplorer(BlitRenderMixin, Explorer):
         self.figure.set_layout_engine("none")
         self.refresh()
 
-    def moving_artists(self) -> list[Artist]:
+    def changing_artists(self) -> list[Artist]:
         """The two curves and the title."""
         return [self.score_line, self.bound_line, self.title]
 

@@ -6,6 +6,7 @@ from typing import Any
 
 import ipywidgets
 import numpy as np
+from matplotlib.artist import Artist
 
 from posenc_lib._checks import check_even, check_float, check_int
 from posenc_lib.plots.properties import draw_pair_waves
@@ -13,12 +14,11 @@ from posenc_lib.plots.relative import draw_unit_circle
 from posenc_lib.relative import pair_shift_matrix
 from posenc_lib.sinusoidal import frequencies
 from posenc_lib.widgets._base import Explorer
-from posenc_lib.widgets.properties import _BlitRender
 
 __all__ = ["RotationExplorer"]
 
 
-class RotationExplorer(_BlitRender, Explorer):
+class RotationExplorer(Explorer):
     """One (sin, cos) pair on the unit circle, moved by M_k; sliders for t, k and the pair.
 
     Introduced in notebook 04_rotation_proof. Left: the point ``p(t) = (sin wt, cos wt)`` in
@@ -69,7 +69,7 @@ class RotationExplorer(_BlitRender, Explorer):
             self.waves = draw_pair_waves(right, samples, float(self.omega[0]), 0.0, 0.0)
             self.title = right.set_title(" ", fontsize=9)
         c, w = self.circle, self.waves
-        self._dynamic = [
+        self._changing = [
             c.point_radius, c.rotated_radius, c.arc, c.point, c.rotated, *c.labels,
             w.now_line, w.later_line, w.sine, w.cosine, w.now, w.later, self.title,
         ]
@@ -82,6 +82,10 @@ class RotationExplorer(_BlitRender, Explorer):
             value=check_int("pair", pair, minimum=0), min=0, max=self.omega.size - 1,
             description="pair i"))
         self.refresh()
+
+    def changing_artists(self) -> list[Artist]:
+        """Everything :meth:`update` changes (the rest is blitted from the background)."""
+        return self._changing
 
     def update(self, **values: Any) -> None:
         """Move the point to angle w t, rotate it by M_k and mark t, t + k on the waves."""

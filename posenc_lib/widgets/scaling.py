@@ -17,6 +17,7 @@ from typing import Any
 import ipywidgets
 import numpy as np
 from matplotlib.artist import Artist
+from matplotlib.layout_engine import ConstrainedLayoutEngine
 from numpy.typing import ArrayLike, NDArray
 
 from posenc_lib._checks import check_choice, check_even, check_float, check_int, check_positions
@@ -25,7 +26,6 @@ from posenc_lib.plots.scaling import draw_frequency_ratios
 from posenc_lib.rope import default_inv_freq
 from posenc_lib.scaling import SCALING_METHODS, rope_frequencies, unseen_angle_mask
 from posenc_lib.widgets._base import Explorer
-from posenc_lib.widgets.rope import BlitRenderMixin
 
 __all__ = [
     "ScalingExplorer",
@@ -241,7 +241,7 @@ def method_unseen_mask(
     return unseen_angle_mask(pos, inv_freq, trained, length)
 
 
-class ScalingExplorer(BlitRenderMixin, Explorer):
+class ScalingExplorer(Explorer):
     """Frequency ratio per pair and unseen angles, with method, factor and base controls.
 
     Parameters
@@ -311,7 +311,9 @@ class ScalingExplorer(BlitRenderMixin, Explorer):
             self.trained_line = draw_reference_lines(
                 right, vertical={"": 1.0 / factor}, color="#333333", linewidth=1.2
             )[""]
-            self.figure.get_layout_engine().set(rect=(0.0, 0.0, 1.0, 0.93))
+            engine = self.figure.get_layout_engine()
+            assert isinstance(engine, ConstrainedLayoutEngine), "the course style lays out"
+            engine.set(rect=(0.0, 0.0, 1.0, 0.93))
             self.title = self.figure.text(
                 0.01, 0.985, "", ha="left", va="top", fontsize=10, fontweight="bold"
             )
@@ -340,7 +342,7 @@ class ScalingExplorer(BlitRenderMixin, Explorer):
         target = max(int(round(factor * self.trained_length)), self.n_columns)
         return np.floor(np.arange(self.n_columns) * (target / self.n_columns)).astype(np.int64)
 
-    def moving_artists(self) -> list[Artist]:
+    def changing_artists(self) -> list[Artist]:
         """The ratio curve, the unseen-angle image, the trained-length line and the title."""
         return [self.ratio_line, self.unseen_image, self.trained_line, self.title]
 

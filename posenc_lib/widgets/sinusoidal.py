@@ -18,12 +18,11 @@ from posenc_lib._checks import check_even, check_float, check_int
 from posenc_lib.plots import draw_encoding_heatmap, draw_stacked_waves
 from posenc_lib.sinusoidal import sinusoidal_encoding, sinusoidal_encoding_at, wavelengths
 from posenc_lib.widgets._base import Explorer
-from posenc_lib.widgets.binary import BlitRendering
 
 __all__ = ["EncodingHeatmapExplorer", "StackedWavesExplorer"]
 
 
-class EncodingHeatmapExplorer(BlitRendering, Explorer):
+class EncodingHeatmapExplorer(Explorer):
     """The sinusoidal encoding as a heatmap (positions down, dimensions across).
 
     Controls: ``d_model`` (8 .. 1024), ``base`` (10 .. 10**6, logarithmic) and ``length``
@@ -86,7 +85,7 @@ class EncodingHeatmapExplorer(BlitRendering, Explorer):
         )
 
 
-class StackedWavesExplorer(BlitRendering, Explorer):
+class StackedWavesExplorer(Explorer):
     """The sine and cosine waves of a few consecutive pairs, with the tokens marked.
 
     Control: ``pair``, the first pair index i shown; the waves of dimensions

@@ -1,0 +1,213 @@
+"""Explorer of notebook 07_other_schemes: ALiBi's head slopes and T5's buckets side by side.
+
+Left, ALiBi: the attention weights that the last query of a ``length``-token sequence gives to
+the keys behind it when the content scores are all equal, ``softmax(-m_h d)`` over the
+distance ``d``, one line per head. On a log axis each head is a straight line of slope
+``-m_h``: steep heads look at the last few tokens, flat heads spread over the whole context.
+
+Right, T5: the bucket number of every relative position ``j - i``, with the bucket count, the
+maximum distance and the encoder/decoder choice as controls.
+
+Everything is drawn once; the controls change y data, visibility, limits and texts in place.
+"""
+
+from __future__ import annotations
+
+import ipywidgets
+import matplotlib
+import numpy as np
+from matplotlib.artist import Artist
+from matplotlib.ticker import MaxNLocator, NullLocator
+from numpy.typing import NDArray
+
+from posenc_lib._checks import check_even, check_int
+from posenc_lib.attention import softmax
+from posenc_lib.bias import alibi_bias, alibi_slopes, t5_relative_position_bucket
+from posenc_lib.plots.context import draw_curves
+from posenc_lib.widgets._base import Explorer
+
+__all__ = ["RelativeBiasExplorer", "alibi_weights_by_distance"]
+
+MAX_HEADS = 16
+
+
+def alibi_weights_by_distance(n_heads: int, length: int) -> NDArray[np.float64]:
+    """Attention weights of the last query on the keys behind it, with equal content scores.
+
+    Parameters
+    ----------
+    n_heads : int
+        Number of heads (slopes from :func:`posenc_lib.bias.alibi_slopes`), >= 1.
+    length : int
+        Number of keys, >= 1.
+
+    Returns
+    -------
+    numpy.ndarray, shape (n_heads, length), float64
+        ``w[h, d]``: the weight on the key ``d`` tokens back; each row sums to 1.
+
+    Notes
+    -----
+    .. math:: w_{h,d} = \\frac{e^{-m_h d}}{\\sum_{d'=0}^{n-1} e^{-m_h d'}}
+
+    Introduced in notebook 07_other_schemes.
+
+    Examples
+    --------
+    >>> np.round(alibi_weights_by_distance(1, 3), 6)
+    array([[0.334636, 0.333333, 0.332031]])
+    """
+    bias = alibi_bias(alibi_slopes(n_heads), check_int("length", length))
+    # w[h, d] = softmax over keys of -m_h (i - j), for the last query i = n - 1, read by d
+    return softmax(bias[:, -1, :], axis=-1)[:, ::-1]
+
+
+class RelativeBiasExplorer(Explorer):
+    """ALiBi head slopes (left) and T5 buckets (right), with sliders for both.
+
+    Parameters
+    ----------
+    n_heads : int, default 8
+        Initial number of ALiBi heads (1..16).
+    num_buckets : int, default 32
+        Initial number of T5 buckets (even, 4..64).
+    max_distance : int, default 128
+        Initial T5 maximum distance (40..256).
+    bidirectional : bool, default True
+        Initial T5 mode: encoder (True) or causal decoder (False).
+    length : int, default 64
+        Number of keys behind the ALiBi query (fixed for the life of the explorer).
+    span : int, default 300
+        The T5 picture shows relative positions ``-span .. span`` (fixed).
+
+    Notes
+    -----
+    Controls: ``n_heads``, ``num_buckets``, ``max_distance``, ``bidirectional``. Artists kept:
+    ``head_lines`` (16 lines, the unused ones hidden), ``bucket_line``, ``distance_lines``
+    (the two dashed lines at ``+-max_distance``) and the two titles. Introduced in notebook
+    07_other_schemes.
+
+    Examples
+    --------
+    >>> explorer = RelativeBiasExplorer()
+    >>> explorer.controls["n_heads"].value = 4
+    >>> sum(line.get_visible() for line in explorer.head_lines)
+    4
+    """
+
+    def __init__(
+        self,
+        n_heads: int = 8,
+        num_buckets: int = 32,
+        max_distance: int = 128,
+        bidirectional: bool = True,
+        length: int = 64,
+        span: int = 300,
+    ) -> None:
+        n_heads = check_int("n_heads", n_heads)
+        if n_heads > MAX_HEADS:
+            raise ValueError(f"n_heads must be in 1..{MAX_HEADS}; got {n_heads}")
+        num_buckets = check_even("num_buckets", num_buckets, minimum=4)
+        if num_buckets > 64:
+            raise ValueError(f"num_buckets must be an even integer in 4..64; got {num_buckets}")
+        max_distance = check_int("max_distance", max_distance, minimum=40)
+        if max_distance > 256:
+            raise ValueError(f"max_distance must be in 40..256; got {max_distance}")
+        if not isinstance(bidirectional, bool):
+            raise TypeError(f"bidirectional must be True or False; got {bidirectional!r}")
+        self.distances = np.arange(check_int("length", length, minimum=2))
+        self.offsets = np.arange(-check_int("span", span, minimum=1), span + 1)
+        super().__init__(figsize=(8.6, 3.5))
+        with self.style():
+            left, right = self.figure.subplots(1, 2)
+            zeros = np.full(self.distances.shape, 1.0 / self.distances.size)
+            curves = {f"_head {h}": zeros for h in range(1, MAX_HEADS + 1)}
+            lines = draw_curves(
+                left, self.distances, curves, yscale="log", legend=False, linestyle="-",
+                xlabel="Distance to the key $i - j$", ylabel="Attention weight",
+            )
+            self.head_lines = list(lines.values())
+            left.set_ylim(1e-6, 1.0)
+            left.set_xlim(0, self.distances[-1])
+            left.yaxis.set_minor_locator(NullLocator())  # 60 minor ticks would double the cost
+            left.xaxis.set_major_locator(MaxNLocator(5))
+            self.alibi_title = left.set_title("")
+            (self.bucket_line,) = draw_curves(
+                right, self.offsets, {"_buckets": np.zeros(self.offsets.shape)},
+                legend=False, drawstyle="steps-mid", linestyle="-",
+                xlabel="Relative position $j - i$", ylabel="T5 bucket",
+            ).values()
+            self.distance_lines = [
+                right.axvline(x, color="#666666", linestyle="--", linewidth=0.9)
+                for x in (-max_distance, max_distance)
+            ]
+            right.set_xlim(self.offsets[0], self.offsets[-1])
+            # symlog: linear for the exact buckets, logarithmic where T5's buckets are
+            right.set_xscale("symlog", linthresh=16, linscale=1.0)
+            ticks = [-256, -64, -16, 0, 16, 64, 256]
+            right.set_xticks(ticks, [str(t) for t in ticks])
+            right.xaxis.set_minor_locator(NullLocator())
+            self.t5_title = right.set_title("")
+        self.alibi_axes, self.t5_axes = left, right
+        self.add_control(
+            "n_heads",
+            ipywidgets.IntSlider(value=n_heads, min=1, max=MAX_HEADS, description="ALiBi heads"),
+        )
+        self.add_control(
+            "num_buckets",
+            ipywidgets.IntSlider(value=num_buckets, min=4, max=64, step=2, description="buckets"),
+        )
+        self.add_control(
+            "max_distance",
+            ipywidgets.IntSlider(value=max_distance, min=40, max=256, description="max dist."),
+        )
+        self.add_control(
+            "bidirectional", ipywidgets.Checkbox(value=bidirectional, description="bidirectional")
+        )
+        self._num_buckets = num_buckets
+        self.t5_axes.set_ylim(-0.5, num_buckets - 0.5)
+        self._changing: list[Artist] = [
+            *self.head_lines, self.bucket_line, *self.distance_lines, self.alibi_title,
+            self.t5_title,
+        ]
+        self.refresh()
+
+    def changing_artists(self) -> list[Artist]:
+        """Everything :meth:`update` changes (the rest is blitted from the background)."""
+        return self._changing
+
+    def update(  # type: ignore[override]
+        self, n_heads: int, num_buckets: int, max_distance: int, bidirectional: bool
+    ) -> None:
+        """Replace the head curves and the bucket steps for these control values."""
+        n_heads = int(n_heads)
+        weights = alibi_weights_by_distance(n_heads, self.distances.size)
+        slopes = alibi_slopes(n_heads)
+        order = np.argsort(np.argsort(-slopes))  # 0 = steepest head
+        colours = matplotlib.colormaps["viridis"]
+        for h, line in enumerate(self.head_lines):
+            line.set_visible(h < n_heads)
+            if h < n_heads:
+                line.set_ydata(weights[h])
+                line.set_color(colours(0.9 * order[h] / max(n_heads - 1, 1)))
+        self.alibi_title.set_text(
+            f"ALiBi, {n_heads} heads: slopes 1/{1 / slopes.max():.3g} ... 1/{1 / slopes.min():.3g}"
+        )
+        buckets = t5_relative_position_bucket(
+            self.offsets,
+            bidirectional=bool(bidirectional),
+            num_buckets=int(num_buckets),
+            max_distance=int(max_distance),
+        )
+        self.bucket_line.set_ydata(buckets)
+        if int(num_buckets) != self._num_buckets:  # new y limits: the background changes
+            self._num_buckets = int(num_buckets)
+            self.t5_axes.set_ylim(-0.5, self._num_buckets - 0.5)
+            self.invalidate_background()
+        for sign, line in zip((-1, 1), self.distance_lines, strict=True):
+            line.set_xdata([sign * int(max_distance)] * 2)
+        exact = (int(num_buckets) // (2 if bidirectional else 1)) // 2
+        mode = "encoder" if bidirectional else "decoder"
+        self.t5_title.set_text(
+            f"T5 {mode}: {int(num_buckets)} buckets, {exact} exact, max {int(max_distance)}"
+        )
