@@ -44,7 +44,8 @@ def check_int(name: str, value: Any, *, minimum: int | None = 1) -> int:
     """
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
         allowed = "an integer" if minimum is None else f"an integer >= {minimum}"
-        raise TypeError(f"{name} must be {allowed}; got {_describe(value)} ({type(value).__name__})")
+        kind = type(value).__name__
+        raise TypeError(f"{name} must be {allowed}; got {_describe(value)} ({kind})")
     result = int(value)
     if minimum is not None and result < minimum:
         raise ValueError(f"{name} must be an integer >= {minimum}; got {result}")
@@ -74,7 +75,8 @@ def check_float(
     ``>= at_least`` when those bounds are given.
     """
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a real number; got {_describe(value)} ({type(value).__name__})")
+        kind = type(value).__name__
+        raise TypeError(f"{name} must be a real number; got {_describe(value)} ({kind})")
     result = float(value)
     if not math.isfinite(result):
         raise ValueError(f"{name} must be a finite number; got {result}")
@@ -89,7 +91,8 @@ def check_choice(name: str, value: Any, choices: Iterable[str]) -> str:
     """Return ``value`` if it is one of ``choices``, else raise naming ``name``."""
     options = tuple(choices)
     if not isinstance(value, str) or value not in options:
-        raise ValueError(f"{name} must be one of {', '.join(map(repr, options))}; got {_describe(value)}")
+        allowed = ", ".join(map(repr, options))
+        raise ValueError(f"{name} must be one of {allowed}; got {_describe(value)}")
     return value
 
 
@@ -124,7 +127,9 @@ def check_array(
     if min_ndim is not None and array.ndim < min_ndim:
         raise ValueError(f"{name} must have at least {min_ndim} axes; got shape {array.shape}")
     if finite and np.issubdtype(array.dtype, np.floating) and not np.all(np.isfinite(array)):
-        raise ValueError(f"{name} must contain only finite numbers; got NaN or inf in {_describe(array)}")
+        raise ValueError(
+            f"{name} must contain only finite numbers; got NaN or inf in {_describe(array)}"
+        )
     return array
 
 
