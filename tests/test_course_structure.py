@@ -1,0 +1,144 @@
+"""The shape every course notebook must have (DESIGN.md and the syllabus), checked on the files."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from tests.notebook_cells import BEGIN, END, NOTEBOOKS, ROOT, load, source, tags
+
+FIRST_HEADINGS = ["What you will learn", "What you need"]
+LAST_HEADINGS = ["Summary", "Exercises", "Further reading"]
+SCORECARD_NOTEBOOKS = {"00", "01", "02", "03", "07"}
+PITFALL_NOTEBOOKS = {"02", "05"}  # the syllabus names pitfalls that arise there
+ABSOLUTE_PATH = re.compile(r"(/home/|/root/|/tmp/|/work/|/usr/|[A-Z]:\\\\)")
+MAX_CELL_LINES = 20
+
+ids = [p.name for p in NOTEBOOKS]
+
+
+def test_the_course_has_notebooks() -> None:
+    assert NOTEBOOKS, "no notebooks/NN_*.ipynb found"
+    for path in NOTEBOOKS:
+        assert re.fullmatch(r"\d\d_[a-z0-9_]+\.ipynb", path.name), path.name
+
+
+def headings(path: Path, level: int) -> list[str]:
+    marker = "#" * level + " "
+    found = []
+    for cell in load(path)["cells"]:
+        if cell["cell_type"] == "markdown":
+            found += [line[len(marker) :].strip() for line in source(cell).splitlines()
+                      if line.startswith(marker)]
+    return found
+
+
+def code_cells(path: Path) -> list[dict]:
+    return [c for c in load(path)["cells"] if c["cell_type"] == "code"]
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=ids)
+def test_title_and_section_headings(path: Path) -> None:
+    cells = load(path)["cells"]
+    assert cells[0]["cell_type"] == "markdown" and source(cells[0]).startswith("# ")
+    assert len(headings(path, 1)) == 1, "one title per notebook"
+    h2 = headings(path, 2)
+    assert h2[:2] == FIRST_HEADINGS, f"notebook must open with {FIRST_HEADINGS}, has {h2[:2]}"
+    assert h2[-3:] == LAST_HEADINGS, f"notebook must close with {LAST_HEADINGS}, has {h2[-3:]}"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=ids)
+def test_three_to_five_objectives_and_cited_reading(path: Path) -> None:
+    text = "\n".join(source(c) for c in load(path)["cells"] if c["cell_type"] == "markdown")
+    learn = text.split("## What you will learn", 1)[1].split("\n## ", 1)[0]
+    bullets = [line for line in learn.splitlines() if re.match(r"\s*[-*] ", line)]
+    assert 3 <= len(bullets) <= 5, f"{len(bullets)} objectives"
+    reading = text.split("## Further reading", 1)[1]
+    assert re.search(r"(19|20)\d\d", reading), "further reading cites no dated paper"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=ids)
+def test_imports_from_posenc_lib(path: Path) -> None:
+    assert any(
+        re.search(r"^(from posenc_lib[\w.]* import|import posenc_lib)", source(c), re.M)
+        for c in code_cells(path)
+    )
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=ids)
+def test_at_least_three_exercises_with_stub_solution_and_check(path: Path) -> None:
+    cells = load(path)["cells"]
+    stubs = [i for i, c in enumerate(cells) if "exercise" in tags(c)]
+    solutions = [i for i, c in enumerate(cells) if "solution" in tags(c)]
+    assert len(stubs) >= 3 and len(stubs) == len(solutions)
+    exercises_at = next(i for i, c in enumerate(cells) if source(c).startswith("## Exercises"))
+    for stub, solution in zip(stubs, solutions, strict=True):
+        assert exercises_at < stub < solution, "stub, then solution, inside ## Exercises"
+        body = source(cells[solution])
+        assert body.lstrip().startswith(BEGIN) and body.rstrip().endswith(END)
+        check = cells[solution + 1]
+        assert check["cell_type"] == "code" and ".check(" in source(check)
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=ids)
+def test_executed_with_outputs_and_no_errors(path: Path) -> None:
+    cells = code_cells(path)
+    assert all(c.get("execution_count") for c in cells), "every code cell has been run"
+    outputs = [o for c in cells for o in c.get("outputs", [])]
+    assert outputs, "outputs are stored"
+    assert not [o for o in outputs if o.get("output_type") == "error"], "an error output is stored"
+    assert any("image/png" in o.get("data", {}) for o in outputs), "no stored plot"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=ids)
+def test_no_absolute_paths_in_outputs(path: Path) -> None:
+    for cell in code_cells(path):
+        for output in cell.get("outputs", []):
+            texts = [output.get("text", "")] + [
+                v for k, v in output.get("data", {}).items() if k.startswith("text/")
+            ]
+            for text in texts:
+                text = "".join(text) if isinstance(text, list) else text
+                assert not ABSOLUTE_PATH.search(text), text[:200]
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=ids)
+def test_widget_state_is_stripped(path: Path) -> None:
+    assert "widgets" not in load(path)["metadata"]
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=ids)
+def test_an_explorer_with_its_static_picture(path: Path) -> None:
+    cells = code_cells(path)
+    live = [c for c in cells if ".widget()" in source(c)]
+    assert live, "no explorer shown with .widget()"
+    for cell in live:
+        assert source(cell).startswith("# NBVAL_IGNORE_OUTPUT")
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=ids)
+def test_small_cells_ending_without_semicolon(path: Path) -> None:
+    for cell in code_cells(path):
+        text = source(cell).rstrip()
+        assert len(text.splitlines()) <= MAX_CELL_LINES, text[:120]
+        assert not text.endswith(";"), "end plots with plt.show(), not ';' (nbval ignores it)"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=ids)
+def test_scorecard_and_pitfalls_where_the_syllabus_asks(path: Path) -> None:
+    number = path.name[:2]
+    code = "\n".join(source(c) for c in code_cells(path))
+    markdown = "\n".join(source(c) for c in load(path)["cells"] if c["cell_type"] == "markdown")
+    if number in SCORECARD_NOTEBOOKS:
+        assert "scorecard(" in code
+    if number in PITFALL_NOTEBOOKS:
+        assert "> **Common pitfall:**" in markdown
+
+
+def test_readme_syllabus_links_every_notebook() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    for path in NOTEBOOKS:
+        row = re.search(rf"^\|.*\]\(notebooks/{re.escape(path.name)}\).*\|(.+)\|\s*$", readme, re.M)
+        assert row and row.group(1).strip(), f"README's syllabus table lacks {path.name}"

@@ -1,0 +1,90 @@
+"""The project's own files install and run everything: pyproject, environment.yml, Makefile, CI."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+
+import tomllib
+
+from tests.notebook_cells import ROOT
+
+PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+
+
+def package_name(requirement: str) -> str:
+    return re.split(r"[<>=!~\[ ;]", requirement.strip(), maxsplit=1)[0].lower().replace("_", "-")
+
+
+def environment_packages() -> set[str]:
+    """Package names in environment.yml's conda dependencies and its pip list."""
+    text = (ROOT / "environment.yml").read_text(encoding="utf-8")
+    dependencies = text.split("dependencies:", 1)[1]
+    names = set()
+    for line in dependencies.splitlines():
+        match = re.match(r"\s+- ([A-Za-z][A-Za-z0-9_.\-]*)", line)
+        if match and match.group(1) not in {"pip", "python"}:
+            names.add(package_name(match.group(1)))
+    return names
+
+
+def test_pyproject_declares_the_stack() -> None:
+    runtime = {package_name(r) for r in PYPROJECT["project"]["dependencies"]}
+    assert runtime == {"numpy", "matplotlib", "ipywidgets", "jupyterlab"}
+    dev = {package_name(r) for r in PYPROJECT["project"]["optional-dependencies"]["dev"]}
+    assert {"pytest", "nbval", "hypothesis", "ruff", "mypy"} <= dev
+    for requirement in PYPROJECT["project"]["dependencies"]:
+        assert ">=" in requirement, f"{requirement} has no known-good lower bound"
+
+
+def test_environment_yml_mirrors_pyproject() -> None:
+    text = (ROOT / "environment.yml").read_text(encoding="utf-8")
+    assert "conda-forge" in text and re.search(r"^\s+- python", text, re.M)
+    assert re.search(r"- pip:\s*\n\s+- -e \.", text), "environment.yml installs the package"
+    runtime = {package_name(r) for r in PYPROJECT["project"]["dependencies"]}
+    dev = {package_name(r) for r in PYPROJECT["project"]["optional-dependencies"]["dev"]}
+    listed = environment_packages()
+    assert runtime <= listed
+    assert {"nbval"} <= listed
+    assert listed <= runtime | dev, f"environment.yml lists more: {listed - runtime - dev}"
+
+
+def test_makefile_has_every_target_and_builds_the_venv() -> None:
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    for target in ("lab", "test", "figures", "student", "html", "bench", "e2e"):
+        assert re.search(rf"^{target}:.*\$\(STAMP\)|^{target}:", makefile, re.M), target
+    assert "-m venv" in makefile and "-e '.[dev]'" in makefile
+
+
+def test_ci_runs_the_readme_test_command() -> None:
+    ci = ROOT / ".ci" / "run"
+    assert os.access(ci, os.X_OK)
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "make test" in readme and "make test" in ci.read_text(encoding="utf-8")
+
+
+def test_readme_quick_start_is_two_commands() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    quick = readme.split("## Quick start", 1)[1].split("\n## ", 1)[0]
+    block = re.search(r"```(?:bash|sh)?\n(.*?)```", quick, re.S)
+    assert block, "Quick start has a code block"
+    commands = [line for line in block.group(1).splitlines() if line.strip()]
+    assert commands == ["make lab", "make test"]
+
+
+def test_import_is_light() -> None:
+    code = (
+        "import sys, posenc_lib; "
+        "heavy = [m for m in ('matplotlib', 'ipywidgets', 'IPython') if m in sys.modules]; "
+        "print(','.join(heavy))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "", f"import posenc_lib loaded {out.stdout.strip()}"
+
+
+def test_git_ignores_build_output() -> None:
+    ignored = (ROOT / ".gitignore").read_text(encoding="utf-8")
+    for entry in (".venv/", "build/", "__pycache__/"):
+        assert entry in ignored
