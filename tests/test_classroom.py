@@ -1,0 +1,152 @@
+"""Student copies and the static HTML course, built from the real notebooks in temporary folders."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+from urllib.parse import unquote
+
+import nbformat
+import pytest
+from nbclient import NotebookClient
+
+from tests.notebook_cells import BEGIN, NOTEBOOKS, ROOT, load, source, tags
+from tools import build_html, build_student
+
+ids = [p.name for p in NOTEBOOKS]
+
+
+@pytest.fixture(scope="module")
+def student_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("student")
+    build_student.build(out, NOTEBOOKS)
+    return out
+
+
+@pytest.fixture(scope="module")
+def html_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("html")
+    build_html.build(out, NOTEBOOKS)
+    return out
+
+
+def secret_lines(path: Path) -> set[str]:
+    """Lines of solution cells that appear in no other cell of the source notebook."""
+    cells = load(path)["cells"]
+    public = {
+        line.strip()
+        for c in cells
+        if "solution" not in tags(c)
+        for line in source(c).splitlines()
+    }
+    return {
+        line.strip()
+        for c in cells
+        if "solution" in tags(c)
+        for line in source(c).splitlines()
+        if line.strip() and not line.strip().startswith("###") and line.strip() not in public
+    }
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=ids)
+def test_student_copy_has_no_solution_code(student_dir: Path, path: Path) -> None:
+    text = (student_dir / path.name).read_text(encoding="utf-8")
+    assert BEGIN not in text and "END SOLUTION" not in text
+    copy_lines = {
+        line.strip() for cell in load(student_dir / path.name)["cells"]
+        for line in source(cell).splitlines()
+    }  # fmt: skip
+    leaked = secret_lines(path) & copy_lines
+    assert not leaked, f"solution lines leaked into the student copy: {sorted(leaked)[:3]}"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=ids)
+def test_student_copy_keeps_every_other_cell_without_outputs(student_dir: Path, path: Path) -> None:
+    expected = [source(c) for c in load(path)["cells"] if "solution" not in tags(c)]
+    copy = load(student_dir / path.name)["cells"]
+    assert [source(c) for c in copy] == expected
+    assert all(not c.get("outputs") for c in copy if c["cell_type"] == "code")
+    stubs = [c for c in copy if "exercise" in tags(c)]
+    assert len(stubs) >= 3 and all("raises-exception" in tags(c) for c in stubs)
+
+
+def test_sources_are_untouched_by_the_student_build(tmp_path: Path) -> None:
+    before = {p: p.read_bytes() for p in NOTEBOOKS}
+    build_student.build(tmp_path / "copies", NOTEBOOKS)
+    assert {p: p.read_bytes() for p in NOTEBOOKS} == before
+
+
+@pytest.mark.parametrize("out", ["notebooks", "notebooks/student", "./notebooks/../notebooks"])
+def test_building_into_notebooks_is_refused(out: str) -> None:
+    result = subprocess.run(
+        [sys.executable, "tools/build_student.py", "--out", out],
+        cwd=ROOT, capture_output=True, text=True,
+    )  # fmt: skip
+    assert result.returncode != 0
+    assert "notebooks/" in result.stderr and "build/student" in result.stderr
+
+
+def test_student_copies_run_under_nbval_lax(student_dir: Path) -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-o", "addopts=", "-p", "no:cacheprovider",
+         "--nbval-lax", "--nbval-current-env", str(student_dir)],
+        cwd=student_dir, capture_output=True, text=True,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stdout[-3000:]
+    assert re.search(r"\d+ passed", result.stdout)
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS[:1], ids=ids[:1])
+def test_student_checks_say_not_yet(student_dir: Path, path: Path) -> None:
+    copy = nbformat.read(student_dir / path.name, as_version=4)
+    NotebookClient(copy, timeout=120, kernel_name="python3", allow_errors=True,
+                   resources={"metadata": {"path": str(student_dir)}}).execute()  # fmt: skip
+    checks = [c for c in copy.cells if c.cell_type == "code" and ".check(" in c.source]
+    assert checks
+    for cell in checks:
+        shown = " ".join(str(o.get("data", {}).get("text/plain", "")) for o in cell.outputs)
+        assert "Not yet" in shown, cell.source
+
+
+def test_html_has_an_index_and_a_page_per_notebook(html_dir: Path) -> None:
+    assert (html_dir / "index.html").exists()
+    index = (html_dir / "index.html").read_text(encoding="utf-8")
+    for path in NOTEBOOKS:
+        assert (html_dir / f"{path.stem}.html").exists()
+        assert f'href="{path.stem}.html"' in index
+
+
+def internal_links(page: Path) -> list[str]:
+    hrefs = re.findall(r'(?:href|src)="([^"]+)"', page.read_text(encoding="utf-8"))
+    return [
+        h for h in hrefs
+        if not re.match(r"(https?:|data:|mailto:|#|javascript:)", h) and not h.startswith("//")
+    ]  # fmt: skip
+
+
+def test_every_internal_link_resolves(html_dir: Path) -> None:
+    for page in html_dir.glob("*.html"):
+        for link in internal_links(page):
+            target = html_dir / unquote(link.split("#", 1)[0])
+            assert target.exists(), f"{page.name} links to missing {link}"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=ids)
+def test_each_page_shows_its_images_and_navigation(html_dir: Path, path: Path) -> None:
+    page = (html_dir / f"{path.stem}.html").read_text(encoding="utf-8")
+    n_images = sum(
+        "image/png" in o.get("data", {})
+        for c in load(path)["cells"] if c["cell_type"] == "code"
+        for o in c.get("outputs", [])
+    )  # fmt: skip
+    assert n_images > 0
+    assert page.count("data:image/png;base64") >= n_images
+    assert page.count('href="index.html"') >= 2
+    i = NOTEBOOKS.index(path)
+    if i > 0:
+        assert f'rel="prev" href="{NOTEBOOKS[i - 1].stem}.html"' in page
+    if i < len(NOTEBOOKS) - 1:
+        assert f'rel="next" href="{NOTEBOOKS[i + 1].stem}.html"' in page
+    assert "widget-view+json" not in page or build_html.STATIC_NOTE in page

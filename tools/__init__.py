@@ -1,0 +1,1 @@
+"""Maintenance scripts: re-executing notebooks, student copies, the HTML course."""

@@ -1,0 +1,87 @@
+"""Build the student copies of the course: solutions removed, stubs kept, outputs cleared.
+
+Usage::
+
+    python tools/build_student.py [--out build/student] [NOTEBOOK ...]
+
+It does what this nbconvert command does, for every notebook, plus two touches::
+
+    jupyter nbconvert --to notebook --TagRemovePreprocessor.enabled=True \\
+        --TagRemovePreprocessor.remove_cell_tags solution \\
+        --ClearOutputPreprocessor.enabled=True --output-dir build/student notebooks/*.ipynb
+
+The touches: stub cells (tagged ``exercise``) also get the ``raises-exception`` tag, so a stub a
+learner leaves as ``raise NotImplementedError`` does not stop "Run all" under nbval; and the widget
+state is dropped. The sources in notebooks/ are only read, and building into notebooks/ is refused.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import nbformat
+from nbconvert.preprocessors import ClearOutputPreprocessor, TagRemovePreprocessor
+
+ROOT = Path(__file__).resolve().parent.parent
+NOTEBOOKS = ROOT / "notebooks"
+DEFAULT_OUT = ROOT / "build" / "student"
+
+
+def student_copy(notebook: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    """Return the student version of ``notebook`` (the argument is not modified)."""
+    copy = nbformat.from_dict(notebook)
+    resources: dict = {}
+    remover = TagRemovePreprocessor(enabled=True, remove_cell_tags={"solution"})
+    copy, resources = remover.preprocess(copy, resources)
+    copy, resources = ClearOutputPreprocessor(enabled=True).preprocess(copy, resources)
+    for cell in copy.cells:
+        tags = cell.metadata.get("tags", [])
+        if "exercise" in tags and "raises-exception" not in tags:
+            cell.metadata["tags"] = [*tags, "raises-exception"]
+    copy.metadata.pop("widgets", None)
+    return copy
+
+
+def refuse_source_folder(out: Path) -> None:
+    """Stop with a clear message when ``out`` is notebooks/ or inside it."""
+    target = out.resolve()
+    if target == NOTEBOOKS or NOTEBOOKS in target.parents:
+        raise SystemExit(
+            f"error: --out {out} is inside notebooks/, where the sources with solutions live; "
+            "choose another folder, for example build/student"
+        )
+
+
+def build(out: Path, sources: list[Path]) -> list[Path]:
+    """Write one student copy per source notebook into ``out``; return the paths written."""
+    refuse_source_folder(out)
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+    for source in sources:
+        copy = student_copy(nbformat.read(source, as_version=4))
+        target = out / source.name
+        nbformat.write(copy, target)
+        written.append(target)
+    return written
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="output folder")
+    parser.add_argument("notebooks", nargs="*", type=Path, help="default: notebooks/NN_*.ipynb")
+    args = parser.parse_args(argv)
+    sources = args.notebooks or sorted(NOTEBOOKS.glob("[0-9][0-9]_*.ipynb"))
+    written = build(args.out, sources)
+    n_exercises = sum(
+        "exercise" in cell.metadata.get("tags", [])
+        for path in written
+        for cell in nbformat.read(path, as_version=4).cells
+    )
+    print(f"{len(written)} student notebooks with {n_exercises} exercises written to {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
