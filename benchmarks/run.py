@@ -1,0 +1,332 @@
+"""The course's benchmark: ratios against baselines measured in the same run, and times.
+
+Usage::
+
+    python benchmarks/run.py [--quick] [--out build/bench.json]
+
+It prints a table and writes a JSON list of rows, each with ``name``, ``value``, ``unit``,
+``baseline``, ``target`` and ``met``. Times are medians of several runs, shown with their min
+and max. Nothing here fails a test on timing: the numbers are for people to read.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import math
+import statistics
+import subprocess
+import sys
+import time
+import tracemalloc
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from posenc_lib import apply_rope, sinusoidal_encoding  # noqa: E402
+from posenc_lib.rope import default_inv_freq  # noqa: E402
+
+
+@dataclass
+class Row:
+    name: str
+    value: float
+    unit: str
+    baseline: str
+    target: str
+    met: bool
+    spread: str = ""
+
+
+@dataclass
+class Timing:
+    median: float
+    low: float
+    high: float
+
+    def spread(self) -> str:
+        ms = [t * 1e3 for t in (self.median, self.low, self.high)]
+        return f"median {ms[0]:.2f} ms (min {ms[1]:.2f}, max {ms[2]:.2f})"
+
+
+def timed(function: Callable[[], Any], repeat: int) -> Timing:
+    """Median, min and max wall time of ``repeat`` calls (one warm-up call first)."""
+    function()
+    times = []
+    for _ in range(repeat):
+        gc.collect()
+        start = time.perf_counter()
+        function()
+        times.append(time.perf_counter() - start)
+    return Timing(statistics.median(times), min(times), max(times))
+
+
+# --- 1. sinusoidal_encoding ----------------------------------------------------------------
+
+def writeup_encoding(n: int, d: int, dtype: Any) -> np.ndarray:
+    """The vectorised version the write-ups show: exp(-log) division term, strided writes."""
+    position = np.arange(n, dtype=np.float64)[:, None]
+    div_term = np.exp(np.arange(0, d, 2) * (-math.log(10000.0) / d))
+    pe = np.zeros((n, d), dtype=dtype)
+    pe[:, 0::2] = np.sin(position * div_term)
+    pe[:, 1::2] = np.cos(position * div_term)
+    return pe
+
+
+def loop_encoding(n: int, d: int) -> list[list[float]]:
+    """One Python float at a time, as a first implementation would write it."""
+    rows = []
+    for pos in range(n):
+        row = []
+        for i in range(d):
+            angle = pos / 10000.0 ** (2 * (i // 2) / d)
+            row.append(math.sin(angle) if i % 2 == 0 else math.cos(angle))
+        rows.append(row)
+    return rows
+
+
+def peak_memory_ratio(function: Callable[[], np.ndarray]) -> float:
+    """Peak memory traced during one call, as a multiple of the size of what it returns."""
+    gc.collect()
+    tracemalloc.start()
+    result = function()
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    return peak / result.nbytes
+
+
+def bench_sinusoidal(quick: bool) -> list[Row]:
+    n, d = (4096, 1024) if quick else (16384, 1024)
+    repeat = 3 if quick else 7
+    rows = []
+    for dtype in (np.float32, np.float64):
+        label = np.dtype(dtype).name
+        angles = np.arange(n, dtype=np.float64)[:, None] * (10000.0 ** (-np.arange(0, d, 2) / d))
+        library = timed(lambda dt=dtype: sinusoidal_encoding(n, d, dtype=dt), repeat)
+        floor = timed(lambda a=angles: (np.sin(a), np.cos(a)), repeat)
+        writeup = timed(lambda dt=dtype: writeup_encoding(n, d, dt), repeat)
+        ratio_floor = library.median / floor.median
+        ratio_writeup = library.median / writeup.median
+        rows.append(Row(f"sinusoidal_encoding({n}, {d}) {label} vs bare sin+cos", ratio_floor,
+                        "x", f"np.sin+np.cos: {floor.spread()}", "<= 1.3", ratio_floor <= 1.3,
+                        library.spread()))
+        rows.append(Row(f"sinusoidal_encoding({n}, {d}) {label} vs write-up version", ratio_writeup,
+                        "x", f"exp(-log), pe[:, 0::2] = sin: {writeup.spread()}", "<= 1.0",
+                        ratio_writeup <= 1.0, library.spread()))
+        memory = peak_memory_ratio(lambda dt=dtype: sinusoidal_encoding(n, d, dtype=dt))
+        rows.append(Row(f"sinusoidal_encoding({n}, {d}) {label} peak memory", memory,
+                        "x output", "output array size", "<= 2.0", memory <= 2.0))
+    small_n, small_d = 64, 128
+    loop = timed(lambda: loop_encoding(small_n, small_d), 3)
+    vectorised = timed(lambda: sinusoidal_encoding(small_n, small_d), repeat)
+    per_element_loop = loop.median / (small_n * small_d)
+    per_element_library = library.median / (n * d)
+    speedup = per_element_loop / per_element_library
+    rows.append(Row(f"sinusoidal_encoding per element vs Python loop ({small_n}x{small_d}, scaled)",
+                    speedup, "x faster", f"loop: {loop.spread()}", "> 500", speedup > 500,
+                    f"library small: {vectorised.spread()}"))
+    return rows
+
+
+# --- 2. apply_rope -------------------------------------------------------------------------
+
+def rope_baseline(x: np.ndarray, cos: np.ndarray, sin: np.ndarray, pairing: str) -> np.ndarray:
+    """x * cos + rotate(x) * sin with ready-made (seq, d) cos/sin tables."""
+    if pairing == "half":
+        half = x.shape[-1] // 2
+        rotated = np.concatenate([-x[..., half:], x[..., :half]], axis=-1)
+    else:
+        rotated = np.empty_like(x)
+        rotated[..., 0::2] = -x[..., 1::2]
+        rotated[..., 1::2] = x[..., 0::2]
+    return x * cos + rotated * sin
+
+
+def bench_rope(quick: bool) -> list[Row]:
+    heads, seq, d = (32, 1024, 128) if quick else (32, 4096, 128)
+    repeat = 3 if quick else 7
+    x = np.random.default_rng(0).standard_normal((heads, seq, d)).astype(np.float32)
+    positions = np.arange(seq)
+    inv_freq = default_inv_freq(d)
+    angles = positions[:, None] * inv_freq[None, :]
+    rows = []
+    for pairing in ("interleaved", "half"):
+        if pairing == "half":
+            full = np.concatenate([angles, angles], axis=-1)
+        else:
+            full = np.repeat(angles, 2, axis=-1)
+        cos, sin = np.cos(full).astype(np.float32), np.sin(full).astype(np.float32)
+        baseline = timed(lambda p=pairing, c=cos, s=sin: rope_baseline(x, c, s, p), repeat)
+        library = timed(lambda p=pairing: apply_rope(x, positions, inv_freq, pairing=p), repeat)
+        ratio = library.median / baseline.median
+        rows.append(Row(f"apply_rope({heads}x{seq}x{d}) float32 {pairing} vs x*cos+rotate(x)*sin",
+                        ratio, "x", f"baseline: {baseline.spread()}", "<= 1.2", ratio <= 1.2,
+                        library.spread()))
+    return rows
+
+
+# --- 3. import -----------------------------------------------------------------------------
+
+def import_time(statement: str, repeat: int) -> Timing:
+    def run() -> None:
+        subprocess.run([sys.executable, "-c", statement], check=True, cwd=ROOT)
+
+    return timed(run, repeat)
+
+
+def bench_import(quick: bool) -> list[Row]:
+    repeat = 3 if quick else 7
+    numpy_alone = import_time("import numpy", repeat)
+    course = import_time("import posenc_lib", repeat)
+    extra = course.median - numpy_alone.median
+    return [Row("import posenc_lib, extra over import numpy", extra, "s",
+                f"import numpy: {numpy_alone.spread()}", "< 0.15", extra < 0.15, course.spread())]
+
+
+# --- 4. explorers --------------------------------------------------------------------------
+
+def next_value(control: Any) -> Any:
+    """A different valid value for a slider, dropdown or checkbox."""
+    options = getattr(control, "options", None)
+    if options:
+        values = [o[1] if isinstance(o, tuple) else o for o in options]
+        return values[(values.index(control.value) + 1) % len(values)]
+    if isinstance(control.value, bool):
+        return not control.value
+    step = getattr(control, "step", 1) or 1
+    low, high = control.min, control.max
+    candidate = control.value + step
+    return candidate if candidate <= high else low
+
+
+def bench_explorers(quick: bool) -> list[Row]:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from posenc_lib.widgets import all_explorers
+
+    repeat = 5 if quick else 15
+    rows = []
+    for name, cls in sorted(all_explorers().items()):
+        explorer = cls()
+        times = []
+        for control in explorer.controls.values():
+            for _ in range(repeat):
+                start = time.perf_counter()
+                control.value = next_value(control)
+                times.append(time.perf_counter() - start)
+        median = statistics.median(times) * 1e3
+        rows.append(Row(f"explorer {name} callback (update + Agg render)", median, "ms",
+                        "none (absolute)", "< 50", median < 50,
+                        f"min {min(times) * 1e3:.1f}, max {max(times) * 1e3:.1f} ms over "
+                        f"{len(times)} ticks of {len(explorer.controls)} controls"))
+    return rows
+
+
+# --- 5. notebooks --------------------------------------------------------------------------
+
+def execute_seconds(notebook: Any, folder: Path) -> float:
+    from nbclient import NotebookClient
+
+    start = time.perf_counter()
+    NotebookClient(notebook, timeout=300, kernel_name="python3",
+                   resources={"metadata": {"path": str(folder)}}).execute()
+    return time.perf_counter() - start
+
+
+def bench_notebooks(quick: bool) -> list[Row]:
+    import nbformat
+
+    folder = ROOT / "notebooks"
+    empty = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("pass")])
+    startup = [execute_seconds(nbformat.from_dict(empty), folder) for _ in range(1 if quick else 3)]
+    rows = [Row("kernel start-up alone (floor)", statistics.median(startup), "s",
+                "none (absolute)", "-", True,
+                f"min {min(startup):.2f}, max {max(startup):.2f} s")]
+    total = 0.0
+    for path in sorted(folder.glob("[0-9][0-9]_*.ipynb")):
+        seconds = execute_seconds(nbformat.read(path, as_version=4), folder)
+        total += seconds
+        rows.append(Row(f"notebook {path.name}", seconds, "s", "kernel start-up above",
+                        "< 10", seconds < 10))
+    rows.append(Row("notebooks, whole course", total, "s", "sum of the above", "< 60", total < 60))
+    return rows
+
+
+# --- 6. figures ----------------------------------------------------------------------------
+
+def bench_figures(quick: bool) -> list[Row]:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import tempfile
+
+    from posenc_lib.figures import build_figure, figure_names
+    from posenc_lib.plots import save_figure
+
+    total = 0.0
+    rows = []
+    with tempfile.TemporaryDirectory() as out:
+        for name in figure_names():
+            start = time.perf_counter()
+            figure = build_figure(name)
+            for fmt in ("svg", "png"):
+                save_figure(figure, Path(out) / f"{name}.{fmt}")
+            seconds = time.perf_counter() - start
+            total += seconds
+            rows.append(Row(f"figure {name} (svg + png)", seconds * 1e3, "ms", "none (absolute)",
+                            "-", True))
+    rows.append(Row("figures, all registered (svg + png)", total, "s", "sum of the above",
+                    "< 30", total < 30))
+    return rows
+
+
+SECTIONS: dict[str, Callable[[bool], list[Row]]] = {
+    "sinusoidal": bench_sinusoidal,
+    "rope": bench_rope,
+    "import": bench_import,
+    "explorers": bench_explorers,
+    "notebooks": bench_notebooks,
+    "figures": bench_figures,
+}
+
+
+def print_table(rows: list[Row]) -> None:
+    width = max(len(r.name) for r in rows)
+    print(f"{'benchmark':<{width}}  {'value':>10}  {'unit':<9} {'target':<8} met")
+    for r in rows:
+        print(f"{r.name:<{width}}  {r.value:>10.3f}  {r.unit:<9} {r.target:<8} "
+              f"{'yes' if r.met else 'NO'}")
+        detail = "; ".join(part for part in (r.spread, f"baseline: {r.baseline}") if part)
+        print(f"{'':<{width}}    {detail}")
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="smaller sizes, fewer repeats")
+    parser.add_argument("--only", choices=sorted(SECTIONS), action="append", help="sections")
+    parser.add_argument("--out", type=Path, default=ROOT / "build" / "bench.json")
+    args = parser.parse_args(argv)
+    rows: list[Row] = []
+    for name, section in SECTIONS.items():
+        if args.only and name not in args.only:
+            continue
+        print(f"running {name} ...", flush=True)
+        rows += section(args.quick)
+    print_table(rows)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps([asdict(r) for r in rows], indent=1), encoding="utf-8")
+    missed = sum(not r.met for r in rows)
+    print(f"\n{len(rows)} figures, {missed} target(s) missed; written to {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
