@@ -20,6 +20,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 __all__ = [
+    "check_bool",
     "check_int",
     "check_even",
     "check_float",
@@ -35,6 +36,13 @@ def _describe(value: Any) -> str:
         return f"array of shape {value.shape} and dtype {value.dtype}"
     text = repr(value)
     return text if len(text) <= 60 else text[:57] + "..."
+
+
+def check_bool(name: str, value: Any) -> bool:
+    """Return ``value`` as a Python bool; only True or False (not 0, 1 or "yes") is accepted."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be True or False; got {_describe(value)}")
+    return bool(value)
 
 
 def check_int(name: str, value: Any, *, minimum: int | None = 1) -> int:

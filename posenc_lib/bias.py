@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from posenc_lib._checks import check_array, check_choice, check_even, check_int
+from posenc_lib._checks import check_array, check_bool, check_choice, check_even, check_int
 from posenc_lib.attention import softmax
 
 __all__ = [
@@ -55,11 +55,6 @@ COST_SCHEMES: tuple[str, ...] = (
 )
 """The schemes :func:`parameter_count` knows, in the order of notebook 07's cost table."""
 
-
-def _check_bool(name: str, value: Any) -> bool:
-    if not isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{name} must be True or False; got {value!r}")
-    return bool(value)
 
 
 def _check_lengths(n_queries: Any, n_keys: Any, query_offset: Any) -> tuple[int, int, int]:
@@ -174,7 +169,7 @@ def alibi_bias(slopes: Any, length: int, *, causal: bool = True) -> NDArray[np.f
     if m.size == 0 or np.any(m <= 0):
         raise ValueError(f"slopes must be a non-empty array of positive numbers; got {m}")
     length = check_int("length", length)
-    causal = _check_bool("causal", causal)
+    causal = check_bool("causal", causal)
     # r = j - i (key minus query)
     rel = relative_position_matrix(length).astype(np.float64)[None]
     slope = m[:, None, None]
@@ -234,7 +229,7 @@ def relative_position_matrix(
 def _check_bucket_setup(
     bidirectional: Any, num_buckets: Any, max_distance: Any
 ) -> tuple[bool, int, int]:
-    bidirectional = _check_bool("bidirectional", bidirectional)
+    bidirectional = check_bool("bidirectional", bidirectional)
     num_buckets = check_even("num_buckets", num_buckets, minimum=4)
     max_distance = check_int("max_distance", max_distance)
     max_exact = (num_buckets // 2 if bidirectional else num_buckets) // 2
@@ -557,7 +552,7 @@ def shaw_attention(
     q_arr = check_array("q", q, ndim=2).astype(np.float64)
     k_arr = check_array("k", k, ndim=2).astype(np.float64)
     v_arr = check_array("v", v, ndim=2).astype(np.float64)
-    causal = _check_bool("causal", causal)
+    causal = check_bool("causal", causal)
     n_q, d = q_arr.shape
     n_k = k_arr.shape[0]
     if d == 0 or k_arr.shape[1] != d:

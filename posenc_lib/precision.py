@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from posenc_lib._checks import check_array, check_choice, check_positions
+from posenc_lib._checks import check_array, check_bool, check_choice, check_positions
 
 __all__ = [
     "DTYPE_NAMES",
@@ -305,8 +305,7 @@ def sincos_error(
     >>> float(np.round(sincos_error([2049], [1.0], "float16")[0, 0], 6))
     0.943085
     """
-    if not isinstance(round_result, (bool, np.bool_)):
-        raise TypeError(f"round_result must be True or False; got {round_result!r}")
+    round_result = check_bool("round_result", round_result)
     exact, rounded, name = _rounded_angles(positions, omega, dtype_name)
     sin_hat, cos_hat = np.sin(rounded), np.cos(rounded)
     if round_result:

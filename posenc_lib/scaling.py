@@ -33,7 +33,15 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from ._checks import check_array, check_choice, check_even, check_float, check_int, check_positions
+from ._checks import (
+    check_array,
+    check_bool,
+    check_choice,
+    check_even,
+    check_float,
+    check_int,
+    check_positions,
+)
 from .rope import default_inv_freq
 
 __all__ = [
@@ -495,8 +503,7 @@ def yarn_correction_range(
             f"beta_fast must be > beta_slow (turns of the fast and slow boundary); "
             f"got beta_fast={fast} and beta_slow={slow}"
         )
-    if not isinstance(truncate, (bool, np.bool_)):
-        raise TypeError(f"truncate must be True or False; got {truncate!r}")
+    truncate = check_bool("truncate", truncate)
     low = yarn_correction_dim(fast, head_dim, base, original_max_position_embeddings)
     high = yarn_correction_dim(slow, head_dim, base, original_max_position_embeddings)
     if truncate:
@@ -897,8 +904,7 @@ def _yarn_parameters(
             f"got beta_fast={fast} and beta_slow={slow}"
         )
     truncate = cfg.get("truncate", True)
-    if not isinstance(truncate, (bool, np.bool_)):
-        raise TypeError(f"rope_scaling['truncate'] must be True or False; got {truncate!r}")
+    truncate = check_bool("rope_scaling['truncate']", truncate)
     mscale = _cfg_optional_float(cfg, "mscale", "yarn", at_least=0.0)
     mscale_all_dim = _cfg_optional_float(cfg, "mscale_all_dim", "yarn", at_least=0.0)
     given = _cfg_optional_float(cfg, "attention_factor", "yarn", greater_than=0.0)

@@ -18,6 +18,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from posenc_lib._checks import check_choice, check_even, check_int
+from posenc_lib.bias import alibi_bias
 from posenc_lib.binary import binary_table
 from posenc_lib.sinusoidal import sinusoidal_encoding_at
 
@@ -73,7 +74,7 @@ def encode(
     ----------
     scheme : str
         One of the vector schemes: "integer", "normalised", "binary", "sinusoidal", "learned",
-        "rope". ("alibi" has no vector per position; see :func:`alibi_bias`.)
+        "rope". ("alibi" has no vector per position; see :func:`posenc_lib.bias.alibi_bias`.)
     positions : iterable of int
         Token positions, 0-based.
     sentence_length : int, optional
@@ -132,10 +133,9 @@ def encode(
     return code if scheme == "sinusoidal" else code[:, [i ^ 1 for i in range(d_model)]]
 
 
-def alibi_bias(length: int, slope: float = 0.5) -> NDArray[np.float64]:
-    """ALiBi's bias for one head: ``bias[i, j] = -slope * |i - j|``, shape (length, length)."""
-    index = np.arange(check_int("length", length))
-    return -slope * np.abs(index[:, None] - index[None, :]).astype(np.float64)
+def _alibi(length: int) -> NDArray[np.float64]:
+    """One ALiBi head (slope 1/2), symmetric: ``bias[i, j] = -|i - j| / 2``."""
+    return alibi_bias([0.5], length, causal=False)[0]
 
 
 # --- the checks: each returns True/False from a computation -------------------------------
@@ -202,15 +202,15 @@ def check_relative(codes: Codes, k: int = 3) -> bool:
 
 def _alibi_row() -> dict[str, bool]:
     """ALiBi checked on its bias matrices: it encodes offsets, never absolute positions."""
-    small, large = alibi_bias(5), alibi_bias(50)
+    small, large = _alibi(5), _alibi(50)
     offsets = np.subtract.outer(np.arange(50), np.arange(50))
     toeplitz = all(np.ptp(large[offsets == k]) == 0 for k in range(-49, 50))
     return {
         "unique": False,  # every query row is the same function of the offset: no absolute code
         "consistent": bool(np.array_equal(small, large[:5, :5])),
         "bounded": bool(np.abs(large).max() <= np.abs(small).max()),
-        "deterministic": bool(np.array_equal(alibi_bias(50), large)),
-        "extends": bool(np.array_equal(alibi_bias(200)[:50, :50], large)),
+        "deterministic": bool(np.array_equal(_alibi(50), large)),
+        "extends": bool(np.array_equal(_alibi(200)[:50, :50], large)),
         "relative": toeplitz,
     }
 

@@ -15,7 +15,7 @@ from posenc_lib.plots.attention import (
     draw_wavelengths,
 )
 from posenc_lib.sinusoidal import wavelengths
-from posenc_lib.widgets.binary import word_order_model
+from posenc_lib.widgets.attention import word_order_model
 
 
 def new_axes():  # type: ignore[no-untyped-def]
@@ -106,15 +106,15 @@ def test_dot_rows_and_curves_reject_bad_input() -> None:
         draw_dot_rows(ax, [], labels=[])
     with pytest.raises(ValueError, match="shape"):
         draw_curves(ax, [0, 1, 2], {"a": [1.0, 2.0]})
-    with pytest.raises(ValueError, match="logy"):
-        draw_curves(ax, [0, 1], {"a": [1.0, 0.0]}, logy=True)
+    with pytest.raises(ValueError, match="log"):
+        draw_curves(ax, [0, 1], {"a": [1.0, 0.0]}, yscale="log")
 
 
 def test_curves_on_a_log_axis() -> None:
     ax = new_axes()
-    lines = draw_curves(ax, [1, 2, 3], {"sq": [1, 4, 9], "cube": [1, 8, 27]}, logy=True)
+    lines = draw_curves(ax, [1, 2, 3], {"sq": [1, 4, 9], "cube": [1, 8, 27]}, yscale="log")
     assert ax.get_yscale() == "log"
-    assert [line.get_label() for line in lines] == ["sq", "cube"]
+    assert [line.get_label() for line in lines.values()] == ["sq", "cube"]
 
 
 # --- draw_wavelengths ----------------------------------------------------------------------

@@ -14,13 +14,8 @@ import pytest
 from posenc_lib.attention import self_attention
 from posenc_lib.binary import binary_table
 from posenc_lib.widgets import all_explorers
-from posenc_lib.widgets.binary import (
-    ORDERS,
-    VOCAB,
-    BinaryCountingExplorer,
-    WordOrderExplorer,
-    word_order_model,
-)
+from posenc_lib.widgets.attention import ORDERS, VOCAB, WordOrderExplorer, word_order_model
+from posenc_lib.widgets.binary import BinaryCountingExplorer
 
 
 def bar_heights(explorer: WordOrderExplorer, series: int) -> np.ndarray:

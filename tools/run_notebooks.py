@@ -27,6 +27,23 @@ for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 KERNELSPEC = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
 
 
+def merge_streams(outputs: list) -> list:
+    """Join consecutive prints to the same stream: how a run splits them depends on timing."""
+    merged: list = []
+    for output in outputs:
+        previous = merged[-1] if merged else None
+        if (
+            output.get("output_type") == "stream"
+            and previous is not None
+            and previous.get("output_type") == "stream"
+            and previous.get("name") == output.get("name")
+        ):
+            previous["text"] = "".join(previous["text"]) + "".join(output["text"])
+        else:
+            merged.append(output)
+    return merged
+
+
 def tidy(notebook: nbformat.NotebookNode) -> None:
     """Remove what changes from run to run and is not part of the lesson."""
     notebook.metadata.pop("widgets", None)
@@ -35,6 +52,8 @@ def tidy(notebook: nbformat.NotebookNode) -> None:
         cell.metadata.pop("execution", None)
         cell.metadata.pop("collapsed", None)
         cell.metadata.pop("scrolled", None)
+        if cell.cell_type == "code":
+            cell.outputs = merge_streams(cell.outputs)
 
 
 def run(path: Path, timeout: int = 120) -> float:

@@ -20,7 +20,7 @@ from matplotlib.lines import Line2D
 from matplotlib.text import Text
 from numpy.typing import ArrayLike
 
-from posenc_lib._checks import check_array
+from posenc_lib._checks import check_array, check_bool
 from posenc_lib.plots._common import (
     OKABE_ITO,
     as_matrix,
@@ -29,6 +29,7 @@ from posenc_lib.plots._common import (
     figure_of,
     set_labels,
 )
+from posenc_lib.plots.context import draw_curves  # re-exported: one curve drawer
 
 __all__ = [
     "AttentionMap",
@@ -253,8 +254,7 @@ def draw_grouped_bars(
     total = float(width)
     if isinstance(width, bool) or not 0.0 < total <= 1.0:
         raise ValueError(f"width must be in (0, 1]; got {width!r}")
-    if not isinstance(legend, bool):
-        raise TypeError(f"legend must be a bool; got {legend!r}")
+    legend = check_bool("legend", legend)
     step = total / len(arrays)
     x = np.arange(n, dtype=np.float64)
     containers = []
@@ -318,8 +318,7 @@ def draw_dot_rows(
         raise TypeError(f"rows must be a non-empty sequence of 1-D arrays; got {rows!r}")
     values = [as_vector(f"rows[{k}]", row) for k, row in enumerate(rows)]
     names = _check_labels("labels", labels, len(values))
-    if not isinstance(annotate, bool):
-        raise TypeError(f"annotate must be a bool; got {annotate!r}")
+    annotate = check_bool("annotate", annotate)
     style.setdefault("linestyle", "none")
     style.setdefault("marker", "o")
     style.setdefault("markersize", 6)
@@ -337,77 +336,6 @@ def draw_dot_rows(
     ax.set_ylim(-0.6, n - 0.3)
     ax.grid(False, axis="y")
     set_labels(ax, xlabel, None)
-    return lines
-
-
-def draw_curves(
-    ax: Axes,
-    x: ArrayLike,
-    curves: Mapping[str, ArrayLike],
-    *,
-    logy: bool = False,
-    legend: bool = True,
-    xlabel: str | None = None,
-    ylabel: str | None = None,
-    **style: Any,
-) -> list[Line2D]:
-    """Draw several labelled curves against one shared x axis.
-
-    Introduced in notebook 00_why_position (norms against position) and used in
-    02_sinusoidal_formula (frequency ratios of two layouts).
-
-    Parameters
-    ----------
-    ax : matplotlib.axes.Axes
-        Where to draw.
-    x : array_like, shape (n,)
-        Shared x values.
-    curves : mapping of str to array_like, each shape (n,)
-        Legend label -> y values, drawn in the order given.
-    logy : bool, default False
-        Logarithmic y axis (every value must then be > 0).
-    legend : bool, default True
-        Add a legend.
-    xlabel, ylabel : str or None
-        Axis labels; None leaves the label unchanged.
-    **style
-        Passed on to every ``Axes.plot`` call.
-
-    Returns
-    -------
-    list of matplotlib.lines.Line2D
-        One per curve, in the order of ``curves``.
-
-    Examples
-    --------
-    >>> from posenc_lib.plots import new_figure
-    >>> fig, ax = new_figure()
-    >>> lines = draw_curves(ax, [0, 1, 2], {"double": [0, 2, 4]})
-    >>> lines[0].get_label(), lines[0].get_ydata().tolist()
-    ('double', [0.0, 2.0, 4.0])
-    """
-    ax = check_axes(ax)
-    xs = as_vector("x", x)
-    if not isinstance(curves, Mapping) or not curves:
-        raise TypeError(f"curves must be a non-empty mapping of label -> values; got {curves!r}")
-    if not isinstance(logy, bool) or not isinstance(legend, bool):
-        raise TypeError(f"logy and legend must be bools; got {logy!r}, {legend!r}")
-    lines = []
-    for name, values in curves.items():
-        ys = as_vector(f"curves[{name!r}]", values)
-        if ys.shape != xs.shape:
-            raise ValueError(
-                f"curves[{name!r}] must have the shape of x {xs.shape}; got {ys.shape}"
-            )
-        if logy and np.any(ys <= 0):
-            raise ValueError(f"curves[{name!r}] must be > 0 on a logarithmic axis (logy=True)")
-        (line,) = ax.plot(xs, ys, label=str(name), **style)
-        lines.append(line)
-    if logy:
-        ax.set_yscale("log")
-    set_labels(ax, xlabel, ylabel)
-    if legend:
-        ax.legend(loc="best")
     return lines
 
 

@@ -17,7 +17,7 @@ from matplotlib.image import AxesImage
 from matplotlib.lines import Line2D
 from numpy.typing import ArrayLike
 
-from posenc_lib._checks import check_array, check_choice, check_float
+from posenc_lib._checks import check_array, check_bool, check_choice, check_float
 from posenc_lib.plots._common import OKABE_ITO, as_vector, check_axes, set_labels
 
 __all__ = [
@@ -40,11 +40,6 @@ def _check_mapping(name: str, value: Any) -> Mapping[str, Any]:
         raise TypeError(f"{name} must be a non-empty mapping of label to data; got {value!r}")
     return value
 
-
-def _check_bool(name: str, value: Any) -> bool:
-    if not isinstance(value, bool):
-        raise TypeError(f"{name} must be True or False; got {value!r}")
-    return value
 
 
 def draw_curves(
@@ -103,7 +98,7 @@ def draw_curves(
     series = _check_mapping("curves", curves)
     xscale = check_choice("xscale", xscale, _SCALES)
     yscale = check_choice("yscale", yscale, _SCALES)
-    legend = _check_bool("legend", legend)
+    legend = check_bool("legend", legend)
     vectors = {str(label): as_vector(f"curves[{label!r}]", ys) for label, ys in series.items()}
     for label, ys in vectors.items():
         if ys.shape != xs.shape:
@@ -297,7 +292,7 @@ def draw_circle_points(
     """
     ax = check_axes(ax)
     series = _check_mapping("angles", angles)
-    annotate = _check_bool("annotate", annotate)
+    annotate = check_bool("annotate", annotate)
     if len(series) > 4:
         raise ValueError(f"angles must hold at most 4 series (nested circles); got {len(series)}")
     sweep = np.linspace(0.0, 2.0 * np.pi, 361)

@@ -18,7 +18,7 @@ from matplotlib.lines import Line2D
 from matplotlib.text import Text
 from numpy.typing import ArrayLike, NDArray
 
-from posenc_lib._checks import check_array, check_int
+from posenc_lib._checks import check_array, check_bool, check_int
 from posenc_lib.plots._common import OKABE_ITO, as_vector, check_axes, set_labels
 
 __all__ = ["BitRows", "draw_error_curves", "draw_float32_bits", "float32_bits", "for_log_axis"]
@@ -99,8 +99,7 @@ def draw_error_curves(
         raise ValueError("positions must be > 0 on a log axis")
     if not isinstance(errors, Mapping) or not errors:
         raise TypeError(f"errors must be a non-empty mapping of label to array; got {errors!r}")
-    if not isinstance(legend, bool):
-        raise TypeError(f"legend must be a bool; got {legend!r}")
+    legend = check_bool("legend", legend)
     lines: dict[str, Line2D] = {}
     for k, (label, values) in enumerate(errors.items()):
         ys = for_log_axis(values)

@@ -19,7 +19,7 @@ from matplotlib.image import AxesImage
 from matplotlib.lines import Line2D
 from numpy.typing import ArrayLike, NDArray
 
-from posenc_lib._checks import check_array, check_float
+from posenc_lib._checks import check_array, check_bool, check_float
 from posenc_lib.plots._common import (
     OKABE_ITO,
     as_matrix,
@@ -203,8 +203,7 @@ def draw_dimension_range(
         raise ValueError(
             f"ranges must have an even length >= 2 (one per column); got {values.size}"
         )
-    if not isinstance(log, bool):
-        raise TypeError(f"log must be a bool; got {log!r}")
+    log = check_bool("log", log)
     if log and values.min() <= 0:
         raise ValueError("ranges must be > 0 on a log axis (use log=False)")
     index = np.arange(values.size)
@@ -335,10 +334,8 @@ def draw_signed_matrix(
     """
     ax = check_axes(ax)
     data = as_matrix("matrix", matrix)
-    if not isinstance(annotate, bool):
-        raise TypeError(f"annotate must be a bool; got {annotate!r}")
-    if not isinstance(colorbar, bool):
-        raise TypeError(f"colorbar must be a bool; got {colorbar!r}")
+    annotate = check_bool("annotate", annotate)
+    colorbar = check_bool("colorbar", colorbar)
     if limit is None:
         peak = float(np.abs(data).max()) if data.size else 0.0
         limit = peak if peak > 0 else 1.0

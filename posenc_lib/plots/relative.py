@@ -15,7 +15,7 @@ from matplotlib.lines import Line2D
 from matplotlib.text import Text
 from numpy.typing import ArrayLike
 
-from posenc_lib._checks import check_array
+from posenc_lib._checks import check_array, check_bool
 from posenc_lib.plots._common import OKABE_ITO, as_matrix, check_axes, figure_of, set_labels
 
 __all__ = ["UnitCircle", "draw_similarity_matrix", "draw_unit_circle"]
@@ -73,8 +73,7 @@ def draw_similarity_matrix(
     matrix = as_matrix("similarity", similarity)
     if matrix.shape[0] != matrix.shape[1]:
         raise ValueError(f"similarity must be a square matrix; got shape {matrix.shape}")
-    if not isinstance(colorbar, bool):
-        raise TypeError(f"colorbar must be a bool; got {colorbar!r}")
+    colorbar = check_bool("colorbar", colorbar)
     style.setdefault("interpolation", "nearest")
     image = ax.imshow(matrix, cmap=cmap, **style)
     ax.grid(False)

@@ -15,7 +15,7 @@ from matplotlib.axes import Axes
 from matplotlib.image import AxesImage
 from numpy.typing import ArrayLike
 
-from posenc_lib._checks import check_array, check_float
+from posenc_lib._checks import check_array, check_bool, check_float
 from posenc_lib.plots._common import check_axes, figure_of, set_labels
 
 __all__ = ["MASKED_COLOUR", "draw_bias_matrix", "masked_bias"]
@@ -116,8 +116,7 @@ def draw_bias_matrix(
         low = check_float("vmin", vmin)
         if not low < high:
             raise ValueError(f"vmin must be < vmax; got vmin={low}, vmax={high}")
-    if not isinstance(colorbar, bool):
-        raise TypeError(f"colorbar must be a bool; got {colorbar!r}")
+    colorbar = check_bool("colorbar", colorbar)
     colours = matplotlib.colormaps[cmap].with_extremes(bad=MASKED_COLOUR)
     style.setdefault("interpolation", "nearest")
     image = ax.imshow(data, cmap=colours, vmin=low, vmax=high, **style)

@@ -16,7 +16,7 @@ from matplotlib.image import AxesImage
 from matplotlib.lines import Line2D
 from numpy.typing import ArrayLike
 
-from posenc_lib._checks import check_float
+from posenc_lib._checks import check_bool, check_float
 from posenc_lib.plots._common import (
     as_matrix,
     as_vector,
@@ -97,10 +97,8 @@ def draw_encoding_heatmap(
     high = check_float("vmax", vmax)
     if not low < high:
         raise ValueError(f"vmin must be < vmax; got vmin={low}, vmax={high}")
-    if not isinstance(transpose, bool):
-        raise TypeError(f"transpose must be a bool; got {transpose!r}")
-    if not isinstance(colorbar, bool):
-        raise TypeError(f"colorbar must be a bool; got {colorbar!r}")
+    transpose = check_bool("transpose", transpose)
+    colorbar = check_bool("colorbar", colorbar)
     style.setdefault("aspect", "auto")
     style.setdefault("interpolation", "nearest")
     data = matrix.T if transpose else matrix

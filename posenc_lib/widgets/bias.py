@@ -20,7 +20,7 @@ from matplotlib.artist import Artist
 from matplotlib.ticker import MaxNLocator, NullLocator
 from numpy.typing import NDArray
 
-from posenc_lib._checks import check_even, check_int
+from posenc_lib._checks import check_bool, check_even, check_int
 from posenc_lib.attention import softmax
 from posenc_lib.bias import alibi_bias, alibi_slopes, t5_relative_position_bucket
 from posenc_lib.plots.context import draw_curves
@@ -113,8 +113,7 @@ class RelativeBiasExplorer(Explorer):
         max_distance = check_int("max_distance", max_distance, minimum=40)
         if max_distance > 256:
             raise ValueError(f"max_distance must be in 40..256; got {max_distance}")
-        if not isinstance(bidirectional, bool):
-            raise TypeError(f"bidirectional must be True or False; got {bidirectional!r}")
+        bidirectional = check_bool("bidirectional", bidirectional)
         self.distances = np.arange(check_int("length", length, minimum=2))
         self.offsets = np.arange(-check_int("span", span, minimum=1), span + 1)
         super().__init__(figsize=(8.6, 3.5))

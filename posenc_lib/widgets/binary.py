@@ -1,150 +1,22 @@
-"""Explorers for the simple position codes of notebooks 00 and 01.
+"""The explorer of notebook 01_binary_counting.
 
-* :class:`WordOrderExplorer` (00_why_position): reorder "the cat was chasing the mouse" and add
-  no position, the integer index or the normalised index; see whether attention notices.
-* :class:`BinaryCountingExplorer` (01_binary_counting): a position slider highlights its row
-  in the binary table and the matching point on every bit's square wave and smooth cousin.
+:class:`BinaryCountingExplorer`: a position slider highlights its row in the binary table and
+the matching point on every bit's square wave and smooth cousin.
 """
 
 from __future__ import annotations
-
-from collections.abc import Hashable
-from typing import Any
 
 import ipywidgets
 import numpy as np
 from matplotlib.artist import Artist
 from matplotlib.patches import Rectangle
-from numpy.typing import NDArray
 
 from posenc_lib._checks import check_int
-from posenc_lib.attention import self_attention
 from posenc_lib.binary import binary_table, bit_periods, bit_wave, smooth_bit_wave
 from posenc_lib.plots import draw_binary_table, draw_stacked_waves
-from posenc_lib.plots.attention import draw_attention_weights, draw_grouped_bars
-from posenc_lib.scorecard import encode
 from posenc_lib.widgets._base import Explorer
 
-__all__ = ["BinaryCountingExplorer", "WordOrderExplorer", "word_order_model"]
-
-VOCAB: tuple[str, ...] = ("the", "cat", "was", "chasing", "mouse")
-ORDERS: tuple[str, ...] = (
-    "the cat was chasing the mouse",
-    "the mouse was chasing the cat",
-    "mouse the chasing cat the was",
-)
-ENCODINGS: tuple[str, ...] = ("none", "integer", "normalised")
-
-
-def word_order_model(
-    d_model: int = 8, seed: int = 0
-) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
-    """The toy model of notebook 00: an embedding table for :data:`VOCAB` and W_q, W_k, W_v.
-
-    Parameters
-    ----------
-    d_model : int, default 8
-        Width of the embeddings and of the projections.
-    seed : int, default 0
-        Seed of ``np.random.default_rng``.
-
-    Returns
-    -------
-    table : numpy.ndarray, shape (len(VOCAB), d_model)
-        Standard normal embeddings, one row per word of :data:`VOCAB`.
-    w_q, w_k, w_v : numpy.ndarray, shape (d_model, d_model)
-        Normal projections scaled by 1/sqrt(d_model).
-
-    Examples
-    --------
-    >>> table, w_q, w_k, w_v = word_order_model()
-    >>> table.shape, w_v.shape
-    ((5, 8), (8, 8))
-    """
-    d_model = check_int("d_model", d_model)
-    seed = check_int("seed", seed, minimum=0)
-    rng = np.random.default_rng(seed)
-    table = rng.normal(size=(len(VOCAB), d_model))
-    w_q, w_k, w_v = rng.normal(size=(3, d_model, d_model)) / np.sqrt(d_model)
-    return table, w_q, w_k, w_v
-
-
-class WordOrderExplorer(Explorer):
-    """Attention weights of a reordered sentence, and one word's output in two orders.
-
-    Controls: ``order`` (three orders of the same six words), ``encoding`` ("none",
-    "integer", "normalised": what is added to every coordinate of the embeddings) and
-    ``word`` (whose output is compared with its output in the original order).
-
-    Without position the bars match for every order: attention moves each word's output along
-    with the word and changes nothing else.
-
-    Parameters
-    ----------
-    d_model : int, default 8
-        Embedding width of the toy model (:func:`word_order_model`).
-    seed : int, default 0
-        Seed of the toy model.
-    """
-
-    words = ("cat", "mouse", "was", "chasing")
-
-    def __init__(self, d_model: int = 8, seed: int = 0) -> None:
-        super().__init__(figsize=(9.0, 3.8))
-        self.table, self.w_q, self.w_k, self.w_v = word_order_model(d_model, seed)
-        runs = {(o, e): self._run(o, e) for o in ORDERS for e in ENCODINGS}
-        self.reference = {e: runs[ORDERS[0], e][0] for e in ENCODINGS}
-        # one y range per encoding, wide enough for every order and word
-        self.limits = {
-            e: 1.1 * max(float(np.abs(runs[o, e][0]).max()) for o in ORDERS) for e in ENCODINGS
-        }
-        out, weights = runs[ORDERS[0], "none"]
-        with self.style():
-            left, right = self.figure.subplots(1, 2, width_ratios=[1.0, 1.3])
-            self.attention = draw_attention_weights(
-                left, weights, query_labels=ORDERS[0].split(), numbers=False
-            )
-            left.set_title("attention weights (row: query)", fontsize=9, pad=42)
-            self.bars = draw_grouped_bars(
-                right,
-                {"in this order": out[1], f"in '{ORDERS[0]}'": out[1]},
-                xlabel="Output dimension",
-                ylabel="Value",
-            )
-            self.title = right.set_title("", fontsize=9, y=1.0)  # fixed y: drawn alone
-        self.bar_axes = right
-        self.add_control("order", ipywidgets.Dropdown(options=ORDERS, value=ORDERS[1]))
-        self.add_control("encoding", ipywidgets.Dropdown(options=ENCODINGS, value="none"))
-        self.add_control("word", ipywidgets.Dropdown(options=self.words, value="cat"))
-        self.refresh()
-
-    def _run(self, order: str, encoding: str) -> tuple[NDArray[Any], NDArray[Any]]:
-        words = order.split()
-        x = self.table[[VOCAB.index(w) for w in words]]
-        if encoding != "none":
-            # x_p = e_p + code(p), the same number added to every coordinate
-            x = x + encode(encoding, range(len(words)), sentence_length=len(words))
-        return self_attention(x, self.w_q, self.w_k, self.w_v)
-
-    def background_key(self) -> Hashable:
-        return self.controls["encoding"].value
-
-    def changing_artists(self) -> list[Artist]:
-        patches = [p for container in self.bars for p in container.patches]
-        return [*self.attention.artists(), *patches, self.title]
-
-    def update(self, order: str, encoding: str, word: str) -> None:  # type: ignore[override]
-        words = order.split()
-        out, weights = self._run(order, encoding)
-        self.attention.update(weights, query_labels=words, key_labels=words)
-        mine = out[words.index(word)]
-        theirs = self.reference[encoding][ORDERS[0].split().index(word)]
-        for container, values in zip(self.bars, (mine, theirs), strict=True):
-            for patch, value in zip(container.patches, values, strict=True):
-                patch.set_height(float(value))
-        self.bar_axes.set_ylim(-self.limits[encoding], self.limits[encoding])
-        change = float(np.abs(mine - theirs).max())
-        self.title.set_text(f"output of '{word}' ({encoding}): largest change {change:.3f}")
+__all__ = ["BinaryCountingExplorer"]
 
 
 class BinaryCountingExplorer(Explorer):
