@@ -1,6 +1,6 @@
 """A tiny NumPy softmax attention for the demonstrations.
 
-Introduced in notebook 00_why_position; used again in 04_rotation_proof and 07_other_roads.
+Introduced in notebook 00_why_position; used again in 04_rotation_proof and 07_other_schemes.
 Shapes follow the usual convention: queries ``(..., n_q, d)``, keys ``(..., n_k, d)``, values
 ``(..., n_k, d_v)``, attention weights ``(..., n_q, n_k)`` (each row sums to 1).
 """
@@ -94,7 +94,7 @@ def scaled_dot_product_attention(
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """Scaled dot-product attention with an optional boolean mask and additive bias.
 
-    Introduced in notebook 00_why_position (bias and mask used in 07_other_roads).
+    Introduced in notebook 00_why_position (bias and mask used in 07_other_schemes).
 
     Parameters
     ----------
@@ -271,7 +271,7 @@ def self_attention(
 def causal_mask(n: int) -> NDArray[np.bool_]:
     """Lower-triangular mask: query ``i`` may attend to key ``j`` iff ``j <= i``.
 
-    Introduced in notebook 07_other_roads.
+    Introduced in notebook 07_other_schemes.
 
     Parameters
     ----------

@@ -1,6 +1,6 @@
 """Counting in binary: the intuition behind sinusoidal position encodings.
 
-Introduced in notebook 01_binary_intuition. Bit tables are written the way people write
+Introduced in notebook 01_binary_counting. Bit tables are written the way people write
 numbers: the most significant bit FIRST, so 5 with four bits is ``0 1 0 1``. Column ``j`` of an
 ``n_bits`` table therefore holds bit ``k = n_bits - 1 - j``.
 """
@@ -31,7 +31,7 @@ MAX_BITS = 62  # positions and periods stay exact in int64
 def bits_needed(n_positions: int) -> int:
     """Fewest bits that can write every position ``0 .. n_positions - 1`` (at least 1).
 
-    Introduced in notebook 01_binary_intuition.
+    Introduced in notebook 01_binary_counting.
 
     Parameters
     ----------
@@ -55,7 +55,7 @@ def bits_needed(n_positions: int) -> int:
 def binary_table(n_positions: int, n_bits: int | None = None) -> NDArray[np.int64]:
     """Positions ``0 .. n_positions - 1`` written in binary, one row per position.
 
-    Introduced in notebook 01_binary_intuition.
+    Introduced in notebook 01_binary_counting.
 
     Parameters
     ----------
@@ -104,7 +104,7 @@ def binary_table(n_positions: int, n_bits: int | None = None) -> NDArray[np.int6
 def bit_periods(n_bits: int) -> NDArray[np.int64]:
     """Period of every column of an ``n_bits`` binary table, in the written order.
 
-    Introduced in notebook 01_binary_intuition.
+    Introduced in notebook 01_binary_counting.
 
     Parameters
     ----------
@@ -144,7 +144,7 @@ def _check_bit(bit: Any) -> int:
 def bit_wave(positions: Any, bit: int) -> NDArray[np.float64]:
     """Bit ``k`` as a square wave of a (possibly fractional) position.
 
-    Introduced in notebook 01_binary_intuition.
+    Introduced in notebook 01_binary_counting.
 
     Parameters
     ----------
@@ -176,7 +176,7 @@ def bit_wave(positions: Any, bit: int) -> NDArray[np.float64]:
 def smooth_bit_wave(positions: Any, bit: int) -> NDArray[np.float64]:
     """The sinusoidal cousin of bit ``k``: same period, values in [0, 1].
 
-    Introduced in notebook 01_binary_intuition.
+    Introduced in notebook 01_binary_counting.
 
     Parameters
     ----------
@@ -220,7 +220,7 @@ def smooth_bit_wave(positions: Any, bit: int) -> NDArray[np.float64]:
 def hamming_distance(a: int, b: int) -> int:
     """Number of bits in which two non-negative integer positions differ.
 
-    Introduced in notebook 01_binary_intuition.
+    Introduced in notebook 01_binary_counting.
 
     Parameters
     ----------
@@ -251,7 +251,7 @@ def hamming_distance(a: int, b: int) -> int:
 def hamming_matrix(n_positions: int) -> NDArray[np.int64]:
     """Hamming distance between every pair of positions ``0 .. n_positions - 1``.
 
-    Introduced in notebook 01_binary_intuition.
+    Introduced in notebook 01_binary_counting.
 
     Parameters
     ----------

@@ -44,7 +44,7 @@ def draw_binary_table(
 ) -> BinaryTable:
     """Draw a table of bits, one row per position, optionally coloured by each bit's rate.
 
-    Introduced in notebook 01_binary_intuition.
+    Introduced in notebook 01_binary_counting.
 
     Parameters
     ----------
