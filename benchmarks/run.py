@@ -200,6 +200,11 @@ def next_value(control: Any) -> Any:
         return values[(values.index(control.value) + 1) % len(values)]
     if isinstance(control.value, bool):
         return not control.value
+    if hasattr(control, "base"):  # FloatLogSlider: min, max and step are exponents
+        exponent = math.log(control.value, control.base) + control.step
+        if exponent > control.max + 1e-9:
+            exponent = control.min
+        return control.base**exponent
     step = getattr(control, "step", 1) or 1
     low, high = control.min, control.max
     candidate = control.value + step
