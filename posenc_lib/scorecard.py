@@ -100,6 +100,10 @@ def encode(
     CannotEncode
         A binary code with too few bits, or a learned table with no row for the position.
 
+    Notes
+    -----
+    Introduced in notebook 00_why_position.
+
     Examples
     --------
     >>> encode("normalised", [0, 1, 4]).ravel()
@@ -218,10 +222,20 @@ def _alibi_row() -> dict[str, bool]:
 def evaluate(scheme: str) -> dict[str, bool]:
     """Run every check of :data:`CRITERIA` on ``scheme``.
 
+    Parameters
+    ----------
+    scheme : str
+        One of :data:`SCHEMES`.
+
     Returns
     -------
     dict of str to bool
         One entry per criterion.
+
+    Notes
+    -----
+    Introduced in notebook 00_why_position; every row is computed, see the ``check_*``
+    functions (ALiBi's on its bias matrices).
 
     Examples
     --------
