@@ -113,6 +113,7 @@ def test_student_checks_say_not_yet(student_dir: Path, path: Path) -> None:
 def test_html_has_an_index_and_a_page_per_notebook(html_dir: Path) -> None:
     assert (html_dir / "index.html").exists()
     index = (html_dir / "index.html").read_text(encoding="utf-8")
+    assert "$" not in index, "titles in the index are plain text, not TeX"
     for path in NOTEBOOKS:
         assert (html_dir / f"{path.stem}.html").exists()
         assert f'href="{path.stem}.html"' in index

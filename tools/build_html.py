@@ -51,7 +51,7 @@ def title_of(notebook: nbformat.NotebookNode, fallback: str) -> str:
     for cell in notebook.cells:
         match = re.search(r"^# (.+)$", cell.source, re.M) if cell.cell_type == "markdown" else None
         if match:
-            return match.group(1).strip()
+            return match.group(1).replace("$", "").strip()  # plain text for links and titles
     return fallback
 
 
