@@ -546,10 +546,11 @@ def yarn_ramp(low: float, high: float, n: int) -> NDArray[np.float64]:
     lo = check_float("low", low)
     hi = check_float("high", high)
     count = check_int("n", n, minimum=1)
-    if lo == hi:
-        hi += 0.001
+    # equal bounds: the reference code adds 0.001 to high, so the span is 0.001 (computed as
+    # such, since lo + 0.001 rounds back to lo when |lo| is huge)
+    span = hi - lo if lo != hi else 0.001
     # gamma_i = clip((i - low) / (high - low), 0, 1)
-    return np.clip((np.arange(count, dtype=np.float64) - lo) / (hi - lo), 0.0, 1.0)
+    return np.clip((np.arange(count, dtype=np.float64) - lo) / span, 0.0, 1.0)
 
 
 def yarn_inv_freq(

@@ -706,3 +706,10 @@ def test_partial_rotary_factor_is_not_silently_ignored() -> None:
         rope_frequencies(128, 1e4, {"rope_type": "default", "partial_rotary_factor": 0.5})
     inv, _ = rope_frequencies(128, 1e4, {"rope_type": "default", "partial_rotary_factor": 1.0})
     assert inv.shape == (64,)
+
+
+def test_yarn_ramp_with_equal_bounds_is_a_step_even_for_huge_bounds() -> None:
+    np.testing.assert_array_equal(yarn_ramp(2.0, 2.0, 5), [0.0, 0.0, 0.0, 1.0, 1.0])
+    with np.errstate(all="raise"):
+        ramp = yarn_ramp(1e300, 1e300, 4)
+    np.testing.assert_array_equal(ramp, np.zeros(4))
