@@ -1145,8 +1145,14 @@ def rope_wavelengths(inv_freq: ArrayLike) -> NDArray[np.float64]:
     >>> np.round(rope_wavelengths([1.0, 0.01]), 4)
     array([  6.2832, 628.3185])
     """
+    theta = _check_inv_freq(inv_freq)
+    if np.any(theta < 2.0 * math.pi / np.finfo(np.float64).max):
+        raise ValueError(
+            f"inv_freq must be >= {2.0 * math.pi / np.finfo(np.float64).max:.3g} so that the "
+            f"wavelength 2*pi/theta is finite; got min {theta.min():.3g}"
+        )
     # lambda_i = 2 pi / theta_i
-    return 2.0 * math.pi / _check_inv_freq(inv_freq)
+    return 2.0 * math.pi / theta
 
 
 def rotations_in_context(inv_freq: ArrayLike, context_length: int) -> NDArray[np.float64]:

@@ -713,3 +713,8 @@ def test_yarn_ramp_with_equal_bounds_is_a_step_even_for_huge_bounds() -> None:
     with np.errstate(all="raise"):
         ramp = yarn_ramp(1e300, 1e300, 4)
     np.testing.assert_array_equal(ramp, np.zeros(4))
+
+
+def test_rope_wavelengths_refuses_frequencies_whose_wavelength_overflows() -> None:
+    with pytest.raises(ValueError, match="inv_freq"):
+        rope_wavelengths([1.0, 2.2250738585072014e-308])
