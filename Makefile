@@ -14,10 +14,11 @@ export MKL_NUM_THREADS ?= 1
 
 venv: $(STAMP)
 
-$(STAMP): pyproject.toml
+# constraints.txt pins the versions the stored notebook outputs and figures were made with.
+$(STAMP): pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[dev]'
 	touch $(STAMP)
 
 lab: $(STAMP)
