@@ -9,6 +9,7 @@ import pytest
 
 from posenc_lib.widgets import all_explorers
 from posenc_lib.widgets.bias import MAX_HEADS, RelativeBiasExplorer, alibi_weights_by_distance
+from tests.explorer_checks import assert_changes_in_place
 
 
 @pytest.fixture
@@ -49,16 +50,7 @@ def test_it_is_registered_and_renders(explorer: RelativeBiasExplorer) -> None:
 def test_each_control_changes_the_picture_in_place(
     explorer: RelativeBiasExplorer, name: str, value: object
 ) -> None:
-    before, old = artists(explorer), state(explorer)
-    n_axes = len(explorer.figure.axes)
-    n_lines = [len(ax.lines) for ax in explorer.figure.axes]
-    png = explorer.image.value
-    explorer.controls[name].value = value
-    assert artists(explorer) == before
-    assert len(explorer.figure.axes) == n_axes
-    assert [len(ax.lines) for ax in explorer.figure.axes] == n_lines
-    assert state(explorer) != old
-    assert explorer.image.value != png
+    assert_changes_in_place(explorer, name, value, artists, state)
 
 
 def test_the_head_curves_are_softmax_of_minus_slope_times_distance(

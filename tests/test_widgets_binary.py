@@ -165,17 +165,6 @@ def test_partial_redraw_leaves_no_trace_of_the_previous_state(
     np.testing.assert_array_equal(reference, png_pixels(fresh.image.value))
 
 
-@pytest.mark.parametrize("cls", [WordOrderExplorer, BinaryCountingExplorer])
-def test_the_live_view_shows_the_rendered_png(cls: type) -> None:
-    import ipywidgets
-
-    explorer = cls()
-    view = explorer.widget()
-    assert isinstance(explorer.image, ipywidgets.Image)
-    assert explorer.image in view.children
-    assert explorer.image.value[:8] == b"\x89PNG\r\n\x1a\n"
-
-
 def test_word_order_model_is_seeded_and_checks_its_arguments() -> None:
     first, second = word_order_model(seed=3), word_order_model(seed=3)
     for a, b in zip(first, second, strict=True):

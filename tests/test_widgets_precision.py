@@ -9,6 +9,7 @@ from posenc_lib.precision import round_to_dtype
 from posenc_lib.sinusoidal import frequencies
 from posenc_lib.widgets import all_explorers
 from posenc_lib.widgets.precision import AngleErrorExplorer, rounded_angle
+from tests.explorer_checks import assert_changes_in_place
 
 
 @pytest.fixture
@@ -45,16 +46,7 @@ def test_it_is_registered_and_renders(explorer: AngleErrorExplorer) -> None:
 def test_each_control_changes_the_picture_in_place(
     explorer: AngleErrorExplorer, name: str, value: object
 ) -> None:
-    before, old = artists(explorer), state(explorer)
-    n_axes = len(explorer.figure.axes)
-    n_lines = [len(ax.lines) for ax in explorer.figure.axes]
-    png = explorer.image.value
-    explorer.controls[name].value = value
-    assert artists(explorer) == before
-    assert len(explorer.figure.axes) == n_axes
-    assert [len(ax.lines) for ax in explorer.figure.axes] == n_lines
-    assert state(explorer) != old
-    assert explorer.image.value != png
+    assert_changes_in_place(explorer, name, value, artists, state)
 
 
 def test_the_default_reproduces_the_float16_bug_report(explorer: AngleErrorExplorer) -> None:

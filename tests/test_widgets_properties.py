@@ -100,15 +100,6 @@ def test_static_picture_after_renders_shows_every_artist(
     assert bytes(explorer.image.value).startswith(b"\x89PNG")
 
 
-def test_the_live_view_holds_the_controls_and_the_picture(
-    explorer: SimilarityDecayExplorer,
-) -> None:
-    view = explorer.widget()
-    controls, picture = view.children
-    assert picture is explorer.image
-    assert list(controls.children) == list(explorer.controls.values())
-
-
 def test_bad_arguments_are_named() -> None:
     with pytest.raises(ValueError, match="d_model"):
         SimilarityDecayExplorer(d_model=7)

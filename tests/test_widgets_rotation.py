@@ -106,13 +106,6 @@ def test_blitted_png_matches_a_full_draw(explorer: RotationExplorer) -> None:
     assert differ < 0.01, f"{differ:.2%} of the pixels differ"
 
 
-def test_the_live_view_holds_the_controls_and_the_picture(explorer: RotationExplorer) -> None:
-    view = explorer.widget()
-    controls, picture = view.children
-    assert picture is explorer.image
-    assert list(controls.children) == list(explorer.controls.values())
-
-
 def test_bad_arguments_are_named() -> None:
     with pytest.raises(ValueError, match="d_model"):
         RotationExplorer(d_model=9)

@@ -124,14 +124,3 @@ def test_partial_redraw_survives_a_figure_save(waves: StackedWavesExplorer) -> N
     waves.figure.savefig(io.BytesIO(), format="png", bbox_inches="tight")
     second = np.asarray(Image.open(io.BytesIO(waves.render())))
     np.testing.assert_array_equal(first, second)
-
-
-@pytest.mark.parametrize("cls", [EncodingHeatmapExplorer, StackedWavesExplorer])
-def test_the_live_view_shows_the_rendered_png(cls: type) -> None:
-    import ipywidgets
-
-    explorer = cls()
-    view = explorer.widget()
-    assert isinstance(explorer.image, ipywidgets.Image)
-    assert explorer.image in view.children
-    assert explorer.image.value[:8] == b"\x89PNG\r\n\x1a\n"
