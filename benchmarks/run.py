@@ -31,7 +31,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from posenc_lib import apply_rope, sinusoidal_encoding  # noqa: E402
-from posenc_lib.rope import default_inv_freq  # noqa: E402
+from posenc_lib.frequencies import inverse_frequencies  # noqa: E402
 
 
 @dataclass
@@ -158,7 +158,7 @@ def bench_rope(quick: bool) -> list[Row]:
     repeat = 3 if quick else 7
     x = np.random.default_rng(0).standard_normal((heads, seq, d)).astype(np.float32)
     positions = np.arange(seq)
-    inv_freq = default_inv_freq(d)
+    inv_freq = inverse_frequencies(d)
     angles = positions[:, None] * inv_freq[None, :]
     rows = []
     for pairing in ("interleaved", "half"):

@@ -27,6 +27,8 @@ __all__ = [
     "check_choice",
     "check_array",
     "check_positions",
+    "check_float_dtype",
+    "check_frequencies",
 ]
 
 
@@ -147,3 +149,32 @@ def check_positions(name: str, value: Any) -> NDArray[Any]:
     Positions may be negative (offsets) but must be finite.
     """
     return check_array(name, value, ndim=1)
+
+
+FLOAT_DTYPES = ("float16", "float32", "float64")
+
+
+def check_float_dtype(name: str, value: Any) -> np.dtype[Any]:
+    """Return ``value`` as one of the NumPy dtypes float16, float32 or float64, or raise.
+
+    Accepts dtype objects, scalar types (``np.float32``) and strings (``"float32"``).
+    """
+    allowed = ", ".join(FLOAT_DTYPES)
+    if not isinstance(value, (str, type, np.dtype)):
+        raise TypeError(f"{name} must be one of {allowed}; got {_describe(value)}")
+    try:
+        dtype: np.dtype[Any] = np.dtype(value)
+    except (TypeError, ValueError) as err:
+        raise TypeError(f"{name} must be one of {allowed}; got {value!r}") from err
+    if dtype.name not in FLOAT_DTYPES:
+        raise TypeError(f"{name} must be one of {allowed}; got dtype {dtype.name}")
+    return dtype
+
+
+def check_frequencies(name: str, value: Any) -> NDArray[np.float64]:
+    """Return a non-empty 1-D float64 array of positive frequencies, or raise naming ``name``."""
+    array = check_array(name, value, ndim=1).astype(np.float64, copy=False)
+    if array.size == 0 or not np.all(array > 0):
+        raise ValueError(f"{name} must be a non-empty 1-D array of positive numbers; got "
+                         f"{_describe(array)}")
+    return array

@@ -29,9 +29,10 @@ import numpy as np
 from numpy.typing import NDArray
 
 from posenc_lib._checks import check_array, check_bool, check_choice, check_even, check_int
-from posenc_lib.attention import softmax
+from posenc_lib.attention import scaled_dot_product_attention, softmax
 
 __all__ = [
+    "alibi_weights_by_distance",
     "COST_SCHEMES",
     "alibi_slopes",
     "alibi_bias",
@@ -178,6 +179,36 @@ def alibi_bias(slopes: Any, length: int, *, causal: bool = True) -> NDArray[np.f
         return np.asarray(np.where(rel <= 0, slope * rel, -np.inf), dtype=np.float64)
     # bias = -m |i - j|
     return np.asarray(0.0 - slope * np.abs(rel), dtype=np.float64)
+
+
+def alibi_weights_by_distance(n_heads: int, length: int) -> NDArray[np.float64]:
+    """Return the last query's attention weights on the keys behind it, when content is equal.
+
+    Parameters
+    ----------
+    n_heads : int
+        Number of heads (slopes from :func:`alibi_slopes`), >= 1.
+    length : int
+        Number of keys, >= 1.
+
+    Returns
+    -------
+    weights : ndarray of float64, shape (n_heads, length)
+        ``w[h, r]``: the weight on the key ``r`` tokens back; each row sums to 1.
+
+    Notes
+    -----
+    ``w[h, r] = exp(-m_h r) / sum_r' exp(-m_h r')``: the softmax of ALiBi's bias alone, so a
+    head with a steep slope looks only at its neighbours.
+
+    Examples
+    --------
+    >>> np.round(alibi_weights_by_distance(1, 3), 6)
+    array([[0.334636, 0.333333, 0.332031]])
+    """
+    bias = alibi_bias(alibi_slopes(n_heads), check_int("length", length))
+    # w[h, r] = softmax_j(-m_h (i - j)) for the last query i, read by r = i - j
+    return softmax(bias[:, -1, :], axis=-1)[:, ::-1]
 
 
 # ------------------------------------------------------------------------------ relative
@@ -550,40 +581,24 @@ def shaw_attention(
     (array([2., 2.]), array([0.5, 0.5]))
     """
     q_arr = check_array("q", q, ndim=2).astype(np.float64)
-    k_arr = check_array("k", k, ndim=2).astype(np.float64)
-    v_arr = check_array("v", v, ndim=2).astype(np.float64)
+    k_arr = check_array("k", k, ndim=2)
     causal = check_bool("causal", causal)
-    n_q, d = q_arr.shape
-    n_k = k_arr.shape[0]
-    if d == 0 or k_arr.shape[1] != d:
-        raise ValueError(
-            f"q and k must share a last axis d >= 1; got q {q_arr.shape}, k {k_arr.shape}"
-        )
-    if v_arr.shape[0] != n_k:
-        raise ValueError(f"v must have one row per key ({n_k}); got shape {v_arr.shape}")
-    if n_q == 0 or n_k == 0:
-        raise ValueError(f"q and k need at least one row; got q {q_arr.shape}, k {k_arr.shape}")
+    n_q, n_k, d = q_arr.shape[0], k_arr.shape[0], q_arr.shape[1]
     rel_k = shaw_relative_embeddings(table_k, n_q, n_k, query_offset=query_offset)
     if rel_k.shape[-1] != d:
-        raise ValueError(f"table_k must have d = {d} columns; got {rel_k.shape[-1]}")
-    # e_ij = q_i . (k_j + a^K_ij) / sqrt(d)
-    scores = (q_arr @ k_arr.T + np.einsum("id,ijd->ij", q_arr, rel_k)) / np.sqrt(d)
-    if causal:
-        rel = relative_position_matrix(n_q, n_k, query_offset=query_offset)
-        if np.all(rel > 0, axis=1).any():
-            raise ValueError("causal attention needs a key at or before every query")
-        scores = np.where(rel <= 0, scores, -np.inf)
-    weights = softmax(scores, axis=-1)
-    # z_i = sum_j alpha_ij v_j (+ sum_j alpha_ij a^V_ij)
-    output = weights @ v_arr
+        raise ValueError(f"table_k must have d = {d} columns (as q); got {rel_k.shape[-1]}")
+    # e_ij = (q_i . k_j + q_i . a^K_ij) / sqrt(d): the second term is an additive bias
+    bias = np.einsum("id,ijd->ij", q_arr, rel_k) / np.sqrt(max(d, 1))
+    mask = relative_position_matrix(n_q, n_k, query_offset=query_offset) <= 0 if causal else None
+    output, weights = scaled_dot_product_attention(q_arr, k_arr, v, mask=mask, bias=bias)
     if table_v is not None:
         rel_v = shaw_relative_embeddings(table_v, n_q, n_k, query_offset=query_offset)
-        if rel_v.shape[-1] != v_arr.shape[1]:
-            raise ValueError(
-                f"table_v must have d_v = {v_arr.shape[1]} columns; got {rel_v.shape[-1]}"
-            )
+        if rel_v.shape[-1] != output.shape[-1]:
+            raise ValueError(f"table_v must have d_v = {output.shape[-1]} columns (as v); got "
+                             f"{rel_v.shape[-1]}")
+        # z_i = sum_j alpha_ij v_j + sum_j alpha_ij a^V_ij
         output = output + np.einsum("ij,ijd->id", weights, rel_v)
-    return np.asarray(output, dtype=np.float64), weights
+    return output, weights
 
 
 # ---------------------------------------------------------------------------------- costs

@@ -24,9 +24,10 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from numpy.typing import NDArray
+from numpy.typing import ArrayLike, NDArray
 
 from posenc_lib._checks import check_array, check_bool, check_choice, check_positions
+from posenc_lib.frequencies import angles
 
 __all__ = [
     "DTYPE_NAMES",
@@ -34,8 +35,10 @@ __all__ = [
     "round_to_dtype",
     "machine_epsilon",
     "spacing_at",
+    "rounded_angles",
     "angle_error",
     "sincos_error",
+    "float32_bits",
 ]
 
 DTYPE_NAMES = ("float16", "bfloat16", "float32", "float64")
@@ -205,31 +208,56 @@ def spacing_at(x: Any, dtype_name: str) -> NDArray[np.float64]:
     return np.asarray(np.ldexp(1.0, binade - _FRACTION_BITS[dtype_name]), dtype=np.float64)
 
 
-def _rounded_angles(
-    positions: Any, omega: Any, dtype_name: Any
-) -> tuple[NDArray[np.float64], NDArray[np.float64], str]:
-    pos = check_positions("positions", positions).astype(np.float64)
-    freq = check_array("omega", omega, ndim=1).astype(np.float64)
+def _checked_angles(positions: ArrayLike, inv_freq: ArrayLike,
+                    dtype_name: str) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """The exact angles and the rounded ones; raise if the rounded ones overflow."""
+    rounded = rounded_angles(positions, inv_freq, dtype_name)
+    if not np.all(np.isfinite(rounded)):
+        raise ValueError(f"positions * inv_freq must fit in {dtype_name}: some angles overflow "
+                         "to inf")
+    # phi = m theta, the float64 reference
+    return angles(positions, inv_freq), rounded
+
+
+def rounded_angles(positions: ArrayLike, inv_freq: ArrayLike,
+                   dtype_name: str) -> NDArray[np.float64]:
+    """Return the angle ``m theta_i`` as a narrow format computes it, ``fl(fl(m) fl(theta_i))``.
+
+    Parameters
+    ----------
+    positions : array_like, shape (n,)
+        Positions ``m`` (integers or finite floats).
+    inv_freq : array_like, shape (n_pairs,)
+        Frequencies ``theta_i`` (finite).
+    dtype_name : {"float16", "bfloat16", "float32", "float64"}
+        Format in which the position, the frequency and the product are stored.
+
+    Returns
+    -------
+    angle : ndarray of float64, shape (n, n_pairs)
+        ``inf`` where the position or the product overflows the format (float16 past 65504).
+
+    Notes
+    -----
+    ``phi_hat = fl(fl(m) fl(theta_i))``. The float64 product of two rounded narrow values is
+    exact (at most 2 x 24 significant bits), so one more rounding gives the correctly rounded
+    product in the narrow format.
+
+    Examples
+    --------
+    >>> rounded_angles([1857], [0.5623413251903491], "float16")
+    array([[1045.]])
+    """
+    pos = check_positions("positions", positions)
+    theta = check_array("inv_freq", inv_freq, ndim=1)
     name = _check_dtype_name(dtype_name)
-    with np.errstate(over="ignore"):
-        # theta = pos * omega, exact reference in float64
-        exact = np.multiply.outer(pos, freq)
-    # theta_hat = fl(fl(pos) * fl(omega)); the float64 product of two rounded values is exact
-    # for the narrow formats (at most 2 * 24 significant bits), so one more rounding is the
-    # correctly rounded product in that format
-    pos_hat, freq_hat = _round(pos, name), _round(freq, name)
-    for label, stored in (("positions", pos_hat), ("omega", freq_hat)):
-        if not np.all(np.isfinite(stored)):
-            raise ValueError(f"{label} must fit in {name}: some values overflow to inf")
-    with np.errstate(over="ignore"):
-        rounded = _round(np.multiply.outer(pos_hat, freq_hat), name)
-    if not (np.all(np.isfinite(rounded)) and np.all(np.isfinite(exact))):
-        raise ValueError(f"positions * omega must fit in {name}: some angles overflow to inf")
-    return exact, rounded, name
+    with np.errstate(over="ignore", invalid="ignore"):
+        # phi_hat = fl(fl(m) fl(theta_i))
+        return _round(np.multiply.outer(_round(pos, name), _round(theta, name)), name)
 
 
-def angle_error(positions: Any, omega: Any, dtype_name: str) -> NDArray[np.float64]:
-    """Absolute error of the angle ``pos * omega`` when computed in a narrow format.
+def angle_error(positions: ArrayLike, inv_freq: ArrayLike, dtype_name: str) -> NDArray[np.float64]:
+    """Return the absolute error of the angle ``m theta_i`` computed in a narrow format.
 
     Introduced in notebook 08_numerical_precision.
 
@@ -237,21 +265,20 @@ def angle_error(positions: Any, omega: Any, dtype_name: str) -> NDArray[np.float
     ----------
     positions : array_like, shape (n,)
         Positions (ints or finite floats).
-    omega : array_like, shape (m,)
-        Angular frequencies (finite).
+    inv_freq : array_like, shape (m,)
+        Frequencies ``theta_i`` (finite).
     dtype_name : {"float16", "bfloat16", "float32", "float64"}
         Format in which the position, the frequency and the product are stored.
 
     Returns
     -------
     numpy.ndarray, shape (n, m), float64
-        ``|fl(fl(pos) * fl(omega)) - pos * omega|``; identically 0 for "float64" (the reference
-        is computed in float64). Grows roughly like ``pos * omega * eps``.
+        ``|fl(fl(m) fl(theta_i)) - m theta_i|``; 0 for "float64" (the reference is float64).
+        It grows roughly like ``m theta_i eps``.
 
     Notes
     -----
-    .. math:: e_{\\theta} = \\left|\\text{fl}(\\text{fl}(pos)\\,\\text{fl}(\\omega))
-              - pos\\,\\omega\\right|
+    ``e = |phi_hat - phi|`` with ``phi = m theta_i`` and ``phi_hat`` from :func:`rounded_angles`.
 
     Examples
     --------
@@ -262,13 +289,13 @@ def angle_error(positions: Any, omega: Any, dtype_name: str) -> NDArray[np.float
     array([[1.],
            [1.]])
     """
-    exact, rounded, _ = _rounded_angles(positions, omega, dtype_name)
-    # e = |theta_hat - theta|
+    exact, rounded = _checked_angles(positions, inv_freq, dtype_name)
+    # e = |phi_hat - phi|
     return np.abs(rounded - exact)
 
 
 def sincos_error(
-    positions: Any, omega: Any, dtype_name: str, *, round_result: bool = False
+    positions: ArrayLike, inv_freq: ArrayLike, dtype_name: str, *, round_result: bool = False
 ) -> NDArray[np.float64]:
     """Error of ``sin`` and ``cos`` evaluated at the angle computed in a narrow format.
 
@@ -278,8 +305,8 @@ def sincos_error(
     ----------
     positions : array_like, shape (n,)
         Positions (ints or finite floats).
-    omega : array_like, shape (m,)
-        Angular frequencies (finite).
+    inv_freq : array_like, shape (m,)
+        Frequencies ``theta_i`` (finite).
     dtype_name : {"float16", "bfloat16", "float32", "float64"}
         Format in which the angle is computed (see :func:`angle_error`).
     round_result : bool, default False
@@ -289,14 +316,13 @@ def sincos_error(
     Returns
     -------
     numpy.ndarray, shape (n, m), float64
-        ``max(|sin(theta_hat) - sin(theta)|, |cos(theta_hat) - cos(theta)|)`` with sin/cos of
+        ``max(|sin(phi_hat) - sin(phi)|, |cos(phi_hat) - cos(phi)|)`` with sin/cos of
         the rounded angle evaluated in float64. Bounded by the angle error (``|sin'| <= 1``)
         and by 2.
 
     Notes
     -----
-    .. math:: e = \\max\\left(|\\sin\\hat\\theta - \\sin\\theta|,\\; |\\cos\\hat\\theta
-              - \\cos\\theta|\\right)
+    ``e = max(|sin(phi_hat) - sin(phi)|, |cos(phi_hat) - cos(phi)|)``.
 
     Examples
     --------
@@ -306,10 +332,40 @@ def sincos_error(
     0.943085
     """
     round_result = check_bool("round_result", round_result)
-    exact, rounded, name = _rounded_angles(positions, omega, dtype_name)
+    name = _check_dtype_name(dtype_name)
+    exact, rounded = _checked_angles(positions, inv_freq, name)
     sin_hat, cos_hat = np.sin(rounded), np.cos(rounded)
     if round_result:
         sin_hat, cos_hat = _round(sin_hat, name), _round(cos_hat, name)
-    # e = max(|sin theta_hat - sin theta|, |cos theta_hat - cos theta|)
+    # e = max(|sin(phi_hat) - sin(phi)|, |cos(phi_hat) - cos(phi)|)
     error = np.maximum(np.abs(sin_hat - np.sin(exact)), np.abs(cos_hat - np.cos(exact)))
     return np.asarray(error, dtype=np.float64)
+
+
+def float32_bits(values: ArrayLike) -> NDArray[np.int64]:
+    """Return the 32 bits of each value stored as float32, the sign bit first.
+
+    Parameters
+    ----------
+    values : array_like, shape (n,)
+        Finite numbers; they are rounded to float32 first.
+
+    Returns
+    -------
+    bits : ndarray of int64, shape (n, 32)
+        Bit 0 is the sign, bits 1-8 the exponent, bits 9-31 the fraction.
+
+    Notes
+    -----
+    ``u = float32(x)`` read as an unsigned 32-bit integer; bit ``k`` from the left is
+    ``(u >> (31 - k)) & 1``. bfloat16 keeps bits 0-15.
+
+    Examples
+    --------
+    >>> "".join(map(str, float32_bits([1.0])[0]))
+    '00111111100000000000000000000000'
+    """
+    array = np.asarray(check_array("values", values, ndim=1), dtype=np.float32)
+    words = array.view(np.uint32).astype(np.int64)
+    # bit k from the left = (u >> (31 - k)) & 1
+    return (words[:, None] >> np.arange(31, -1, -1)[None, :]) & 1

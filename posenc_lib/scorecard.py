@@ -20,6 +20,7 @@ from numpy.typing import NDArray
 from posenc_lib._checks import check_choice, check_even, check_int
 from posenc_lib.bias import alibi_bias
 from posenc_lib.binary import binary_table
+from posenc_lib.learned import learned_table
 from posenc_lib.sinusoidal import sinusoidal_encoding_at
 
 __all__ = [
@@ -92,7 +93,7 @@ def encode(
     -------
     ndarray, shape (n_positions, width)
         integer: pos; normalised: pos / (sentence_length - 1); binary: the bits of pos;
-        sinusoidal: PE(pos); learned: a row of a uniform(-0.1, 0.1) table with
+        sinusoidal: PE(pos); learned: a row of :func:`posenc_lib.learned.learned_table` with
         ``trained_length`` rows; rope: the rotation's [cos(pos theta_i), sin(pos theta_i)] pairs.
 
     Raises
@@ -128,10 +129,9 @@ def encode(
             raise CannotEncode(f"{n_bits} bits hold positions below {2**n_bits} only")
         return binary_table(2**n_bits, n_bits)[pos].astype(np.float64)
     if scheme == "learned":
-        table = np.random.default_rng(seed).uniform(-0.1, 0.1, size=(trained_length, d_model))
         if pos.max(initial=0) >= trained_length:
             raise CannotEncode(f"the learned table has rows for positions below {trained_length}")
-        return table[pos]
+        return learned_table(trained_length, d_model, seed=seed)[pos]
     code = sinusoidal_encoding_at(pos, d_model)
     # rope rotates pair i by pos*theta_i: (cos, sin) = (PE[2i+1], PE[2i])
     return code if scheme == "sinusoidal" else code[:, [i ^ 1 for i in range(d_model)]]

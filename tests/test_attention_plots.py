@@ -7,6 +7,7 @@ import pytest
 from matplotlib.figure import Figure
 
 from posenc_lib.attention import self_attention
+from posenc_lib.frequencies import wavelengths
 from posenc_lib.plots.attention import (
     draw_attention_weights,
     draw_curves,
@@ -14,7 +15,6 @@ from posenc_lib.plots.attention import (
     draw_grouped_bars,
     draw_wavelengths,
 )
-from posenc_lib.sinusoidal import wavelengths
 from posenc_lib.widgets.attention import word_order_model
 
 

@@ -24,8 +24,10 @@ from posenc_lib.sinusoidal import sinusoidal_encoding
 
 MATH_MODULES = [
     "binary",
+    "frequencies",
     "sinusoidal",
-    "relative",
+    "shift",
+    "analysis",
     "attention",
     "rope",
     "scaling",

@@ -7,12 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from posenc_lib.learned import (
-    PositionOutOfTable,
-    fit_learned_table,
-    learned_lookup,
-    learned_table,
-)
+from posenc_lib.learned import PositionOutOfTable, fit_learned_table, learned_lookup, learned_table
 
 
 def test_learned_table_has_the_asked_shape_and_spread() -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from posenc_lib.analysis import offset_similarity
 from posenc_lib.plots import new_figure
 from posenc_lib.plots.properties import (
     draw_dimension_range,
@@ -13,7 +14,7 @@ from posenc_lib.plots.properties import (
     draw_probe,
     draw_signed_matrix,
 )
-from posenc_lib.relative import offset_similarity, shift_matrix
+from posenc_lib.shift import shift_matrix
 
 
 def test_offset_curve_marks_the_given_bounces_and_updates_in_place() -> None:

@@ -9,15 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from posenc_lib.relative import (
-    fit_linear_map,
-    fit_position_probe,
-    offset_similarity,
-    pair_shift_matrix,
-    rotation_matrix,
-    shift_matrix,
-    similarity_matrix,
-)
+from posenc_lib.analysis import fit_position_probe, offset_similarity, similarity_matrix
+from posenc_lib.shift import fit_linear_map, pair_shift_matrix, rotation_matrix, shift_matrix
 from posenc_lib.sinusoidal import sinusoidal_encoding, sinusoidal_encoding_at
 
 reals = st.floats(min_value=-500, max_value=500, allow_nan=False, allow_infinity=False)

@@ -16,13 +16,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from posenc_lib.frequencies import angles, inverse_frequencies, split_permutation
 from posenc_lib.rope import (
     apply_rope,
-    clear_rope_cache,
-    default_inv_freq,
-    half_to_interleaved_permutation,
     relative_scores,
-    rope_angles,
     rope_decay_bound,
     rope_matrix,
     rotate_half,
@@ -72,7 +69,7 @@ def rng_vectors(seed: int, *shape: int) -> np.ndarray:
 def test_parity_interleaved_against_complex_reference(d: int, base: float) -> None:
     x = rng_vectors(d, 17, d)
     positions = np.arange(17) * 37 - 100
-    got = apply_rope(x, positions, default_inv_freq(d, base))
+    got = apply_rope(x, positions, inverse_frequencies(d, base))
     want = ref_rope_interleaved(x, positions, ref_inv_freq(d, base))
     np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
 
@@ -81,27 +78,27 @@ def test_parity_interleaved_against_complex_reference(d: int, base: float) -> No
 def test_parity_half_against_rotate_half_reference(d: int, base: float) -> None:
     x = rng_vectors(d + 1, 3, 17, d)
     positions = np.arange(17) * 37
-    got = apply_rope(x, positions, default_inv_freq(d, base), pairing="half")
+    got = apply_rope(x, positions, inverse_frequencies(d, base), pairing="half")
     want = ref_rope_half(x, positions, ref_inv_freq(d, base))
     np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
 
 
 def test_default_inv_freq_matches_formula() -> None:
     np.testing.assert_allclose(
-        default_inv_freq(128, 10000.0), ref_inv_freq(128, 10000.0), rtol=1e-13
+        inverse_frequencies(128, 10000.0), ref_inv_freq(128, 10000.0), rtol=1e-13
     )
-    assert default_inv_freq(128).dtype == np.float64
-    assert default_inv_freq(128).shape == (64,)
+    assert inverse_frequencies(128).dtype == np.float64
+    assert inverse_frequencies(128).shape == (64,)
     # theta_0 = 1 and theta_(d/2-1) = base^(-(d-2)/d)
-    assert default_inv_freq(16, 100.0)[0] == 1.0
-    assert math.isclose(default_inv_freq(16, 100.0)[-1], 100.0 ** (-14 / 16), rel_tol=1e-14)
+    assert inverse_frequencies(16, 100.0)[0] == 1.0
+    assert math.isclose(inverse_frequencies(16, 100.0)[-1], 100.0 ** (-14 / 16), rel_tol=1e-14)
 
 
 def test_rope_angles_is_outer_product() -> None:
-    angles = rope_angles([0, 1, 5], [1.0, 0.25])
-    assert angles.shape == (3, 2)
-    assert angles.dtype == np.float64
-    np.testing.assert_array_equal(angles, [[0, 0], [1, 0.25], [5, 1.25]])
+    phi = angles([0, 1, 5], [1.0, 0.25])
+    assert phi.shape == (3, 2)
+    assert phi.dtype == np.float64
+    np.testing.assert_array_equal(phi, [[0, 0], [1, 0.25], [5, 1.25]])
 
 
 # --------------------------------------------------------------------------- identities
@@ -117,7 +114,7 @@ def test_rope_angles_is_outer_product() -> None:
 )
 def test_score_depends_only_on_offset(half_d: int, m: int, n: int, seed: int, pairing: str) -> None:
     d = 2 * half_d
-    theta = default_inv_freq(d, 10000.0)
+    theta = inverse_frequencies(d, 10000.0)
     q, k = rng_vectors(seed, 2, d)
     qm = apply_rope(q[None], [m], theta, pairing=pairing)[0]
     kn = apply_rope(k[None], [n], theta, pairing=pairing)[0]
@@ -133,8 +130,8 @@ def test_score_depends_only_on_offset(half_d: int, m: int, n: int, seed: int, pa
 @given(half_d=st.integers(1, 16), seed=st.integers(0, 2**16), m=st.integers(-500, 500))
 def test_half_and_interleaved_agree_after_permutation(half_d: int, seed: int, m: int) -> None:
     d = 2 * half_d
-    theta = default_inv_freq(d, 10000.0)
-    perm = half_to_interleaved_permutation(d)
+    theta = inverse_frequencies(d, 10000.0)
+    perm = split_permutation(d)
     q, k = rng_vectors(seed, 2, d)
     rot_il = apply_rope(q[None], [m], theta, pairing="interleaved")[0]
     rot_half = apply_rope(q[None, perm], [m], theta, pairing="half")[0]
@@ -147,7 +144,7 @@ def test_half_and_interleaved_agree_after_permutation(half_d: int, seed: int, m:
 
 
 def test_permutation_explicit_and_inverse() -> None:
-    perm = half_to_interleaved_permutation(6)
+    perm = split_permutation(6)
     np.testing.assert_array_equal(perm, [0, 2, 4, 1, 3, 5])
     q_il = np.array([10, 11, 20, 21, 30, 31])
     # half pairs (i, i + 3) must be the interleaved pairs (2i, 2i+1)
@@ -161,7 +158,7 @@ def test_permutation_explicit_and_inverse() -> None:
 @pytest.mark.parametrize("position", [0, 1, 7, -3, 1000, 2.5])
 def test_apply_rope_equals_rope_matrix(pairing: str, position: float) -> None:
     d = 10
-    theta = default_inv_freq(d, 10000.0)
+    theta = inverse_frequencies(d, 10000.0)
     x = rng_vectors(3, d)
     matrix = rope_matrix(position, theta, pairing=pairing)
     got = apply_rope(x[None], [position], theta, pairing=pairing)[0]
@@ -169,7 +166,7 @@ def test_apply_rope_equals_rope_matrix(pairing: str, position: float) -> None:
 
 
 def test_rope_matrix_is_block_diagonal_rotation() -> None:
-    theta = default_inv_freq(8, 10000.0)
+    theta = inverse_frequencies(8, 10000.0)
     r = rope_matrix(3, theta)
     np.testing.assert_allclose(r @ r.T, np.eye(8), atol=1e-12)
     assert math.isclose(np.linalg.det(r), 1.0, rel_tol=1e-12)
@@ -196,14 +193,14 @@ def test_rope_matrix_is_block_diagonal_rotation() -> None:
 def test_norm_preserved(half_d: int, seed: int, pairing: str) -> None:
     d = 2 * half_d
     x = rng_vectors(seed, 2, 9, d)
-    out = apply_rope(x, np.arange(9) * 123, default_inv_freq(d), pairing=pairing)
+    out = apply_rope(x, np.arange(9) * 123, inverse_frequencies(d), pairing=pairing)
     np.testing.assert_allclose(np.linalg.norm(out, axis=-1), np.linalg.norm(x, axis=-1), rtol=1e-12)
 
 
 @pytest.mark.parametrize("pairing", ["interleaved", "half"])
 def test_position_zero_is_identity(pairing: str) -> None:
     x = rng_vectors(5, 4, 16)
-    out = apply_rope(x, np.zeros(4, dtype=int), default_inv_freq(16), pairing=pairing)
+    out = apply_rope(x, np.zeros(4, dtype=int), inverse_frequencies(16), pairing=pairing)
     np.testing.assert_array_equal(out, x)
 
 
@@ -223,13 +220,14 @@ def test_rotations_are_quarter_turns() -> None:
 
 def test_float32_in_float32_out() -> None:
     x = rng_vectors(7, 2, 5, 8).astype(np.float32)
-    out = apply_rope(x, np.arange(5), default_inv_freq(8))
+    out = apply_rope(x, np.arange(5), inverse_frequencies(8))
     assert out.dtype == np.float32
-    out_half = apply_rope(x, np.arange(5), default_inv_freq(8), pairing="half")
+    out_half = apply_rope(x, np.arange(5), inverse_frequencies(8), pairing="half")
     assert out_half.dtype == np.float32
-    assert apply_rope(x.astype(np.float16), np.arange(5), default_inv_freq(8)).dtype == np.float16
+    half_precision = apply_rope(x.astype(np.float16), np.arange(5), inverse_frequencies(8))
+    assert half_precision.dtype == np.float16
     assert (
-        apply_rope(np.ones((5, 8), dtype=int), np.arange(5), default_inv_freq(8)).dtype
+        apply_rope(np.ones((5, 8), dtype=int), np.arange(5), inverse_frequencies(8)).dtype
         == np.float64
     )
 
@@ -240,43 +238,30 @@ def test_float32_at_large_positions_matches_float64_reference() -> None:
     positions = np.array([2**20, 2**20 + 1, 3_000_000])
     x = rng_vectors(8, 3, d)
     want = ref_rope_interleaved(x, positions, ref_inv_freq(d, 10000.0))
-    got = apply_rope(x.astype(np.float32), positions, default_inv_freq(d))
+    got = apply_rope(x.astype(np.float32), positions, inverse_frequencies(d))
     np.testing.assert_allclose(got, want, atol=2e-6 * np.abs(x).max() * 4)
 
 
-def test_cached_tables_are_read_only_and_reused() -> None:
-    from posenc_lib import rope as rope_module
-
-    clear_rope_cache()
-    theta = default_inv_freq(8)
+def test_apply_rope_is_the_textbook_formula_with_the_library_rotations() -> None:
+    # x' = x cos + rotate(x) sin, with cos/sin repeated onto both members of each pair
+    theta = inverse_frequencies(8)
     x = rng_vectors(9, 6, 8)
-    first = apply_rope(x, np.arange(6), theta)
-    assert len(rope_module._TABLE_CACHE) == 1
-    for table in next(iter(rope_module._TABLE_CACHE.values())):
-        assert not table.flags.writeable
-    first[:] = 0.0  # the result is the caller's own array
-    again = apply_rope(x, np.arange(6), theta)
-    np.testing.assert_allclose(again, ref_rope_interleaved(x, np.arange(6), ref_inv_freq(8, 1e4)))
-    assert len(rope_module._TABLE_CACHE) == 1
-    # other positions, other pairing, other dtype: new entries, correct values
-    shifted = apply_rope(x, np.arange(6) + 1, theta)
+    phi = np.outer(np.arange(6), theta)
+    cos_i, sin_i = np.repeat(np.cos(phi), 2, axis=-1), np.repeat(np.sin(phi), 2, axis=-1)
     np.testing.assert_allclose(
-        shifted, ref_rope_interleaved(x, np.arange(6) + 1, ref_inv_freq(8, 1e4))
+        apply_rope(x, np.arange(6), theta), x * cos_i + rotate_interleaved(x) * sin_i, atol=1e-14
     )
-    apply_rope(x, np.arange(6), theta, pairing="half")
-    apply_rope(x.astype(np.float32), np.arange(6), theta)
-    assert len(rope_module._TABLE_CACHE) == 4
-    for n in range(20):
-        apply_rope(x, np.arange(6) + n, theta)
-    assert len(rope_module._TABLE_CACHE) <= 8
-    clear_rope_cache()
-    assert len(rope_module._TABLE_CACHE) == 0
+    cos_h, sin_h = np.tile(np.cos(phi), 2), np.tile(np.sin(phi), 2)
+    np.testing.assert_allclose(
+        apply_rope(x, np.arange(6), theta, pairing="half"), x * cos_h + rotate_half(x) * sin_h,
+        atol=1e-14,
+    )
 
 
 def test_apply_rope_does_not_modify_input() -> None:
     x = rng_vectors(10, 4, 8)
     copy = x.copy()
-    apply_rope(x, np.arange(4), default_inv_freq(8), pairing="half")
+    apply_rope(x, np.arange(4), inverse_frequencies(8), pairing="half")
     np.testing.assert_array_equal(x, copy)
 
 
@@ -322,7 +307,7 @@ def test_decay_bound_decays_but_not_monotonically() -> None:
 
 
 def test_apply_rope_bad_input() -> None:
-    theta = default_inv_freq(8)
+    theta = inverse_frequencies(8)
     x = np.ones((4, 8))
     with pytest.raises(ValueError, match="x"):
         apply_rope(np.ones((4, 7)), np.arange(4), theta[:3])
@@ -360,25 +345,25 @@ def test_apply_rope_bad_input() -> None:
 def test_large_but_finite_input_is_accepted() -> None:
     """The fast finite check must not reject finite values whose sum overflows."""
     x = np.full((2, 4), 3e38, dtype=np.float32)
-    out = apply_rope(x, [0, 0], default_inv_freq(4))
+    out = apply_rope(x, [0, 0], inverse_frequencies(4))
     np.testing.assert_array_equal(out, x)
 
 
 def test_other_functions_bad_input() -> None:
     with pytest.raises(ValueError, match="head_dim"):
-        default_inv_freq(7)
+        inverse_frequencies(7)
     with pytest.raises(ValueError, match="head_dim"):
-        default_inv_freq(0)
+        inverse_frequencies(0)
     with pytest.raises(TypeError, match="head_dim"):
-        default_inv_freq(8.0)  # type: ignore[arg-type]
+        inverse_frequencies(8.0)  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="head_dim"):
-        default_inv_freq(True)
+        inverse_frequencies(True)
     with pytest.raises(ValueError, match="base"):
-        default_inv_freq(8, 1.0)
+        inverse_frequencies(8, 1.0)
     with pytest.raises(ValueError, match="base"):
-        default_inv_freq(8, float("nan"))
+        inverse_frequencies(8, float("nan"))
     with pytest.raises(TypeError, match="base"):
-        default_inv_freq(8, True)
+        inverse_frequencies(8, True)
     with pytest.raises(ValueError, match="x"):
         rotate_half(np.ones(5))
     with pytest.raises(ValueError, match="x"):
@@ -390,7 +375,7 @@ def test_other_functions_bad_input() -> None:
     with pytest.raises(TypeError, match="position"):
         rope_matrix(True, [1.0])
     with pytest.raises(ValueError, match="head_dim"):
-        half_to_interleaved_permutation(5)
+        split_permutation(5)
     with pytest.raises(ValueError, match="q"):
         relative_scores(np.ones(3), np.ones(3), [0], [1.0])
     with pytest.raises(ValueError, match="k"):
@@ -406,6 +391,6 @@ def test_other_functions_bad_input() -> None:
     with pytest.raises(ValueError, match="base"):
         rope_decay_bound([1], 8, 0.5)
     with pytest.raises(ValueError, match="positions"):
-        rope_angles([[0, 1]], [1.0])
+        angles([[0, 1]], [1.0])
     with pytest.raises(ValueError, match="inv_freq"):
-        rope_angles([0, 1], [])
+        angles([0, 1], [])

@@ -12,26 +12,21 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from posenc_lib.rope import default_inv_freq
+from posenc_lib.analysis import frequency_ratio, max_trained_angle, unseen_angle_mask
+from posenc_lib.frequencies import inverse_frequencies, turns_in_context, wavelengths
 from posenc_lib.scaling import (
     SCALING_METHODS,
     dynamic_ntk_factor,
     dynamic_ntk_inv_freq,
-    frequency_ratio,
     linear_inv_freq,
     llama3_inv_freq,
     longrope_attention_factor,
     longrope_inv_freq,
-    max_trained_angle,
     ntk_inv_freq,
     ntk_scaled_base,
     resolve_rope_type,
     rope_frequencies,
-    rope_wavelengths,
-    rotations_in_context,
-    unseen_angle_mask,
     yarn_attention_factor,
-    yarn_correction_dim,
     yarn_correction_range,
     yarn_get_mscale,
     yarn_inv_freq,
@@ -144,7 +139,7 @@ def test_llama31_8b_matches_meta_apply_scaling() -> None:
     assert inv.shape == (64,) and inv.dtype == np.float64
     # Hand count: lambda_i = 2 pi 500000^(i/64) < 2048 for i <= 28 (i < 28.22),
     # > 8192 for i >= 35 (i > 34.98): 29 pairs kept, 6 smoothed, 29 divided by 8.
-    ratio = inv / default_inv_freq(128, 500000.0)
+    ratio = inv / inverse_frequencies(128, 500000.0)
     assert np.all(ratio[:29] == 1.0)
     np.testing.assert_allclose(ratio[35:], 1 / 8, rtol=1e-14)
     assert np.all((ratio[29:35] > 1 / 8) & (ratio[29:35] < 1))
@@ -165,7 +160,7 @@ def test_qwen_yarn_config() -> None:
     assert math.isclose(att, 1.1386294361, rel_tol=1e-10)
     # hand computation: i(32) = 23.60 -> 23, i(1) = 39.65 -> 40
     assert yarn_correction_range(128, 1e6, 32768) == (23.0, 40.0)
-    ratio = inv / default_inv_freq(128, 1e6)
+    ratio = inv / inverse_frequencies(128, 1e6)
     assert np.all(ratio[:24] == 1.0)
     np.testing.assert_allclose(ratio[40:], 0.25, rtol=1e-14)
 
@@ -305,7 +300,7 @@ def test_yarn_bands(
         "truncate": truncate,
     }
     inv, att = rope_frequencies(d, base, cfg)
-    theta = default_inv_freq(d, base)
+    theta = inverse_frequencies(d, base)
     rotations = length * theta / (2 * math.pi)
     ratio = inv / theta
     fast, slow = rotations > beta_fast, rotations < beta_slow
@@ -327,8 +322,9 @@ def test_yarn_attention_factor_value() -> None:
 
 def test_yarn_truncate_false_keeps_fractional_range() -> None:
     low, high = yarn_correction_range(128, 10000.0, 4096, truncate=False)
-    assert math.isclose(low, yarn_correction_dim(32, 128, 10000.0, 4096))
-    assert math.isclose(high, yarn_correction_dim(1, 128, 10000.0, 4096))
+    # the continuous pair index i(r) turns exactly r times over L: r = L base^(-2i/d) / (2 pi)
+    for index, turns in ((low, 32.0), (high, 1.0)):
+        assert math.isclose(4096 * 10000.0 ** (-2 * index / 128) / (2 * math.pi), turns)
     assert low != math.floor(low)
     a = rope_frequencies(128, 10000.0, {"rope_type": "yarn", "factor": 8.0, **_L(4096)})[0]
     cfg = {"rope_type": "yarn", "factor": 8.0, "truncate": False, **_L(4096)}
@@ -341,13 +337,6 @@ def _L(length: int) -> dict[str, int]:
     return {"original_max_position_embeddings": length}
 
 
-def test_yarn_correction_dim_inverts_rotations() -> None:
-    # the pair at index i(r) turns exactly r times over L (continuous index)
-    i = yarn_correction_dim(7.0, 64, 10000.0, 8192)
-    rotations = 8192 * 10000.0 ** (-2 * i / 64) / (2 * math.pi)
-    assert math.isclose(rotations, 7.0, rel_tol=1e-12)
-
-
 def test_yarn_ramp_and_degenerate_ranges() -> None:
     np.testing.assert_allclose(yarn_ramp(1.0, 3.0, 5), [0, 0, 0.5, 1, 1])
     # min == max: max is nudged by 0.001
@@ -357,7 +346,7 @@ def test_yarn_ramp_and_degenerate_ranges() -> None:
     # tiny L (< 2 pi beta_slow): both ends clamp to 0, pair 0 kept, the rest divided
     assert yarn_correction_range(16, 10000.0, 6) == (0.0, 0.0)
     inv = rope_frequencies(16, 10000.0, {"rope_type": "yarn", "factor": 2.0, **_L(6)})[0]
-    ratio = inv / default_inv_freq(16, 10000.0)
+    ratio = inv / inverse_frequencies(16, 10000.0)
     np.testing.assert_allclose(ratio, [1.0] + [0.5] * 7, rtol=1e-14)
     # the upper clamp is d - 1 (not d/2 - 1), as in every reference
     low, high = yarn_correction_range(16, 10.0, 10_000_000)
@@ -365,7 +354,7 @@ def test_yarn_ramp_and_degenerate_ranges() -> None:
     # ... so low > high, and the references then interpolate every pair, although every pair
     # turns more than beta_fast times: reproduced, not "fixed"
     inv = rope_frequencies(16, 10.0, {"rope_type": "yarn", "factor": 2.0, **_L(10_000_000)})[0]
-    np.testing.assert_allclose(inv / default_inv_freq(16, 10.0), 0.5, rtol=1e-14)
+    np.testing.assert_allclose(inv / inverse_frequencies(16, 10.0), 0.5, rtol=1e-14)
 
 
 @settings(max_examples=60, deadline=None)
@@ -381,7 +370,7 @@ def test_llama3_bands(
 ) -> None:
     low, high = bands
     inv = llama3_inv_freq(d, base, s, low, high, length)
-    theta = default_inv_freq(d, base)
+    theta = inverse_frequencies(d, base)
     wavelength = 2 * math.pi / theta
     ratio = inv / theta
     kept, divided = wavelength < length / high, wavelength > length / low
@@ -435,10 +424,10 @@ def test_helper_functions_agree_with_rope_frequencies() -> None:
 
 
 def test_rotations_wavelengths_and_ratio() -> None:
-    theta = default_inv_freq(8, 10000.0)
-    np.testing.assert_allclose(rope_wavelengths(theta), [2 * math.pi / t for t in theta])
-    r = rotations_in_context(theta, 4096)
-    np.testing.assert_allclose(r, 4096 / rope_wavelengths(theta))
+    theta = inverse_frequencies(8, 10000.0)
+    np.testing.assert_allclose(wavelengths(theta), [2 * math.pi / t for t in theta])
+    r = turns_in_context(theta, 4096)
+    np.testing.assert_allclose(r, 4096 / wavelengths(theta))
     assert math.isclose(r[0], 4096 / (2 * math.pi))
     for method in SCALING_METHODS:
         assert method in ("default", "linear", "ntk", "dynamic", "yarn", "llama3", "longrope")
@@ -448,7 +437,7 @@ def test_rotations_wavelengths_and_ratio() -> None:
 
 
 def test_angle_coverage() -> None:
-    theta = default_inv_freq(64, 10000.0)
+    theta = inverse_frequencies(64, 10000.0)
     length = 2048
     np.testing.assert_allclose(max_trained_angle(theta, length), (length - 1) * theta)
     inside = unseen_angle_mask(np.arange(length), theta, theta, length)
@@ -470,7 +459,8 @@ def test_rope_type_alias_and_extra_keys() -> None:
     assert resolve_rope_type({"type": "yarn"}) == "yarn"
     assert resolve_rope_type({"rope_type": "yarn", "type": "yarn"}) == "yarn"
     cfg = {"rope_type": "linear", "factor": 2.0, "finetuned": True, "something_else": [1, 2]}
-    np.testing.assert_allclose(rope_frequencies(8, 100.0, cfg)[0], default_inv_freq(8, 100.0) / 2)
+    expected = inverse_frequencies(8, 100.0) / 2
+    np.testing.assert_allclose(rope_frequencies(8, 100.0, cfg)[0], expected)
     # None counts as absent for optional keys
     cfg_none = {**QWEN_YARN, "beta_fast": None, "beta_slow": None, "attention_factor": None}
     a, att_a = rope_frequencies(128, 1e6, cfg_none)
@@ -665,8 +655,6 @@ def test_helper_bad_input() -> None:
         yarn_correction_range(8, 100.0, 64, beta_fast=1.0, beta_slow=1.0)
     with pytest.raises(TypeError, match="truncate"):
         yarn_correction_range(8, 100.0, 64, truncate=None)  # type: ignore[arg-type]
-    with pytest.raises(ValueError, match="num_rotations"):
-        yarn_correction_dim(0.0, 8, 100.0, 64)
     with pytest.raises(ValueError, match="low"):
         yarn_ramp(float("nan"), 1.0, 4)
     with pytest.raises(ValueError, match="n"):
@@ -678,9 +666,9 @@ def test_helper_bad_input() -> None:
     with pytest.raises(ValueError, match="original_max_position_embeddings"):
         longrope_attention_factor(4.0, 1)
     with pytest.raises(ValueError, match="inv_freq"):
-        rotations_in_context([1.0, -1.0], 10)
+        turns_in_context([1.0, -1.0], 10)
     with pytest.raises(ValueError, match="context_length"):
-        rotations_in_context([1.0], 0)
+        turns_in_context([1.0], 0)
     with pytest.raises(ValueError, match="trained_length"):
         max_trained_angle([1.0], 0)
     with pytest.raises(ValueError, match="trained_inv_freq"):
@@ -717,4 +705,4 @@ def test_yarn_ramp_with_equal_bounds_is_a_step_even_for_huge_bounds() -> None:
 
 def test_rope_wavelengths_refuses_frequencies_whose_wavelength_overflows() -> None:
     with pytest.raises(ValueError, match="inv_freq"):
-        rope_wavelengths([1.0, 2.2250738585072014e-308])
+        wavelengths([1.0, 2.2250738585072014e-308])

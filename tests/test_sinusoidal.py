@@ -10,16 +10,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from posenc_lib._checks import check_float_dtype
+from posenc_lib.frequencies import angles, inverse_frequencies, split_permutation, wavelengths
 from posenc_lib.sinusoidal import (
-    angles,
-    check_float_dtype,
-    concat_permutation,
     encoding_from_frequencies,
-    frequencies,
     sinusoidal_encoding,
     sinusoidal_encoding_at,
     tensor2tensor_frequencies,
-    wavelengths,
 )
 
 even_d = st.integers(min_value=1, max_value=64).map(lambda h: 2 * h)
@@ -66,11 +63,11 @@ def test_worked_d4_table_published_values() -> None:
 def test_frequencies_match_math_and_exp_log_form() -> None:
     d, base = 512, 10000.0
     expected = [1.0 / math.pow(base, 2 * i / d) for i in range(d // 2)]
-    np.testing.assert_allclose(frequencies(d, base), expected, rtol=1e-14)
+    np.testing.assert_allclose(inverse_frequencies(d, base), expected, rtol=1e-14)
     exp_log = [math.exp(-(2 * i / d) * math.log(base)) for i in range(d // 2)]
-    np.testing.assert_allclose(frequencies(d, base), exp_log, rtol=1e-13)
-    assert frequencies(d, base).dtype == np.float64
-    assert frequencies(d, base).shape == (256,)
+    np.testing.assert_allclose(inverse_frequencies(d, base), exp_log, rtol=1e-13)
+    assert inverse_frequencies(d, base).dtype == np.float64
+    assert inverse_frequencies(d, base).shape == (256,)
 
 
 @settings(max_examples=60, deadline=None)
@@ -129,7 +126,7 @@ def test_large_input_uses_several_blocks() -> None:
 def test_concat_is_a_permutation_of_interleaved(n: int, d: int, base: float) -> None:
     inter = sinusoidal_encoding(n, d, base)
     concat = sinusoidal_encoding(n, d, base, layout="concat")
-    perm = concat_permutation(d)
+    perm = split_permutation(d)
     assert sorted(perm.tolist()) == list(range(d))
     np.testing.assert_array_equal(concat, inter[:, perm])
     np.testing.assert_array_equal(concat[:, : d // 2], inter[:, 0::2])  # all sines
@@ -137,8 +134,8 @@ def test_concat_is_a_permutation_of_interleaved(n: int, d: int, base: float) -> 
 
 
 def test_concat_permutation_explicit() -> None:
-    assert concat_permutation(2).tolist() == [0, 1]
-    assert concat_permutation(8).tolist() == [0, 2, 4, 6, 1, 3, 5, 7]
+    assert split_permutation(2).tolist() == [0, 1]
+    assert split_permutation(8).tolist() == [0, 2, 4, 6, 1, 3, 5, 7]
 
 
 def test_tensor2tensor_frequencies() -> None:
@@ -151,8 +148,8 @@ def test_tensor2tensor_frequencies() -> None:
         expected = [math.exp(-i * math.log(base) / (n - 1)) for i in range(n)]
         np.testing.assert_allclose(w, expected, rtol=1e-14)
     # the paper's slowest frequency is larger than tensor2tensor's 1/base
-    assert frequencies(128)[-1] > tensor2tensor_frequencies(128)[-1]
-    assert frequencies(128)[-1] == pytest.approx(10000.0 ** (-126 / 128))
+    assert inverse_frequencies(128)[-1] > tensor2tensor_frequencies(128)[-1]
+    assert inverse_frequencies(128)[-1] == pytest.approx(10000.0 ** (-126 / 128))
 
 
 def test_encoding_from_frequencies_tensor2tensor_layout() -> None:
@@ -246,13 +243,13 @@ BAD_D = [
 @pytest.mark.parametrize(("value", "error"), BAD_D)
 def test_bad_d_model_everywhere(value: object, error: type[Exception]) -> None:
     calls = [
-        lambda: frequencies(value),  # type: ignore[arg-type]
+        lambda: inverse_frequencies(value),  # type: ignore[arg-type]
         lambda: wavelengths(value),  # type: ignore[arg-type]
         lambda: angles([0, 1], value),  # type: ignore[arg-type]
         lambda: sinusoidal_encoding(3, value),  # type: ignore[arg-type]
         lambda: sinusoidal_encoding_at([0, 1], value),  # type: ignore[arg-type]
         lambda: tensor2tensor_frequencies(value),  # type: ignore[arg-type]
-        lambda: concat_permutation(value),  # type: ignore[arg-type]
+        lambda: split_permutation(value),  # type: ignore[arg-type]
     ]
     for call in calls:
         with pytest.raises(error, match="d_model"):
@@ -278,7 +275,7 @@ def test_tensor2tensor_needs_two_timescales() -> None:
 )
 def test_bad_base_everywhere(value: object, error: type[Exception]) -> None:
     calls = [
-        lambda: frequencies(4, value),  # type: ignore[arg-type]
+        lambda: inverse_frequencies(4, value),  # type: ignore[arg-type]
         lambda: wavelengths(4, value),  # type: ignore[arg-type]
         lambda: angles([0], 4, value),  # type: ignore[arg-type]
         lambda: sinusoidal_encoding(3, 4, value),  # type: ignore[arg-type]

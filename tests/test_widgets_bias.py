@@ -7,8 +7,9 @@ import math
 import numpy as np
 import pytest
 
+from posenc_lib.bias import alibi_weights_by_distance
 from posenc_lib.widgets import all_explorers
-from posenc_lib.widgets.bias import MAX_HEADS, RelativeBiasExplorer, alibi_weights_by_distance
+from posenc_lib.widgets.bias import MAX_HEADS, RelativeBiasExplorer
 from tests.explorer_checks import assert_changes_in_place
 
 

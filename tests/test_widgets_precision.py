@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from posenc_lib.precision import round_to_dtype
-from posenc_lib.sinusoidal import frequencies
+from posenc_lib.frequencies import inverse_frequencies
+from posenc_lib.precision import round_to_dtype, rounded_angles
 from posenc_lib.widgets import all_explorers
-from posenc_lib.widgets.precision import AngleErrorExplorer, rounded_angle
+from posenc_lib.widgets.precision import AngleErrorExplorer
 from tests.explorer_checks import assert_changes_in_place
 
 
@@ -51,9 +51,9 @@ def test_each_control_changes_the_picture_in_place(
 
 def test_the_default_reproduces_the_float16_bug_report(explorer: AngleErrorExplorer) -> None:
     # gpt-neox issue 1003: position 1857, pair 1 of a 32-dim encoding: 1044.27 becomes 1045
-    omega = float(frequencies(32)[1])
-    assert rounded_angle(1857, omega, "float16") == 1045.0
-    gap = abs(1045.0 - 1857 * omega)
+    theta = float(inverse_frequencies(32)[1])
+    assert rounded_angles([1857], [theta], "float16")[0, 0] == 1045.0
+    gap = abs(1045.0 - 1857 * theta)
     assert explorer.circle_title.get_text() == f"pos 1857: error {gap:.3g} rad"
     rotated = explorer.circle.rotated.get_xydata()[0]
     np.testing.assert_allclose(rotated, [np.cos(1045.0), np.sin(1045.0)])
@@ -62,7 +62,7 @@ def test_the_default_reproduces_the_float16_bug_report(explorer: AngleErrorExplo
 def test_the_curve_is_the_rounded_product_error(explorer: AngleErrorExplorer) -> None:
     explorer.controls["dtype_name"].value = "bfloat16"
     explorer.controls["pair"].value = 3
-    omega = float(frequencies(32)[3])
+    omega = float(inverse_frequencies(32)[3])
     positions = explorer.positions
     pos_hat = round_to_dtype(positions, "bfloat16")
     expected = np.abs(round_to_dtype(pos_hat * round_to_dtype([omega], "bfloat16"), "bfloat16")
@@ -92,5 +92,3 @@ def test_bad_initial_values_are_rejected() -> None:
         AngleErrorExplorer(position=2**21)
     with pytest.raises(ValueError, match="pair"):
         AngleErrorExplorer(pair=16)
-    with pytest.raises(ValueError, match="position"):
-        rounded_angle(-1, 1.0, "float16")

@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from posenc_lib.relative import similarity_matrix
+from posenc_lib.analysis import local_minima, similarity_matrix
 from posenc_lib.sinusoidal import sinusoidal_encoding
 from posenc_lib.widgets import all_explorers
-from posenc_lib.widgets.properties import SimilarityDecayExplorer, local_minima
+from posenc_lib.widgets.properties import SimilarityDecayExplorer
 
 
 def dot_by_offset(offsets: np.ndarray, d_model: int, base: float) -> np.ndarray:

@@ -14,8 +14,9 @@ import numpy as np
 import pytest
 from PIL import Image
 
+from posenc_lib.rope import normalised_score_curves
 from posenc_lib.widgets import all_explorers
-from posenc_lib.widgets.rope import RopeScoreExplorer, normalised_score_curves
+from posenc_lib.widgets.rope import RopeScoreExplorer
 
 
 def reference_curves(distances: np.ndarray, d: int, base: float) -> tuple[np.ndarray, np.ndarray]:

@@ -14,15 +14,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from posenc_lib.scaling import SCALING_METHODS, rope_frequencies
-from posenc_lib.widgets import all_explorers
-from posenc_lib.widgets.scaling import (
-    ScalingExplorer,
+from posenc_lib.analysis import (
     illustrative_longrope_factors,
     method_frequencies,
     method_rope_scaling,
     method_unseen_mask,
 )
+from posenc_lib.scaling import SCALING_METHODS, rope_frequencies
+from posenc_lib.widgets import all_explorers
+from posenc_lib.widgets.scaling import ScalingExplorer
 
 
 def trained(d: int, base: float) -> np.ndarray:

@@ -11,7 +11,8 @@ import io
 import numpy as np
 import pytest
 
-from posenc_lib.sinusoidal import sinusoidal_encoding, wavelengths
+from posenc_lib.frequencies import wavelengths
+from posenc_lib.sinusoidal import sinusoidal_encoding
 from posenc_lib.widgets import all_explorers
 from posenc_lib.widgets.sinusoidal import EncodingHeatmapExplorer, StackedWavesExplorer
 

@@ -11,12 +11,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from posenc_lib.exercises._core import Exercise, Mistake
-from posenc_lib.sinusoidal import (
-    frequencies,
-    sinusoidal_encoding,
-    tensor2tensor_frequencies,
-    wavelengths,
-)
+from posenc_lib.frequencies import inverse_frequencies, wavelengths
+from posenc_lib.sinusoidal import sinusoidal_encoding, tensor2tensor_frequencies
 
 __all__ = ["division_term", "full_turns", "positional_encoding", "t2t_frequencies"]
 
@@ -29,7 +25,7 @@ division_term = Exercise(
     key="02.division_term",
     title="The division term 1/10000^(2i/d_model) for d_model = 128",
     answer_name="div_term",
-    expected=lambda: frequencies(128),
+    expected=lambda: inverse_frequencies(128),
     hint_text=(
         "i is the PAIR index, 0 .. d_model/2 - 1 (64 values), and the exponent is 2i/d_model, "
         "so it runs over the even numbers 0, 2, ..., 126 divided by 128. Divide 1 by the power."
@@ -40,10 +36,10 @@ import numpy as np
 div_term = 1.0 / 10000 ** (np.arange(0, 128, 2) / 128)
 ''',
     mistakes=(
-        Mistake("base 1000 instead of 10000", lambda: frequencies(128, base=1000.0)),
+        Mistake("base 1000 instead of 10000", lambda: inverse_frequencies(128, base=1000.0)),
         Mistake(
             "multiplying by 10000^(2i/d) instead of dividing (sin(pos*10000^(2i/d)))",
-            lambda: 1.0 / frequencies(128),
+            lambda: 1.0 / inverse_frequencies(128),
         ),
         Mistake(
             "the exponent (2k-1)/d with k = 1 .. d/2",
@@ -161,7 +157,7 @@ t2t_freq = np.exp(-np.arange(n) * np.log(10000.0) / (n - 1))
     mistakes=(
         Mistake(
             "the paper's spacing: dividing by n = d/2 instead of n - 1",
-            lambda: frequencies(256),
+            lambda: inverse_frequencies(256),
         ),
         Mistake(
             "log10 instead of the natural logarithm",

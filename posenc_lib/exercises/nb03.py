@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from posenc_lib.analysis import offset_similarity
 from posenc_lib.exercises._core import Exercise, Mistake
-from posenc_lib.relative import offset_similarity
 from posenc_lib.sinusoidal import sinusoidal_encoding
 
 __all__ = ["row_norms", "offset_dots", "first_bounce", "slow_columns"]
@@ -100,7 +100,7 @@ first_bounce = Exercise(
     ),
     solution_code="""
 import numpy as np
-from posenc_lib.relative import offset_similarity
+from posenc_lib.analysis import offset_similarity
 
 dots = offset_similarity(np.arange(200), 512)
 bounce = int(np.argmax(np.diff(dots) > 0))

@@ -5,14 +5,15 @@ from __future__ import annotations
 import numpy as np
 
 from posenc_lib.exercises._core import Exercise, Mistake
-from posenc_lib.relative import pair_shift_matrix
-from posenc_lib.sinusoidal import frequencies, sinusoidal_encoding_at
+from posenc_lib.frequencies import inverse_frequencies
+from posenc_lib.shift import pair_shift_matrix
+from posenc_lib.sinusoidal import sinusoidal_encoding_at
 
 __all__ = ["pair_matrix", "shift_back", "recovered_angles", "sine_only_residual"]
 
 
 def _omega_3() -> float:
-    return float(frequencies(64)[3])
+    return float(inverse_frequencies(64)[3])
 
 
 def _swapped_matrix(k: float, omega: float) -> np.ndarray:
@@ -36,7 +37,7 @@ def _even_part_rms(positions: np.ndarray, d_model: int, k: int) -> float:
     sin(w(t+k)) = cos(wk) sin(wt) + sin(wk) cos(wt) has the even part sin(wk) cos(wt), and a
     least-squares fit by odd functions leaves exactly that part as the error.
     """
-    omega = frequencies(d_model)
+    omega = inverse_frequencies(d_model)
     # residual = sqrt(mean((sin(w k) cos(w t))^2))
     even_part = np.sin(omega * k) * np.cos(np.multiply.outer(positions, omega))
     return float(np.sqrt(np.mean(even_part**2)))
@@ -86,7 +87,7 @@ shift_back = Exercise(
         "transpose of M_4 because a rotation's inverse is its transpose."
     ),
     solution_code="""
-from posenc_lib.relative import shift_matrix
+from posenc_lib.shift import shift_matrix
 from posenc_lib.sinusoidal import sinusoidal_encoding
 
 pe = sinusoidal_encoding(30, 16)
@@ -105,7 +106,7 @@ recovered_angles = Exercise(
     title="Rotation angle of each pair, read from an M fitted to (PE(t), PE(t+5)), d_model = 8",
     answer_name="angles",
     # the rotation of pair i by k = 5 positions is w_i k, wrapped to (-pi, pi]
-    expected=lambda: np.angle(np.exp(1j * frequencies(8) * 5)),
+    expected=lambda: np.angle(np.exp(1j * inverse_frequencies(8) * 5)),
     atol=1e-6,
     hint_text=(
         "Fit with fit_linear_map(pe[:-5], pe[5:]) for pe = sinusoidal_encoding(1005, 8). Block "
@@ -114,7 +115,7 @@ recovered_angles = Exercise(
     ),
     solution_code="""
 import numpy as np
-from posenc_lib.relative import fit_linear_map
+from posenc_lib.shift import fit_linear_map
 from posenc_lib.sinusoidal import sinusoidal_encoding
 
 pe = sinusoidal_encoding(1005, 8)
@@ -125,11 +126,11 @@ angles = np.arctan2(m[even, even + 1], m[even, even])
     mistakes=(
         Mistake(
             "the sign flipped: arctan2 of the lower-left entry -sin(wk)",
-            lambda: -np.angle(np.exp(1j * frequencies(8) * 5)),
+            lambda: -np.angle(np.exp(1j * inverse_frequencies(8) * 5)),
         ),
         Mistake(
             "omega_i * k typed in, not wrapped to (-pi, pi] as an angle read from a matrix is",
-            lambda: frequencies(8) * 5,
+            lambda: inverse_frequencies(8) * 5,
         ),
     ),
 )
@@ -147,7 +148,7 @@ sine_only_residual = Exercise(
     ),
     solution_code="""
 import numpy as np
-from posenc_lib.relative import fit_linear_map
+from posenc_lib.shift import fit_linear_map
 from posenc_lib.sinusoidal import sinusoidal_encoding_at
 
 t = np.arange(-100, 101)

@@ -10,13 +10,8 @@ from __future__ import annotations
 import numpy as np
 
 from posenc_lib.exercises._core import Exercise, Mistake
-from posenc_lib.rope import (
-    apply_rope,
-    default_inv_freq,
-    half_to_interleaved_permutation,
-    relative_scores,
-    rotate_interleaved,
-)
+from posenc_lib.frequencies import inverse_frequencies, split_permutation
+from posenc_lib.rope import apply_rope, relative_scores, rotate_interleaved
 
 __all__ = ["half_permutation", "inv_freq", "relative_score_row", "rotate_pairs"]
 
@@ -26,7 +21,7 @@ inv_freq = Exercise(
     key="05.inv_freq",
     title="The RoPE frequencies theta_i for d = 64, base 10000",
     answer_name="inv_freq",
-    expected=lambda: default_inv_freq(64, 10000.0),
+    expected=lambda: inverse_frequencies(64, 10000.0),
     hint_text=(
         "There is one frequency per pair, so i runs over 0 .. d/2 - 1 (32 values). "
         "theta_i = base ** (-2 i / d): the exponent is negative and uses 2i, not i."
@@ -39,7 +34,7 @@ inv_freq = base ** (-np.arange(0, d, 2) / d)
 """,
     mistakes=(
         Mistake("exponent -i/d instead of -2i/d", lambda: 10000.0 ** (-np.arange(32) / 64)),
-        Mistake("base 1000 instead of 10000", lambda: default_inv_freq(64, 1000.0)),
+        Mistake("base 1000 instead of 10000", lambda: inverse_frequencies(64, 1000.0)),
         Mistake(
             "a positive exponent (base ** (2i/d) grows instead of shrinking)",
             lambda: 10000.0 ** (np.arange(0, 64, 2) / 64),
@@ -54,7 +49,7 @@ inv_freq = base ** (-np.arange(0, d, 2) / d)
 # --------------------------------------------------------------------------- 05.rotate_pairs
 
 _X = np.arange(1.0, 9.0)
-_THETA = default_inv_freq(8, 10000.0)
+_THETA = inverse_frequencies(8, 10000.0)
 
 
 def _swapped_cos_sin() -> np.ndarray:
@@ -106,7 +101,7 @@ relative_score_row = Exercise(
     key="05.relative_score_row",
     title="Scores <R_m q, R_(m+r) k> for m = 20 and r = 0 .. 10",
     answer_name="scores",
-    expected=lambda: relative_scores(_Q, _K, _DISTANCES, default_inv_freq(8, 10000.0)),
+    expected=lambda: relative_scores(_Q, _K, _DISTANCES, inverse_frequencies(8, 10000.0)),
     hint_text=(
         "Rotate q once at position m = 20 with apply_rope(q[None, :], [m], theta)[0], then for "
         "each r rotate k at position m + r and take the dot product. Key position minus query "
@@ -114,11 +109,12 @@ relative_score_row = Exercise(
     ),
     solution_code="""
 import numpy as np
-from posenc_lib.rope import apply_rope, default_inv_freq
+from posenc_lib.frequencies import inverse_frequencies
+from posenc_lib.rope import apply_rope
 
 q = np.array([1.0, -0.5, 0.25, 2.0, 0.0, 1.0, -1.0, 0.5])
 k = np.array([0.5, 1.0, -1.0, 0.0, 2.0, 0.5, 0.25, -0.5])
-theta = default_inv_freq(8, 10000.0)
+theta = inverse_frequencies(8, 10000.0)
 m = 20
 rotated_q = apply_rope(q[None, :], [m], theta)[0]
 scores = np.array([rotated_q @ apply_rope(k[None, :], [m + r], theta)[0] for r in range(11)])
@@ -126,12 +122,12 @@ scores = np.array([rotated_q @ apply_rope(k[None, :], [m + r], theta)[0] for r i
     mistakes=(
         Mistake(
             "the key at position m - r (distance n - m = -r)",
-            lambda: relative_scores(_Q, _K, -_DISTANCES, default_inv_freq(8, 10000.0)),
+            lambda: relative_scores(_Q, _K, -_DISTANCES, inverse_frequencies(8, 10000.0)),
         ),
         Mistake("no rotation at all (the plain dot product q . k)", lambda: np.full(11, _Q @ _K)),
         Mistake(
             "base 1000 instead of 10000",
-            lambda: relative_scores(_Q, _K, _DISTANCES, default_inv_freq(8, 1000.0)),
+            lambda: relative_scores(_Q, _K, _DISTANCES, inverse_frequencies(8, 1000.0)),
         ),
     ),
 )
@@ -142,7 +138,7 @@ half_permutation = Exercise(
     key="05.half_permutation",
     title="The permutation with q_half = q_interleaved[perm] for d = 12",
     answer_name="perm",
-    expected=lambda: half_to_interleaved_permutation(12),
+    expected=lambda: split_permutation(12),
     hint_text=(
         "Half-split pair i is (i, i + d/2) and interleaved pair i is (2i, 2i+1). So position i "
         "of the half layout takes coordinate 2i, and position i + d/2 takes 2i + 1: first all "
@@ -157,7 +153,7 @@ perm = np.concatenate([np.arange(0, d, 2), np.arange(1, d, 2)])
     mistakes=(
         Mistake(
             "the inverse permutation (q_interleaved = q_half[perm])",
-            lambda: np.argsort(half_to_interleaved_permutation(12)),
+            lambda: np.argsort(split_permutation(12)),
         ),
         Mistake(
             "odd indices first, then even ones",

@@ -12,13 +12,8 @@ import math
 import numpy as np
 
 from posenc_lib.exercises._core import Exercise, Mistake
-from posenc_lib.rope import default_inv_freq
-from posenc_lib.scaling import (
-    linear_inv_freq,
-    ntk_scaled_base,
-    rotations_in_context,
-    yarn_get_mscale,
-)
+from posenc_lib.frequencies import inverse_frequencies, turns_in_context
+from posenc_lib.scaling import linear_inv_freq, ntk_scaled_base, yarn_get_mscale
 
 __all__ = ["ntk_base", "pi_inv_freq", "slow_pairs", "yarn_logit_scale"]
 
@@ -42,13 +37,13 @@ inv_freq_pi = base ** (-np.arange(0, d, 2) / d) / s
     mistakes=(
         Mistake(
             "multiplying the frequencies by s (that speeds every pair up)",
-            lambda: default_inv_freq(128, 10000.0) * 4.0,
+            lambda: inverse_frequencies(128, 10000.0) * 4.0,
         ),
         Mistake(
             "multiplying the base by s (that changes the pairs unevenly)",
-            lambda: default_inv_freq(128, 40000.0),
+            lambda: inverse_frequencies(128, 40000.0),
         ),
-        Mistake("forgetting to scale (the trained frequencies)", lambda: default_inv_freq(128)),
+        Mistake("forgetting to scale (the trained frequencies)", lambda: inverse_frequencies(128)),
     ),
 )
 
@@ -84,7 +79,7 @@ slow_pairs = Exercise(
     key="06.slow_pairs",
     title="How many pairs of Llama 2 (d = 128, base 10000) never turn once in L = 4096?",
     answer_name="n_slow_pairs",
-    expected=lambda: int(np.count_nonzero(rotations_in_context(default_inv_freq(128), 4096) < 1)),
+    expected=lambda: int(np.count_nonzero(turns_in_context(inverse_frequencies(128), 4096) < 1)),
     hint_text=(
         "Pair i makes r_i = L / lambda_i = L * theta_i / (2 pi) turns in L positions. Count the "
         "pairs with r_i < 1 and give a Python int."
@@ -100,11 +95,11 @@ n_slow_pairs = int(np.count_nonzero(turns < 1))
     mistakes=(
         Mistake(
             "forgetting the 2 pi (counting angles L * theta_i < 1 radian)",
-            lambda: int(np.count_nonzero(4096 * default_inv_freq(128) < 1)),
+            lambda: int(np.count_nonzero(4096 * inverse_frequencies(128) < 1)),
         ),
         Mistake(
             "counting the pairs that do complete a turn (r_i >= 1)",
-            lambda: int(np.count_nonzero(rotations_in_context(default_inv_freq(128), 4096) >= 1)),
+            lambda: int(np.count_nonzero(turns_in_context(inverse_frequencies(128), 4096) >= 1)),
         ),
     ),
 )

@@ -7,8 +7,8 @@ from typing import Any
 import numpy as np
 
 from posenc_lib import scaling
+from posenc_lib.analysis import offset_similarity
 from posenc_lib.exercises._core import Exercise, Mistake
-from posenc_lib.relative import offset_similarity
 from posenc_lib.sinusoidal import sinusoidal_encoding
 
 __all__ = ["dot_row", "heatmap_shape", "yarn_untouched"]

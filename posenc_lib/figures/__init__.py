@@ -14,14 +14,8 @@ command line selects Agg.
 
 from __future__ import annotations
 
-from posenc_lib.figures import catalog as _catalog  # noqa: F401  (registers the figures)
+from posenc_lib.figures import catalog as _catalog  # noqa: F401  (registers the figures
 from posenc_lib.figures.cli import main
-from posenc_lib.figures.registry import (
-    REGISTRY,
-    FigureSpec,
-    build_figure,
-    figure_names,
-    get_figure,
-)
+from posenc_lib.figures.registry import REGISTRY, FigureSpec, build_figure, figure_names, get_figure
 
 __all__ = ["REGISTRY", "FigureSpec", "build_figure", "figure_names", "get_figure", "main"]

@@ -13,9 +13,11 @@ import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.ticker import MultipleLocator
 
-from posenc_lib import binary, relative, rope, scaling, sinusoidal
+from posenc_lib import analysis, binary, rope, shift, sinusoidal
 from posenc_lib._checks import check_float, check_int
+from posenc_lib.analysis import method_frequency_ratios
 from posenc_lib.figures.registry import register
+from posenc_lib.frequencies import angles, inverse_frequencies
 from posenc_lib.plots import (
     draw_angles,
     draw_binary_table,
@@ -32,6 +34,7 @@ from posenc_lib.plots import (
     draw_values_by_dimension,
     new_figure,
 )
+from posenc_lib.scaling import SCALING_METHODS
 
 __all__: list[str] = []
 
@@ -85,7 +88,7 @@ def division_term(
     fig, ax = new_figure(figsize=figsize)
     draw_division_term(
         ax,
-        sinusoidal.frequencies(d_model, base),
+        inverse_frequencies(d_model, base),
         ylabel=f"$1/{_base_text(base)}^{{2i/d}}$",
     )
     ax.set_title(f"Division term, d = {d_model}")
@@ -109,7 +112,7 @@ def theta_offsets(
     fig, ax = new_figure(figsize=figsize)
     draw_angles(
         ax,
-        sinusoidal.angles(where, d_model, base),
+        angles(where, inverse_frequencies(d_model, base)),
         positions=where.tolist(),
         ylabel=rf"$\theta = pos / {_base_text(base)}^{{2i/d}}$",
     )
@@ -208,9 +211,9 @@ def stacked_waves(
     n_tokens = check_int("n_tokens", n_tokens)
     x = np.linspace(0.0, length, 501)
     tokens = np.arange(n_tokens)
-    omega = sinusoidal.frequencies(d_model, base)
+    theta = inverse_frequencies(d_model, base)
     labels = [
-        f"dim {j}: {'sin' if j % 2 == 0 else 'cos'}({omega[j // 2]:.3g} pos)"
+        f"dim {j}: {'sin' if j % 2 == 0 else 'cos'}({theta[j // 2]:.3g} pos)"
         for j in range(d_model)
     ]
     fig, ax = new_figure(figsize=figsize)
@@ -381,29 +384,9 @@ def dot_product_matrix(
     """Write-up 003, figure 3: the dot products decay with distance, symmetrically."""
     encoding = sinusoidal.sinusoidal_encoding(n_positions, d_model, base)
     fig, ax = new_figure(figsize=figsize)
-    draw_similarity_matrix(ax, relative.similarity_matrix(encoding), cmap=cmap)
+    draw_similarity_matrix(ax, analysis.similarity_matrix(encoding), cmap=cmap)
     ax.set_title(f"Dot product of position encodings, d = {d_model}")
     return fig
-
-
-def _rope_scaling(
-    method: str,
-    factor: float,
-    trained_length: int,
-    n_pairs: int,
-) -> dict[str, object]:
-    config: dict[str, object] = {
-        "rope_type": method,
-        "factor": factor,
-        "original_max_position_embeddings": trained_length,
-    }
-    if method == "llama3":
-        config.update(low_freq_factor=1.0, high_freq_factor=4.0)
-    if method == "longrope":
-        # lambda_i = s^((i/(n-1))^2), illustrative rescale factors
-        ramp = (factor ** (np.linspace(0.0, 1.0, n_pairs) ** 2)).tolist()
-        config.update(short_factor=[1.0] * n_pairs, long_factor=ramp)
-    return config
 
 
 @register(
@@ -415,30 +398,23 @@ def frequency_ratio(
     *,
     head_dim: int = 128,
     base: float = 10000.0,
-    factor: float = 4.0,
+    factor: float = 8.0,
     trained_length: int = 4096,
-    methods: tuple[str, ...] = ("linear", "ntk", "dynamic", "yarn", "llama3", "longrope"),
-    figsize: tuple[float, float] = (7.0, 4.0),
+    methods: tuple[str, ...] = SCALING_METHODS,
+    figsize: tuple[float, float] = (8.0, 4.4),
 ) -> Figure:
     """Notebook 06's key picture: where each method interpolates and where it extrapolates.
 
-    dynamic is evaluated at seq_len = factor * trained_length; llama3 uses low/high frequency
-    factors 1 and 4; longrope uses illustrative long factors lambda_i = s^((i/(n-1))^2), since
-    its real factors are searched per model.
+    The defaults are notebook 06's example, and the curves come from the same function,
+    :func:`posenc_lib.analysis.method_frequency_ratios` (dynamic NTK with factor 1 at the target
+    length, llama3 with band edges 1 and 4, longrope with illustrative factors).
     """
-    factor = check_float("factor", factor, at_least=1.0)
-    trained_length = check_int("trained_length", trained_length)
-    seq_len = int(round(factor * trained_length))
-    ratios = {}
-    for method in methods:
-        config = _rope_scaling(method, factor, trained_length, head_dim // 2)
-        label = "longrope (illustrative)" if method == "longrope" else method
-        ratios[label] = scaling.frequency_ratio(head_dim, base, config, seq_len=seq_len)
+    ratios = method_frequency_ratios(head_dim, base, factor, trained_length, tuple(methods))
     fig, ax = new_figure(figsize=figsize)
     draw_frequency_ratios(ax, ratios)
-    ax.axhline(1.0, color="#999999", linewidth=0.8, zorder=0)
-    ax.axhline(1.0 / factor, color="#999999", linewidth=0.8, linestyle=":", zorder=0)
-    ax.set_title(f"Frequency ratio per pair, s = {factor:g}, L = {trained_length}, d = {head_dim}")
+    ax.legend(loc="center left", bbox_to_anchor=(1.0, 0.5))
+    ax.set_title(f"Frequency ratio per pair: d = {head_dim}, base = {base:g}, "
+                 f"L = {trained_length}, s = {factor:g}")
     return fig
 
 
@@ -465,27 +441,27 @@ def rope_decay_bound(
 @register(
     "unit_circle_rotation",
     source="course",
-    description="The point at angle omega*t rotated by omega*k lands at omega*(t+k).",
+    description="The point at angle theta*t rotated by theta*k lands at theta*(t+k).",
 )
 def unit_circle_rotation(
     *,
-    omega: float = 0.5,
+    theta: float = 0.5,
     position: float = 1.0,
     offset: float = 2.0,
     figsize: tuple[float, float] = (4.5, 4.5),
 ) -> Figure:
-    """Notebook 04: shifting by k positions is a rotation by omega*k that ignores t."""
-    # angle = omega * t
-    angle = omega * position
-    start = relative.rotation_matrix(angle) @ np.array([1.0, 0.0])
-    end = relative.rotation_matrix(omega * offset) @ start
+    """Notebook 04: shifting by k positions is a rotation by theta*k that ignores t."""
+    # angle = theta * t
+    angle = theta * position
+    start = shift.rotation_matrix(angle) @ np.array([1.0, 0.0])
+    end = shift.rotation_matrix(theta * offset) @ start
     fig, ax = new_figure(figsize=figsize)
     draw_unit_circle(
         ax,
         start,
         end,
-        point_label=rf"$\omega t$ = {angle:g}",
-        rotated_label=rf"$\omega(t+k)$ = {omega * (position + offset):g}",
+        point_label=rf"$\theta t$ = {angle:g}",
+        rotated_label=rf"$\theta(t+k)$ = {theta * (position + offset):g}",
     )
-    ax.set_title(rf"Shift by k = {offset:g}: rotate by $\omega k$ = {omega * offset:g}")
+    ax.set_title(rf"Shift by k = {offset:g}: rotate by $\theta k$ = {theta * offset:g}")
     return fig

@@ -20,8 +20,9 @@ from numpy.typing import ArrayLike, NDArray
 
 from posenc_lib._checks import check_array, check_bool, check_int
 from posenc_lib.plots._common import OKABE_ITO, as_vector, check_axes, set_labels
+from posenc_lib.precision import float32_bits
 
-__all__ = ["BitRows", "draw_error_curves", "draw_float32_bits", "float32_bits", "for_log_axis"]
+__all__ = ["BitRows", "draw_error_curves", "draw_float32_bits", "for_log_axis"]
 
 _LINESTYLES = ("-", "--", "-.", ":")
 
@@ -115,36 +116,6 @@ def draw_error_curves(
     if legend and any(not str(label).startswith("_") for label in errors):
         ax.legend()
     return lines
-
-
-def float32_bits(values: ArrayLike) -> NDArray[np.int64]:
-    """The 32 bits of each value stored as float32, most significant (the sign) first.
-
-    Introduced in notebook 08_numerical_precision.
-
-    Parameters
-    ----------
-    values : array_like, shape (n,)
-        Finite numbers; they are rounded to float32 first.
-
-    Returns
-    -------
-    numpy.ndarray, shape (n, 32), int64
-        Bit 0 is the sign, bits 1-8 the exponent, bits 9-31 the fraction.
-
-    Notes
-    -----
-    ``u = float32(x).view(uint32)``, bit ``k`` (from the left) is ``(u >> (31 - k)) & 1``.
-
-    Examples
-    --------
-    >>> "".join(map(str, float32_bits([1.0])[0]))
-    '00111111100000000000000000000000'
-    """
-    array = np.asarray(check_array("values", values, ndim=1), dtype=np.float32)
-    words = array.view(np.uint32).astype(np.int64)
-    # bit k from the left = (u >> (31 - k)) & 1
-    return (words[:, None] >> np.arange(31, -1, -1)[None, :]) & 1
 
 
 @dataclass

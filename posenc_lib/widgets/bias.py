@@ -18,48 +18,15 @@ import matplotlib
 import numpy as np
 from matplotlib.artist import Artist
 from matplotlib.ticker import MaxNLocator, NullLocator
-from numpy.typing import NDArray
 
 from posenc_lib._checks import check_bool, check_even, check_int
-from posenc_lib.attention import softmax
-from posenc_lib.bias import alibi_bias, alibi_slopes, t5_relative_position_bucket
+from posenc_lib.bias import alibi_slopes, alibi_weights_by_distance, t5_relative_position_bucket
 from posenc_lib.plots.context import draw_curves
 from posenc_lib.widgets._base import Explorer
 
-__all__ = ["RelativeBiasExplorer", "alibi_weights_by_distance"]
+__all__ = ["RelativeBiasExplorer"]
 
 MAX_HEADS = 16
-
-
-def alibi_weights_by_distance(n_heads: int, length: int) -> NDArray[np.float64]:
-    """Attention weights of the last query on the keys behind it, with equal content scores.
-
-    Parameters
-    ----------
-    n_heads : int
-        Number of heads (slopes from :func:`posenc_lib.bias.alibi_slopes`), >= 1.
-    length : int
-        Number of keys, >= 1.
-
-    Returns
-    -------
-    numpy.ndarray, shape (n_heads, length), float64
-        ``w[h, d]``: the weight on the key ``d`` tokens back; each row sums to 1.
-
-    Notes
-    -----
-    .. math:: w_{h,d} = \\frac{e^{-m_h d}}{\\sum_{d'=0}^{n-1} e^{-m_h d'}}
-
-    Introduced in notebook 07_other_schemes.
-
-    Examples
-    --------
-    >>> np.round(alibi_weights_by_distance(1, 3), 6)
-    array([[0.334636, 0.333333, 0.332031]])
-    """
-    bias = alibi_bias(alibi_slopes(n_heads), check_int("length", length))
-    # w[h, d] = softmax over keys of -m_h (i - j), for the last query i = n - 1, read by d
-    return softmax(bias[:, -1, :], axis=-1)[:, ::-1]
 
 
 class RelativeBiasExplorer(Explorer):

@@ -1,7 +1,7 @@
-"""Explorer of notebook 08_numerical_precision: how far the angle ``pos * omega`` drifts.
+"""Explorer of notebook 08_numerical_precision: how far the angle ``m theta_i`` drifts.
 
-Left: the angle error ``|fl(fl(pos) fl(omega)) - pos omega|`` against the position (log-log)
-for the chosen storage format and frequency pair, with the guide ``pos * omega * eps`` and a
+Left: the angle error ``|fl(fl(m) fl(theta_i)) - m theta_i|`` against the position (log-log)
+for the chosen storage format and frequency pair, with the guide ``m theta_i eps`` and a
 marker at the chosen position. Right: the unit circle with the exact angle and the angle the
 narrow format computes; when the error nears pi, the two points sit on opposite sides and the
 sine and cosine are simply wrong.
@@ -18,52 +18,16 @@ from matplotlib.ticker import NullLocator
 from numpy.typing import NDArray
 
 from posenc_lib._checks import check_choice, check_even, check_int
+from posenc_lib.frequencies import inverse_frequencies
 from posenc_lib.plots.precision import draw_error_curves, for_log_axis
 from posenc_lib.plots.relative import draw_unit_circle
-from posenc_lib.precision import angle_error, machine_epsilon, round_to_dtype
-from posenc_lib.sinusoidal import frequencies
+from posenc_lib.precision import angle_error, machine_epsilon, round_to_dtype, rounded_angles
 from posenc_lib.widgets._base import Explorer
 
-__all__ = ["AngleErrorExplorer", "rounded_angle"]
+__all__ = ["AngleErrorExplorer"]
 
 DTYPES = ("float16", "bfloat16", "float32")
 FLOAT16_MAX = 65504.0
-
-
-def rounded_angle(position: int, omega: float, dtype_name: str) -> float:
-    """The angle ``pos * omega`` as a narrow format computes it: ``fl(fl(pos) * fl(omega))``.
-
-    Parameters
-    ----------
-    position : int
-        Token position, >= 0.
-    omega : float
-        Angular frequency of the pair.
-    dtype_name : {"float16", "bfloat16", "float32", "float64"}
-        Format in which the position, the frequency and the product are stored.
-
-    Returns
-    -------
-    float
-        The rounded angle; ``inf`` when the position overflows the format (float16 past 65504).
-
-    Notes
-    -----
-    .. math:: \\hat\\theta = \\text{fl}(\\text{fl}(pos)\\,\\text{fl}(\\omega))
-
-    Introduced in notebook 08_numerical_precision.
-
-    Examples
-    --------
-    >>> rounded_angle(1857, float(frequencies(32)[1]), "float16")
-    1045.0
-    """
-    pos = round_to_dtype([check_int("position", position, minimum=0)], dtype_name)
-    freq = round_to_dtype([omega], dtype_name)
-    if not np.isfinite(pos[0] * freq[0]):
-        return float("inf")
-    # theta_hat = fl(fl(pos) * fl(omega))
-    return float(round_to_dtype(pos * freq, dtype_name)[0])
 
 
 class AngleErrorExplorer(Explorer):
@@ -106,17 +70,17 @@ class AngleErrorExplorer(Explorer):
         position = check_int("position", position)
         if position > 2**20:
             raise ValueError(f"position must be in 1..2**20; got {position}")
-        self.omegas = frequencies(check_even("d_model", d_model, minimum=4))
+        self.thetas = inverse_frequencies(check_even("d_model", d_model, minimum=4))
         pair = check_int("pair", pair, minimum=0)
-        if pair >= self.omegas.size:
-            raise ValueError(f"pair must be in 0..{self.omegas.size - 1}; got {pair}")
+        if pair >= self.thetas.size:
+            raise ValueError(f"pair must be in 0..{self.thetas.size - 1}; got {pair}")
         self.positions = np.unique(np.round(2.0 ** np.linspace(0.0, 20.0, 321))).astype(np.int64)
         super().__init__(figsize=(8.6, 3.6))
         with self.style():
             left, right = self.figure.subplots(1, 2, width_ratios=[1.6, 1.0])
             ones = np.ones(self.positions.shape)
             lines = draw_error_curves(
-                left, self.positions, {"angle error": ones, r"$pos\,\omega\,\epsilon$": ones},
+                left, self.positions, {"angle error": ones, r"$m\,\theta_i\,\epsilon$": ones},
                 xlabel="Position", ylabel="Angle error (rad)",
             )
             self.error_line, self.guide_line = lines.values()
@@ -146,7 +110,7 @@ class AngleErrorExplorer(Explorer):
         )
         self.add_control(
             "pair",
-            ipywidgets.IntSlider(value=pair, min=0, max=self.omegas.size - 1, description="pair i"),
+            ipywidgets.IntSlider(value=pair, min=0, max=self.thetas.size - 1, description="pair i"),
         )
         c = self.circle
         self._changing: list[Artist] = [
@@ -161,29 +125,29 @@ class AngleErrorExplorer(Explorer):
         return self._changing
 
     def curves(self, dtype_name: str, pair: int) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-        """The angle error at every sampled position and the guide ``pos * omega * eps``."""
-        omega = self.omegas[pair]
+        """The angle error at every sampled position and the guide ``m theta_i eps``."""
+        theta = self.thetas[pair]
         # positions a format cannot hold (float16 past 65504) get inf: a gap on the log axis
         fits = np.isfinite(round_to_dtype(self.positions, dtype_name))
         error = np.full(self.positions.shape, np.inf)
-        error[fits] = angle_error(self.positions[fits], [omega], dtype_name)[:, 0]
-        # guide: pos * omega * eps
-        guide = self.positions * omega * machine_epsilon(dtype_name)
+        error[fits] = angle_error(self.positions[fits], [theta], dtype_name)[:, 0]
+        # guide: m theta_i eps
+        guide = self.positions * theta * machine_epsilon(dtype_name)
         return error, guide
 
     def update(self, dtype_name: str, position: float, pair: int) -> None:  # type: ignore[override]
         """Redraw the error curve, the marker and the two angles for these control values."""
         pair, pos = int(pair), int(round(position))
-        omega = float(self.omegas[pair])
+        theta = float(self.thetas[pair])
         error, guide = self.curves(dtype_name, pair)
         self.error_line.set_ydata(for_log_axis(error))
         self.guide_line.set_ydata(for_log_axis(guide))
         self.overflow_line.set_visible(dtype_name == "float16")
-        exact = pos * omega
-        approx = rounded_angle(pos, omega, dtype_name)
+        exact = pos * theta
+        approx = float(rounded_angles([pos], [theta], dtype_name)[0, 0])
         gap = abs(approx - exact)
         self.marker.set_data([pos], [for_log_axis([gap])[0]])
-        self.error_title.set_text(f"{dtype_name}, pair {pair} ($\\omega$ = {omega:.4g})")
+        self.error_title.set_text(f"{dtype_name}, pair {pair} ($\\theta_i$ = {theta:.4g})")
         start = [np.cos(exact), np.sin(exact)]
         if np.isfinite(approx):
             self.circle.update(start, [np.cos(approx), np.sin(approx)])

@@ -7,29 +7,21 @@ from typing import Any
 import ipywidgets
 import numpy as np
 from matplotlib.artist import Artist
-from numpy.typing import NDArray
 
 from posenc_lib._checks import check_even, check_float, check_int
+from posenc_lib.analysis import local_minima, offset_similarity
 from posenc_lib.plots.properties import draw_offset_curve
 from posenc_lib.plots.relative import draw_similarity_matrix
-from posenc_lib.relative import offset_similarity
 from posenc_lib.widgets._base import Explorer
 
-__all__ = ["SimilarityDecayExplorer", "local_minima"]
-
-
-def local_minima(values: NDArray[np.float64]) -> NDArray[np.int64]:
-    """Indices ``j`` (not the ends) with ``values[j-1] > values[j] < values[j+1]``."""
-    v = np.asarray(values, dtype=np.float64)
-    inner = (v[1:-1] < v[:-2]) & (v[1:-1] < v[2:])
-    return np.flatnonzero(inner).astype(np.int64) + 1
+__all__ = ["SimilarityDecayExplorer"]
 
 
 class SimilarityDecayExplorer(Explorer):
     """PE·PEᵀ / (d/2) for a short sentence and its offset curve, with base and d_model sliders.
 
     Introduced in notebook 03_properties. Left: the normalised dot-product matrix of
-    ``n_positions`` positions. Right: ``sum_i cos(omega_i k) / (d/2)`` against the offset k,
+    ``n_positions`` positions. Right: ``sum_i cos(theta_i k) / (d/2)`` against the offset k,
     with its local minima (the "bounces") marked and the first one named in the title.
 
     Parameters
@@ -90,7 +82,7 @@ class SimilarityDecayExplorer(Explorer):
         """Recompute the normalised curve and matrix for these ``d_model`` and ``base``."""
         d_model = check_even("d_model", values["d_model"])
         base = check_float("base", values["base"], greater_than=1.0)
-        # S(k) = sum_i cos(omega_i k) / (d/2), for every offset up to max(n, max_offset)
+        # S(k) = sum_i cos(theta_i k) / (d/2), for every offset up to max(n, max_offset)
         reach = max(self.n_positions, self.offsets.size)
         curve = offset_similarity(np.arange(reach), d_model, base) / (d_model / 2)
         # PE PE^T depends on |t - t'| only: fill the Toeplitz matrix from the curve

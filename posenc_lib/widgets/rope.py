@@ -11,62 +11,16 @@ Both are drawn once; a slider change only replaces their y data.
 
 from __future__ import annotations
 
-from typing import Any
-
 import ipywidgets
 import numpy as np
 from matplotlib.artist import Artist
-from numpy.typing import NDArray
 
 from posenc_lib._checks import check_even, check_float, check_int
 from posenc_lib.plots.context import draw_curves, draw_reference_lines
-from posenc_lib.rope import default_inv_freq, relative_scores, rope_decay_bound
+from posenc_lib.rope import normalised_score_curves
 from posenc_lib.widgets._base import Explorer
 
-__all__ = ["RopeScoreExplorer", "normalised_score_curves"]
-
-
-def normalised_score_curves(
-    distances: NDArray[Any], head_dim: int, base: float
-) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    """Return the aligned-pairs score and the decay bound, each divided by its value at 0.
-
-    Parameters
-    ----------
-    distances : ndarray, shape (n,)
-        Relative distances ``n - m`` (>= 0); the first one should be 0.
-    head_dim : int
-        Size of one head, even and >= 2.
-    base : float
-        RoPE base, > 1.
-
-    Returns
-    -------
-    score : ndarray of float64, shape (n,)
-        ``sum_i cos(r theta_i) / (d/2)`` for ``q = k = (1, ..., 1)``: 1 at ``r = 0``.
-    bound : ndarray of float64, shape (n,)
-        ``rope_decay_bound(r) / ((d/2 + 1)/2)``: 1 at ``r = 0``.
-
-    Notes
-    -----
-    With ``q = k = 1`` every complex pair is ``1 + i``, so ``conj(q_i) k_i = 2`` and the score
-    is ``2 sum_i cos(r theta_i)``, which is ``d`` at ``r = 0``. Introduced in notebook 05_rope.
-
-    Examples
-    --------
-    >>> score, bound = normalised_score_curves(np.array([0, 1]), 4, 100.0)
-    >>> np.round(score, 6), np.round(bound, 6)
-    (array([1.      , 0.767653]), array([1.      , 0.933631]))
-    """
-    head_dim = check_even("head_dim", head_dim)
-    base = check_float("base", base, greater_than=1.0)
-    inv_freq = default_inv_freq(head_dim, base)
-    ones = np.ones(head_dim)
-    # score(r) = <R_m 1, R_(m+r) 1> / d
-    score = relative_scores(ones, ones, distances, inv_freq) / head_dim
-    # bound(r) / bound(0), bound(0) = (d/2 + 1)/2
-    bound = rope_decay_bound(distances, head_dim, base) / ((head_dim / 2 + 1) / 2)
-    return score, bound
+__all__ = ["RopeScoreExplorer"]
 
 
 class RopeScoreExplorer(Explorer):

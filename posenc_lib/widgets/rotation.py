@@ -9,10 +9,10 @@ import numpy as np
 from matplotlib.artist import Artist
 
 from posenc_lib._checks import check_even, check_float, check_int
+from posenc_lib.frequencies import inverse_frequencies
 from posenc_lib.plots.properties import draw_pair_waves
 from posenc_lib.plots.relative import draw_unit_circle
-from posenc_lib.relative import pair_shift_matrix
-from posenc_lib.sinusoidal import frequencies
+from posenc_lib.shift import pair_shift_matrix
 from posenc_lib.widgets._base import Explorer
 
 __all__ = ["RotationExplorer"]
@@ -53,7 +53,7 @@ class RotationExplorer(Explorer):
         max_position: int = 40,
         max_offset: int = 20,
     ) -> None:
-        self.omega = frequencies(check_even("d_model", d_model), base)
+        self.theta = inverse_frequencies(check_even("d_model", d_model), base)
         max_position = check_int("max_position", max_position)
         max_offset = check_int("max_offset", max_offset)
         samples = np.linspace(-max_offset, max_position + max_offset, 400)
@@ -64,9 +64,9 @@ class RotationExplorer(Explorer):
                 left, [0.0, 1.0], [0.0, 1.0], point_label="$p(t)$",
                 rotated_label="$M_k\\,p(t)$",
             )
-            left.set_xlabel(r"$\sin(\omega t)$")
-            left.set_ylabel(r"$\cos(\omega t)$")
-            self.waves = draw_pair_waves(right, samples, float(self.omega[0]), 0.0, 0.0)
+            left.set_xlabel(r"$\sin(\theta t)$")
+            left.set_ylabel(r"$\cos(\theta t)$")
+            self.waves = draw_pair_waves(right, samples, float(self.theta[0]), 0.0, 0.0)
             self.title = right.set_title(" ", fontsize=9)
         c, w = self.circle, self.waves
         self._changing = [
@@ -79,7 +79,7 @@ class RotationExplorer(Explorer):
             value=check_int("k", k, minimum=None), min=-max_offset, max=max_offset,
             description="k"))
         self.add_control("pair", ipywidgets.IntSlider(
-            value=check_int("pair", pair, minimum=0), min=0, max=self.omega.size - 1,
+            value=check_int("pair", pair, minimum=0), min=0, max=self.theta.size - 1,
             description="pair i"))
         self.refresh()
 
@@ -92,14 +92,14 @@ class RotationExplorer(Explorer):
         t = check_float("t", values["t"])
         k = check_float("k", values["k"])
         pair = check_int("pair", values["pair"], minimum=0)
-        omega = float(self.omega[pair])
+        theta = float(self.theta[pair])
         # p(t) = (sin wt, cos wt), M_k p(t) = p(t + k)
-        point = np.array([np.sin(omega * t), np.cos(omega * t)])
-        shift = pair_shift_matrix(k, omega)
+        point = np.array([np.sin(theta * t), np.cos(theta * t)])
+        shift = pair_shift_matrix(k, theta)
         self.circle.update(point, shift @ point)
-        self.waves.update(omega, t, k)
+        self.waves.update(theta, t, k)
         (c, s), (minus_s, _) = shift
         self.title.set_text(
-            f"ω = {omega:.3g}, ωk = {omega * k:.2f}: M_k = [[{c:.2f}, {s:.2f}], "
+            f"θ = {theta:.3g}, θk = {theta * k:.2f}: M_k = [[{c:.2f}, {s:.2f}], "
             f"[{minus_s:.2f}, {c:.2f}]]"
         )

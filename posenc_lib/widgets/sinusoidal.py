@@ -15,8 +15,9 @@ import numpy as np
 from matplotlib.artist import Artist
 
 from posenc_lib._checks import check_even, check_float, check_int
+from posenc_lib.frequencies import inverse_frequencies, wavelengths
 from posenc_lib.plots import draw_encoding_heatmap, draw_stacked_waves
-from posenc_lib.sinusoidal import sinusoidal_encoding, sinusoidal_encoding_at, wavelengths
+from posenc_lib.sinusoidal import sinusoidal_encoding, sinusoidal_encoding_at
 from posenc_lib.widgets._base import Explorer
 
 __all__ = ["EncodingHeatmapExplorer", "StackedWavesExplorer"]
@@ -79,7 +80,7 @@ class EncodingHeatmapExplorer(Explorer):
         self.heatmap.set_clim(-1.0, 1.0)
         self.ax.set_xlim(extent[0], extent[1])
         self.ax.set_ylim(extent[2], extent[3])
-        lam = wavelengths(d_model, base)
+        lam = wavelengths(inverse_frequencies(d_model, base))
         turned = int(np.sum(lam <= length - 1))
         self.title.set_text(
             f"base {base:.0f}: {turned} of {d_model // 2} pairs turn fully; "
@@ -159,7 +160,7 @@ class StackedWavesExplorer(Explorer):
             offset = self.art.offsets[k]
             self.art.waves[k].set_ydata(self.curves[:, j] + offset)
             self.art.tokens[k].set_ydata(self.tokens[:, j] + offset)
-        lam = wavelengths(self.d_model, self.base)
+        lam = wavelengths(inverse_frequencies(self.d_model, self.base))
         shown = ", ".join(f"{lam[i]:.3g}" for i in range(pair, pair + self.n_pairs))
         self.title.set_text(
             f"i = {pair} (dims {2 * pair}..{2 * (pair + self.n_pairs) - 1} of {self.d_model}): "

@@ -1,0 +1,545 @@
+"""Measurements the notebooks make on the formulas: dot products, probes, unseen angles.
+
+Notebook 03 measures the sinusoidal encoding: the dot product of two rows depends only on their
+offset (:func:`offset_similarity`), the curve bounces (:func:`local_minima`), and a linear probe
+reads the position back (:func:`fit_position_probe`).
+
+Notebook 06 asks, for every context-extension method, which pairs are slowed down and which
+angles a model meets past its trained length ``L`` that it never saw in training. Its figure,
+its explorer and its tables all call the functions here with the same illustrative configs
+(:func:`method_rope_scaling`), so they cannot disagree.
+
+Notebooks: 03_properties and 06_context_extension.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from posenc_lib._checks import (
+    check_array,
+    check_choice,
+    check_even,
+    check_float,
+    check_frequencies,
+    check_int,
+    check_positions,
+)
+from posenc_lib.frequencies import angles, inverse_frequencies
+from posenc_lib.scaling import SCALING_METHODS, rope_frequencies
+from posenc_lib.shift import fit_linear_map
+
+__all__ = [
+    "max_trained_angle",
+    "unseen_angle_mask",
+    "frequency_ratio",
+    "illustrative_longrope_factors",
+    "method_rope_scaling",
+    "method_frequencies",
+    "method_frequency_ratios",
+    "extension_positions",
+    "method_unseen_mask",
+    "local_minima",
+    "similarity_matrix",
+    "offset_similarity",
+    "fit_position_probe",
+]
+
+
+def max_trained_angle(inv_freq: ArrayLike, trained_length: int) -> NDArray[np.float64]:
+    """Return the largest angle each pair reaches in training, ``(L - 1) theta_i``.
+
+    Parameters
+    ----------
+    inv_freq : array_like, shape (n_pairs,)
+        The frequencies used in training, > 0.
+    trained_length : int
+        Trained length ``L`` (positions ``0 .. L-1``).
+
+    Returns
+    -------
+    angle : ndarray of float64, shape (n_pairs,)
+
+    Notes
+    -----
+    ``A_i = (L - 1) theta_i``. A pair with ``A_i < 2 pi`` saw only the arc ``[0, A_i]``.
+
+    Examples
+    --------
+    >>> np.round(max_trained_angle([1.0, 0.001], 11), 4)
+    array([10.  ,  0.01])
+    """
+    theta = check_frequencies("inv_freq", inv_freq)
+    length = check_int("trained_length", trained_length)
+    # A_i = (L - 1) theta_i
+    return (length - 1) * theta
+
+
+def unseen_angle_mask(positions: ArrayLike, inv_freq: ArrayLike, trained_inv_freq: ArrayLike,
+                      trained_length: int) -> NDArray[np.bool_]:
+    """Return where pair ``i`` at position ``m`` shows an angle never seen in training.
+
+    Parameters
+    ----------
+    positions : array_like, shape (n,)
+        Positions to look at, >= 0.
+    inv_freq : array_like, shape (n_pairs,)
+        Frequencies used now (scaled by a method).
+    trained_inv_freq : array_like, shape (n_pairs,)
+        Frequencies used in training.
+    trained_length : int
+        Trained length ``L``.
+
+    Returns
+    -------
+    unseen : ndarray of bool, shape (n, n_pairs)
+
+    Notes
+    -----
+    Training covered the arc ``[0, A_i]`` with ``A_i = (L - 1) theta_i`` (the whole circle when
+    ``A_i >= 2 pi``). The angle ``m theta'_i`` is unseen when ``A_i < 2 pi`` and
+    ``(m theta'_i mod 2 pi) > A_i``.
+
+    Examples
+    --------
+    >>> unseen_angle_mask([0, 5, 20], [1.0, 0.01], [1.0, 0.01], 11)
+    array([[False, False],
+           [False, False],
+           [False,  True]])
+    """
+    pos = check_positions("positions", positions)
+    if np.any(pos < 0):
+        raise ValueError(f"positions must be >= 0; got min {pos.min()}")
+    trained = max_trained_angle(trained_inv_freq, trained_length)
+    theta = check_array("inv_freq", inv_freq, ndim=1)
+    if theta.shape != trained.shape:
+        raise ValueError(f"trained_inv_freq must have the shape of inv_freq {theta.shape}; "
+                         f"got {trained.shape}")
+    # phase = m theta'_i mod 2 pi
+    phase = np.mod(angles(pos, theta), 2.0 * math.pi)
+    return (trained < 2.0 * math.pi) & (phase > trained)
+
+
+def frequency_ratio(head_dim: int, base: float, rope_scaling: dict[str, Any] | None,
+                    seq_len: int | None = None) -> NDArray[np.float64]:
+    """Return ``theta'_i / theta_i``: how much a method slows each pair down.
+
+    Parameters
+    ----------
+    head_dim : int
+        Rotary dimension, even.
+    base : float
+        RoPE base, > 1.
+    rope_scaling : dict or None
+        As for :func:`posenc_lib.scaling.rope_frequencies`.
+    seq_len : int or None, default None
+        Current length (dynamic, longrope).
+
+    Returns
+    -------
+    ratio : ndarray of float64, shape (head_dim // 2,)
+        1 where a pair is untouched, ``1/s`` where it is fully interpolated.
+
+    Notes
+    -----
+    ``ratio_i = theta'_i / theta_i``.
+
+    Examples
+    --------
+    >>> np.round(frequency_ratio(4, 100.0, {"rope_type": "ntk", "factor": 4.0}), 6)
+    array([1.  , 0.25])
+    """
+    scaled, _ = rope_frequencies(head_dim, base, rope_scaling, seq_len=seq_len)
+    # ratio_i = theta'_i / theta_i
+    return scaled / inverse_frequencies(head_dim, base)
+
+
+def illustrative_longrope_factors(head_dim: int,
+                                  factor: float) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Return made-up LongRoPE factor lists ``(short, long)`` for pictures, not a real model's.
+
+    Parameters
+    ----------
+    head_dim : int
+        Rotary dimension, even.
+    factor : float
+        Scale ``s`` >= 1.
+
+    Returns
+    -------
+    short : ndarray of float64, shape (head_dim // 2,)
+        All ones: short inputs keep the trained frequencies.
+    long : ndarray of float64, shape (head_dim // 2,)
+        ``f_i = s**e_i``: 1 for pair 0, ``s`` for the last pair, uneven in between.
+
+    Notes
+    -----
+    ``f_i = s**e_i`` with ``e_i = max(u_i**0.6 + 0.05 sin(7 pi u_i), 0)``, ``u_i = i/(d/2 - 1)``
+    and ``e`` of the last pair set to 1. LongRoPE finds its factors by an evolutionary search, and
+    the lists it ships (Phi-3's configs) are not smooth; this stand-in has their rough shape.
+
+    Examples
+    --------
+    >>> short, long = illustrative_longrope_factors(8, 4.0)
+    >>> short.tolist(), round(float(long[0]), 6), round(float(long[-1]), 6)
+    ([1.0, 1.0, 1.0, 1.0], 1.0, 4.0)
+    """
+    n_pairs = check_even("head_dim", head_dim) // 2
+    factor = check_float("factor", factor, at_least=1.0)
+    u = np.linspace(0.0, 1.0, n_pairs) if n_pairs > 1 else np.ones(1)
+    # e_i = max(u_i^0.6 + 0.05 sin(7 pi u_i), 0), the last one 1
+    exponent = np.maximum(u**0.6 + 0.05 * np.sin(7.0 * np.pi * u), 0.0)
+    exponent[-1] = 1.0
+    # f_i = s^(e_i)
+    return np.ones(n_pairs), factor**exponent
+
+
+def method_rope_scaling(method: str, factor: float, original_max_position_embeddings: int,
+                        head_dim: int = 128) -> dict[str, Any] | None:
+    """Return notebook 06's illustrative ``rope_scaling`` dict that stretches ``L`` by ``factor``.
+
+    Parameters
+    ----------
+    method : str
+        One of :data:`posenc_lib.scaling.SCALING_METHODS`.
+    factor : float
+        Scale ``s = L' / L`` >= 1.
+    original_max_position_embeddings : int
+        Trained length ``L``.
+    head_dim : int, default 128
+        Rotary dimension (LongRoPE needs one factor per pair).
+
+    Returns
+    -------
+    dict or None
+        None for ``"default"``. ``"dynamic"`` gets ``factor = 1``, so its scale at the current
+        length ``l`` is ``l / L``. ``"llama3"`` uses Llama 3.1's band edges (1 and 4).
+        ``"longrope"`` uses :func:`illustrative_longrope_factors`.
+
+    Notes
+    -----
+    Dynamic NTK's scale is ``s_eff = factor l / L - (factor - 1)``: ``l / L`` with factor 1, the
+    "scale follows the length" rule. A config that sets ``factor = s`` reaches
+    ``s**2 - s + 1`` at ``l = s L`` instead.
+
+    Examples
+    --------
+    >>> method_rope_scaling("yarn", 4.0, 4096)
+    {'rope_type': 'yarn', 'factor': 4.0, 'original_max_position_embeddings': 4096}
+    """
+    method = check_choice("method", method, SCALING_METHODS)
+    factor = check_float("factor", factor, at_least=1.0)
+    length = check_int("original_max_position_embeddings", original_max_position_embeddings)
+    head_dim = check_even("head_dim", head_dim)
+    if method == "default":
+        return None
+    if method in ("linear", "ntk"):
+        return {"rope_type": method, "factor": factor}
+    config: dict[str, Any] = {"rope_type": method, "factor": 1.0 if method == "dynamic" else factor}
+    if method == "llama3":
+        config.update(low_freq_factor=1.0, high_freq_factor=4.0)
+    if method == "longrope":
+        short, long = illustrative_longrope_factors(head_dim, factor)
+        config.update(short_factor=short.tolist(), long_factor=long.tolist())
+    config["original_max_position_embeddings"] = length
+    return config
+
+
+def method_frequencies(method: str, head_dim: int, base: float, factor: float,
+                       trained_length: int,
+                       seq_len: int | None = None) -> tuple[NDArray[np.float64], float]:
+    """Return ``(inv_freq, attention_factor)`` of a method's illustrative config.
+
+    Parameters
+    ----------
+    method : str
+        One of :data:`posenc_lib.scaling.SCALING_METHODS`.
+    head_dim : int
+        Rotary dimension, even (>= 4 for ntk and dynamic).
+    base : float
+        RoPE base, > 1.
+    factor : float
+        Scale ``s`` >= 1.
+    trained_length : int
+        Trained length ``L``.
+    seq_len : int or None, default None
+        Current length (dynamic, longrope); None means the target ``s L``.
+
+    Returns
+    -------
+    inv_freq : ndarray of float64, shape (head_dim // 2,)
+    attention_factor : float
+
+    Notes
+    -----
+    ``rope_frequencies(head_dim, base, method_rope_scaling(...), seq_len=seq_len)``.
+
+    Examples
+    --------
+    >>> inv, att = method_frequencies("linear", 4, 100.0, 2.0, 10)
+    >>> inv, att
+    (array([0.5 , 0.05]), 1.0)
+    """
+    config = method_rope_scaling(method, factor, trained_length, head_dim)
+    if seq_len is None:
+        seq_len = max(1, round(float(factor) * int(trained_length)))
+    return rope_frequencies(head_dim, base, config, seq_len=seq_len)
+
+
+def method_frequency_ratios(head_dim: int, base: float, factor: float, trained_length: int,
+                            methods: tuple[str, ...] = SCALING_METHODS) -> dict[str, Any]:
+    """Return ``theta'_i / theta_i`` of every method at the target length ``s L``.
+
+    Parameters
+    ----------
+    head_dim : int
+        Rotary dimension, even and >= 4.
+    base : float
+        RoPE base, > 1.
+    factor : float
+        Scale ``s`` >= 1.
+    trained_length : int
+        Trained length ``L``.
+    methods : tuple of str, default all of :data:`posenc_lib.scaling.SCALING_METHODS`
+        The methods to include, in order.
+
+    Returns
+    -------
+    ratios : dict of str to ndarray of float64, shape (head_dim // 2,)
+        Keyed by a label that states the convention: ``"dynamic (factor 1)"`` and
+        ``"longrope (illustrative)"``; the others by their method name.
+
+    Notes
+    -----
+    Notebook 06's key chart, its registered figure and its explorer all draw these curves.
+
+    Examples
+    --------
+    >>> ratios = method_frequency_ratios(4, 100.0, 4.0, 10, ("linear", "dynamic"))
+    >>> {name: np.round(r, 4).tolist() for name, r in ratios.items()}
+    {'linear': [0.25, 0.25], 'dynamic (factor 1)': [1.0, 0.25]}
+    """
+    labels = {"dynamic": "dynamic (factor 1)", "longrope": "longrope (illustrative)"}
+    ratios = {}
+    for method in methods:
+        inv_freq, _ = method_frequencies(method, head_dim, base, factor, trained_length)
+        # ratio_i = theta'_i / theta_i
+        ratios[labels.get(method, method)] = inv_freq / inverse_frequencies(head_dim, base)
+    return ratios
+
+
+def extension_positions(trained_length: int, factor: float, n: int = 512) -> NDArray[np.int64]:
+    """Return ``n`` integer positions spread evenly over ``0 .. s L - 1``, both ends included.
+
+    Parameters
+    ----------
+    trained_length : int
+        Trained length ``L``.
+    factor : float
+        Scale ``s`` >= 1.
+    n : int, default 512
+        How many positions at most (repeats are dropped).
+
+    Returns
+    -------
+    positions : ndarray of int64, shape (<= n,)
+        Increasing, from 0 to ``round(s L) - 1``.
+
+    Notes
+    -----
+    Notebook 06's tables and its explorer look at the unseen angles on this one grid.
+
+    Examples
+    --------
+    >>> extension_positions(4, 2.0, 4)
+    array([0, 2, 4, 7])
+    """
+    length = check_int("trained_length", trained_length)
+    factor = check_float("factor", factor, at_least=1.0)
+    n = check_int("n", n, minimum=2)
+    target = max(1, round(factor * length))
+    return np.unique(np.linspace(0, target - 1, n).astype(np.int64))
+
+
+def method_unseen_mask(method: str, positions: ArrayLike, head_dim: int, base: float,
+                       factor: float, trained_length: int) -> NDArray[np.bool_]:
+    """Return where each pair shows an unseen angle under one method, for one sequence.
+
+    Parameters
+    ----------
+    method : str
+        One of :data:`posenc_lib.scaling.SCALING_METHODS`.
+    positions : array_like of int, shape (n,)
+        Non-negative integer positions of one sequence, increasing.
+    head_dim : int
+        Rotary dimension, even.
+    base : float
+        The RoPE base of training, > 1.
+    factor : float
+        Scale ``s`` >= 1.
+    trained_length : int
+        Trained length ``L``.
+
+    Returns
+    -------
+    unseen : ndarray of bool, shape (n, head_dim // 2)
+
+    Notes
+    -----
+    Training used ``theta_i = base**(-2i/d)`` on ``0 .. L - 1``. The method is evaluated on one
+    sequence of length ``l = positions[-1] + 1``, then :func:`unseen_angle_mask` applies.
+
+    Examples
+    --------
+    >>> mask = method_unseen_mask("default", [0, 100, 400], 8, 10000.0, 4.0, 100)
+    >>> mask.astype(int).tolist()
+    [[0, 0, 0, 0], [0, 0, 1, 1], [0, 0, 1, 1]]
+    """
+    pos = check_positions("positions", positions)
+    if not np.issubdtype(pos.dtype, np.integer) or pos.size == 0 or np.any(np.diff(pos) <= 0):
+        raise ValueError("positions must be a non-empty, strictly increasing array of integers; "
+                         f"got {pos!r}")
+    current = int(pos[-1]) + 1
+    inv_freq, _ = method_frequencies(method, head_dim, base, factor, trained_length,
+                                     seq_len=current)
+    trained = inverse_frequencies(head_dim, base)
+    return unseen_angle_mask(pos, inv_freq, trained, trained_length)
+
+
+def local_minima(values: ArrayLike) -> NDArray[np.int64]:
+    """Return the indices ``j`` (not the ends) where a curve bounces: a strict local minimum.
+
+    Parameters
+    ----------
+    values : array_like, shape (n,)
+        A sampled curve, for example the dot product against the offset.
+
+    Returns
+    -------
+    indices : ndarray of int64, shape (k,)
+        Increasing; ``values[j-1] > values[j] < values[j+1]``.
+
+    Notes
+    -----
+    A curve that decays monotonically has none; the sinusoidal dot product
+    ``sum_i cos(k theta_i)`` has many.
+
+    Examples
+    --------
+    >>> local_minima([3.0, 1.0, 2.0, 0.5, 0.7])
+    array([1, 3])
+    """
+    v = check_array("values", values, ndim=1).astype(np.float64, copy=False)
+    # values[j-1] > values[j] < values[j+1]
+    inner = (v[1:-1] < v[:-2]) & (v[1:-1] < v[2:])
+    return np.flatnonzero(inner).astype(np.int64) + 1
+
+
+def similarity_matrix(encoding: ArrayLike) -> NDArray[np.float64]:
+    """Return all pairwise dot products of the encoding rows, ``PE PE^T``.
+
+    Parameters
+    ----------
+    encoding : array_like, shape (n_positions, d_model)
+        One encoding vector per row (finite).
+
+    Returns
+    -------
+    S : ndarray of float64, shape (n_positions, n_positions)
+        ``S[a, b] = PE(a) . PE(b)``.
+
+    Notes
+    -----
+    ``S = PE PE^T``, symmetric like every Gram matrix.
+
+    Examples
+    --------
+    >>> from posenc_lib.sinusoidal import sinusoidal_encoding
+    >>> np.round(similarity_matrix(sinusoidal_encoding(3, 4)), 6)
+    array([[2.      , 1.540252, 0.583653],
+           [1.540252, 2.      , 1.540252],
+           [0.583653, 1.540252, 2.      ]])
+    """
+    pe = check_array("encoding", encoding, ndim=2).astype(np.float64, copy=False)
+    with np.errstate(over="ignore", invalid="ignore"):
+        # S = PE PE^T
+        product = pe @ pe.T
+    if not np.all(np.isfinite(product)):
+        raise ValueError("encoding values are too large: PE PE^T overflows float64")
+    return product
+
+
+def offset_similarity(offsets: ArrayLike, d_model: int,
+                      base: float = 10000.0) -> NDArray[np.float64]:
+    """Return ``PE(t) . PE(t + k)`` as a function of the offset ``k`` alone.
+
+    Parameters
+    ----------
+    offsets : array_like, shape (m,)
+        Offsets ``k`` (integers or finite floats, negative allowed).
+    d_model : int
+        Model width, even and >= 2.
+    base : float, default 10000.0
+        Base of the frequencies, > 1.
+
+    Returns
+    -------
+    dots : ndarray of float64, shape (m,)
+        The same for every ``t``: the diagonals of :func:`similarity_matrix`. ``d_model / 2`` at
+        ``k = 0``.
+
+    Notes
+    -----
+    ``PE(t) . PE(t+k) = sum_i [sin(theta_i t) sin(theta_i (t+k)) + cos(theta_i t)
+    cos(theta_i (t+k))] = sum_i cos(theta_i k)``. Since cos is even, ``f(k) = f(-k)``: the dot
+    product cannot tell a token before from a token after.
+
+    Examples
+    --------
+    >>> np.round(offset_similarity([0, 1, 2], 4), 6)
+    array([2.      , 1.540252, 0.583653])
+    """
+    phi = angles(offsets, inverse_frequencies(d_model, base))
+    # PE(t) . PE(t+k) = sum_i cos(theta_i k)
+    return np.cos(phi).sum(axis=1)
+
+
+def fit_position_probe(features: ArrayLike,
+                       positions: ArrayLike) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Return a least-squares linear probe, with a bias, that reads the position off features.
+
+    Parameters
+    ----------
+    features : array_like, shape (n, d)
+        One feature vector per position (finite), for example ``embeddings + encoding``.
+    positions : array_like, shape (n,)
+        The position of each row (finite).
+
+    Returns
+    -------
+    weights : ndarray of float64, shape (d + 1,)
+        The probe's weights; the last entry is the bias.
+    predictions : ndarray of float64, shape (n,)
+        ``features @ weights[:-1] + weights[-1]``.
+
+    Notes
+    -----
+    ``w = argmin_w ||[X 1] w - pos||**2``, solved by :func:`posenc_lib.shift.fit_linear_map`.
+
+    Examples
+    --------
+    >>> w, pred = fit_position_probe([[0.0], [2.0], [4.0]], [1, 2, 3])
+    >>> np.round(w, 6), np.round(pred, 6)
+    (array([0.5, 1. ]), array([1., 2., 3.]))
+    """
+    x = check_array("features", features, ndim=2).astype(np.float64, copy=False)
+    y = check_array("positions", positions, ndim=1).astype(np.float64, copy=False)
+    # [X 1]: the features and a constant column for the bias
+    design = np.hstack([x, np.ones((x.shape[0], 1))])
+    weights = fit_linear_map(design, y[:, None])[0][0]
+    # pos_hat = [X 1] w
+    return weights, design @ weights

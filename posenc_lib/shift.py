@@ -1,0 +1,218 @@
+"""The shift operator M_k: a shift by k positions of the sinusoidal encoding is a rotation.
+
+Sign convention of the course. A (sin, cos) pair is ordered as in the paper,
+``p(t) = [sin(theta t), cos(theta t)]`` with the frequency ``theta``. The angle-addition
+formulas give
+
+    sin(theta(t+k)) =  cos(theta k) sin(theta t) + sin(theta k) cos(theta t)
+    cos(theta(t+k)) = -sin(theta k) sin(theta t) + cos(theta k) cos(theta t)
+
+so the shift by ``k`` positions is
+
+    M_k = [[ cos(theta k), sin(theta k)],
+           [-sin(theta k), cos(theta k)]]        with  M_k @ p(t) = p(t + k).
+
+With this (sin, cos) ordering ``M_k`` is the standard counter-clockwise rotation by
+``-theta k``, i.e. a CLOCKWISE rotation by ``theta k``: the point ``(sin, cos)`` walks
+clockwise. Texts that order a pair as ``(cos, sin)`` (the unit circle, complex numbers, RoPE)
+get the usual counter-clockwise matrix ``[[cos, -sin], [sin, cos]]`` instead. Both are the same
+rotation of the same circle seen with the two axes swapped; only the ordering differs.
+
+:func:`fit_linear_map` learns such a map back from data by least squares.
+
+Notebook: 04_rotation_proof.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from posenc_lib._checks import check_array, check_float
+from posenc_lib.frequencies import inverse_frequencies
+
+__all__ = [
+    "rotation_matrix",
+    "pair_shift_matrix",
+    "shift_matrix",
+    "fit_linear_map",
+]
+
+
+def rotation_matrix(angle: float) -> NDArray[np.float64]:
+    """Return the counter-clockwise rotation of the plane by ``angle`` radians.
+
+    Parameters
+    ----------
+    angle : float
+        Rotation angle in radians (finite).
+
+    Returns
+    -------
+    R : ndarray of float64, shape (2, 2)
+
+    Notes
+    -----
+    ``R(a) = [[cos a, -sin a], [sin a, cos a]]``.
+
+    Examples
+    --------
+    >>> np.round(rotation_matrix(np.pi / 2), 6) + 0.0
+    array([[ 0., -1.],
+           [ 1.,  0.]])
+    """
+    angle = check_float("angle", angle)
+    c, s = np.cos(angle), np.sin(angle)
+    # R = [[cos a, -sin a], [sin a, cos a]]
+    return np.array([[c, -s], [s, c]], dtype=np.float64)
+
+
+def pair_shift_matrix(k: float, theta: float) -> NDArray[np.float64]:
+    """Return the 2x2 matrix that shifts one (sin, cos) pair of frequency ``theta`` by ``k``.
+
+    Parameters
+    ----------
+    k : float
+        Offset in positions (any finite real, negative allowed).
+    theta : float
+        Frequency of the pair (finite).
+
+    Returns
+    -------
+    M_k : ndarray of float64, shape (2, 2)
+        ``M_k @ [sin(theta t), cos(theta t)] == [sin(theta(t+k)), cos(theta(t+k))]`` for every
+        ``t``; equal to ``rotation_matrix(-theta * k)``.
+
+    Notes
+    -----
+    ``M_k = [[cos(theta k), sin(theta k)], [-sin(theta k), cos(theta k)]]``.
+
+    References
+    ----------
+    A. Kazemnejad, "Transformer Architecture: The Positional Encoding", 2019 (the proof).
+
+    Examples
+    --------
+    >>> t, k, theta = 2.0, 3.0, 0.5
+    >>> pair = np.array([np.sin(theta * t), np.cos(theta * t)])
+    >>> shifted = pair_shift_matrix(k, theta) @ pair
+    >>> bool(np.allclose(shifted, [np.sin(theta * (t + k)), np.cos(theta * (t + k))]))
+    True
+    """
+    k = check_float("k", k)
+    theta = check_float("theta", theta)
+    if not np.isfinite(theta * k):
+        raise ValueError(f"theta * k must be finite; got theta={theta:g}, k={k:g}")
+    c, s = np.cos(theta * k), np.sin(theta * k)
+    # M_k = [[cos(theta k), sin(theta k)], [-sin(theta k), cos(theta k)]]
+    return np.array([[c, s], [-s, c]], dtype=np.float64)
+
+
+def shift_matrix(k: float, d_model: int, base: float = 10000.0) -> NDArray[np.float64]:
+    """Return the block-diagonal shift operator of a whole interleaved encoding vector.
+
+    Parameters
+    ----------
+    k : float
+        Offset in positions (any finite real, negative allowed).
+    d_model : int
+        Model width, even and >= 2.
+    base : float, default 10000.0
+        Base of the frequencies, > 1.
+
+    Returns
+    -------
+    M_k : ndarray of float64, shape (d_model, d_model)
+        Block ``i`` (rows and columns ``2i, 2i+1``) is ``pair_shift_matrix(k, theta_i)``, so
+        ``shift_matrix(k, d) @ PE(t) == PE(t + k)`` for every row of ``sinusoidal_encoding``.
+
+    Notes
+    -----
+    ``M_k = diag(M_k^(0), ..., M_k^(d/2-1))``, one rotation block per pair.
+
+    Examples
+    --------
+    >>> from posenc_lib.sinusoidal import sinusoidal_encoding
+    >>> pe = sinusoidal_encoding(10, 8)
+    >>> bool(np.allclose(shift_matrix(3, 8) @ pe[2], pe[5]))
+    True
+    """
+    k = check_float("k", k)
+    theta = inverse_frequencies(d_model, base)
+    c, s = np.cos(theta * k), np.sin(theta * k)
+    matrix = np.zeros((d_model, d_model), dtype=np.float64)
+    even = np.arange(0, d_model, 2)
+    # block i = [[cos(theta_i k), sin(theta_i k)], [-sin(theta_i k), cos(theta_i k)]]
+    matrix[even, even] = c
+    matrix[even, even + 1] = s
+    matrix[even + 1, even] = -s
+    matrix[even + 1, even + 1] = c
+    return matrix
+
+
+def _finite(name: str, result: Any) -> NDArray[np.float64]:
+    """Return ``result`` as float64, or raise if it overflowed (values of ``name`` too large)."""
+    array = np.asarray(result, dtype=np.float64)
+    if not np.all(np.isfinite(array)):
+        raise ValueError(f"{name} values are too large: the result overflows float64")
+    return array
+
+
+def _check_rows(name_a: str, a: NDArray[Any], name_b: str, b: NDArray[Any]) -> None:
+    if a.shape[0] != b.shape[0]:
+        raise ValueError(
+            f"{name_b} must have as many rows as {name_a} ({a.shape[0]}); got shape {b.shape}"
+        )
+    if a.shape[0] == 0 or a.shape[1] == 0:
+        raise ValueError(f"{name_a} must have at least one row and column; got shape {a.shape}")
+
+
+def fit_linear_map(inputs: Any, targets: Any) -> tuple[NDArray[np.float64], float]:
+    """Return the least-squares linear map ``M`` with ``targets ≈ inputs @ M.T``.
+
+    Notebook 04 learns ``M_k`` from pairs ``(PE(t), PE(t+k))`` with it, and shows that the sine
+    channels alone admit no linear shift.
+
+    Parameters
+    ----------
+    inputs : array_like, shape (n, a)
+        One input vector per row (finite).
+    targets : array_like, shape (n, b)
+        One target vector per row (finite), same ``n``.
+
+    Returns
+    -------
+    matrix : numpy.ndarray, shape (b, a), float64
+        The fitted map (minimum-norm solution from ``np.linalg.lstsq`` when underdetermined).
+    residual : float
+        Root-mean-square error ``sqrt(mean((inputs @ M.T - targets) ** 2))``.
+
+    Notes
+    -----
+    ``M = argmin_M ||X M^T - Y||_F^2`` and ``residual = sqrt(||X M^T - Y||_F^2 / (n b))``.
+
+    A residual near 0 only means something when ``n`` is larger than ``a`` (more equations than
+    unknowns per output); with ``n <= a`` any targets can be fitted exactly.
+
+    Examples
+    --------
+    >>> x = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
+    >>> m, res = fit_linear_map(x, x @ np.array([[0.0, 2.0], [3.0, 0.0]]).T)
+    >>> np.round(m, 6) + 0.0, round(res, 6)
+    (array([[0., 2.],
+           [3., 0.]]), 0.0)
+    """
+    x = check_array("inputs", inputs, ndim=2).astype(np.float64, copy=False)
+    y = check_array("targets", targets, ndim=2).astype(np.float64, copy=False)
+    _check_rows("inputs", x, "targets", y)
+    with np.errstate(over="ignore", invalid="ignore"):
+        solution, *_ = np.linalg.lstsq(x, y, rcond=None)
+        # residual = sqrt(mean((X M^T - Y)^2)), with M^T = solution
+        residual = float(np.sqrt(np.mean((x @ solution - y) ** 2)))
+    if not np.isfinite(residual):
+        raise ValueError("inputs or targets values are too large: the fit overflows float64")
+    return _finite("inputs", solution.T), residual
+
+
