@@ -284,6 +284,7 @@ def method_frequencies(method: str, head_dim: int, base: float, factor: float,
     >>> inv, att
     (array([0.5 , 0.05]), 1.0)
     """
+    trained_length = check_int("trained_length", trained_length)
     config = method_rope_scaling(method, factor, trained_length, head_dim)
     if seq_len is None:
         seq_len = max(1, round(float(factor) * int(trained_length)))
@@ -503,7 +504,8 @@ def offset_similarity(offsets: ArrayLike, d_model: int,
     >>> np.round(offset_similarity([0, 1, 2], 4), 6)
     array([2.      , 1.540252, 0.583653])
     """
-    phi = angles(offsets, inverse_frequencies(d_model, base))
+    k = check_array("offsets", offsets, ndim=1)
+    phi = angles(k, inverse_frequencies(check_even("d_model", d_model), base))
     # PE(t) . PE(t+k) = sum_i cos(theta_i k)
     return np.cos(phi).sum(axis=1)
 
@@ -538,6 +540,9 @@ def fit_position_probe(features: ArrayLike,
     """
     x = check_array("features", features, ndim=2).astype(np.float64, copy=False)
     y = check_array("positions", positions, ndim=1).astype(np.float64, copy=False)
+    if y.shape[0] != x.shape[0]:
+        raise ValueError(f"positions must have one entry per row of features ({x.shape[0]}); "
+                         f"got shape {y.shape}")
     # [X 1]: the features and a constant column for the bias
     design = np.hstack([x, np.ones((x.shape[0], 1))])
     weights = fit_linear_map(design, y[:, None])[0][0]

@@ -166,6 +166,8 @@ def angles(positions: ArrayLike, inv_freq: ArrayLike) -> NDArray[np.float64]:
     """
     pos = check_positions("positions", positions).astype(np.float64, copy=False)
     theta = check_array("inv_freq", inv_freq, ndim=1).astype(np.float64, copy=False)
+    if theta.size == 0:
+        raise ValueError("inv_freq must have at least one entry (one pair); got shape (0,)")
     if pos.size and np.max(np.abs(pos)) * np.max(np.abs(theta)) == np.inf:
         raise ValueError(
             f"positions * inv_freq must stay finite in float64; got |positions| up to "

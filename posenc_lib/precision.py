@@ -212,6 +212,9 @@ def _checked_angles(positions: ArrayLike, inv_freq: ArrayLike,
                     dtype_name: str) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """The exact angles and the rounded ones; raise if the rounded ones overflow."""
     rounded = rounded_angles(positions, inv_freq, dtype_name)
+    for name, values in (("positions", positions), ("inv_freq", inv_freq)):
+        if not np.all(np.isfinite(_round(np.asarray(values, dtype=np.float64), dtype_name))):
+            raise ValueError(f"{name} must fit in {dtype_name}: some values overflow to inf")
     if not np.all(np.isfinite(rounded)):
         raise ValueError(f"positions * inv_freq must fit in {dtype_name}: some angles overflow "
                          "to inf")
@@ -252,8 +255,10 @@ def rounded_angles(positions: ArrayLike, inv_freq: ArrayLike,
     theta = check_array("inv_freq", inv_freq, ndim=1)
     name = _check_dtype_name(dtype_name)
     with np.errstate(over="ignore", invalid="ignore"):
-        # phi_hat = fl(fl(m) fl(theta_i))
-        return _round(np.multiply.outer(_round(pos, name), _round(theta, name)), name)
+        product = np.multiply.outer(_round(pos, name), _round(theta, name))
+    fits = np.isfinite(product)
+    # phi_hat = fl(fl(m) fl(theta_i)), inf where the format overflows
+    return np.where(fits, _round(np.where(fits, product, 0.0), name), np.inf)
 
 
 def angle_error(positions: ArrayLike, inv_freq: ArrayLike, dtype_name: str) -> NDArray[np.float64]:

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from posenc_lib._checks import check_array, check_choice, check_float
+from posenc_lib._checks import check_array, check_choice, check_even, check_float, check_positions
 from posenc_lib.frequencies import angles, inverse_frequencies
 
 __all__ = [
@@ -294,7 +294,8 @@ def relative_scores(
     pairing = check_choice("pairing", pairing, PAIRINGS)
     qv = _check_pairs("q", q)
     kv = _check_pairs("k", k)
-    phi = angles(distances, inv_freq)  # (n, head_dim // 2)
+    r = check_positions("distances", distances)
+    phi = angles(r, inv_freq)  # (n, head_dim // 2)
     if qv.ndim != 1 or kv.shape != qv.shape or phi.shape[1] != qv.shape[0] // 2:
         raise ValueError(
             f"q and k must be vectors of one shape (head_dim,) with head_dim = 2 len(inv_freq) "
@@ -341,7 +342,8 @@ def rope_decay_bound(
     >>> np.round(rope_decay_bound([0, 10, 100], 128), 4)
     array([32.5   , 17.9541, 10.2273])
     """
-    phi = angles(distances, inverse_frequencies(head_dim, base))
+    r = check_positions("distances", distances)
+    phi = angles(r, inverse_frequencies(check_even("head_dim", head_dim), base))
     # S_j = sum_{k<j} exp(i r theta_k), j = 1..d/2
     partial_sums = np.cumsum(np.exp(1j * phi), axis=-1)
     # bound = (1/(d/2)) sum_j |S_j|
@@ -380,7 +382,7 @@ def normalised_score_curves(
     >>> np.round(score, 6), np.round(bound, 6)
     (array([1.      , 0.767653]), array([1.      , 0.933631]))
     """
-    inv_freq = inverse_frequencies(head_dim, base)
+    inv_freq = inverse_frequencies(check_even("head_dim", head_dim), base)
     ones = np.ones(inv_freq.shape[0] * 2)
     # score(r) = <R_m 1, R_(m+r) 1> / d
     score = relative_scores(ones, ones, distances, inv_freq) / ones.shape[0]

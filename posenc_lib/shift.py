@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from posenc_lib._checks import check_array, check_float
+from posenc_lib._checks import check_array, check_even, check_float
 from posenc_lib.frequencies import inverse_frequencies
 
 __all__ = [
@@ -140,7 +140,7 @@ def shift_matrix(k: float, d_model: int, base: float = 10000.0) -> NDArray[np.fl
     True
     """
     k = check_float("k", k)
-    theta = inverse_frequencies(d_model, base)
+    theta = inverse_frequencies(check_even("d_model", d_model), base)
     c, s = np.cos(theta * k), np.sin(theta * k)
     matrix = np.zeros((d_model, d_model), dtype=np.float64)
     even = np.arange(0, d_model, 2)

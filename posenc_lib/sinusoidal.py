@@ -16,7 +16,15 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, DTypeLike, NDArray
 
-from posenc_lib._checks import check_choice, check_even, check_float, check_float_dtype, check_int
+from posenc_lib._checks import (
+    check_array,
+    check_choice,
+    check_even,
+    check_float,
+    check_float_dtype,
+    check_int,
+    check_positions,
+)
 from posenc_lib.frequencies import angles, inverse_frequencies
 
 __all__ = [
@@ -28,6 +36,7 @@ __all__ = [
 ]
 
 LAYOUTS = ("interleaved", "concat")
+_BLOCK_ELEMENTS = 1 << 16  # bounds the float64 angles held at once (512 KiB)
 
 
 def encoding_from_frequencies(
@@ -57,7 +66,8 @@ def encoding_from_frequencies(
     Notes
     -----
     ``PE[pos, 2i] = sin(pos theta_i)`` and ``PE[pos, 2i+1] = cos(pos theta_i)``. The angles are
-    formed once in float64 and sin/cos write straight into views of the output.
+    formed in float64 a block of rows at a time, and sin/cos write straight into views of the
+    output, so the extra memory stays small.
     tensor2tensor's encoding is
     ``encoding_from_frequencies(positions, tensor2tensor_frequencies(d), layout="concat")``.
 
@@ -69,16 +79,20 @@ def encoding_from_frequencies(
     """
     layout = check_choice("layout", layout, LAYOUTS)
     out_dtype = check_float_dtype("dtype", dtype)
-    phi = angles(positions, inv_freq)  # validates both; cheap next to sin and cos
-    n, m = phi.shape
+    pos = check_positions("positions", positions)
+    theta = check_array("inv_freq", inv_freq, ndim=1)
+    n, m = pos.shape[0], theta.shape[0]
     out = np.empty((n, 2 * m), dtype=out_dtype)
     if layout == "interleaved":
         sin_part, cos_part = out[:, 0::2], out[:, 1::2]
     else:
         sin_part, cos_part = out[:, :m], out[:, m:]
-    # PE[pos, 2i] = sin(pos theta_i), PE[pos, 2i+1] = cos(pos theta_i)
-    np.sin(phi, out=sin_part, casting="same_kind")
-    np.cos(phi, out=cos_part, casting="same_kind")
+    rows = max(1, _BLOCK_ELEMENTS // max(m, 1))  # a block of float64 angles at a time
+    for block in (slice(start, start + rows) for start in range(0, max(n, 1), rows)):
+        phi = angles(pos[block], theta)
+        # PE[pos, 2i] = sin(pos theta_i), PE[pos, 2i+1] = cos(pos theta_i)
+        np.sin(phi, out=sin_part[block], casting="same_kind")
+        np.cos(phi, out=cos_part[block], casting="same_kind")
     return out
 
 
@@ -118,7 +132,7 @@ def sinusoidal_encoding_at(
     >>> np.round(sinusoidal_encoding_at([3], 4), 6)
     array([[ 0.14112 , -0.989992,  0.029996,  0.99955 ]])
     """
-    inv_freq = inverse_frequencies(d_model, base)
+    inv_freq = inverse_frequencies(check_even("d_model", d_model), base)
     return encoding_from_frequencies(positions, inv_freq, layout=layout, dtype=dtype)
 
 

@@ -7,7 +7,7 @@ import pytest
 from matplotlib.figure import Figure
 
 from posenc_lib.attention import self_attention
-from posenc_lib.frequencies import wavelengths
+from posenc_lib.frequencies import inverse_frequencies, wavelengths
 from posenc_lib.plots.attention import (
     draw_attention_weights,
     draw_curves,
@@ -121,7 +121,7 @@ def test_curves_on_a_log_axis() -> None:
 
 
 def test_wavelength_chart_marks_the_pairs_that_turn_within_each_length() -> None:
-    lam = wavelengths(512)
+    lam = wavelengths(inverse_frequencies(512))
     chart = draw_wavelengths(new_axes(), lam, [16, 100])
     np.testing.assert_allclose(chart.line.get_ydata(), lam)
     for marks, length in zip(chart.turned, (16, 100), strict=True):
@@ -143,5 +143,5 @@ def test_wavelength_chart_rejects_bad_input() -> None:
 
 
 def test_shorter_sentences_are_drawn_on_top() -> None:
-    chart = draw_wavelengths(new_axes(), wavelengths(64), [512, 16])
+    chart = draw_wavelengths(new_axes(), wavelengths(inverse_frequencies(64)), [512, 16])
     assert chart.turned[1].get_zorder() > chart.turned[0].get_zorder()

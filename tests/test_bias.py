@@ -379,7 +379,7 @@ def test_shaw_rejects_bad_input() -> None:
         shaw_attention(q, q, q, np.zeros((3, 5)))
     with pytest.raises(ValueError, match="table_v"):
         shaw_attention(q, q, q, np.zeros((3, 4)), np.zeros((3, 2)))
-    with pytest.raises(ValueError, match="v must have one row per key"):
+    with pytest.raises(ValueError, match="v must have as many rows as k"):
         shaw_attention(q, q, np.zeros((2, 4)), np.zeros((3, 4)))
     with pytest.raises(ValueError, match="q and k"):
         shaw_attention(q, np.zeros((3, 2)), q, np.zeros((3, 4)))

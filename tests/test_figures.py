@@ -21,6 +21,7 @@ from posenc_lib import binary, rope, scaling, sinusoidal
 from posenc_lib.figures import REGISTRY, build_figure, figure_names, get_figure
 from posenc_lib.figures.gallery import gallery_markdown
 from posenc_lib.figures.registry import coerce_parameter, parse_parameter
+from posenc_lib.frequencies import split_permutation
 from posenc_lib.plots import course_style, save_figure
 
 matplotlib.use("Agg")
@@ -297,7 +298,7 @@ def test_heatmap_000_data():
 def test_heatmap_000_concat_layout_is_a_permutation():
     image = build_figure("heatmap_000", layout="concat", n_positions=20, d_model=16)
     data = image.axes[0].images[0].get_array()
-    perm = sinusoidal.concat_permutation(16)
+    perm = split_permutation(16)
     np.testing.assert_allclose(data, _pe_matrix(20, 16)[:, perm], atol=1e-12)
 
 
@@ -408,18 +409,23 @@ def test_binary_bit_rate_data():
 
 def test_frequency_ratio_data():
     ax = build_figure("frequency_ratio").axes[0]
-    lines = _lines(ax)
-    assert set(lines) == {"linear", "ntk", "dynamic", "yarn", "llama3", "longrope (illustrative)"}
-    d, s, length = 128, 4.0, 4096
-    np.testing.assert_allclose(lines["linear"].get_ydata(), 1 / s)  # PI divides every pair by s
-    ntk = lines["ntk"].get_ydata()
-    assert ntk[0] == pytest.approx(1.0) and ntk[-1] == pytest.approx(1 / s)
-    for method in ("ntk", "yarn", "llama3", "dynamic"):
+    lines = {label: line.get_ydata() for label, line in _lines(ax).items()}
+    assert set(lines) == {"default", "linear", "ntk", "dynamic (factor 1)", "yarn", "llama3",
+                          "longrope (illustrative)"}
+    d, s, length = 128, 8.0, 4096  # notebook 06's example
+    pair = np.arange(d // 2)
+    np.testing.assert_allclose(lines["default"], 1.0)
+    np.testing.assert_allclose(lines["linear"], 1 / s)  # PI divides every pair by s
+    # NTK-aware: theta'_i / theta_i = s^(-2i/(d-2))
+    np.testing.assert_allclose(lines["ntk"], s ** (-2 * pair / (d - 2)), rtol=1e-12)
+    # dynamic with factor 1 at l = sL: s_eff = l / L = s, so it is NTK-aware with s
+    np.testing.assert_allclose(lines["dynamic (factor 1)"], lines["ntk"], rtol=1e-12)
+    for method, extra in (("yarn", {}), ("llama3", {"low_freq_factor": 1.0,
+                                                    "high_freq_factor": 4.0})):
         config = {"rope_type": method, "factor": s, "original_max_position_embeddings": length}
-        if method == "llama3":
-            config.update(low_freq_factor=1.0, high_freq_factor=4.0)
-        expected = scaling.frequency_ratio(d, 10000.0, config, seq_len=int(s * length))
-        np.testing.assert_allclose(lines[method].get_ydata(), expected, rtol=1e-12)
+        expected = scaling.rope_frequencies(d, 10000.0, {**config, **extra})[0]
+        np.testing.assert_allclose(lines[method], expected / 10000.0 ** (-2 * pair / d),
+                                   rtol=1e-12)
 
 
 def test_frequency_ratio_parameters():
@@ -483,7 +489,7 @@ def test_embedding_schematic_data():
         ("stacked_waves", {"n_tokens": 0}, "n_tokens"),
         ("table_d_model_4", {"digits": -1}, "digits"),
         ("frequency_ratio", {"factor": 0.5}, "factor"),
-        ("frequency_ratio", {"methods": ("bogus",)}, "rope_type"),
+        ("frequency_ratio", {"methods": ("bogus",)}, "method"),
         ("frequency_ratio", {"trained_length": 0}, "trained_length"),
         ("rope_decay_bound", {"max_distance": 0}, "max_distance"),
         ("rope_decay_bound", {"head_dim": 7}, "head_dim"),

@@ -215,7 +215,7 @@ def test_bad_x(value: object, error: type[Exception]) -> None:
         spacing_at(value, "float16")
 
 
-def test_bad_positions_and_omega() -> None:
+def test_bad_positions_and_inv_freq() -> None:
     for call in (angle_error, sincos_error):
         with pytest.raises(ValueError, match="positions"):
             call([[1, 2]], [1.0], "float16")
@@ -223,9 +223,9 @@ def test_bad_positions_and_omega() -> None:
             call([float("nan")], [1.0], "float16")
         with pytest.raises(TypeError, match="positions"):
             call([True], [1.0], "float16")
-        with pytest.raises(ValueError, match="omega"):
+        with pytest.raises(ValueError, match="inv_freq"):
             call([1], [float("inf")], "float16")
-        with pytest.raises(ValueError, match="omega"):
+        with pytest.raises(ValueError, match="inv_freq"):
             call([1], 1.0, "float16")
     with pytest.raises(TypeError, match="round_result"):
         sincos_error([1], [1.0], "float16", round_result=1)  # type: ignore[arg-type]
@@ -234,7 +234,7 @@ def test_bad_positions_and_omega() -> None:
 def test_values_beyond_the_format_are_rejected_in_angle_errors() -> None:
     with pytest.raises(ValueError, match="positions must fit"):
         angle_error([70000], [1.0], "float16")
-    with pytest.raises(ValueError, match="omega must fit"):
+    with pytest.raises(ValueError, match="inv_freq must fit"):
         sincos_error([1], [1e39], "bfloat16")
-    with pytest.raises(ValueError, match="positions \\* omega"):
+    with pytest.raises(ValueError, match="positions \\* inv_freq"):
         angle_error([300], [300.0], "float16")

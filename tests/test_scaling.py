@@ -667,7 +667,7 @@ def test_helper_bad_input() -> None:
         longrope_attention_factor(4.0, 1)
     with pytest.raises(ValueError, match="inv_freq"):
         turns_in_context([1.0, -1.0], 10)
-    with pytest.raises(ValueError, match="context_length"):
+    with pytest.raises(ValueError, match="length"):
         turns_in_context([1.0], 0)
     with pytest.raises(ValueError, match="trained_length"):
         max_trained_angle([1.0], 0)

@@ -73,7 +73,7 @@ def test_frequencies_match_math_and_exp_log_form() -> None:
 @settings(max_examples=60, deadline=None)
 @given(d=even_d, base=bases)
 def test_wavelengths_geometric_progression(d: int, base: float) -> None:
-    lam = wavelengths(d, base)
+    lam = wavelengths(inverse_frequencies(d, base))
     assert lam.shape == (d // 2,)
     assert lam[0] == pytest.approx(2 * math.pi, rel=1e-14)
     assert lam[-1] == pytest.approx(base ** ((d - 2) / d) * 2 * math.pi, rel=1e-12)
@@ -82,12 +82,12 @@ def test_wavelengths_geometric_progression(d: int, base: float) -> None:
 
 
 def test_angles_shape_dtype_and_values() -> None:
-    theta = angles(np.array([0, 1, 5, -2]), 6, 100.0)
+    theta = angles(np.array([0, 1, 5, -2]), inverse_frequencies(6, 100.0))
     assert theta.shape == (4, 3)
     assert theta.dtype == np.float64
     expected = [[p / 100.0 ** (2 * i / 6) for i in range(3)] for p in (0, 1, 5, -2)]
     np.testing.assert_allclose(theta, expected, rtol=1e-15)
-    np.testing.assert_allclose(angles([0.5, 2.25], 2), [[0.5], [2.25]])
+    np.testing.assert_allclose(angles([0.5, 2.25], inverse_frequencies(2)), [[0.5], [2.25]])
 
 
 def test_encoding_at_fractional_and_negative_positions() -> None:
@@ -243,16 +243,14 @@ BAD_D = [
 @pytest.mark.parametrize(("value", "error"), BAD_D)
 def test_bad_d_model_everywhere(value: object, error: type[Exception]) -> None:
     calls = [
-        lambda: inverse_frequencies(value),  # type: ignore[arg-type]
-        lambda: wavelengths(value),  # type: ignore[arg-type]
-        lambda: angles([0, 1], value),  # type: ignore[arg-type]
-        lambda: sinusoidal_encoding(3, value),  # type: ignore[arg-type]
-        lambda: sinusoidal_encoding_at([0, 1], value),  # type: ignore[arg-type]
-        lambda: tensor2tensor_frequencies(value),  # type: ignore[arg-type]
-        lambda: split_permutation(value),  # type: ignore[arg-type]
+        (lambda: inverse_frequencies(value), "dim"),  # type: ignore[arg-type]
+        (lambda: split_permutation(value), "dim"),  # type: ignore[arg-type]
+        (lambda: sinusoidal_encoding(3, value), "d_model"),  # type: ignore[arg-type]
+        (lambda: sinusoidal_encoding_at([0, 1], value), "d_model"),  # type: ignore[arg-type]
+        (lambda: tensor2tensor_frequencies(value), "d_model"),  # type: ignore[arg-type]
     ]
-    for call in calls:
-        with pytest.raises(error, match="d_model"):
+    for call, name in calls:
+        with pytest.raises(error, match=name):
             call()
 
 
@@ -276,8 +274,6 @@ def test_tensor2tensor_needs_two_timescales() -> None:
 def test_bad_base_everywhere(value: object, error: type[Exception]) -> None:
     calls = [
         lambda: inverse_frequencies(4, value),  # type: ignore[arg-type]
-        lambda: wavelengths(4, value),  # type: ignore[arg-type]
-        lambda: angles([0], 4, value),  # type: ignore[arg-type]
         lambda: sinusoidal_encoding(3, 4, value),  # type: ignore[arg-type]
         lambda: sinusoidal_encoding_at([0], 4, value),  # type: ignore[arg-type]
         lambda: tensor2tensor_frequencies(4, value),  # type: ignore[arg-type]
@@ -300,17 +296,18 @@ def test_bad_base_everywhere(value: object, error: type[Exception]) -> None:
     ],
 )
 def test_bad_positions(value: object, error: type[Exception]) -> None:
-    for call in (angles, sinusoidal_encoding_at):
-        with pytest.raises(error, match="positions"):
-            call(value, 4)
+    with pytest.raises(error, match="positions"):
+        angles(value, [1.0, 0.01])
+    with pytest.raises(error, match="positions"):
+        sinusoidal_encoding_at(value, 4)
     with pytest.raises(error, match="positions"):
         encoding_from_frequencies(value, [1.0])
 
 
-def test_bad_omega() -> None:
-    with pytest.raises(ValueError, match="omega"):
+def test_bad_inv_freq() -> None:
+    with pytest.raises(ValueError, match="inv_freq"):
         encoding_from_frequencies([0, 1], [1.0, float("nan")])
-    with pytest.raises(ValueError, match="omega"):
+    with pytest.raises(ValueError, match="inv_freq"):
         encoding_from_frequencies([0, 1], [[1.0]])
 
 
@@ -335,7 +332,7 @@ def test_bad_dtype(value: object) -> None:
 
 
 def test_overflowing_angles_are_rejected() -> None:
-    with pytest.raises(ValueError, match="positions \\* omega"):
+    with pytest.raises(ValueError, match="positions \\* inv_freq"):
         encoding_from_frequencies([1e308], [10.0])
     # the course frequencies are <= 1, so any finite position gives finite angles
     assert np.isfinite(sinusoidal_encoding_at([1.7e308], 4)).all()

@@ -11,7 +11,7 @@ import io
 import numpy as np
 import pytest
 
-from posenc_lib.frequencies import wavelengths
+from posenc_lib.frequencies import inverse_frequencies, wavelengths
 from posenc_lib.sinusoidal import sinusoidal_encoding
 from posenc_lib.widgets import all_explorers
 from posenc_lib.widgets.sinusoidal import EncodingHeatmapExplorer, StackedWavesExplorer
@@ -61,7 +61,7 @@ def test_each_slider_redraws_the_heatmap_in_place(
 
 def test_heatmap_title_counts_the_pairs_that_turn(heatmap: EncodingHeatmapExplorer) -> None:
     heatmap.controls["length"].value = 50
-    turned = int(np.sum(wavelengths(512) <= 49))
+    turned = int(np.sum(wavelengths(inverse_frequencies(512)) <= 49))
     assert f"{turned} of 256 pairs turn fully" in heatmap.title.get_text()
 
 

@@ -106,7 +106,7 @@ def positional_encoding(n_positions, d_model):
 
 
 def _count_turned(d_model: int, steps: int, base: float = 10000.0) -> int:
-    return int(np.sum(wavelengths(d_model, base) <= steps))
+    return int(np.sum(wavelengths(inverse_frequencies(d_model, base)) <= steps))
 
 
 full_turns = Exercise(

@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from posenc_lib import scaling
+from posenc_lib import analysis
 from posenc_lib.analysis import offset_similarity
 from posenc_lib.exercises._core import Exercise, Mistake
 from posenc_lib.sinusoidal import sinusoidal_encoding
@@ -22,7 +22,7 @@ def _untouched_pairs(method: str, **extra: Any) -> int:
         "original_max_position_embeddings": 4096,
         **extra,
     }
-    ratio = scaling.frequency_ratio(128, 10000.0, config, seq_len=8 * 4096)
+    ratio = analysis.frequency_ratio(128, 10000.0, config, seq_len=8 * 4096)
     return int(np.count_nonzero(np.isclose(ratio, 1.0)))
 
 

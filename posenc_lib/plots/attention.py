@@ -369,7 +369,7 @@ def draw_wavelengths(
     ax : matplotlib.axes.Axes
         Where to draw.
     wavelengths : array_like, shape (d_model // 2,)
-        ``posenc_lib.sinusoidal.wavelengths(d_model, base)``, all > 0.
+        ``wavelengths(inverse_frequencies(d_model, base))``, all > 0.
     sentence_lengths : sequence of int
         Lengths L >= 2. A sentence of L tokens spans L - 1 steps, so pair i completes a full
         turn within it when ``wavelengths[i] <= L - 1``; those pairs are marked.

@@ -16,7 +16,7 @@ from posenc_lib.sinusoidal import sinusoidal_encoding, sinusoidal_encoding_at
 reals = st.floats(min_value=-500, max_value=500, allow_nan=False, allow_infinity=False)
 even_d = st.integers(min_value=1, max_value=32).map(lambda h: 2 * h)
 bases = st.floats(min_value=1.5, max_value=1e5, allow_nan=False, allow_infinity=False)
-omegas = st.floats(min_value=-3, max_value=3, allow_nan=False, allow_infinity=False)
+thetas = st.floats(min_value=-3, max_value=3, allow_nan=False, allow_infinity=False)
 
 
 # ---------------------------------------------------------------- the 2x2 matrices
@@ -29,14 +29,14 @@ def test_rotation_matrix_is_counter_clockwise() -> None:
 
 
 @settings(max_examples=80, deadline=None)
-@given(t=reals, k=reals, omega=omegas)
-def test_pair_shift_by_angle_addition(t: float, k: float, omega: float) -> None:
-    pair = np.array([math.sin(omega * t), math.cos(omega * t)])
-    shifted = pair_shift_matrix(k, omega) @ pair
-    expected = [math.sin(omega * (t + k)), math.cos(omega * (t + k))]
+@given(t=reals, k=reals, theta=thetas)
+def test_pair_shift_by_angle_addition(t: float, k: float, theta: float) -> None:
+    pair = np.array([math.sin(theta * t), math.cos(theta * t)])
+    shifted = pair_shift_matrix(k, theta) @ pair
+    expected = [math.sin(theta * (t + k)), math.cos(theta * (t + k))]
     np.testing.assert_allclose(shifted, expected, atol=1e-9)
-    # with (sin, cos) ordering the shift is the rotation by -omega*k
-    np.testing.assert_allclose(pair_shift_matrix(k, omega), rotation_matrix(-omega * k), atol=1e-15)
+    # with (sin, cos) ordering the shift is the rotation by -theta*k
+    np.testing.assert_allclose(pair_shift_matrix(k, theta), rotation_matrix(-theta * k), atol=1e-15)
 
 
 def test_pair_shift_explicit_entries() -> None:
@@ -67,9 +67,9 @@ def test_shift_matrix_is_block_diagonal_of_pairs() -> None:
     d, base, k = 8, 100.0, 3.0
     m = shift_matrix(k, d, base)
     for i in range(d // 2):
-        omega = base ** (-2 * i / d)
+        theta = base ** (-2 * i / d)
         np.testing.assert_array_equal(
-            m[2 * i : 2 * i + 2, 2 * i : 2 * i + 2], pair_shift_matrix(k, omega)
+            m[2 * i : 2 * i + 2, 2 * i : 2 * i + 2], pair_shift_matrix(k, theta)
         )
     mask = np.kron(np.eye(d // 2), np.ones((2, 2))) == 0
     assert np.all(m[mask] == 0)
@@ -187,7 +187,7 @@ def test_bad_scalars(value: object, error: type[Exception]) -> None:
         rotation_matrix(value)  # type: ignore[arg-type]
     with pytest.raises(error, match="k must"):
         pair_shift_matrix(value, 1.0)  # type: ignore[arg-type]
-    with pytest.raises(error, match="omega"):
+    with pytest.raises(error, match="theta"):
         pair_shift_matrix(1.0, value)  # type: ignore[arg-type]
     with pytest.raises(error, match="k must"):
         shift_matrix(value, 4)  # type: ignore[arg-type]
@@ -247,7 +247,7 @@ def test_bad_arrays() -> None:
 
 
 def test_overflow_is_an_error_not_nan() -> None:
-    with pytest.raises(ValueError, match="omega \\* k"):
+    with pytest.raises(ValueError, match="theta \\* k"):
         pair_shift_matrix(1e308, 10.0)
     with pytest.raises(ValueError, match="encoding"):
         similarity_matrix([[1e200, -1e200], [1e200, 1e200]])
