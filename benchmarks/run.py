@@ -219,12 +219,12 @@ def bench_explorers(quick: bool) -> list[Row]:
     import matplotlib
 
     matplotlib.use("Agg")
-    from posenc_lib.widgets import all_explorers
+    from posenc_lib.widgets import EXPLORERS
 
     repeat = 5 if quick else 15
     rows = []
-    for name, cls in sorted(all_explorers().items()):
-        explorer = cls()
+    for cls in EXPLORERS:
+        name, explorer = cls.__name__, cls()
         times = []
         for control in explorer.controls.values():
             for _ in range(repeat):

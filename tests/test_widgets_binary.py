@@ -13,7 +13,6 @@ import pytest
 
 from posenc_lib.attention import self_attention
 from posenc_lib.binary import binary_table
-from posenc_lib.widgets import all_explorers
 from posenc_lib.widgets.attention import ORDERS, VOCAB, WordOrderExplorer, word_order_model
 from posenc_lib.widgets.binary import BinaryCountingExplorer
 
@@ -26,13 +25,6 @@ def png_pixels(data: bytes) -> np.ndarray:
     from PIL import Image
 
     return np.asarray(Image.open(io.BytesIO(data)))
-
-
-def test_both_explorers_are_registered() -> None:
-    found = all_explorers()
-    assert found["WordOrderExplorer"] is WordOrderExplorer
-    assert found["BinaryCountingExplorer"] is BinaryCountingExplorer
-    assert "BlitRendering" not in found
 
 
 # --- WordOrderExplorer --------------------------------------------------------------------

@@ -13,7 +13,6 @@ import pytest
 
 from posenc_lib.figures import build_figure
 from posenc_lib.sinusoidal import sinusoidal_encoding
-from posenc_lib.widgets import all_explorers
 from posenc_lib.widgets.gallery import SourceHeatmapExplorer
 
 
@@ -22,8 +21,6 @@ def explorer() -> SourceHeatmapExplorer:
     return SourceHeatmapExplorer()
 
 
-def test_registered_with_the_other_explorers() -> None:
-    assert all_explorers()["SourceHeatmapExplorer"] is SourceHeatmapExplorer
 
 
 def test_starts_as_the_registered_figure(explorer: SourceHeatmapExplorer) -> None:

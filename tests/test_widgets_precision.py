@@ -7,7 +7,6 @@ import pytest
 
 from posenc_lib.frequencies import inverse_frequencies
 from posenc_lib.precision import round_to_dtype, rounded_angles
-from posenc_lib.widgets import all_explorers
 from posenc_lib.widgets.precision import AngleErrorExplorer
 from tests.explorer_checks import assert_changes_in_place
 
@@ -36,7 +35,6 @@ def state(explorer: AngleErrorExplorer) -> tuple[object, ...]:
 
 
 def test_it_is_registered_and_renders(explorer: AngleErrorExplorer) -> None:
-    assert all_explorers()["AngleErrorExplorer"] is AngleErrorExplorer
     assert bytes(explorer.image.value).startswith(b"\x89PNG")
 
 

@@ -10,7 +10,6 @@ from PIL import Image
 
 from posenc_lib.analysis import local_minima, similarity_matrix
 from posenc_lib.sinusoidal import sinusoidal_encoding
-from posenc_lib.widgets import all_explorers
 from posenc_lib.widgets.properties import SimilarityDecayExplorer
 
 
@@ -30,7 +29,6 @@ def explorer() -> SimilarityDecayExplorer:
 
 
 def test_it_is_registered(explorer: SimilarityDecayExplorer) -> None:
-    assert all_explorers()["SimilarityDecayExplorer"] is SimilarityDecayExplorer
     assert explorer.image.value, "the first render produced no PNG"
 
 

@@ -15,7 +15,6 @@ import pytest
 from PIL import Image
 
 from posenc_lib.rope import normalised_score_curves
-from posenc_lib.widgets import all_explorers
 from posenc_lib.widgets.rope import RopeScoreExplorer
 
 
@@ -47,7 +46,6 @@ def decoded(png: bytes) -> np.ndarray:
 
 
 def test_it_is_registered_and_renders(explorer: RopeScoreExplorer) -> None:
-    assert all_explorers()["RopeScoreExplorer"] is RopeScoreExplorer
     assert bytes(explorer.image.value).startswith(b"\x89PNG")
     assert set(explorer.controls) == {"base", "head_dim"}
 

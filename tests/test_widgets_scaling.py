@@ -21,7 +21,6 @@ from posenc_lib.analysis import (
     method_unseen_mask,
 )
 from posenc_lib.scaling import SCALING_METHODS, rope_frequencies
-from posenc_lib.widgets import all_explorers
 from posenc_lib.widgets.scaling import ScalingExplorer
 
 
@@ -39,7 +38,6 @@ def artists(explorer: ScalingExplorer) -> tuple[object, ...]:
 
 
 def test_it_is_registered_and_renders(explorer: ScalingExplorer) -> None:
-    assert all_explorers()["ScalingExplorer"] is ScalingExplorer
     assert bytes(explorer.image.value).startswith(b"\x89PNG")
     assert set(explorer.controls) == {"method", "factor", "base"}
     assert list(explorer.controls["method"].options) == list(SCALING_METHODS)

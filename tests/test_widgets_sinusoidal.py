@@ -13,15 +13,7 @@ import pytest
 
 from posenc_lib.frequencies import inverse_frequencies, wavelengths
 from posenc_lib.sinusoidal import sinusoidal_encoding
-from posenc_lib.widgets import all_explorers
 from posenc_lib.widgets.sinusoidal import EncodingHeatmapExplorer, StackedWavesExplorer
-
-
-def test_both_explorers_are_registered() -> None:
-    found = all_explorers()
-    assert found["EncodingHeatmapExplorer"] is EncodingHeatmapExplorer
-    assert found["StackedWavesExplorer"] is StackedWavesExplorer
-
 
 # --- EncodingHeatmapExplorer --------------------------------------------------------------
 

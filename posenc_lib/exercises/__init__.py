@@ -1,7 +1,7 @@
 """Exercises with instant feedback: ``ex.check(answer)``, ``ex.hint()``, ``ex.solution()``.
 
-Each notebook's exercises live in a module of this package named after the notebook
-(``nb02`` for 02_sinusoidal_formula), for example::
+Each notebook's exercises live in a module named after the notebook (``nb02`` for
+02_sinusoidal_formula), for example::
 
     from posenc_lib.exercises import nb02
     nb02.division_term.check(my_answer)
@@ -11,29 +11,35 @@ Passed exercises are recorded locally; ``progress()`` shows a table of them per 
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
-
+from posenc_lib.exercises import nb00, nb01, nb02, nb03, nb04, nb05, nb06, nb07, nb08, nb09
 from posenc_lib.exercises._core import NOT_ANSWERED, CheckResult, Exercise, Mistake
 from posenc_lib.exercises._progress import progress
 
-__all__ = ["NOT_ANSWERED", "CheckResult", "Exercise", "Mistake", "all_exercises", "progress"]
+NOTEBOOK_MODULES = (nb00, nb01, nb02, nb03, nb04, nb05, nb06, nb07, nb08, nb09)
+"""The exercise module of every notebook, in course order."""
+
+__all__ = [
+    "NOTEBOOK_MODULES",
+    "NOT_ANSWERED",
+    "CheckResult",
+    "Exercise",
+    "Mistake",
+    "all_exercises",
+    "progress",
+]
 
 
 def all_exercises() -> dict[str, Exercise]:
-    """Every exercise of the course, by key ("02.division_term"), in notebook order.
+    """Return every exercise of the course by key ("02.division_term"), in notebook order.
 
     Returns
     -------
     dict of str to Exercise
-        Found by importing each ``nbNN`` module of this package.
+        The exercises of :data:`NOTEBOOK_MODULES`, in the order each module defines them.
     """
-    found: dict[str, Exercise] = {}
-    for info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
-        if not info.name.startswith("nb") or not info.name[2:].isdigit():
-            continue
-        module = importlib.import_module(f"{__name__}.{info.name}")
-        for value in vars(module).values():
-            if isinstance(value, Exercise):
-                found[value.key] = value
-    return found
+    return {
+        value.key: value
+        for module in NOTEBOOK_MODULES
+        for value in vars(module).values()
+        if isinstance(value, Exercise)
+    }

@@ -1,43 +1,39 @@
-"""Interactive explorers for the notebooks, one module per topic.
+"""Interactive explorers of the notebooks, in notebook order.
 
-Every explorer is a subclass of :class:`Explorer`: it owns its sliders and its artists and
-updates them in place. Import one from its topic module or straight from this package::
+Every explorer is a subclass of :class:`Explorer`: it owns its controls and its artists and
+updates them in place. Its numbers come from the math modules; its pictures from
+:mod:`posenc_lib.plots`. Import one from here or from its topic module::
 
-    from posenc_lib.widgets import Explorer, all_explorers
+    from posenc_lib.widgets import EncodingHeatmapExplorer
 """
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
-from typing import Any
-
 from posenc_lib.widgets._base import Explorer
+from posenc_lib.widgets.attention import WordOrderExplorer
+from posenc_lib.widgets.bias import RelativeBiasExplorer
+from posenc_lib.widgets.binary import BinaryCountingExplorer
+from posenc_lib.widgets.gallery import SourceHeatmapExplorer
+from posenc_lib.widgets.precision import AngleErrorExplorer
+from posenc_lib.widgets.properties import SimilarityDecayExplorer
+from posenc_lib.widgets.rope import RopeScoreExplorer
+from posenc_lib.widgets.rotation import RotationExplorer
+from posenc_lib.widgets.scaling import ScalingExplorer
+from posenc_lib.widgets.sinusoidal import EncodingHeatmapExplorer, StackedWavesExplorer
 
-__all__ = ["Explorer", "all_explorers"]
+EXPLORERS: tuple[type[Explorer], ...] = (
+    WordOrderExplorer,  # 00
+    BinaryCountingExplorer,  # 01
+    EncodingHeatmapExplorer,  # 02
+    StackedWavesExplorer,  # 02
+    SimilarityDecayExplorer,  # 03
+    RotationExplorer,  # 04
+    RopeScoreExplorer,  # 05
+    ScalingExplorer,  # 06
+    RelativeBiasExplorer,  # 07
+    AngleErrorExplorer,  # 08
+    SourceHeatmapExplorer,  # 09
+)
+"""Every explorer of the course, in notebook order (the benchmark and the tests use it)."""
 
-
-def _topic_modules() -> list[Any]:
-    return [
-        importlib.import_module(f"{__name__}.{info.name}")
-        for info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name)
-        if not info.name.startswith("_")
-    ]
-
-
-def all_explorers() -> dict[str, type[Explorer]]:
-    """Every explorer class of the course, by class name (the benchmark and tests use it)."""
-    found: dict[str, type[Explorer]] = {}
-    for module in _topic_modules():
-        for value in vars(module).values():
-            if isinstance(value, type) and issubclass(value, Explorer) and value is not Explorer:
-                found[value.__name__] = value
-    return found
-
-
-def __getattr__(name: str) -> Any:
-    """Let ``from posenc_lib.widgets import SomeExplorer`` find it in its topic module."""
-    explorers = all_explorers()
-    if name in explorers:
-        return explorers[name]
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__all__ = ["EXPLORERS", "Explorer", *(explorer.__name__ for explorer in EXPLORERS)]
