@@ -1,8 +1,9 @@
 """A tiny NumPy softmax attention for the demonstrations.
 
-Introduced in notebook 00_why_position; used again in 04_rotation_proof and 07_other_schemes.
 Shapes follow the usual convention: queries ``(..., n_q, d)``, keys ``(..., n_k, d)``, values
 ``(..., n_k, d_v)``, attention weights ``(..., n_q, n_k)`` (each row sums to 1).
+
+Notebooks: 00_why_position, 04_rotation_proof and 07_other_schemes.
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ from numpy.typing import NDArray
 from posenc_lib._checks import check_array, check_int
 
 __all__ = [
+    "VOCAB",
+    "word_order_model",
     "softmax",
     "scaled_dot_product_attention",
     "self_attention",
@@ -34,8 +37,6 @@ def _check_scores(name: str, value: Any, *, min_ndim: int = 1) -> NDArray[np.flo
 def softmax(scores: Any, axis: int = -1) -> NDArray[np.float64]:
     """Numerically stable softmax along ``axis``.
 
-    Introduced in notebook 00_why_position.
-
     Parameters
     ----------
     scores : array_like, shape (..., n)
@@ -51,7 +52,7 @@ def softmax(scores: Any, axis: int = -1) -> NDArray[np.float64]:
 
     Notes
     -----
-    .. math:: \\operatorname{softmax}(s)_j = \\frac{e^{s_j - \\max s}}{\\sum_l e^{s_l - \\max s}}
+    ``softmax(s)_j = exp(s_j - max s) / sum_l exp(s_l - max s)``.
 
     Subtracting the maximum changes nothing mathematically and keeps ``exp`` from overflowing.
 
@@ -94,8 +95,6 @@ def scaled_dot_product_attention(
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """Scaled dot-product attention with an optional boolean mask and additive bias.
 
-    Introduced in notebook 00_why_position (bias and mask used in 07_other_schemes).
-
     Parameters
     ----------
     q : array_like, shape (..., n_q, d)
@@ -119,8 +118,8 @@ def scaled_dot_product_attention(
 
     Notes
     -----
-    .. math:: \\operatorname{Attention}(Q, K, V) = \\operatorname{softmax}\\left(
-              \\frac{Q K^{\\top}}{\\sqrt{d}} + B\\right) V
+    ``Attention(Q, K, V) = softmax(Q K^T / sqrt(d) + B) V``, with ``-inf`` where the mask
+    is False.
 
     References
     ----------
@@ -217,8 +216,6 @@ def self_attention(
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """Single-head self-attention of a sequence of token vectors.
 
-    Introduced in notebook 00_why_position.
-
     Parameters
     ----------
     x : array_like, shape (n, d_model)
@@ -237,8 +234,8 @@ def self_attention(
 
     Notes
     -----
-    .. math:: Q = X W_q,\\; K = X W_k,\\; V = X W_v,\\quad
-              \\text{out} = \\operatorname{softmax}(Q K^{\\top} / \\sqrt{d_{head}} + B)\\, V
+    ``Q = X W_q``, ``K = X W_k``, ``V = X W_v`` and
+    ``out = softmax(Q K^T / sqrt(d_head) + B) V``.
 
     Examples
     --------
@@ -271,8 +268,6 @@ def self_attention(
 def causal_mask(n: int) -> NDArray[np.bool_]:
     """Lower-triangular mask: query ``i`` may attend to key ``j`` iff ``j <= i``.
 
-    Introduced in notebook 07_other_schemes.
-
     Parameters
     ----------
     n : int
@@ -284,7 +279,7 @@ def causal_mask(n: int) -> NDArray[np.bool_]:
 
     Notes
     -----
-    .. math:: \\text{mask}_{ij} = [\\, j \\le i \\,]
+    ``mask[i, j] = (j <= i)``: query ``i`` sees keys ``0 .. i``.
 
     Examples
     --------
@@ -301,7 +296,7 @@ def causal_mask(n: int) -> NDArray[np.bool_]:
 def permutation_equivariance_gap(x: Any, w_q: Any, w_k: Any, w_v: Any, permutation: Any) -> float:
     """How far self-attention is from permutation-equivariant on ``x``.
 
-    Introduced in notebook 00_why_position: without position information the gap is at
+    Without position information the gap is at
     rounding level (~1e-16), so attention cannot tell word order.
 
     Parameters
@@ -320,7 +315,7 @@ def permutation_equivariance_gap(x: Any, w_q: Any, w_k: Any, w_v: Any, permutati
 
     Notes
     -----
-    .. math:: \\text{gap} = \\max \\left| f(P X) - P f(X) \\right|
+    ``gap = max |f(P X) - P f(X)|`` over all entries, for the permutation matrix ``P``.
 
     Examples
     --------
@@ -338,3 +333,45 @@ def permutation_equivariance_gap(x: Any, w_q: Any, w_k: Any, w_v: Any, permutati
     permuted, _ = self_attention(x_arr[perm], w_q, w_k, w_v)
     # gap = max |f(P X) - P f(X)|
     return float(np.max(np.abs(permuted - original[perm])))
+
+
+VOCAB: tuple[str, ...] = ("the", "cat", "was", "chasing", "mouse")
+"""The words of notebook 00's sentences, one embedding row each in :func:`word_order_model`."""
+
+
+def word_order_model(
+    d_model: int = 8, seed: int = 0
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
+    """Return notebook 00's toy model: embeddings of :data:`VOCAB` and W_q, W_k, W_v.
+
+    Parameters
+    ----------
+    d_model : int, default 8
+        Width of the embeddings and of the projections.
+    seed : int, default 0
+        Seed of ``np.random.default_rng``.
+
+    Returns
+    -------
+    table : numpy.ndarray, shape (len(VOCAB), d_model)
+        Standard normal embeddings, one row per word of :data:`VOCAB`.
+    w_q, w_k, w_v : numpy.ndarray, shape (d_model, d_model)
+        Normal projections scaled by 1/sqrt(d_model).
+
+    Notes
+    -----
+    ``table ~ N(0, 1)`` and ``W ~ N(0, 1/d_model)`` from one seeded generator, so every run
+    builds the same model.
+
+    Examples
+    --------
+    >>> table, w_q, w_k, w_v = word_order_model()
+    >>> table.shape, w_v.shape
+    ((5, 8), (8, 8))
+    """
+    d_model = check_int("d_model", d_model)
+    seed = check_int("seed", seed, minimum=0)
+    rng = np.random.default_rng(seed)
+    table = rng.normal(size=(len(VOCAB), d_model))
+    w_q, w_k, w_v = rng.normal(size=(3, d_model, d_model)) / np.sqrt(d_model)
+    return table, w_q, w_k, w_v

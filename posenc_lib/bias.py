@@ -1,7 +1,5 @@
 """Relative schemes that act inside attention: ALiBi, T5's bucketed bias, Shaw's embeddings.
 
-Introduced in notebook 07_other_schemes.
-
 None of these adds a vector to the token embeddings. They change the attention scores of query
 ``i`` and key ``j`` through the offset ``j - i`` only:
 
@@ -18,6 +16,8 @@ Conventions: the relative position is ``key position - query position`` (T5 call
 have shape ``(n_heads, n_queries, n_keys)``; query ``i`` sits at absolute position
 ``query_offset + i`` and key ``j`` at position ``j`` (``query_offset > 0`` is the decoding step
 of a model with a KV cache).
+
+Notebook: 07_other_schemes.
 """
 
 from __future__ import annotations
@@ -76,8 +76,6 @@ def _power_of_two_slopes(n_heads: int) -> list[float]:
 def alibi_slopes(n_heads: int) -> NDArray[np.float64]:
     """ALiBi's head-specific slopes ``m_h = 2^(-8h/H)``, with the paper's rule for any ``H``.
 
-    Introduced in notebook 07_other_schemes.
-
     Parameters
     ----------
     n_heads : int
@@ -92,7 +90,7 @@ def alibi_slopes(n_heads: int) -> NDArray[np.float64]:
     -----
     When ``H`` is a power of two the slopes are the geometric sequence
 
-    .. math:: m_h = 2^{-8h/H}, \\qquad h = 1, \\dots, H,
+    ``m_h = 2**(-8h/H)`` for ``h = 1 .. H``,
 
     which starts at ``2^(-8/H)`` with the same ratio. Otherwise, with ``c`` the largest power
     of two below ``H``, the heads get the ``c`` slopes for ``c`` heads followed by the first
@@ -123,8 +121,6 @@ def alibi_slopes(n_heads: int) -> NDArray[np.float64]:
 def alibi_bias(slopes: Any, length: int, *, causal: bool = True) -> NDArray[np.float64]:
     """ALiBi's bias matrices, one per head: ``-m_h (i - j)`` added to the score of query i, key j.
 
-    Introduced in notebook 07_other_schemes.
-
     Parameters
     ----------
     slopes : array_like, shape (n_heads,)
@@ -143,8 +139,7 @@ def alibi_bias(slopes: Any, length: int, *, causal: bool = True) -> NDArray[np.f
 
     Notes
     -----
-    .. math:: \\operatorname{softmax}\\left(\\frac{q_i K^{\\top}}{\\sqrt{d}}
-              + m_h \\cdot [-(i-1), \\dots, -2, -1, 0]\\right)
+    ``softmax(q_i K^T / sqrt(d) + m_h [-(i-1), ..., -2, -1, 0])``.
 
     The penalty is linear in the distance and needs no parameter. A softmax row does not change
     when a constant is added to it, so adding ``m_h j`` (what the reference code does) gives
@@ -219,8 +214,6 @@ def relative_position_matrix(
 ) -> NDArray[np.int64]:
     """Key position minus query position for every query-key pair.
 
-    Introduced in notebook 07_other_schemes.
-
     Parameters
     ----------
     n_queries : int
@@ -237,7 +230,7 @@ def relative_position_matrix(
 
     Notes
     -----
-    .. math:: r_{ij} = j - i
+    ``r[i, j] = j - i``.
 
     The matrix is Toeplitz: it is constant along every diagonal.
 
@@ -281,8 +274,6 @@ def t5_relative_position_bucket(
 ) -> NDArray[np.int64]:
     """T5's bucket number of every relative position, as in Mesh TensorFlow and Hugging Face.
 
-    Introduced in notebook 07_other_schemes.
-
     Parameters
     ----------
     relative_position : array_like of int, any shape
@@ -307,9 +298,8 @@ def t5_relative_position_bucket(
     Let ``B = num_buckets``. Bidirectional: ``B <- B/2``, keys after the query get ``+B`` and
     ``n = |r|``. Causal: ``n = max(-r, 0)``. With ``E = B // 2`` exact buckets, the bucket is
 
-    .. math:: b(n) = \\begin{cases} n & n < E \\\\
-              \\min\\left(B - 1,\\; E + \\left\\lfloor \\frac{\\ln(n/E)}{\\ln(D/E)}\\,(B - E)
-              \\right\\rfloor\\right) & n \\ge E \\end{cases}
+    ``b(n) = n`` for ``n < E``, else
+    ``min(B - 1, E + floor(ln(n/E) / ln(D/E) (B - E)))``.
 
     with ``D = max_distance``. As in the references, the logarithm is evaluated in float32 and
     truncated toward zero. For the defaults (bidirectional) ``E = 8``, ``B = 16`` and
@@ -377,8 +367,6 @@ def t5_bias(
 ) -> NDArray[np.float64]:
     """T5's relative attention bias: one learned scalar per head and per bucket of offsets.
 
-    Introduced in notebook 07_other_schemes.
-
     Parameters
     ----------
     table : array_like, shape (num_buckets, n_heads)
@@ -400,7 +388,7 @@ def t5_bias(
 
     Notes
     -----
-    .. math:: B^{(h)}_{ij} = w^{(h)}_{b(j - i)}
+    ``B[h, i, j] = w[h, b(j - i)]``.
 
     T5 computes this bias in the first layer of a stack and reuses it in every layer.
 
@@ -433,8 +421,6 @@ def shaw_relative_index(
 ) -> NDArray[np.int64]:
     """Row of Shaw's relative-embedding table used by every query-key pair.
 
-    Introduced in notebook 07_other_schemes.
-
     Parameters
     ----------
     n_queries, n_keys : int
@@ -451,7 +437,7 @@ def shaw_relative_index(
 
     Notes
     -----
-    .. math:: \\text{index}_{ij} = \\operatorname{clip}(j - i, -k, k) + k
+    ``index[i, j] = clip(j - i, -k, k) + k``.
 
     References
     ----------
@@ -487,8 +473,6 @@ def shaw_relative_embeddings(
 ) -> NDArray[np.float64]:
     """Shaw's relative embedding ``a_ij`` of every query-key pair, looked up in ``table``.
 
-    Introduced in notebook 07_other_schemes.
-
     Parameters
     ----------
     table : array_like, shape (2k + 1, d)
@@ -505,7 +489,7 @@ def shaw_relative_embeddings(
 
     Notes
     -----
-    .. math:: a_{ij} = w_{\\operatorname{clip}(j - i, -k, k)}
+    ``a[i, j] = w[clip(j - i, -k, k)]``.
 
     Examples
     --------
@@ -535,8 +519,6 @@ def shaw_attention(
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """Single-head attention with Shaw's relative position representations.
 
-    Introduced in notebook 07_other_schemes.
-
     Parameters
     ----------
     q : array_like, shape (n_queries, d)
@@ -561,9 +543,8 @@ def shaw_attention(
 
     Notes
     -----
-    .. math:: e_{ij} = \\frac{q_i \\cdot (k_j + a^K_{ij})}{\\sqrt{d}}, \\qquad
-              \\alpha_{ij} = \\operatorname{softmax}_j(e_{ij}), \\qquad
-              z_i = \\sum_j \\alpha_{ij}\\,(v_j + a^V_{ij})
+    ``e_ij = q_i . (k_j + a^K_ij) / sqrt(d)``, ``alpha_ij = softmax_j(e_ij)`` and
+    ``z_i = sum_j alpha_ij (v_j + a^V_ij)``.
 
     The effective key ``k_j + a^K_ij`` depends on the query: a KV cache cannot store it once.
 
@@ -616,8 +597,6 @@ def parameter_count(
 ) -> int:
     """Number of learned parameters a position scheme adds to a Transformer.
 
-    Introduced in notebook 07_other_schemes (the cost table).
-
     Parameters
     ----------
     scheme : {"none", "sinusoidal", "learned", "shaw", "t5", "rope", "alibi"}
@@ -644,8 +623,7 @@ def parameter_count(
 
     Notes
     -----
-    .. math:: P_{learned} = L_{max}\\, d, \\quad P_{Shaw} = 2(2k+1)\\,\\frac{d}{H}\\,N,
-              \\quad P_{T5} = B\\,H
+    ``P_learned = L_max d``, ``P_Shaw = 2 (2k + 1) (d / H) N`` and ``P_T5 = B H``.
 
     Examples
     --------

@@ -1,8 +1,10 @@
 """Counting in binary: the intuition behind sinusoidal position encodings.
 
-Introduced in notebook 01_binary_counting. Bit tables are written the way people write
-numbers: the most significant bit FIRST, so 5 with four bits is ``0 1 0 1``. Column ``j`` of an
-``n_bits`` table therefore holds bit ``k = n_bits - 1 - j``.
+Bit tables are written the way people write numbers: the most significant bit FIRST, so 5
+with four bits is ``0 1 0 1``. Column ``j`` of an ``n_bits`` table therefore holds bit
+``k = n_bits - 1 - j``.
+
+Notebook: 01_binary_counting.
 """
 
 from __future__ import annotations
@@ -31,8 +33,6 @@ MAX_BITS = 62  # positions and periods stay exact in int64
 def bits_needed(n_positions: int) -> int:
     """Fewest bits that can write every position ``0 .. n_positions - 1`` (at least 1).
 
-    Introduced in notebook 01_binary_counting.
-
     Parameters
     ----------
     n_positions : int
@@ -42,6 +42,11 @@ def bits_needed(n_positions: int) -> int:
     -------
     int
         ``max(1, bit_length(n_positions - 1))``.
+
+    Notes
+    -----
+    ``n_bits = ceil(log2(n_positions))``, at least 1: the largest position ``n - 1`` needs
+    ``bit_length(n - 1)`` bits.
 
     Examples
     --------
@@ -54,8 +59,6 @@ def bits_needed(n_positions: int) -> int:
 
 def binary_table(n_positions: int, n_bits: int | None = None) -> NDArray[np.int64]:
     """Positions ``0 .. n_positions - 1`` written in binary, one row per position.
-
-    Introduced in notebook 01_binary_counting.
 
     Parameters
     ----------
@@ -72,8 +75,7 @@ def binary_table(n_positions: int, n_bits: int | None = None) -> NDArray[np.int6
 
     Notes
     -----
-    .. math:: \\text{table}[p, j] = \\left\\lfloor p / 2^{k} \\right\\rfloor \\bmod 2,
-              \\quad k = n_{bits} - 1 - j
+    ``table[p, j] = floor(p / 2**k) mod 2`` with ``k = n_bits - 1 - j``.
 
     Examples
     --------
@@ -104,8 +106,6 @@ def binary_table(n_positions: int, n_bits: int | None = None) -> NDArray[np.int6
 def bit_periods(n_bits: int) -> NDArray[np.int64]:
     """Period of every column of an ``n_bits`` binary table, in the written order.
 
-    Introduced in notebook 01_binary_counting.
-
     Parameters
     ----------
     n_bits : int
@@ -119,7 +119,7 @@ def bit_periods(n_bits: int) -> NDArray[np.int64]:
 
     Notes
     -----
-    .. math:: T_k = 2^{k+1}
+    ``T_k = 2**(k + 1)``.
 
     Examples
     --------
@@ -144,8 +144,6 @@ def _check_bit(bit: Any) -> int:
 def bit_wave(positions: Any, bit: int) -> NDArray[np.float64]:
     """Bit ``k`` as a square wave of a (possibly fractional) position.
 
-    Introduced in notebook 01_binary_counting.
-
     Parameters
     ----------
     positions : array_like, shape (n,)
@@ -160,7 +158,7 @@ def bit_wave(positions: Any, bit: int) -> NDArray[np.float64]:
 
     Notes
     -----
-    .. math:: b_k(x) = \\left\\lfloor x / 2^k \\right\\rfloor \\bmod 2
+    ``b_k(x) = floor(x / 2**k) mod 2``.
 
     Examples
     --------
@@ -176,8 +174,6 @@ def bit_wave(positions: Any, bit: int) -> NDArray[np.float64]:
 def smooth_bit_wave(positions: Any, bit: int) -> NDArray[np.float64]:
     """The sinusoidal cousin of bit ``k``: same period, values in [0, 1].
 
-    Introduced in notebook 01_binary_counting.
-
     Parameters
     ----------
     positions : array_like, shape (n,)
@@ -192,7 +188,7 @@ def smooth_bit_wave(positions: Any, bit: int) -> NDArray[np.float64]:
 
     Notes
     -----
-    .. math:: s_k(x) = \\frac{1}{2} - \\frac{1}{2}\\sin\\left(\\frac{\\pi (x + 1/2)}{2^k}\\right)
+    ``s_k(x) = 1/2 - 1/2 sin(pi (x + 1/2) / 2**k)``.
 
     Phase choice: at integer positions bit ``k`` is 0 for ``p = 0 .. 2**k - 1``, a run centred
     on ``(2**k - 1) / 2``; the trough of ``s_k`` is put exactly there (hence the ``+ 1/2``), so
@@ -220,8 +216,6 @@ def smooth_bit_wave(positions: Any, bit: int) -> NDArray[np.float64]:
 def hamming_distance(a: int, b: int) -> int:
     """Number of bits in which two non-negative integer positions differ.
 
-    Introduced in notebook 01_binary_counting.
-
     Parameters
     ----------
     a, b : int
@@ -234,8 +228,7 @@ def hamming_distance(a: int, b: int) -> int:
 
     Notes
     -----
-    .. math:: H(a, b) = \\sum_k \\left| b_k(a) - b_k(b) \\right|
-              = \\operatorname{popcount}(a \\oplus b)
+    ``H(a, b) = sum_k |b_k(a) - b_k(b)| = popcount(a XOR b)``.
 
     Examples
     --------
@@ -251,8 +244,6 @@ def hamming_distance(a: int, b: int) -> int:
 def hamming_matrix(n_positions: int) -> NDArray[np.int64]:
     """Hamming distance between every pair of positions ``0 .. n_positions - 1``.
 
-    Introduced in notebook 01_binary_counting.
-
     Parameters
     ----------
     n_positions : int
@@ -265,7 +256,7 @@ def hamming_matrix(n_positions: int) -> NDArray[np.int64]:
 
     Notes
     -----
-    .. math:: H_{ab} = \\operatorname{popcount}(a \\oplus b)
+    ``H[a, b] = popcount(a XOR b)``.
 
     Examples
     --------

@@ -12,7 +12,9 @@ in the paper and in RoFormer; or *split*, pair ``i`` in columns ``(i, i + d/2)``
 tensor2tensor's [sin | cos] encoding and in GPT-NeoX / Hugging Face RoPE.
 :func:`split_permutation` takes one to the other.
 
-The sinusoidal encoding (notebook 02) and RoPE (notebook 05) both build on these functions.
+The sinusoidal encoding and RoPE both build on these functions.
+
+Notebooks: 02_sinusoidal_formula and 05_rope.
 """
 
 from __future__ import annotations

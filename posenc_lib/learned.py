@@ -1,7 +1,5 @@
 """Learned absolute position embeddings: a lookup table with one trained row per position.
 
-Introduced in notebook 07_other_schemes.
-
 BERT and GPT-2 keep a matrix ``P`` of shape ``(max_positions, d_model)`` and add row ``p`` to
 the embedding of the token at position ``p``. The table is a parameter like any other, so
 
@@ -9,6 +7,8 @@ the embedding of the token at position ``p``. The table is a parameter like any 
   :class:`PositionOutOfTable`);
 * a row that no training sequence reached keeps its random initial values: training moves only
   the rows of positions it sees (:func:`fit_learned_table` shows it on a toy task).
+
+Notebook: 07_other_schemes.
 """
 
 from __future__ import annotations
@@ -37,8 +37,6 @@ def learned_table(
 ) -> NDArray[np.float64]:
     """A freshly initialised learned position table, as before any training.
 
-    Introduced in notebook 07_other_schemes.
-
     Parameters
     ----------
     max_positions : int
@@ -57,7 +55,7 @@ def learned_table(
 
     Notes
     -----
-    .. math:: P \\in \\mathbb{R}^{L_{max} \\times d}, \\quad P_{pc} \\sim \\mathcal{N}(0, \\sigma^2)
+    ``P`` has shape ``(L_max, d)`` with every ``P[p, c] ~ N(0, std**2)``.
 
     Two seeds give two different tables: unlike a formula, the code of a position depends on
     the initialisation and on training.
@@ -86,8 +84,6 @@ def _check_table(table: Any) -> NDArray[np.float64]:
 def learned_lookup(table: Any, positions: Any) -> NDArray[np.float64]:
     """The rows of a learned position table for ``positions``, or a clear error past its end.
 
-    Introduced in notebook 07_other_schemes.
-
     Parameters
     ----------
     table : array_like, shape (max_positions, d_model)
@@ -109,7 +105,7 @@ def learned_lookup(table: Any, positions: Any) -> NDArray[np.float64]:
 
     Notes
     -----
-    .. math:: \\text{code}(p) = P[p, :], \\qquad 0 \\le p < L_{max}
+    ``code(p) = P[p, :]`` for ``0 <= p < L_max``.
 
     Examples
     --------
@@ -150,8 +146,6 @@ def fit_learned_table(
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """Train a position table by gradient descent on a toy task that only sees short sequences.
 
-    Introduced in notebook 07_other_schemes.
-
     The task: a fixed linear readout ``w`` must read the normalised position
     ``y_p = p / (L - 1)`` from row ``p``, for the positions ``p < L`` of the training sequences.
     The loss touches no row ``p >= L``, so those rows never move.
@@ -178,9 +172,8 @@ def fit_learned_table(
 
     Notes
     -----
-    .. math:: \\mathcal{L} = \\sum_{p < L} (w \\cdot P_p - y_p)^2, \\qquad
-              P_p \\leftarrow P_p - \\eta\\, \\frac{\\partial \\mathcal{L}}{\\partial P_p}
-              = P_p - 2\\eta\\,(w \\cdot P_p - y_p)\\, w \\quad (p < L)
+    ``loss = sum_{p < L} (w . P_p - y_p)**2`` and, for ``p < L`` only,
+    ``P_p <- P_p - 2 lr (w . P_p - y_p) w``.
 
     and :math:`\\partial \\mathcal{L} / \\partial P_p = 0` for :math:`p \\ge L`.
 

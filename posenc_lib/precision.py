@@ -1,7 +1,5 @@
 """Emulating float16 / bfloat16 rounding in NumPy to see angles go wrong.
 
-Introduced in notebook 08_numerical_precision.
-
 The four formats, by significand bits p (stored fraction bits) and smallest normal exponent:
 
 =========  ==  =======  ==================
@@ -17,6 +15,8 @@ bfloat16 is float32 with the low 16 bits of the bit pattern removed: the same ex
 only 7 fraction bits. NumPy has no bfloat16 type, so it is emulated on ``uint32`` bit patterns.
 Non-finite inputs (NaN, inf) are rejected; finite values beyond a format's range become
 ``+-inf``, as the hardware does.
+
+Notebook: 08_numerical_precision.
 """
 
 from __future__ import annotations
@@ -52,8 +52,6 @@ _HIGH_16 = np.uint32(0xFFFF0000)
 def round_to_bfloat16(x: Any, *, mode: str = "nearest") -> NDArray[np.float32]:
     """Round values to bfloat16, returned as float32 (the low 16 bits zero).
 
-    Introduced in notebook 08_numerical_precision.
-
     Parameters
     ----------
     x : array_like
@@ -71,9 +69,8 @@ def round_to_bfloat16(x: Any, *, mode: str = "nearest") -> NDArray[np.float32]:
     -----
     With ``u`` the float32 bit pattern as uint32:
 
-    .. math:: \\text{truncate}: u \\,\\&\\, \\text{0xFFFF0000}, \\qquad
-              \\text{nearest}: (u + \\text{0x7FFF} + ((u \\gg 16) \\,\\&\\, 1)) \\,\\&\\,
-              \\text{0xFFFF0000}
+    truncate: ``u & 0xFFFF0000``; nearest:
+    ``(u + 0x7FFF + ((u >> 16) & 1)) & 0xFFFF0000``, where ``u`` is the float32 bit pattern.
 
     A carry out of the fraction correctly bumps the exponent. For float64 input the cast to
     float32 rounds first; in rare exact-tie cases this double rounding can differ from a direct
@@ -114,8 +111,6 @@ def _round(array: NDArray[Any], dtype_name: str) -> NDArray[np.float64]:
 def round_to_dtype(x: Any, dtype_name: str) -> NDArray[np.float64]:
     """The value of ``x`` after rounding to a storage format, returned as float64.
 
-    Introduced in notebook 08_numerical_precision.
-
     Parameters
     ----------
     x : array_like
@@ -130,8 +125,7 @@ def round_to_dtype(x: Any, dtype_name: str) -> NDArray[np.float64]:
 
     Notes
     -----
-    .. math:: \\text{fl}(x) = \\text{the representable number nearest to } x
-              \\quad (|\\text{fl}(x) - x| \\le \\tfrac{1}{2}\\,\\text{spacing})
+    ``fl(x)`` is the representable number nearest to ``x``: ``|fl(x) - x| <= spacing / 2``.
 
     Examples
     --------
@@ -145,8 +139,6 @@ def round_to_dtype(x: Any, dtype_name: str) -> NDArray[np.float64]:
 def machine_epsilon(dtype_name: str) -> float:
     """Gap between 1 and the next representable number in a format.
 
-    Introduced in notebook 08_numerical_precision.
-
     Parameters
     ----------
     dtype_name : {"float16", "bfloat16", "float32", "float64"}
@@ -158,7 +150,7 @@ def machine_epsilon(dtype_name: str) -> float:
 
     Notes
     -----
-    .. math:: \\varepsilon = 2^{-p}
+    ``eps = 2**(-p)``.
 
     Examples
     --------
@@ -172,8 +164,6 @@ def machine_epsilon(dtype_name: str) -> float:
 
 def spacing_at(x: Any, dtype_name: str) -> NDArray[np.float64]:
     """Gap between adjacent representable numbers of a format at magnitude ``|x|``.
-
-    Introduced in notebook 08_numerical_precision.
 
     Parameters
     ----------
@@ -189,7 +179,7 @@ def spacing_at(x: Any, dtype_name: str) -> NDArray[np.float64]:
 
     Notes
     -----
-    .. math:: \\text{spacing}(x) = 2^{\\max(\\lfloor \\log_2 |x| \\rfloor,\\, e_{min}) - p}
+    ``spacing(x) = 2**(max(floor(log2 |x|), e_min) - p)``.
 
     The largest possible rounding error when storing ``x`` is half of this.
 
@@ -264,8 +254,6 @@ def rounded_angles(positions: ArrayLike, inv_freq: ArrayLike,
 def angle_error(positions: ArrayLike, inv_freq: ArrayLike, dtype_name: str) -> NDArray[np.float64]:
     """Return the absolute error of the angle ``m theta_i`` computed in a narrow format.
 
-    Introduced in notebook 08_numerical_precision.
-
     Parameters
     ----------
     positions : array_like, shape (n,)
@@ -303,8 +291,6 @@ def sincos_error(
     positions: ArrayLike, inv_freq: ArrayLike, dtype_name: str, *, round_result: bool = False
 ) -> NDArray[np.float64]:
     """Error of ``sin`` and ``cos`` evaluated at the angle computed in a narrow format.
-
-    Introduced in notebook 08_numerical_precision.
 
     Parameters
     ----------

@@ -4,7 +4,8 @@ Every "yes" or "no" for a vector encoding is the result of a computation on the 
 scheme gives positions (see the ``check_*`` functions), not a typed-in verdict. ALiBi gives no
 vector per position, only a bias per offset, so its row is checked on its bias matrix.
 
-Introduced in notebook 00_why_position; filled in by 01, 02, 03 and completed in 07.
+Notebooks: 00_why_position opens it; 01_binary_counting, 02_sinusoidal_formula and
+03_properties fill it in; 07_other_schemes completes it.
 """
 
 from __future__ import annotations
@@ -103,7 +104,6 @@ def encode(
 
     Notes
     -----
-    Introduced in notebook 00_why_position.
 
     Examples
     --------
@@ -234,7 +234,7 @@ def evaluate(scheme: str) -> dict[str, bool]:
 
     Notes
     -----
-    Introduced in notebook 00_why_position; every row is computed, see the ``check_*``
+    Every row is computed, see the ``check_*``
     functions (ALiBi's on its bias matrices).
 
     Examples
@@ -300,7 +300,7 @@ class Scorecard:
 
 
 def scorecard(schemes: Iterable[str] = SCHEMES) -> Scorecard:
-    """The scorecard with the rows of ``schemes`` filled in by computation.
+    """Return the scorecard with the rows of ``schemes`` filled in by computation.
 
     Parameters
     ----------
@@ -311,6 +311,11 @@ def scorecard(schemes: Iterable[str] = SCHEMES) -> Scorecard:
     -------
     Scorecard
         Shows as a table in a notebook; ``.results[scheme][criterion]`` holds the booleans.
+
+    Notes
+    -----
+    Each cell is ``check_<criterion>(codes)`` of :func:`evaluate`: a computation on the codes the
+    scheme gives, never a typed-in verdict.
 
     Examples
     --------

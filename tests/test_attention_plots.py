@@ -8,7 +8,7 @@ from matplotlib.figure import Figure
 
 from posenc_lib.attention import self_attention
 from posenc_lib.frequencies import inverse_frequencies, wavelengths
-from posenc_lib.plots.attention import (
+from posenc_lib.plots import (
     draw_attention_weights,
     draw_curves,
     draw_dot_rows,

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
-from posenc_lib.plots.context import (
+from posenc_lib.plots import (
     UNSEEN_COLOURS,
     draw_circle_points,
     draw_curves,

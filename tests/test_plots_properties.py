@@ -6,13 +6,13 @@ import numpy as np
 import pytest
 
 from posenc_lib.analysis import offset_similarity
-from posenc_lib.plots import new_figure
-from posenc_lib.plots.properties import (
+from posenc_lib.plots import (
     draw_dimension_range,
     draw_offset_curve,
     draw_pair_waves,
     draw_probe,
     draw_signed_matrix,
+    new_figure,
 )
 from posenc_lib.shift import shift_matrix
 

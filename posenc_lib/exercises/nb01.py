@@ -76,9 +76,9 @@ neighbour_hamming = np.array([bin(p ^ (p + 1)).count("1") for p in range(63)])
 _SMOOTH_CALL = (np.linspace(0.0, 16.0, 161), 2)
 
 
-def _smooth_with(omega: float) -> NDArray[np.float64]:
+def _smooth_with(theta: float) -> NDArray[np.float64]:
     x, _ = _SMOOTH_CALL
-    return np.asarray(0.5 - 0.5 * np.sin(omega * (x + 0.5)), dtype=np.float64)
+    return np.asarray(0.5 - 0.5 * np.sin(theta * (x + 0.5)), dtype=np.float64)
 
 
 smooth_bit = Exercise(
@@ -89,15 +89,15 @@ smooth_bit = Exercise(
     call_with=_SMOOTH_CALL,
     hint_text=(
         "Bit k repeats every T = 2**(k+1) positions, so its sinusoid turns at the angular "
-        "frequency omega = 2*pi/T = pi / 2**k. Return 0.5 - 0.5*sin(omega*(x + 0.5))."
+        "frequency theta = 2*pi/T = pi / 2**k. Return 0.5 - 0.5*sin(theta*(x + 0.5))."
     ),
     solution_code='''
 import numpy as np
 
 
 def smooth_bit(x, k):
-    omega = 2 * np.pi / 2 ** (k + 1)
-    return 0.5 - 0.5 * np.sin(omega * (np.asarray(x) + 0.5))
+    theta = 2 * np.pi / 2 ** (k + 1)
+    return 0.5 - 0.5 * np.sin(theta * (np.asarray(x) + 0.5))
 ''',
     mistakes=(
         Mistake(

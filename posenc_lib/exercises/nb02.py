@@ -145,7 +145,7 @@ t2t_frequencies = Exercise(
     expected=lambda: tensor2tensor_frequencies(256),
     hint_text=(
         "tensor2tensor has n = d_model/2 timescales and steps ln(10000)/(n - 1) between them in "
-        "log space: omega_i = exp(-i * ln(10000)/(n - 1)) for i = 0 .. n-1, so the last one is "
+        "log space: theta_i = exp(-i * ln(10000)/(n - 1)) for i = 0 .. n-1, so the last one is "
         "exactly 1/10000."
     ),
     solution_code='''

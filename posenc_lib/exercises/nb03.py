@@ -17,7 +17,7 @@ def _sum_of_cosines(offsets: np.ndarray, exponents: np.ndarray, base: float) -> 
 
 
 def _first_bounce(d_model: int) -> int:
-    """The first offset k > 0 where sum_i cos(omega_i k) is lower than at both neighbours."""
+    """The first offset k > 0 where sum_i cos(theta_i k) is lower than at both neighbours."""
     dots = offset_similarity(np.arange(400), d_model)
     for k in range(1, dots.size - 1):
         if dots[k - 1] > dots[k] < dots[k + 1]:
@@ -59,17 +59,17 @@ offset_dots = Exercise(
     answer_name="dots",
     expected=lambda: offset_similarity(np.arange(41), 128),
     hint_text=(
-        "PE(t)·PE(t+k) = sum over the pairs i of cos(omega_i k), with omega_i = "
-        "10000 ** (-2i / d_model) for i = 0 .. d_model/2 - 1. np.multiply.outer(k, omega) gives "
+        "PE(t)·PE(t+k) = sum over the pairs i of cos(theta_i k), with theta_i = "
+        "10000 ** (-2i / d_model) for i = 0 .. d_model/2 - 1. np.multiply.outer(k, theta) gives "
         "every angle at once; sum the cosines along the pair axis."
     ),
     solution_code="""
 import numpy as np
 
 d_model = 128
-omega = 10000.0 ** (-np.arange(0, d_model, 2) / d_model)
+theta = 10000.0 ** (-np.arange(0, d_model, 2) / d_model)
 k = np.arange(41)
-dots = np.cos(np.multiply.outer(k, omega)).sum(axis=1)
+dots = np.cos(np.multiply.outer(k, theta)).sum(axis=1)
 """,
     mistakes=(
         Mistake(

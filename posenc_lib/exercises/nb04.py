@@ -12,13 +12,13 @@ from posenc_lib.sinusoidal import sinusoidal_encoding_at
 __all__ = ["pair_matrix", "shift_back", "recovered_angles", "sine_only_residual"]
 
 
-def _omega_3() -> float:
+def _theta_3() -> float:
     return float(inverse_frequencies(64)[3])
 
 
-def _swapped_matrix(k: float, omega: float) -> np.ndarray:
+def _swapped_matrix(k: float, theta: float) -> np.ndarray:
     """The matrix with sin and cos exchanged: [[sin, cos], [-cos, sin]]."""
-    c, s = np.cos(omega * k), np.sin(omega * k)
+    c, s = np.cos(theta * k), np.sin(theta * k)
     return np.array([[s, c], [-c, s]])
 
 
@@ -37,38 +37,38 @@ def _even_part_rms(positions: np.ndarray, d_model: int, k: int) -> float:
     sin(w(t+k)) = cos(wk) sin(wt) + sin(wk) cos(wt) has the even part sin(wk) cos(wt), and a
     least-squares fit by odd functions leaves exactly that part as the error.
     """
-    omega = inverse_frequencies(d_model)
+    theta = inverse_frequencies(d_model)
     # residual = sqrt(mean((sin(w k) cos(w t))^2))
-    even_part = np.sin(omega * k) * np.cos(np.multiply.outer(positions, omega))
+    even_part = np.sin(theta * k) * np.cos(np.multiply.outer(positions, theta))
     return float(np.sqrt(np.mean(even_part**2)))
 
 
 pair_matrix = Exercise(
     key="04.pair_matrix",
-    title="M_k for one (sin, cos) pair: k = 5, omega = omega_3 of d_model = 64",
+    title="M_k for one (sin, cos) pair: k = 5, theta = theta_3 of d_model = 64",
     answer_name="m",
-    expected=lambda: pair_shift_matrix(5, _omega_3()),
+    expected=lambda: pair_shift_matrix(5, _theta_3()),
     hint_text=(
         "From the derivation: u1 = cos(wk), v1 = sin(wk), u2 = -sin(wk), v2 = cos(wk), with "
         "M = [[u1, v1], [u2, v2]] acting on the column (sin wt, cos wt). The frequency is "
-        "omega_3 = 10000 ** (-2 * 3 / 64)."
+        "theta_3 = 10000 ** (-2 * 3 / 64)."
     ),
     solution_code="""
 import numpy as np
 
-omega, k = 10000.0 ** (-2 * 3 / 64), 5
-c, s = np.cos(omega * k), np.sin(omega * k)
+theta, k = 10000.0 ** (-2 * 3 / 64), 5
+c, s = np.cos(theta * k), np.sin(theta * k)
 m = np.array([[c, s], [-s, c]])
 """,
     mistakes=(
         Mistake(
             "the counter-clockwise matrix [[cos, -sin], [sin, cos]], which is M_k for "
             "(cos, sin) ordering (or M_-k for (sin, cos))",
-            lambda: pair_shift_matrix(5, _omega_3()).T,
+            lambda: pair_shift_matrix(5, _theta_3()).T,
         ),
         Mistake(
             "sin and cos swapped inside the matrix",
-            lambda: _swapped_matrix(5, _omega_3()),
+            lambda: _swapped_matrix(5, _theta_3()),
         ),
         Mistake(
             "the exponent 3/64 instead of 2*3/64",
@@ -129,7 +129,7 @@ angles = np.arctan2(m[even, even + 1], m[even, even])
             lambda: -np.angle(np.exp(1j * inverse_frequencies(8) * 5)),
         ),
         Mistake(
-            "omega_i * k typed in, not wrapped to (-pi, pi] as an angle read from a matrix is",
+            "theta_i * k typed in, not wrapped to (-pi, pi] as an angle read from a matrix is",
             lambda: inverse_frequencies(8) * 5,
         ),
     ),

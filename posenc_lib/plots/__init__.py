@@ -1,30 +1,68 @@
 """posenc_lib.plots: the course style, deterministic saving and the drawing functions.
 
+Notebooks: 00_why_position to 09_figure_gallery (every notebook imports its pictures from here).
+
 Import it explicitly (``from posenc_lib import plots``); ``import posenc_lib`` stays free of
 matplotlib. No backend is selected here: notebooks keep the inline backend, while the figure
 command line and the tests select Agg.
 
 Every ``draw_<thing>(ax, data..., **style)`` takes an ``Axes`` and data already computed with the
 math modules, draws it and returns the artists it created, so that an explorer can keep them and
-update them in place (``image.set_data``, ``line.set_ydata``, ``UnitCircle.update``).
+update them in place (``image.set_data``, ``line.set_ydata``, ``UnitCircle.update``). The modules
+are named after the kind of picture they draw:
+
+- :mod:`~posenc_lib.plots.heatmaps`: a matrix as an image (encoding, dot products, a signed
+  matrix, an attention bias, attention weights, unseen angles);
+- :mod:`~posenc_lib.plots.curves`: line and bar charts (named curves, reference lines, bars,
+  dot rows, wavelengths, frequency ratios, decay bound, offset curve, dimension range, probe,
+  errors);
+- :mod:`~posenc_lib.plots.waves`: sinusoids (division term, angles, even/odd columns, values by
+  dimension, stacked waves, pair waves);
+- :mod:`~posenc_lib.plots.circles`: the unit circle, 2-D vectors and points on circles;
+- :mod:`~posenc_lib.plots.tables`: numbers, bits and float32 bit patterns in cells;
+- :mod:`~posenc_lib.plots.schematic`: the embedding + position-vector schematic;
+- :mod:`~posenc_lib.plots.style`: the course style and deterministic saving.
+
+Everything public is re-exported here: ``from posenc_lib.plots import draw_curves``.
 """
 
 from __future__ import annotations
 
-from posenc_lib.plots.binary import BinaryTable, draw_binary_table
-from posenc_lib.plots.relative import UnitCircle, draw_similarity_matrix, draw_unit_circle
-from posenc_lib.plots.rope import draw_decay_bound
-from posenc_lib.plots.scaling import draw_frequency_ratios
-from posenc_lib.plots.schematic import EmbeddingSchematic, draw_embedding_schematic
-from posenc_lib.plots.sinusoidal import (
-    StackedWaves,
-    draw_angles,
-    draw_division_term,
-    draw_encoding_heatmap,
-    draw_even_odd,
-    draw_stacked_waves,
-    draw_values_by_dimension,
+from posenc_lib.plots.circles import (
+    UnitCircle,
+    draw_circle_points,
+    draw_unit_circle,
+    draw_vectors_2d,
 )
+from posenc_lib.plots.curves import (
+    OffsetCurve,
+    WavelengthChart,
+    draw_curves,
+    draw_decay_bound,
+    draw_dimension_range,
+    draw_dot_rows,
+    draw_error_curves,
+    draw_frequency_ratios,
+    draw_grouped_bars,
+    draw_offset_curve,
+    draw_probe,
+    draw_reference_lines,
+    draw_wavelengths,
+    for_log_axis,
+)
+from posenc_lib.plots.heatmaps import (
+    MASKED_COLOUR,
+    UNSEEN_COLOURS,
+    AttentionMap,
+    draw_attention_weights,
+    draw_bias_matrix,
+    draw_encoding_heatmap,
+    draw_signed_matrix,
+    draw_similarity_matrix,
+    draw_unseen_angles,
+    masked_bias,
+)
+from posenc_lib.plots.schematic import EmbeddingSchematic, draw_embedding_schematic
 from posenc_lib.plots.style import (
     COURSE_STYLE,
     SAVE_FORMATS,
@@ -35,31 +73,73 @@ from posenc_lib.plots.style import (
     save_figure,
     use_course_style,
 )
-from posenc_lib.plots.tables import draw_value_table
+from posenc_lib.plots.tables import (
+    BinaryTable,
+    BitRows,
+    draw_binary_table,
+    draw_float32_bits,
+    draw_value_table,
+)
+from posenc_lib.plots.waves import (
+    PairWaves,
+    StackedWaves,
+    draw_angles,
+    draw_division_term,
+    draw_even_odd,
+    draw_pair_waves,
+    draw_stacked_waves,
+    draw_values_by_dimension,
+)
 
 __all__ = [
     "COURSE_STYLE",
+    "MASKED_COLOUR",
     "SAVE_FORMATS",
+    "UNSEEN_COLOURS",
+    "AttentionMap",
     "BinaryTable",
+    "BitRows",
     "EmbeddingSchematic",
+    "OffsetCurve",
+    "PairWaves",
     "StackedWaves",
     "UnitCircle",
+    "WavelengthChart",
     "course_style",
     "draw_angles",
+    "draw_attention_weights",
+    "draw_bias_matrix",
     "draw_binary_table",
+    "draw_circle_points",
+    "draw_curves",
     "draw_decay_bound",
+    "draw_dimension_range",
     "draw_division_term",
+    "draw_dot_rows",
     "draw_embedding_schematic",
     "draw_encoding_heatmap",
+    "draw_error_curves",
     "draw_even_odd",
+    "draw_float32_bits",
     "draw_frequency_ratios",
+    "draw_grouped_bars",
+    "draw_offset_curve",
+    "draw_pair_waves",
+    "draw_probe",
+    "draw_reference_lines",
+    "draw_signed_matrix",
     "draw_similarity_matrix",
     "draw_stacked_waves",
     "draw_unit_circle",
+    "draw_unseen_angles",
     "draw_value_table",
     "draw_values_by_dimension",
+    "draw_vectors_2d",
+    "draw_wavelengths",
     "figure_png",
+    "for_log_axis",
     "freeze_layout",
+    "masked_bias",
     "new_figure",
     "save_figure",
     "use_course_style",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -75,3 +75,19 @@ def set_labels(ax: Axes, xlabel: str | None, ylabel: str | None) -> None:
         if not isinstance(value, str):
             raise TypeError(f"{name} must be a str or None; got {value!r}")
         setter(value)
+
+
+def check_labels(name: str, labels: Any, expected: int) -> list[str]:
+    """``expected`` labels as text, or an error naming ``name``."""
+    if isinstance(labels, str) or not isinstance(labels, (Sequence, np.ndarray)):
+        raise TypeError(f"{name} must be a sequence of {expected} labels; got {labels!r}")
+    if len(labels) != expected:
+        raise ValueError(f"{name} must have {expected} entries; got {len(labels)}")
+    return [str(label) for label in labels]
+
+
+def check_mapping(name: str, value: Any) -> Mapping[str, Any]:
+    """A non-empty mapping of label to data, or an error naming ``name``."""
+    if not isinstance(value, Mapping) or not value:
+        raise TypeError(f"{name} must be a non-empty mapping of label to data; got {value!r}")
+    return value

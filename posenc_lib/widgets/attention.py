@@ -16,7 +16,7 @@ from numpy.typing import NDArray
 
 from posenc_lib._checks import check_int
 from posenc_lib.attention import self_attention
-from posenc_lib.plots.attention import draw_attention_weights, draw_grouped_bars
+from posenc_lib.plots import draw_attention_weights, draw_grouped_bars
 from posenc_lib.scorecard import encode
 from posenc_lib.widgets._base import Explorer
 

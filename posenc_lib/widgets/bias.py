@@ -21,7 +21,7 @@ from matplotlib.ticker import MaxNLocator, NullLocator
 
 from posenc_lib._checks import check_bool, check_even, check_int
 from posenc_lib.bias import alibi_slopes, alibi_weights_by_distance, t5_relative_position_bucket
-from posenc_lib.plots.context import draw_curves
+from posenc_lib.plots import draw_curves
 from posenc_lib.widgets._base import Explorer
 
 __all__ = ["RelativeBiasExplorer"]

@@ -19,8 +19,7 @@ from numpy.typing import NDArray
 
 from posenc_lib._checks import check_choice, check_even, check_int
 from posenc_lib.frequencies import inverse_frequencies
-from posenc_lib.plots.precision import draw_error_curves, for_log_axis
-from posenc_lib.plots.relative import draw_unit_circle
+from posenc_lib.plots import draw_error_curves, draw_unit_circle, for_log_axis
 from posenc_lib.precision import angle_error, machine_epsilon, round_to_dtype, rounded_angles
 from posenc_lib.widgets._base import Explorer
 

@@ -10,8 +10,7 @@ from matplotlib.artist import Artist
 
 from posenc_lib._checks import check_even, check_float, check_int
 from posenc_lib.analysis import local_minima, offset_similarity
-from posenc_lib.plots.properties import draw_offset_curve
-from posenc_lib.plots.relative import draw_similarity_matrix
+from posenc_lib.plots import draw_offset_curve, draw_similarity_matrix
 from posenc_lib.widgets._base import Explorer
 
 __all__ = ["SimilarityDecayExplorer"]

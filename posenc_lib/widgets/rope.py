@@ -16,7 +16,7 @@ import numpy as np
 from matplotlib.artist import Artist
 
 from posenc_lib._checks import check_even, check_float, check_int
-from posenc_lib.plots.context import draw_curves, draw_reference_lines
+from posenc_lib.plots import draw_curves, draw_reference_lines
 from posenc_lib.rope import normalised_score_curves
 from posenc_lib.widgets._base import Explorer
 

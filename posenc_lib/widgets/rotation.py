@@ -10,8 +10,7 @@ from matplotlib.artist import Artist
 
 from posenc_lib._checks import check_even, check_float, check_int
 from posenc_lib.frequencies import inverse_frequencies
-from posenc_lib.plots.properties import draw_pair_waves
-from posenc_lib.plots.relative import draw_unit_circle
+from posenc_lib.plots import draw_pair_waves, draw_unit_circle
 from posenc_lib.shift import pair_shift_matrix
 from posenc_lib.widgets._base import Explorer
 

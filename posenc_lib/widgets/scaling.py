@@ -25,8 +25,7 @@ from posenc_lib.analysis import (
     method_frequency_ratios,
     method_unseen_mask,
 )
-from posenc_lib.plots.context import draw_reference_lines, draw_unseen_angles
-from posenc_lib.plots.scaling import draw_frequency_ratios
+from posenc_lib.plots import draw_frequency_ratios, draw_reference_lines, draw_unseen_angles
 from posenc_lib.scaling import SCALING_METHODS
 from posenc_lib.widgets._base import Explorer
 

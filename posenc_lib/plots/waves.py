@@ -1,116 +1,45 @@
-"""Drawing functions for the sinusoidal encoding (notebook 02 and the figures of 000/001/002/003).
+"""Sinusoid pictures: the frequencies, angles and values of the (sin, cos) pairs, and waves.
 
-Every function takes an ``Axes`` and the data already computed (with ``posenc_lib.sinusoidal``),
-draws it, and returns the artists it created, so that an explorer can keep them and update them
-in place (``image.set_data``, ``line.set_ydata``).
+Notebooks: 01_binary_counting, 02_sinusoidal_formula, 04_rotation_proof and 09_figure_gallery.
+
+The step-by-step picture of the sinusoidal formula (division term, angles, sine at the even and
+cosine at the odd columns, the value against dimension), one wave per dimension stacked with
+the token positions marked, and one pair as two waves with markers at t and t + k. Each
+``draw_*`` takes an ``Axes`` and data already computed with the math modules, draws it and
+returns the artists it created, so an explorer can update them in place.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 import numpy as np
 from matplotlib.axes import Axes
-from matplotlib.image import AxesImage
 from matplotlib.lines import Line2D
-from numpy.typing import ArrayLike
+from numpy.typing import ArrayLike, NDArray
 
-from posenc_lib._checks import check_bool, check_float
+from posenc_lib._checks import check_float
 from posenc_lib.plots._common import (
+    OKABE_ITO,
     as_matrix,
     as_vector,
     check_axes,
-    figure_of,
     row_labels,
     set_labels,
 )
 
 __all__ = [
+    "PairWaves",
     "StackedWaves",
     "draw_angles",
     "draw_division_term",
-    "draw_encoding_heatmap",
     "draw_even_odd",
+    "draw_pair_waves",
     "draw_stacked_waves",
     "draw_values_by_dimension",
 ]
-
-
-def draw_encoding_heatmap(
-    ax: Axes,
-    encoding: ArrayLike,
-    *,
-    transpose: bool = False,
-    cmap: str = "viridis",
-    vmin: float = -1.0,
-    vmax: float = 1.0,
-    colorbar: bool = False,
-    position_label: str | None = "Position",
-    dimension_label: str | None = "Dimension",
-    **style: Any,
-) -> AxesImage:
-    """Draw a positional-encoding matrix as an image, one row per position.
-
-    Introduced in notebook 02_sinusoidal_formula.
-
-    Parameters
-    ----------
-    ax : matplotlib.axes.Axes
-        Where to draw.
-    encoding : array_like, shape (n_positions, d_model)
-        For example ``sinusoidal_encoding(100, 512)``.
-    transpose : bool, default False
-        False: positions on the y axis and dimensions on the x axis (the image array is
-        ``encoding``). True: "dimension on y", the image array is ``encoding.T``, shape
-        (d_model, n_positions), as in write-up 002.
-    cmap : str, default "viridis"
-        Colormap name.
-    vmin, vmax : float, default -1, 1
-        Colour limits (sines and cosines lie in [-1, 1]).
-    colorbar : bool, default False
-        Add a colorbar next to ``ax`` (reachable afterwards as ``image.colorbar``).
-    position_label, dimension_label : str or None
-        Axis labels; None leaves the label unchanged.
-    **style
-        Passed on to ``Axes.imshow`` (for example ``aspect=0.3`` or ``origin="lower"``).
-        Defaults: ``aspect="auto"``, ``interpolation="nearest"``.
-
-    Returns
-    -------
-    matplotlib.image.AxesImage
-        Its array has shape (n_positions, d_model), or (d_model, n_positions) when transposed;
-        update it with ``image.set_data(new_encoding)``.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from posenc_lib.plots import new_figure
-    >>> fig, ax = new_figure()
-    >>> image = draw_encoding_heatmap(ax, np.zeros((5, 8)), transpose=True, colorbar=True)
-    >>> image.get_array().shape, ax.get_xlabel(), image.colorbar is not None
-    ((8, 5), 'Position', True)
-    """
-    ax = check_axes(ax)
-    matrix = as_matrix("encoding", encoding)
-    low = check_float("vmin", vmin)
-    high = check_float("vmax", vmax)
-    if not low < high:
-        raise ValueError(f"vmin must be < vmax; got vmin={low}, vmax={high}")
-    transpose = check_bool("transpose", transpose)
-    colorbar = check_bool("colorbar", colorbar)
-    style.setdefault("aspect", "auto")
-    style.setdefault("interpolation", "nearest")
-    data = matrix.T if transpose else matrix
-    image = ax.imshow(data, cmap=cmap, vmin=low, vmax=high, **style)
-    ax.grid(False)
-    if transpose:
-        set_labels(ax, position_label, dimension_label)
-    else:
-        set_labels(ax, dimension_label, position_label)
-    if colorbar:
-        figure_of(ax).colorbar(image, ax=ax, fraction=0.046, pad=0.03)
-    return image
 
 
 def draw_division_term(
@@ -493,3 +422,113 @@ def draw_stacked_waves(
     ax.grid(False, axis="y")
     set_labels(ax, xlabel, None)
     return StackedWaves(wave_lines, token_lines, offsets)
+
+
+@dataclass
+class PairWaves:
+    """Artists of :func:`draw_pair_waves`; ``update`` moves them in place."""
+
+    sine: Line2D
+    cosine: Line2D
+    now: Line2D
+    """The two values at position t (sine and cosine)."""
+    later: Line2D
+    """The two values at position t + k."""
+    now_line: Line2D
+    later_line: Line2D
+    positions: NDArray[np.float64]
+
+    def update(self, omega: float, t: float, k: float) -> None:
+        """Redraw the waves for ``omega`` and move the markers to ``t`` and ``t + k``.
+
+        Parameters
+        ----------
+        omega : float
+            Angular frequency of the pair.
+        t : float
+            Position of the first marker.
+        k : float
+            Offset of the second marker.
+
+        Returns
+        -------
+        None
+        """
+        w = check_float("omega", omega)
+        start = check_float("t", t)
+        end = start + check_float("k", k)
+        self.sine.set_ydata(np.sin(w * self.positions))
+        self.cosine.set_ydata(np.cos(w * self.positions))
+        self.now.set_data([start, start], [np.sin(w * start), np.cos(w * start)])
+        self.later.set_data([end, end], [np.sin(w * end), np.cos(w * end)])
+        self.now_line.set_xdata([start, start])
+        self.later_line.set_xdata([end, end])
+
+
+def draw_pair_waves(
+    ax: Axes,
+    positions: ArrayLike,
+    omega: float,
+    t: float,
+    k: float,
+    *,
+    xlabel: str | None = "Position",
+    ylabel: str | None = "Value",
+) -> PairWaves:
+    """Draw one (sin, cos) pair as two waves, with markers at positions t and t + k.
+
+    Introduced in notebook 04_rotation_proof (the rotation explorer's second panel).
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+        Where to draw; the y limits are set to [-1.15, 1.8], leaving room for the legend.
+    positions : array_like, shape (n,)
+        Where the waves are sampled (fractional positions give smooth curves).
+    omega : float
+        Angular frequency of the pair.
+    t : float
+        Position of the first pair of markers (drawn in blue).
+    k : float
+        Offset: the second pair of markers (vermillion) sits at ``t + k``.
+    xlabel, ylabel : str or None
+        Axis labels; None leaves the label unchanged.
+
+    Returns
+    -------
+    PairWaves
+        The two waves, the markers and the vertical lines; ``PairWaves.update`` moves them.
+
+    Notes
+    -----
+    The markers show sin(omega t), cos(omega t) and sin(omega (t+k)), cos(omega (t+k)): the
+    values the matrix M_k maps onto each other.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from posenc_lib.plots import new_figure
+    >>> fig, ax = new_figure()
+    >>> art = draw_pair_waves(ax, np.linspace(0, 10, 101), 0.5, 2.0, 3.0)
+    >>> np.round(art.later.get_ydata(), 6).tolist()
+    [0.598472, -0.801144]
+    """
+    ax = check_axes(ax)
+    x = as_vector("positions", positions)
+    if x.size < 2:
+        raise ValueError(f"positions must hold at least 2 samples; got {x.size}")
+    blue, vermillion = OKABE_ITO[0], OKABE_ITO[3]
+    (sine,) = ax.plot(x, np.zeros_like(x), color=OKABE_ITO[2], label=r"$\sin(\omega t)$")
+    (cosine,) = ax.plot(x, np.zeros_like(x), color=OKABE_ITO[1], label=r"$\cos(\omega t)$")
+    now_line = ax.axvline(0.0, color=blue, linewidth=0.8, linestyle=":")
+    later_line = ax.axvline(0.0, color=vermillion, linewidth=0.8, linestyle=":")
+    (now,) = ax.plot([0.0, 0.0], [0.0, 0.0], "o", color=blue, markersize=7, label="$t$")
+    (later,) = ax.plot([0.0, 0.0], [0.0, 0.0], "o", color=vermillion, markersize=7,
+                       label="$t+k$")
+    art = PairWaves(sine, cosine, now, later, now_line, later_line, x)
+    art.update(omega, t, k)
+    ax.set_ylim(-1.15, 1.8)
+    ax.set_xlim(float(x.min()), float(x.max()))
+    set_labels(ax, xlabel, ylabel)
+    ax.legend(loc="upper center", ncols=4, fontsize=8)
+    return art

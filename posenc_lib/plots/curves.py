@@ -1,0 +1,904 @@
+"""Line and bar charts: named curves, bars, dots on number lines, reference lines.
+
+Notebooks: 00_why_position, 01_binary_counting, 02_sinusoidal_formula, 03_properties,
+05_rope, 06_context_extension, 07_other_schemes, 08_numerical_precision and 09_figure_gallery.
+
+Generic drawers (:func:`draw_curves`, :func:`draw_reference_lines`, :func:`draw_grouped_bars`,
+:func:`draw_dot_rows`) and the course's named charts: wavelengths against sentence lengths,
+frequency ratios of the context-extension methods, RoFormer's decay bound, the offset curve of
+the dot product, the range of each dimension, a probe's predictions and errors on log-log axes.
+Each ``draw_*`` takes an ``Axes`` and data already computed with the math modules, draws it and
+returns the artists it created, so an explorer can update them in place (``line.set_ydata``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from matplotlib.axes import Axes
+from matplotlib.collections import PathCollection
+from matplotlib.container import BarContainer
+from matplotlib.lines import Line2D
+from numpy.typing import ArrayLike, NDArray
+
+from posenc_lib._checks import check_array, check_bool, check_choice, check_float
+from posenc_lib.plots._common import (
+    OKABE_ITO,
+    as_vector,
+    check_axes,
+    check_labels,
+    check_mapping,
+    set_labels,
+)
+
+__all__ = [
+    "OffsetCurve",
+    "WavelengthChart",
+    "draw_curves",
+    "draw_decay_bound",
+    "draw_dimension_range",
+    "draw_dot_rows",
+    "draw_error_curves",
+    "draw_frequency_ratios",
+    "draw_grouped_bars",
+    "draw_offset_curve",
+    "draw_probe",
+    "draw_reference_lines",
+    "draw_wavelengths",
+    "for_log_axis",
+]
+
+
+_SCALES = ("linear", "log")
+_LINESTYLES = ("-", "--", "-.", ":", (0, (5, 1)), (0, (3, 1, 1, 1, 1, 1)), (0, (1, 1)))
+_RATIO_LINESTYLES = _LINESTYLES[:6]  # frequency ratios cycle through the first six
+_ERROR_LINESTYLES = _LINESTYLES[:4]  # error curves through the first four
+
+
+def draw_curves(
+    ax: Axes,
+    x: ArrayLike,
+    curves: Mapping[str, ArrayLike],
+    *,
+    xlabel: str | None = None,
+    ylabel: str | None = None,
+    xscale: str = "linear",
+    yscale: str = "linear",
+    legend: bool = True,
+    **style: Any,
+) -> dict[str, Line2D]:
+    """Draw several named curves that share one x axis (one line per curve).
+
+    Introduced in notebook 05_rope (score against distance) and used throughout 06.
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+        Where to draw.
+    x : array_like, shape (n,)
+        Shared x values (distances, pair indices, lengths, ...).
+    curves : mapping of str to array_like, each of shape (n,)
+        Label -> y values. Labels starting with ``"_"`` stay out of the legend.
+    xlabel, ylabel : str or None
+        Axis labels; None leaves a label unchanged.
+    xscale, yscale : {"linear", "log"}
+        Axis scales.
+    legend : bool, default True
+        Add a legend (only if at least one label is public).
+    **style
+        Passed on to every ``Axes.plot`` call.
+
+    Returns
+    -------
+    dict of str to matplotlib.lines.Line2D
+        One line per curve, in the order of ``curves``.
+
+    Notes
+    -----
+    Colours follow the course cycle and line styles differ too, so a printout in grey still
+    tells the curves apart.
+
+    Examples
+    --------
+    >>> from posenc_lib.plots import new_figure
+    >>> fig, ax = new_figure()
+    >>> lines = draw_curves(ax, [0, 1, 2], {"a": [1.0, 2.0, 3.0], "b": [3.0, 2.0, 1.0]})
+    >>> list(lines), lines["b"].get_ydata().tolist()
+    (['a', 'b'], [3.0, 2.0, 1.0])
+    """
+    ax = check_axes(ax)
+    xs = as_vector("x", x)
+    series = check_mapping("curves", curves)
+    xscale = check_choice("xscale", xscale, _SCALES)
+    yscale = check_choice("yscale", yscale, _SCALES)
+    legend = check_bool("legend", legend)
+    vectors = {str(label): as_vector(f"curves[{label!r}]", ys) for label, ys in series.items()}
+    for label, ys in vectors.items():
+        if ys.shape != xs.shape:
+            raise ValueError(
+                f"curves[{label!r}] must have the shape of x {xs.shape}; got {ys.shape}"
+            )
+        if yscale == "log" and np.any(ys <= 0):
+            raise ValueError(f"curves[{label!r}] must be > 0 on a log y axis")
+    if xscale == "log" and np.any(xs <= 0):
+        raise ValueError("x must be > 0 on a log x axis")
+    lines: dict[str, Line2D] = {}
+    for k, (label, ys) in enumerate(vectors.items()):
+        options = {"linestyle": _LINESTYLES[k % len(_LINESTYLES)], **style}
+        (lines[label],) = ax.plot(xs, ys, label=label, **options)
+    ax.set_xscale(xscale)
+    ax.set_yscale(yscale)
+    set_labels(ax, xlabel, ylabel)
+    if legend and any(not label.startswith("_") for label in vectors):
+        ax.legend()
+    return lines
+
+
+def draw_reference_lines(
+    ax: Axes,
+    *,
+    vertical: Mapping[str, float] | None = None,
+    horizontal: Mapping[str, float] | None = None,
+    **style: Any,
+) -> dict[str, Line2D]:
+    """Draw labelled dashed reference lines (a trained length, a threshold, zero).
+
+    Introduced in notebook 06_context_extension.
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+        Where to draw.
+    vertical : mapping of str to float, optional
+        Label -> x position of a vertical line.
+    horizontal : mapping of str to float, optional
+        Label -> y position of a horizontal line.
+    **style
+        Passed on to ``Axes.axvline`` / ``Axes.axhline`` (default: grey, dashed, thin).
+
+    Returns
+    -------
+    dict of str to matplotlib.lines.Line2D
+        One line per label; the label is also written next to the line (empty labels are not).
+
+    Notes
+    -----
+    Vertical labels sit at the top of the axes, horizontal ones at the right end, so they
+    stay in place when the data limits change.
+
+    Examples
+    --------
+    >>> from posenc_lib.plots import new_figure
+    >>> fig, ax = new_figure()
+    >>> lines = draw_reference_lines(ax, vertical={"L": 4096.0}, horizontal={"": 0.0})
+    >>> lines["L"].get_xdata()[0]
+    4096.0
+    """
+    ax = check_axes(ax)
+    options = {"color": "#666666", "linestyle": "--", "linewidth": 0.9, "zorder": 1, **style}
+    lines: dict[str, Line2D] = {}
+    for label, value in (vertical or {}).items():
+        xv = check_float(f"vertical[{label!r}]", value)
+        lines[label] = ax.axvline(xv, **options)
+        if label:
+            ax.text(
+                xv, 0.98, f" {label}", transform=ax.get_xaxis_transform(),
+                va="top", ha="left", fontsize=8, color=options["color"],
+            )
+    for label, value in (horizontal or {}).items():
+        yv = check_float(f"horizontal[{label!r}]", value)
+        lines[label] = ax.axhline(yv, **options)
+        if label:
+            ax.text(
+                0.99, yv, label, transform=ax.get_yaxis_transform(),
+                va="bottom", ha="right", fontsize=8, color=options["color"],
+            )
+    if not lines:
+        raise ValueError("draw_reference_lines needs at least one vertical or horizontal line")
+    return lines
+
+
+def draw_grouped_bars(
+    ax: Axes,
+    series: Mapping[str, ArrayLike],
+    *,
+    categories: Sequence[Any] | None = None,
+    width: float = 0.8,
+    legend: bool = True,
+    xlabel: str | None = None,
+    ylabel: str | None = None,
+    **style: Any,
+) -> list[BarContainer]:
+    """Draw several series of numbers as bars side by side, one group per category.
+
+    Introduced in notebook 00_why_position (the output of one word in two sentences) and used
+    in 01_binary_counting (neighbour distances).
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+        Where to draw.
+    series : mapping of str to array_like, each shape (n_categories,)
+        Legend label -> values, drawn in the order given.
+    categories : sequence, length n_categories, optional
+        x tick labels; ``0 .. n-1`` when omitted.
+    width : float, default 0.8
+        Total width of a group, in (0, 1].
+    legend : bool, default True
+        Add a legend.
+    xlabel, ylabel : str or None
+        Axis labels; None leaves the label unchanged.
+    **style
+        Passed on to every ``Axes.bar`` call.
+
+    Returns
+    -------
+    list of matplotlib.container.BarContainer
+        One per series; update a bar in place with ``container.patches[j].set_height(v)``.
+
+    Examples
+    --------
+    >>> from posenc_lib.plots import new_figure
+    >>> fig, ax = new_figure()
+    >>> bars = draw_grouped_bars(ax, {"a": [1.0, 2.0], "b": [3.0, 4.0]}, categories=["x", "y"])
+    >>> [float(p.get_height()) for p in bars[1].patches]
+    [3.0, 4.0]
+    """
+    ax = check_axes(ax)
+    if not isinstance(series, Mapping) or not series:
+        raise TypeError(f"series must be a non-empty mapping of label -> values; got {series!r}")
+    arrays = {str(name): as_vector(f"series[{name!r}]", v) for name, v in series.items()}
+    sizes = {a.size for a in arrays.values()}
+    if len(sizes) != 1:
+        raise ValueError(f"series must all have the same length; got lengths {sorted(sizes)}")
+    n = sizes.pop()
+    ticks = list(range(n)) if categories is None else check_labels("categories", categories, n)
+    total = float(width)
+    if isinstance(width, bool) or not 0.0 < total <= 1.0:
+        raise ValueError(f"width must be in (0, 1]; got {width!r}")
+    legend = check_bool("legend", legend)
+    step = total / len(arrays)
+    x = np.arange(n, dtype=np.float64)
+    containers = []
+    for k, (name, values) in enumerate(arrays.items()):
+        offset = -total / 2 + step * (k + 0.5)
+        containers.append(ax.bar(x + offset, values, width=step, label=name, **style))
+    ax.set_xticks(x, [str(t) for t in ticks])
+    ax.axhline(0.0, color="#444444", linewidth=0.8)
+    set_labels(ax, xlabel, ylabel)
+    if legend:
+        ax.legend(loc="best")
+    return containers
+
+
+def draw_dot_rows(
+    ax: Axes,
+    rows: Sequence[ArrayLike],
+    *,
+    labels: Sequence[str],
+    annotate: bool = False,
+    xlabel: str | None = "Code value",
+    **style: Any,
+) -> list[Line2D]:
+    """Draw each row of numbers as dots on its own horizontal number line.
+
+    Introduced in notebook 00_why_position (the normalised index of sentences of several
+    lengths).
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+        Where to draw.
+    rows : sequence of array_like, each shape (n_k,)
+        The values of row k (rows may have different lengths); row 0 is drawn at the top.
+    labels : sequence of str, one per row
+        y tick labels.
+    annotate : bool, default False
+        Write the index of each dot (its position) above it.
+    xlabel : str or None
+        x axis label; None leaves it unchanged.
+    **style
+        Passed on to every ``Axes.plot`` call.
+
+    Returns
+    -------
+    list of matplotlib.lines.Line2D
+        Line k has x = ``rows[k]`` and y = its row height.
+
+    Examples
+    --------
+    >>> from posenc_lib.plots import new_figure
+    >>> fig, ax = new_figure()
+    >>> lines = draw_dot_rows(ax, [[0.0, 0.5, 1.0], [0.0, 1.0]], labels=["n=3", "n=2"])
+    >>> lines[0].get_xdata().tolist(), lines[1].get_ydata().tolist()
+    ([0.0, 0.5, 1.0], [0.0, 0.0])
+    """
+    ax = check_axes(ax)
+    if isinstance(rows, np.ndarray) and rows.ndim == 2:
+        rows = list(rows)
+    if not isinstance(rows, Sequence) or not rows:
+        raise TypeError(f"rows must be a non-empty sequence of 1-D arrays; got {rows!r}")
+    values = [as_vector(f"rows[{k}]", row) for k, row in enumerate(rows)]
+    names = check_labels("labels", labels, len(values))
+    annotate = check_bool("annotate", annotate)
+    style.setdefault("linestyle", "none")
+    style.setdefault("marker", "o")
+    style.setdefault("markersize", 6)
+    n = len(values)
+    lines = []
+    for k, row in enumerate(values):
+        height = float(n - 1 - k)
+        ax.axhline(height, color="#BBBBBB", linewidth=0.8, zorder=0)
+        (line,) = ax.plot(row, np.full(row.size, height), **style)
+        lines.append(line)
+        if annotate:
+            for index, value in enumerate(row):
+                ax.text(value, height + 0.18, str(index), ha="center", va="bottom", fontsize=8)
+    ax.set_yticks([n - 1 - k for k in range(n)], names)
+    ax.set_ylim(-0.6, n - 0.3)
+    ax.grid(False, axis="y")
+    set_labels(ax, xlabel, None)
+    return lines
+
+
+@dataclass
+class WavelengthChart:
+    """Artists of :func:`draw_wavelengths`."""
+
+    line: Line2D
+    """Wavelength of pair i against i."""
+    turned: list[Line2D]
+    """For each sentence length, the markers of the pairs that complete a full turn."""
+    thresholds: list[Line2D]
+    """One horizontal line per sentence length, at L - 1 positions."""
+
+
+def draw_wavelengths(
+    ax: Axes,
+    wavelengths: ArrayLike,
+    sentence_lengths: Sequence[int] = (),
+    *,
+    xlabel: str | None = "Pair index $i$",
+    ylabel: str | None = r"Wavelength $\lambda_i$ (positions)",
+    **style: Any,
+) -> WavelengthChart:
+    """Draw each pair's wavelength (log scale) with the span of a few sentence lengths.
+
+    Introduced in notebook 02_sinusoidal_formula.
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+        Where to draw.
+    wavelengths : array_like, shape (d_model // 2,)
+        ``wavelengths(inverse_frequencies(d_model, base))``, all > 0.
+    sentence_lengths : sequence of int
+        Lengths L >= 2. A sentence of L tokens spans L - 1 steps, so pair i completes a full
+        turn within it when ``wavelengths[i] <= L - 1``; those pairs are marked.
+    xlabel, ylabel : str or None
+        Axis labels; None leaves the label unchanged.
+    **style
+        Passed on to the ``Axes.plot`` call of the wavelength curve.
+
+    Returns
+    -------
+    WavelengthChart
+        The curve, the markers of the turned pairs and the threshold lines.
+
+    Notes
+    -----
+    lambda_i = 2 pi base^(2i/d) is a geometric progression: a straight line on a log axis.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from posenc_lib.plots import new_figure
+    >>> fig, ax = new_figure()
+    >>> chart = draw_wavelengths(ax, 2 * np.pi * 10.0 ** np.arange(4), [100])
+    >>> chart.turned[0].get_xdata().tolist(), [float(y) for y in chart.thresholds[0].get_ydata()]
+    ([0, 1], [99.0, 99.0])
+    """
+    ax = check_axes(ax)
+    lam = as_vector("wavelengths", wavelengths)
+    if np.any(lam <= 0):
+        raise ValueError("wavelengths must all be > 0")
+    if isinstance(sentence_lengths, (str, bytes)) or not isinstance(
+        sentence_lengths, (Sequence, np.ndarray)
+    ):
+        raise TypeError(f"sentence_lengths must be a sequence of ints; got {sentence_lengths!r}")
+    lengths = check_array("sentence_lengths", np.asarray(sentence_lengths, dtype=np.int64), ndim=1)
+    if np.any(lengths < 2):
+        raise ValueError(f"sentence_lengths must all be >= 2; got {lengths.tolist()}")
+    index = np.arange(lam.size)
+    style.setdefault("color", "#444444")
+    (line,) = ax.plot(index, lam, label=r"$\lambda_i$", **style)
+    ax.set_yscale("log")
+    turned, thresholds = [], []
+    for k, length in enumerate(lengths.tolist()):
+        colour = OKABE_ITO[(k + 1) % len(OKABE_ITO)]
+        span = float(length - 1)
+        thresholds.append(ax.axhline(span, color=colour, linestyle="--", linewidth=1.0))
+        full = index[lam <= span]
+        (marks,) = ax.plot(
+            full,
+            lam[full],
+            linestyle="none",
+            marker="o",
+            markersize=4,
+            color=colour,
+            label=f"L = {length}: {full.size} pairs turn fully",
+            zorder=3.0 + 1.0 / length,  # shorter sentences (fewer marks) on top
+        )
+        turned.append(marks)
+    set_labels(ax, xlabel, ylabel)
+    ax.legend(loc="upper left")
+    return WavelengthChart(line, turned, thresholds)
+
+
+def draw_frequency_ratios(
+    ax: Axes,
+    ratios: Mapping[str, ArrayLike],
+    *,
+    log_scale: bool = True,
+    legend: bool = True,
+    xlabel: str | None = "Pair index $i$",
+    ylabel: str | None = r"Frequency ratio $\theta_i' / \theta_i$",
+    **style: Any,
+) -> dict[str, Line2D]:
+    """Draw the per-dimension frequency ratio (scaled / original) of several methods.
+
+    Introduced in notebook 06_context_extension (the key picture: every method on one chart).
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+        Where to draw.
+    ratios : mapping of str to array_like, each of shape (head_dim // 2,)
+        Method name -> ``frequency_ratio(head_dim, base, rope_scaling)``; all the same length.
+    log_scale : bool, default True
+        Logarithmic y axis (ratios such as 1/s are then evenly spaced).
+    legend : bool, default True
+        Add a legend.
+    xlabel, ylabel : str or None
+        Axis labels; None leaves the label unchanged.
+    **style
+        Passed on to every ``Axes.plot`` call.
+
+    Returns
+    -------
+    dict of str to matplotlib.lines.Line2D
+        One line per method, in the order of ``ratios``; y = the ratios, x = i.
+
+    Notes
+    -----
+    A ratio of 1 leaves the pair as trained (extrapolation); 1/s interpolates it fully (PI).
+    Colours follow the course cycle and line styles differ too, so the chart reads in grey.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from posenc_lib.plots import new_figure
+    >>> fig, ax = new_figure()
+    >>> lines = draw_frequency_ratios(ax, {"linear": np.full(4, 0.25), "default": np.ones(4)})
+    >>> list(lines), lines["linear"].get_ydata().tolist()
+    (['linear', 'default'], [0.25, 0.25, 0.25, 0.25])
+    """
+    ax = check_axes(ax)
+    if not isinstance(ratios, Mapping) or not ratios:
+        raise TypeError(
+            f"ratios must be a non-empty mapping of method name to array; got {ratios!r}"
+        )
+    vectors = {str(name): as_vector(f"ratios[{name!r}]", value) for name, value in ratios.items()}
+    sizes = {vector.size for vector in vectors.values()}
+    if len(sizes) != 1:
+        raise ValueError(f"ratios must all have the same length; got lengths {sorted(sizes)}")
+    if log_scale and any(np.any(vector <= 0) for vector in vectors.values()):
+        raise ValueError("ratios must be > 0 on a log scale")
+    index = np.arange(sizes.pop())
+    lines: dict[str, Line2D] = {}
+    for k, (name, vector) in enumerate(vectors.items()):
+        options = {"linestyle": _RATIO_LINESTYLES[k % len(_RATIO_LINESTYLES)], **style}
+        (lines[name],) = ax.plot(index, vector, label=name, **options)
+    if log_scale:
+        ax.set_yscale("log")
+    set_labels(ax, xlabel, ylabel)
+    if legend:
+        ax.legend(loc="lower left")
+    return lines
+
+
+def draw_decay_bound(
+    ax: Axes,
+    distances: ArrayLike,
+    bound: ArrayLike,
+    *,
+    xlabel: str | None = "Relative distance $m$",
+    ylabel: str | None = r"Bound $\frac{1}{d/2}\sum_j |S_j|$",
+    **style: Any,
+) -> Line2D:
+    """Draw RoFormer's long-term decay bound against the relative distance.
+
+    Introduced in notebook 05_rope.
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+        Where to draw.
+    distances : array_like, shape (n,)
+        Relative distances m.
+    bound : array_like, shape (n,)
+        ``rope_decay_bound(distances, head_dim, base)``.
+    xlabel, ylabel : str or None
+        Axis labels; None leaves the label unchanged.
+    **style
+        Passed on to ``Axes.plot``.
+
+    Returns
+    -------
+    matplotlib.lines.Line2D
+        x = ``distances``, y = ``bound``.
+
+    Notes
+    -----
+    B(m) = (1/(d/2)) * sum_{j=1}^{d/2} |S_j| with S_j = sum_{k=0}^{j-1} exp(i m theta_k)
+    (Su et al., RoFormer, section 3.4.3). It decays with m but not monotonically.
+
+    References
+    ----------
+    Su, J. et al. (2021). RoFormer: Enhanced Transformer with Rotary Position Embedding.
+    arXiv:2104.09864.
+
+    Examples
+    --------
+    >>> from posenc_lib.plots import new_figure
+    >>> fig, ax = new_figure()
+    >>> line = draw_decay_bound(ax, [0, 1, 2], [5.0, 4.0, 4.5])
+    >>> line.get_ydata().tolist()
+    [5.0, 4.0, 4.5]
+    """
+    ax = check_axes(ax)
+    x = as_vector("distances", distances)
+    y = as_vector("bound", bound)
+    if x.shape != y.shape:
+        raise ValueError(f"bound must have the shape of distances {x.shape}; got {y.shape}")
+    (line,) = ax.plot(x, y, **style)
+    set_labels(ax, xlabel, ylabel)
+    return line
+
+
+def _indices(name: str, value: Any, size: int) -> NDArray[np.int64]:
+    """A 1-D array of integer indices into an array of length ``size``, or raise."""
+    array = check_array(name, value, ndim=1)
+    if array.size and not np.issubdtype(array.dtype, np.integer):
+        raise TypeError(f"{name} must hold integer indices; got dtype {array.dtype}")
+    index = array.astype(np.int64)
+    if index.size and (index.min() < 0 or index.max() >= size):
+        raise ValueError(f"{name} must be indices in [0, {size - 1}]; got {index.tolist()}")
+    return index
+
+
+@dataclass
+class OffsetCurve:
+    """Artists of :func:`draw_offset_curve`; ``update`` changes them in place."""
+
+    line: Line2D
+    """x = the offsets, y = the dot products."""
+    bounces: Line2D
+    """Markers at the local minima (where the curve turns back up)."""
+
+    def update(self, offsets: ArrayLike, values: ArrayLike, bounces: ArrayLike = ()) -> None:
+        """Give the curve new data and move the bounce markers, without new artists.
+
+        Parameters
+        ----------
+        offsets : array_like, shape (n,)
+            New x values.
+        values : array_like, shape (n,)
+            New y values.
+        bounces : array_like of int, shape (m,)
+            Indices into ``offsets`` to mark; empty hides every marker.
+
+        Returns
+        -------
+        None
+        """
+        x, y, where = _curve_data(offsets, values, bounces)
+        self.line.set_data(x, y)
+        self.bounces.set_data(x[where], y[where])
+
+
+def _curve_data(
+    offsets: ArrayLike, values: ArrayLike, bounces: ArrayLike
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.int64]]:
+    x = as_vector("offsets", offsets)
+    y = as_vector("values", values)
+    if x.shape != y.shape:
+        raise ValueError(f"values must have the shape of offsets {x.shape}; got {y.shape}")
+    return x, y, _indices("bounces", bounces, x.size)
+
+
+def draw_offset_curve(
+    ax: Axes,
+    offsets: ArrayLike,
+    values: ArrayLike,
+    bounces: ArrayLike = (),
+    *,
+    label: str | None = None,
+    bounce_label: str | None = "bounce (local minimum)",
+    xlabel: str | None = "Offset $k$",
+    ylabel: str | None = r"$PE(t)\cdot PE(t+k)$",
+    **style: Any,
+) -> OffsetCurve:
+    """Draw the dot product of two encodings against their offset, bounces marked.
+
+    Introduced in notebook 03_properties.
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+        Where to draw.
+    offsets : array_like, shape (n,)
+        Offsets k.
+    values : array_like, shape (n,)
+        ``offset_similarity(offsets, d_model, base)`` (or a normalised version of it).
+    bounces : array_like of int, shape (m,), default ()
+        Indices into ``offsets`` where the curve has a local minimum; each gets a marker.
+    label : str, optional
+        Legend label of the curve.
+    bounce_label : str or None, default "bounce (local minimum)"
+        Legend label of the markers; None keeps them out of the legend.
+    xlabel, ylabel : str or None
+        Axis labels; None leaves the label unchanged.
+    **style
+        Passed on to the ``Axes.plot`` call of the curve.
+
+    Returns
+    -------
+    OffsetCurve
+        ``line`` and ``bounces`` (Line2D); ``OffsetCurve.update`` changes them.
+
+    Notes
+    -----
+    PE(t)·PE(t+k) = sum_i cos(omega_i k): it falls from d/2 at k = 0, but the fast pairs make it
+    turn back up now and then, so it is not monotonic.
+
+    Examples
+    --------
+    >>> from posenc_lib.plots import new_figure
+    >>> fig, ax = new_figure()
+    >>> art = draw_offset_curve(ax, [0, 1, 2, 3], [4.0, 2.0, 3.0, 1.0], bounces=[1])
+    >>> art.bounces.get_xydata().tolist()
+    [[1.0, 2.0]]
+    """
+    ax = check_axes(ax)
+    x, y, where = _curve_data(offsets, values, bounces)
+    (line,) = ax.plot(x, y, label=label, **style)
+    if bounce_label is not None and not isinstance(bounce_label, str):
+        raise TypeError(f"bounce_label must be a str or None; got {bounce_label!r}")
+    (marks,) = ax.plot(
+        x[where], y[where], "v", color=OKABE_ITO[3], markersize=6,
+        label="_nolegend_" if bounce_label is None else bounce_label,
+    )
+    set_labels(ax, xlabel, ylabel)
+    return OffsetCurve(line, marks)
+
+
+def draw_dimension_range(
+    ax: Axes,
+    ranges: ArrayLike,
+    *,
+    log: bool = True,
+    xlabel: str | None = "Dimension $j$",
+    ylabel: str | None = "Range of PE(pos, $j$) over the positions",
+    **style: Any,
+) -> list[Line2D]:
+    """Draw how much each dimension varies over a sentence, sines and cosines apart.
+
+    Introduced in notebook 03_properties (where the position information lives).
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+        Where to draw.
+    ranges : array_like, shape (d_model,)
+        ``np.ptp(encoding, axis=0)``: max minus min of each column over the positions.
+        Interleaved layout: even entries are sine columns, odd entries cosine columns.
+    log : bool, default True
+        Logarithmic y axis (the ranges span many orders of magnitude).
+    xlabel, ylabel : str or None
+        Axis labels; None leaves the label unchanged.
+    **style
+        Passed on to both ``Axes.plot`` calls.
+
+    Returns
+    -------
+    list of matplotlib.lines.Line2D
+        Two lines: the sine columns (x = 0, 2, 4, ...) and the cosine columns (x = 1, 3, ...).
+
+    Examples
+    --------
+    >>> from posenc_lib.plots import new_figure
+    >>> fig, ax = new_figure()
+    >>> sines, cosines = draw_dimension_range(ax, [2.0, 1.5, 0.1, 0.01])
+    >>> sines.get_xdata().tolist(), cosines.get_ydata().tolist()
+    ([0, 2], [1.5, 0.01])
+    """
+    ax = check_axes(ax)
+    values = as_vector("ranges", ranges)
+    if values.size < 2 or values.size % 2:
+        raise ValueError(
+            f"ranges must have an even length >= 2 (one per column); got {values.size}"
+        )
+    log = check_bool("log", log)
+    if log and values.min() <= 0:
+        raise ValueError("ranges must be > 0 on a log axis (use log=False)")
+    index = np.arange(values.size)
+    style.setdefault("linewidth", 1.2)
+    (sines,) = ax.plot(index[0::2], values[0::2], label="sine columns (even $j$)", **style)
+    (cosines,) = ax.plot(index[1::2], values[1::2], label="cosine columns (odd $j$)", **style)
+    if log:
+        ax.set_yscale("log")
+    set_labels(ax, xlabel, ylabel)
+    ax.legend(loc="lower left")
+    return [sines, cosines]
+
+
+def draw_probe(
+    ax: Axes,
+    true_positions: ArrayLike,
+    predicted: ArrayLike,
+    *,
+    label: str | None = None,
+    diagonal_label: str | None = "perfect",
+    xlabel: str | None = "True position",
+    ylabel: str | None = "Predicted position",
+    **style: Any,
+) -> tuple[PathCollection, Line2D]:
+    """Scatter a probe's predicted positions against the true ones, with the ideal diagonal.
+
+    Introduced in notebook 03_properties (the linear probe on ``e + p``).
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+        Where to draw.
+    true_positions : array_like, shape (n,)
+        The positions.
+    predicted : array_like, shape (n,)
+        What the probe predicts for each.
+    label : str, optional
+        Legend label of the points.
+    diagonal_label : str or None, default "perfect"
+        Legend label of the diagonal; None keeps it out of the legend (for a second probe
+        drawn on the same axes).
+    xlabel, ylabel : str or None
+        Axis labels; None leaves the label unchanged.
+    **style
+        Passed on to ``Axes.scatter``.
+
+    Returns
+    -------
+    points : matplotlib.collections.PathCollection
+    diagonal : matplotlib.lines.Line2D
+        The line predicted = true.
+
+    Examples
+    --------
+    >>> from posenc_lib.plots import new_figure
+    >>> fig, ax = new_figure()
+    >>> points, diagonal = draw_probe(ax, [0, 1, 2], [0.1, 1.2, 1.9])
+    >>> points.get_offsets().shape, diagonal.get_xdata().tolist()
+    ((3, 2), [0.0, 2.0])
+    """
+    ax = check_axes(ax)
+    x = as_vector("true_positions", true_positions)
+    y = as_vector("predicted", predicted)
+    if x.shape != y.shape or x.size == 0:
+        raise ValueError(
+            f"predicted must have the shape of true_positions {x.shape} (not empty); got {y.shape}"
+        )
+    if diagonal_label is not None and not isinstance(diagonal_label, str):
+        raise TypeError(f"diagonal_label must be a str or None; got {diagonal_label!r}")
+    style.setdefault("s", 8)
+    style.setdefault("alpha", 0.4)
+    points = ax.scatter(x, y, label=label, **style)
+    low, high = float(x.min()), float(x.max())
+    (diagonal,) = ax.plot([low, high], [low, high], color="#444444", linewidth=1.0,
+                          linestyle="--",
+                          label="_nolegend_" if diagonal_label is None else diagonal_label)
+    set_labels(ax, xlabel, ylabel)
+    return points, diagonal
+
+
+def for_log_axis(values: ArrayLike) -> NDArray[np.float64]:
+    """Values ready for a log axis: zeros, negatives, NaN and infinities become NaN (gaps).
+
+    Introduced in notebook 08_numerical_precision.
+
+    Parameters
+    ----------
+    values : array_like, any shape
+        Errors or sizes; an exact result (error 0) or an overflow (inf) has no place on a log
+        axis, so it is left out of the line rather than breaking it.
+
+    Returns
+    -------
+    numpy.ndarray, same shape, float64
+
+    Examples
+    --------
+    >>> for_log_axis([0.0, 0.5, np.inf, 2.0]).tolist()
+    [nan, 0.5, nan, 2.0]
+    """
+    array = np.asarray(check_array("values", values, finite=False), dtype=np.float64)
+    return np.where(np.isfinite(array) & (array > 0), array, np.nan)
+
+
+def draw_error_curves(
+    ax: Axes,
+    positions: ArrayLike,
+    errors: Mapping[str, ArrayLike],
+    *,
+    xlabel: str | None = "Position",
+    ylabel: str | None = "Absolute error",
+    legend: bool = True,
+    **style: Any,
+) -> dict[str, Line2D]:
+    """Draw errors against position on log-log axes, one line per label.
+
+    Introduced in notebook 08_numerical_precision.
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+        Where to draw; both axes are set to log scale.
+    positions : array_like, shape (n,)
+        Positive positions (x values).
+    errors : mapping of str to array_like, each shape (n,)
+        Label -> errors. Zeros (exact) and infinities (overflow) leave gaps, see
+        :func:`for_log_axis`. Labels starting with ``"_"`` stay out of the legend.
+    xlabel, ylabel : str or None
+        Axis labels; None leaves a label unchanged.
+    legend : bool, default True
+        Add a legend.
+    **style
+        Passed on to every ``Axes.plot`` call.
+
+    Returns
+    -------
+    dict of str to matplotlib.lines.Line2D
+        One line per label; update one with ``line.set_ydata(for_log_axis(new))``.
+
+    Examples
+    --------
+    >>> from posenc_lib.plots import new_figure
+    >>> fig, ax = new_figure()
+    >>> lines = draw_error_curves(ax, [1, 10, 100], {"float16": [0.0, 1e-3, np.inf]})
+    >>> lines["float16"].get_ydata().tolist()
+    [nan, 0.001, nan]
+    """
+    ax = check_axes(ax)
+    xs = as_vector("positions", positions)
+    if np.any(xs <= 0):
+        raise ValueError("positions must be > 0 on a log axis")
+    if not isinstance(errors, Mapping) or not errors:
+        raise TypeError(f"errors must be a non-empty mapping of label to array; got {errors!r}")
+    legend = check_bool("legend", legend)
+    lines: dict[str, Line2D] = {}
+    for k, (label, values) in enumerate(errors.items()):
+        ys = for_log_axis(values)
+        if ys.shape != xs.shape:
+            raise ValueError(
+                f"errors[{label!r}] must have the shape of positions {xs.shape}; got {ys.shape}"
+            )
+        options = {"linestyle": _ERROR_LINESTYLES[k % len(_ERROR_LINESTYLES)], **style}
+        (lines[str(label)],) = ax.plot(xs, ys, label=str(label), **options)
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    set_labels(ax, xlabel, ylabel)
+    if legend and any(not str(label).startswith("_") for label in errors):
+        ax.legend()
+    return lines
