@@ -35,7 +35,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import NDArray
 
 from posenc_lib._checks import (
     check_array,
@@ -55,15 +55,11 @@ __all__ = [
     "ntk_scaled_base",
     "ntk_inv_freq",
     "dynamic_ntk_factor",
-    "dynamic_ntk_inv_freq",
     "yarn_get_mscale",
-    "yarn_attention_factor",
     "yarn_correction_range",
     "yarn_ramp",
     "yarn_inv_freq",
     "llama3_inv_freq",
-    "longrope_attention_factor",
-    "longrope_inv_freq",
 ]
 
 SCALING_METHODS: tuple[str, ...] = ("default", "linear", "ntk", "dynamic", "yarn", "llama3",
@@ -277,43 +273,6 @@ def dynamic_ntk_factor(factor: float, original_max_position_embeddings: int,
     return float(factor * current / length - (factor - 1.0))
 
 
-def dynamic_ntk_inv_freq(head_dim: int, base: float, factor: float,
-                         original_max_position_embeddings: int,
-                         seq_len: int | None = None) -> NDArray[np.float64]:
-    """Return dynamic NTK's frequencies: NTK-aware with the scale :func:`dynamic_ntk_factor`.
-
-    Parameters
-    ----------
-    head_dim : int
-        Rotary dimension, even and >= 4.
-    base : float
-        RoPE base, > 1.
-    factor : float
-        The configured ``s`` >= 1.
-    original_max_position_embeddings : int
-        Trained length ``L``.
-    seq_len : int or None, default None
-        Current length; None or ``<= L`` leaves the frequencies unchanged.
-
-    Returns
-    -------
-    inv_freq : ndarray of float64, shape (head_dim // 2,)
-
-    Notes
-    -----
-    ``base' = base s_eff**(d/(d-2))`` with ``s_eff = s l / L - (s - 1)``. Hugging Face reads
-    ``L`` from ``config.max_position_embeddings``; here it is ``original_max_position_embeddings``
-    (the same number when a config does not set the second).
-
-    Examples
-    --------
-    >>> np.round(dynamic_ntk_inv_freq(4, 100.0, 2.0, 10, seq_len=25), 6)
-    array([1.   , 0.025])
-    """
-    effective = dynamic_ntk_factor(factor, original_max_position_embeddings, seq_len)
-    return ntk_inv_freq(head_dim, base, effective)
-
-
 def yarn_get_mscale(scale: float, mscale: float = 1.0) -> float:
     """Return YaRN's attention temperature ``sqrt(1/t) = 0.1 mscale ln(s) + 1`` (1 for s <= 1).
 
@@ -353,45 +312,13 @@ def _mscale(scale: float, mscale: float) -> float:
     return 0.1 * mscale * math.log(scale) + 1.0
 
 
-def yarn_attention_factor(factor: float, mscale: float | None = None,
-                          mscale_all_dim: float | None = None,
-                          attention_factor: float | None = None) -> float:
-    """Return the multiplier of cos and sin that a YaRN config asks for.
-
-    Parameters
-    ----------
-    factor : float
-        Scale ``s`` >= 1.
-    mscale, mscale_all_dim : float or None, default None
-        DeepSeek's multipliers (>= 0), used only when both are non-zero.
-    attention_factor : float or None, default None
-        If given (> 0), returned as it is.
-
-    Returns
-    -------
-    attention_factor : float
-
-    Notes
-    -----
-    As in Hugging Face: ``attention_factor`` if given; else ``m(s, mscale) / m(s, mscale_all_dim)``
-    with ``m`` from :func:`yarn_get_mscale` when both are non-zero; else ``0.1 ln s + 1``.
-
-    References
-    ----------
-    HF ``_compute_yarn_parameters``; DeepSeek-V2, arXiv 2405.04434.
-
-    Examples
-    --------
-    >>> yarn_attention_factor(40.0, mscale=1.0, mscale_all_dim=1.0)
-    1.0
-    """
-    factor, mscale, all_dim, given = _checked(factor=factor, mscale=mscale,
-                                              mscale_all_dim=mscale_all_dim,
-                                              attention_factor=attention_factor)
-    if given is not None:
-        return float(given)
-    if mscale and all_dim:
-        return _mscale(factor, mscale) / _mscale(factor, all_dim)
+def _yarn_attention_factor(factor: float, mscale: float | None, mscale_all_dim: float | None,
+                           attention_factor: float | None) -> float:
+    if attention_factor is not None:
+        return attention_factor
+    if mscale and mscale_all_dim:
+        # DeepSeek: m(s, mscale) / m(s, mscale_all_dim)
+        return _mscale(factor, mscale) / _mscale(factor, mscale_all_dim)
     return _mscale(factor, 1.0)
 
 
@@ -596,90 +523,11 @@ def llama3_inv_freq(head_dim: int, base: float, factor: float, low_freq_factor: 
     return np.where(wavelength < length / high_ff, theta, slow)
 
 
-def longrope_attention_factor(factor: float, original_max_position_embeddings: int) -> float:
-    """Return LongRoPE's multiplier of cos and sin, ``sqrt(1 + ln s / ln L)`` (1 for s = 1).
-
-    Parameters
-    ----------
-    factor : float
-        Scale ``s`` >= 1 (Phi-3: ``max_position_embeddings / original_max_position_embeddings``).
-    original_max_position_embeddings : int
-        Trained length ``L`` >= 2.
-
-    Returns
-    -------
-    attention_factor : float
-
-    Notes
-    -----
-    ``a = sqrt(1 + ln(s) / ln(L))``.
-
-    References
-    ----------
-    Ding et al., "LongRoPE", arXiv 2402.13753; HF ``_compute_longrope_parameters``.
-
-    Examples
-    --------
-    >>> round(longrope_attention_factor(32.0, 4096), 6)
-    1.190238
-    """
-    factor, length = _checked(factor=factor,
-                              original_max_position_embeddings=original_max_position_embeddings)
-    if length < 2:
-        raise ValueError(f"original_max_position_embeddings must be >= 2 for sqrt(1 + ln s / "
-                         f"ln L); got {length}")
+def _longrope_attention_factor(factor: float, length: int) -> float:
     if factor <= 1.0:
         return 1.0
     # a = sqrt(1 + ln s / ln L)
     return math.sqrt(1.0 + math.log(factor) / math.log(length))
-
-
-def longrope_inv_freq(head_dim: int, base: float, short_factor: ArrayLike,
-                      long_factor: ArrayLike, original_max_position_embeddings: int,
-                      seq_len: int | None = None) -> NDArray[np.float64]:
-    """Return LongRoPE's frequencies ``theta_i / f_i`` with the short or the long list.
-
-    Parameters
-    ----------
-    head_dim : int
-        Rotary dimension, even.
-    base : float
-        RoPE base, > 1.
-    short_factor, long_factor : array_like, shape (head_dim // 2,)
-        Positive per-pair factors ``f_i`` found by LongRoPE's search.
-    original_max_position_embeddings : int
-        Trained length ``L``.
-    seq_len : int or None, default None
-        Current length: the long list when ``seq_len > L``, the short one otherwise.
-
-    Returns
-    -------
-    inv_freq : ndarray of float64, shape (head_dim // 2,)
-
-    Notes
-    -----
-    ``theta'_i = theta_i / f_i = 1 / (f_i base**(2i/d))``.
-
-    References
-    ----------
-    Ding et al., "LongRoPE", arXiv 2402.13753; HF ``_compute_longrope_parameters``.
-
-    Examples
-    --------
-    >>> np.round(longrope_inv_freq(4, 100.0, [1.0, 1.0], [1.0, 4.0], 10, seq_len=20), 6)
-    array([1.   , 0.025])
-    """
-    short, long, length, current = _checked(
-        short_factor=short_factor, long_factor=long_factor,
-        original_max_position_embeddings=original_max_position_embeddings, seq_len=seq_len)
-    theta = inverse_frequencies(head_dim, base)
-    for name, factors in (("short_factor", short), ("long_factor", long)):
-        if factors.shape != theta.shape:
-            raise ValueError(f"{name} must have length head_dim // 2 = {theta.shape[0]}; got "
-                             f"length {factors.shape[0]}")
-    chosen = long if current is not None and current > length else short
-    # theta'_i = theta_i / f_i
-    return theta / chosen
 
 
 # --------------------------------------------------------------------------- a config dict
@@ -828,7 +676,8 @@ def rope_frequencies(head_dim: int, base: float = 10000.0,
     if rope_type == "ntk":
         return ntk_inv_freq(head_dim, base, keys["factor"]), 1.0
     if rope_type == "dynamic":
-        return dynamic_ntk_inv_freq(head_dim, base, keys["factor"], length, seq_len), 1.0
+        effective = dynamic_ntk_factor(keys["factor"], length, seq_len)
+        return ntk_inv_freq(head_dim, base, effective), 1.0
     if rope_type == "llama3":
         return llama3_inv_freq(head_dim, base, keys["factor"], keys["low_freq_factor"],
                                keys["high_freq_factor"], length), 1.0
@@ -836,16 +685,31 @@ def rope_frequencies(head_dim: int, base: float = 10000.0,
         inv_freq = yarn_inv_freq(head_dim, base, keys["factor"], length,
                                  keys.get("beta_fast", 32.0), keys.get("beta_slow", 1.0),
                                  keys.get("truncate", True))
-        return inv_freq, yarn_attention_factor(keys["factor"], keys.get("mscale"),
-                                               keys.get("mscale_all_dim"),
-                                               keys.get("attention_factor"))
-    inv_freq = longrope_inv_freq(head_dim, base, keys["short_factor"], keys["long_factor"],
-                                 length, seq_len)
+        return inv_freq, _yarn_attention_factor(keys["factor"], keys.get("mscale"),
+                                                keys.get("mscale_all_dim"),
+                                                keys.get("attention_factor"))
+    return _longrope(head_dim, base, keys, length, seq_len, sorted(map(str, config)))
+
+
+def _longrope(head_dim: int, base: float, keys: dict[str, Any], length: int, seq_len: int | None,
+              names: list[str]) -> tuple[NDArray[np.float64], float]:
+    theta = inverse_frequencies(head_dim, base)
+    for name in ("short_factor", "long_factor"):
+        if keys[name].shape != theta.shape:
+            raise ValueError(f"rope_scaling['{name}'] must have length head_dim // 2 = "
+                             f"{theta.shape[0]}; got length {keys[name].shape[0]}")
+    past_trained = seq_len is not None and seq_len > length
+    chosen = keys["long_factor"] if past_trained else keys["short_factor"]
+    # theta'_i = theta_i / f_i, with the long list past L and the short list up to L
+    inv_freq = theta / chosen
     if "attention_factor" in keys:
         return inv_freq, keys["attention_factor"]
     if "factor" not in keys:
         raise ValueError("rope_scaling['factor'] (or rope_scaling['attention_factor']) is "
                          "required for rope_type 'longrope': Hugging Face derives it from "
                          "max_position_embeddings / original_max_position_embeddings, which "
-                         f"this function does not receive. Got keys {sorted(map(str, config))}")
-    return inv_freq, longrope_attention_factor(keys["factor"], length)
+                         f"this function does not receive. Got keys {names}")
+    if keys["factor"] > 1.0 and length < 2:
+        raise ValueError("rope_scaling['original_max_position_embeddings'] must be >= 2 for the "
+                         f"LongRoPE attention factor sqrt(1 + ln s / ln L); got {length}")
+    return inv_freq, _longrope_attention_factor(keys["factor"], length)

@@ -1,4 +1,4 @@
-"""The drawing functions of posenc_lib.plots.attention: data in, the same data in the artists."""
+"""Attention weights, bars, dot rows and wavelengths (posenc_lib.plots): data in, same data out."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from matplotlib.figure import Figure
 
-from posenc_lib.attention import self_attention
+from posenc_lib.attention import self_attention, word_order_model
 from posenc_lib.frequencies import inverse_frequencies, wavelengths
 from posenc_lib.plots import (
     draw_attention_weights,
@@ -15,7 +15,6 @@ from posenc_lib.plots import (
     draw_grouped_bars,
     draw_wavelengths,
 )
-from posenc_lib.widgets.attention import word_order_model
 
 
 def new_axes():  # type: ignore[no-untyped-def]

@@ -7,7 +7,9 @@ this file (Python's math in loops, the source's own loop), not with values paste
 from __future__ import annotations
 
 import cmath
+import inspect
 import math
+import re
 from pathlib import Path
 
 import matplotlib
@@ -23,6 +25,7 @@ from posenc_lib.figures.gallery import gallery_markdown
 from posenc_lib.figures.registry import coerce_parameter, parse_parameter
 from posenc_lib.frequencies import split_permutation
 from posenc_lib.plots import course_style, save_figure
+from tests.notebook_cells import ROOT, load, source
 
 matplotlib.use("Agg")
 
@@ -433,6 +436,38 @@ def test_frequency_ratio_parameters():
     (line,) = _lines(ax).values()
     assert len(line.get_ydata()) == 32
     np.testing.assert_allclose(line.get_ydata(), 1 / 8)
+
+
+def _notebook_06_table() -> tuple[dict[str, str], dict[str, list[float]]]:
+    """The running example and the printed ratio table of notebook 06, as stored."""
+    cells = load(ROOT / "notebooks" / "06_context_extension.ipynb")["cells"]
+    code = [c for c in cells if c["cell_type"] == "code"]
+    example = next(source(c) for c in code if source(c).startswith("d, base = "))
+    d, base = re.search(r"^d, base = (\d+), ([\d.]+)", example, re.M).groups()  # type: ignore
+    length = re.search(r"^L = (\d+)", example, re.M).group(1)  # type: ignore[union-attr]
+    factor = re.search(r"^s = ([\d.]+)", example, re.M).group(1)  # type: ignore[union-attr]
+    values = {"d": d, "base": base, "L": length, "s": factor}
+    chart = next(c for c in code if "method_frequency_ratios(d, base, s, L)" in source(c))
+    printed = "".join("".join(o.get("text", "")) for o in chart["outputs"])
+    table = {}
+    for line in printed.splitlines()[1:]:
+        label, numbers = line[:24].strip(), line[24:].split()
+        table[label] = [float(x) for x in numbers]
+    return values, table
+
+
+def test_frequency_ratio_figure_equals_what_notebook_06_draws():
+    parameters = inspect.signature(REGISTRY["frequency_ratio"].function).parameters
+    values, table = _notebook_06_table()
+    assert parameters["head_dim"].default == int(values["d"])
+    assert parameters["base"].default == float(values["base"])
+    assert parameters["factor"].default == float(values["s"])
+    assert parameters["trained_length"].default == int(values["L"])
+    lines = _lines(build_figure("frequency_ratio").axes[0])
+    assert set(lines) == set(table), "the figure and the notebook show other methods"
+    for label, printed in table.items():
+        drawn = lines[label].get_ydata()[[0, 20, 40, 63]]
+        np.testing.assert_allclose(drawn, printed, atol=5e-5, err_msg=label)
 
 
 def _roformer_bound(m: int, d: int, base: float = 10000.0) -> float:

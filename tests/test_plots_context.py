@@ -1,5 +1,6 @@
-"""Tests for posenc_lib.plots.context: each drawing function draws exactly the data it is given
-and rejects bad input with an error that names the parameter."""
+"""Tests of the drawing functions of notebooks 05-07 (posenc_lib.plots curves, circles and
+heatmaps): each draws exactly the data it is given and rejects bad input with an error that
+names the parameter."""
 
 from __future__ import annotations
 

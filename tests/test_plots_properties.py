@@ -1,4 +1,4 @@
-"""Tests of posenc_lib.plots.properties: what each drawing function puts on the axes."""
+"""Tests of the drawings of notebooks 03-04 (posenc_lib.plots): what each puts on the axes."""
 
 from __future__ import annotations
 

@@ -17,16 +17,12 @@ from posenc_lib.frequencies import inverse_frequencies, turns_in_context, wavele
 from posenc_lib.scaling import (
     SCALING_METHODS,
     dynamic_ntk_factor,
-    dynamic_ntk_inv_freq,
     linear_inv_freq,
     llama3_inv_freq,
-    longrope_attention_factor,
-    longrope_inv_freq,
     ntk_inv_freq,
     ntk_scaled_base,
     resolve_rope_type,
     rope_frequencies,
-    yarn_attention_factor,
     yarn_correction_range,
     yarn_get_mscale,
     yarn_inv_freq,
@@ -314,7 +310,8 @@ def test_yarn_bands(
 
 def test_yarn_attention_factor_value() -> None:
     assert math.isclose(yarn_get_mscale(4.0), 1.1386294361, rel_tol=1e-10)
-    assert math.isclose(yarn_attention_factor(4.0), 1.1386294361, rel_tol=1e-10)
+    yarn = {"rope_type": "yarn", "factor": 4.0, **_L(4096)}
+    assert math.isclose(rope_frequencies(64, 1e4, yarn)[1], 1.1386294361, rel_tol=1e-10)
     assert yarn_get_mscale(1.0) == 1.0
     assert yarn_get_mscale(0.5) == 1.0
     assert math.isclose(yarn_get_mscale(40.0, 0.707), ref_mscale(40.0, 0.707), rel_tol=1e-14)
@@ -396,12 +393,15 @@ def test_llama3_is_continuous_at_band_edges() -> None:
 
 
 def test_longrope_helpers() -> None:
-    inv_short = longrope_inv_freq(4, 100.0, [2.0, 4.0], [8.0, 16.0], 10)
+    config = {"rope_type": "longrope", "short_factor": [2.0, 4.0], "long_factor": [8.0, 16.0],
+              "factor": 32.0, **_L(4096)}
+    inv_short, attention = rope_frequencies(4, 100.0, config)
     np.testing.assert_allclose(inv_short, [0.5, 0.1 / 4])
-    inv_long = longrope_inv_freq(4, 100.0, [2.0, 4.0], [8.0, 16.0], 10, seq_len=11)
+    inv_long, _ = rope_frequencies(4, 100.0, config, seq_len=4097)
     np.testing.assert_allclose(inv_long, [1 / 8, 0.1 / 16])
-    assert math.isclose(longrope_attention_factor(32.0, 4096), math.sqrt(17 / 12))
-    assert longrope_attention_factor(1.0, 4096) == 1.0
+    # a = sqrt(1 + ln 32 / ln 4096) = sqrt(1 + 5/12)
+    assert math.isclose(attention, math.sqrt(17 / 12))
+    assert rope_frequencies(4, 100.0, {**config, "factor": 1.0})[1] == 1.0
 
 
 def test_helper_functions_agree_with_rope_frequencies() -> None:
@@ -411,7 +411,7 @@ def test_helper_functions_agree_with_rope_frequencies() -> None:
     )
     assert math.isclose(ntk_scaled_base(d, base, 4.0), base * 4.0 ** (64 / 62))
     np.testing.assert_array_equal(
-        dynamic_ntk_inv_freq(d, base, 2.0, 1024, 4096),
+        ntk_inv_freq(d, base, dynamic_ntk_factor(2.0, 1024, 4096)),
         rope_frequencies(d, base, {"type": "dynamic", "factor": 2, **_L(1024)}, seq_len=4096)[0],
     )
     np.testing.assert_array_equal(
@@ -664,7 +664,8 @@ def test_helper_bad_input() -> None:
     with pytest.raises(ValueError, match="low_freq_factor"):
         llama3_inv_freq(8, 100.0, 8.0, 4.0, 1.0, 64)
     with pytest.raises(ValueError, match="original_max_position_embeddings"):
-        longrope_attention_factor(4.0, 1)
+        rope_frequencies(4, 100.0, {"rope_type": "longrope", "short_factor": [1, 1],
+                                    "long_factor": [1, 1], "factor": 4.0, **_L(1)})
     with pytest.raises(ValueError, match="inv_freq"):
         turns_in_context([1.0, -1.0], 10)
     with pytest.raises(ValueError, match="length"):

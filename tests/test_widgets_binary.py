@@ -11,9 +11,9 @@ import io
 import numpy as np
 import pytest
 
-from posenc_lib.attention import self_attention
+from posenc_lib.attention import VOCAB, self_attention, word_order_model
 from posenc_lib.binary import binary_table
-from posenc_lib.widgets.attention import ORDERS, VOCAB, WordOrderExplorer, word_order_model
+from posenc_lib.widgets.attention import ORDERS, WordOrderExplorer
 from posenc_lib.widgets.binary import BinaryCountingExplorer
 
 

@@ -1,5 +1,7 @@
 """Exercises with instant feedback: ``ex.check(answer)``, ``ex.hint()``, ``ex.solution()``.
 
+Notebooks: 00_why_position to 09_figure_gallery (module ``nbNN`` for notebook NN).
+
 Each notebook's exercises live in a module named after the notebook (``nb02`` for
 02_sinusoidal_formula), for example::
 

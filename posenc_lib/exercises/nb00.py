@@ -1,4 +1,6 @@
-"""Exercises of notebook 00_why_position: attention ignores word order.
+"""Exercises showing that attention ignores word order.
+
+Notebook: 00_why_position.
 
 Each expected answer is computed with posenc_lib (``self_attention``, ``encode``), never pasted.
 """

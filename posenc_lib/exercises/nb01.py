@@ -1,4 +1,6 @@
-"""Exercises of notebook 01_binary_counting: bit periods, Hamming steps, the smooth cousin.
+"""Exercises on binary positions: bit periods, Hamming steps, the smooth cousin.
+
+Notebook: 01_binary_counting.
 
 Each expected answer is computed with ``posenc_lib.binary``, never pasted.
 """

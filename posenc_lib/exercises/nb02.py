@@ -1,5 +1,7 @@
-"""Exercises of notebook 02_sinusoidal_formula: the division term, the matrix, full turns and
+"""Exercises on the sinusoidal formula: the division term, the matrix, full turns and
 tensor2tensor's spacing.
+
+Notebook: 02_sinusoidal_formula.
 
 Each expected answer is computed with ``posenc_lib.sinusoidal``; each mistake is a wrong
 formula seen in popular write-ups, computed the way a learner would get it.

@@ -1,10 +1,13 @@
-"""Exercises of notebook 03_properties: check the properties of the encoding yourself."""
+"""Exercises that check the properties of the encoding yourself.
+
+Notebook: 03_properties.
+"""
 
 from __future__ import annotations
 
 import numpy as np
 
-from posenc_lib.analysis import offset_similarity
+from posenc_lib.analysis import local_minima, offset_similarity
 from posenc_lib.exercises._core import Exercise, Mistake
 from posenc_lib.sinusoidal import sinusoidal_encoding
 
@@ -18,11 +21,7 @@ def _sum_of_cosines(offsets: np.ndarray, exponents: np.ndarray, base: float) -> 
 
 def _first_bounce(d_model: int) -> int:
     """The first offset k > 0 where sum_i cos(theta_i k) is lower than at both neighbours."""
-    dots = offset_similarity(np.arange(400), d_model)
-    for k in range(1, dots.size - 1):
-        if dots[k - 1] > dots[k] < dots[k + 1]:
-            return k
-    raise RuntimeError("no bounce within 400 offsets")  # pragma: no cover
+    return int(local_minima(offset_similarity(np.arange(400), d_model))[0])
 
 
 def _count_flat_columns(n_positions: int, d_model: int, threshold: float) -> int:

@@ -1,4 +1,7 @@
-"""Exercises of notebook 04_rotation_proof: the shift matrix, by hand and from data."""
+"""Exercises on the shift matrix, by hand and from data.
+
+Notebook: 04_rotation_proof.
+"""
 
 from __future__ import annotations
 
@@ -23,7 +26,7 @@ def _swapped_matrix(k: float, theta: float) -> np.ndarray:
 
 
 def _sine_only_residual(positions: np.ndarray, d_model: int, k: int) -> float:
-    """RMS error of the best linear map from sin(w t) channels to sin(w (t + k)) channels."""
+    """RMS error of the best linear map from sin(theta t) channels to sin(theta (t+k)) channels."""
     inputs = sinusoidal_encoding_at(positions, d_model)[:, 0::2]
     targets = sinusoidal_encoding_at(positions + k, d_model)[:, 0::2]
     weights, *_ = np.linalg.lstsq(inputs, targets, rcond=None)
@@ -31,14 +34,15 @@ def _sine_only_residual(positions: np.ndarray, d_model: int, k: int) -> float:
 
 
 def _even_part_rms(positions: np.ndarray, d_model: int, k: int) -> float:
-    """RMS of sin(w k) cos(w t): the part of sin(w (t+k)) that no sum of sines can give.
+    """RMS of sin(theta k) cos(theta t): the part of sin(theta (t+k)) no sum of sines can give.
 
     On positions symmetric about 0 the sine channels are odd functions of t; the target
-    sin(w(t+k)) = cos(wk) sin(wt) + sin(wk) cos(wt) has the even part sin(wk) cos(wt), and a
-    least-squares fit by odd functions leaves exactly that part as the error.
+    ``sin(theta (t+k)) = cos(theta k) sin(theta t) + sin(theta k) cos(theta t)`` has the even
+    part ``sin(theta k) cos(theta t)``, and a least-squares fit by odd functions leaves exactly
+    that part as the error.
     """
     theta = inverse_frequencies(d_model)
-    # residual = sqrt(mean((sin(w k) cos(w t))^2))
+    # residual = sqrt(mean((sin(theta k) cos(theta t))^2))
     even_part = np.sin(theta * k) * np.cos(np.multiply.outer(positions, theta))
     return float(np.sqrt(np.mean(even_part**2)))
 

@@ -1,5 +1,7 @@
-"""Exercises of notebook 05_rope: frequencies, the element-wise rotation, the relative property
-and the pairing permutation.
+"""Exercises on RoPE: frequencies, the element-wise rotation, the relative property and the
+pairing permutation.
+
+Notebook: 05_rope.
 
 Each exercise computes its expected answer with ``posenc_lib.rope``; the solution code is the
 notebook's solution cell, word for word.

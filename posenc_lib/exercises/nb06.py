@@ -1,5 +1,6 @@
-"""Exercises of notebook 06_context_extension: PI, the NTK-aware base, slow pairs and YaRN's
-temperature.
+"""Exercises on context extension: PI, the NTK-aware base, slow pairs and YaRN's temperature.
+
+Notebook: 06_context_extension.
 
 Each exercise computes its expected answer with ``posenc_lib.scaling``; the solution code is
 the notebook's solution cell, word for word.

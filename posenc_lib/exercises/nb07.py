@@ -1,4 +1,6 @@
-"""Exercises of notebook 07_other_schemes: ALiBi slopes, T5 buckets, Shaw's index, causal order.
+"""Exercises on other schemes: ALiBi slopes, T5 buckets, Shaw's index, causal order.
+
+Notebook: 07_other_schemes.
 
 Each expected answer is computed with posenc_lib (``alibi_slopes``,
 ``t5_relative_position_bucket``, ``shaw_relative_index``, ``scaled_dot_product_attention``);

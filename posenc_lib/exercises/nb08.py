@@ -1,4 +1,6 @@
-"""Exercises of notebook 08_numerical_precision: exact integers, bfloat16 bits, safe angles.
+"""Exercises on numerical precision: exact integers, bfloat16 bits, safe angles.
+
+Notebook: 08_numerical_precision.
 
 Each expected answer is computed with posenc_lib (``machine_epsilon``, ``round_to_dtype``,
 ``round_to_bfloat16``, ``sinusoidal_encoding``); each known mistake is computed the way a

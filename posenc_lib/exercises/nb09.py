@@ -1,4 +1,7 @@
-"""Exercises of notebook 09_figure_gallery: rebuild registered figures and read their data back."""
+"""Exercises that rebuild registered figures and read their data back.
+
+Notebook: 09_figure_gallery.
+"""
 
 from __future__ import annotations
 

@@ -1,5 +1,7 @@
 """posenc_lib.figures: the registry of the course's figures and its command line.
 
+Notebook: 09_figure_gallery.
+
 Every figure of the source write-ups (and the course's own signature figures) is registered
 with its source, a one-line description and a function whose keyword defaults reproduce the
 source. Build one in Python with ``build_figure("heatmap_002", d_model=64)``, or from the shell::

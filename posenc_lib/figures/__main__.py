@@ -1,4 +1,7 @@
-"""``python -m posenc_lib.figures``: see ``posenc_lib.figures.cli``."""
+"""``python -m posenc_lib.figures``: see ``posenc_lib.figures.cli``.
+
+Notebook: 09_figure_gallery.
+"""
 
 from __future__ import annotations
 

@@ -1,5 +1,7 @@
 """The registered figures: every figure of the source write-ups, and the course's own.
 
+Notebook: 09_figure_gallery (the gallery of every registered figure).
+
 Each function computes its data with the math modules (never its own copy of a formula), draws
 it with ``posenc_lib.plots`` on a pyplot-free ``Figure`` and returns that figure. The defaults
 reproduce the source figure (same d_model, length, layout, axis labels and colormap). The
@@ -98,7 +100,7 @@ def division_term(
 @register(
     "theta_offsets",
     source="000 fig 3",
-    description="theta = pos / 10000^(2i/d) against i for several positions: pos is an offset.",
+    description="The angle phi = pos / 10000^(2i/d) against i (the source names it theta).",
 )
 def theta_offsets(
     *,
@@ -107,16 +109,16 @@ def theta_offsets(
     positions: tuple[int, ...] = (0, 1, 2, 3, 4),
     figsize: tuple[float, float] = (7.0, 4.0),
 ) -> Figure:
-    """Step 2 of write-up 000: each position scales the division term, starting at theta = pos."""
+    """Step 2 of write-up 000: each position scales the division term, starting at phi = pos."""
     where = _positions(positions)
     fig, ax = new_figure(figsize=figsize)
     draw_angles(
         ax,
         angles(where, inverse_frequencies(d_model, base)),
         positions=where.tolist(),
-        ylabel=rf"$\theta = pos / {_base_text(base)}^{{2i/d}}$",
+        ylabel=rf"$\phi = pos / {_base_text(base)}^{{2i/d}}$",
     )
-    ax.set_title(f"Angle theta per pair, d = {d_model}")
+    ax.set_title(f"Angle phi = pos theta_i per pair, d = {d_model}")
     return fig
 
 

@@ -1,5 +1,7 @@
 """Command line of the figure registry: ``python -m posenc_lib.figures`` / ``posenc-figures``.
 
+Notebook: 09_figure_gallery.
+
 ::
 
     posenc-figures list [-v]

@@ -1,4 +1,7 @@
-"""The gallery page ``figures/README.md``: thumbnail, name, source, description, command."""
+"""The gallery page ``figures/README.md``: thumbnail, name, source, description, command.
+
+Notebook: 09_figure_gallery.
+"""
 
 from __future__ import annotations
 
@@ -47,8 +50,6 @@ def _cell(text: str) -> str:
 
 def gallery_markdown(specs: Iterable[FigureSpec] | None = None, *, out: str = "figures") -> str:
     """The Markdown of the gallery page, one table row per figure.
-
-    Introduced in notebook 09_figure_gallery.
 
     Parameters
     ----------

@@ -1,5 +1,7 @@
 """The figure registry: every figure the course can rebuild, with its source and parameters.
 
+Notebook: 09_figure_gallery.
+
 A registered figure is a function with keyword-only parameters whose defaults reproduce the
 source figure, returning a ``matplotlib.figure.Figure`` (never pyplot state). The registry knows
 each parameter's type from its default, so the command line can parse ``--set key=value`` and
@@ -173,8 +175,6 @@ def get_figure(name: str) -> FigureSpec:
 
 def build_figure(name: str, **params: Any) -> Figure:
     """Draw the registered figure ``name`` with some parameters changed.
-
-    Introduced in notebook 09_figure_gallery.
 
     Parameters
     ----------

@@ -1,4 +1,7 @@
-"""Small shared helpers of the drawing functions (validation and axis labels)."""
+"""Small shared helpers of the drawing functions (validation, labels and the palette).
+
+Notebooks: 00_why_position to 09_figure_gallery, through every drawing module.
+"""
 
 from __future__ import annotations
 

@@ -94,22 +94,20 @@ def draw_unit_circle(
     point: ArrayLike,
     rotated: ArrayLike | None = None,
     *,
-    point_label: str = r"$\omega t$",
-    rotated_label: str = r"$\omega (t+k)$",
+    point_label: str = r"$\theta t$",
+    rotated_label: str = r"$\theta (t+k)$",
     **style: Any,
 ) -> UnitCircle:
     """Draw the unit circle with a point on it and, optionally, the point after a rotation.
-
-    Introduced in notebook 04_rotation_proof.
 
     Parameters
     ----------
     ax : matplotlib.axes.Axes
         Where to draw; its aspect is set to equal.
     point : array_like, shape (2,)
-        (x, y) = (cos(omega t), sin(omega t)).
+        (x, y) = (cos(theta t), sin(theta t)): the point at the angle phi = theta t.
     rotated : array_like, shape (2,), optional
-        The point after the rotation, ``rotation_matrix(omega * k) @ point``.
+        The point after the rotation, ``rotation_matrix(theta * k) @ point``.
     point_label, rotated_label : str
         Texts written next to the two points.
     **style
@@ -123,9 +121,9 @@ def draw_unit_circle(
 
     Notes
     -----
-    Rotating by the angle omega k maps (cos(omega t), sin(omega t)) to
-    (cos(omega (t+k)), sin(omega (t+k))): the shift by k positions is a rotation that does not
-    depend on t.
+    Rotating by the angle theta k maps ``(cos(theta t), sin(theta t))`` to
+    ``(cos(theta (t+k)), sin(theta (t+k)))``: the shift by k positions is a rotation that does
+    not depend on t.
 
     Examples
     --------
@@ -174,7 +172,7 @@ def draw_vectors_2d(
 ) -> dict[str, Line2D]:
     """Draw 2-D vectors as segments from the origin with a dot at the tip.
 
-    Introduced in notebook 05_rope (a query and a key, before and after their rotation).
+    For example a query and a key, before and after their rotation.
 
     Parameters
     ----------
@@ -238,8 +236,8 @@ def draw_circle_points(
 ) -> dict[str, Line2D]:
     """Draw points at given angles on nested circles, one circle per series.
 
-    Introduced in notebook 06_context_extension (Position Interpolation packs neighbouring
-    positions closer together on the circle of a fast pair).
+    For example Position Interpolation, which packs neighbouring positions closer together on
+    the circle of a fast pair.
 
     Parameters
     ----------

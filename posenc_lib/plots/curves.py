@@ -72,7 +72,7 @@ def draw_curves(
 ) -> dict[str, Line2D]:
     """Draw several named curves that share one x axis (one line per curve).
 
-    Introduced in notebook 05_rope (score against distance) and used throughout 06.
+    For example the RoPE score against the distance, or a quantity against the context length.
 
     Parameters
     ----------
@@ -146,8 +146,6 @@ def draw_reference_lines(
 ) -> dict[str, Line2D]:
     """Draw labelled dashed reference lines (a trained length, a threshold, zero).
 
-    Introduced in notebook 06_context_extension.
-
     Parameters
     ----------
     ax : matplotlib.axes.Axes
@@ -214,8 +212,7 @@ def draw_grouped_bars(
 ) -> list[BarContainer]:
     """Draw several series of numbers as bars side by side, one group per category.
 
-    Introduced in notebook 00_why_position (the output of one word in two sentences) and used
-    in 01_binary_counting (neighbour distances).
+    For example the output of one word in two sentences, or the distances between neighbours.
 
     Parameters
     ----------
@@ -285,8 +282,7 @@ def draw_dot_rows(
 ) -> list[Line2D]:
     """Draw each row of numbers as dots on its own horizontal number line.
 
-    Introduced in notebook 00_why_position (the normalised index of sentences of several
-    lengths).
+    For example the normalised index of sentences of several lengths.
 
     Parameters
     ----------
@@ -366,8 +362,6 @@ def draw_wavelengths(
     **style: Any,
 ) -> WavelengthChart:
     """Draw each pair's wavelength (log scale) with the span of a few sentence lengths.
-
-    Introduced in notebook 02_sinusoidal_formula.
 
     Parameters
     ----------
@@ -450,7 +444,7 @@ def draw_frequency_ratios(
 ) -> dict[str, Line2D]:
     """Draw the per-dimension frequency ratio (scaled / original) of several methods.
 
-    Introduced in notebook 06_context_extension (the key picture: every method on one chart).
+    The key picture of context extension: every method on one chart.
 
     Parameters
     ----------
@@ -520,8 +514,6 @@ def draw_decay_bound(
     **style: Any,
 ) -> Line2D:
     """Draw RoFormer's long-term decay bound against the relative distance.
-
-    Introduced in notebook 05_rope.
 
     Parameters
     ----------
@@ -634,8 +626,6 @@ def draw_offset_curve(
 ) -> OffsetCurve:
     """Draw the dot product of two encodings against their offset, bounces marked.
 
-    Introduced in notebook 03_properties.
-
     Parameters
     ----------
     ax : matplotlib.axes.Axes
@@ -662,7 +652,7 @@ def draw_offset_curve(
 
     Notes
     -----
-    PE(t)·PE(t+k) = sum_i cos(omega_i k): it falls from d/2 at k = 0, but the fast pairs make it
+    ``PE(t)·PE(t+k) = sum_i cos(theta_i k)``: it falls from d/2 at k = 0, but the fast pairs make it
     turn back up now and then, so it is not monotonic.
 
     Examples
@@ -697,7 +687,7 @@ def draw_dimension_range(
 ) -> list[Line2D]:
     """Draw how much each dimension varies over a sentence, sines and cosines apart.
 
-    Introduced in notebook 03_properties (where the position information lives).
+    It shows where the position information lives.
 
     Parameters
     ----------
@@ -759,7 +749,7 @@ def draw_probe(
 ) -> tuple[PathCollection, Line2D]:
     """Scatter a probe's predicted positions against the true ones, with the ideal diagonal.
 
-    Introduced in notebook 03_properties (the linear probe on ``e + p``).
+    For example the linear probe on ``e + p``.
 
     Parameters
     ----------
@@ -816,8 +806,6 @@ def draw_probe(
 def for_log_axis(values: ArrayLike) -> NDArray[np.float64]:
     """Values ready for a log axis: zeros, negatives, NaN and infinities become NaN (gaps).
 
-    Introduced in notebook 08_numerical_precision.
-
     Parameters
     ----------
     values : array_like, any shape
@@ -848,8 +836,6 @@ def draw_error_curves(
     **style: Any,
 ) -> dict[str, Line2D]:
     """Draw errors against position on log-log axes, one line per label.
-
-    Introduced in notebook 08_numerical_precision.
 
     Parameters
     ----------

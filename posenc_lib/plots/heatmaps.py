@@ -70,8 +70,6 @@ def draw_encoding_heatmap(
 ) -> AxesImage:
     """Draw a positional-encoding matrix as an image, one row per position.
 
-    Introduced in notebook 02_sinusoidal_formula.
-
     Parameters
     ----------
     ax : matplotlib.axes.Axes
@@ -143,8 +141,6 @@ def draw_similarity_matrix(
 ) -> AxesImage:
     """Draw the matrix of dot products PE(t)·PE(t') between all positions.
 
-    Introduced in notebook 03_properties.
-
     Parameters
     ----------
     ax : matplotlib.axes.Axes
@@ -167,7 +163,7 @@ def draw_similarity_matrix(
 
     Notes
     -----
-    PE(t)·PE(t+k) = sum_i cos(omega_i k) depends only on k: the matrix is symmetric and
+    ``PE(t)·PE(t+k) = sum_i cos(theta_i k)`` depends only on k: the matrix is symmetric and
     Toeplitz, with d/2 on the diagonal.
 
     Examples
@@ -207,7 +203,7 @@ def draw_signed_matrix(
 ) -> AxesImage:
     """Draw a matrix with a diverging colormap centred on zero (blocks of a rotation, a fit).
 
-    Introduced in notebook 04_rotation_proof (the block-diagonal shift matrix M_k).
+    For example the block-diagonal shift matrix M_k.
 
     Parameters
     ----------
@@ -265,8 +261,6 @@ def draw_signed_matrix(
 def masked_bias(bias: ArrayLike) -> np.ma.MaskedArray:
     """A 2-D bias matrix as a masked array: ``-inf`` entries (masked keys) are hidden.
 
-    Introduced in notebook 07_other_schemes.
-
     Parameters
     ----------
     bias : array_like, shape (n_queries, n_keys)
@@ -301,8 +295,6 @@ def draw_bias_matrix(
     **style: Any,
 ) -> AxesImage:
     """Draw an attention bias matrix (ALiBi, T5, ...) with masked keys in light grey.
-
-    Introduced in notebook 07_other_schemes.
 
     Parameters
     ----------
@@ -432,8 +424,6 @@ def draw_attention_weights(
 ) -> AttentionMap:
     """Draw an attention-weight matrix with the words on both axes.
 
-    Introduced in notebook 00_why_position.
-
     Parameters
     ----------
     ax : matplotlib.axes.Axes
@@ -522,8 +512,6 @@ def draw_unseen_angles(
     **style: Any,
 ) -> AxesImage:
     """Draw where the rotation angle of a pair lies outside the arc seen in training.
-
-    Introduced in notebook 06_context_extension.
 
     Parameters
     ----------

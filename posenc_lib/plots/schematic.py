@@ -1,4 +1,7 @@
-"""The embedding + position-vector schematic: w_n = e_n + p_n (write-up 000, figure 1)."""
+"""The embedding + position-vector schematic: w_n = e_n + p_n (write-up 000, figure 1).
+
+Notebooks: 02_sinusoidal_formula and 09_figure_gallery.
+"""
 
 from __future__ import annotations
 
@@ -53,7 +56,7 @@ def draw_embedding_schematic(
 ) -> EmbeddingSchematic:
     """Draw, for each token, its embedding column plus its position column equals the input.
 
-    Introduced in notebook 02_sinusoidal_formula (how the encoding meets the embedding).
+    It shows how the encoding meets the embedding.
 
     Parameters
     ----------

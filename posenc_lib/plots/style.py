@@ -1,5 +1,8 @@
 """The course style and a deterministic, atomic ``save_figure``.
 
+Notebooks: 00_why_position to 09_figure_gallery (each calls :func:`use_course_style` in its
+first cell; 09_figure_gallery builds, freezes, shows and saves the registered figures).
+
 Every picture of the course (notebooks, widgets, the figure builder) uses one style file,
 ``course.mplstyle``, shipped next to this module. ``save_figure`` writes SVG, PNG or PDF files
 whose bytes depend only on the figure: no dates, no software versions, fixed SVG ids. It writes
@@ -53,7 +56,7 @@ _METADATA: dict[str, dict[str, Any]] = {
 def use_course_style() -> None:
     """Make the course style the default for every figure created from now on.
 
-    Introduced in notebook 00_why_position (every notebook calls it in its first cell).
+    Every notebook calls it in its first cell.
 
     Returns
     -------
@@ -80,7 +83,7 @@ def use_course_style() -> None:
 def course_style() -> contextlib.AbstractContextManager[None]:
     """Context manager applying the course style inside a ``with`` block only.
 
-    Introduced in notebook 09_figure_gallery (the figure builder draws inside it).
+    The figure builder draws inside it.
 
     Returns
     -------
@@ -105,8 +108,6 @@ def new_figure(
     **subplot_kw: Any,
 ) -> tuple[Figure, Any]:
     """Create a pyplot-free ``Figure`` and its axes (nothing is registered with pyplot).
-
-    Introduced in notebook 09_figure_gallery.
 
     Parameters
     ----------
@@ -153,7 +154,7 @@ def new_figure(
 def freeze_layout(fig: Figure) -> Figure:
     """Run the figure's layout engine once now and keep the result for every later draw.
 
-    Introduced in notebook 09_figure_gallery (every registered figure is frozen this way).
+    Every registered figure is frozen this way.
 
     Parameters
     ----------
@@ -191,8 +192,7 @@ def freeze_layout(fig: Figure) -> Figure:
 def figure_png(fig: Figure, *, dpi: float | None = None) -> bytes:
     """The PNG bytes of ``fig``, drawn once in memory, without metadata (reproducible).
 
-    Introduced in notebook 09_figure_gallery (to show many figures cheaply:
-    ``IPython.display.Image(figure_png(fig, dpi=60))``).
+    It shows many figures cheaply: ``IPython.display.Image(figure_png(fig, dpi=60))``.
 
     Parameters
     ----------
@@ -231,8 +231,6 @@ def _format_for(path: Path) -> str:
 
 def save_figure(fig: Figure, path: str | os.PathLike[str], *, dpi: float | None = None) -> Path:
     """Save ``fig`` deterministically and atomically; the format comes from the suffix.
-
-    Introduced in notebook 09_figure_gallery.
 
     Parameters
     ----------

@@ -49,7 +49,7 @@ def draw_value_table(
 ) -> Table:
     """Render a matrix of numbers as a table filling ``ax`` (the axes frame is hidden).
 
-    Introduced in notebook 02_sinusoidal_formula (the worked d_model = 4 table).
+    For example the worked d_model = 4 table.
 
     Parameters
     ----------
@@ -138,8 +138,6 @@ def draw_binary_table(
     **style: Any,
 ) -> BinaryTable:
     """Draw a table of bits, one row per position, optionally coloured by each bit's rate.
-
-    Introduced in notebook 01_binary_counting.
 
     Parameters
     ----------
@@ -247,7 +245,7 @@ def draw_float32_bits(
 ) -> BitRows:
     """Draw the float32 bit pattern of each value, coloured by field, with dropped bits faded.
 
-    Introduced in notebook 08_numerical_precision (bfloat16 keeps the first 16 bits).
+    bfloat16 keeps the first 16 bits of a float32.
 
     Parameters
     ----------

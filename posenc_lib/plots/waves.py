@@ -52,14 +52,14 @@ def draw_division_term(
 ) -> Line2D:
     """Draw the division term (the frequency) of every sine/cosine pair against its index i.
 
-    Introduced in notebook 02_sinusoidal_formula (step 1 of the step-by-step picture).
+    Step 1 of the step-by-step picture of the formula.
 
     Parameters
     ----------
     ax : matplotlib.axes.Axes
         Where to draw.
     division_term : array_like, shape (d_model // 2,)
-        ``frequencies(d_model, base)``: omega_i = 1 / base^(2i/d_model).
+        ``inverse_frequencies(d_model, base)``: the frequency theta_i = 1 / base^(2i/d_model).
     xlabel, ylabel : str or None
         Axis labels; None leaves the label unchanged.
     **style
@@ -72,7 +72,7 @@ def draw_division_term(
 
     Notes
     -----
-    omega_i = base^(-2i/d) falls geometrically from 1 at i = 0 to base^(-(d-2)/d) at the last
+    ``theta_i = base^(-2i/d)`` falls geometrically from 1 at i = 0 to base^(-(d-2)/d) at the last
     pair.
 
     Examples
@@ -102,19 +102,19 @@ def draw_angles(
     *,
     legend: bool = True,
     xlabel: str | None = "Pair index $i$",
-    ylabel: str | None = r"$\theta = pos / 10000^{2i/d}$",
+    ylabel: str | None = r"$\phi = pos / 10000^{2i/d}$",
     **style: Any,
 ) -> list[Line2D]:
-    """Draw the angle theta = pos * omega_i against i, one line per position.
+    """Draw the angle phi = pos * theta_i against i, one line per position.
 
-    Introduced in notebook 02_sinusoidal_formula (step 2: the position as an offset).
+    Step 2 of the step-by-step picture: the position as an offset.
 
     Parameters
     ----------
     ax : matplotlib.axes.Axes
         Where to draw.
     angles : array_like, shape (n_positions, d_model // 2)
-        ``angles(positions, d_model, base)``.
+        ``angles(positions, inverse_frequencies(d_model, base))``.
     positions : sequence, optional
         Legend labels of the rows (the positions); ``0 .. n-1`` when omitted.
     legend : bool, default True
@@ -131,8 +131,8 @@ def draw_angles(
 
     Notes
     -----
-    theta(pos, i) = pos * base^(-2i/d): at i = 0 the angle equals pos itself, and every curve
-    decays towards 0 as i grows.
+    ``phi(pos, i) = pos * theta_i = pos * base^(-2i/d)``: at i = 0 the angle equals pos itself,
+    and every curve decays towards 0 as i grows.
 
     Examples
     --------
@@ -169,7 +169,7 @@ def draw_even_odd(
 ) -> tuple[list[Line2D], list[Line2D]]:
     """Draw sin at the even columns and cos at the odd columns against i, for each position.
 
-    Introduced in notebook 02_sinusoidal_formula (step 3: sine at 2i, cosine at 2i+1).
+    Step 3 of the step-by-step picture: sine at 2i, cosine at 2i+1.
 
     Parameters
     ----------
@@ -196,8 +196,9 @@ def draw_even_odd(
 
     Notes
     -----
-    PE(pos, 2i) = sin(theta) and PE(pos, 2i+1) = cos(theta); as i grows theta -> 0, so the even
-    columns tend to 0 and the odd ones to 1.
+    ``PE(pos, 2i) = sin(phi)`` and ``PE(pos, 2i+1) = cos(phi)`` with the angle
+    ``phi = pos * theta_i``; as i grows phi -> 0, so the even columns tend to 0 and the odd
+    ones to 1.
 
     Examples
     --------
@@ -263,7 +264,7 @@ def draw_values_by_dimension(
 ) -> list[Line2D]:
     """Draw each position's encoding vector as a curve of value against dimension.
 
-    Introduced in notebook 02_sinusoidal_formula (step 4: the value against dimension).
+    Step 4 of the step-by-step picture: the value against dimension.
 
     Parameters
     ----------
@@ -333,7 +334,7 @@ def draw_stacked_waves(
 ) -> StackedWaves:
     """Draw one wave per dimension, stacked bottom-up, with the token positions marked.
 
-    Introduced in notebook 02_sinusoidal_formula (the stacked-waves picture of write-up 001).
+    The stacked-waves picture of write-up 001.
 
     Parameters
     ----------
@@ -439,12 +440,12 @@ class PairWaves:
     positions: NDArray[np.float64]
 
     def update(self, omega: float, t: float, k: float) -> None:
-        """Redraw the waves for ``omega`` and move the markers to ``t`` and ``t + k``.
+        """Redraw the waves for the frequency ``omega``; move the markers to ``t`` and ``t + k``.
 
         Parameters
         ----------
         omega : float
-            Angular frequency of the pair.
+            The frequency theta_i of the pair, in radians per position.
         t : float
             Position of the first marker.
         k : float
@@ -477,7 +478,7 @@ def draw_pair_waves(
 ) -> PairWaves:
     """Draw one (sin, cos) pair as two waves, with markers at positions t and t + k.
 
-    Introduced in notebook 04_rotation_proof (the rotation explorer's second panel).
+    The second panel of the rotation explorer.
 
     Parameters
     ----------
@@ -486,7 +487,7 @@ def draw_pair_waves(
     positions : array_like, shape (n,)
         Where the waves are sampled (fractional positions give smooth curves).
     omega : float
-        Angular frequency of the pair.
+        The frequency theta_i of the pair, in radians per position.
     t : float
         Position of the first pair of markers (drawn in blue).
     k : float
@@ -501,8 +502,8 @@ def draw_pair_waves(
 
     Notes
     -----
-    The markers show sin(omega t), cos(omega t) and sin(omega (t+k)), cos(omega (t+k)): the
-    values the matrix M_k maps onto each other.
+    With theta = ``omega``, the markers show ``sin(theta t), cos(theta t)`` and
+    ``sin(theta (t+k)), cos(theta (t+k))``: the values the matrix M_k maps onto each other.
 
     Examples
     --------
@@ -518,8 +519,8 @@ def draw_pair_waves(
     if x.size < 2:
         raise ValueError(f"positions must hold at least 2 samples; got {x.size}")
     blue, vermillion = OKABE_ITO[0], OKABE_ITO[3]
-    (sine,) = ax.plot(x, np.zeros_like(x), color=OKABE_ITO[2], label=r"$\sin(\omega t)$")
-    (cosine,) = ax.plot(x, np.zeros_like(x), color=OKABE_ITO[1], label=r"$\cos(\omega t)$")
+    (sine,) = ax.plot(x, np.zeros_like(x), color=OKABE_ITO[2], label=r"$\sin(\theta t)$")
+    (cosine,) = ax.plot(x, np.zeros_like(x), color=OKABE_ITO[1], label=r"$\cos(\theta t)$")
     now_line = ax.axvline(0.0, color=blue, linewidth=0.8, linestyle=":")
     later_line = ax.axvline(0.0, color=vermillion, linewidth=0.8, linestyle=":")
     (now,) = ax.plot([0.0, 0.0], [0.0, 0.0], "o", color=blue, markersize=7, label="$t$")

@@ -1,5 +1,7 @@
 """Interactive explorers of the notebooks, in notebook order.
 
+Notebooks: 00_why_position to 09_figure_gallery (one explorer module per notebook).
+
 Every explorer is a subclass of :class:`Explorer`: it owns its controls and its artists and
 updates them in place. Its numbers come from the math modules; its pictures from
 :mod:`posenc_lib.plots`. Import one from here or from its topic module::

@@ -1,4 +1,6 @@
-"""The explorer of notebook 00_why_position.
+"""The word-order explorer: does a tiny self-attention notice the order of the words?
+
+Notebook: 00_why_position.
 
 :class:`WordOrderExplorer`: reorder "the cat was chasing the mouse" and add no position, the
 integer index or the normalised index; see whether a tiny self-attention notices the order.
@@ -14,54 +16,19 @@ import numpy as np
 from matplotlib.artist import Artist
 from numpy.typing import NDArray
 
-from posenc_lib._checks import check_int
-from posenc_lib.attention import self_attention
+from posenc_lib.attention import VOCAB, self_attention, word_order_model
 from posenc_lib.plots import draw_attention_weights, draw_grouped_bars
 from posenc_lib.scorecard import encode
 from posenc_lib.widgets._base import Explorer
 
-__all__ = ["WordOrderExplorer", "word_order_model"]
+__all__ = ["WordOrderExplorer"]
 
-VOCAB: tuple[str, ...] = ("the", "cat", "was", "chasing", "mouse")
 ORDERS: tuple[str, ...] = (
     "the cat was chasing the mouse",
     "the mouse was chasing the cat",
     "mouse the chasing cat the was",
 )
 ENCODINGS: tuple[str, ...] = ("none", "integer", "normalised")
-
-
-def word_order_model(
-    d_model: int = 8, seed: int = 0
-) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
-    """The toy model of notebook 00: an embedding table for :data:`VOCAB` and W_q, W_k, W_v.
-
-    Parameters
-    ----------
-    d_model : int, default 8
-        Width of the embeddings and of the projections.
-    seed : int, default 0
-        Seed of ``np.random.default_rng``.
-
-    Returns
-    -------
-    table : numpy.ndarray, shape (len(VOCAB), d_model)
-        Standard normal embeddings, one row per word of :data:`VOCAB`.
-    w_q, w_k, w_v : numpy.ndarray, shape (d_model, d_model)
-        Normal projections scaled by 1/sqrt(d_model).
-
-    Examples
-    --------
-    >>> table, w_q, w_k, w_v = word_order_model()
-    >>> table.shape, w_v.shape
-    ((5, 8), (8, 8))
-    """
-    d_model = check_int("d_model", d_model)
-    seed = check_int("seed", seed, minimum=0)
-    rng = np.random.default_rng(seed)
-    table = rng.normal(size=(len(VOCAB), d_model))
-    w_q, w_k, w_v = rng.normal(size=(3, d_model, d_model)) / np.sqrt(d_model)
-    return table, w_q, w_k, w_v
 
 
 class WordOrderExplorer(Explorer):

@@ -1,4 +1,6 @@
-"""Explorer of notebook 07_other_schemes: ALiBi's head slopes and T5's buckets side by side.
+"""Explorer of ALiBi's head slopes and T5's buckets side by side.
+
+Notebook: 07_other_schemes.
 
 Left, ALiBi: the attention weights that the last query of a ``length``-token sequence gives to
 the keys behind it when the content scores are all equal, ``softmax(-m_h d)`` over the
@@ -51,8 +53,7 @@ class RelativeBiasExplorer(Explorer):
     -----
     Controls: ``n_heads``, ``num_buckets``, ``max_distance``, ``bidirectional``. Artists kept:
     ``head_lines`` (16 lines, the unused ones hidden), ``bucket_line``, ``distance_lines``
-    (the two dashed lines at ``+-max_distance``) and the two titles. Introduced in notebook
-    07_other_schemes.
+    (the two dashed lines at ``+-max_distance``) and the two titles.
 
     Examples
     --------

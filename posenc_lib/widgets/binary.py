@@ -1,4 +1,6 @@
-"""The explorer of notebook 01_binary_counting.
+"""The binary-counting explorer: one position in the bit table and on the waves.
+
+Notebook: 01_binary_counting.
 
 :class:`BinaryCountingExplorer`: a position slider highlights its row in the binary table and
 the matching point on every bit's square wave and smooth cousin.

@@ -1,4 +1,6 @@
-"""Explorer of notebook 09_figure_gallery: the three source heatmaps as one set of parameters.
+"""Explorer of the three source heatmaps as one set of parameters.
+
+Notebook: 09_figure_gallery.
 
 Write-ups 000, 002 and 003 each show a heatmap of the same encoding; they differ only in the
 parameters the figure registry exposes (length, d_model, colormap, orientation). This explorer
@@ -35,10 +37,9 @@ CMAPS = ("viridis", "coolwarm", "RdBu", "magma", "cividis")
 class SourceHeatmapExplorer(Explorer):
     """A registered source heatmap whose length, d_model and colormap follow the controls.
 
-    Introduced in notebook 09_figure_gallery. Choosing another ``figure`` resets the other
-    controls to that figure's registry defaults (for example 100 x 300, coolwarm, transposed for
-    ``heatmap_002``), so the learner sees that the three sources draw one encoding with three
-    sets of parameters.
+    Choosing another ``figure`` resets the other controls to that figure's registry defaults
+    (for example 100 x 300, coolwarm, transposed for ``heatmap_002``), so the learner sees that
+    the three sources draw one encoding with three sets of parameters.
 
     Parameters
     ----------

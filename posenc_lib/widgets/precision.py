@@ -1,4 +1,6 @@
-"""Explorer of notebook 08_numerical_precision: how far the angle ``m theta_i`` drifts.
+"""Explorer of how far the angle ``m theta_i`` drifts in a narrow floating-point format.
+
+Notebook: 08_numerical_precision.
 
 Left: the angle error ``|fl(fl(m) fl(theta_i)) - m theta_i|`` against the position (log-log)
 for the chosen storage format and frequency pair, with the guide ``m theta_i eps`` and a
@@ -47,8 +49,7 @@ class AngleErrorExplorer(Explorer):
     -----
     Controls: ``dtype_name`` (dropdown), ``position`` (log slider, base 2) and ``pair``.
     Artists kept: ``error_line``, ``guide_line``, ``marker``, ``overflow_line``, ``circle``
-    (a :class:`posenc_lib.plots.relative.UnitCircle`) and the two titles. Introduced in notebook
-    08_numerical_precision.
+    (a :class:`posenc_lib.plots.UnitCircle`) and the two titles.
 
     Examples
     --------

@@ -1,4 +1,7 @@
-"""Explorer of notebook 03_properties: how the base and d_model shape PE·PEᵀ and its decay."""
+"""Explorer of how the base and d_model shape PE·PEᵀ and its decay.
+
+Notebook: 03_properties.
+"""
 
 from __future__ import annotations
 
@@ -19,9 +22,9 @@ __all__ = ["SimilarityDecayExplorer"]
 class SimilarityDecayExplorer(Explorer):
     """PE·PEᵀ / (d/2) for a short sentence and its offset curve, with base and d_model sliders.
 
-    Introduced in notebook 03_properties. Left: the normalised dot-product matrix of
-    ``n_positions`` positions. Right: ``sum_i cos(theta_i k) / (d/2)`` against the offset k,
-    with its local minima (the "bounces") marked and the first one named in the title.
+    Left: the normalised dot-product matrix of ``n_positions`` positions. Right:
+    ``sum_i cos(theta_i k) / (d/2)`` against the offset k, with its local minima (the
+    "bounces") marked and the first one named in the title.
 
     Parameters
     ----------

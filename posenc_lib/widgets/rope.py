@@ -1,4 +1,6 @@
-"""Explorer of notebook 05_rope: the RoPE score against the relative distance.
+"""Explorer of the RoPE score against the relative distance.
+
+Notebook: 05_rope.
 
 Two curves react to the base and the head size ``d``:
 
@@ -39,7 +41,6 @@ class RopeScoreExplorer(Explorer):
     -----
     Controls: ``base`` (log slider) and ``head_dim`` (even integers). Artists kept:
     ``score_line`` and ``bound_line`` (their y data change in place) and ``title``.
-    Introduced in notebook 05_rope.
 
     Examples
     --------

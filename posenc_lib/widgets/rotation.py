@@ -1,4 +1,7 @@
-"""Explorer of notebook 04_rotation_proof: the shift by k positions is a rotation of each pair."""
+"""Explorer of the rotation proof: the shift by k positions is a rotation of each pair.
+
+Notebook: 04_rotation_proof.
+"""
 
 from __future__ import annotations
 
@@ -20,10 +23,10 @@ __all__ = ["RotationExplorer"]
 class RotationExplorer(Explorer):
     """One (sin, cos) pair on the unit circle, moved by M_k; sliders for t, k and the pair.
 
-    Introduced in notebook 04_rotation_proof. Left: the point ``p(t) = (sin wt, cos wt)`` in
-    the course's (sin, cos) plane and ``M_k p(t)``, which lands on ``p(t + k)`` (the walk is
-    clockwise in this plane). Right: the same pair as two waves, marked at t and t + k. The
-    title gives the pair's frequency, the angle ``w k`` (radians) and the entries of ``M_k``.
+    Left: the point ``p(t) = (sin(theta t), cos(theta t))`` in the course's (sin, cos) plane
+    and ``M_k p(t)``, which lands on ``p(t + k)`` (the walk is clockwise in this plane). Right:
+    the same pair as two waves, marked at t and t + k. The title gives the pair's frequency
+    theta, the angle ``theta k`` (radians) and the entries of ``M_k``.
 
     Parameters
     ----------
@@ -87,12 +90,12 @@ class RotationExplorer(Explorer):
         return self._changing
 
     def update(self, **values: Any) -> None:
-        """Move the point to angle w t, rotate it by M_k and mark t, t + k on the waves."""
+        """Move the point to angle theta t, rotate it by M_k and mark t, t + k on the waves."""
         t = check_float("t", values["t"])
         k = check_float("k", values["k"])
         pair = check_int("pair", values["pair"], minimum=0)
         theta = float(self.theta[pair])
-        # p(t) = (sin wt, cos wt), M_k p(t) = p(t + k)
+        # p(t) = (sin(theta t), cos(theta t)), M_k p(t) = p(t + k)
         point = np.array([np.sin(theta * t), np.cos(theta * t)])
         shift = pair_shift_matrix(k, theta)
         self.circle.update(point, shift @ point)

@@ -1,4 +1,6 @@
-"""Explorer of notebook 06_context_extension: what each method does to every RoPE pair.
+"""Explorer of what each context-extension method does to every RoPE pair.
+
+Notebook: 06_context_extension.
 
 The explorer stretches a model trained on ``L`` positions to ``L' = s L``. A method dropdown,
 a factor slider ``s`` and a base slider redraw two panels in place:
@@ -55,7 +57,7 @@ class ScalingExplorer(Explorer):
     Controls: ``method`` (dropdown), ``factor`` and ``base`` (sliders). Artists kept:
     ``ratio_line`` (y data), ``unseen_image`` (array), ``trained_line`` (x data, at ``L / L'``)
     and ``title``. The right panel's x axis is the position divided by ``L' = s L``, so its
-    limits never change. Introduced in notebook 06_context_extension.
+    limits never change.
 
     Examples
     --------

@@ -1,4 +1,6 @@
-"""Explorers of notebook 02_sinusoidal_formula.
+"""Explorers of the sinusoidal encoding: its heatmap and its stacked waves.
+
+Notebook: 02_sinusoidal_formula.
 
 * :class:`EncodingHeatmapExplorer`: d_model, base and length sliders redraw the encoding
   heatmap in place (``set_data`` + ``set_extent``).
