@@ -258,14 +258,8 @@ def method_frequencies(method: str, head_dim: int, base: float, factor: float,
     ----------
     method : str
         One of :data:`posenc_lib.scaling.SCALING_METHODS`.
-    head_dim : int
-        Rotary dimension, even (>= 4 for ntk and dynamic).
-    base : float
-        RoPE base, > 1.
-    factor : float
-        Scale ``s`` >= 1.
-    trained_length : int
-        Trained length ``L``.
+    head_dim, base, factor, trained_length : int, float, float, int
+        As for :func:`method_frequency_ratios` (``head_dim >= 4`` for ntk and dynamic).
     seq_len : int or None, default None
         Current length (dynamic, longrope); None means the target ``s L``.
 
@@ -297,14 +291,8 @@ def method_frequency_ratios(head_dim: int, base: float, factor: float, trained_l
 
     Parameters
     ----------
-    head_dim : int
-        Rotary dimension, even and >= 4.
-    base : float
-        RoPE base, > 1.
-    factor : float
-        Scale ``s`` >= 1.
-    trained_length : int
-        Trained length ``L``.
+    head_dim, base, factor, trained_length : int, float, float, int
+        The running example: rotary dimension, RoPE base, scale ``s`` and trained length ``L``.
     methods : tuple of str, default all of :data:`posenc_lib.scaling.SCALING_METHODS`
         The methods to include, in order.
 
@@ -482,10 +470,8 @@ def offset_similarity(offsets: ArrayLike, d_model: int,
     ----------
     offsets : array_like, shape (m,)
         Offsets ``k`` (integers or finite floats, negative allowed).
-    d_model : int
-        Model width, even and >= 2.
-    base : float, default 10000.0
-        Base of the frequencies, > 1.
+    d_model, base : int, float, default base 10000.0
+        The encoding, as for :func:`posenc_lib.sinusoidal.sinusoidal_encoding`.
 
     Returns
     -------

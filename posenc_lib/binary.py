@@ -176,10 +176,8 @@ def smooth_bit_wave(positions: Any, bit: int) -> NDArray[np.float64]:
 
     Parameters
     ----------
-    positions : array_like, shape (n,)
-        Positions, ints or finite floats.
-    bit : int
-        Bit index ``k >= 0``.
+    positions, bit : array_like, int
+        As for :func:`bit_wave`.
 
     Returns
     -------

@@ -294,12 +294,9 @@ def sincos_error(
 
     Parameters
     ----------
-    positions : array_like, shape (n,)
-        Positions (ints or finite floats).
-    inv_freq : array_like, shape (m,)
-        Frequencies ``theta_i`` (finite).
-    dtype_name : {"float16", "bfloat16", "float32", "float64"}
-        Format in which the angle is computed (see :func:`angle_error`).
+    positions, inv_freq, dtype_name : array_like, array_like, str
+        The angles ``m theta_i`` and the format they are computed in, as for
+        :func:`angle_error`.
     round_result : bool, default False
         Also round the sin/cos values to ``dtype_name`` (as when they are stored in that
         format). This adds an error floor of about half an epsilon.

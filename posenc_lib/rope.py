@@ -74,7 +74,7 @@ def rotate_half(x: ArrayLike) -> NDArray[Any]:
     >>> rotate_half(np.array([1.0, 2.0, 3.0, 4.0]))
     array([-3., -4.,  1.,  2.])
     """
-    array = _check_pairs("x", x, finite=False)
+    array = _check_pairs("x", x)
     half = array.shape[-1] // 2
     # (x1, x2) -> (-x2, x1)
     return np.concatenate([-array[..., half:], array[..., :half]], axis=-1)
@@ -103,7 +103,7 @@ def rotate_interleaved(x: ArrayLike) -> NDArray[Any]:
     >>> rotate_interleaved(np.array([1.0, 2.0, 3.0, 4.0]))
     array([-2.,  1., -4.,  3.])
     """
-    array = _check_pairs("x", x, finite=False)
+    array = _check_pairs("x", x)
     out = np.empty_like(array)
     # (a, b) -> (-b, a)
     out[..., 0::2] = -array[..., 1::2]
@@ -358,11 +358,9 @@ def normalised_score_curves(
     Parameters
     ----------
     distances : array_like, shape (n,)
-        Relative distances ``r``.
-    head_dim : int
-        Size of one head, even and >= 2.
-    base : float, default 10000.0
-        RoPE base, > 1.
+        Relative distances ``r`` at which both curves are sampled.
+    head_dim, base : int, float
+        As for :func:`rope_decay_bound`.
 
     Returns
     -------

@@ -20,7 +20,7 @@ longrope      ``theta_i / f_i`` with searched per-pair factors ``f_i`` (short or
 
 :func:`rope_frequencies` reads a ``rope_scaling`` dict in the Hugging Face format and calls the
 method's function. Each public function checks its arguments once, through one table of rules
-(:func:`_checked`); the private helpers trust their callers. Everything is float64.
+(``posenc_lib._scaling_checks``); the private helpers trust their callers. Everything is float64.
 
 The values agree with Hugging Face ``transformers`` (``modeling_rope_utils.py``), the YaRN
 reference code and Meta's ``apply_scaling`` (tests/test_scaling.py).
@@ -31,19 +31,21 @@ Notebook: 06_context_extension.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
 from posenc_lib._checks import (
-    check_array,
-    check_bool,
     check_choice,
-    check_even,
-    check_float,
-    check_int,
+)
+from posenc_lib._scaling_checks import (
+    check_betas,
+    check_ntk_head_dim,
+    checked,
+    read_keys,
+    refuse_misplaced_keys,
 )
 from posenc_lib.frequencies import inverse_frequencies
 
@@ -65,64 +67,6 @@ __all__ = [
 SCALING_METHODS: tuple[str, ...] = ("default", "linear", "ntk", "dynamic", "yarn", "llama3",
                                     "longrope")
 """The ``rope_type`` values understood by :func:`rope_frequencies`."""
-
-
-# --------------------------------------------------------------------------- the rules, once
-
-
-def _length(name: str, value: Any) -> int:
-    if isinstance(value, float) and value.is_integer():
-        value = int(value)  # JSON configs sometimes store 32768.0; Hugging Face accepts it
-    return check_int(name, value)
-
-
-def _factor_list(name: str, value: Any) -> NDArray[np.float64]:
-    array = check_array(name, value, ndim=1).astype(np.float64, copy=False)
-    if array.size == 0 or not np.all(array > 0):
-        raise ValueError(f"{name} must be a list of positive numbers; got {value!r}")
-    return array
-
-
-_RULES: dict[str, Callable[[str, Any], Any]] = {
-    "head_dim": check_even,
-    "base": lambda name, v: check_float(name, v, greater_than=1.0),
-    "factor": lambda name, v: check_float(name, v, at_least=1.0),
-    "scale": lambda name, v: check_float(name, v, greater_than=0.0),
-    "original_max_position_embeddings": _length,
-    "seq_len": lambda name, v: None if v is None else check_int(name, v),
-    "beta_fast": lambda name, v: check_float(name, v, greater_than=0.0),
-    "beta_slow": lambda name, v: check_float(name, v, greater_than=0.0),
-    "truncate": check_bool,
-    "mscale": lambda name, v: None if v is None else check_float(name, v, at_least=0.0),
-    "mscale_all_dim": lambda name, v: None if v is None else check_float(name, v, at_least=0.0),
-    "attention_factor": lambda name, v: None if v is None else check_float(name, v,
-                                                                           greater_than=0.0),
-    "low_freq_factor": lambda name, v: check_float(name, v, greater_than=0.0),
-    "high_freq_factor": lambda name, v: check_float(name, v, greater_than=0.0),
-    "low": check_float,
-    "high": check_float,
-    "n": check_int,
-    "short_factor": _factor_list,
-    "long_factor": _factor_list,
-}
-
-
-def _checked(prefix: str = "", **values: Any) -> tuple[Any, ...]:
-    """Check each named value by its rule; return them in order. ``prefix`` names a dict."""
-    return tuple(_RULES[key](prefix.format(key) if prefix else key, v) for key, v in
-                 values.items())
-
-
-def _ntk_head_dim(head_dim: int) -> None:
-    if head_dim < 4:
-        raise ValueError(f"head_dim must be an even integer >= 4 for NTK scaling (exponent "
-                         f"d/(d-2)); got {head_dim}")
-
-
-def _betas(beta_fast: float, beta_slow: float) -> None:
-    if not beta_fast > beta_slow:
-        raise ValueError(f"beta_fast must be > beta_slow (defaults 32 and 1); got "
-                         f"beta_fast={beta_fast} and beta_slow={beta_slow}")
 
 
 # --------------------------------------------------------------------------- one function each
@@ -159,7 +103,7 @@ def linear_inv_freq(head_dim: int, base: float, factor: float) -> NDArray[np.flo
     >>> linear_inv_freq(4, 100.0, 2.0)
     array([0.5 , 0.05])
     """
-    head_dim, base, factor = _checked(head_dim=head_dim, base=base, factor=factor)
+    head_dim, base, factor = checked(head_dim=head_dim, base=base, factor=factor)
     # theta'_i = theta_i / s
     return inverse_frequencies(head_dim, base) / factor
 
@@ -194,8 +138,8 @@ def ntk_scaled_base(head_dim: int, base: float, factor: float) -> float:
     >>> ntk_scaled_base(4, 100.0, 4.0)
     1600.0
     """
-    head_dim, base, factor = _checked(head_dim=head_dim, base=base, factor=factor)
-    _ntk_head_dim(head_dim)
+    head_dim, base, factor = checked(head_dim=head_dim, base=base, factor=factor)
+    check_ntk_head_dim(head_dim)
     # base' = base s^(d/(d-2))
     return base * factor ** (head_dim / (head_dim - 2))
 
@@ -205,12 +149,8 @@ def ntk_inv_freq(head_dim: int, base: float, factor: float) -> NDArray[np.float6
 
     Parameters
     ----------
-    head_dim : int
-        Rotary dimension, even and >= 4.
-    base : float
-        RoPE base, > 1.
-    factor : float
-        Scale ``s`` >= 1.
+    head_dim, base, factor : int, float, float
+        As for :func:`ntk_scaled_base`.
 
     Returns
     -------
@@ -265,7 +205,7 @@ def dynamic_ntk_factor(factor: float, original_max_position_embeddings: int,
     >>> dynamic_ntk_factor(2.0, 4096, 100)
     1.0
     """
-    factor, length, current = _checked(factor=factor, original_max_position_embeddings=(
+    factor, length, current = checked(factor=factor, original_max_position_embeddings=(
         original_max_position_embeddings), seq_len=seq_len)
     if current is None or current <= length:
         return 1.0
@@ -301,7 +241,7 @@ def yarn_get_mscale(scale: float, mscale: float = 1.0) -> float:
     >>> round(yarn_get_mscale(4.0), 10)
     1.1386294361
     """
-    scale, mscale = _checked(scale=scale, mscale=mscale)
+    scale, mscale = checked(scale=scale, mscale=mscale)
     return _mscale(scale, mscale)
 
 
@@ -372,11 +312,11 @@ def yarn_correction_range(head_dim: int, base: float, original_max_position_embe
     >>> yarn_correction_range(128, 10000.0, 4096)
     (20.0, 46.0)
     """
-    head_dim, base, length, fast, slow, truncate = _checked(
+    head_dim, base, length, fast, slow, truncate = checked(
         head_dim=head_dim, base=base, original_max_position_embeddings=(
             original_max_position_embeddings), beta_fast=beta_fast, beta_slow=beta_slow,
         truncate=truncate)
-    _betas(fast, slow)
+    check_betas(fast, slow)
     return _correction_range(head_dim, base, length, fast, slow, truncate)
 
 
@@ -411,7 +351,7 @@ def yarn_ramp(low: float, high: float, n: int) -> NDArray[np.float64]:
     >>> yarn_ramp(1.0, 3.0, 5)
     array([0. , 0. , 0.5, 1. , 1. ])
     """
-    low, high, n = _checked(low=low, high=high, n=n)
+    low, high, n = checked(low=low, high=high, n=n)
     return _ramp(low, high, n)
 
 
@@ -460,7 +400,7 @@ def yarn_inv_freq(head_dim: int, base: float, factor: float,
     """
     low, high = yarn_correction_range(head_dim, base, original_max_position_embeddings,
                                       beta_fast, beta_slow, truncate)
-    (factor,) = _checked(factor=factor)
+    (factor,) = checked(factor=factor)
     theta = inverse_frequencies(head_dim, base)
     gamma = _ramp(low, high, theta.shape[0])
     # theta'_i = (1 - gamma_i) theta_i + gamma_i theta_i / s
@@ -506,7 +446,7 @@ def llama3_inv_freq(head_dim: int, base: float, factor: float, low_freq_factor: 
     >>> np.round(inv / inverse_frequencies(8, 10000.0), 4)
     array([1.    , 0.1304, 0.125 , 0.125 ])
     """
-    factor, low_ff, high_ff, length = _checked(
+    factor, low_ff, high_ff, length = checked(
         factor=factor, low_freq_factor=low_freq_factor, high_freq_factor=high_freq_factor,
         original_max_position_embeddings=original_max_position_embeddings)
     if not low_ff < high_ff:
@@ -567,46 +507,6 @@ def resolve_rope_type(rope_scaling: Mapping[str, Any] | None) -> str:
     return check_choice("rope_scaling['rope_type']", names.pop(), SCALING_METHODS)
 
 
-_KEYS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {  # (required, optional) keys
-    "default": ((), ()),
-    "linear": (("factor",), ()),
-    "ntk": (("factor",), ()),
-    "dynamic": (("factor", "original_max_position_embeddings"), ()),
-    "yarn": (("factor", "original_max_position_embeddings"),
-             ("beta_fast", "beta_slow", "truncate", "mscale", "mscale_all_dim",
-              "attention_factor")),
-    "llama3": (("factor", "low_freq_factor", "high_freq_factor",
-                "original_max_position_embeddings"), ()),
-    "longrope": (("short_factor", "long_factor", "original_max_position_embeddings"),
-                 ("factor", "attention_factor")),
-}
-
-
-def _read_keys(rope_type: str, config: Mapping[str, Any]) -> dict[str, Any]:
-    """The keys the method reads, each checked by its rule under the name rope_scaling['key']."""
-    required, optional = _KEYS[rope_type]
-    for key in required:
-        if config.get(key) is None:
-            raise ValueError(f"rope_scaling['{key}'] is required for rope_type {rope_type!r}; "
-                             f"got keys {sorted(map(str, config))}")
-    present = {key: config[key] for key in required + optional if config.get(key) is not None}
-    values = _checked("rope_scaling['{}']", **present)
-    return dict(zip(present, values, strict=True))
-
-
-def _refuse_misplaced_keys(config: Mapping[str, Any], base: float) -> None:
-    theta = config.get("rope_theta")
-    if theta is not None and check_float("rope_scaling['rope_theta']", theta) != base:
-        raise ValueError(f"rope_scaling['rope_theta'] ({theta}) disagrees with base ({base}); "
-                         "pass the config's rope_theta as base")
-    partial = config.get("partial_rotary_factor")
-    if partial is not None and check_float("rope_scaling['partial_rotary_factor']",
-                                           partial) != 1.0:
-        raise ValueError(f"rope_scaling['partial_rotary_factor'] is {partial}, but head_dim is "
-                         f"the rotary dimension here; pass head_dim=int(head_dim * {partial}) "
-                         "and drop the key")
-
-
 def rope_frequencies(head_dim: int, base: float = 10000.0,
                      rope_scaling: Mapping[str, Any] | None = None, *,
                      seq_len: int | None = None) -> tuple[NDArray[np.float64], float]:
@@ -664,10 +564,10 @@ def rope_frequencies(head_dim: int, base: float = 10000.0,
     ((64,), 1.1386294361)
     """
     rope_type = resolve_rope_type(rope_scaling)
-    head_dim, base, seq_len = _checked(head_dim=head_dim, base=base, seq_len=seq_len)
+    head_dim, base, seq_len = checked(head_dim=head_dim, base=base, seq_len=seq_len)
     config: Mapping[str, Any] = rope_scaling or {}
-    _refuse_misplaced_keys(config, base)
-    keys = _read_keys(rope_type, config)
+    refuse_misplaced_keys(config, base)
+    keys = read_keys(rope_type, config)
     length = keys.get("original_max_position_embeddings", 0)
     if rope_type == "default":
         return inverse_frequencies(head_dim, base), 1.0

@@ -3,6 +3,7 @@
 Every "yes" or "no" for a vector encoding is the result of a computation on the codes the
 scheme gives positions (see the ``check_*`` functions), not a typed-in verdict. ALiBi gives no
 vector per position, only a bias per offset, so its row is checked on its bias matrix.
+:func:`parameter_count` adds what each scheme costs in parameters.
 
 Notebooks: 00_why_position opens it; 01_binary_counting, 02_sinusoidal_formula and
 03_properties fill it in; 07_other_schemes completes it.
@@ -25,6 +26,8 @@ from posenc_lib.learned import learned_table
 from posenc_lib.sinusoidal import sinusoidal_encoding_at
 
 __all__ = [
+    "COST_SCHEMES",
+    "parameter_count",
     "CRITERIA",
     "SCHEMES",
     "CannotEncode",
@@ -325,3 +328,82 @@ def scorecard(schemes: Iterable[str] = SCHEMES) -> Scorecard:
     """
     chosen = [check_choice("schemes", s, SCHEMES) for s in schemes]
     return Scorecard({s: evaluate(s) for s in chosen})
+
+
+COST_SCHEMES: tuple[str, ...] = (
+    "none",
+    "sinusoidal",
+    "learned",
+    "shaw",
+    "t5",
+    "rope",
+    "alibi",
+)
+"""The schemes :func:`parameter_count` knows, in the order of notebook 07's cost table."""
+
+
+def parameter_count(
+    scheme: str,
+    *,
+    d_model: int,
+    n_heads: int,
+    n_layers: int,
+    max_positions: int,
+    num_buckets: int = 32,
+    max_relative_position: int = 16,
+) -> int:
+    """Number of learned parameters a position scheme adds to a Transformer.
+
+    Parameters
+    ----------
+    scheme : {"none", "sinusoidal", "learned", "shaw", "t5", "rope", "alibi"}
+        The position scheme.
+    d_model : int
+        Model width, >= 1 and a multiple of ``n_heads``.
+    n_heads : int
+        Attention heads per layer, >= 1.
+    n_layers : int
+        Number of layers, >= 1.
+    max_positions : int
+        Rows of a learned absolute table (the longest sequence it can encode), >= 1.
+    num_buckets : int, default 32
+        T5's number of buckets.
+    max_relative_position : int, default 16
+        Shaw's clipping distance ``k``.
+
+    Returns
+    -------
+    int
+        none, sinusoidal, rope, alibi: 0. learned: ``max_positions * d_model``.
+        shaw: ``2 (2k + 1) d_head`` per layer (key and value tables, shared by the heads).
+        t5: ``num_buckets * n_heads`` (one table, shared by all layers of a stack).
+
+    Notes
+    -----
+    ``P_learned = L_max d``, ``P_Shaw = 2 (2k + 1) (d / H) N`` and ``P_T5 = B H``.
+
+    Examples
+    --------
+    >>> gpt2 = dict(d_model=768, n_heads=12, n_layers=12, max_positions=1024)
+    >>> parameter_count("learned", **gpt2), parameter_count("t5", **gpt2)
+    (786432, 384)
+    """
+    scheme = check_choice("scheme", scheme, COST_SCHEMES)
+    d_model = check_int("d_model", d_model)
+    n_heads = check_int("n_heads", n_heads)
+    n_layers = check_int("n_layers", n_layers)
+    max_positions = check_int("max_positions", max_positions)
+    num_buckets = check_even("num_buckets", num_buckets, minimum=4)
+    k = check_int("max_relative_position", max_relative_position)
+    if d_model % n_heads:
+        raise ValueError(f"d_model must be a multiple of n_heads={n_heads}; got {d_model}")
+    if scheme == "learned":
+        # P = L_max * d
+        return max_positions * d_model
+    if scheme == "shaw":
+        # P = 2 (2k + 1) d_head N
+        return 2 * (2 * k + 1) * (d_model // n_heads) * n_layers
+    if scheme == "t5":
+        # P = B H
+        return num_buckets * n_heads
+    return 0

@@ -110,12 +110,8 @@ def sinusoidal_encoding_at(
     ----------
     positions : array_like, shape (n,)
         Positions: integers (exact in float64 up to 2**53) or finite floats.
-    d_model : int
-        Model width, even and >= 2.
-    base : float, default 10000.0
-        Base of the frequencies, > 1.
-    layout : {"interleaved", "concat"}, default "interleaved"
-        Column order, see :func:`sinusoidal_encoding`.
+    d_model, base, layout : int, float, str
+        As for :func:`sinusoidal_encoding`.
     dtype : {float16, float32, float64}, default float64
         Output dtype; the angles are formed in float64 regardless.
 

@@ -16,10 +16,8 @@ from hypothesis import strategies as st
 
 from posenc_lib.attention import causal_mask, scaled_dot_product_attention
 from posenc_lib.bias import (
-    COST_SCHEMES,
     alibi_bias,
     alibi_slopes,
-    parameter_count,
     relative_position_matrix,
     shaw_attention,
     shaw_relative_embeddings,
@@ -27,6 +25,7 @@ from posenc_lib.bias import (
     t5_bias,
     t5_relative_position_bucket,
 )
+from posenc_lib.scorecard import COST_SCHEMES, parameter_count
 
 # ----------------------------------------------------------------------------------- ALiBi
 
