@@ -33,6 +33,7 @@ MATH_MODULES = [
     "scorecard",
     "bias",
     "learned",
+    "models",
 ]
 
 SCALING_KEYS = [
