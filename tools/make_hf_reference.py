@@ -204,6 +204,84 @@ def _cases_for(name: str, config: dict[str, Any], preset: bool) -> list[dict[str
     return cases
 
 
+def _p_rope_cases() -> list[dict[str, Any]]:
+    """p-RoPE as transformers' "proportional" rope type computes it."""
+    from transformers import LlamaConfig
+    from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
+
+    cases = []
+    for head_dim, p, base in ((256, 0.25, 1e6), (128, 0.5, 1e4), (64, 0.75, 1e4), (10, 0.3, 100.0)):
+        config = LlamaConfig(
+            hidden_size=head_dim * 2,
+            num_attention_heads=2,
+            head_dim=head_dim,
+            rope_parameters={
+                "rope_type": "proportional",
+                "rope_theta": base,
+                "partial_rotary_factor": p,
+            },
+        )
+        inv_freq, _ = ROPE_INIT_FUNCTIONS["proportional"](config, None)
+        cases.append({"head_dim": head_dim, "p": p, "base": base, "inv_freq": _as_list(inv_freq)})
+    return cases
+
+
+def _mrope_axes_cases() -> list[dict[str, Any]]:
+    """Which position axis each pair reads, from the models' recomposition_frequencies."""
+    from types import SimpleNamespace
+
+    import torch
+    from transformers.models.qwen2_5_vl.modeling_qwen2_5_vl import Qwen2_5_VLRotaryEmbedding
+    from transformers.models.qwen3_vl.modeling_qwen3_vl import Qwen3VLTextRotaryEmbedding
+
+    cases = []
+    for cls, section, interleaved in (
+        (Qwen2_5_VLRotaryEmbedding, [16, 24, 24], False),
+        (Qwen3VLTextRotaryEmbedding, [24, 20, 20], True),
+    ):
+        n_pairs = sum(section)
+        marker = torch.arange(3, dtype=torch.float64).view(3, 1, 1, 1).expand(3, 1, 1, n_pairs)
+        out = cls.recomposition_frequencies(SimpleNamespace(mrope_section=section), marker.clone())
+        cases.append(
+            {
+                "source": f"{cls.__name__}.recomposition_frequencies",
+                "mrope_section": section,
+                "interleaved": interleaved,
+                "axes": [int(a) for a in out[0, 0, :n_pairs].tolist()],
+            }
+        )
+    return cases
+
+
+def _sink_case() -> dict[str, Any]:
+    """gpt-oss attention weights with sinks, from transformers' eager_attention_forward."""
+    from types import SimpleNamespace
+
+    import torch
+    from transformers.models.gpt_oss.modeling_gpt_oss import eager_attention_forward
+
+    generator = torch.Generator().manual_seed(0)
+    heads, n, d = 2, 4, 8
+    query = torch.randn(1, heads, n, d, generator=generator, dtype=torch.float64)
+    key = torch.randn(1, heads, n, d, generator=generator, dtype=torch.float64)
+    value = torch.randn(1, heads, n, d, generator=generator, dtype=torch.float64)
+    sinks = torch.tensor([0.5, -1.5], dtype=torch.float64)
+    causal = torch.triu(torch.full((n, n), float("-inf"), dtype=torch.float64), diagonal=1)
+    module = SimpleNamespace(sinks=sinks, num_key_value_groups=1, training=False)
+    scaling = d**-0.5
+    _, weights = eager_attention_forward(
+        module, query, key, value, causal.view(1, 1, n, n), scaling=scaling
+    )
+    scores = torch.matmul(query, key.transpose(2, 3)) * scaling
+    return {
+        "source": "transformers.models.gpt_oss.modeling_gpt_oss.eager_attention_forward",
+        "scores": scores[0].tolist(),
+        "sinks": sinks.tolist(),
+        "causal": True,
+        "weights": weights[0].tolist(),
+    }
+
+
 def main() -> None:
     import numpy
     import torch
@@ -230,6 +308,9 @@ def main() -> None:
             "numpy": numpy.__version__,
         },
         "cases": cases,
+        "p_rope": _p_rope_cases(),
+        "mrope_axes": _mrope_axes_cases(),
+        "sink_attention": _sink_case(),
     }
     OUT.parent.mkdir(parents=True, exist_ok=True)
     tmp = OUT.with_suffix(".json.tmp")
