@@ -34,6 +34,7 @@ MATH_MODULES = [
     "bias",
     "learned",
     "models",
+    "rope_variants",
 ]
 
 SCALING_KEYS = [
