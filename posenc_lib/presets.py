@@ -304,7 +304,10 @@ PRESET_SOURCES: dict[str, str] = {
     ),
     "gpt-oss-20b": (
         "openai/gpt-oss-20b, config.json (Hub), verified against verbatim copies: yarn factor "
-        "32 with truncate false, rope_theta 150000, alternating sliding (128) and full layers."
+        "32 with truncate false, rope_theta 150000, 24 layers alternating sliding (128) and "
+        "full, 64 heads, 8 KV heads. hidden_size 2880 and head_dim 64 seen in a copy of the "
+        "gpt-oss-120b config (same attention shape), not in a 20b copy. YaRN and the sink "
+        "softmax also checked in openai/gpt-oss gpt_oss/torch/model.py."
     ),
     "phi-3.5-mini": (
         "microsoft/Phi-3.5-mini-instruct, config.json (Hub): the Phi-3 mini architecture with "
