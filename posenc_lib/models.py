@@ -164,21 +164,29 @@ def _is_nested(params: Mapping[str, Any]) -> bool:
     return bool(params) and all(isinstance(v, Mapping) or v is None for v in params.values())
 
 
-def _gemma3_parameters(
-    cfg: Mapping[str, Any], params: dict[str, Any], gemma: bool
-) -> dict[str, Any]:
+def _gemma3_parameters(cfg: Mapping[str, Any], gemma: bool) -> dict[str, Any]:
     """Gemma 3: global layers take rope_scaling and rope_theta, local ones rope_local_base_freq."""
-    if _is_nested(params):
-        nested = {k: (dict(v) if v is not None else None) for k, v in params.items()}
+    raw = cfg.get("rope_parameters")
+    if raw is not None and not isinstance(raw, Mapping):
+        raise TypeError(f"config['rope_parameters'] must be a dict (or null); got {_describe(raw)}")
+    if raw and _is_nested(raw):
+        nested = {k: (dict(v) if v is not None else None) for k, v in raw.items()}
     else:
-        nested = {"full_attention": {"rope_type": "default", **params}}
-    full = nested.setdefault("full_attention", {"rope_type": "default"})
-    sliding = nested.setdefault("sliding_attention", {"rope_type": "default"})
+        nested = {"full_attention": {"rope_type": "default", **(raw or {})}}
+    # Gemma3TextConfig: a missing or null entry becomes {"rope_type": "default"}
+    full = nested.get("full_attention") or {"rope_type": "default"}
+    sliding = nested.get("sliding_attention") or {"rope_type": "default"}
+    legacy = cfg.get("rope_scaling")
+    if legacy is not None:
+        if not isinstance(legacy, Mapping):
+            raise TypeError(
+                f"config['rope_scaling'] must be a dict (or null); got {_describe(legacy)}"
+            )
+        full.update(legacy)  # the legacy scaling applies to the global layers only
     global_theta = _MODEL_THETA["gemma3_text"] if gemma else _DEFAULT_THETA
-    if full is not None:
-        full.setdefault("rope_theta", cfg.get("rope_theta", global_theta))
-    if sliding is not None:
-        sliding.setdefault("rope_theta", cfg.get("rope_local_base_freq", _GEMMA3_LOCAL_THETA))
+    full.setdefault("rope_theta", cfg.get("rope_theta", global_theta))
+    sliding.setdefault("rope_theta", cfg.get("rope_local_base_freq", _GEMMA3_LOCAL_THETA))
+    nested["full_attention"], nested["sliding_attention"] = full, sliding
     return nested
 
 
@@ -355,7 +363,7 @@ def rope_frequencies_from_config(
     where = f"config[{where!r}]"
     gemma = model_type in ("gemma3", "gemma3_text")
     if gemma or "rope_local_base_freq" in cfg:
-        params = _gemma3_parameters(cfg, params, gemma)
+        params = _gemma3_parameters(cfg, gemma)
         where = "config['rope_parameters']"
     nested = _is_nested(params)
     if nested:

@@ -107,6 +107,18 @@ FORMS: dict[str, dict[str, Any]] = {
         },
         "sliding_window": 1024,
     },
+    "form-gemma3-nested-and-scaling": {
+        "model_type": "gemma3_text",
+        "hidden_size": 2560,
+        "num_attention_heads": 8,
+        "num_hidden_layers": 6,
+        "rope_theta": 500000,
+        "rope_scaling": {"factor": 4.0, "rope_type": "linear"},
+        "rope_parameters": {
+            "full_attention": {"factor": 8.0, "rope_type": "linear"},
+            "sliding_attention": {"rope_type": "default", "rope_theta": 20000.0},
+        },
+    },
     "form-phi4-rope-parameters": {
         **{
             k: v
