@@ -11,9 +11,10 @@ import those explicitly.
 
 from __future__ import annotations
 
+from posenc_lib.models import rope_frequencies_from_config
 from posenc_lib.rope import apply_rope
 from posenc_lib.scaling import rope_frequencies
 from posenc_lib.sinusoidal import sinusoidal_encoding
 
-__all__ = ["apply_rope", "rope_frequencies", "sinusoidal_encoding"]
+__all__ = ["apply_rope", "rope_frequencies", "rope_frequencies_from_config", "sinusoidal_encoding"]
 __version__ = "0.1.0"

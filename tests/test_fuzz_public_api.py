@@ -35,6 +35,8 @@ MATH_MODULES = [
     "scorecard",
     "bias",
     "learned",
+    "models",
+    "rope_variants",
 ]
 
 SCALING_KEYS = [

@@ -1,0 +1,524 @@
+"""RoPE frequencies straight from a model's ``config.json``, as Hugging Face computes them.
+
+A published model does not say "``head_dim=128, base=5e5``": it ships a ``config.json`` whose
+RoPE fields come in several generations of format. :func:`rope_frequencies_from_config` reads
+any of them, normalises them into the three things RoPE needs (the rotary dimension, the base
+and a ``rope_scaling`` dict) and hands those to :func:`posenc_lib.scaling.rope_frequencies`, so
+every formula keeps its one home in :mod:`posenc_lib.scaling`.
+
+=================================  =========================================================
+config.json form                   read as
+=================================  =========================================================
+``rope_scaling`` + ``rope_theta``  legacy (transformers 4.x): the scaling dict and the base
+``rope_parameters``                transformers 5: one dict holding ``rope_theta`` as well
+``rope_parameters`` by layer type  e.g. Gemma 3's ``full_attention`` / ``sliding_attention``
+``rope_local_base_freq``           Gemma 3's legacy base of the sliding-window layers
+``type`` / ``rope_type``           legacy and new name of the scaling type
+``head_dim``, ``qk_rope_head_dim`` explicit head size; MLA's rotary part (DeepSeek)
+``partial_rotary_factor``          only the first fraction of each head rotates
+``rotary_pct``, ``rotary_emb_base`` GPT-NeoX / Pythia names of the two above
+``original_max_position_embeddings`` at the top level: Phi-3's trained length
+=================================  =========================================================
+
+The reference is transformers 5.23.0 (``modeling_rope_utils.py`` and each model's
+``RotaryEmbedding`` and configuration class); ``tests/test_models.py`` compares the result with
+values that transformers itself produced (``tools/make_hf_reference.py``).
+
+Introduced in notebook 09_rope_in_todays_models.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from ._checks import check_float, check_int
+from .scaling import rope_frequencies
+
+__all__ = ["HF_ROPE_TYPES", "rope_frequencies_from_config"]
+
+HF_ROPE_TYPES: tuple[str, ...] = ("default", "linear", "dynamic", "yarn", "llama3", "longrope")
+"""The ``rope_type`` values of transformers 5.23.0 that :func:`rope_frequencies_from_config`
+reproduces (plus the aliases in ``_TYPE_ALIASES``)."""
+
+# Legacy names that transformers' configuration classes rewrite before computing anything.
+# "mrope": Qwen2-VL / Qwen2.5-VL (the frequencies are the default ones; the sections only say
+# which position axis each pair reads). "yarn" for phi3: Phi3Config runs it as longrope. (Phi-3's
+# first name "su" is refused: transformers 5.23.0 renames it only after filling in the trained
+# length, and then fails on the missing original_max_position_embeddings.)
+_TYPE_ALIASES: dict[str, str] = {"mrope": "default"}
+_PHI3_ALIASES: dict[str, str] = {"yarn": "longrope"}
+
+# Defaults of transformers' configuration classes for keys a config.json may leave out.
+_DEFAULT_THETA = 10_000.0
+_MODEL_THETA: dict[str, float] = {
+    "gpt_oss": 150_000.0,
+    "llama4_text": 500_000.0,
+    "llama4": 500_000.0,
+    "smollm3": 2_000_000.0,
+    "qwen2_5_vl": 1_000_000.0,
+    "qwen2_5_vl_text": 1_000_000.0,
+    "gemma3": 1_000_000.0,
+    "gemma3_text": 1_000_000.0,
+}
+_GEMMA3_LOCAL_THETA = 10_000.0
+_MODEL_HEAD_DIM: dict[str, int] = {
+    "qwen3": 128,
+    "gemma3": 256,
+    "gemma3_text": 256,
+    "gpt_oss": 64,
+    "llama4": 128,
+    "llama4_text": 128,
+}
+_NEOX_ROTARY_PCT = 0.25
+_PHI3_ORIGINAL_MAX_POSITION_EMBEDDINGS = 4096
+_GEMMA3_LAYER_TYPES = ("full_attention", "sliding_attention")
+
+
+def _describe(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _flatten(config: Mapping[str, Any]) -> dict[str, Any]:
+    """Merge a multimodal config's ``text_config`` over its top level (text_config wins)."""
+    text = config.get("text_config")
+    flat = {k: v for k, v in config.items() if k not in ("text_config", "vision_config")}
+    if text is None:
+        return flat
+    if not isinstance(text, Mapping):
+        raise TypeError(
+            f"config['text_config'] must be a dict (the language model's config); "
+            f"got {_describe(text)} ({type(text).__name__})"
+        )
+    flat.update(text)
+    return flat
+
+
+def _int_field(cfg: Mapping[str, Any], key: str, *, minimum: int = 1) -> int:
+    value = cfg[key]
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)  # JSON configs sometimes store 32768.0
+    return check_int(f"config[{key!r}]", value, minimum=minimum)
+
+
+def _head_dim(cfg: Mapping[str, Any], model_type: str | None) -> int:
+    """Head size the rotation is computed for, before the partial rotary factor."""
+    if cfg.get("qk_rope_head_dim") is not None:
+        # MLA (DeepSeek-V2/V3): only the decoupled qk_rope_head_dim part rotates
+        return _int_field(cfg, "qk_rope_head_dim", minimum=2)
+    if cfg.get("head_dim") is not None:
+        return _int_field(cfg, "head_dim", minimum=2)
+    if model_type in _MODEL_HEAD_DIM:
+        # the configuration class's default head_dim wins over hidden_size // heads
+        return _MODEL_HEAD_DIM[model_type]
+    missing = [k for k in ("hidden_size", "num_attention_heads") if cfg.get(k) is None]
+    if missing:
+        raise ValueError(
+            "config needs 'head_dim' (or 'qk_rope_head_dim'), or both 'hidden_size' and "
+            f"'num_attention_heads' to derive it; missing {missing}"
+        )
+    hidden = _int_field(cfg, "hidden_size")
+    heads = _int_field(cfg, "num_attention_heads")
+    # head_dim = hidden_size // num_attention_heads
+    return hidden // heads
+
+
+def _rope_type(params: Mapping[str, Any], where: str, model_type: str | None) -> str:
+    raw = params.get("rope_type", params.get("type", "default"))
+    if raw is None:
+        raw = "default"
+    if not isinstance(raw, str):
+        raise TypeError(f"{where}['rope_type'] must be a string; got {_describe(raw)}")
+    name = _TYPE_ALIASES.get(raw, raw)
+    if model_type == "phi3":
+        name = _PHI3_ALIASES.get(name, name)
+    if name not in HF_ROPE_TYPES:
+        allowed = ", ".join(map(repr, HF_ROPE_TYPES + tuple(_TYPE_ALIASES)))
+        hint = " (Phi-3's old name for 'longrope': rename it)" if raw == "su" else ""
+        raise ValueError(f"{where}['rope_type'] must be one of {allowed}; got {raw!r}{hint}")
+    return name
+
+
+def _scaling_dict(cfg: Mapping[str, Any]) -> tuple[dict[str, Any], str]:
+    """Return the config's RoPE dict (a copy) and the name it was found under."""
+    legacy = cfg.get("rope_scaling")
+    # transformers: rope_parameters = rope_scaling or rope_parameters
+    key = "rope_scaling" if legacy else "rope_parameters"
+    value = legacy if legacy else cfg.get("rope_parameters")
+    if value is None:
+        return {}, key
+    if not isinstance(value, Mapping):
+        raise TypeError(
+            f"config[{key!r}] must be a dict (or null); got {_describe(value)} "
+            f"({type(value).__name__})"
+        )
+    return dict(value), key
+
+
+def _is_nested(params: Mapping[str, Any]) -> bool:
+    return bool(params) and all(isinstance(v, Mapping) or v is None for v in params.values())
+
+
+def _gemma3_parameters(cfg: Mapping[str, Any], gemma: bool) -> dict[str, Any]:
+    """Gemma 3: global layers take rope_scaling and rope_theta, local ones rope_local_base_freq."""
+    raw = cfg.get("rope_parameters")
+    if raw is not None and not isinstance(raw, Mapping):
+        raise TypeError(f"config['rope_parameters'] must be a dict (or null); got {_describe(raw)}")
+    if raw and _is_nested(raw):
+        nested = {k: (dict(v) if v is not None else None) for k, v in raw.items()}
+    else:
+        nested = {"full_attention": {"rope_type": "default", **(raw or {})}}
+    # Gemma3TextConfig: a missing or null entry becomes {"rope_type": "default"}
+    full = nested.get("full_attention") or {"rope_type": "default"}
+    sliding = nested.get("sliding_attention") or {"rope_type": "default"}
+    legacy = cfg.get("rope_scaling")
+    if legacy is not None:
+        if not isinstance(legacy, Mapping):
+            raise TypeError(
+                f"config['rope_scaling'] must be a dict (or null); got {_describe(legacy)}"
+            )
+        full.update(legacy)  # the legacy scaling applies to the global layers only
+    global_theta = _MODEL_THETA["gemma3_text"] if gemma else _DEFAULT_THETA
+    full.setdefault("rope_theta", cfg.get("rope_theta", global_theta))
+    sliding.setdefault("rope_theta", cfg.get("rope_local_base_freq", _GEMMA3_LOCAL_THETA))
+    nested["full_attention"], nested["sliding_attention"] = full, sliding
+    return nested
+
+
+def _select_layer(
+    nested: Mapping[str, Any], layer_type: Any, where: str
+) -> tuple[dict[str, Any], str]:
+    kinds = ", ".join(map(repr, nested))
+    if layer_type is None:
+        raise ValueError(
+            f"layer_type is required: {where} has one RoPE per layer type; pass one of {kinds}"
+        )
+    if not isinstance(layer_type, str) or layer_type not in nested:
+        raise ValueError(f"layer_type must be one of {kinds}; got {_describe(layer_type)}")
+    chosen = nested[layer_type]
+    if chosen is None:
+        raise ValueError(
+            f"{where}[{layer_type!r}] is null: layers of type {layer_type!r} use no RoPE (NoPE)"
+        )
+    return dict(chosen), f"{where}[{layer_type!r}]"
+
+
+def _number(params: Mapping[str, Any], key: str, where: str, **bounds: float) -> float:
+    return check_float(f"{where}[{key!r}]", params[key], **bounds)
+
+
+def _required(params: Mapping[str, Any], key: str, where: str, rope_type: str) -> Any:
+    value = params.get(key)
+    if value is None:
+        raise ValueError(
+            f"{where}[{key!r}] is required for rope_type {rope_type!r}; got keys "
+            f"{sorted(map(str, params))}"
+        )
+    return value
+
+
+def _factor_list(params: Mapping[str, Any], key: str, where: str, n_pairs: int) -> list[float]:
+    values = _required(params, key, where, "longrope")
+    if isinstance(values, (str, bytes, Mapping)) or not hasattr(values, "__len__"):
+        raise TypeError(f"{where}[{key!r}] must be a list of numbers; got {_describe(values)}")
+    if len(values) != n_pairs:
+        raise ValueError(
+            f"{where}[{key!r}] must have rotary_dim // 2 = {n_pairs} entries; got {len(values)}"
+        )
+    out = []
+    for i, v in enumerate(values):
+        out.append(check_float(f"{where}[{key!r}][{i}]", v, greater_than=0.0))
+    return out
+
+
+def _max_positions(cfg: Mapping[str, Any], rope_type: str) -> int:
+    if cfg.get("max_position_embeddings") is None:
+        raise ValueError(
+            f"config['max_position_embeddings'] is required for rope_type {rope_type!r}; "
+            "transformers reads the trained or target length from it"
+        )
+    return _int_field(cfg, "max_position_embeddings")
+
+
+def _llama3_step(
+    rotary_dim: int, base: float, factor: float, wavelength_cut: float
+) -> NDArray[np.float64]:
+    """llama3 with low_freq_factor == high_freq_factor: no smooth band, a step at one wavelength."""
+    kept, _ = rope_frequencies(rotary_dim, base, None)
+    divided, _ = rope_frequencies(rotary_dim, base, {"rope_type": "linear", "factor": factor})
+    # theta_i / s where 2 pi / theta_i > L / low_freq_factor, else theta_i
+    return np.where(2.0 * math.pi / kept > wavelength_cut, divided, kept)
+
+
+def rope_frequencies_from_config(
+    config: Mapping[str, Any],
+    *,
+    seq_len: int | None = None,
+    layer_type: str | None = None,
+) -> tuple[NDArray[np.float64], float]:
+    """Return ``(inv_freq, attention_factor)`` for a model's ``config.json``, as transformers does.
+
+    Parameters
+    ----------
+    config : dict
+        A model's ``config.json`` as a dict (``json.load``), in any Hub form: legacy
+        ``rope_scaling`` + ``rope_theta``, transformers 5 ``rope_parameters`` (flat, or one dict
+        per layer type such as Gemma 3's), Gemma 3's ``rope_local_base_freq``, ``type`` or
+        ``rope_type``, ``head_dim`` / ``qk_rope_head_dim`` / ``hidden_size //
+        num_attention_heads``, ``partial_rotary_factor`` or GPT-NeoX's ``rotary_pct`` and
+        ``rotary_emb_base``, a top-level ``original_max_position_embeddings``. A multimodal
+        config's ``text_config`` is merged over its top level.
+    seq_len : int or None, default None
+        Current sequence length (>= 1), read by ``dynamic`` and ``longrope``; None means "at
+        initialisation", as transformers builds its buffers.
+    layer_type : str or None, default None
+        For configs with one RoPE per layer type (e.g. ``"full_attention"`` or
+        ``"sliding_attention"`` for Gemma 3): which one. Otherwise None, or one of the config's
+        ``layer_types`` (they all share the same RoPE).
+
+    Returns
+    -------
+    inv_freq : ndarray of float64, shape (rotary_dim // 2,)
+        ``rotary_dim = int(head_dim * partial_rotary_factor)``; pair ``i`` turns by
+        ``m * inv_freq[i]`` at position ``m``.
+    attention_factor : float
+        Multiplier of cos and sin (1.0 except for ``yarn`` and ``longrope``).
+
+    Notes
+    -----
+    Normalisation, in transformers' order of precedence:
+
+    - scaling dict: ``rope_scaling`` if truthy, else ``rope_parameters``; type from
+      ``rope_type``, else ``type``, else ``"default"`` (``"mrope"`` is ``"default"``; for
+      ``model_type == "phi3"``, ``"yarn"`` is ``"longrope"``);
+    - base: the dict's ``rope_theta``, else the top-level ``rope_theta`` (``rotary_emb_base`` for
+      GPT-NeoX), else the model class default (10000 unless listed in ``_MODEL_THETA``);
+    - ``head_dim``: ``qk_rope_head_dim`` (MLA), else ``head_dim``, else the class default, else
+      ``hidden_size // num_attention_heads``; ``rotary_dim = int(head_dim * p)`` with ``p`` the
+      dict's or the top level's ``partial_rotary_factor`` (``rotary_pct``, default 0.25 for
+      GPT-NeoX);
+    - trained length ``L`` for ``llama3``/``yarn``/``longrope``: a top-level
+      ``original_max_position_embeddings`` (flat dicts only; 4096 by default for phi3), else the
+      dict's, else ``max_position_embeddings``.
+
+    Then, with ``theta_i = base**(-2i/rotary_dim)``:
+
+    - ``dynamic``: transformers' trained length is ``max_position_embeddings`` (not
+      ``original_max_position_embeddings``), so it is passed as that to
+      :func:`~posenc_lib.scaling.rope_frequencies`: ``base' = base (s n / L - (s - 1))**(d/(d-2))``
+      with ``n = max(seq_len, L)``;
+    - ``yarn``: ``beta_fast``/``beta_slow`` falsy mean 32/1, ``truncate`` defaults to True (and
+      is read only from a flat dict, as transformers does);
+    - ``longrope``: without ``factor``, ``s = max_position_embeddings / L``; attention factor
+      ``sqrt(1 + ln s / ln L)``, or 1 when ``s <= 1``; the long list is used when
+      ``seq_len > L``;
+    - ``llama3`` with ``low_freq_factor == high_freq_factor`` (Llama 4 Scout): the smooth band is
+      empty, ``theta'_i = theta_i / s`` where ``2 pi / theta_i > L / low_freq_factor`` and
+      ``theta_i`` elsewhere (transformers' result; ``rope_frequencies`` itself refuses equal
+      band edges).
+
+    Validation happens here, once: a non-dict config, an unknown type, a missing key, a factor
+    list of the wrong length, a negative, zero or NaN value raise a ValueError or TypeError that
+    names the key. Introduced in notebook 09_rope_in_todays_models.
+
+    References
+    ----------
+    Hugging Face transformers 5.23.0, ``src/transformers/modeling_rope_utils.py``
+    (``ROPE_INIT_FUNCTIONS``, ``RotaryEmbeddingConfigMixin.standardize_rope_params``) and the
+    model classes ``configuration_gemma3.py``, ``configuration_gpt_neox.py``,
+    ``configuration_phi3.py``, ``configuration_deepseek_v3.py``.
+
+    Examples
+    --------
+    >>> cfg = {"hidden_size": 4096, "num_attention_heads": 32, "rope_theta": 500000.0,
+    ...        "max_position_embeddings": 131072,
+    ...        "rope_scaling": {"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0,
+    ...                         "high_freq_factor": 4.0,
+    ...                         "original_max_position_embeddings": 8192}}
+    >>> inv_freq, attention = rope_frequencies_from_config(cfg)
+    >>> inv_freq.shape, attention
+    ((64,), 1.0)
+    >>> neox = {"hidden_size": 2048, "num_attention_heads": 16, "rotary_pct": 0.25,
+    ...         "rotary_emb_base": 10000, "model_type": "gpt_neox"}
+    >>> rope_frequencies_from_config(neox)[0].shape
+    (16,)
+    """
+    if not isinstance(config, Mapping):
+        raise TypeError(
+            f"config must be a dict (a model's config.json); got {_describe(config)} "
+            f"({type(config).__name__})"
+        )
+    cfg = _flatten(config)
+    model_type = cfg.get("model_type")
+    model_type = model_type if isinstance(model_type, str) else None
+    if seq_len is not None:
+        seq_len = check_int("seq_len", seq_len, minimum=1)
+
+    params, where = _scaling_dict(cfg)
+    where = f"config[{where!r}]"
+    gemma = model_type in ("gemma3", "gemma3_text")
+    if gemma or "rope_local_base_freq" in cfg:
+        params = _gemma3_parameters(cfg, gemma)
+        where = "config['rope_parameters']"
+    nested = _is_nested(params)
+    if nested:
+        params, where = _select_layer(params, layer_type, where)
+    elif layer_type is not None:
+        declared = cfg.get("layer_types")
+        kinds = sorted(set(declared)) if isinstance(declared, list) else []
+        if layer_type not in kinds:
+            raise ValueError(
+                "layer_type must be None for a config with one RoPE for every layer, or one of "
+                f"its layer_types {kinds}; got {_describe(layer_type)}"
+            )
+
+    rope_type = _rope_type(params, where, model_type)
+
+    # base: the dict's rope_theta, else the top level's, else the model class default
+    neox = model_type == "gpt_neox" or "rotary_emb_base" in cfg or "rotary_pct" in cfg
+    top_theta = cfg.get("rotary_emb_base") if neox else cfg.get("rope_theta")
+    theta_value = params.get("rope_theta")
+    theta_where = f"{where}['rope_theta']"
+    if theta_value is None:
+        theta_value = top_theta
+        theta_where = "config['rotary_emb_base']" if neox else "config['rope_theta']"
+    if theta_value is None:
+        theta_value = _MODEL_THETA.get(model_type or "", _DEFAULT_THETA)
+    base = check_float(theta_where, theta_value, greater_than=1.0)
+
+    # partial rotary factor p: the dict's, else the top level's (GPT-NeoX: rotary_pct)
+    partial_value = params.get("partial_rotary_factor")
+    partial_where = f"{where}['partial_rotary_factor']"
+    if partial_value is None:
+        key = (
+            "rotary_pct" if neox and "partial_rotary_factor" not in cfg else "partial_rotary_factor"
+        )
+        partial_value = cfg.get(key)
+        partial_where = f"config[{key!r}]"
+        if partial_value is None and model_type == "gpt_neox":
+            partial_value = _NEOX_ROTARY_PCT
+    partial = 1.0 if partial_value is None else check_float(partial_where, partial_value)
+    if not 0.0 < partial <= 1.0:
+        raise ValueError(f"{partial_where} must be in (0, 1]; got {partial}")
+
+    head_dim = _head_dim(cfg, model_type)
+    # rotary_dim = int(head_dim * p)
+    rotary_dim = int(head_dim * partial)
+    if rotary_dim < 2 or rotary_dim % 2:
+        raise ValueError(
+            f"the rotary dimension int(head_dim * partial_rotary_factor) = int({head_dim} * "
+            f"{partial}) = {rotary_dim} must be an even integer >= 2 (pairs)"
+        )
+
+    if rope_type == "default":
+        return rope_frequencies(rotary_dim, base, None)
+    scaling: dict[str, Any]
+    factor_value = params.get("factor")
+    if rope_type in ("linear", "dynamic", "yarn", "llama3"):
+        factor_value = _required(params, "factor", where, rope_type)
+    factor = (
+        None
+        if factor_value is None
+        else check_float(f"{where}['factor']", factor_value, at_least=1.0)
+    )
+    if rope_type == "linear":
+        return rope_frequencies(rotary_dim, base, {"rope_type": "linear", "factor": factor})
+    if rope_type == "dynamic":
+        if rotary_dim < 4:
+            raise ValueError(
+                f"dynamic NTK needs a rotary dimension >= 4 (exponent d/(d-2)); got {rotary_dim}"
+            )
+        trained = _max_positions(cfg, rope_type)
+        scaling = {
+            "rope_type": "dynamic",
+            "factor": factor,
+            "original_max_position_embeddings": trained,
+        }
+        return rope_frequencies(rotary_dim, base, scaling, seq_len=seq_len)
+
+    # llama3, yarn, longrope: the trained length L
+    if not nested and cfg.get("original_max_position_embeddings") is not None:
+        length = _int_field(cfg, "original_max_position_embeddings")
+    elif not nested and model_type == "phi3":
+        length = _PHI3_ORIGINAL_MAX_POSITION_EMBEDDINGS
+    elif params.get("original_max_position_embeddings") is not None:
+        length = _int_field(params, "original_max_position_embeddings")
+    else:
+        length = _max_positions(cfg, rope_type)
+
+    if rope_type == "llama3":
+        _required(params, "low_freq_factor", where, rope_type)
+        _required(params, "high_freq_factor", where, rope_type)
+        low = _number(params, "low_freq_factor", where, greater_than=0.0)
+        high = _number(params, "high_freq_factor", where, greater_than=0.0)
+        if high < low:
+            raise ValueError(
+                f"{where}['high_freq_factor'] must be >= {where}['low_freq_factor']; got "
+                f"high_freq_factor={high} and low_freq_factor={low}"
+            )
+        assert factor is not None
+        if high == low:
+            return _llama3_step(rotary_dim, base, factor, length / low), 1.0
+        scaling = {
+            "rope_type": "llama3",
+            "factor": factor,
+            "low_freq_factor": low,
+            "high_freq_factor": high,
+            "original_max_position_embeddings": length,
+        }
+        return rope_frequencies(rotary_dim, base, scaling)
+
+    if rope_type == "yarn":
+        scaling = {
+            "rope_type": "yarn",
+            "factor": factor,
+            "original_max_position_embeddings": length,
+        }
+        for key, fallback in (("beta_fast", 32.0), ("beta_slow", 1.0)):
+            value = params.get(key)
+            # transformers: beta_fast = get("beta_fast") or 32, beta_slow = get("beta_slow") or 1
+            scaling[key] = fallback if not value else _number(params, key, where, greater_than=0.0)
+        for key in ("mscale", "mscale_all_dim"):
+            if params.get(key) is not None:
+                scaling[key] = _number(params, key, where, at_least=0.0)
+        if params.get("attention_factor") is not None:
+            scaling["attention_factor"] = _number(
+                params, "attention_factor", where, greater_than=0.0
+            )
+        truncate = params.get("truncate", True) if not nested else True
+        if not isinstance(truncate, (bool, np.bool_)):
+            raise TypeError(f"{where}['truncate'] must be true or false; got {_describe(truncate)}")
+        scaling["truncate"] = bool(truncate)
+        return rope_frequencies(rotary_dim, base, scaling)
+
+    # longrope
+    n_pairs = rotary_dim // 2
+    short = _factor_list(params, "short_factor", where, n_pairs)
+    long = _factor_list(params, "long_factor", where, n_pairs)
+    scaling = {
+        "rope_type": "longrope",
+        "short_factor": short,
+        "long_factor": long,
+        "original_max_position_embeddings": length,
+    }
+    if params.get("attention_factor") is not None:
+        scaling["attention_factor"] = _number(params, "attention_factor", where, greater_than=0.0)
+    else:
+        if factor is None:
+            # s = max_position_embeddings / L when the config gives no factor (Phi-3)
+            factor = _max_positions(cfg, rope_type) / length
+        if factor <= 1.0:
+            scaling["attention_factor"] = 1.0
+        elif length < 2:
+            raise ValueError(
+                f"the trained length original_max_position_embeddings must be >= 2 for the "
+                f"LongRoPE attention factor sqrt(1 + ln s / ln L); got {length}"
+            )
+        else:
+            scaling["factor"] = factor
+    return rope_frequencies(rotary_dim, base, scaling, seq_len=seq_len)

@@ -1,0 +1,340 @@
+"""Tests for posenc_lib.models and posenc_lib.presets.
+
+The parity tests compare with numbers that Hugging Face transformers itself produced
+(tests/data/hf_rope_reference.json, written by tools/make_hf_reference.py in a separate
+environment: the course never imports torch). The property tests recompute the expected values
+with plain ``math`` from the formulas, never from the code under test.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+import posenc_lib
+from posenc_lib.models import rope_frequencies_from_config
+from posenc_lib.presets import PRESET_SOURCES, PRESETS
+
+REFERENCE = json.loads(
+    (Path(__file__).parent / "data" / "hf_rope_reference.json").read_text(encoding="utf-8")
+)
+CASES = REFERENCE["cases"]
+RTOL = 1e-6  # transformers computes in float32; this library in float64
+
+
+def case_id(case: dict[str, Any]) -> str:
+    return f"{case['name']}-{case['layer_type'] or 'all'}-{case['seq_len']}"
+
+
+def theta(d: int, base: float) -> list[float]:
+    """theta_i = 1 / base^(2i/d), a loop."""
+    return [1.0 / base ** (2 * i / d) for i in range(d // 2)]
+
+
+# --------------------------------------------------------------------------- parity with HF
+
+
+def test_reference_records_versions_and_command() -> None:
+    versions = REFERENCE["versions"]
+    assert versions["transformers"] == "5.23.0"
+    assert versions["torch"].startswith("2.13.0")
+    assert {"python", "numpy"} <= set(versions)
+    assert "make_hf_reference.py" in REFERENCE["command"]
+
+
+def test_reference_covers_every_preset_with_the_same_config() -> None:
+    stored = {c["preset"]: c["config"] for c in CASES if c["preset"] is not None}
+    assert set(stored) == set(PRESETS), "regenerate the reference after changing the presets"
+    assert len(stored) >= 10
+    for name, config in stored.items():
+        assert config == json.loads(json.dumps(PRESETS[name])), name
+
+
+def test_reference_has_seq_lens_and_layer_types() -> None:
+    assert any(c["rope_type"] == "dynamic" and c["seq_len"] for c in CASES)
+    assert any(c["rope_type"] == "longrope" and c["seq_len"] for c in CASES)
+    assert {"full_attention", "sliding_attention"} <= {c["layer_type"] for c in CASES}
+
+
+@pytest.mark.parametrize("case", CASES, ids=[case_id(c) for c in CASES])
+def test_matches_transformers(case: dict[str, Any]) -> None:
+    inv_freq, attention = rope_frequencies_from_config(
+        case["config"], seq_len=case["seq_len"], layer_type=case["layer_type"]
+    )
+    expected = np.asarray(case["inv_freq"])
+    assert inv_freq.shape == expected.shape
+    np.testing.assert_allclose(inv_freq, expected, rtol=RTOL, atol=0)
+    assert attention == pytest.approx(case["attention_factor"], rel=RTOL, abs=0)
+
+
+def test_exported_at_the_top_level() -> None:
+    assert posenc_lib.rope_frequencies_from_config is rope_frequencies_from_config
+    assert "rope_frequencies_from_config" in posenc_lib.__all__
+
+
+# --------------------------------------------------------------------------- presets
+
+
+def test_at_least_thirteen_presets_each_with_a_source() -> None:
+    assert len(PRESETS) >= 13
+    assert set(PRESET_SOURCES) == set(PRESETS)
+    for name, source in PRESET_SOURCES.items():
+        assert "/" in source or "paper" in source, name  # a Hub repository or a paper
+
+
+@pytest.mark.parametrize("name", sorted(PRESETS))
+def test_every_preset_gives_finite_positive_frequencies(name: str) -> None:
+    config = PRESETS[name]
+    layer = "full_attention" if config.get("model_type") == "gemma3_text" else None
+    inv_freq, attention = rope_frequencies_from_config(config, layer_type=layer)
+    assert np.all(np.isfinite(inv_freq)) and np.all(inv_freq > 0)
+    assert inv_freq[0] <= 1.0 and np.all(np.diff(inv_freq) < 0)
+    assert attention >= 1.0
+
+
+def test_presets_are_json_plain_dicts() -> None:
+    assert json.loads(json.dumps(PRESETS)) == PRESETS
+
+
+# --------------------------------------------------------------------------- properties
+
+
+def test_partial_rotary_gives_rotary_dim_over_two_frequencies() -> None:
+    # Pythia-1.4b: head 2048 // 16 = 128, rotary_pct 0.25 -> 32 rotated dims -> 16 pairs
+    inv_freq, _ = rope_frequencies_from_config(PRESETS["pythia-1.4b"])
+    assert inv_freq.shape == (16,)
+    # the exponent's denominator is the rotary dimension, not the head size
+    np.testing.assert_allclose(inv_freq, theta(32, 10000.0), rtol=1e-12)
+    # Phi-4-mini: 3072 // 24 = 128, factor 0.75 -> 96 -> 48 pairs
+    assert rope_frequencies_from_config(PRESETS["phi-4-mini"])[0].shape == (48,)
+
+
+def test_gpt_neox_defaults_to_a_quarter_rotary() -> None:
+    config = {"model_type": "gpt_neox", "hidden_size": 512, "num_attention_heads": 4}
+    inv_freq, _ = rope_frequencies_from_config(config)
+    assert inv_freq.shape == (16,)  # 128 * 0.25 / 2
+
+
+def test_partial_rotary_in_rope_parameters_wins_over_the_top_level() -> None:
+    config = {
+        "hidden_size": 256,
+        "num_attention_heads": 2,
+        "partial_rotary_factor": 0.25,
+        "rope_parameters": {"rope_theta": 100.0, "partial_rotary_factor": 0.5},
+    }
+    inv_freq, _ = rope_frequencies_from_config(config)
+    np.testing.assert_allclose(inv_freq, theta(64, 100.0), rtol=1e-12)
+
+
+def test_legacy_and_new_forms_agree() -> None:
+    legacy = PRESETS["llama-3.1-8b"]
+    new = {k: v for k, v in legacy.items() if k not in ("rope_scaling", "rope_theta")}
+    new["rope_parameters"] = {**legacy["rope_scaling"], "rope_theta": legacy["rope_theta"]}
+    old_type = copy.deepcopy(legacy)
+    old_type["rope_scaling"]["type"] = old_type["rope_scaling"].pop("rope_type")
+    reference = rope_frequencies_from_config(legacy)[0]
+    np.testing.assert_array_equal(rope_frequencies_from_config(new)[0], reference)
+    np.testing.assert_array_equal(rope_frequencies_from_config(old_type)[0], reference)
+
+
+def test_legacy_dynamic_uses_max_position_embeddings_as_trained_length() -> None:
+    config = {
+        "hidden_size": 512,
+        "num_attention_heads": 4,
+        "max_position_embeddings": 4096,
+        "rope_theta": 10000.0,
+        "rope_scaling": {"type": "dynamic", "factor": 2.0},
+    }
+    untouched, _ = rope_frequencies_from_config(config)
+    np.testing.assert_allclose(untouched, theta(128, 10000.0), rtol=1e-12)
+    short, _ = rope_frequencies_from_config(config, seq_len=4096)
+    np.testing.assert_allclose(short, theta(128, 10000.0), rtol=1e-12)
+    # seq_len = 2 L: s_eff = 2 * 2 - 1 = 3, base' = base * 3^(d/(d-2))
+    long, _ = rope_frequencies_from_config(config, seq_len=8192)
+    np.testing.assert_allclose(long, theta(128, 10000.0 * 3.0 ** (128 / 126)), rtol=1e-12)
+
+
+def test_gemma3_has_two_bases_and_scales_only_global_layers() -> None:
+    config = PRESETS["gemma-3-27b"]
+    full, _ = rope_frequencies_from_config(config, layer_type="full_attention")
+    local, _ = rope_frequencies_from_config(config, layer_type="sliding_attention")
+    np.testing.assert_allclose(full, [t / 8.0 for t in theta(128, 1e6)], rtol=1e-12)
+    np.testing.assert_allclose(local, theta(128, 1e4), rtol=1e-12)
+
+
+def test_gemma3_local_base_from_rope_local_base_freq() -> None:
+    config = {**PRESETS["gemma-3-27b"], "rope_local_base_freq": 500.0, "rope_theta": 2e5}
+    local, _ = rope_frequencies_from_config(config, layer_type="sliding_attention")
+    full, _ = rope_frequencies_from_config(config, layer_type="full_attention")
+    np.testing.assert_allclose(local, theta(128, 500.0), rtol=1e-12)
+    np.testing.assert_allclose(full, [t / 8.0 for t in theta(128, 2e5)], rtol=1e-12)
+
+
+def test_gemma3_head_dim_defaults_to_the_class_default() -> None:
+    config = {k: v for k, v in PRESETS["gemma-3-27b"].items() if k != "head_dim"}
+    full, _ = rope_frequencies_from_config(config, layer_type="full_attention")
+    assert full.shape == (128,)  # Gemma3TextConfig.head_dim = 256, not 5376 // 32 = 168
+
+
+def test_mla_rotates_only_qk_rope_head_dim() -> None:
+    inv_freq, attention = rope_frequencies_from_config(PRESETS["deepseek-v3"])
+    assert inv_freq.shape == (32,)  # qk_rope_head_dim 64, not 7168 // 128 = 56
+    assert attention == pytest.approx(1.0)  # mscale == mscale_all_dim
+
+
+def test_llama4_equal_band_edges_make_a_step() -> None:
+    # low_freq_factor == high_freq_factor == 1: pairs whose wavelength exceeds L = 8192 are
+    # divided by 16, the others are untouched (transformers' result)
+    inv_freq, _ = rope_frequencies_from_config(PRESETS["llama-4-scout"])
+    plain = theta(128, 500000.0)
+    expected = [t / 16.0 if 2 * math.pi / t > 8192 else t for t in plain]
+    np.testing.assert_allclose(inv_freq, expected, rtol=1e-12)
+    assert 0 < sum(e != t for e, t in zip(expected, plain, strict=True)) < 64
+
+
+def test_phi3_longrope_factor_and_lists() -> None:
+    config = PRESETS["phi-3.5-mini"]
+    short, attention = rope_frequencies_from_config(config)
+    # s = max_position_embeddings / original = 32; a = sqrt(1 + ln s / ln L)
+    assert attention == pytest.approx(math.sqrt(1 + math.log(32) / math.log(4096)), rel=1e-12)
+    lists = config["rope_scaling"]
+    base = np.array(theta(96, 10000.0))  # head 3072 // 32 = 96
+    np.testing.assert_allclose(short, base / np.array(lists["short_factor"]), rtol=1e-12)
+    at_l, _ = rope_frequencies_from_config(config, seq_len=4096)
+    np.testing.assert_array_equal(at_l, short)
+    long, _ = rope_frequencies_from_config(config, seq_len=4097)
+    np.testing.assert_allclose(long, base / np.array(lists["long_factor"]), rtol=1e-12)
+
+
+def test_top_level_original_length_wins_over_the_scaling_dict() -> None:
+    config = copy.deepcopy(PRESETS["phi-3.5-mini"])
+    config["rope_scaling"]["original_max_position_embeddings"] = 1024  # ignored, as in HF
+    _, attention = rope_frequencies_from_config(config)
+    assert attention == pytest.approx(math.sqrt(1 + math.log(32) / math.log(4096)), rel=1e-12)
+
+
+def test_phi3_yarn_is_read_as_longrope() -> None:
+    config = copy.deepcopy(PRESETS["phi-3.5-mini"])
+    config["rope_scaling"]["type"] = "yarn"
+    np.testing.assert_array_equal(
+        rope_frequencies_from_config(config)[0],
+        rope_frequencies_from_config(PRESETS["phi-3.5-mini"])[0],
+    )
+
+
+def test_yarn_attention_factor_and_falsy_betas() -> None:
+    config = copy.deepcopy(PRESETS["gpt-oss-20b"])
+    _, attention = rope_frequencies_from_config(config)
+    assert attention == pytest.approx(0.1 * math.log(32.0) + 1.0, rel=1e-12)
+    zeroed = copy.deepcopy(config)
+    zeroed["rope_scaling"]["beta_fast"] = 0  # transformers: get("beta_fast") or 32
+    np.testing.assert_array_equal(
+        rope_frequencies_from_config(zeroed)[0], rope_frequencies_from_config(config)[0]
+    )
+
+
+def test_mrope_frequencies_are_the_default_ones() -> None:
+    inv_freq, _ = rope_frequencies_from_config(PRESETS["qwen2.5-vl-7b"])
+    np.testing.assert_allclose(inv_freq, theta(128, 1e6), rtol=1e-12)
+
+
+def test_text_config_is_merged() -> None:
+    flat = PRESETS["llama-4-scout"]
+    wrapped = {"model_type": "llama4", "text_config": flat, "vision_config": {"hidden_size": 8}}
+    np.testing.assert_array_equal(
+        rope_frequencies_from_config(wrapped)[0], rope_frequencies_from_config(flat)[0]
+    )
+
+
+def test_layer_type_of_a_flat_config_changes_nothing() -> None:
+    config = PRESETS["gpt-oss-20b"]
+    ref = rope_frequencies_from_config(config)[0]
+    for kind in ("sliding_attention", "full_attention"):
+        np.testing.assert_array_equal(rope_frequencies_from_config(config, layer_type=kind)[0], ref)
+
+
+def test_missing_theta_uses_the_model_class_default() -> None:
+    config = {k: v for k, v in PRESETS["smollm3-3b"].items() if k != "rope_theta"}
+    inv_freq, _ = rope_frequencies_from_config(config)
+    np.testing.assert_allclose(inv_freq, theta(128, 2e6), rtol=1e-12)
+    generic = {"hidden_size": 64, "num_attention_heads": 2}
+    np.testing.assert_allclose(rope_frequencies_from_config(generic)[0], theta(32, 1e4))
+
+
+# --------------------------------------------------------------------------- bad configs
+
+LLAMA = PRESETS["llama-3.1-8b"]
+PHI = PRESETS["phi-3.5-mini"]
+
+
+def with_scaling(base: dict[str, Any], **changes: Any) -> dict[str, Any]:
+    config = copy.deepcopy(base)
+    for key, value in changes.items():
+        if value is None:
+            config["rope_scaling"].pop(key, None)
+        else:
+            config["rope_scaling"][key] = value
+    return config
+
+
+V, T = ValueError, TypeError
+NO_LENGTH = {k: v for k, v in LLAMA.items() if k != "max_position_embeddings"}
+GEMMA = PRESETS["gemma-3-27b"]
+BAD = [
+    ("not a dict", [1, 2], {}, T, "config must be a dict"),
+    ("unknown type", with_scaling(LLAMA, rope_type="ntk-by-parts"), {}, V, "'ntk-by-parts'"),
+    ("su", with_scaling(PHI, type="su"), {}, V, "rope_type.*'su'.*longrope"),
+    ("missing factor", with_scaling(LLAMA, factor=None), {}, V, r"\['factor'\] is required"),
+    ("missing low", with_scaling(LLAMA, low_freq_factor=None), {}, V, "low_freq_factor"),
+    ("high below low", with_scaling(LLAMA, high_freq_factor=0.5), {}, V, "high_freq_factor"),
+    ("factor below 1", with_scaling(LLAMA, factor=0.5), {}, V, r"\['factor'\].*0\.5"),
+    ("negative factor", with_scaling(LLAMA, factor=-2.0), {}, V, r"\['factor'\].*-2"),
+    ("nan factor", with_scaling(LLAMA, factor=float("nan")), {}, V, r"\['factor'\].*nan"),
+    ("string factor", with_scaling(LLAMA, factor="8"), {}, T, r"\['factor'\]"),
+    ("nan theta", {**LLAMA, "rope_theta": float("nan")}, {}, V, r"rope_theta.*nan"),
+    ("theta below 1", {**LLAMA, "rope_theta": 0.5}, {}, V, r"rope_theta.*0\.5"),
+    ("short list", with_scaling(PHI, long_factor=[1.0] * 47), {}, V, r"long_factor.*48.*47"),
+    ("nan in list", with_scaling(PHI, short_factor=[float("nan")] * 48), {}, V, "short_factor"),
+    ("zero in list", with_scaling(PHI, short_factor=[0.0] * 48), {}, V, "short_factor"),
+    ("list not a list", with_scaling(PHI, short_factor=3.0), {}, T, "short_factor"),
+    ("missing list", with_scaling(PHI, long_factor=None), {}, V, "long_factor"),
+    ("scaling not a dict", {**LLAMA, "rope_scaling": [8.0]}, {}, T, "rope_scaling"),
+    ("no head size", {"rope_theta": 1e4}, {}, V, "hidden_size"),
+    ("negative heads", {**LLAMA, "num_attention_heads": -4}, {}, V, "num_attention_heads"),
+    ("odd rotary dim", {"head_dim": 10, "partial_rotary_factor": 0.5}, {}, V, "rotary"),
+    ("partial zero", {**LLAMA, "partial_rotary_factor": 0.0}, {}, V, "partial_rotary_factor"),
+    ("partial 1.5", {**LLAMA, "partial_rotary_factor": 1.5}, {}, V, "partial_rotary_factor"),
+    ("dynamic no length", {**NO_LENGTH, "rope_scaling": {"type": "dynamic", "factor": 2.0}}, {},
+     V, "max_position_embeddings"),
+    ("gemma without layer", GEMMA, {}, V, "layer_type is required"),
+    ("gemma wrong layer", GEMMA, {"layer_type": "chunked"}, V, "layer_type must be one of"),
+    ("flat wrong layer", LLAMA, {"layer_type": "sliding_attention"}, V, "layer_type"),
+    ("seq_len zero", LLAMA, {"seq_len": 0}, V, "seq_len"),
+    ("seq_len float", LLAMA, {"seq_len": 10.5}, T, "seq_len"),
+    ("text_config", {"text_config": "llama"}, {}, T, "text_config"),
+    ("truncate text", with_scaling(PRESETS["gpt-oss-20b"], truncate="no"), {}, T, "truncate"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("config,kwargs,error,match", [b[1:] for b in BAD], ids=[b[0] for b in BAD])
+def test_bad_configs_name_the_key(
+    config: Any, kwargs: dict[str, Any], error: type[Exception], match: str
+) -> None:
+    with pytest.raises(error, match=match):
+        rope_frequencies_from_config(config, **kwargs)
+
+
+def test_nope_layer_type_is_refused_with_a_reason() -> None:
+    config = {
+        "head_dim": 8,
+        "rope_parameters": {"full_attention": None, "sliding_attention": {"rope_type": "default"}},
+    }
+    with pytest.raises(ValueError, match="NoPE"):
+        rope_frequencies_from_config(config, layer_type="full_attention")
+    assert rope_frequencies_from_config(config, layer_type="sliding_attention")[0].shape == (4,)
