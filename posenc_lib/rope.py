@@ -32,6 +32,7 @@ __all__ = [
     "rotate_half",
     "rotate_interleaved",
     "apply_rope",
+    "apply_rope_angles",
     "rope_matrix",
     "relative_scores",
     "rope_decay_bound",
@@ -183,12 +184,54 @@ def apply_rope(
         )
     out_dtype = array.dtype if np.issubdtype(array.dtype, np.floating) else np.dtype(np.float64)
     work = array.astype(np.promote_types(out_dtype, np.float32), copy=False)
-    cos = _on_both_members(np.cos(phi), pairing).astype(work.dtype)
-    sin = _on_both_members(np.sin(phi), pairing).astype(work.dtype)
+    return _rotate(work, phi, pairing).astype(out_dtype, copy=False)
+
+
+def _rotate(x: NDArray[Any], phi: NDArray[np.float64], pairing: str) -> NDArray[Any]:
+    """Turn pair i of every row m of x by phi[m, i], in the dtype of x (the formula, unchecked)."""
+    cos = _on_both_members(np.cos(phi), pairing).astype(x.dtype)
+    sin = _on_both_members(np.sin(phi), pairing).astype(x.dtype)
     rotate = rotate_interleaved if pairing == "interleaved" else rotate_half
-    # x' = x cos(m theta) + rotate(x) sin(m theta)
-    rotated = work * cos + rotate(work) * sin
-    return rotated.astype(out_dtype, copy=False)
+    # x' = x cos(phi) + rotate(x) sin(phi)
+    return x * cos + rotate(x) * sin
+
+
+def apply_rope_angles(x: ArrayLike, angles: ArrayLike, *,
+                      pairing: str = "interleaved") -> NDArray[np.float64]:
+    """Rotate pair ``i`` of row ``m`` of ``x`` by its own angle ``angles[m, i]``.
+
+    Parameters
+    ----------
+    x : array_like, shape (..., seq, head_dim)
+        Queries or keys; ``head_dim`` even.
+    angles : array_like, shape (seq, head_dim // 2)
+        The angle of every pair at every row: ``m theta_i`` for plain RoPE (that is
+        :func:`apply_rope`), a row or column angle for 2-D axial RoPE, a time, height or width
+        angle for M-RoPE (:mod:`posenc_lib.rope_variants`).
+    pairing : {"interleaved", "half"}, default "interleaved"
+        The pair layout, as for :func:`apply_rope`.
+
+    Returns
+    -------
+    rotated : ndarray of float64, shape (..., seq, head_dim)
+
+    Notes
+    -----
+    ``x' = x cos(phi) + rotate(x) sin(phi)`` with ``phi = angles``, the same formula as
+    :func:`apply_rope`, which passes ``phi = positions (x) inv_freq``.
+
+    Examples
+    --------
+    >>> apply_rope_angles([[1.0, 0.0, 1.0, 0.0]], [[np.pi / 2, 0.0]]).round(6)
+    array([[0., 1., 1., 0.]])
+    """
+    pairing = check_choice("pairing", pairing, PAIRINGS)
+    array = _check_pairs("x", x).astype(np.float64, copy=False)
+    phi = check_array("angles", angles, ndim=2).astype(np.float64, copy=False)
+    if array.ndim < 2 or phi.shape != (array.shape[-2], array.shape[-1] // 2):
+        raise ValueError(f"angles must have shape (seq, head_dim // 2) for x of shape "
+                         f"{array.shape}; got {phi.shape}")
+    return _rotate(array, phi, pairing)
 
 
 def rope_matrix(

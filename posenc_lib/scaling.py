@@ -421,7 +421,8 @@ def llama3_inv_freq(head_dim: int, base: float, factor: float, low_freq_factor: 
     factor : float
         Scale ``s`` >= 1 (8 for Llama 3.1).
     low_freq_factor, high_freq_factor : float
-        Band edges as fractions of ``L`` (1 and 4 for Llama 3.1), ``0 < low < high``.
+        Band edges as fractions of ``L`` (1 and 4 for Llama 3.1), ``0 < low <= high``
+        (Llama 4 Scout sets both to 1: a step, no blend).
     original_max_position_embeddings : int
         Trained length ``L`` (8192 for Llama 3.1).
 
@@ -449,14 +450,15 @@ def llama3_inv_freq(head_dim: int, base: float, factor: float, low_freq_factor: 
     factor, low_ff, high_ff, length = checked(
         factor=factor, low_freq_factor=low_freq_factor, high_freq_factor=high_freq_factor,
         original_max_position_embeddings=original_max_position_embeddings)
-    if not low_ff < high_ff:
-        raise ValueError(f"low_freq_factor must be < high_freq_factor; got low_freq_factor="
+    if not low_ff <= high_ff:
+        raise ValueError(f"low_freq_factor must be <= high_freq_factor; got low_freq_factor="
                          f"{low_ff} and high_freq_factor={high_ff}")
     theta = inverse_frequencies(head_dim, base)
     # lambda_i = 2 pi / theta_i
     wavelength = 2.0 * math.pi / theta
-    # g = (L / lambda_i - low_freq_factor) / (high_freq_factor - low_freq_factor)
-    g = (length / wavelength - low_ff) / (high_ff - low_ff)
+    # g = (L / lambda_i - low_freq_factor) / (high_freq_factor - low_freq_factor); equal edges
+    # (Llama 4) leave no band to blend in, only a step at lambda_i = L / low_freq_factor
+    g = (length / wavelength - low_ff) / (high_ff - low_ff) if high_ff > low_ff else 0.0
     # (1 - g) theta_i / s + g theta_i
     blended = (1.0 - g) * theta / factor + g * theta
     slow = np.where(wavelength > length / low_ff, theta / factor, blended)

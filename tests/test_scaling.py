@@ -707,3 +707,15 @@ def test_yarn_ramp_with_equal_bounds_is_a_step_even_for_huge_bounds() -> None:
 def test_rope_wavelengths_refuses_frequencies_whose_wavelength_overflows() -> None:
     with pytest.raises(ValueError, match="inv_freq"):
         wavelengths([1.0, 2.2250738585072014e-308])
+
+
+def test_llama3_with_equal_band_edges_is_a_step_as_in_llama_4_scout() -> None:
+    # Llama 4 Scout: factor 16, low_freq_factor = high_freq_factor = 1, L = 8192
+    inv, _ = rope_frequencies(128, 500000.0, {"rope_type": "llama3", "factor": 16.0,
+                                              "low_freq_factor": 1.0, "high_freq_factor": 1.0,
+                                              **_L(8192)})
+    theta = np.array(ref_theta(128, 500000.0))
+    wavelength = 2 * math.pi / theta
+    # keep the pairs that turn within L, divide the others by 16
+    np.testing.assert_allclose(inv, np.where(wavelength < 8192, theta, theta / 16), rtol=1e-14)
+    assert np.isfinite(inv).all()

@@ -55,6 +55,28 @@ UNSEEN_COLOURS: tuple[str, str] = ("#F2F2F2", OKABE_ITO[3])
 """Colours of :func:`draw_unseen_angles`: seen in training (light grey), never seen (vermillion)."""
 
 
+def _show_image(
+    ax: Axes,
+    data: Any,
+    *,
+    colorbar: bool,
+    xlabel: str | None,
+    ylabel: str | None,
+    **imshow: Any,
+) -> AxesImage:
+    """``ax.imshow(data, **imshow)`` (nearest cells by default) without grid, labelled.
+
+    ``colorbar`` adds a colorbar next to ``ax``, reachable afterwards as ``image.colorbar``.
+    """
+    imshow.setdefault("interpolation", "nearest")
+    image = ax.imshow(data, **imshow)
+    ax.grid(False)
+    set_labels(ax, xlabel, ylabel)
+    if colorbar:
+        figure_of(ax).colorbar(image, ax=ax, fraction=0.046, pad=0.03)
+    return image
+
+
 def draw_encoding_heatmap(
     ax: Axes,
     encoding: ArrayLike,
@@ -116,17 +138,14 @@ def draw_encoding_heatmap(
     transpose = check_bool("transpose", transpose)
     colorbar = check_bool("colorbar", colorbar)
     style.setdefault("aspect", "auto")
-    style.setdefault("interpolation", "nearest")
-    data = matrix.T if transpose else matrix
-    image = ax.imshow(data, cmap=cmap, vmin=low, vmax=high, **style)
-    ax.grid(False)
     if transpose:
-        set_labels(ax, position_label, dimension_label)
+        data, xlabel, ylabel = matrix.T, position_label, dimension_label
     else:
-        set_labels(ax, dimension_label, position_label)
-    if colorbar:
-        figure_of(ax).colorbar(image, ax=ax, fraction=0.046, pad=0.03)
-    return image
+        data, xlabel, ylabel = matrix, dimension_label, position_label
+    return _show_image(
+        ax, data, colorbar=colorbar, xlabel=xlabel, ylabel=ylabel,
+        cmap=cmap, vmin=low, vmax=high, **style,
+    )
 
 
 def draw_similarity_matrix(
@@ -180,13 +199,9 @@ def draw_similarity_matrix(
     if matrix.shape[0] != matrix.shape[1]:
         raise ValueError(f"similarity must be a square matrix; got shape {matrix.shape}")
     colorbar = check_bool("colorbar", colorbar)
-    style.setdefault("interpolation", "nearest")
-    image = ax.imshow(matrix, cmap=cmap, **style)
-    ax.grid(False)
-    set_labels(ax, xlabel, ylabel)
-    if colorbar:
-        figure_of(ax).colorbar(image, ax=ax, fraction=0.046, pad=0.03)
-    return image
+    return _show_image(
+        ax, matrix, colorbar=colorbar, xlabel=xlabel, ylabel=ylabel, cmap=cmap, **style
+    )
 
 
 def draw_signed_matrix(
@@ -245,16 +260,14 @@ def draw_signed_matrix(
         peak = float(np.abs(data).max()) if data.size else 0.0
         limit = peak if peak > 0 else 1.0
     limit = check_float("limit", limit, greater_than=0.0)
-    style.setdefault("interpolation", "nearest")
-    image = ax.imshow(data, cmap=cmap, vmin=-limit, vmax=limit, **style)
-    ax.grid(False)
+    image = _show_image(
+        ax, data, colorbar=colorbar, xlabel=xlabel, ylabel=ylabel,
+        cmap=cmap, vmin=-limit, vmax=limit, **style,
+    )
     if annotate:
         for (row, col), value in np.ndenumerate(data):
             shade = "white" if abs(value) > 0.6 * limit else "black"
             ax.text(col, row, f"{value:.2f}", ha="center", va="center", color=shade, fontsize=8)
-    set_labels(ax, xlabel, ylabel)
-    if colorbar:
-        figure_of(ax).colorbar(image, ax=ax, fraction=0.046, pad=0.03)
     return image
 
 
@@ -348,13 +361,10 @@ def draw_bias_matrix(
             raise ValueError(f"vmin must be < vmax; got vmin={low}, vmax={high}")
     colorbar = check_bool("colorbar", colorbar)
     colours = matplotlib.colormaps[cmap].with_extremes(bad=MASKED_COLOUR)
-    style.setdefault("interpolation", "nearest")
-    image = ax.imshow(data, cmap=colours, vmin=low, vmax=high, **style)
-    ax.grid(False)
-    set_labels(ax, xlabel, ylabel)
-    if colorbar:
-        figure_of(ax).colorbar(image, ax=ax, fraction=0.046, pad=0.03)
-    return image
+    return _show_image(
+        ax, data, colorbar=colorbar, xlabel=xlabel, ylabel=ylabel,
+        cmap=colours, vmin=low, vmax=high, **style,
+    )
 
 
 @dataclass
@@ -476,10 +486,11 @@ def draw_attention_weights(
         )
     if not isinstance(numbers, bool) or not isinstance(colorbar, bool):
         raise TypeError(f"numbers and colorbar must be bools; got {numbers!r}, {colorbar!r}")
-    style.setdefault("interpolation", "nearest")
     style.setdefault("aspect", "equal")
-    image = ax.imshow(matrix, cmap=cmap, vmin=0.0, vmax=1.0, **style)
-    ax.grid(False)
+    image = _show_image(
+        ax, matrix, colorbar=colorbar, xlabel=xlabel, ylabel=ylabel,
+        cmap=cmap, vmin=0.0, vmax=1.0, **style,
+    )
     texts: list[Text] = []
     if numbers:
         for (r, c), value in np.ndenumerate(matrix):
@@ -495,9 +506,6 @@ def draw_attention_weights(
     ]
     ax.set_xticks([])
     ax.set_yticks([])
-    set_labels(ax, xlabel, ylabel)
-    if colorbar:
-        figure_of(ax).colorbar(image, ax=ax, fraction=0.046, pad=0.03)
     return AttentionMap(image, texts, query_texts, key_texts)
 
 
@@ -572,10 +580,8 @@ def draw_unseen_angles(
         "extent": (float(pos[0]), float(last), -0.5, values.shape[1] - 0.5),
         **style,
     }
-    image = ax.imshow(values.T, **options)
-    ax.grid(False)
+    image = _show_image(ax, values.T, colorbar=False, xlabel=xlabel, ylabel=ylabel, **options)
     if trained_length is not None:
         length = check_float("trained_length", trained_length, greater_than=0.0)
         ax.axvline(length, color="#333333", linestyle="--", linewidth=1.0)
-    set_labels(ax, xlabel, ylabel)
     return image

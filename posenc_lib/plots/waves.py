@@ -91,8 +91,34 @@ def draw_division_term(
     return line
 
 
-def _check_rows(name: str, matrix: np.ndarray, positions: Sequence[Any] | None) -> list[str]:
+def _position_labels(matrix: np.ndarray, positions: Sequence[Any] | None) -> list[str]:
+    """Legend labels of the rows of ``matrix``: "pos p" for each of ``positions``."""
     return row_labels("positions", positions, matrix.shape[0], "pos")
+
+
+def _curve_per_row(
+    ax: Axes,
+    name: str,
+    rows: ArrayLike,
+    positions: Sequence[Any] | None,
+    xlabel: str | None,
+    ylabel: str | None,
+    **style: Any,
+) -> tuple[list[Line2D], list[str]]:
+    """One line per row of the matrix ``rows`` against its column index, labelled by position.
+
+    Returns the lines and their legend labels.
+    """
+    ax = check_axes(ax)
+    matrix = as_matrix(name, rows)
+    labels = _position_labels(matrix, positions)
+    index = np.arange(matrix.shape[1])
+    lines = [
+        ax.plot(index, row, label=label, **style)[0]
+        for row, label in zip(matrix, labels, strict=True)
+    ]
+    set_labels(ax, xlabel, ylabel)
+    return lines, labels
 
 
 def draw_angles(
@@ -143,15 +169,7 @@ def draw_angles(
     >>> [line.get_label() for line in lines], lines[1].get_ydata().tolist()
     (['pos 1', 'pos 2'], [2.0, 0.2])
     """
-    ax = check_axes(ax)
-    matrix = as_matrix("angles", angles)
-    labels = _check_rows("angles", matrix, positions)
-    index = np.arange(matrix.shape[1])
-    lines = [
-        ax.plot(index, row, label=label, **style)[0]
-        for row, label in zip(matrix, labels, strict=True)
-    ]
-    set_labels(ax, xlabel, ylabel)
+    lines, _ = _curve_per_row(ax, "angles", angles, positions, xlabel, ylabel, **style)
     if legend:
         ax.legend(loc="upper right")
     return lines
@@ -216,7 +234,7 @@ def draw_even_odd(
             "encoding must have an even number of columns (sin/cos pairs); "
             f"got shape {matrix.shape}"
         )
-    labels = _check_rows("encoding", matrix, positions)
+    labels = _position_labels(matrix, positions)
     index = np.arange(matrix.shape[1] // 2)
     style.setdefault("linestyle", "none")
     sin_lines: list[Line2D] = []
@@ -294,16 +312,8 @@ def draw_values_by_dimension(
     >>> len(lines), lines[1].get_ydata().tolist()
     (2, [0.5, 0.8])
     """
-    ax = check_axes(ax)
-    matrix = as_matrix("encoding", encoding)
-    labels = _check_rows("encoding", matrix, positions)
-    index = np.arange(matrix.shape[1])
     style.setdefault("linewidth", 1.0)
-    lines = [
-        ax.plot(index, row, label=label, **style)[0]
-        for row, label in zip(matrix, labels, strict=True)
-    ]
-    set_labels(ax, xlabel, ylabel)
+    lines, labels = _curve_per_row(ax, "encoding", encoding, positions, xlabel, ylabel, **style)
     if legend:
         ax.legend(loc="lower right", ncols=2 if len(labels) > 4 else 1)
     return lines
