@@ -510,11 +510,6 @@ BAD_CONFIGS: list[tuple[object, type[Exception], str]] = [
         "high_freq_factor",
     ),
     (
-        {"rope_type": "llama3", "factor": 8, "low_freq_factor": 4, "high_freq_factor": 4, **_L(8)},
-        ValueError,
-        "low_freq_factor",
-    ),
-    (
         {"rope_type": "llama3", "factor": 8, "low_freq_factor": 5, "high_freq_factor": 4, **_L(8)},
         ValueError,
         "low_freq_factor",

@@ -58,6 +58,21 @@ _RATIO_LINESTYLES = _LINESTYLES[:6]  # frequency ratios cycle through the first 
 _ERROR_LINESTYLES = _LINESTYLES[:4]  # error curves through the first four
 
 
+def _styled_lines(
+    ax: Axes,
+    x: NDArray[Any],
+    curves: Mapping[str, NDArray[np.float64]],
+    linestyles: Sequence[Any],
+    style: Mapping[str, Any],
+) -> dict[str, Line2D]:
+    """One labelled line per curve against ``x``, cycling ``linestyles`` (``style`` wins)."""
+    lines: dict[str, Line2D] = {}
+    for k, (label, ys) in enumerate(curves.items()):
+        options = {"linestyle": linestyles[k % len(linestyles)], **style}
+        (lines[label],) = ax.plot(x, ys, label=label, **options)
+    return lines
+
+
 def draw_curves(
     ax: Axes,
     x: ArrayLike,
@@ -125,10 +140,7 @@ def draw_curves(
             raise ValueError(f"curves[{label!r}] must be > 0 on a log y axis")
     if xscale == "log" and np.any(xs <= 0):
         raise ValueError("x must be > 0 on a log x axis")
-    lines: dict[str, Line2D] = {}
-    for k, (label, ys) in enumerate(vectors.items()):
-        options = {"linestyle": _LINESTYLES[k % len(_LINESTYLES)], **style}
-        (lines[label],) = ax.plot(xs, ys, label=label, **options)
+    lines = _styled_lines(ax, xs, vectors, _LINESTYLES, style)
     ax.set_xscale(xscale)
     ax.set_yscale(yscale)
     set_labels(ax, xlabel, ylabel)
@@ -492,10 +504,7 @@ def draw_frequency_ratios(
     if log_scale and any(np.any(vector <= 0) for vector in vectors.values()):
         raise ValueError("ratios must be > 0 on a log scale")
     index = np.arange(sizes.pop())
-    lines: dict[str, Line2D] = {}
-    for k, (name, vector) in enumerate(vectors.items()):
-        options = {"linestyle": _RATIO_LINESTYLES[k % len(_RATIO_LINESTYLES)], **style}
-        (lines[name],) = ax.plot(index, vector, label=name, **options)
+    lines = _styled_lines(ax, index, vectors, _RATIO_LINESTYLES, style)
     if log_scale:
         ax.set_yscale("log")
     set_labels(ax, xlabel, ylabel)
@@ -873,15 +882,14 @@ def draw_error_curves(
     if not isinstance(errors, Mapping) or not errors:
         raise TypeError(f"errors must be a non-empty mapping of label to array; got {errors!r}")
     legend = check_bool("legend", legend)
-    lines: dict[str, Line2D] = {}
-    for k, (label, values) in enumerate(errors.items()):
-        ys = for_log_axis(values)
+    vectors: dict[str, NDArray[np.float64]] = {}
+    for label, values in errors.items():
+        vectors[str(label)] = ys = for_log_axis(values)
         if ys.shape != xs.shape:
             raise ValueError(
                 f"errors[{label!r}] must have the shape of positions {xs.shape}; got {ys.shape}"
             )
-        options = {"linestyle": _ERROR_LINESTYLES[k % len(_ERROR_LINESTYLES)], **style}
-        (lines[str(label)],) = ax.plot(xs, ys, label=str(label), **options)
+    lines = _styled_lines(ax, xs, vectors, _ERROR_LINESTYLES, style)
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
     set_labels(ax, xlabel, ylabel)
