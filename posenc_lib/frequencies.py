@@ -170,7 +170,9 @@ def angles(positions: ArrayLike, inv_freq: ArrayLike) -> NDArray[np.float64]:
     theta = check_array("inv_freq", inv_freq, ndim=1).astype(np.float64, copy=False)
     if theta.size == 0:
         raise ValueError("inv_freq must have at least one entry (one pair); got shape (0,)")
-    if pos.size and np.max(np.abs(pos)) * np.max(np.abs(theta)) == np.inf:
+    with np.errstate(over="ignore"):
+        largest = np.max(np.abs(pos), initial=0.0) * np.max(np.abs(theta))
+    if largest == np.inf:
         raise ValueError(
             f"positions * inv_freq must stay finite in float64; got |positions| up to "
             f"{np.max(np.abs(pos)):g} and |inv_freq| up to {np.max(np.abs(theta)):g}"

@@ -24,7 +24,7 @@ The reference is transformers 5.23.0 (``modeling_rope_utils.py`` and each model'
 ``RotaryEmbedding`` and configuration class); ``tests/test_models.py`` compares the result with
 values that transformers itself produced (``tools/make_hf_reference.py``).
 
-Introduced in notebook 09_rope_in_todays_models.
+Notebook: 09_rope_in_todays_models.
 """
 
 from __future__ import annotations
@@ -36,8 +36,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ._checks import check_float, check_int
-from .scaling import rope_frequencies
+from posenc_lib._checks import _describe, check_float, check_int
+from posenc_lib.scaling import rope_frequencies
 
 __all__ = ["HF_ROPE_TYPES", "rope_frequencies_from_config"]
 
@@ -77,11 +77,6 @@ _MODEL_HEAD_DIM: dict[str, int] = {
 _NEOX_ROTARY_PCT = 0.25
 _PHI3_ORIGINAL_MAX_POSITION_EMBEDDINGS = 4096
 _GEMMA3_LAYER_TYPES = ("full_attention", "sliding_attention")
-
-
-def _describe(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def _flatten(config: Mapping[str, Any]) -> dict[str, Any]:
@@ -324,7 +319,7 @@ def rope_frequencies_from_config(
 
     Validation happens here, once: a non-dict config, an unknown type, a missing key, a factor
     list of the wrong length, a negative, zero or NaN value raise a ValueError or TypeError that
-    names the key. Introduced in notebook 09_rope_in_todays_models.
+    names the key.
 
     References
     ----------

@@ -13,7 +13,7 @@ uses its configuration class's default, and so does
 The same configs feed ``tools/make_hf_reference.py``, whose stored output
 ``tests/data/hf_rope_reference.json`` the parity tests compare against.
 
-Introduced in notebook 09_rope_in_todays_models.
+Notebook: 09_rope_in_todays_models.
 """
 
 from __future__ import annotations

@@ -192,8 +192,12 @@ def _rotate(x: NDArray[Any], phi: NDArray[np.float64], pairing: str) -> NDArray[
     cos = _on_both_members(np.cos(phi), pairing).astype(x.dtype)
     sin = _on_both_members(np.sin(phi), pairing).astype(x.dtype)
     rotate = rotate_interleaved if pairing == "interleaved" else rotate_half
-    # x' = x cos(phi) + rotate(x) sin(phi)
-    return x * cos + rotate(x) * sin
+    with np.errstate(over="ignore", invalid="ignore"):
+        # x' = x cos(phi) + rotate(x) sin(phi)
+        rotated = x * cos + rotate(x) * sin
+    if not np.isfinite(rotated).all():
+        raise ValueError(f"x values are too large: the rotation overflows {x.dtype}")
+    return rotated
 
 
 def apply_rope_angles(x: ArrayLike, angles: ArrayLike, *,

@@ -1,4 +1,4 @@
-"""How today's models change RoPE: which dims rotate, by which position, and what surrounds it.
+"""How today's models change RoPE: which dims rotate, and by which position.
 
 =============================  ===================================================================
 variant                        what changes (``theta_i = base**(-2i/d)``, position ``m``)
@@ -8,31 +8,40 @@ p-RoPE (Barbero et al.)        the fastest ``floor(p d/2)`` pairs keep ``theta_i
 2-D axial (image patches)      half the pairs turn by the patch row, half by its column
 M-RoPE (Qwen2-VL, Qwen2.5-VL)  contiguous sections of pairs read the t, h or w position
 interleaved M-RoPE (Qwen3-VL)  pairs ``3j+1`` read h, ``3j+2`` read w, the rest t
-NoPE layers (Llama 4, SmolLM3) no rotation; Llama 4 scales the queries ``1 + a ln(1 + ...)``
-decoupled RoPE (DeepSeek MLA)  a rotated 64-dim part beside the compressed, unrotated part
-attention sink (gpt-oss)       one learned logit per head joins the softmax, then is dropped
 =============================  ===================================================================
+
+Each variant only chooses the angle ``phi[m, i]`` of pair ``i`` at row ``m``; the rotation itself
+is :func:`posenc_lib.rope.apply_rope_angles`, and the angles are products ``m theta_i`` from
+:func:`posenc_lib.frequencies.angles`. What surrounds RoPE in the attention layer (NoPE layers,
+DeepSeek's decoupled RoPE, attention sinks) is in :mod:`posenc_lib.attention_variants`.
 
 Everything is NumPy, in float64, with the position axis before the feature axis. Pairing
 (``"interleaved"`` = (2i, 2i+1), ``"half"`` = (i, i + d/2)) is named as in
-:mod:`posenc_lib.rope`, whose quarter-turn functions do the rotating.
+:mod:`posenc_lib.rope`.
 
-Introduced in notebook 09_rope_in_todays_models.
+Notebook: 09_rope_in_todays_models.
 """
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from ._checks import check_array, check_choice, check_even, check_float, check_int, check_positions
-from .rope import PAIRINGS, default_inv_freq, rope_angles, rotate_half, rotate_interleaved
+from posenc_lib._checks import (
+    check_array,
+    check_bool,
+    check_choice,
+    check_even,
+    check_float,
+    check_int,
+    check_positions,
+)
+from posenc_lib.frequencies import angles, inverse_frequencies
+from posenc_lib.rope import PAIRINGS, _check_pairs, apply_rope_angles
 
 __all__ = [
-    "apply_rope_angles",
     "partial_rotary_dims",
     "apply_partial_rope",
     "p_rope_frequencies",
@@ -42,23 +51,15 @@ __all__ = [
     "mrope_axes",
     "mrope_angles",
     "mrope_image_positions",
-    "nope_layers",
-    "nope_attention_scale",
-    "mla_queries",
-    "mla_keys",
-    "mla_absorption_error",
-    "attention_with_sink",
 ]
 
 _MAX_DIM = 1 << 16  # head sizes and grid sides beyond this are refused rather than allocated
 
 
-# --------------------------------------------------------------------------- helpers
-
-
 def _finite_result(name: str, value: NDArray[Any]) -> NDArray[Any]:
+    """Refuse a result that overflowed float64 (the inputs were finite but too large)."""
     if not np.all(np.isfinite(value)):
-        raise ValueError(f"{name} overflows float64 for these inputs; scale the inputs down")
+        raise ValueError(f"the result ({name}) overflows float64 for these inputs; scale them down")
     return value
 
 
@@ -69,15 +70,6 @@ def _check_dim(name: str, value: Any) -> int:
     return dim
 
 
-def _check_vectors(name: str, x: Any, *, min_ndim: int = 2) -> NDArray[np.float64]:
-    array = check_array(name, x, min_ndim=min_ndim).astype(np.float64, copy=False)
-    if array.shape[-1] < 2 or array.shape[-1] % 2:
-        raise ValueError(
-            f"{name} must have an even last axis head_dim >= 2 (pairs); got shape {array.shape}"
-        )
-    return array
-
-
 def _check_fraction(name: str, value: Any, *, allow_zero: bool) -> float:
     fraction = check_float(name, value)
     low_ok = fraction >= 0.0 if allow_zero else fraction > 0.0
@@ -85,67 +77,6 @@ def _check_fraction(name: str, value: Any, *, allow_zero: bool) -> float:
         interval = "[0, 1]" if allow_zero else "(0, 1]"
         raise ValueError(f"{name} must be in {interval}; got {fraction}")
     return fraction
-
-
-def _rotate_by(x: NDArray[np.float64], angles: NDArray[np.float64], pairing: str) -> Any:
-    """x * cos(phi) + quarter_turn(x) * sin(phi), with phi spread over the pair layout."""
-    if pairing == "interleaved":
-        cos = np.repeat(np.cos(angles), 2, axis=-1)
-        sin = np.repeat(np.sin(angles), 2, axis=-1)
-        turned = rotate_interleaved(x)
-    else:
-        cos = np.concatenate([np.cos(angles)] * 2, axis=-1)
-        sin = np.concatenate([np.sin(angles)] * 2, axis=-1)
-        turned = rotate_half(x)
-    with np.errstate(over="ignore", invalid="ignore"):
-        # x' = x cos(phi) + R_90(x) sin(phi), pair by pair
-        out = x * cos + turned * sin
-    return _finite_result("the rotated vectors", out)
-
-
-# --------------------------------------------------------------------------- rotation by angles
-
-
-def apply_rope_angles(
-    x: ArrayLike, angles: ArrayLike, *, pairing: str = "interleaved"
-) -> NDArray[np.float64]:
-    """Rotate every pair of ``x`` by its own angle: the common core of all RoPE variants.
-
-    Parameters
-    ----------
-    x : array_like, shape (..., seq, head_dim)
-        Query or key vectors; ``head_dim`` even.
-    angles : array_like, shape (seq, head_dim // 2)
-        Angle of pair ``i`` at sequence index ``m`` (``m theta_i`` for plain RoPE; a row or
-        column angle for axial RoPE; a t/h/w angle for M-RoPE).
-    pairing : {"interleaved", "half"}, default "interleaved"
-        Pair layout, as in :func:`posenc_lib.rope.apply_rope`.
-
-    Returns
-    -------
-    rotated : ndarray of float64, shape (..., seq, head_dim)
-
-    Notes
-    -----
-    Pair ``(a, b)`` becomes ``(a cos phi - b sin phi, a sin phi + b cos phi)``, i.e.
-    ``x cos phi + R_90(x) sin phi``. With ``angles = positions (x) inv_freq`` this is
-    :func:`posenc_lib.rope.apply_rope`. Introduced in notebook 09_rope_in_todays_models.
-
-    Examples
-    --------
-    >>> apply_rope_angles([[1.0, 0.0, 1.0, 0.0]], [[np.pi / 2, 0.0]]).round(6)
-    array([[0., 1., 1., 0.]])
-    """
-    array = _check_vectors("x", x)
-    pairing = check_choice("pairing", pairing, PAIRINGS)
-    phi = check_array("angles", angles, ndim=2).astype(np.float64, copy=False)
-    expected = (array.shape[-2], array.shape[-1] // 2)
-    if phi.shape != expected:
-        raise ValueError(
-            f"angles must have shape (seq, head_dim // 2) = {expected} for x of shape "
-            f"{array.shape}; got {phi.shape}"
-        )
-    return np.asarray(_rotate_by(array, phi, pairing), dtype=np.float64)
 
 
 # --------------------------------------------------------------------------- partial rotary, p-RoPE
@@ -171,7 +102,7 @@ def partial_rotary_dims(head_dim: int, partial_rotary_factor: float) -> NDArray[
     -----
     ``r = int(p d)`` must be even. Within the rotated block the pairs are ``(i, i + r/2)`` in
     the "half" layout (Hugging Face) or ``(2i, 2i+1)`` (GPT-J); either way the block is the first
-    ``r`` dims. Introduced in notebook 09_rope_in_todays_models.
+    ``r`` dims.
 
     Examples
     --------
@@ -221,7 +152,6 @@ def apply_partial_rope(
     -----
     With ``r = int(p d)``: dims ``[0, r)`` rotate with ``theta_i = base**(-2i/r)``
     (``i < r/2``, the exponent's denominator is ``r``, not ``d``), dims ``[r, d)`` are copied.
-    Introduced in notebook 09_rope_in_todays_models.
 
     References
     ----------
@@ -234,20 +164,25 @@ def apply_partial_rope(
     >>> apply_partial_rope(x, [0], 0.5)
     array([[1., 1., 1., 1., 1., 1., 1., 1.]])
     """
-    array = _check_vectors("x", x)
+    array = _check_pairs("x", x).astype(np.float64, copy=False)
+    if array.ndim < 2:
+        raise ValueError(f"x must have shape (..., seq, head_dim); got shape {array.shape}")
     pos = check_positions("positions", positions)
     if pos.shape[0] != array.shape[-2]:
         raise ValueError(
             f"positions must have length seq = {array.shape[-2]} (x.shape[-2]); got {pos.shape[0]}"
         )
-    rotates = partial_rotary_dims(array.shape[-1], partial_rotary_factor)
+    rotary = int(partial_rotary_dims(array.shape[-1], partial_rotary_factor).sum())
     pairing = check_choice("pairing", pairing, PAIRINGS)
-    rotary = int(rotates.sum())
     # theta_i = base^(-2i/r) over the rotated block only
-    theta = default_inv_freq(rotary, base)
+    theta = inverse_frequencies(rotary, base)
     out = array.copy()
-    out[..., :rotary] = _rotate_by(array[..., :rotary], rope_angles(pos, theta), pairing)
-    return out
+    with np.errstate(over="ignore", invalid="ignore"):
+        # x'[..., :r] = R_m x[..., :r] with phi = m theta_i; x'[..., r:] = x[..., r:]
+        out[..., :rotary] = apply_rope_angles(
+            array[..., :rotary], angles(pos, theta), pairing=pairing
+        )
+    return _finite_result("the rotated vectors", out)
 
 
 def p_rope_frequencies(head_dim: int, p: float, base: float = 10000.0) -> NDArray[np.float64]:
@@ -269,12 +204,13 @@ def p_rope_frequencies(head_dim: int, p: float, base: float = 10000.0) -> NDArra
 
     Notes
     -----
+    ``theta'_i = theta_i`` for ``i < floor(p d / 2)`` and ``theta'_i = 0`` otherwise.
     p-RoPE removes the lowest frequencies (the slowest pairs, which Gemma uses as semantic
     channels) and keeps the highest ones, at their original values: the kept exponents still
     divide by ``head_dim``. A pair with frequency 0 never turns, so its dims act like NoPE.
     Unlike partial rotary, every dim stays in a pair and the kept frequencies are not respaced.
     The rounding ``floor(p d / 2)`` is the one of transformers' ``"proportional"`` rope type
-    (``int(p * head_dim // 2)``). Introduced in notebook 09_rope_in_todays_models.
+    (``int(p * head_dim // 2)``).
 
     References
     ----------
@@ -289,7 +225,7 @@ def p_rope_frequencies(head_dim: int, p: float, base: float = 10000.0) -> NDArra
     """
     dim = _check_dim("head_dim", head_dim)
     fraction = _check_fraction("p", p, allow_zero=True)
-    theta = default_inv_freq(dim, base)
+    theta = inverse_frequencies(dim, base)
     # keep = floor(p * d / 2) fastest pairs; theta_i = 0 for the others
     keep = int(fraction * dim // 2)
     return np.where(np.arange(dim // 2) < keep, theta, 0.0)
@@ -311,14 +247,14 @@ def axial_rope_frequencies(head_dim: int, base: float = 10000.0) -> NDArray[np.f
     Returns
     -------
     inv_freq : ndarray of float64, shape (head_dim // 4,)
-        ``omega_j = base**(-2j/(d/2))``: plain RoPE frequencies of a ``d/2``-dim half, shared by
+        ``theta_j = base**(-2j/(d/2))``: plain RoPE frequencies of a ``d/2``-dim half, shared by
         the row half and the column half.
 
     Notes
     -----
-    Each axis gets half the head, so its frequencies are those of a ``d/2``-dim RoPE, as in
+    ``theta_j = base**(-2j/(d/2)) = base**(-4j/d)`` for ``j = 0 .. d/4 - 1``. Each axis gets
+    half the head, so its frequencies are those of a ``d/2``-dim RoPE, as in
     Qwen2.5-VL's vision encoder (``compute_axial_rope_parameters``).
-    Introduced in notebook 09_rope_in_todays_models.
 
     References
     ----------
@@ -333,8 +269,8 @@ def axial_rope_frequencies(head_dim: int, base: float = 10000.0) -> NDArray[np.f
     dim = _check_dim("head_dim", head_dim)
     if dim % 4:
         raise ValueError(f"head_dim must be a multiple of 4 (row and column pairs); got {dim}")
-    # omega_j = base^(-2j/(d/2))
-    return default_inv_freq(dim // 2, base)
+    # theta_j = base^(-2j/(d/2))
+    return inverse_frequencies(dim // 2, base)
 
 
 def patch_grid_positions(n_rows: int, n_cols: int) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
@@ -352,7 +288,8 @@ def patch_grid_positions(n_rows: int, n_cols: int) -> tuple[NDArray[np.int64], N
 
     Notes
     -----
-    Introduced in notebook 09_rope_in_todays_models.
+    ``row_k = k // n_cols`` and ``col_k = k mod n_cols`` for ``k = 0 .. n_rows n_cols - 1``:
+    the order in which a vision encoder flattens its grid of patches.
 
     Examples
     --------
@@ -381,13 +318,14 @@ def axial_rope_angles(rows: ArrayLike, cols: ArrayLike, inv_freq: ArrayLike) -> 
     Returns
     -------
     angles : ndarray of float64, shape (n, head_dim // 2)
-        ``[rows (x) omega | cols (x) omega]``, ready for :func:`apply_rope_angles`.
+        ``[rows (x) theta | cols (x) theta]``, ready for
+        :func:`posenc_lib.rope.apply_rope_angles`.
 
     Notes
     -----
-    ``phi_j = r omega_j`` for ``j < d/4`` and ``phi_{d/4 + j} = c omega_j``. Rotations compose,
+    ``phi_j = r theta_j`` for ``j < d/4`` and ``phi_(d/4 + j) = c theta_j``. Rotations compose,
     so ``<R(r1, c1) q, R(r2, c2) k>`` depends on ``(r2 - r1, c2 - c1)`` only: the 1-D relative
-    property on each half. Introduced in notebook 09_rope_in_todays_models.
+    property on each half.
 
     Examples
     --------
@@ -399,15 +337,9 @@ def axial_rope_angles(rows: ArrayLike, cols: ArrayLike, inv_freq: ArrayLike) -> 
     c = check_positions("cols", cols)
     if r.shape != c.shape:
         raise ValueError(f"rows and cols must have the same shape; got {r.shape} and {c.shape}")
-    omega = check_array("inv_freq", inv_freq, ndim=1)
-    if omega.size == 0:
-        raise ValueError("inv_freq must have at least one entry; got shape (0,)")
-    with np.errstate(over="ignore", invalid="ignore"):
-        # phi = [r omega_j | c omega_j]
-        angles = np.concatenate(
-            [np.multiply.outer(r, omega), np.multiply.outer(c, omega)], axis=-1
-        ).astype(np.float64)
-    return _finite_result("the angles", angles)
+    with np.errstate(over="ignore"):  # angles() reports an overflow as a ValueError
+        # phi = [r theta_j | c theta_j]
+        return np.concatenate([angles(r, inv_freq), angles(c, inv_freq)], axis=-1)
 
 
 # --------------------------------------------------------------------------- M-RoPE
@@ -432,10 +364,11 @@ def mrope_axes(mrope_section: ArrayLike, *, interleaved: bool = False) -> NDArra
 
     Notes
     -----
-    Contiguous: ``axis_i = k`` for ``i`` in the ``k``-th section. In the contiguous layout the
-    slowest pairs all read w, so height and width get very different wavelengths; the
-    interleaved layout spreads t, h and w over the whole frequency range.
-    Introduced in notebook 09_rope_in_todays_models.
+    Contiguous: ``axis_i = k`` for ``i`` in the ``k``-th section. Interleaved:
+    ``axis_(3j+1) = 1`` for ``j < h``, ``axis_(3j+2) = 2`` for ``j < w``, ``axis_i = 0``
+    otherwise. In the contiguous layout the slowest pairs all read w, so height and width get
+    very different wavelengths; the interleaved layout spreads t, h and w over the whole
+    frequency range.
 
     References
     ----------
@@ -459,8 +392,7 @@ def mrope_axes(mrope_section: ArrayLike, *, interleaved: bool = False) -> NDArra
         raise ValueError(
             f"mrope_section must be >= 0 with a sum in [1, {_MAX_DIM}]; got {section.tolist()}"
         )
-    if not isinstance(interleaved, (bool, np.bool_)):
-        raise TypeError(f"interleaved must be True or False; got {interleaved!r}")
+    interleaved = check_bool("interleaved", interleaved)
     t, h, w = (int(v) for v in section)
     if not interleaved:
         # axis_i = k for i in section k
@@ -500,13 +432,13 @@ def mrope_angles(
     Returns
     -------
     angles : ndarray of float64, shape (seq, head_dim // 2)
-        ``phi[m, i] = positions_thw[axis_i, m] * theta_i``, for :func:`apply_rope_angles` with
-        ``pairing="half"`` (Qwen's layout).
+        ``phi[m, i] = positions_thw[axis_i, m] * theta_i``, for
+        :func:`posenc_lib.rope.apply_rope_angles` with ``pairing="half"`` (Qwen's layout).
 
     Notes
     -----
-    For text tokens the three rows are equal and M-RoPE is plain RoPE.
-    Introduced in notebook 09_rope_in_todays_models.
+    ``phi[m, i] = p[axis_i, m] theta_i`` with ``axis_i`` from :func:`mrope_axes`. For text tokens
+    the three rows are equal and M-RoPE is plain RoPE.
 
     Examples
     --------
@@ -517,16 +449,16 @@ def mrope_angles(
     pos = check_array("positions_thw", positions_thw, ndim=2).astype(np.float64, copy=False)
     if pos.shape[0] != 3:
         raise ValueError(f"positions_thw must have shape (3, seq); got {pos.shape}")
-    theta = check_array("inv_freq", inv_freq, ndim=1).astype(np.float64, copy=False)
+    theta = check_array("inv_freq", inv_freq, ndim=1)
     axes = mrope_axes(mrope_section, interleaved=interleaved)
     if axes.shape != theta.shape:
         raise ValueError(
             f"mrope_section must sum to len(inv_freq) = {theta.shape[0]}; got {axes.shape[0]}"
         )
-    with np.errstate(over="ignore", invalid="ignore"):
-        # phi[m, i] = pos[axis_i, m] * theta_i
-        angles = pos[axes, :].T * theta
-    return _finite_result("the angles", angles)
+    with np.errstate(over="ignore"):  # angles() reports an overflow as a ValueError
+        per_axis = np.stack([angles(row, theta) for row in pos])  # (3, seq, n_pairs)
+    # phi[m, i] = pos[axis_i, m] * theta_i
+    return np.asarray(per_axis[axes, :, np.arange(axes.size)].T, dtype=np.float64)
 
 
 def mrope_image_positions(
@@ -551,8 +483,7 @@ def mrope_image_positions(
     -----
     Text before: ``t = h = w = 0 .. a-1``. Image token at (r, c): ``t = a``, ``h = a + r``,
     ``w = a + c`` (row-major). Text after starts at ``a + max(grid_rows, grid_cols)``, as in
-    transformers 5.23.0's ``get_rope_index`` for a single still image. Introduced in notebook
-    09_rope_in_todays_models.
+    transformers 5.23.0's ``get_rope_index`` for a single still image.
 
     Examples
     --------
@@ -574,436 +505,3 @@ def mrope_image_positions(
     # text after: from a + max(rows, cols)
     tail = before + max(rows, cols) + np.arange(after, dtype=np.int64)
     return np.concatenate([np.stack([text] * 3), image, np.stack([tail] * 3)], axis=1)
-
-
-# --------------------------------------------------------------------------- NoPE layers
-
-
-def nope_layers(num_hidden_layers: int, no_rope_layer_interval: int = 4) -> NDArray[np.bool_]:
-    """Return which layers use no positional encoding (NoPE): every ``interval``-th one.
-
-    Parameters
-    ----------
-    num_hidden_layers : int
-        Number of layers, >= 1.
-    no_rope_layer_interval : int, default 4
-        Every this-many layers is a NoPE layer (Llama 4, SmolLM3: 4), >= 1.
-
-    Returns
-    -------
-    is_nope : ndarray of bool, shape (num_hidden_layers,)
-        True for layers ``interval - 1, 2 interval - 1, ...``.
-
-    Notes
-    -----
-    transformers stores the opposite flag, ``no_rope_layers[l] = int((l + 1) % interval != 0)``
-    (1 = this layer uses RoPE). Introduced in notebook 09_rope_in_todays_models.
-
-    References
-    ----------
-    Hugging Face ``Llama4TextConfig`` and ``SmolLM3Config`` (``no_rope_layer_interval``);
-    Meta, "The Llama 4 herd" (iRoPE: interleaved NoPE layers).
-
-    Examples
-    --------
-    >>> nope_layers(8)
-    array([False, False, False,  True, False, False, False,  True])
-    """
-    layers = check_int("num_hidden_layers", num_hidden_layers)
-    if layers > _MAX_DIM:
-        raise ValueError(f"num_hidden_layers must be <= {_MAX_DIM}; got {layers}")
-    interval = check_int("no_rope_layer_interval", no_rope_layer_interval)
-    # NoPE where (l + 1) mod interval == 0
-    return (np.arange(layers) + 1) % interval == 0
-
-
-def nope_attention_scale(
-    positions: ArrayLike, floor_scale: float = 8192.0, attn_scale: float = 0.1
-) -> NDArray[np.float64]:
-    """Return Llama 4's query scale for NoPE layers: ``1 + attn_scale * ln(1 + floor((m+1)/F))``.
-
-    Parameters
-    ----------
-    positions : array_like, shape (seq,)
-        Token positions ``m`` >= 0.
-    floor_scale : float, default 8192.0
-        ``F`` (``floor_scale`` in the config), > 0.
-    attn_scale : float, default 0.1
-        ``a`` (``attn_scale``), >= 0.
-
-    Returns
-    -------
-    scale : ndarray of float64, shape (seq,)
-        Multiplier of the query at each position (the logits grow by the same factor).
-
-    Notes
-    -----
-    ``s(m) = ln(floor((m + 1) / F) + 1) a + 1``: exactly 1 for the first ``F - 1`` positions,
-    then a step up every ``F`` tokens, growing like ``a ln(m / F)``. It sharpens attention in
-    the NoPE layers at long context, where otherwise the softmax flattens over more and more
-    keys. Applied only when ``attn_temperature_tuning`` is set and only to NoPE layers.
-    Introduced in notebook 09_rope_in_todays_models.
-
-    References
-    ----------
-    Hugging Face 5.23.0 ``Llama4TextAttention.forward``
-    (``log1p(floor((positions + 1) / floor_scale)) * attn_scale + 1``); Nakanishi, "Scalable-
-    Softmax Is Superior for Attention", arXiv 2501.19399.
-
-    Examples
-    --------
-    >>> nope_attention_scale([0, 8190, 8191, 16383]).round(6)
-    array([1.      , 1.      , 1.069315, 1.109861])
-    """
-    pos = check_positions("positions", positions).astype(np.float64, copy=False)
-    if np.any(pos < 0):
-        raise ValueError("positions must be >= 0")
-    scale_f = check_float("floor_scale", floor_scale, greater_than=0.0)
-    a = check_float("attn_scale", attn_scale, at_least=0.0)
-    with np.errstate(over="ignore"):
-        # s(m) = ln(floor((m + 1) / F) + 1) * a + 1
-        scale = np.log1p(np.floor((pos + 1.0) / scale_f)) * a + 1.0
-    return _finite_result("the scale", scale)
-
-
-# --------------------------------------------------------------------------- DeepSeek MLA
-
-
-def _check_rope_part(
-    positions: Any, inv_freq: Any, n_tokens: int, rope_dim: int
-) -> NDArray[np.float64]:
-    pos = check_positions("positions", positions)
-    if pos.shape[0] != n_tokens:
-        raise ValueError(f"positions must have length n_tokens = {n_tokens}; got {pos.shape[0]}")
-    theta = check_array("inv_freq", inv_freq, ndim=1)
-    if theta.shape[0] * 2 != rope_dim:
-        raise ValueError(
-            f"inv_freq must have qk_rope_head_dim // 2 = {rope_dim // 2} entries; "
-            f"got {theta.shape[0]}"
-        )
-    return rope_angles(pos, theta)
-
-
-def _matmul(name: str, a: NDArray[Any], b: NDArray[Any]) -> NDArray[np.float64]:
-    with np.errstate(over="ignore", invalid="ignore"):
-        out = np.matmul(a.astype(np.float64), b.astype(np.float64))
-    return np.asarray(_finite_result(name, out), dtype=np.float64)
-
-
-def mla_queries(
-    c_q: ArrayLike,
-    w_uq: ArrayLike,
-    w_qr: ArrayLike,
-    positions: ArrayLike,
-    inv_freq: ArrayLike,
-    *,
-    pairing: str = "interleaved",
-) -> NDArray[np.float64]:
-    """Return MLA's decoupled queries: ``[c_q W_uq^h | RoPE_m(c_q W_qr^h)]`` for every head.
-
-    Parameters
-    ----------
-    c_q : array_like, shape (n_tokens, q_lora_rank)
-        Compressed query latents (DeepSeek-V3: rank 1536).
-    w_uq : array_like, shape (heads, q_lora_rank, qk_nope_head_dim)
-        Up-projection of the content part (128 per head in DeepSeek-V3), not rotated.
-    w_qr : array_like, shape (heads, q_lora_rank, qk_rope_head_dim)
-        Projection of the decoupled rotary part (64 per head), rotated by position.
-    positions : array_like, shape (n_tokens,)
-        Token positions.
-    inv_freq : array_like, shape (qk_rope_head_dim // 2,)
-        RoPE frequencies of the rotary part.
-    pairing : {"interleaved", "half"}, default "interleaved"
-        Pair layout of the rotary part.
-
-    Returns
-    -------
-    queries : ndarray of float64, shape (heads, n_tokens, qk_nope_head_dim + qk_rope_head_dim)
-
-    Notes
-    -----
-    ``q_t^h = [q^C | q^R] = [c_q W_uq^h | R_m (c_q W_qr^h)]``. Only the last
-    ``qk_rope_head_dim`` dims carry position. Introduced in notebook 09_rope_in_todays_models.
-
-    References
-    ----------
-    DeepSeek-AI, "DeepSeek-V2", arXiv 2405.04434, section 2.1.3 (decoupled RoPE), eqs. (12)-(19);
-    Hugging Face ``DeepseekV3Attention``.
-
-    Examples
-    --------
-    >>> q = mla_queries(np.ones((2, 3)), np.ones((1, 3, 2)), np.ones((1, 3, 2)), [0, 1], [1.0])
-    >>> q.shape
-    (1, 2, 4)
-    """
-    latent = check_array("c_q", c_q, ndim=2)
-    up = check_array("w_uq", w_uq, ndim=3)
-    rope_w = check_array("w_qr", w_qr, ndim=3)
-    if up.shape[:2] != (rope_w.shape[0], latent.shape[1]) or rope_w.shape[1] != latent.shape[1]:
-        raise ValueError(
-            "w_uq and w_qr must have shapes (heads, q_lora_rank, ...) with q_lora_rank = "
-            f"c_q.shape[1] = {latent.shape[1]}; got {up.shape} and {rope_w.shape}"
-        )
-    if rope_w.shape[2] < 2 or rope_w.shape[2] % 2:
-        raise ValueError(f"qk_rope_head_dim = w_qr.shape[2] must be even; got {rope_w.shape[2]}")
-    angles = _check_rope_part(positions, inv_freq, latent.shape[0], rope_w.shape[2])
-    pairing = check_choice("pairing", pairing, PAIRINGS)
-    # q^C = c_q W_uq^h (no rotation)
-    content = _matmul("c_q @ w_uq", latent, up)
-    # q^R = R_m (c_q W_qr^h)
-    rotary = _rotate_by(_matmul("c_q @ w_qr", latent, rope_w), angles, pairing)
-    return np.concatenate([content, rotary], axis=-1)
-
-
-def mla_keys(
-    c_kv: ArrayLike,
-    w_uk: ArrayLike,
-    x: ArrayLike,
-    w_kr: ArrayLike,
-    positions: ArrayLike,
-    inv_freq: ArrayLike,
-    *,
-    pairing: str = "interleaved",
-) -> NDArray[np.float64]:
-    """Return MLA's decoupled keys: ``[c_kv W_uk^h | RoPE_m(x W_kr)]``, the rotary part shared.
-
-    Parameters
-    ----------
-    c_kv : array_like, shape (n_tokens, kv_lora_rank)
-        Compressed key-value latents (DeepSeek-V3: 512 per token, cached).
-    w_uk : array_like, shape (heads, kv_lora_rank, qk_nope_head_dim)
-        Up-projection of the key content part, per head, not rotated.
-    x : array_like, shape (n_tokens, hidden_size)
-        Hidden states the shared rotary key is projected from.
-    w_kr : array_like, shape (hidden_size, qk_rope_head_dim)
-        Projection of the single rotary key per token (64 dims), shared by all heads.
-    positions : array_like, shape (n_tokens,)
-        Token positions.
-    inv_freq : array_like, shape (qk_rope_head_dim // 2,)
-        RoPE frequencies of the rotary part.
-    pairing : {"interleaved", "half"}, default "interleaved"
-        Pair layout of the rotary part.
-
-    Returns
-    -------
-    keys : ndarray of float64, shape (heads, n_tokens, qk_nope_head_dim + qk_rope_head_dim)
-        The last ``qk_rope_head_dim`` dims are identical across heads.
-
-    Notes
-    -----
-    ``k_t^h = [k^C | k^R] = [c_kv W_uk^h | R_m (x_t W_kr)]``. The cache keeps ``c_kv`` and the
-    already rotated ``k^R``: ``kv_lora_rank + qk_rope_head_dim`` = 576 numbers per token and
-    layer in DeepSeek-V3, instead of ``2 * heads * head_dim``. Introduced in notebook
-    09_rope_in_todays_models.
-
-    References
-    ----------
-    DeepSeek-AI, "DeepSeek-V2", arXiv 2405.04434, section 2.1.3, eqs. (14)-(19);
-    Hugging Face ``DeepseekV3Attention`` (``kv_a_proj_with_mqa`` splits ``c_kv`` and ``k_pe``).
-
-    Examples
-    --------
-    >>> k = mla_keys(np.ones((2, 3)), np.ones((4, 3, 2)), np.ones((2, 5)), np.ones((5, 2)),
-    ...              [0, 1], [1.0])
-    >>> k.shape, bool(np.all(k[:, :, 2:] == k[0, :, 2:]))
-    ((4, 2, 4), True)
-    """
-    latent = check_array("c_kv", c_kv, ndim=2)
-    up = check_array("w_uk", w_uk, ndim=3)
-    hidden = check_array("x", x, ndim=2)
-    rope_w = check_array("w_kr", w_kr, ndim=2)
-    if up.shape[1] != latent.shape[1]:
-        raise ValueError(
-            f"w_uk must have shape (heads, kv_lora_rank = {latent.shape[1]}, qk_nope_head_dim); "
-            f"got {up.shape}"
-        )
-    if hidden.shape[0] != latent.shape[0] or rope_w.shape[0] != hidden.shape[1]:
-        raise ValueError(
-            f"x must have shape (n_tokens = {latent.shape[0]}, hidden_size) and w_kr "
-            f"(hidden_size, qk_rope_head_dim); got {hidden.shape} and {rope_w.shape}"
-        )
-    if rope_w.shape[1] < 2 or rope_w.shape[1] % 2:
-        raise ValueError(f"qk_rope_head_dim = w_kr.shape[1] must be even; got {rope_w.shape[1]}")
-    angles = _check_rope_part(positions, inv_freq, latent.shape[0], rope_w.shape[1])
-    pairing = check_choice("pairing", pairing, PAIRINGS)
-    # k^C = c_kv W_uk^h (no rotation)
-    content = _matmul("c_kv @ w_uk", latent, up)
-    # k^R = R_m (x W_kr), one per token, shared by every head
-    rotary = _rotate_by(_matmul("x @ w_kr", hidden, rope_w), angles, pairing)
-    shared = np.broadcast_to(rotary, (up.shape[0], *rotary.shape))
-    return np.concatenate([content, shared], axis=-1)
-
-
-def mla_absorption_error(
-    c_q: ArrayLike,
-    c_kv: ArrayLike,
-    w_uq: ArrayLike,
-    w_uk: ArrayLike,
-    positions: ArrayLike,
-    inv_freq: ArrayLike,
-) -> tuple[float, float]:
-    """Show why MLA needs decoupled RoPE: with RoPE inside, ``W_uq R W_uk^T`` cannot be absorbed.
-
-    Parameters
-    ----------
-    c_q : array_like, shape (n_tokens, q_lora_rank)
-        Query latents.
-    c_kv : array_like, shape (n_tokens, kv_lora_rank)
-        Key latents (what MLA caches).
-    w_uq : array_like, shape (q_lora_rank, head_dim)
-        Query up-projection of one head.
-    w_uk : array_like, shape (kv_lora_rank, head_dim)
-        Key up-projection of the same head.
-    positions : array_like, shape (n_tokens,)
-        Token positions.
-    inv_freq : array_like, shape (head_dim // 2,)
-        RoPE frequencies applied (hypothetically) to the up-projected query and key.
-
-    Returns
-    -------
-    error_without_rope : float
-        ``max |S - S_abs| / max |S|`` when no RoPE sits between the projections: rounding only.
-    error_with_rope : float
-        The same when RoPE rotates the up-projected query and key: of order 1.
-
-    Notes
-    -----
-    Without RoPE, ``s_mn = (c_q,m W_uq)(c_kv,n W_uk)^T = c_q,m (W_uq W_uk^T) c_kv,n^T``: one
-    position-independent matrix ``W_uq W_uk^T`` can be absorbed into the query projection, and
-    attention runs on the cached latents directly. With RoPE on the up-projected vectors,
-    ``s_mn = c_q,m W_uq R_{n-m} W_uk^T c_kv,n^T``: the middle matrix depends on ``n - m``, so
-    ``S_abs = C_q (W_uq W_uk^T) C_kv^T`` is wrong, and every cached key would need its up-
-    projection recomputed at each step. Hence DeepSeek's separate rotary part (see
-    :func:`mla_queries`, :func:`mla_keys`). Introduced in notebook 09_rope_in_todays_models.
-
-    References
-    ----------
-    DeepSeek-AI, "DeepSeek-V2", arXiv 2405.04434, section 2.1.3.
-
-    Examples
-    --------
-    >>> rng = np.random.default_rng(0)
-    >>> c_q, c_kv = rng.normal(size=(6, 4)), rng.normal(size=(6, 5))
-    >>> w_uq, w_uk = rng.normal(size=(4, 8)), rng.normal(size=(5, 8))
-    >>> without, with_rope = mla_absorption_error(c_q, c_kv, w_uq, w_uk, np.arange(6),
-    ...                                           [1.0, 0.5, 0.1, 0.01])
-    >>> bool(without < 1e-12), bool(with_rope > 0.1)
-    (True, True)
-    """
-    q_latent = check_array("c_q", c_q, ndim=2)
-    kv_latent = check_array("c_kv", c_kv, ndim=2)
-    up_q = check_array("w_uq", w_uq, ndim=2)
-    up_k = check_array("w_uk", w_uk, ndim=2)
-    if up_q.shape[0] != q_latent.shape[1] or up_k.shape[0] != kv_latent.shape[1]:
-        raise ValueError(
-            f"w_uq must have {q_latent.shape[1]} rows (c_q.shape[1]) and w_uk "
-            f"{kv_latent.shape[1]} rows (c_kv.shape[1]); got {up_q.shape} and {up_k.shape}"
-        )
-    if up_q.shape[1] != up_k.shape[1] or up_q.shape[1] % 2:
-        raise ValueError(
-            f"w_uq and w_uk must share an even head_dim; got {up_q.shape} and {up_k.shape}"
-        )
-    if q_latent.shape[0] != kv_latent.shape[0]:
-        raise ValueError(
-            f"c_q and c_kv must have the same n_tokens; got {q_latent.shape} and {kv_latent.shape}"
-        )
-    angles = _check_rope_part(positions, inv_freq, q_latent.shape[0], up_q.shape[1])
-    queries = _matmul("c_q @ w_uq", q_latent, up_q)
-    keys = _matmul("c_kv @ w_uk", kv_latent, up_k)
-    # absorbed: S_abs = C_q (W_uq W_uk^T) C_kv^T, one matrix for every pair of positions
-    absorbed_w = _matmul("W_uq W_uk^T", up_q, up_k.T)
-    absorbed = _matmul("S_abs", _matmul("c_q W", q_latent, absorbed_w), kv_latent.T)
-    # without RoPE: S = (C_q W_uq)(C_kv W_uk)^T
-    plain = _matmul("S", queries, keys.T)
-    # with RoPE: S = R_m(C_q W_uq) . R_n(C_kv W_uk)
-    rotated = _matmul(
-        "S", _rotate_by(queries, angles, "interleaved"), _rotate_by(keys, angles, "interleaved").T
-    )
-
-    def relative(exact: NDArray[np.float64]) -> float:
-        size = float(np.max(np.abs(exact)))
-        if size == 0.0:
-            raise ValueError("the scores are all zero; pass non-zero latents and projections")
-        with np.errstate(over="ignore", invalid="ignore"):
-            # max |S - S_abs| / max |S|
-            gap = float(np.max(np.abs(exact - absorbed)) / size)
-        if not math.isfinite(gap):
-            raise ValueError("the scores overflow float64; scale the inputs down")
-        return gap
-
-    return relative(plain), relative(rotated)
-
-
-# --------------------------------------------------------------------------- attention sinks
-
-
-def attention_with_sink(
-    scores: ArrayLike, sink: ArrayLike, *, mask: ArrayLike | None = None
-) -> NDArray[np.float64]:
-    """Return attention weights with a sink logit: softmax over ``[scores, sink]``, sink dropped.
-
-    Parameters
-    ----------
-    scores : array_like, shape (..., n_queries, n_keys)
-        Scaled logits ``q.k / sqrt(d)`` (e.g. ``(heads, n_queries, n_keys)``).
-    sink : array_like, broadcastable to ``scores.shape[:-1]``
-        The sink logit: a scalar, or gpt-oss's one learned value per head passed as
-        ``sinks[:, None]`` for scores of shape (heads, n_queries, n_keys).
-    mask : array_like of bool, broadcastable to ``scores.shape``, optional
-        True where a query may attend to a key (e.g. causal); masked keys get weight 0.
-
-    Returns
-    -------
-    weights : ndarray of float64, shape (..., n_queries, n_keys)
-        Each row sums to ``1 - p_sink`` < 1: the sink absorbs the rest of the probability.
-
-    Notes
-    -----
-    ``w_j = exp(s_j) / (sum_k exp(s_k) + exp(z))`` with ``z`` the sink logit: a softmax over the
-    scores and one extra column, which is then dropped. A head can thereby attend to "nothing",
-    instead of dumping its attention on the first token. ``z -> -inf`` gives the ordinary
-    softmax. Introduced in notebook 09_rope_in_todays_models.
-
-    References
-    ----------
-    openai/gpt-oss ``gpt_oss/torch/model.py`` (``sdpa``: ``cat([QK, S])``, softmax,
-    ``W[..., :-1]``); Hugging Face ``GptOssAttention``; Xiao et al., "Efficient Streaming
-    Language Models with Attention Sinks", arXiv 2309.17453.
-
-    Examples
-    --------
-    >>> attention_with_sink([[0.0, 0.0]], 0.0).round(6)
-    array([[0.333333, 0.333333]])
-    """
-    logits = check_array("scores", scores, min_ndim=2).astype(np.float64, copy=False)
-    if logits.shape[-1] < 1:
-        raise ValueError(f"scores must have at least one key (last axis); got {logits.shape}")
-    z = check_array("sink", sink).astype(np.float64, copy=False)
-    try:
-        z = np.broadcast_to(z, logits.shape[:-1])[..., None]
-    except ValueError as err:
-        raise ValueError(
-            f"sink must broadcast to scores.shape[:-1] = {logits.shape[:-1]}; got {z.shape}"
-        ) from err
-    allowed = None
-    if mask is not None:
-        allowed = np.asarray(mask)
-        if allowed.dtype != np.bool_:
-            raise TypeError(f"mask must be an array of bool; got dtype {allowed.dtype}")
-        try:
-            allowed = np.broadcast_to(allowed, logits.shape)
-        except ValueError as err:
-            raise ValueError(
-                f"mask must broadcast to scores.shape = {logits.shape}; got {allowed.shape}"
-            ) from err
-    # logits of the extended row: [s_1 .. s_n, z], masked keys at -inf
-    extended = np.concatenate([logits, z], axis=-1)
-    if allowed is not None:
-        extended[..., :-1] = np.where(allowed, logits, -np.inf)
-    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
-        # softmax with the row maximum subtracted (the sink column is always finite)
-        shifted = extended - extended.max(axis=-1, keepdims=True)
-        exp = np.exp(shifted)
-        weights = exp / exp.sum(axis=-1, keepdims=True)
-    # drop the sink column
-    return np.asarray(_finite_result("the weights", weights[..., :-1]), dtype=np.float64)

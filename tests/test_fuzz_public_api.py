@@ -37,6 +37,7 @@ MATH_MODULES = [
     "learned",
     "models",
     "rope_variants",
+    "attention_variants",
 ]
 
 SCALING_KEYS = [

@@ -1,4 +1,4 @@
-"""Tests for posenc_lib.rope_variants.
+"""Tests for posenc_lib.rope_variants and posenc_lib.attention_variants.
 
 Each variant is checked against an independent computation: values produced by Hugging Face
 transformers' own code (tests/data/hf_rope_reference.json, see tools/make_hf_reference.py), the
@@ -19,23 +19,25 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from posenc_lib.models import rope_frequencies_from_config
-from posenc_lib.presets import PRESETS
-from posenc_lib.rope import apply_rope, default_inv_freq, rope_matrix
-from posenc_lib.rope_variants import (
-    apply_partial_rope,
-    apply_rope_angles,
+from posenc_lib.attention_variants import (
     attention_with_sink,
-    axial_rope_angles,
-    axial_rope_frequencies,
     mla_absorption_error,
     mla_keys,
     mla_queries,
+    nope_attention_scale,
+    nope_layers,
+)
+from posenc_lib.frequencies import inverse_frequencies
+from posenc_lib.models import rope_frequencies_from_config
+from posenc_lib.presets import PRESETS
+from posenc_lib.rope import apply_rope, apply_rope_angles, rope_matrix
+from posenc_lib.rope_variants import (
+    apply_partial_rope,
+    axial_rope_angles,
+    axial_rope_frequencies,
     mrope_angles,
     mrope_axes,
     mrope_image_positions,
-    nope_attention_scale,
-    nope_layers,
     p_rope_frequencies,
     partial_rotary_dims,
     patch_grid_positions,
@@ -135,7 +137,7 @@ def test_p_rope_keeps_the_fastest_pairs_at_their_frequencies() -> None:
         keep = math.floor(p * d / 2)
         np.testing.assert_allclose(got[:keep], full[:keep], rtol=1e-12)
         assert np.all(got[keep:] == 0.0)
-    np.testing.assert_allclose(p_rope_frequencies(d, 1.0, base), default_inv_freq(d, base))
+    np.testing.assert_allclose(p_rope_frequencies(d, 1.0, base), inverse_frequencies(d, base))
 
 
 def test_p_rope_zero_frequency_dims_ignore_position() -> None:
@@ -185,12 +187,12 @@ def test_axial_score_depends_on_row_and_column_offsets_only(
 ) -> None:
     rng = np.random.default_rng(seed)
     d = 16
-    omega = axial_rope_frequencies(d, 100.0)
+    theta_axis = axial_rope_frequencies(d, 100.0)
     q, k = rng.normal(size=(1, d)), rng.normal(size=(1, d))
 
     def score(a: tuple[int, int], b: tuple[int, int]) -> float:
-        qa = apply_rope_angles(q, axial_rope_angles([a[0]], [a[1]], omega))
-        kb = apply_rope_angles(k, axial_rope_angles([b[0]], [b[1]], omega))
+        qa = apply_rope_angles(q, axial_rope_angles([a[0]], [a[1]], theta_axis))
+        kb = apply_rope_angles(k, axial_rope_angles([b[0]], [b[1]], theta_axis))
         return float(qa[0] @ kb[0])
 
     base = score((r1, c1), (r2, c2))
@@ -201,16 +203,16 @@ def test_axial_score_depends_on_row_and_column_offsets_only(
 def test_axial_row_and_column_offsets_are_told_apart() -> None:
     rng = np.random.default_rng(3)
     d = 16
-    omega = axial_rope_frequencies(d, 100.0)
+    theta_axis = axial_rope_frequencies(d, 100.0)
     q, k = rng.normal(size=(1, d)), rng.normal(size=(1, d))
-    angles = axial_rope_angles([0, 1, 0], [0, 0, 1], omega)
+    angles = axial_rope_angles([0, 1, 0], [0, 0, 1], theta_axis)
     qa = apply_rope_angles(q, angles[:1])
     one_down = apply_rope_angles(k, angles[1:2])
     one_right = apply_rope_angles(k, angles[2:3])
     assert abs(float(qa[0] @ one_down[0]) - float(qa[0] @ one_right[0])) > 1e-6
     # explicit check of the layout: first d/4 pairs use the row, the rest the column
-    np.testing.assert_allclose(angles[1], [*omega, *(0 * omega)])
-    np.testing.assert_allclose(angles[2], [*(0 * omega), *omega])
+    np.testing.assert_allclose(angles[1], [*theta_axis, *(0 * theta_axis)])
+    np.testing.assert_allclose(angles[2], [*(0 * theta_axis), *theta_axis])
 
 
 # --------------------------------------------------------------------------- M-RoPE
@@ -229,7 +231,7 @@ def test_mrope_section_counts() -> None:
 
 
 def test_mrope_of_text_is_plain_rope() -> None:
-    inv_freq = default_inv_freq(128, 1e6)
+    inv_freq = inverse_frequencies(128, 1e6)
     positions = np.arange(7)
     thw = np.stack([positions] * 3)
     expected = np.multiply.outer(positions, inv_freq)
@@ -297,7 +299,7 @@ def mla_setup(seed: int = 5) -> dict[str, Any]:
         "x": rng.normal(size=(n, hidden)),
         "w_kr": rng.normal(size=(hidden, d_rope)),
         "positions": np.array([0, 1, 2, 10, 11]),
-        "inv_freq": default_inv_freq(d_rope, 10000.0),
+        "inv_freq": inverse_frequencies(d_rope, 10000.0),
     }
 
 
@@ -334,7 +336,7 @@ def test_mla_absorption_fails_only_with_rope_between_the_projections() -> None:
     c_q, c_kv = rng.normal(size=(n, r_q)), rng.normal(size=(n, r_kv))
     w_uq, w_uk = rng.normal(size=(r_q, d)), rng.normal(size=(r_kv, d))
     positions = np.arange(n) * 3
-    inv_freq = default_inv_freq(d, 10000.0)
+    inv_freq = inverse_frequencies(d, 10000.0)
     without, with_rope = mla_absorption_error(c_q, c_kv, w_uq, w_uk, positions, inv_freq)
     assert without < 1e-12
     assert with_rope > 0.05
