@@ -16,6 +16,7 @@ from posenc_lib.binary import (
     hamming_matrix,
     smooth_bit_wave,
 )
+from tests.bad_values import BAD_COUNTS
 
 # ---------------------------------------------------------------- the table
 
@@ -153,17 +154,7 @@ def test_hamming_matrix_against_table_and_scalar() -> None:
 # ---------------------------------------------------------------- bad inputs
 
 
-@pytest.mark.parametrize(
-    ("value", "error"),
-    [
-        (0, ValueError),
-        (-1, ValueError),
-        (4.0, TypeError),
-        (True, TypeError),
-        ("4", TypeError),
-        (None, TypeError),
-    ],
-)
+@pytest.mark.parametrize(("value", "error"), BAD_COUNTS)
 def test_bad_sizes(value: object, error: type[Exception]) -> None:
     with pytest.raises(error, match="n_positions"):
         binary_table(value)  # type: ignore[arg-type]

@@ -18,6 +18,7 @@ from posenc_lib.sinusoidal import (
     sinusoidal_encoding_at,
     tensor2tensor_frequencies,
 )
+from tests.bad_values import BAD_COUNTS
 
 even_d = st.integers(min_value=1, max_value=64).map(lambda h: 2 * h)
 bases = st.floats(min_value=1.5, max_value=1e6, allow_nan=False, allow_infinity=False)
@@ -214,17 +215,7 @@ def test_deterministic() -> None:
 # ---------------------------------------------------------------- bad inputs
 
 
-@pytest.mark.parametrize(
-    ("value", "error"),
-    [
-        (0, ValueError),
-        (-3, ValueError),
-        (2.0, TypeError),
-        (True, TypeError),
-        ("4", TypeError),
-        (None, TypeError),
-    ],
-)
+@pytest.mark.parametrize(("value", "error"), BAD_COUNTS)
 def test_bad_n_positions(value: object, error: type[Exception]) -> None:
     with pytest.raises(error, match="n_positions"):
         sinusoidal_encoding(value, 4)  # type: ignore[arg-type]

@@ -9,7 +9,7 @@ import pytest
 
 from posenc_lib.bias import alibi_weights_by_distance
 from posenc_lib.widgets.bias import MAX_HEADS, RelativeBiasExplorer
-from tests.explorer_checks import assert_changes_in_place
+from tests.explorer_checks import assert_changes_in_place, assert_each_rejected
 
 
 @pytest.fixture
@@ -92,11 +92,7 @@ def test_weights_by_distance_rows_sum_to_one_and_decay() -> None:
 
 
 def test_bad_initial_values_are_rejected() -> None:
-    with pytest.raises(ValueError, match="n_heads"):
-        RelativeBiasExplorer(n_heads=17)
-    with pytest.raises(ValueError, match="num_buckets"):
-        RelativeBiasExplorer(num_buckets=66)
-    with pytest.raises(ValueError, match="max_distance"):
-        RelativeBiasExplorer(max_distance=20)
-    with pytest.raises(TypeError, match="bidirectional"):
-        RelativeBiasExplorer(bidirectional=1)  # type: ignore[arg-type]
+    assert_each_rejected(
+        RelativeBiasExplorer, ValueError, n_heads=17, num_buckets=66, max_distance=20
+    )
+    assert_each_rejected(RelativeBiasExplorer, TypeError, bidirectional=1)

@@ -8,7 +8,7 @@ import pytest
 from posenc_lib.frequencies import inverse_frequencies
 from posenc_lib.precision import round_to_dtype, rounded_angles
 from posenc_lib.widgets.precision import AngleErrorExplorer
-from tests.explorer_checks import assert_changes_in_place
+from tests.explorer_checks import assert_changes_in_place, assert_each_rejected
 
 
 @pytest.fixture
@@ -84,9 +84,6 @@ def test_float16_overflow_leaves_a_gap_and_hides_the_rounded_point(
 
 
 def test_bad_initial_values_are_rejected() -> None:
-    with pytest.raises(ValueError, match="dtype_name"):
-        AngleErrorExplorer(dtype_name="float64")
-    with pytest.raises(ValueError, match="position"):
-        AngleErrorExplorer(position=2**21)
-    with pytest.raises(ValueError, match="pair"):
-        AngleErrorExplorer(pair=16)
+    assert_each_rejected(
+        AngleErrorExplorer, ValueError, dtype_name="float64", position=2**21, pair=16
+    )

@@ -11,6 +11,7 @@ from PIL import Image
 from posenc_lib.analysis import local_minima, similarity_matrix
 from posenc_lib.sinusoidal import sinusoidal_encoding
 from posenc_lib.widgets.properties import SimilarityDecayExplorer
+from tests.explorer_checks import assert_each_rejected, changes_in_place
 
 
 def dot_by_offset(offsets: np.ndarray, d_model: int, base: float) -> np.ndarray:
@@ -56,21 +57,14 @@ def test_bounces_are_local_minima_and_the_first_is_named(
 def test_each_slider_changes_the_artists_in_place(
     explorer: SimilarityDecayExplorer, name: str, value: float
 ) -> None:
-    before = artists(explorer)
-    n_axes = len(explorer.figure.axes)
-    n_lines = [len(ax.lines) for ax in explorer.figure.axes]
     curve = explorer.curve.line.get_ydata().copy()
     matrix = np.array(explorer.matrix.get_array())
     title = explorer.title.get_text()
-    png = explorer.image.value
-    explorer.controls[name].value = value
-    assert artists(explorer) == before
-    assert len(explorer.figure.axes) == n_axes
-    assert [len(ax.lines) for ax in explorer.figure.axes] == n_lines
+    with changes_in_place(explorer, artists):
+        explorer.controls[name].value = value
     assert not np.allclose(explorer.curve.line.get_ydata(), curve)
     assert not np.allclose(explorer.matrix.get_array(), matrix)
     assert explorer.title.get_text() != title
-    assert explorer.image.value != png
     d_model = explorer.controls["d_model"].value
     base = explorer.controls["base"].value
     expected = dot_by_offset(explorer.offsets, d_model, base) / (d_model / 2)
@@ -99,14 +93,8 @@ def test_static_picture_after_renders_shows_every_artist(
 
 
 def test_bad_arguments_are_named() -> None:
-    with pytest.raises(ValueError, match="d_model"):
-        SimilarityDecayExplorer(d_model=7)
-    with pytest.raises(ValueError, match="base"):
-        SimilarityDecayExplorer(base=1.0)
-    with pytest.raises(ValueError, match="n_positions"):
-        SimilarityDecayExplorer(n_positions=1)
-    with pytest.raises(TypeError, match="max_offset"):
-        SimilarityDecayExplorer(max_offset=2.5)  # type: ignore[arg-type]
+    assert_each_rejected(SimilarityDecayExplorer, ValueError, d_model=7, base=1.0, n_positions=1)
+    assert_each_rejected(SimilarityDecayExplorer, TypeError, max_offset=2.5)
 
 
 def test_local_minima() -> None:

@@ -9,6 +9,7 @@ import pytest
 from PIL import Image
 
 from posenc_lib.widgets.rotation import RotationExplorer
+from tests.explorer_checks import assert_each_rejected, changes_in_place
 
 
 def omega(pair: int, d_model: int = 16, base: float = 1e4) -> float:
@@ -55,20 +56,13 @@ def test_the_point_is_the_pair_and_the_rotation_lands_on_t_plus_k(
 def test_each_slider_changes_the_artists_in_place(
     explorer: RotationExplorer, name: str, value: int
 ) -> None:
-    before = artists(explorer)
-    n_axes = len(explorer.figure.axes)
-    n_lines = [len(ax.lines) for ax in explorer.figure.axes]
     old_rotated = rotated(explorer).copy()
     old_title = explorer.title.get_text()
-    png = explorer.image.value
-    explorer.controls[name].value = value
-    assert artists(explorer) == before
-    assert len(explorer.figure.axes) == n_axes
-    assert [len(ax.lines) for ax in explorer.figure.axes] == n_lines
+    with changes_in_place(explorer, artists):
+        explorer.controls[name].value = value
     assert not np.allclose(rotated(explorer), old_rotated)
     # the title shows M_k: it changes with k and the pair, never with t
     assert (explorer.title.get_text() != old_title) == (name != "t")
-    assert explorer.image.value != png
     values = explorer.values()
     w = omega(values["pair"])
     end = values["t"] + values["k"]
@@ -105,11 +99,5 @@ def test_blitted_png_matches_a_full_draw(explorer: RotationExplorer) -> None:
 
 
 def test_bad_arguments_are_named() -> None:
-    with pytest.raises(ValueError, match="d_model"):
-        RotationExplorer(d_model=9)
-    with pytest.raises(ValueError, match="base"):
-        RotationExplorer(base=0.5)
-    with pytest.raises(ValueError, match="t"):
-        RotationExplorer(t=-1)
-    with pytest.raises(TypeError, match="pair"):
-        RotationExplorer(pair=1.5)  # type: ignore[arg-type]
+    assert_each_rejected(RotationExplorer, ValueError, d_model=9, base=0.5, t=-1)
+    assert_each_rejected(RotationExplorer, TypeError, pair=1.5)

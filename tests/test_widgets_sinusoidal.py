@@ -14,6 +14,7 @@ import pytest
 from posenc_lib.frequencies import inverse_frequencies, wavelengths
 from posenc_lib.sinusoidal import sinusoidal_encoding
 from posenc_lib.widgets.sinusoidal import EncodingHeatmapExplorer, StackedWavesExplorer
+from tests.explorer_checks import assert_each_rejected
 
 # --- EncodingHeatmapExplorer --------------------------------------------------------------
 
@@ -58,12 +59,8 @@ def test_heatmap_title_counts_the_pairs_that_turn(heatmap: EncodingHeatmapExplor
 
 
 def test_heatmap_rejects_bad_arguments() -> None:
-    with pytest.raises(ValueError, match="d_model"):
-        EncodingHeatmapExplorer(d_model=7)
-    with pytest.raises(ValueError, match="base"):
-        EncodingHeatmapExplorer(base=1.0)
-    with pytest.raises(TypeError, match="length"):
-        EncodingHeatmapExplorer(length=10.5)
+    assert_each_rejected(EncodingHeatmapExplorer, ValueError, d_model=7, base=1.0)
+    assert_each_rejected(EncodingHeatmapExplorer, TypeError, length=10.5)
 
 
 # --- StackedWavesExplorer -----------------------------------------------------------------

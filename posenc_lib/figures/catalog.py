@@ -11,31 +11,18 @@ write-ups are listed in ``shared/seeds/README.md``: 000 (visual walk-through, d 
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.ticker import MultipleLocator
 
-from posenc_lib import analysis, binary, rope, shift, sinusoidal
+from posenc_lib import analysis, binary, plots, rope, shift, sinusoidal
 from posenc_lib._checks import check_float, check_int
 from posenc_lib.analysis import method_frequency_ratios
 from posenc_lib.figures.registry import register
 from posenc_lib.frequencies import angles, inverse_frequencies
-from posenc_lib.plots import (
-    draw_angles,
-    draw_binary_table,
-    draw_decay_bound,
-    draw_division_term,
-    draw_embedding_schematic,
-    draw_encoding_heatmap,
-    draw_even_odd,
-    draw_frequency_ratios,
-    draw_similarity_matrix,
-    draw_stacked_waves,
-    draw_unit_circle,
-    draw_value_table,
-    draw_values_by_dimension,
-    new_figure,
-)
 from posenc_lib.scaling import SCALING_METHODS
 
 __all__: list[str] = []
@@ -47,6 +34,49 @@ def _positions(positions: tuple[int, ...]) -> np.ndarray:
 
 def _base_text(base: float) -> str:
     return f"{base:g}"
+
+
+def _one_axes_figure(
+    figsize: tuple[float, float],
+    title: str,
+    draw: Callable[..., object],
+    *data: Any,
+    **options: Any,
+) -> Figure:
+    """A figure of one axes: ``draw(ax, *data, **options)``, then ``title`` unless it is empty."""
+    fig, ax = plots.new_figure(figsize=figsize)
+    draw(ax, *data, **options)
+    if title:
+        ax.set_title(title)
+    return fig
+
+
+def _position_rows_figure(
+    positions: tuple[int, ...],
+    rows: Callable[[np.ndarray], np.ndarray],
+    draw: Callable[..., object],
+    title: str,
+    figsize: tuple[float, float],
+    **options: Any,
+) -> Figure:
+    """One row per position, ``rows(positions)``, drawn by ``draw`` with positions as labels."""
+    where = _positions(positions)
+    return _one_axes_figure(figsize, title, draw, rows(where), positions=where.tolist(), **options)
+
+
+def _encoding_figure(
+    n_positions: int,
+    d_model: int,
+    base: float,
+    title: str,
+    figsize: tuple[float, float],
+    draw: Callable[..., object] = plots.draw_encoding_heatmap,
+    layout: str = "interleaved",
+    **options: Any,
+) -> Figure:
+    """The encoding of ``n_positions`` positions drawn by ``draw`` (a heatmap by default)."""
+    encoding = sinusoidal.sinusoidal_encoding(n_positions, d_model, base, layout=layout)
+    return _one_axes_figure(figsize, title, draw, encoding, **options)
 
 
 @register(
@@ -69,10 +99,14 @@ def embedding_schematic(
         raise ValueError(f"sentence must contain at least one word; got {sentence!r}")
     encodings = sinusoidal.sinusoidal_encoding(len(tokens), d_model, base)
     embeddings = np.random.default_rng(seed).normal(0.0, 0.5, size=encodings.shape)
-    fig, ax = new_figure(figsize=figsize)
-    draw_embedding_schematic(ax, embeddings, encodings, tokens=tokens)
-    ax.set_title(f"Input = word embedding + position encoding (d = {d_model})")
-    return fig
+    return _one_axes_figure(
+        figsize,
+        f"Input = word embedding + position encoding (d = {d_model})",
+        plots.draw_embedding_schematic,
+        embeddings,
+        encodings,
+        tokens=tokens,
+    )
 
 
 @register(
@@ -87,14 +121,13 @@ def division_term(
     figsize: tuple[float, float] = (7.0, 4.0),
 ) -> Figure:
     """Step 1 of write-up 000: the division term falls from 1 towards 1/base."""
-    fig, ax = new_figure(figsize=figsize)
-    draw_division_term(
-        ax,
+    return _one_axes_figure(
+        figsize,
+        f"Division term, d = {d_model}",
+        plots.draw_division_term,
         inverse_frequencies(d_model, base),
         ylabel=f"$1/{_base_text(base)}^{{2i/d}}$",
     )
-    ax.set_title(f"Division term, d = {d_model}")
-    return fig
 
 
 @register(
@@ -110,16 +143,14 @@ def theta_offsets(
     figsize: tuple[float, float] = (7.0, 4.0),
 ) -> Figure:
     """Step 2 of write-up 000: each position scales the division term, starting at phi = pos."""
-    where = _positions(positions)
-    fig, ax = new_figure(figsize=figsize)
-    draw_angles(
-        ax,
-        angles(where, inverse_frequencies(d_model, base)),
-        positions=where.tolist(),
+    return _position_rows_figure(
+        positions,
+        lambda where: angles(where, inverse_frequencies(d_model, base)),
+        plots.draw_angles,
+        f"Angle phi = pos theta_i per pair, d = {d_model}",
+        figsize,
         ylabel=rf"$\phi = pos / {_base_text(base)}^{{2i/d}}$",
     )
-    ax.set_title(f"Angle phi = pos theta_i per pair, d = {d_model}")
-    return fig
 
 
 @register(
@@ -135,16 +166,14 @@ def even_sin_odd_cos(
     figsize: tuple[float, float] = (7.0, 4.0),
 ) -> Figure:
     """Step 3 of write-up 000: even columns tend to 0 and odd columns to 1 as i grows."""
-    where = _positions(positions)
-    fig, ax = new_figure(figsize=figsize)
-    draw_even_odd(
-        ax,
-        sinusoidal.sinusoidal_encoding_at(where, d_model, base),
-        positions=where.tolist(),
+    return _position_rows_figure(
+        positions,
+        lambda where: sinusoidal.sinusoidal_encoding_at(where, d_model, base),
+        plots.draw_even_odd,
+        f"Sine at even indices 2i, cosine at odd indices 2i+1, d = {d_model}",
+        figsize,
         markersize=2.5,
     )
-    ax.set_title(f"Sine at even indices 2i, cosine at odd indices 2i+1, d = {d_model}")
-    return fig
 
 
 @register(
@@ -160,17 +189,15 @@ def value_by_dimension(
     figsize: tuple[float, float] = (7.0, 4.0),
 ) -> Figure:
     """Step 4 of write-up 000: the whole vector of each position, early dimensions oscillate."""
-    where = _positions(positions)
-    fig, ax = new_figure(figsize=figsize)
-    draw_values_by_dimension(
-        ax,
-        sinusoidal.sinusoidal_encoding_at(where, d_model, base),
-        positions=where.tolist(),
+    return _position_rows_figure(
+        positions,
+        lambda where: sinusoidal.sinusoidal_encoding_at(where, d_model, base),
+        plots.draw_values_by_dimension,
+        f"Positional encoding value per dimension, d = {d_model}",
+        figsize,
         linewidth=0.7,
         alpha=0.85,
     )
-    ax.set_title(f"Positional encoding value per dimension, d = {d_model}")
-    return fig
 
 
 @register(
@@ -188,11 +215,10 @@ def heatmap_000(
     figsize: tuple[float, float] = (7.0, 4.0),
 ) -> Figure:
     """Step 5 of write-up 000: one row per position, dimensions along x."""
-    encoding = sinusoidal.sinusoidal_encoding(n_positions, d_model, base, layout=layout)
-    fig, ax = new_figure(figsize=figsize)
-    draw_encoding_heatmap(ax, encoding, cmap=cmap, colorbar=True)
-    ax.set_title(f"Positional encoding, {n_positions} positions x {d_model} dimensions")
-    return fig
+    title = f"Positional encoding, {n_positions} positions x {d_model} dimensions"
+    return _encoding_figure(
+        n_positions, d_model, base, title, figsize, layout=layout, cmap=cmap, colorbar=True
+    )
 
 
 @register(
@@ -218,17 +244,16 @@ def stacked_waves(
         f"dim {j}: {'sin' if j % 2 == 0 else 'cos'}({theta[j // 2]:.3g} pos)"
         for j in range(d_model)
     ]
-    fig, ax = new_figure(figsize=figsize)
-    draw_stacked_waves(
-        ax,
+    return _one_axes_figure(
+        figsize,
+        f"Sine/cosine waves of d_model = {d_model}, tokens at positions 0..{n_tokens - 1}",
+        plots.draw_stacked_waves,
         x,
         sinusoidal.sinusoidal_encoding_at(x, d_model, base),
         token_positions=tokens,
         token_values=sinusoidal.sinusoidal_encoding(n_tokens, d_model, base),
         labels=labels,
     )
-    ax.set_title(f"Sine/cosine waves of d_model = {d_model}, tokens at positions 0..{n_tokens - 1}")
-    return fig
 
 
 @register(
@@ -246,18 +271,17 @@ def table_d_model_4(
 ) -> Figure:
     """Write-up 001's table, computed, with every row labelled by its true position."""
     digits = check_int("digits", digits, minimum=0)
-    encoding = sinusoidal.sinusoidal_encoding(n_positions, d_model, base)
-    columns = [f"{'sin' if j % 2 == 0 else 'cos'}, i={j // 2}" for j in range(d_model)]
-    fig, ax = new_figure(figsize=figsize)
-    draw_value_table(
-        ax,
-        encoding,
+    return _encoding_figure(
+        n_positions,
+        d_model,
+        base,
+        f"PE for d_model = {d_model}, positions 0..{n_positions - 1}",
+        figsize,
+        plots.draw_value_table,
         row_labels=[f"pos {p}" for p in range(n_positions)],
-        col_labels=columns,
+        col_labels=[f"{'sin' if j % 2 == 0 else 'cos'}, i={j // 2}" for j in range(d_model)],
         fmt=f"{{:.{digits}f}}",
     )
-    ax.set_title(f"PE for d_model = {d_model}, positions 0..{n_positions - 1}")
-    return fig
 
 
 def _binary_figure(
@@ -268,10 +292,10 @@ def _binary_figure(
     if columns > n_positions:
         raise ValueError(f"columns must be <= n_positions ({n_positions}); got {columns}")
     periods = binary.bit_periods(bits.shape[1]) if by_rate else None
-    fig, axes = new_figure(1, columns, figsize=figsize, squeeze=False)
+    fig, axes = plots.new_figure(1, columns, figsize=figsize, squeeze=False)
     blocks = np.array_split(np.arange(n_positions), columns)
     for ax, rows in zip(axes[0], blocks, strict=True):
-        draw_binary_table(
+        plots.draw_binary_table(
             ax,
             bits[rows],
             periods=periods,
@@ -314,11 +338,12 @@ def heatmap_002(
     figsize: tuple[float, float] = (6.0, 6.0),
 ) -> Figure:
     """Write-up 002: dimension on y, "Text length" on x, ticks every 5 positions."""
-    encoding = sinusoidal.sinusoidal_encoding(n_positions, d_model, base)
-    fig, ax = new_figure(figsize=figsize)
-    draw_encoding_heatmap(
-        ax,
-        encoding,
+    fig = _encoding_figure(
+        n_positions,
+        d_model,
+        base,
+        "",
+        figsize,
         transpose=True,
         cmap=cmap,
         colorbar=True,
@@ -326,8 +351,9 @@ def heatmap_002(
         position_label="Text length",
         dimension_label="Dimension",
     )
-    ax.xaxis.set_major_locator(MultipleLocator(10))
-    ax.xaxis.set_minor_locator(MultipleLocator(1))
+    heatmap = fig.axes[0]  # the colorbar's axes comes second
+    heatmap.xaxis.set_major_locator(MultipleLocator(10))
+    heatmap.xaxis.set_minor_locator(MultipleLocator(1))
     return fig
 
 
@@ -345,11 +371,10 @@ def heatmap_003(
     figsize: tuple[float, float] = (7.0, 4.0),
 ) -> Figure:
     """Write-up 003, figure 2: each row is the vector p_t of one position t."""
-    encoding = sinusoidal.sinusoidal_encoding(n_positions, d_model, base)
-    fig, ax = new_figure(figsize=figsize)
-    draw_encoding_heatmap(ax, encoding, cmap=cmap, colorbar=True, origin="lower")
-    ax.set_title(f"{d_model}-dimensional encoding, {n_positions} positions")
-    return fig
+    title = f"{d_model}-dimensional encoding, {n_positions} positions"
+    return _encoding_figure(
+        n_positions, d_model, base, title, figsize, cmap=cmap, colorbar=True, origin="lower"
+    )
 
 
 @register(
@@ -384,11 +409,16 @@ def dot_product_matrix(
     figsize: tuple[float, float] = (5.5, 4.5),
 ) -> Figure:
     """Write-up 003, figure 3: the dot products decay with distance, symmetrically."""
-    encoding = sinusoidal.sinusoidal_encoding(n_positions, d_model, base)
-    fig, ax = new_figure(figsize=figsize)
-    draw_similarity_matrix(ax, analysis.similarity_matrix(encoding), cmap=cmap)
-    ax.set_title(f"Dot product of position encodings, d = {d_model}")
-    return fig
+    return _encoding_figure(
+        n_positions,
+        d_model,
+        base,
+        f"Dot product of position encodings, d = {d_model}",
+        figsize,
+        lambda ax, encoding: plots.draw_similarity_matrix(
+            ax, analysis.similarity_matrix(encoding), cmap=cmap
+        ),
+    )
 
 
 @register(
@@ -412,11 +442,12 @@ def frequency_ratio(
     length, llama3 with band edges 1 and 4, longrope with illustrative factors).
     """
     ratios = method_frequency_ratios(head_dim, base, factor, trained_length, tuple(methods))
-    fig, ax = new_figure(figsize=figsize)
-    draw_frequency_ratios(ax, ratios)
-    ax.legend(loc="center left", bbox_to_anchor=(1.0, 0.5))
-    ax.set_title(f"Frequency ratio per pair: d = {head_dim}, base = {base:g}, "
-                 f"L = {trained_length}, s = {factor:g}")
+    title = (
+        f"Frequency ratio per pair: d = {head_dim}, base = {base:g}, "
+        f"L = {trained_length}, s = {factor:g}"
+    )
+    fig = _one_axes_figure(figsize, title, plots.draw_frequency_ratios, ratios)
+    fig.axes[0].legend(loc="center left", bbox_to_anchor=(1.0, 0.5))
     return fig
 
 
@@ -434,10 +465,13 @@ def rope_decay_bound(
 ) -> Figure:
     """Notebook 05: (1/(d/2)) sum_j |S_j| falls with distance, with bounces."""
     distances = np.arange(check_int("max_distance", max_distance) + 1)
-    fig, ax = new_figure(figsize=figsize)
-    draw_decay_bound(ax, distances, rope.rope_decay_bound(distances, head_dim, base))
-    ax.set_title(f"RoPE long-term decay bound, d = {head_dim}, base = {_base_text(base)}")
-    return fig
+    return _one_axes_figure(
+        figsize,
+        f"RoPE long-term decay bound, d = {head_dim}, base = {_base_text(base)}",
+        plots.draw_decay_bound,
+        distances,
+        rope.rope_decay_bound(distances, head_dim, base),
+    )
 
 
 @register(
@@ -457,13 +491,12 @@ def unit_circle_rotation(
     angle = theta * position
     start = shift.rotation_matrix(angle) @ np.array([1.0, 0.0])
     end = shift.rotation_matrix(theta * offset) @ start
-    fig, ax = new_figure(figsize=figsize)
-    draw_unit_circle(
-        ax,
+    return _one_axes_figure(
+        figsize,
+        rf"Shift by k = {offset:g}: rotate by $\theta k$ = {theta * offset:g}",
+        plots.draw_unit_circle,
         start,
         end,
         point_label=rf"$\theta t$ = {angle:g}",
         rotated_label=rf"$\theta(t+k)$ = {theta * (position + offset):g}",
     )
-    ax.set_title(rf"Shift by k = {offset:g}: rotate by $\theta k$ = {theta * offset:g}")
-    return fig

@@ -204,13 +204,24 @@ def _type_name(default: Any) -> str:
     return {bool: "bool", int: "int", float: "float", str: "str"}[type(default)]
 
 
+def _default_of(spec: FigureSpec, key: str) -> Any:
+    """The default of parameter ``key`` of ``spec``; a ValueError lists the parameters else."""
+    defaults = spec.defaults
+    if key not in defaults:
+        raise ValueError(
+            f"unknown parameter {key!r} for figure {spec.name}; "
+            f"its parameters are: {', '.join(defaults)}"
+        )
+    return defaults[key]
+
+
 def coerce_parameter(spec: FigureSpec, key: str, value: Any) -> Any:
     """Check that ``value`` suits parameter ``key`` of ``spec`` and return it in the right type.
 
     Parameters
     ----------
     spec : FigureSpec
-        The figure.
+        The figure that ``value`` is meant for.
     key : str
         One of ``spec.defaults``.
     value : Any
@@ -226,13 +237,7 @@ def coerce_parameter(spec: FigureSpec, key: str, value: Any) -> Any:
     >>> coerce_parameter(get_figure("division_term"), "base", 100)
     100.0
     """
-    defaults = spec.defaults
-    if key not in defaults:
-        raise ValueError(
-            f"unknown parameter {key!r} for figure {spec.name}; "
-            f"its parameters are: {', '.join(defaults)}"
-        )
-    return _coerce(f"{spec.name}.{key}", value, defaults[key])
+    return _coerce(f"{spec.name}.{key}", value, _default_of(spec, key))
 
 
 def _coerce(label: str, value: Any, default: Any) -> Any:
@@ -273,7 +278,7 @@ def parse_parameter(spec: FigureSpec, key: str, text: str) -> Any:
     Parameters
     ----------
     spec : FigureSpec
-        The figure.
+        The figure whose ``--set`` option is parsed.
     key : str
         One of ``spec.defaults``.
     text : str
@@ -290,13 +295,7 @@ def parse_parameter(spec: FigureSpec, key: str, text: str) -> Any:
     >>> parse_parameter(spec, "positions", "0,10,20"), parse_parameter(spec, "d_model", "64")
     ((0, 10, 20), 64)
     """
-    defaults = spec.defaults
-    if key not in defaults:
-        raise ValueError(
-            f"unknown parameter {key!r} for figure {spec.name}; "
-            f"its parameters are: {', '.join(defaults)}"
-        )
-    default = defaults[key]
+    default = _default_of(spec, key)
     if isinstance(default, tuple):
         items = [item.strip() for item in text.split(",") if item.strip()]
         try:

@@ -237,7 +237,7 @@ def draw_grouped_bars(
     width : float, default 0.8
         Total width of a group, in (0, 1].
     legend : bool, default True
-        Add a legend.
+        Add a legend of the series (at the best place).
     xlabel, ylabel : str or None
         Axis labels; None leaves the label unchanged.
     **style
@@ -467,11 +467,11 @@ def draw_frequency_ratios(
     log_scale : bool, default True
         Logarithmic y axis (ratios such as 1/s are then evenly spaced).
     legend : bool, default True
-        Add a legend.
+        Add a legend of the methods, lower left.
     xlabel, ylabel : str or None
         Axis labels; None leaves the label unchanged.
     **style
-        Passed on to every ``Axes.plot`` call.
+        Passed on to every ``Axes.plot`` call; a ``linestyle`` here replaces the cycle.
 
     Returns
     -------
@@ -535,7 +535,7 @@ def draw_decay_bound(
     xlabel, ylabel : str or None
         Axis labels; None leaves the label unchanged.
     **style
-        Passed on to ``Axes.plot``.
+        Passed on to the ``Axes.plot`` call of the bound.
 
     Returns
     -------
@@ -858,7 +858,7 @@ def draw_error_curves(
     xlabel, ylabel : str or None
         Axis labels; None leaves a label unchanged.
     legend : bool, default True
-        Add a legend.
+        Add a legend (labels starting with ``"_"`` left out).
     **style
         Passed on to every ``Axes.plot`` call.
 

@@ -144,11 +144,11 @@ def draw_angles(
     positions : sequence, optional
         Legend labels of the rows (the positions); ``0 .. n-1`` when omitted.
     legend : bool, default True
-        Add a legend.
+        Add a legend of the positions, upper right.
     xlabel, ylabel : str or None
         Axis labels; None leaves the label unchanged.
     **style
-        Passed on to every ``Axes.plot`` call.
+        Passed on to the ``Axes.plot`` call of each position.
 
     Returns
     -------
@@ -293,11 +293,11 @@ def draw_values_by_dimension(
     positions : sequence, optional
         Legend labels of the rows; ``0 .. n-1`` when omitted.
     legend : bool, default True
-        Add a legend.
+        Add a legend of the positions, lower right (two columns beyond four).
     xlabel, ylabel : str or None
         Axis labels; None leaves the label unchanged.
     **style
-        Passed on to every ``Axes.plot`` call.
+        Passed on to every ``Axes.plot`` call (line width 1 unless given).
 
     Returns
     -------

@@ -36,6 +36,13 @@ from posenc_lib.plots import course_style
 __all__ = ["Explorer"]
 
 
+def check_slider_range(name: str, value: float, low: float, high: float, shown: str) -> float:
+    """``value`` if it lies in the slider range [low, high] (written ``shown``), else raise."""
+    if not low <= value <= high:
+        raise ValueError(f"{name} must be in {shown} (the slider range); got {value}")
+    return value
+
+
 class Explorer:
     """Base class: subclasses add controls in ``__init__`` and implement :meth:`update`.
 

@@ -20,7 +20,7 @@ from matplotlib.artist import Artist
 from posenc_lib._checks import check_even, check_float, check_int
 from posenc_lib.plots import draw_curves, draw_reference_lines
 from posenc_lib.rope import normalised_score_curves
-from posenc_lib.widgets._base import Explorer
+from posenc_lib.widgets._base import Explorer, check_slider_range
 
 __all__ = ["RopeScoreExplorer"]
 
@@ -57,8 +57,7 @@ class RopeScoreExplorer(Explorer):
         if head_dim > 256:
             raise ValueError(f"head_dim must be an even integer in 8..256; got {head_dim}")
         base = check_float("base", base, greater_than=1.0)
-        if not 100.0 <= base <= 1e7:
-            raise ValueError(f"base must be in [100, 1e7] (the slider range); got {base}")
+        base = check_slider_range("base", base, 100.0, 1e7, "[100, 1e7]")
         self.distances = np.arange(check_int("max_distance", max_distance, minimum=10) + 1)
         super().__init__(figsize=(7.0, 3.6))
         score, bound = normalised_score_curves(self.distances, head_dim, base)

@@ -29,7 +29,7 @@ from posenc_lib.analysis import (
 )
 from posenc_lib.plots import draw_frequency_ratios, draw_reference_lines, draw_unseen_angles
 from posenc_lib.scaling import SCALING_METHODS
-from posenc_lib.widgets._base import Explorer
+from posenc_lib.widgets._base import Explorer, check_slider_range
 
 __all__ = ["ScalingExplorer"]
 
@@ -78,11 +78,9 @@ class ScalingExplorer(Explorer):
     ) -> None:
         method = check_choice("method", method, SCALING_METHODS)
         factor = check_float("factor", factor, at_least=1.0)
-        if factor > 32.0:
-            raise ValueError(f"factor must be in [1, 32] (the slider range); got {factor}")
+        factor = check_slider_range("factor", factor, 1.0, 32.0, "[1, 32]")
         base = check_float("base", base, greater_than=1.0)
-        if not 1e3 <= base <= 1e7:
-            raise ValueError(f"base must be in [1e3, 1e7] (the slider range); got {base}")
+        base = check_slider_range("base", base, 1e3, 1e7, "[1e3, 1e7]")
         self.head_dim = check_even("head_dim", head_dim, minimum=4)
         self.trained_length = check_int("trained_length", trained_length, minimum=2)
         self.n_columns = check_int("n_columns", n_columns, minimum=2)
