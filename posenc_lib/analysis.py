@@ -130,10 +130,8 @@ def frequency_ratio(head_dim: int, base: float, rope_scaling: dict[str, Any] | N
 
     Parameters
     ----------
-    head_dim : int
-        Rotary dimension, even.
-    base : float
-        RoPE base, > 1.
+    head_dim, base : int, float
+        The rotary dimension and the RoPE base the ratio is taken against.
     rope_scaling : dict or None
         As for :func:`posenc_lib.scaling.rope_frequencies`.
     seq_len : int or None, default None

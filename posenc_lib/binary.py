@@ -245,7 +245,7 @@ def hamming_matrix(n_positions: int) -> NDArray[np.int64]:
     Parameters
     ----------
     n_positions : int
-        Number of positions, >= 1.
+        Number of positions, >= 1; each is written with :func:`bits_needed` bits.
 
     Returns
     -------

@@ -256,12 +256,8 @@ def angle_error(positions: ArrayLike, inv_freq: ArrayLike, dtype_name: str) -> N
 
     Parameters
     ----------
-    positions : array_like, shape (n,)
-        Positions (ints or finite floats).
-    inv_freq : array_like, shape (m,)
-        Frequencies ``theta_i`` (finite).
-    dtype_name : {"float16", "bfloat16", "float32", "float64"}
-        Format in which the position, the frequency and the product are stored.
+    positions, inv_freq, dtype_name : array_like, array_like, str
+        As for :func:`rounded_angles`.
 
     Returns
     -------

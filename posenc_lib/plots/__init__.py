@@ -13,9 +13,9 @@ are named after the kind of picture they draw:
 
 - :mod:`~posenc_lib.plots.heatmaps`: a matrix as an image (encoding, dot products, a signed
   matrix, an attention bias, attention weights, unseen angles);
-- :mod:`~posenc_lib.plots.curves`: line and bar charts (named curves, reference lines, bars,
-  dot rows, wavelengths, frequency ratios, decay bound, offset curve, dimension range, probe,
-  errors);
+- :mod:`~posenc_lib.plots.bars`: bars, dots on number lines, wavelengths, probes;
+- :mod:`~posenc_lib.plots.curves`: line charts (named curves, reference lines, frequency ratios,
+  decay bound, offset curve, errors on log-log axes);
 - :mod:`~posenc_lib.plots.waves`: sinusoids (division term, angles, even/odd columns, values by
   dimension, stacked waves, pair waves);
 - :mod:`~posenc_lib.plots.circles`: the unit circle, 2-D vectors and points on circles;
@@ -34,20 +34,22 @@ from posenc_lib.plots.circles import (
     draw_unit_circle,
     draw_vectors_2d,
 )
-from posenc_lib.plots.curves import (
-    OffsetCurve,
+from posenc_lib.plots.bars import (
     WavelengthChart,
-    draw_curves,
-    draw_decay_bound,
     draw_dimension_range,
     draw_dot_rows,
+    draw_grouped_bars,
+    draw_probe,
+    draw_wavelengths,
+)
+from posenc_lib.plots.curves import (
+    OffsetCurve,
+    draw_curves,
+    draw_decay_bound,
     draw_error_curves,
     draw_frequency_ratios,
-    draw_grouped_bars,
     draw_offset_curve,
-    draw_probe,
     draw_reference_lines,
-    draw_wavelengths,
     for_log_axis,
 )
 from posenc_lib.plots.heatmaps import (

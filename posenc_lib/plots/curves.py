@@ -1,12 +1,12 @@
-"""Line and bar charts: named curves, bars, dots on number lines, reference lines.
+"""Line charts: named curves, reference lines, ratios, bounds and error curves.
 
 Notebooks: 00_why_position, 01_binary_counting, 02_sinusoidal_formula, 03_properties,
 05_rope, 06_context_extension, 07_other_schemes, 08_numerical_precision and 09_figure_gallery.
 
-Generic drawers (:func:`draw_curves`, :func:`draw_reference_lines`, :func:`draw_grouped_bars`,
-:func:`draw_dot_rows`) and the course's named charts: wavelengths against sentence lengths,
-frequency ratios of the context-extension methods, RoFormer's decay bound, the offset curve of
-the dot product, the range of each dimension, a probe's predictions and errors on log-log axes.
+Generic drawers (:func:`draw_curves`, :func:`draw_reference_lines`) and the course's named line
+charts: frequency ratios of the context-extension methods, RoFormer's decay bound, the offset
+curve of the dot product and errors on log-log axes. Bars, dots and scatter plots are in
+:mod:`posenc_lib.plots.bars`.
 Each ``draw_*`` takes an ``Axes`` and data already computed with the math modules, draws it and
 returns the artists it created, so an explorer can update them in place (``line.set_ydata``).
 """
@@ -19,8 +19,6 @@ from typing import Any
 
 import numpy as np
 from matplotlib.axes import Axes
-from matplotlib.collections import PathCollection
-from matplotlib.container import BarContainer
 from matplotlib.lines import Line2D
 from numpy.typing import ArrayLike, NDArray
 
@@ -29,25 +27,18 @@ from posenc_lib.plots._common import (
     OKABE_ITO,
     as_vector,
     check_axes,
-    check_labels,
     check_mapping,
     set_labels,
 )
 
 __all__ = [
     "OffsetCurve",
-    "WavelengthChart",
     "draw_curves",
     "draw_decay_bound",
-    "draw_dimension_range",
-    "draw_dot_rows",
     "draw_error_curves",
     "draw_frequency_ratios",
-    "draw_grouped_bars",
     "draw_offset_curve",
-    "draw_probe",
     "draw_reference_lines",
-    "draw_wavelengths",
     "for_log_axis",
 ]
 
@@ -209,239 +200,6 @@ def draw_reference_lines(
     if not lines:
         raise ValueError("draw_reference_lines needs at least one vertical or horizontal line")
     return lines
-
-
-def draw_grouped_bars(
-    ax: Axes,
-    series: Mapping[str, ArrayLike],
-    *,
-    categories: Sequence[Any] | None = None,
-    width: float = 0.8,
-    legend: bool = True,
-    xlabel: str | None = None,
-    ylabel: str | None = None,
-    **style: Any,
-) -> list[BarContainer]:
-    """Draw several series of numbers as bars side by side, one group per category.
-
-    For example the output of one word in two sentences, or the distances between neighbours.
-
-    Parameters
-    ----------
-    ax : matplotlib.axes.Axes
-        Where to draw.
-    series : mapping of str to array_like, each shape (n_categories,)
-        Legend label -> values, drawn in the order given.
-    categories : sequence, length n_categories, optional
-        x tick labels; ``0 .. n-1`` when omitted.
-    width : float, default 0.8
-        Total width of a group, in (0, 1].
-    legend : bool, default True
-        Add a legend of the series (at the best place).
-    xlabel, ylabel : str or None
-        Axis labels; None leaves the label unchanged.
-    **style
-        Passed on to every ``Axes.bar`` call.
-
-    Returns
-    -------
-    list of matplotlib.container.BarContainer
-        One per series; update a bar in place with ``container.patches[j].set_height(v)``.
-
-    Examples
-    --------
-    >>> from posenc_lib.plots import new_figure
-    >>> fig, ax = new_figure()
-    >>> bars = draw_grouped_bars(ax, {"a": [1.0, 2.0], "b": [3.0, 4.0]}, categories=["x", "y"])
-    >>> [float(p.get_height()) for p in bars[1].patches]
-    [3.0, 4.0]
-    """
-    ax = check_axes(ax)
-    if not isinstance(series, Mapping) or not series:
-        raise TypeError(f"series must be a non-empty mapping of label -> values; got {series!r}")
-    arrays = {str(name): as_vector(f"series[{name!r}]", v) for name, v in series.items()}
-    sizes = {a.size for a in arrays.values()}
-    if len(sizes) != 1:
-        raise ValueError(f"series must all have the same length; got lengths {sorted(sizes)}")
-    n = sizes.pop()
-    ticks = list(range(n)) if categories is None else check_labels("categories", categories, n)
-    total = float(width)
-    if isinstance(width, bool) or not 0.0 < total <= 1.0:
-        raise ValueError(f"width must be in (0, 1]; got {width!r}")
-    legend = check_bool("legend", legend)
-    step = total / len(arrays)
-    x = np.arange(n, dtype=np.float64)
-    containers = []
-    for k, (name, values) in enumerate(arrays.items()):
-        offset = -total / 2 + step * (k + 0.5)
-        containers.append(ax.bar(x + offset, values, width=step, label=name, **style))
-    ax.set_xticks(x, [str(t) for t in ticks])
-    ax.axhline(0.0, color="#444444", linewidth=0.8)
-    set_labels(ax, xlabel, ylabel)
-    if legend:
-        ax.legend(loc="best")
-    return containers
-
-
-def draw_dot_rows(
-    ax: Axes,
-    rows: Sequence[ArrayLike],
-    *,
-    labels: Sequence[str],
-    annotate: bool = False,
-    xlabel: str | None = "Code value",
-    **style: Any,
-) -> list[Line2D]:
-    """Draw each row of numbers as dots on its own horizontal number line.
-
-    For example the normalised index of sentences of several lengths.
-
-    Parameters
-    ----------
-    ax : matplotlib.axes.Axes
-        Where to draw.
-    rows : sequence of array_like, each shape (n_k,)
-        The values of row k (rows may have different lengths); row 0 is drawn at the top.
-    labels : sequence of str, one per row
-        y tick labels.
-    annotate : bool, default False
-        Write the index of each dot (its position) above it.
-    xlabel : str or None
-        x axis label; None leaves it unchanged.
-    **style
-        Passed on to every ``Axes.plot`` call.
-
-    Returns
-    -------
-    list of matplotlib.lines.Line2D
-        Line k has x = ``rows[k]`` and y = its row height.
-
-    Examples
-    --------
-    >>> from posenc_lib.plots import new_figure
-    >>> fig, ax = new_figure()
-    >>> lines = draw_dot_rows(ax, [[0.0, 0.5, 1.0], [0.0, 1.0]], labels=["n=3", "n=2"])
-    >>> lines[0].get_xdata().tolist(), lines[1].get_ydata().tolist()
-    ([0.0, 0.5, 1.0], [0.0, 0.0])
-    """
-    ax = check_axes(ax)
-    if isinstance(rows, np.ndarray) and rows.ndim == 2:
-        rows = list(rows)
-    if not isinstance(rows, Sequence) or not rows:
-        raise TypeError(f"rows must be a non-empty sequence of 1-D arrays; got {rows!r}")
-    values = [as_vector(f"rows[{k}]", row) for k, row in enumerate(rows)]
-    names = check_labels("labels", labels, len(values))
-    annotate = check_bool("annotate", annotate)
-    style.setdefault("linestyle", "none")
-    style.setdefault("marker", "o")
-    style.setdefault("markersize", 6)
-    n = len(values)
-    lines = []
-    for k, row in enumerate(values):
-        height = float(n - 1 - k)
-        ax.axhline(height, color="#BBBBBB", linewidth=0.8, zorder=0)
-        (line,) = ax.plot(row, np.full(row.size, height), **style)
-        lines.append(line)
-        if annotate:
-            for index, value in enumerate(row):
-                ax.text(value, height + 0.18, str(index), ha="center", va="bottom", fontsize=8)
-    ax.set_yticks([n - 1 - k for k in range(n)], names)
-    ax.set_ylim(-0.6, n - 0.3)
-    ax.grid(False, axis="y")
-    set_labels(ax, xlabel, None)
-    return lines
-
-
-@dataclass
-class WavelengthChart:
-    """Artists of :func:`draw_wavelengths`."""
-
-    line: Line2D
-    """Wavelength of pair i against i."""
-    turned: list[Line2D]
-    """For each sentence length, the markers of the pairs that complete a full turn."""
-    thresholds: list[Line2D]
-    """One horizontal line per sentence length, at L - 1 positions."""
-
-
-def draw_wavelengths(
-    ax: Axes,
-    wavelengths: ArrayLike,
-    sentence_lengths: Sequence[int] = (),
-    *,
-    xlabel: str | None = "Pair index $i$",
-    ylabel: str | None = r"Wavelength $\lambda_i$ (positions)",
-    **style: Any,
-) -> WavelengthChart:
-    """Draw each pair's wavelength (log scale) with the span of a few sentence lengths.
-
-    Parameters
-    ----------
-    ax : matplotlib.axes.Axes
-        Where to draw.
-    wavelengths : array_like, shape (d_model // 2,)
-        ``wavelengths(inverse_frequencies(d_model, base))``, all > 0.
-    sentence_lengths : sequence of int
-        Lengths L >= 2. A sentence of L tokens spans L - 1 steps, so pair i completes a full
-        turn within it when ``wavelengths[i] <= L - 1``; those pairs are marked.
-    xlabel, ylabel : str or None
-        Axis labels; None leaves the label unchanged.
-    **style
-        Passed on to the ``Axes.plot`` call of the wavelength curve.
-
-    Returns
-    -------
-    WavelengthChart
-        The curve, the markers of the turned pairs and the threshold lines.
-
-    Notes
-    -----
-    lambda_i = 2 pi base^(2i/d) is a geometric progression: a straight line on a log axis.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from posenc_lib.plots import new_figure
-    >>> fig, ax = new_figure()
-    >>> chart = draw_wavelengths(ax, 2 * np.pi * 10.0 ** np.arange(4), [100])
-    >>> chart.turned[0].get_xdata().tolist(), [float(y) for y in chart.thresholds[0].get_ydata()]
-    ([0, 1], [99.0, 99.0])
-    """
-    ax = check_axes(ax)
-    lam = as_vector("wavelengths", wavelengths)
-    if np.any(lam <= 0):
-        raise ValueError("wavelengths must all be > 0")
-    if isinstance(sentence_lengths, (str, bytes)) or not isinstance(
-        sentence_lengths, (Sequence, np.ndarray)
-    ):
-        raise TypeError(f"sentence_lengths must be a sequence of ints; got {sentence_lengths!r}")
-    lengths = check_array("sentence_lengths", np.asarray(sentence_lengths, dtype=np.int64), ndim=1)
-    if np.any(lengths < 2):
-        raise ValueError(f"sentence_lengths must all be >= 2; got {lengths.tolist()}")
-    index = np.arange(lam.size)
-    style.setdefault("color", "#444444")
-    (line,) = ax.plot(index, lam, label=r"$\lambda_i$", **style)
-    ax.set_yscale("log")
-    turned, thresholds = [], []
-    for k, length in enumerate(lengths.tolist()):
-        colour = OKABE_ITO[(k + 1) % len(OKABE_ITO)]
-        span = float(length - 1)
-        thresholds.append(ax.axhline(span, color=colour, linestyle="--", linewidth=1.0))
-        full = index[lam <= span]
-        (marks,) = ax.plot(
-            full,
-            lam[full],
-            linestyle="none",
-            marker="o",
-            markersize=4,
-            color=colour,
-            label=f"L = {length}: {full.size} pairs turn fully",
-            zorder=3.0 + 1.0 / length,  # shorter sentences (fewer marks) on top
-        )
-        turned.append(marks)
-    set_labels(ax, xlabel, ylabel)
-    ax.legend(loc="upper left")
-    return WavelengthChart(line, turned, thresholds)
 
 
 def draw_frequency_ratios(
@@ -683,133 +441,6 @@ def draw_offset_curve(
     )
     set_labels(ax, xlabel, ylabel)
     return OffsetCurve(line, marks)
-
-
-def draw_dimension_range(
-    ax: Axes,
-    ranges: ArrayLike,
-    *,
-    log: bool = True,
-    xlabel: str | None = "Dimension $j$",
-    ylabel: str | None = "Range of PE(pos, $j$) over the positions",
-    **style: Any,
-) -> list[Line2D]:
-    """Draw how much each dimension varies over a sentence, sines and cosines apart.
-
-    It shows where the position information lives.
-
-    Parameters
-    ----------
-    ax : matplotlib.axes.Axes
-        Where to draw.
-    ranges : array_like, shape (d_model,)
-        ``np.ptp(encoding, axis=0)``: max minus min of each column over the positions.
-        Interleaved layout: even entries are sine columns, odd entries cosine columns.
-    log : bool, default True
-        Logarithmic y axis (the ranges span many orders of magnitude).
-    xlabel, ylabel : str or None
-        Axis labels; None leaves the label unchanged.
-    **style
-        Passed on to both ``Axes.plot`` calls.
-
-    Returns
-    -------
-    list of matplotlib.lines.Line2D
-        Two lines: the sine columns (x = 0, 2, 4, ...) and the cosine columns (x = 1, 3, ...).
-
-    Examples
-    --------
-    >>> from posenc_lib.plots import new_figure
-    >>> fig, ax = new_figure()
-    >>> sines, cosines = draw_dimension_range(ax, [2.0, 1.5, 0.1, 0.01])
-    >>> sines.get_xdata().tolist(), cosines.get_ydata().tolist()
-    ([0, 2], [1.5, 0.01])
-    """
-    ax = check_axes(ax)
-    values = as_vector("ranges", ranges)
-    if values.size < 2 or values.size % 2:
-        raise ValueError(
-            f"ranges must have an even length >= 2 (one per column); got {values.size}"
-        )
-    log = check_bool("log", log)
-    if log and values.min() <= 0:
-        raise ValueError("ranges must be > 0 on a log axis (use log=False)")
-    index = np.arange(values.size)
-    style.setdefault("linewidth", 1.2)
-    (sines,) = ax.plot(index[0::2], values[0::2], label="sine columns (even $j$)", **style)
-    (cosines,) = ax.plot(index[1::2], values[1::2], label="cosine columns (odd $j$)", **style)
-    if log:
-        ax.set_yscale("log")
-    set_labels(ax, xlabel, ylabel)
-    ax.legend(loc="lower left")
-    return [sines, cosines]
-
-
-def draw_probe(
-    ax: Axes,
-    true_positions: ArrayLike,
-    predicted: ArrayLike,
-    *,
-    label: str | None = None,
-    diagonal_label: str | None = "perfect",
-    xlabel: str | None = "True position",
-    ylabel: str | None = "Predicted position",
-    **style: Any,
-) -> tuple[PathCollection, Line2D]:
-    """Scatter a probe's predicted positions against the true ones, with the ideal diagonal.
-
-    For example the linear probe on ``e + p``.
-
-    Parameters
-    ----------
-    ax : matplotlib.axes.Axes
-        Where to draw.
-    true_positions : array_like, shape (n,)
-        The positions.
-    predicted : array_like, shape (n,)
-        What the probe predicts for each.
-    label : str, optional
-        Legend label of the points.
-    diagonal_label : str or None, default "perfect"
-        Legend label of the diagonal; None keeps it out of the legend (for a second probe
-        drawn on the same axes).
-    xlabel, ylabel : str or None
-        Axis labels; None leaves the label unchanged.
-    **style
-        Passed on to ``Axes.scatter``.
-
-    Returns
-    -------
-    points : matplotlib.collections.PathCollection
-    diagonal : matplotlib.lines.Line2D
-        The line predicted = true.
-
-    Examples
-    --------
-    >>> from posenc_lib.plots import new_figure
-    >>> fig, ax = new_figure()
-    >>> points, diagonal = draw_probe(ax, [0, 1, 2], [0.1, 1.2, 1.9])
-    >>> points.get_offsets().shape, diagonal.get_xdata().tolist()
-    ((3, 2), [0.0, 2.0])
-    """
-    ax = check_axes(ax)
-    x = as_vector("true_positions", true_positions)
-    y = as_vector("predicted", predicted)
-    if x.shape != y.shape or x.size == 0:
-        raise ValueError(
-            f"predicted must have the shape of true_positions {x.shape} (not empty); got {y.shape}"
-        )
-    if diagonal_label is not None and not isinstance(diagonal_label, str):
-        raise TypeError(f"diagonal_label must be a str or None; got {diagonal_label!r}")
-    style.setdefault("s", 8)
-    style.setdefault("alpha", 0.4)
-    points = ax.scatter(x, y, label=label, **style)
-    low, high = float(x.min()), float(x.max())
-    (diagonal,) = ax.plot([low, high], [low, high], color="#444444", linewidth=1.0,
-                          linestyle="--",
-                          label="_nolegend_" if diagonal_label is None else diagonal_label)
-    set_labels(ax, xlabel, ylabel)
-    return points, diagonal
 
 
 def for_log_axis(values: ArrayLike) -> NDArray[np.float64]:
