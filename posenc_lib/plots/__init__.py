@@ -28,12 +28,6 @@ Everything public is re-exported here: ``from posenc_lib.plots import draw_curve
 
 from __future__ import annotations
 
-from posenc_lib.plots.circles import (
-    UnitCircle,
-    draw_circle_points,
-    draw_unit_circle,
-    draw_vectors_2d,
-)
 from posenc_lib.plots.bars import (
     WavelengthChart,
     draw_dimension_range,
@@ -41,6 +35,12 @@ from posenc_lib.plots.bars import (
     draw_grouped_bars,
     draw_probe,
     draw_wavelengths,
+)
+from posenc_lib.plots.circles import (
+    UnitCircle,
+    draw_circle_points,
+    draw_unit_circle,
+    draw_vectors_2d,
 )
 from posenc_lib.plots.curves import (
     OffsetCurve,
