@@ -101,7 +101,7 @@ def wavelengths(inv_freq: ArrayLike) -> NDArray[np.float64]:
     array([  6.2832, 628.3185])
     """
     theta = check_frequencies("inv_freq", inv_freq)
-    if np.any(2.0 * np.pi / theta == np.inf):
+    if np.any(theta < 2.0 * np.pi / np.finfo(np.float64).max):
         raise ValueError(f"inv_freq must be >= {2.0 * np.pi / np.finfo(np.float64).max:.3g} so "
                          f"that the wavelength 2 pi / theta is finite; got min {theta.min():.3g}")
     # lambda_i = 2 pi / theta_i

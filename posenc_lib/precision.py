@@ -349,7 +349,8 @@ def float32_bits(values: ArrayLike) -> NDArray[np.int64]:
     >>> "".join(map(str, float32_bits([1.0])[0]))
     '00111111100000000000000000000000'
     """
-    array = np.asarray(check_array("values", values, ndim=1), dtype=np.float32)
+    with np.errstate(over="ignore"):  # beyond float32's range a value is stored as +-inf
+        array = np.asarray(check_array("values", values, ndim=1), dtype=np.float32)
     words = array.view(np.uint32).astype(np.int64)
     # bit k from the left = (u >> (31 - k)) & 1
     return (words[:, None] >> np.arange(31, -1, -1)[None, :]) & 1
