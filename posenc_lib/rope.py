@@ -75,10 +75,13 @@ def rotate_half(x: ArrayLike) -> NDArray[Any]:
     >>> rotate_half(np.array([1.0, 2.0, 3.0, 4.0]))
     array([-3., -4.,  1.,  2.])
     """
-    array = _check_pairs("x", x)
-    half = array.shape[-1] // 2
+    return _turn_half(_check_pairs("x", x))
+
+
+def _turn_half(x: NDArray[Any]) -> NDArray[Any]:
+    half = x.shape[-1] // 2
     # (x1, x2) -> (-x2, x1)
-    return np.concatenate([-array[..., half:], array[..., :half]], axis=-1)
+    return np.concatenate([-x[..., half:], x[..., :half]], axis=-1)
 
 
 def rotate_interleaved(x: ArrayLike) -> NDArray[Any]:
@@ -104,11 +107,14 @@ def rotate_interleaved(x: ArrayLike) -> NDArray[Any]:
     >>> rotate_interleaved(np.array([1.0, 2.0, 3.0, 4.0]))
     array([-2.,  1., -4.,  3.])
     """
-    array = _check_pairs("x", x)
-    out = np.empty_like(array)
+    return _turn_interleaved(_check_pairs("x", x))
+
+
+def _turn_interleaved(x: NDArray[Any]) -> NDArray[Any]:
+    out = np.empty_like(x)
     # (a, b) -> (-b, a)
-    out[..., 0::2] = -array[..., 1::2]
-    out[..., 1::2] = array[..., 0::2]
+    out[..., 0::2] = -x[..., 1::2]
+    out[..., 1::2] = x[..., 0::2]
     return out
 
 
@@ -191,13 +197,13 @@ def _rotate(x: NDArray[Any], phi: NDArray[np.float64], pairing: str) -> NDArray[
     """Turn pair i of every row m of x by phi[m, i], in the dtype of x (the formula, unchecked)."""
     cos = _on_both_members(np.cos(phi), pairing).astype(x.dtype)
     sin = _on_both_members(np.sin(phi), pairing).astype(x.dtype)
-    rotate = rotate_interleaved if pairing == "interleaved" else rotate_half
-    with np.errstate(over="ignore", invalid="ignore"):
-        # x' = x cos(phi) + rotate(x) sin(phi)
-        rotated = x * cos + rotate(x) * sin
-    if not np.isfinite(rotated).all():
-        raise ValueError(f"x values are too large: the rotation overflows {x.dtype}")
-    return rotated
+    turn = _turn_interleaved if pairing == "interleaved" else _turn_half  # rotate_* unchecked
+    try:
+        with np.errstate(over="raise", invalid="raise"):
+            # x' = x cos(phi) + rotate(x) sin(phi)
+            return x * cos + turn(x) * sin
+    except FloatingPointError as err:
+        raise ValueError(f"x values are too large: the rotation overflows {x.dtype}") from err
 
 
 def apply_rope_angles(x: ArrayLike, angles: ArrayLike, *,
