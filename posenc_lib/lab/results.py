@@ -1,0 +1,231 @@
+"""Reading and summarising the lab's committed results (NumPy only, no JAX).
+
+``make experiments`` writes ``results/lab_*.json``; the notebook and the tests read them here,
+so every number the notebook quotes is computed from those files on the page. Introduced in
+notebook 10_length_generalisation_lab.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from posenc_lib.lab._checks import check_choice, check_int
+
+__all__ = [
+    "MULTIPLES",
+    "RESULTS",
+    "beyond_training",
+    "cosine_similarity",
+    "load",
+    "mean_curves",
+    "summary",
+    "summary_table",
+    "write_json",
+]
+
+MULTIPLES = (1, 2, 4, 8)
+RESULTS = Path(__file__).resolve().parents[2] / "results"
+FILES = ("curves", "extensions", "attention", "learned_table")
+
+
+def write_json(path: Path, data: Any, *, indent: int | None = 1) -> None:
+    """Write ``data`` as sorted JSON atomically (a temporary file, then a rename)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    separators = (",", ": ") if indent is not None else (",", ":")
+    text = json.dumps(data, indent=indent, sort_keys=True, separators=separators) + "\n"
+    handle, temporary = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+    with os.fdopen(handle, "w", encoding="utf-8") as file:
+        file.write(text)
+    os.chmod(temporary, 0o644)
+    os.replace(temporary, path)
+
+
+def load(name: str, folder: Path | None = None) -> dict[str, Any]:
+    """Load ``results/lab_<name>.json``.
+
+    Parameters
+    ----------
+    name : {"curves", "extensions", "attention", "learned_table"}
+        Which file.
+    folder : Path, optional
+        Where the files are (default: the repository's ``results/``).
+
+    Returns
+    -------
+    dict
+        The file's content.
+    """
+    name = check_choice("name", name, FILES)
+    path = Path(folder or RESULTS) / f"lab_{name}.json"
+    if not path.is_file():
+        raise ValueError(f"name {name!r}: {path.name} not found; run `make experiments`")
+    return dict(json.loads(path.read_text(encoding="utf-8")))
+
+
+def beyond_training(curve: Any, multiple: int, trained_length: int) -> float:
+    """Mean accuracy of one curve over the positions a model has not been trained on.
+
+    Parameters
+    ----------
+    curve : sequence of float or None, shape (multiple * trained_length,)
+        Accuracy by position (None or NaN where nothing is scored).
+    multiple : int
+        The evaluation length over the trained length, >= 1.
+    trained_length : int
+        The training length L.
+
+    Returns
+    -------
+    float
+        For ``multiple == 1`` the mean over every scored position; otherwise the mean over the
+        positions ``L .. multiple * L - 1``.
+
+    Notes
+    -----
+    :math:`\\bar a = \\frac{1}{|S|}\\sum_{t \\in S} a_t` with :math:`S` the scored positions
+    :math:`t \\ge L` (all of them at 1x).
+
+    Examples
+    --------
+    >>> beyond_training([None, 1.0, 0.5, 0.0], 2, 2)
+    0.25
+    """
+    multiple = check_int("multiple", multiple)
+    trained_length = check_int("trained_length", trained_length)
+    values = np.array([np.nan if v is None else v for v in curve], dtype=float)
+    if values.shape != (multiple * trained_length,):
+        raise ValueError(f"curve must have {multiple * trained_length} values for multiple="
+                         f"{multiple}; got {values.shape[0]}")
+    start = 0 if multiple == 1 else trained_length
+    return float(np.nanmean(values[start:]))
+
+
+def summary(entries: dict[str, Any], trained_length: int) -> dict[tuple[str, str], NDArray[Any]]:
+    """Accuracy beyond training per (task, method), one row per seed and one column per multiple.
+
+    Parameters
+    ----------
+    entries : dict
+        ``"task/method/seed"`` to ``{"1": curve, "2": curve, ...}`` (the ``curves`` or
+        ``extensions`` of the results).
+    trained_length : int
+        The training length L.
+
+    Returns
+    -------
+    dict of (task, method) to ndarray, shape (n_seeds, len(MULTIPLES))
+    """
+    rows: dict[tuple[str, str], list[list[float]]] = {}
+    for key in sorted(entries, key=lambda k: (k.rsplit("/", 1)[0], int(k.rsplit("/", 1)[1]))):
+        task, method, _ = key.split("/")
+        rows.setdefault((task, method), []).append(
+            [beyond_training(entries[key][str(m)], m, trained_length) for m in MULTIPLES])
+    return {k: np.array(v) for k, v in rows.items()}
+
+
+def summary_table(stats: dict[tuple[str, str], NDArray[Any]], task: str,
+                  methods: tuple[str, ...]) -> str:
+    """A plain-text table: mean ± standard deviation over seeds, per method and multiple.
+
+    Parameters
+    ----------
+    stats : dict
+        From :func:`summary`.
+    task : str
+        The task to show.
+    methods : tuple of str
+        The rows, in order.
+
+    Returns
+    -------
+    str
+        One header line and one line per method.
+
+    Notes
+    -----
+    The spread is the sample standard deviation over seeds,
+    :math:`s = \\sqrt{\\sum (a - \\bar a)^2 / (n - 1)}`.
+    """
+    header = f"{task:<14}" + "".join(f"{f'{m}x':>14}" for m in MULTIPLES)
+    lines = [header]
+    for method in methods:
+        if (task, method) not in stats:
+            raise ValueError(f"methods: no results for {method!r} on task {task!r}")
+        values = stats[(task, method)]
+        spread = values.std(0, ddof=1) if len(values) > 1 else np.zeros(values.shape[1])
+        cells = "".join(f"{f'{mu:.2f} ± {sd:.2f}':>14}" for mu, sd in zip(values.mean(0), spread,
+                                                                           strict=True))
+        lines.append(f"{method:<14}{cells}")
+    return "\n".join(lines)
+
+
+def cosine_similarity(table: Any) -> NDArray[np.float64]:
+    """Cosine similarity between every two rows of a position table.
+
+    Parameters
+    ----------
+    table : array_like, shape (n_positions, d)
+        A learned or sinusoidal table, one row per position.
+
+    Returns
+    -------
+    ndarray, shape (n_positions, n_positions)
+
+    Notes
+    -----
+    :math:`S_{ij} = p_i \\cdot p_j / (\\lVert p_i \\rVert \\lVert p_j \\rVert)`.
+
+    Examples
+    --------
+    >>> cosine_similarity([[1.0, 0.0], [1.0, 1.0]]).round(3).tolist()
+    [[1.0, 0.707], [0.707, 1.0]]
+    """
+    rows = np.asarray(table, dtype=float)
+    if rows.ndim != 2 or not np.all(np.linalg.norm(rows, axis=1) > 0):
+        raise ValueError(f"table must be 2-D with non-zero rows; got shape {rows.shape}")
+    unit = rows / np.linalg.norm(rows, axis=1, keepdims=True)  # p_i / |p_i|
+    return unit @ unit.T  # S_ij = cos(p_i, p_j)
+
+
+def mean_curves(entries: dict[str, Any], task: str, methods: Any, multiple: int
+                ) -> dict[str, NDArray[np.float64]]:
+    """Accuracy by position at ``multiple`` times the trained length, averaged over seeds.
+
+    Parameters
+    ----------
+    entries : dict
+        ``"task/method/seed"`` to ``{"1": curve, ...}``.
+    task : str
+        The task.
+    methods : iterable of str
+        The methods to average.
+    multiple : int
+        One of :data:`MULTIPLES`.
+
+    Returns
+    -------
+    dict of str to ndarray, shape (multiple * L,)
+        NaN where nothing is scored.
+    """
+    multiple = check_int("multiple", multiple)
+    if multiple not in MULTIPLES:
+        raise ValueError(f"multiple must be one of {MULTIPLES}; got {multiple}")
+    found: dict[str, NDArray[np.float64]] = {}
+    for method in methods:
+        rows = [[np.nan if v is None else v for v in curve[str(multiple)]]
+                for key, curve in entries.items() if key.rsplit("/", 1)[0] == f"{task}/{method}"]
+        if not rows:
+            raise ValueError(f"methods: no results for {method!r} on task {task!r}")
+        values = np.array(rows, dtype=float)  # (seeds, T)
+        counts = np.sum(~np.isnan(values), axis=0)
+        totals = np.nansum(values, axis=0)
+        found[method] = np.divide(totals, counts, out=np.full(totals.shape, np.nan),
+                                  where=counts > 0)
+    return found
