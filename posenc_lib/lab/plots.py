@@ -96,7 +96,7 @@ def plot_position_curves(curves: Mapping[str, Any], trained_length: int, *,
 
 
 def plot_attention(maps: Mapping[str, NDArray[Any]], trained_length: int, *,
-                   ncols: int = 4) -> Figure:
+                   ncols: int = 4, figure: Figure | None = None) -> Figure:
     """Attention maps side by side, each with the trained length marked.
 
     Parameters
@@ -107,13 +107,19 @@ def plot_attention(maps: Mapping[str, NDArray[Any]], trained_length: int, *,
         Drawn as dashed lines at the trained length.
     ncols : int
         Panels per row.
+    figure : Figure, optional
+        An empty figure to draw in (e.g. ``plt.figure()``); a new one when None.
 
     Returns
     -------
     Figure
     """
     nrows = -(-len(maps) // ncols)
-    figure = Figure(figsize=(2.6 * ncols, 2.6 * nrows + 0.3))
+    size = (2.6 * ncols, 2.6 * nrows + 0.3)
+    if figure is None:
+        figure = Figure(figsize=size)
+    else:
+        figure.set_size_inches(*size)
     axes = figure.subplots(nrows, ncols, squeeze=False)
     for ax, (name, weights) in zip(axes.flat, maps.items(), strict=False):
         ax.imshow(np.asarray(weights) ** 0.5, cmap="magma", vmin=0, vmax=1)
@@ -129,19 +135,26 @@ def plot_attention(maps: Mapping[str, NDArray[Any]], trained_length: int, *,
     return figure
 
 
-def plot_similarity(matrices: Mapping[str, NDArray[Any]]) -> Figure:
+def plot_similarity(matrices: Mapping[str, NDArray[Any]], *,
+                    figure: Figure | None = None) -> Figure:
     """Similarity matrices of position tables, side by side, on one colour scale.
 
     Parameters
     ----------
     matrices : mapping of str to ndarray, shape (n_positions, n_positions)
         Title to matrix (from :func:`posenc_lib.lab.results.cosine_similarity`).
+    figure : Figure, optional
+        An empty figure to draw in (e.g. ``plt.figure()``); a new one when None.
 
     Returns
     -------
     Figure
     """
-    figure = Figure(figsize=(3.4 * len(matrices), 3.4))
+    size = (3.4 * len(matrices), 3.4)
+    if figure is None:
+        figure = Figure(figsize=size)
+    else:
+        figure.set_size_inches(*size)
     axes = figure.subplots(1, len(matrices), squeeze=False)[0]
     for ax, (name, matrix) in zip(axes, matrices.items(), strict=True):
         image = ax.imshow(np.asarray(matrix), cmap="RdBu_r", vmin=-1, vmax=1)

@@ -21,8 +21,12 @@ from posenc_lib.lab._checks import check_choice, check_int
 __all__ = [
     "MULTIPLES",
     "RESULTS",
+    "COURSE_CLAIMS",
+    "behaviour",
     "beyond_training",
+    "claims",
     "cosine_similarity",
+    "fine_tune_table",
     "load",
     "mean_curves",
     "summary",
@@ -229,3 +233,117 @@ def mean_curves(entries: dict[str, Any], task: str, methods: Any, multiple: int
         found[method] = np.divide(totals, counts, out=np.full(totals.shape, np.nan),
                                   where=counts > 0)
     return found
+
+
+def behaviour(stats: dict[tuple[str, str], NDArray[Any]], task: str, method: str, *,
+              multiple: int = 4, learned_at: float = 0.9, tolerance: float = 0.1) -> str:
+    """Classify a method on a task: "not learned", "holds" or "drops" at ``multiple``.
+
+    Parameters
+    ----------
+    stats : dict
+        From :func:`summary`.
+    task, method : str
+        Which row.
+    multiple : int, default 4
+        The length multiple judged.
+    learned_at : float, default 0.9
+        Mean accuracy at 1x from which the task counts as learned.
+    tolerance : float, default 0.1
+        How far below its 1x accuracy a method may fall at ``multiple`` and still "hold".
+
+    Returns
+    -------
+    str
+
+    Notes
+    -----
+    With :math:`\\bar a_m` the seed mean at :math:`m`x: "not learned" if
+    :math:`\\bar a_1 < 0.9`, "holds" if :math:`\\bar a_m \\ge \\bar a_1 - 0.1`, else "drops".
+    """
+    if (task, method) not in stats:
+        raise ValueError(f"method: no results for {method!r} on task {task!r}")
+    if multiple not in MULTIPLES:
+        raise ValueError(f"multiple must be one of {MULTIPLES}; got {multiple!r}")
+    mean = stats[(task, method)].mean(0)
+    first, later = mean[0], mean[MULTIPLES.index(multiple)]
+    if first < learned_at:
+        return "not learned"
+    return "holds" if later >= first - tolerance else "drops"
+
+
+COURSE_CLAIMS: tuple[tuple[str, str, str], ...] = (
+    ("learned absolute tables do not extrapolate", "learned", "drops"),
+    ("sinusoidal tables do not extrapolate", "sinusoidal", "drops"),
+    ("ALiBi extrapolates", "alibi", "holds"),
+    ("T5's relative bias extrapolates", "t5", "holds"),
+    ("RoPE fails past its trained length", "rope", "drops"),
+)
+
+
+def claims(stats: dict[tuple[str, str], NDArray[Any]], tasks: Any) -> list[str]:
+    """One line per course claim and task: the seed means at 1x and 4x and the verdict.
+
+    Parameters
+    ----------
+    stats : dict
+        From :func:`summary` of the grid's curves.
+    tasks : iterable of str
+        The tasks to judge.
+
+    Returns
+    -------
+    list of str
+        "agrees", "disagrees" or "untested (not learned at 1x)" for every claim and task, as
+        judged by :func:`behaviour` at 4x.
+    """
+    lines = []
+    for text, method, expected in COURSE_CLAIMS:
+        lines.append(text)
+        for task in tasks:
+            found = behaviour(stats, task, method)
+            verdict = ("untested (not learned at 1x)" if found == "not learned"
+                       else "agrees" if found == expected else "disagrees")
+            mean = stats[(task, method)].mean(0)
+            lines.append(f"  {task:<13} 1x {mean[0]:.2f}  4x {mean[2]:.2f}  {found:<12}"
+                         f"{verdict}")
+    return lines
+
+
+def fine_tune_table(extended: dict[str, Any], ext_stats: dict[tuple[str, str], NDArray[Any]],
+                    trained_length: int) -> str:
+    """PI after its short fine-tune against the methods without one, at the fine-tune length.
+
+    Parameters
+    ----------
+    extended : dict
+        The content of ``lab_extensions.json``.
+    ext_stats : dict
+        :func:`summary` of the extensions (with plain "rope" rows).
+    trained_length : int
+        The training length L.
+
+    Returns
+    -------
+    str
+        A table of mean ± sd over seeds on positions ``L .. mL - 1``, one row per method and
+        one column per task.
+    """
+    multiple = int(extended["setup"]["fine_tune"]["multiple"])
+    column = MULTIPLES.index(multiple)
+    tasks = list(dict.fromkeys(key.split("/")[0] for key in extended["fine_tuned"]))
+    rows: dict[str, list[NDArray[Any]]] = {}
+    for method in ("rope", "pi", "ntk", "yarn"):
+        rows[f"{method}, no fine-tune"] = [ext_stats[(t, method)][:, column] for t in tasks]
+    tuned = []
+    for task in tasks:
+        seeds = [k for k in extended["fine_tuned"] if k.startswith(f"{task}/")]
+        tuned.append(np.array([beyond_training(extended["fine_tuned"][k], multiple,
+                                               trained_length) for k in seeds]))
+    steps = extended["setup"]["fine_tune"]["steps"]
+    rows[f"pi + {steps} steps"] = tuned
+    lines = [f"{f'at {multiple}x':<20}" + "".join(f"{t:>16}" for t in tasks)]
+    for name, values in rows.items():
+        cells = "".join(f"{f'{v.mean():.2f} ± {v.std(ddof=1):.2f}':>16}" for v in values)
+        lines.append(f"{name:<20}{cells}")
+    return "\n".join(lines)
