@@ -39,6 +39,11 @@ RESULTS = Path(__file__).resolve().parents[2] / "results"
 FILES = ("curves", "extensions", "attention", "learned_table")
 
 
+def _spread(values: NDArray[Any]) -> float:
+    """Sample standard deviation over seeds (0 for a single seed)."""
+    return float(np.std(values, ddof=1)) if len(values) > 1 else 0.0
+
+
 def write_json(path: Path, data: Any, *, indent: int | None = 1) -> None:
     """Write ``data`` as sorted JSON atomically (a temporary file, then a rename)."""
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -344,6 +349,6 @@ def fine_tune_table(extended: dict[str, Any], ext_stats: dict[tuple[str, str], N
     rows[f"pi + {steps} steps"] = tuned
     lines = [f"{f'at {multiple}x':<20}" + "".join(f"{t:>16}" for t in tasks)]
     for name, values in rows.items():
-        cells = "".join(f"{f'{v.mean():.2f} ± {v.std(ddof=1):.2f}':>16}" for v in values)
+        cells = "".join(f"{f'{v.mean():.2f} ± {_spread(v):.2f}':>16}" for v in values)
         lines.append(f"{name:<20}{cells}")
     return "\n".join(lines)
