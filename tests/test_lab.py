@@ -194,3 +194,151 @@ def test_importing_the_library_and_the_results_imports_no_jax() -> None:
             "posenc_lib.widgets.lab; print('jax' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+# --- the claims the notebook states, checked on the committed results ----------------------
+
+
+def _by_hand(entries: dict, task: str, method: str, multiple: int, length: int = 32
+             ) -> np.ndarray:
+    """Per-seed accuracy on unseen positions, computed here without the results module."""
+    values = []
+    for key, curves in entries.items():
+        if key.rsplit("/", 1)[0] != f"{task}/{method}":
+            continue
+        curve = np.array([np.nan if v is None else v for v in curves[str(multiple)]], float)
+        values.append(np.nanmean(curve[0 if multiple == 1 else length:]))
+    assert len(values) == 3, f"{task}/{method}: expected 3 seeds, found {len(values)}"
+    return np.array(values)
+
+
+@pytest.fixture(scope="module")
+def grid() -> dict:
+    return lab_results.load("curves")["curves"]
+
+
+@pytest.fixture(scope="module")
+def extended() -> dict:
+    return lab_results.load("extensions")
+
+
+def _above(a: np.ndarray, b: np.ndarray) -> bool:
+    """a beats b beyond the spread: mean(a) - sd(a) > mean(b) + sd(b)."""
+    return a.mean() - a.std(ddof=1) > b.mean() + b.std(ddof=1)
+
+
+def test_the_summary_module_agrees_with_the_hand_computation(grid: dict) -> None:
+    stats = lab_results.summary(grid, 32)
+    for task in TASKS:
+        for scheme in SCHEMES:
+            for column, multiple in enumerate(lab_results.MULTIPLES):
+                np.testing.assert_allclose(stats[(task, scheme)][:, column],
+                                           _by_hand(grid, task, scheme, multiple))
+
+
+def test_absolute_tables_collapse_past_the_trained_length_where_position_matters(grid: dict
+                                                                                 ) -> None:
+    for scheme in ("learned", "sinusoidal"):
+        for task in ("copy_back", "induction"):
+            first, later = (_by_hand(grid, task, scheme, m) for m in (1, 2))
+            assert first.mean() > 0.85 and later.mean() < 0.4, (scheme, task)
+    assert _by_hand(grid, "copy_back", "learned", 2).max() < 0.1  # chance is 1/32
+
+
+def test_a_task_without_position_lets_the_learned_table_extrapolate(grid: dict) -> None:
+    assert _by_hand(grid, "assoc_recall", "learned", 8).min() > 0.95
+    assert _by_hand(grid, "assoc_recall", "sinusoidal", 1).mean() < 0.5  # not learned
+
+
+def test_alibi_and_t5_hold_on_recall_and_alibi_holds_longest_on_induction(grid: dict) -> None:
+    for scheme in ("alibi", "t5"):
+        first, last = (_by_hand(grid, "assoc_recall", scheme, m) for m in (1, 8))
+        assert last.mean() >= first.mean() - 0.1, scheme
+    alibi = {m: _by_hand(grid, "induction", "alibi", m) for m in (2, 4, 8)}
+    assert abs(alibi[8].mean() - alibi[2].mean()) < 0.1  # flat from 2x to 8x
+    for other in ("nope", "learned", "sinusoidal", "rope", "p_rope", "t5"):
+        assert _above(alibi[8], _by_hand(grid, "induction", other, 8)), other
+    t5 = [_by_hand(grid, "induction", "t5", m).mean() for m in (2, 4, 8)]
+    assert t5[0] > t5[1] > t5[2]
+
+
+def test_alibi_cannot_learn_an_exact_offset_and_t5_dilutes(grid: dict) -> None:
+    assert _by_hand(grid, "copy_back", "alibi", 1).mean() < 0.5
+    t5 = [_by_hand(grid, "copy_back", "t5", m) for m in (1, 4, 8)]
+    assert t5[0].mean() > 0.95 and _above(t5[0], t5[1]) and _above(t5[1], t5[2])
+
+
+def test_nope_learns_order_slowly_and_does_not_extrapolate_on_induction(grid: dict) -> None:
+    induction = _by_hand(grid, "induction", "nope", 1)
+    assert induction.mean() > 5 / 16  # five times chance: order is learned
+    for other in ("learned", "sinusoidal", "rope", "p_rope", "alibi", "t5"):
+        assert _above(_by_hand(grid, "induction", other, 1), induction), other
+    assert _by_hand(grid, "copy_back", "nope", 1).mean() < 0.5
+    assert _by_hand(grid, "induction", "nope", 2).mean() < induction.mean() - 0.2
+    recall = [_by_hand(grid, "assoc_recall", "nope", m).mean() for m in (1, 8)]
+    assert recall[1] >= recall[0] - 0.1
+
+
+def test_rope_drops_on_two_tasks_and_holds_copy_back_to_4x(grid: dict) -> None:
+    for task in ("assoc_recall", "induction"):
+        assert _above(_by_hand(grid, task, "rope", 1), _by_hand(grid, task, "rope", 4)), task
+    copy = {m: _by_hand(grid, "copy_back", "rope", m) for m in (1, 4, 8)}
+    assert copy[4].mean() >= copy[1].mean() - 0.1 and _above(copy[4], copy[8])
+
+
+def test_p_rope_holds_recall_but_aliases_offsets(grid: dict) -> None:
+    assert _above(_by_hand(grid, "assoc_recall", "p_rope", 8),
+                  _by_hand(grid, "assoc_recall", "rope", 8))
+    assert _above(_by_hand(grid, "copy_back", "rope", 4), _by_hand(grid, "copy_back", "p_rope", 4))
+
+
+def test_ntk_and_yarn_work_without_fine_tuning_and_pi_does_not(grid: dict, extended: dict
+                                                               ) -> None:
+    ext = extended["extensions"]
+    for task in ("assoc_recall", "induction"):
+        rope = _by_hand(grid, task, "rope", 4)
+        ntk, yarn = (_by_hand(ext, task, m, 4) for m in ("ntk", "yarn"))
+        assert _above(ntk, rope) and _above(yarn, rope) and yarn.mean() > ntk.mean(), task
+    for task in TASKS:
+        assert _above(_by_hand(grid, task, "rope", 4), _by_hand(ext, task, "pi", 4)), task
+    assert _by_hand(ext, "copy_back", "pi", 2).max() < 0.1
+    assert _above(_by_hand(grid, "copy_back", "rope", 4), _by_hand(ext, "copy_back", "yarn", 4))
+    for task in TASKS:  # one doubling: dynamic NTK is NTK with s = 2
+        np.testing.assert_allclose(_by_hand(ext, task, "dynamic", 2), _by_hand(ext, task, "ntk", 2))
+
+
+def test_a_short_pi_fine_tune_helps_recall_only(extended: dict) -> None:
+    tuned = {}
+    for task in TASKS:
+        curves = [extended["fine_tuned"][f"{task}/pi_fine_tuned/{seed}"] for seed in (0, 1, 2)]
+        tuned[task] = np.array([np.nanmean(np.array(c, dtype=float)[32:]) for c in curves])
+    ext = extended["extensions"]
+    assert _above(tuned["assoc_recall"], _by_hand(ext, "assoc_recall", "pi", 4))
+    for task in ("copy_back", "induction"):
+        assert _above(_by_hand(ext, task, "ntk", 4), tuned[task]), task
+        assert _above(_by_hand(ext, task, "yarn", 4), tuned[task]), task
+
+
+def test_the_claims_table_gives_the_verdicts_the_notebook_discusses(grid: dict) -> None:
+    lines = lab_results.claims(lab_results.summary(grid, 32), TASKS)
+    text = "\n".join(lines)
+    assert text.count("agrees") - text.count("disagrees") >= 5  # the 'agrees' verdicts
+    learned_on_recall = lines[1 + list(TASKS).index("assoc_recall")]
+    assert "assoc_recall" in learned_on_recall and learned_on_recall.endswith("disagrees")
+
+
+# --- a small training run that reproduces the key claims --------------------------------------
+
+
+def test_a_short_training_reproduces_rope_against_sinusoidal() -> None:
+    from posenc_lib.lab.train import TrainConfig, accuracy_by_position, train
+
+    tcfg = TrainConfig(steps=300)
+    accuracy = {}
+    for scheme in ("rope", "sinusoidal"):
+        model = train(scheme, "copy_back", 0, tcfg=tcfg, progress=False)
+        assert np.isfinite(model.losses[-1]) and model.losses[-1] < model.losses[0]
+        accuracy[scheme] = [lab_results.beyond_training(accuracy_by_position(model, 32 * m), m, 32)
+                            for m in (1, 2)]
+    assert accuracy["rope"][0] > 0.95 and accuracy["sinusoidal"][0] > 0.6  # both learn it
+    assert accuracy["rope"][1] > 0.9 > 0.4 > accuracy["sinusoidal"][1]  # only RoPE carries on
