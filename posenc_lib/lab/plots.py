@@ -158,6 +158,7 @@ def plot_similarity(matrices: Mapping[str, NDArray[Any]], *,
     axes = figure.subplots(1, len(matrices), squeeze=False)[0]
     for ax, (name, matrix) in zip(axes, matrices.items(), strict=True):
         image = ax.imshow(np.asarray(matrix), cmap="RdBu_r", vmin=-1, vmax=1)
+        ax.grid(False)
         ax.set_title(name, fontsize="small")
         ax.set_xlabel("position")
         ax.set_ylabel("position")
