@@ -34,10 +34,13 @@ def _params(seed: int = 0, cfg: ModelConfig = SMALL) -> dict:
     return init_params(jax.random.key(seed), cfg)
 
 
+_forward = jax.jit(forward, static_argnums=3)
+
+
 def _logits(params: dict, tokens: np.ndarray, scheme: str, cfg: ModelConfig = SMALL
             ) -> np.ndarray:
     pos = position_inputs(scheme, tokens.shape[1], d_model=cfg.d_model, n_heads=cfg.n_heads)
-    return np.asarray(forward(params, jnp.asarray(tokens), pos, cfg)[0])
+    return np.asarray(_forward(params, jnp.asarray(tokens), pos, cfg)[0])
 
 
 # --- model pieces against independent computations -------------------------------------------
