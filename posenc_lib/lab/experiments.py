@@ -24,7 +24,7 @@ import numpy as np
 from posenc_lib.lab.figures import write_figures
 from posenc_lib.lab.results import MULTIPLES, write_json
 from posenc_lib.lab.schemes import SCHEMES
-from posenc_lib.lab.tasks import TASKS
+from posenc_lib.lab.tasks import COPY_OFFSET, TASKS
 from posenc_lib.lab.train import (
     TrainConfig,
     Trained,
@@ -63,8 +63,6 @@ def _chosen_head(maps: np.ndarray, offset: int, length: int) -> tuple[int, int]:
 
 def run_grid(seeds: tuple[int, ...], tcfg: TrainConfig, progress: bool) -> dict[str, Any]:
     """Train every scheme x task x seed and evaluate; return everything the JSON files hold."""
-    from posenc_lib.lab.tasks import COPY_OFFSET
-
     curves: dict[str, Any] = {}
     extensions: dict[str, Any] = {}
     fine_tuned: dict[str, Any] = {}
