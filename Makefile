@@ -10,7 +10,7 @@ export OPENBLAS_NUM_THREADS ?= 1
 export OMP_NUM_THREADS ?= 1
 export MKL_NUM_THREADS ?= 1
 
-.PHONY: venv lab test lint notebooks figures student html bench e2e clean
+.PHONY: venv lab test lint notebooks figures experiments student html bench e2e clean
 
 venv: $(STAMP)
 
@@ -37,6 +37,11 @@ notebooks: $(STAMP)
 figures: $(STAMP)
 	$(BIN)/python -m posenc_lib.figures build --out figures --format svg,png
 	$(BIN)/python -m posenc_lib.figures gallery --out figures
+
+# The lab's grid (notebook 10): every scheme x task x seed; writes results/lab_*.json and the
+# figures results/lab_*.png that the notebook quotes. About 20-30 minutes on 2 cores.
+experiments: $(STAMP)
+	$(BIN)/python -m posenc_lib.lab.experiments --out results --figures results
 
 student: $(STAMP)
 	$(BIN)/python tools/build_student.py --out build/student

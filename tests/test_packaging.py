@@ -32,7 +32,8 @@ def environment_packages() -> set[str]:
 
 def test_pyproject_declares_the_stack() -> None:
     runtime = {package_name(r) for r in PYPROJECT["project"]["dependencies"]}
-    assert runtime == {"numpy", "matplotlib", "ipywidgets", "jupyterlab"}
+    # jax, optax and tqdm: the lab of notebook 10 (import posenc_lib itself stays without them)
+    assert runtime == {"numpy", "matplotlib", "ipywidgets", "jupyterlab", "jax", "optax", "tqdm"}
     dev = {package_name(r) for r in PYPROJECT["project"]["optional-dependencies"]["dev"]}
     assert {"pytest", "nbval", "hypothesis", "ruff", "mypy"} <= dev
     for requirement in PYPROJECT["project"]["dependencies"]:
@@ -53,7 +54,7 @@ def test_environment_yml_mirrors_pyproject() -> None:
 
 def test_makefile_has_every_target_and_builds_the_venv() -> None:
     makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
-    for target in ("lab", "test", "figures", "student", "html", "bench", "e2e"):
+    for target in ("lab", "test", "figures", "experiments", "student", "html", "bench", "e2e"):
         assert re.search(rf"^{target}:.*\$\(STAMP\)|^{target}:", makefile, re.M), target
     assert "-m venv" in makefile and "-e '.[dev]'" in makefile
 
@@ -77,7 +78,8 @@ def test_readme_quick_start_is_two_commands() -> None:
 def test_import_is_light() -> None:
     code = (
         "import sys, posenc_lib; "
-        "heavy = [m for m in ('matplotlib', 'ipywidgets', 'IPython') if m in sys.modules]; "
+        "heavy = [m for m in ('matplotlib', 'ipywidgets', 'IPython', 'jax', 'optax', 'tqdm') "
+        "if m in sys.modules]; "
         "print(','.join(heavy))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -1,0 +1,166 @@
+"""Pictures of the lab's results: data in, matplotlib Figure out (no formulas here).
+
+Introduced in notebook 10_length_generalisation_lab.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+from numpy.typing import NDArray
+
+from posenc_lib.lab.results import MULTIPLES
+
+__all__ = ["plot_attention", "plot_extrapolation", "plot_position_curves", "plot_similarity"]
+
+
+def _axes(ax: Axes | None, figsize: tuple[float, float] = (7.0, 4.0)) -> tuple[Figure, Axes]:
+    if ax is not None:
+        figure = ax.get_figure()
+        assert isinstance(figure, Figure)
+        return figure, ax
+    figure = Figure(figsize=figsize)
+    return figure, figure.add_subplot()
+
+
+def plot_extrapolation(stats: Mapping[tuple[str, str], NDArray[Any]], task: str,
+                       methods: Sequence[str], *, ax: Axes | None = None,
+                       title: str | None = None) -> Figure:
+    """Accuracy beyond the trained length against the length multiple, mean ± sd over seeds.
+
+    Parameters
+    ----------
+    stats : mapping
+        From :func:`posenc_lib.lab.results.summary`: (task, method) to (seeds, multiples).
+    task : str
+        The task to draw.
+    methods : sequence of str
+        One line per method.
+    ax : Axes, optional
+        Where to draw (a new figure when None).
+    title : str, optional
+        The axes title (default: the task).
+
+    Returns
+    -------
+    Figure
+    """
+    figure, ax = _axes(ax)
+    for method in methods:
+        values = stats[(task, method)]
+        spread = values.std(0, ddof=1) if len(values) > 1 else np.zeros(len(MULTIPLES))
+        ax.errorbar(MULTIPLES, values.mean(0), yerr=spread, marker="o", capsize=3, label=method)
+    ax.set_xscale("log", base=2)
+    ax.set_xticks(MULTIPLES, [f"{m}x" for m in MULTIPLES])
+    ax.set_ylim(-0.03, 1.03)
+    ax.set_xlabel("evaluation length / trained length")
+    ax.set_ylabel("accuracy on unseen positions")
+    ax.set_title(title or task)
+    ax.legend(fontsize="small", ncol=2)
+    return figure
+
+
+def plot_position_curves(curves: Mapping[str, Any], trained_length: int, *,
+                         ax: Axes | None = None, title: str = "") -> Figure:
+    """Accuracy at every position, one line per method, with the trained length marked.
+
+    Parameters
+    ----------
+    curves : mapping of str to sequence of float
+        Method to accuracy by position (NaN where nothing is scored).
+    trained_length : int
+        Drawn as a dashed vertical line.
+    ax : Axes, optional
+        Where to draw.
+    title : str
+        The axes title.
+
+    Returns
+    -------
+    Figure
+    """
+    figure, ax = _axes(ax)
+    for method, curve in curves.items():
+        ax.plot(np.asarray(curve, dtype=float), label=method, linewidth=1.2)
+    ax.axvline(trained_length, color="0.3", linestyle="--", linewidth=1)
+    ax.set_xlabel("position")
+    ax.set_ylabel("accuracy")
+    ax.set_ylim(-0.03, 1.03)
+    ax.set_title(title)
+    ax.legend(fontsize="small", ncol=2)
+    return figure
+
+
+def plot_attention(maps: Mapping[str, NDArray[Any]], trained_length: int, *,
+                   ncols: int = 4, figure: Figure | None = None) -> Figure:
+    """Attention maps side by side, each with the trained length marked.
+
+    Parameters
+    ----------
+    maps : mapping of str to ndarray, shape (T, T)
+        Title to attention weights (row: query, column: key).
+    trained_length : int
+        Drawn as dashed lines at the trained length.
+    ncols : int
+        Panels per row.
+    figure : Figure, optional
+        An empty figure to draw in (e.g. ``plt.figure()``); a new one when None.
+
+    Returns
+    -------
+    Figure
+    """
+    nrows = -(-len(maps) // ncols)
+    size = (2.6 * ncols, 2.6 * nrows + 0.3)
+    if figure is None:
+        figure = Figure(figsize=size)
+    else:
+        figure.set_size_inches(*size)
+    axes = figure.subplots(nrows, ncols, squeeze=False)
+    for ax, (name, weights) in zip(axes.flat, maps.items(), strict=False):
+        ax.imshow(np.asarray(weights) ** 0.5, cmap="magma", vmin=0, vmax=1)
+        ax.axhline(trained_length, color="w", linestyle="--", linewidth=0.7)
+        ax.axvline(trained_length, color="w", linestyle="--", linewidth=0.7)
+        ax.set_title(name, fontsize="small")
+        ax.set_xticks([])
+        ax.set_yticks([])
+    for ax in axes.flat[len(maps):]:
+        ax.set_visible(False)
+    figure.suptitle("attention (square root of the weight): query down, key across",
+                    fontsize="small")
+    return figure
+
+
+def plot_similarity(matrices: Mapping[str, NDArray[Any]], *,
+                    figure: Figure | None = None) -> Figure:
+    """Similarity matrices of position tables, side by side, on one colour scale.
+
+    Parameters
+    ----------
+    matrices : mapping of str to ndarray, shape (n_positions, n_positions)
+        Title to matrix (from :func:`posenc_lib.lab.results.cosine_similarity`).
+    figure : Figure, optional
+        An empty figure to draw in (e.g. ``plt.figure()``); a new one when None.
+
+    Returns
+    -------
+    Figure
+    """
+    size = (3.4 * len(matrices), 3.4)
+    if figure is None:
+        figure = Figure(figsize=size)
+    else:
+        figure.set_size_inches(*size)
+    axes = figure.subplots(1, len(matrices), squeeze=False)[0]
+    for ax, (name, matrix) in zip(axes, matrices.items(), strict=True):
+        image = ax.imshow(np.asarray(matrix), cmap="RdBu_r", vmin=-1, vmax=1)
+        ax.grid(False)
+        ax.set_title(name, fontsize="small")
+        ax.set_xlabel("position")
+        ax.set_ylabel("position")
+    figure.colorbar(image, ax=list(axes), shrink=0.8, label="cosine similarity")
+    return figure

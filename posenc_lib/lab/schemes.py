@@ -1,0 +1,215 @@
+"""Position schemes of the lab as plain NumPy inputs of one shared model.
+
+Every scheme becomes the same dictionary of arrays (:func:`position_inputs`), so a single
+compiled training step serves all of them: the scheme is data, not code. The tables and biases
+come from the course library (``sinusoidal_encoding``, ``rope_frequencies``, ``alibi_slopes``,
+``t5_relative_position_bucket``), so the lab uses exactly what the notebooks taught.
+Introduced in notebook 10_length_generalisation_lab.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from posenc_lib import rope_frequencies, sinusoidal_encoding
+from posenc_lib.bias import alibi_slopes, t5_relative_position_bucket
+from posenc_lib.lab._checks import check_choice, check_int, check_positive_float
+
+__all__ = [
+    "EXTENSIONS",
+    "SCHEMES",
+    "T5_BUCKETS",
+    "T5_MAX_DISTANCE",
+    "extension_scaling",
+    "position_inputs",
+    "rope_inv_freq",
+]
+
+SCHEMES = ("nope", "learned", "sinusoidal", "rope", "p_rope", "alibi", "t5")
+EXTENSIONS = ("none", "pi", "ntk", "dynamic", "yarn")
+ROPE_BASE = 10000.0
+P_ROPE_KEEP = 0.25  # p-RoPE: the fraction of pairs (the fastest) that keep rotating
+T5_BUCKETS = 16
+T5_MAX_DISTANCE = 32
+
+
+def extension_scaling(extension: str, factor: float, trained_length: int) -> dict[str, Any] | None:
+    """The Hugging Face style ``rope_scaling`` dict of a context-extension method.
+
+    Parameters
+    ----------
+    extension : {"none", "pi", "ntk", "dynamic", "yarn"}
+        ``pi`` is Position Interpolation (``rope_type="linear"``), ``ntk`` the static
+        NTK-aware base change, ``dynamic`` dynamic NTK (Hugging Face's ``factor`` is set to 1,
+        so the scale is ``seq_len / trained_length`` of the current pass), ``yarn`` YaRN with
+        its defaults (beta_fast 32, beta_slow 1).
+    factor : float
+        Scale factor s >= 1 (the target length over the trained length).
+    trained_length : int
+        Length the model was trained on (``original_max_position_embeddings``), >= 1.
+
+    Returns
+    -------
+    dict or None
+        None for ``"none"``; otherwise a dict for :func:`posenc_lib.rope_frequencies`.
+
+    Examples
+    --------
+    >>> extension_scaling("pi", 4.0, 32)
+    {'rope_type': 'linear', 'factor': 4.0}
+    """
+    extension = check_choice("extension", extension, EXTENSIONS)
+    factor = check_positive_float("factor", factor)
+    if factor < 1.0:
+        raise ValueError(f"factor must be >= 1 (a context extension); got {factor!r}")
+    trained_length = check_int("trained_length", trained_length)
+    if extension == "none":
+        return None
+    rope_type = {"pi": "linear", "ntk": "ntk", "dynamic": "dynamic", "yarn": "yarn"}[extension]
+    scaling: dict[str, Any] = {"rope_type": rope_type, "factor": factor}
+    if extension == "dynamic":
+        scaling["factor"] = 1.0  # s = seq_len / trained_length comes from seq_len at run time
+    if extension in ("dynamic", "yarn"):
+        scaling["original_max_position_embeddings"] = trained_length
+    return scaling
+
+
+def rope_inv_freq(
+    scheme: str, head_dim: int, rope_scaling: dict[str, Any] | None = None, *,
+    seq_len: int | None = None,
+) -> tuple[NDArray[np.float64], float]:
+    """Inverse frequencies and attention factor of a rotary scheme.
+
+    Parameters
+    ----------
+    scheme : {"rope", "p_rope"}
+        ``p_rope`` keeps the fastest quarter of the pairs rotating and sets the rest to
+        frequency 0 (no rotation), as in p-RoPE (Barbero et al., 2025).
+    head_dim : int
+        Even head dimension.
+    rope_scaling : dict or None
+        Passed to :func:`posenc_lib.rope_frequencies`.
+    seq_len : int or None
+        Current length (used by dynamic NTK).
+
+    Returns
+    -------
+    inv_freq : ndarray, shape (head_dim // 2,)
+    attention_factor : float
+
+    Notes
+    -----
+    :math:`\\theta_i = b^{-2i/d}`, rescaled by the method; p-RoPE sets
+    :math:`\\theta_i = 0` for :math:`i \\ge p\\,d/2`.
+    """
+    scheme = check_choice("scheme", scheme, ("rope", "p_rope"))
+    inv_freq, attention_factor = rope_frequencies(head_dim, ROPE_BASE, rope_scaling,
+                                                  seq_len=seq_len)
+    if scheme == "p_rope":
+        kept = int(round(P_ROPE_KEEP * head_dim / 2))
+        pair = np.arange(head_dim // 2)
+        inv_freq = np.where(pair < kept, inv_freq, 0.0)  # theta_i = 0 for i >= p d/2
+    return np.asarray(inv_freq, dtype=np.float64), float(attention_factor)
+
+
+def _identity_rotation(length: int, head_dim: int) -> tuple[NDArray[Any], NDArray[Any]]:
+    return np.ones((length, head_dim // 2)), np.zeros((length, head_dim // 2))
+
+
+def position_inputs(
+    scheme: str,
+    length: int,
+    *,
+    d_model: int,
+    n_heads: int,
+    extension: str = "none",
+    trained_length: int | None = None,
+) -> dict[str, NDArray[Any]]:
+    """The arrays that put ``scheme`` into the shared model for sequences of ``length`` tokens.
+
+    Introduced in notebook 10_length_generalisation_lab.
+
+    Parameters
+    ----------
+    scheme : str
+        One of :data:`SCHEMES`: "nope", "learned", "sinusoidal", "rope", "p_rope", "alibi",
+        "t5".
+    length : int
+        Sequence length T, >= 1.
+    d_model, n_heads : int
+        Model width and number of heads (``d_model`` divisible by ``n_heads``, even head size).
+    extension : str, default "none"
+        A context extension of :data:`EXTENSIONS` for the rotary schemes, with factor
+        ``length / trained_length`` (at least 1).
+    trained_length : int, optional
+        Needed when ``extension`` is not "none".
+
+    Returns
+    -------
+    dict of str to ndarray
+        ``table`` (T, d_model) added to the token embeddings; ``learned`` () 1.0 to add the
+        learned table; ``cos`` and ``sin`` (T, head_dim // 2) that rotate queries and keys;
+        ``bias`` (n_heads, T, T) added to the attention logits; ``buckets`` (T, T) int32 and
+        ``t5`` () 1.0 to add T5's learned bias per bucket.
+
+    Notes
+    -----
+    Sinusoidal: ``table = PE``. RoPE: :math:`a\\cos(m\\theta_i)` and
+    :math:`a\\sin(m\\theta_i)` with the attention factor a.
+    ALiBi: :math:`b_h(i, j) = -m_h (i - j)`. T5: bucket of :math:`j - i` (causal, 16 buckets,
+    max distance 32).
+
+    Examples
+    --------
+    >>> inputs = position_inputs("alibi", 4, d_model=8, n_heads=2)
+    >>> inputs["bias"][0, 3].tolist()
+    [-0.1875, -0.125, -0.0625, 0.0]
+    """
+    scheme = check_choice("scheme", scheme, SCHEMES)
+    length = check_int("length", length)
+    d_model = check_int("d_model", d_model, minimum=2)
+    n_heads = check_int("n_heads", n_heads)
+    if d_model % n_heads or (d_model // n_heads) % 2:
+        raise ValueError(f"d_model must be n_heads times an even head size; got d_model="
+                         f"{d_model} with n_heads={n_heads}")
+    extension = check_choice("extension", extension, EXTENSIONS)
+    if extension != "none" and scheme not in ("rope", "p_rope"):
+        raise ValueError(f"extension must be 'none' for scheme {scheme!r}; got {extension!r}")
+    head_dim = d_model // n_heads
+    table = np.zeros((length, d_model))
+    cos, sin = _identity_rotation(length, head_dim)
+    bias = np.zeros((n_heads, length, length))
+    offsets = np.arange(length)[None, :] - np.arange(length)[:, None]  # (T, T): j - i
+    buckets = np.zeros((length, length), dtype=np.int32)
+    if scheme == "sinusoidal":
+        table = sinusoidal_encoding(length, d_model)
+    elif scheme in ("rope", "p_rope"):
+        scaling = None
+        if extension != "none":
+            if trained_length is None:
+                raise ValueError("trained_length must be given with an extension; got None")
+            trained_length = check_int("trained_length", trained_length)
+            scaling = extension_scaling(extension, max(length / trained_length, 1.0),
+                                        trained_length)
+        inv_freq, factor = rope_inv_freq(scheme, head_dim, scaling, seq_len=length)
+        angles = np.arange(length)[:, None] * inv_freq[None, :]  # (T, d/2): m * theta_i
+        cos, sin = factor * np.cos(angles), factor * np.sin(angles)
+    elif scheme == "alibi":
+        slopes = alibi_slopes(n_heads)  # (H,)
+        bias = slopes[:, None, None] * np.minimum(offsets, 0)[None] + 0.0  # -m_h (i - j) for j <= i
+    elif scheme == "t5":
+        buckets = t5_relative_position_bucket(offsets, bidirectional=False,
+                                              num_buckets=T5_BUCKETS,
+                                              max_distance=T5_MAX_DISTANCE).astype(np.int32)
+    return {
+        "table": table.astype(np.float32),
+        "learned": np.asarray(scheme == "learned", dtype=np.float32),
+        "cos": cos.astype(np.float32),
+        "sin": sin.astype(np.float32),
+        "bias": bias.astype(np.float32),
+        "buckets": buckets,
+        "t5": np.asarray(scheme == "t5", dtype=np.float32),
+    }

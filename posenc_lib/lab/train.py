@@ -1,0 +1,317 @@
+"""Training and evaluation of the lab's models: optax AdamW, seeded data, tqdm progress.
+
+The compiled step is cached per (model config, training config), and the position scheme is
+an argument of it, so every scheme of one shape reuses one compilation. Introduced in notebook
+10_length_generalisation_lab.
+"""
+
+from __future__ import annotations
+
+import functools
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import optax
+from numpy.typing import NDArray
+from tqdm.auto import tqdm
+
+from posenc_lib.lab._checks import check_choice, check_int, check_positive_float
+from posenc_lib.lab.model import ModelConfig, Params, forward, init_params, loss_fn
+from posenc_lib.lab.schemes import EXTENSIONS, SCHEMES, position_inputs
+from posenc_lib.lab.tasks import TASKS, make_batch
+
+__all__ = [
+    "TrainConfig",
+    "Trained",
+    "accuracy_by_position",
+    "attention_maps",
+    "fine_tune",
+    "train",
+]
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """How to train: steps, batch, length, AdamW's learning rate and weight decay."""
+
+    steps: int = 800
+    batch: int = 16
+    length: int = 32
+    lr: float = 3e-3
+    weight_decay: float = 0.01
+    warmup: int = 50
+
+    def __post_init__(self) -> None:
+        for name in ("steps", "batch", "length"):
+            check_int(name, getattr(self, name))
+        check_int("warmup", self.warmup, minimum=0)
+        check_positive_float("lr", self.lr)
+        check_positive_float("weight_decay", self.weight_decay, minimum=-1e-300)
+
+
+@dataclass
+class Trained:
+    """A trained model: its parameters, how it was made, its losses and its timings."""
+
+    params: Params
+    scheme: str
+    task: str
+    seed: int
+    cfg: ModelConfig
+    tcfg: TrainConfig
+    losses: NDArray[np.float64] = field(repr=False)
+    seconds: float = 0.0
+    compile_seconds: float = 0.0
+
+
+def _optimizer(tcfg: TrainConfig) -> optax.GradientTransformation:
+    schedule = optax.warmup_cosine_decay_schedule(0.0, tcfg.lr, tcfg.warmup, tcfg.steps,
+                                                  end_value=tcfg.lr / 10)
+    return optax.chain(optax.clip_by_global_norm(1.0),
+                       optax.adamw(schedule, weight_decay=tcfg.weight_decay))
+
+
+@functools.lru_cache(maxsize=8)
+def _step_function(cfg: ModelConfig, tcfg: TrainConfig) -> Callable[..., Any]:
+    """One jitted AdamW step for this shape; the scheme's arrays are arguments."""
+    optimizer = _optimizer(tcfg)
+
+    @jax.jit
+    def step(params: Params, opt_state: Any, tokens: jax.Array, targets: jax.Array,
+             mask: jax.Array, pos: dict[str, jax.Array]) -> tuple[Params, Any, jax.Array]:
+        loss, grads = jax.value_and_grad(loss_fn)(params, tokens, targets, mask, pos, cfg)
+        updates, opt_state = optimizer.update(grads, opt_state, params)
+        return optax.apply_updates(params, updates), opt_state, loss
+
+    return step
+
+
+@functools.partial(jax.jit, static_argnums=3)
+def _logits_and_maps(params: Params, tokens: jax.Array, pos: dict[str, jax.Array],
+                     cfg: ModelConfig) -> tuple[jax.Array, list[jax.Array]]:
+    return forward(params, tokens, pos, cfg)
+
+
+def _check_scheme_task(scheme: str, task: str) -> None:
+    check_choice("scheme", scheme, SCHEMES)
+    check_choice("task", task, TASKS)
+
+
+def _run_steps(params: Params, scheme: str, task: str, seed: int, cfg: ModelConfig,
+               tcfg: TrainConfig, pos: dict[str, Any], progress: bool, desc: str,
+               ) -> tuple[Params, NDArray[np.float64], float, float]:
+    step = _step_function(cfg, tcfg)
+    opt_state = _optimizer(tcfg).init(params)
+    rng = np.random.default_rng([seed, tcfg.length, 1])
+    losses = np.zeros(tcfg.steps)
+    compile_seconds = 0.0
+    start = time.perf_counter()
+    bar = tqdm(range(tcfg.steps), desc=desc, disable=not progress, leave=True, mininterval=0.5)
+    for i in bar:
+        batch = make_batch(task, rng, tcfg.batch, tcfg.length)
+        params, opt_state, loss = step(params, opt_state, batch.tokens, batch.targets,
+                                       batch.mask, pos)
+        if i == 0:
+            loss.block_until_ready()
+            compile_seconds = time.perf_counter() - start
+        losses[i] = float(loss) if (i % 50 == 0 or i == tcfg.steps - 1) else np.nan
+        if i % 100 == 0:
+            bar.set_postfix(loss=f"{losses[i]:.3f}")
+    jax.block_until_ready(params)
+    return params, losses, time.perf_counter() - start, compile_seconds
+
+
+def train(scheme: str, task: str, seed: int = 0, *, cfg: ModelConfig | None = None,
+          tcfg: TrainConfig | None = None, progress: bool = True) -> Trained:
+    """Train one model on ``task`` with position ``scheme``.
+
+    Introduced in notebook 10_length_generalisation_lab.
+
+    Parameters
+    ----------
+    scheme : str
+        One of :data:`posenc_lib.lab.schemes.SCHEMES`.
+    task : str
+        One of :data:`posenc_lib.lab.tasks.TASKS`.
+    seed : int, default 0
+        Seeds the initial parameters and the training batches.
+    cfg, tcfg : ModelConfig, TrainConfig, optional
+        Model sizes and training settings (the defaults of the classes when None).
+    progress : bool, default True
+        Show a tqdm progress bar.
+
+    Returns
+    -------
+    Trained
+        Parameters, the loss every 50 steps (NaN elsewhere), seconds and compile seconds.
+
+    Notes
+    -----
+    AdamW (decoupled weight decay), linear warm-up then cosine decay to lr/10, gradients
+    clipped to global norm 1: :math:`\\theta \\leftarrow \\theta - \\eta_t(\\hat m/(\\sqrt{\\hat v}
+    + \\epsilon) + \\lambda\\theta)`.
+    """
+    _check_scheme_task(scheme, task)
+    seed = check_int("seed", seed, minimum=0)
+    cfg = cfg or ModelConfig()
+    tcfg = tcfg or TrainConfig()
+    if tcfg.length > cfg.max_len:
+        raise ValueError(f"tcfg.length must be <= cfg.max_len={cfg.max_len}; got {tcfg.length}")
+    params = init_params(jax.random.key(seed), cfg)
+    pos = position_inputs(scheme, tcfg.length, d_model=cfg.d_model, n_heads=cfg.n_heads)
+    params, losses, seconds, compile_seconds = _run_steps(
+        params, scheme, task, seed, cfg, tcfg, pos, progress, f"{scheme} on {task}")
+    return Trained(params, scheme, task, seed, cfg, tcfg, losses, seconds, compile_seconds)
+
+
+def fine_tune(model: Trained, extension: str, length: int, *, steps: int = 100,
+              progress: bool = True) -> Trained:
+    """Continue training a rotary model at ``length`` with a context extension (PI's recipe).
+
+    Parameters
+    ----------
+    model : Trained
+        A model trained with scheme "rope" or "p_rope".
+    extension : str
+        One of :data:`posenc_lib.lab.schemes.EXTENSIONS` (PI fine-tunes with "pi").
+    length : int
+        The new length, >= the trained length and <= ``cfg.max_len``.
+    steps : int, default 100
+        Fine-tuning steps (at the same peak learning rate, with a short warm-up).
+    progress : bool, default True
+        Show a tqdm progress bar.
+
+    Returns
+    -------
+    Trained
+        The fine-tuned model; its ``tcfg.length`` is the new length.
+
+    Notes
+    -----
+    PI (Chen et al., 2023) uses positions :math:`m / s` with :math:`s = L'/L`, then fine-tunes
+    for about 1000 steps; here a few dozen to a hundred steps at this tiny scale.
+    """
+    if model.scheme not in ("rope", "p_rope"):
+        raise ValueError(f"model.scheme must be 'rope' or 'p_rope'; got {model.scheme!r}")
+    check_choice("extension", extension, EXTENSIONS)
+    length = check_int("length", length, minimum=model.tcfg.length)
+    steps = check_int("steps", steps)
+    if length > model.cfg.max_len:
+        raise ValueError(f"length must be <= cfg.max_len={model.cfg.max_len}; got {length}")
+    tcfg = TrainConfig(steps=steps, batch=model.tcfg.batch, length=length, lr=model.tcfg.lr,
+                       weight_decay=model.tcfg.weight_decay, warmup=min(10, steps))
+    pos = position_inputs(model.scheme, length, d_model=model.cfg.d_model,
+                          n_heads=model.cfg.n_heads, extension=extension,
+                          trained_length=model.tcfg.length)
+    params, losses, seconds, compile_seconds = _run_steps(
+        model.params, model.scheme, model.task, model.seed + 1000, model.cfg, tcfg, pos,
+        progress, f"fine-tune {model.scheme} {extension} at {length}")
+    return Trained(params, model.scheme, model.task, model.seed, model.cfg, tcfg, losses,
+                   seconds, compile_seconds)
+
+
+def _eval_batch(model: Trained, length: int, n_sequences: int, seed: int) -> Any:
+    rng = np.random.default_rng([seed, length, 2])
+    return make_batch(model.task, rng, n_sequences, length)
+
+
+def _correct(model: Trained, batch: Any, extension: str, length: int, trained_length: int
+             ) -> NDArray[np.float64]:
+    pos = position_inputs(model.scheme, length, d_model=model.cfg.d_model,
+                          n_heads=model.cfg.n_heads, extension=extension,
+                          trained_length=trained_length)
+    logits, _ = _logits_and_maps(model.params, batch.tokens[:, :length], pos, model.cfg)
+    return np.asarray(jnp.argmax(logits, -1) == batch.targets[:, :length], dtype=np.float64)
+
+
+def accuracy_by_position(model: Trained, length: int, *, extension: str = "none",
+                         n_sequences: int = 64, seed: int = 12345,
+                         trained_length: int | None = None) -> NDArray[np.float64]:
+    """Accuracy at every position of fresh sequences of ``length`` tokens.
+
+    Parameters
+    ----------
+    model : Trained
+        The model to evaluate.
+    length : int
+        Evaluation length, 1 .. ``cfg.max_len``.
+    extension : str, default "none"
+        A context extension for rotary models (:data:`EXTENSIONS`), with factor
+        ``length / trained_length``. With "dynamic", each position is scored by a pass over
+        the shortest prefix of length ``trained_length * 2**j`` that contains it, with that
+        prefix length as the current length (as dynamic NTK does while a text grows).
+    n_sequences : int, default 64
+        Number of evaluation sequences.
+    seed : int, default 12345
+        Seeds the evaluation data (the same for every model).
+    trained_length : int, optional
+        The length the scaling starts from (default: the model's training length).
+
+    Returns
+    -------
+    ndarray, shape (length,)
+        Fraction of sequences whose argmax equals the target at each position; NaN where the
+        task scores no position.
+
+    Notes
+    -----
+    :math:`\\mathrm{acc}_t = \\sum_b m_{bt} [\\hat y_{bt} = y_{bt}] / \\sum_b m_{bt}`.
+    """
+    check_choice("extension", extension, EXTENSIONS)
+    length = check_int("length", length)
+    if length > model.cfg.max_len:
+        raise ValueError(f"length must be <= cfg.max_len={model.cfg.max_len}; got {length}")
+    n_sequences = check_int("n_sequences", n_sequences)
+    trained_length = check_int("trained_length", trained_length or model.tcfg.length)
+    batch = _eval_batch(model, length, n_sequences, seed)
+    if extension == "dynamic":
+        correct = np.zeros((n_sequences, length))
+        start, end = 0, min(trained_length, length)
+        while start < length:
+            correct[:, start:end] = _correct(model, batch, extension, end, trained_length
+                                             )[:, start:end]
+            start, end = end, min(2 * end, length)
+    else:
+        correct = _correct(model, batch, extension, length, trained_length)
+    scored = batch.mask.sum(0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(scored > 0, (correct * batch.mask).sum(0) / scored, np.nan)
+
+
+def attention_maps(model: Trained, length: int, *, extension: str = "none",
+                   n_sequences: int = 8, seed: int = 12345) -> NDArray[np.float64]:
+    """Attention weights of every layer and head, averaged over fresh sequences.
+
+    Parameters
+    ----------
+    model : Trained
+        The model.
+    length : int
+        Sequence length, 1 .. ``cfg.max_len``.
+    extension : str, default "none"
+        Context extension for rotary models.
+    n_sequences : int, default 8
+        Sequences averaged.
+    seed : int, default 12345
+        Seeds the data.
+
+    Returns
+    -------
+    ndarray, shape (n_layers, n_heads, length, length)
+        Row i is the distribution of query i over keys j <= i.
+    """
+    check_choice("extension", extension, EXTENSIONS)
+    length = check_int("length", length)
+    if length > model.cfg.max_len:
+        raise ValueError(f"length must be <= cfg.max_len={model.cfg.max_len}; got {length}")
+    batch = _eval_batch(model, length, check_int("n_sequences", n_sequences), seed)
+    pos = position_inputs(model.scheme, length, d_model=model.cfg.d_model,
+                          n_heads=model.cfg.n_heads, extension=extension,
+                          trained_length=model.tcfg.length)
+    _, maps = _logits_and_maps(model.params, batch.tokens, pos, model.cfg)
+    return np.stack([np.asarray(m, dtype=np.float64).mean(0) for m in maps])

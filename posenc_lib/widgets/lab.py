@@ -1,0 +1,69 @@
+"""Explorer of notebook 10_length_generalisation_lab: accuracy by position, from the committed
+results, for every position scheme at a chosen evaluation length.
+
+A slider picks the length multiple (1x, 2x, 4x, 8x the trained length) and a dropdown the task;
+one line per scheme shows the accuracy at each position, averaged over the seeds, and a dashed
+line marks the trained length. The lines change their data in place.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import ipywidgets
+import numpy as np
+
+from posenc_lib.lab._checks import check_choice
+from posenc_lib.lab.results import MULTIPLES, load, mean_curves
+from posenc_lib.lab.schemes import SCHEMES
+from posenc_lib.lab.tasks import TASKS
+from posenc_lib.widgets._base import Explorer
+
+__all__ = ["LabCurvesExplorer"]
+
+
+class LabCurvesExplorer(Explorer):
+    """Accuracy by position of every scheme, with a slider for the evaluation length.
+
+    Parameters
+    ----------
+    task : str, default "copy_back"
+        Initial task (one of :data:`posenc_lib.lab.tasks.TASKS`).
+    multiple : int, default 4
+        Initial length multiple (one of 1, 2, 4, 8).
+    folder : Path, optional
+        Where the results are (default: the repository's ``results/``).
+    """
+
+    def __init__(self, task: str = "copy_back", multiple: int = 4,
+                 folder: Path | None = None) -> None:
+        check_choice("task", task, TASKS)
+        if multiple not in MULTIPLES:
+            raise ValueError(f"multiple must be one of {MULTIPLES}; got {multiple!r}")
+        super().__init__(figsize=(7.0, 3.6))
+        results = load("curves", folder)
+        self.entries = results["curves"]
+        self.length = int(results["setup"]["train"]["length"])
+        top = MULTIPLES[-1] * self.length
+        with self.style():
+            self.axes = self.figure.add_subplot()
+            self.lines = {s: self.axes.plot([], [], label=s, linewidth=1.2)[0] for s in SCHEMES}
+            self.axes.axvline(self.length, color="0.3", linestyle="--", linewidth=1)
+            self.axes.set_xlim(0, top)
+            self.axes.set_ylim(-0.03, 1.03)
+            self.axes.set_xlabel("position")
+            self.axes.set_ylabel("accuracy (mean of seeds)")
+            self.axes.legend(fontsize="small", ncol=4, loc="lower left")
+            self.title = self.axes.set_title("")
+        self.add_control("multiple", ipywidgets.SelectionSlider(
+            options=[(f"{m}x", m) for m in MULTIPLES], value=multiple, description="length"))
+        self.add_control("task", ipywidgets.Dropdown(options=list(TASKS), value=task,
+                                                     description="task"))
+        self.refresh()
+
+    def update(self, multiple: int, task: str) -> None:  # type: ignore[override]
+        curves = mean_curves(self.entries, task, SCHEMES, multiple)
+        for scheme, line in self.lines.items():
+            line.set_data(np.arange(len(curves[scheme])), curves[scheme])
+        self.title.set_text(f"{task}: trained on {self.length} tokens, "
+                            f"evaluated on {multiple * self.length}")
