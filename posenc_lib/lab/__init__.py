@@ -1,5 +1,5 @@
 """The lab: tiny decoder-only Transformers in JAX, trained on a laptop CPU, to test what the
-course claims about position schemes. Introduced in notebook 10_length_generalisation_lab.
+course claims about position schemes.
 
 Importing this package imports no JAX; the modules that need it are imported by name::
 
@@ -8,6 +8,8 @@ Importing this package imports no JAX; the modules that need it are imported by 
 
 Modules: ``tasks`` and ``schemes`` (NumPy), ``model`` and ``train`` (JAX), ``experiments``
 (the grid behind ``make experiments``) and ``results`` (reading its JSON).
+
+Notebook: 10_length_generalisation_lab.
 """
 
 import os as _os

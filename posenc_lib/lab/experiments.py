@@ -7,7 +7,9 @@ Usage::
     python -m posenc_lib.lab.experiments [--out results] [--figures figures] [--quick]
 
 The results are deterministic given the versions in constraints.txt: data, initialisation and
-evaluation are all seeded. Introduced in notebook 10_length_generalisation_lab.
+evaluation are all seeded.
+
+Notebook: 10_length_generalisation_lab.
 """
 
 from __future__ import annotations

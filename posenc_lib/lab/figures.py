@@ -3,6 +3,8 @@
 Usage: ``python -m posenc_lib.lab.figures [--results results] [--out results]`` (``make
 experiments`` calls it after the grid). The PNG files carry no ``Software`` metadata, so
 rebuilding gives the same bytes with the same versions.
+
+Notebook: 10_length_generalisation_lab.
 """
 
 from __future__ import annotations

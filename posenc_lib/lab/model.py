@@ -3,7 +3,9 @@ dicts of arrays), every function is pure, and the position scheme arrives as dat
 
 Shapes use B (batch), T (sequence length), D (d_model), H (heads), K (head size), V (vocab).
 The position inputs ``pos`` come from :func:`posenc_lib.lab.schemes.position_inputs`, so one
-compiled function serves every scheme. Introduced in notebook 10_length_generalisation_lab.
+compiled function serves every scheme.
+
+Notebook: 10_length_generalisation_lab.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 
-from posenc_lib.lab._checks import check_int
+from posenc_lib._checks import check_int
 
 __all__ = ["ModelConfig", "forward", "init_params", "loss_fn", "rotate_pairs"]
 

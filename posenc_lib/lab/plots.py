@@ -1,6 +1,6 @@
 """Pictures of the lab's results: data in, matplotlib Figure out (no formulas here).
 
-Introduced in notebook 10_length_generalisation_lab.
+Notebook: 10_length_generalisation_lab.
 """
 
 from __future__ import annotations

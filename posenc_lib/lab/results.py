@@ -1,8 +1,9 @@
 """Reading and summarising the lab's committed results (NumPy only, no JAX).
 
 ``make experiments`` writes ``results/lab_*.json``; the notebook and the tests read them here,
-so every number the notebook quotes is computed from those files on the page. Introduced in
-notebook 10_length_generalisation_lab.
+so every number the notebook quotes is computed from those files on the page.
+
+Notebook: 10_length_generalisation_lab.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from posenc_lib.lab._checks import check_choice, check_int
+from posenc_lib._checks import check_choice, check_int
 
 __all__ = [
     "MULTIPLES",

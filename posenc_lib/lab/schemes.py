@@ -4,7 +4,8 @@ Every scheme becomes the same dictionary of arrays (:func:`position_inputs`), so
 compiled training step serves all of them: the scheme is data, not code. The tables and biases
 come from the course library (``sinusoidal_encoding``, ``rope_frequencies``, ``alibi_slopes``,
 ``t5_relative_position_bucket``), so the lab uses exactly what the notebooks taught.
-Introduced in notebook 10_length_generalisation_lab.
+
+Notebook: 10_length_generalisation_lab.
 """
 
 from __future__ import annotations
@@ -15,8 +16,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from posenc_lib import rope_frequencies, sinusoidal_encoding
+from posenc_lib._checks import check_choice, check_float, check_int
 from posenc_lib.bias import alibi_slopes, t5_relative_position_bucket
-from posenc_lib.lab._checks import check_choice, check_int, check_positive_float
 
 __all__ = [
     "EXTENSIONS",
@@ -62,7 +63,7 @@ def extension_scaling(extension: str, factor: float, trained_length: int) -> dic
     {'rope_type': 'linear', 'factor': 4.0}
     """
     extension = check_choice("extension", extension, EXTENSIONS)
-    factor = check_positive_float("factor", factor)
+    factor = check_float("factor", factor, greater_than=0.0)
     if factor < 1.0:
         raise ValueError(f"factor must be >= 1 (a context extension); got {factor!r}")
     trained_length = check_int("trained_length", trained_length)
@@ -129,8 +130,6 @@ def position_inputs(
     trained_length: int | None = None,
 ) -> dict[str, NDArray[Any]]:
     """The arrays that put ``scheme`` into the shared model for sequences of ``length`` tokens.
-
-    Introduced in notebook 10_length_generalisation_lab.
 
     Parameters
     ----------

@@ -3,7 +3,8 @@
 Every task gives next-token style data for a causal model: ``tokens`` (the input), ``targets``
 (what the model must output at each position) and ``mask`` (1 where a target is scored). All
 tasks share one vocabulary of :data:`VOCAB_SIZE` tokens, so one model shape serves them all.
-Introduced in notebook 10_length_generalisation_lab.
+
+Notebook: 10_length_generalisation_lab.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from typing import NamedTuple
 import numpy as np
 from numpy.typing import NDArray
 
-from posenc_lib.lab._checks import check_choice, check_int
+from posenc_lib._checks import check_choice, check_int
 
 __all__ = ["TASKS", "VOCAB_SIZE", "Batch", "make_batch", "min_length"]
 
@@ -91,8 +92,6 @@ def min_length(task: str) -> int:
 
 def make_batch(task: str, rng: np.random.Generator, batch: int, length: int) -> Batch:
     """Draw one batch of ``task``.
-
-    Introduced in notebook 10_length_generalisation_lab.
 
     Parameters
     ----------

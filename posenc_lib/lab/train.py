@@ -1,8 +1,9 @@
 """Training and evaluation of the lab's models: optax AdamW, seeded data, tqdm progress.
 
 The compiled step is cached per (model config, training config), and the position scheme is
-an argument of it, so every scheme of one shape reuses one compilation. Introduced in notebook
-10_length_generalisation_lab.
+an argument of it, so every scheme of one shape reuses one compilation.
+
+Notebook: 10_length_generalisation_lab.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import optax
 from numpy.typing import NDArray
 from tqdm.auto import tqdm
 
-from posenc_lib.lab._checks import check_choice, check_int, check_positive_float
+from posenc_lib._checks import check_choice, check_float, check_int
 from posenc_lib.lab.model import ModelConfig, Params, forward, init_params, loss_fn
 from posenc_lib.lab.schemes import EXTENSIONS, SCHEMES, position_inputs
 from posenc_lib.lab.tasks import TASKS, make_batch
@@ -50,8 +51,8 @@ class TrainConfig:
         for name in ("steps", "batch", "length"):
             check_int(name, getattr(self, name))
         check_int("warmup", self.warmup, minimum=0)
-        check_positive_float("lr", self.lr)
-        check_positive_float("weight_decay", self.weight_decay, minimum=-1e-300)
+        check_float("lr", self.lr, greater_than=0.0)
+        check_float("weight_decay", self.weight_decay, at_least=0.0)
 
 
 @dataclass
@@ -129,8 +130,6 @@ def _run_steps(params: Params, scheme: str, task: str, seed: int, cfg: ModelConf
 def train(scheme: str, task: str, seed: int = 0, *, cfg: ModelConfig | None = None,
           tcfg: TrainConfig | None = None, progress: bool = True) -> Trained:
     """Train one model on ``task`` with position ``scheme``.
-
-    Introduced in notebook 10_length_generalisation_lab.
 
     Parameters
     ----------

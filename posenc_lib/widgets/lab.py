@@ -13,7 +13,7 @@ from pathlib import Path
 import ipywidgets
 import numpy as np
 
-from posenc_lib.lab._checks import check_choice
+from posenc_lib._checks import check_choice
 from posenc_lib.lab.results import MULTIPLES, load, mean_curves
 from posenc_lib.lab.schemes import SCHEMES
 from posenc_lib.lab.tasks import TASKS
