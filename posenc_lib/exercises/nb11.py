@@ -1,6 +1,6 @@
 """Exercises that rebuild registered figures and read their data back.
 
-Notebook: 09_figure_gallery.
+Notebook: 11_figure_gallery.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ def _untouched_pairs(method: str, **extra: Any) -> int:
 
 
 heatmap_shape = Exercise(
-    key="09.heatmap_shape",
+    key="11.heatmap_shape",
     title="The shape of the image in heatmap_002 rebuilt with d_model=128 and 60 positions",
     answer_name="shape",
     # shape of encoding.T = (d_model, n_positions)
@@ -58,7 +58,7 @@ shape = fig.axes[0].images[0].get_array().shape
 )
 
 dot_row = Exercise(
-    key="09.dot_row",
+    key="11.dot_row",
     title="Row 0 of dot_product_matrix rebuilt with d_model=32 and base=100",
     answer_name="row",
     expected=lambda: offset_similarity(np.arange(50), 32, base=100.0),
@@ -85,7 +85,7 @@ row = fig.axes[0].images[0].get_array()[0]
 )
 
 yarn_untouched = Exercise(
-    key="09.yarn_untouched",
+    key="11.yarn_untouched",
     title="How many of the 64 pairs YaRN leaves untouched (ratio 1) for factor 8",
     answer_name="untouched",
     expected=lambda: _untouched_pairs("yarn"),
