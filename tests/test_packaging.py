@@ -32,7 +32,7 @@ def environment_packages() -> set[str]:
 
 def test_pyproject_declares_the_stack() -> None:
     runtime = {package_name(r) for r in PYPROJECT["project"]["dependencies"]}
-    assert runtime == {"numpy", "matplotlib", "ipywidgets", "jupyterlab"}
+    assert runtime == {"numpy", "matplotlib", "ipywidgets", "jupyterlab", "ml-dtypes"}
     dev = {package_name(r) for r in PYPROJECT["project"]["optional-dependencies"]["dev"]}
     assert {"pytest", "nbval", "hypothesis", "ruff", "mypy"} <= dev
     for requirement in PYPROJECT["project"]["dependencies"]:
@@ -77,7 +77,8 @@ def test_readme_quick_start_is_two_commands() -> None:
 def test_import_is_light() -> None:
     code = (
         "import sys, posenc_lib; "
-        "heavy = [m for m in ('matplotlib', 'ipywidgets', 'IPython') if m in sys.modules]; "
+        "heavy = [m for m in ('matplotlib', 'ipywidgets', 'IPython', 'ml_dtypes') "
+        "if m in sys.modules]; "
         "print(','.join(heavy))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
