@@ -16,6 +16,7 @@ from posenc_lib.widgets.attention import WordOrderExplorer
 from posenc_lib.widgets.bias import RelativeBiasExplorer
 from posenc_lib.widgets.binary import BinaryCountingExplorer
 from posenc_lib.widgets.gallery import SourceHeatmapExplorer
+from posenc_lib.widgets.models import ModelPairsExplorer
 from posenc_lib.widgets.precision import AngleErrorExplorer
 from posenc_lib.widgets.properties import SimilarityDecayExplorer
 from posenc_lib.widgets.rope import RopeScoreExplorer
@@ -34,6 +35,7 @@ EXPLORERS: tuple[type[Explorer], ...] = (
     ScalingExplorer,  # 06
     RelativeBiasExplorer,  # 07
     AngleErrorExplorer,  # 08
+    ModelPairsExplorer,  # 09
     SourceHeatmapExplorer,  # 11
 )
 """Every explorer of the course, in notebook order (the benchmark and the tests use it)."""
