@@ -13,11 +13,11 @@ Passed exercises are recorded locally; ``progress()`` shows a table of them per 
 
 from __future__ import annotations
 
-from posenc_lib.exercises import nb00, nb01, nb02, nb03, nb04, nb05, nb06, nb07, nb08, nb11
+from posenc_lib.exercises import nb00, nb01, nb02, nb03, nb04, nb05, nb06, nb07, nb08, nb09, nb11
 from posenc_lib.exercises._core import NOT_ANSWERED, CheckResult, Exercise, Mistake
 from posenc_lib.exercises._progress import progress
 
-NOTEBOOK_MODULES = (nb00, nb01, nb02, nb03, nb04, nb05, nb06, nb07, nb08, nb11)
+NOTEBOOK_MODULES = (nb00, nb01, nb02, nb03, nb04, nb05, nb06, nb07, nb08, nb09, nb11)
 """The exercise module of every notebook, in course order."""
 
 __all__ = [
