@@ -166,15 +166,16 @@ def classify_config_pairs(
         Index into :data:`PAIR_CLASSES`: 0 "rotated" (frequency as without scaling, at least
         one turn in ``L``), 1 "kept" (frequency as without scaling, less than one turn in
         ``L``: it barely moves), 2 "interpolated" (a scaling changed its frequency), 3 "not
-        rotated".
+        rotated". In a sliding-window or chunked layer ``L`` is capped by the window
+        (``sliding_window``, ``attention_chunk_size``): no two of its tokens are further apart.
 
     Notes
     -----
     ``n_pairs = head_dim / 2 (+ qk_nope_head_dim / 2 for MLA)``. With ``theta_i`` the model's
     frequency and ``theta_i^0`` the one of the same config without ``rope_scaling``: class 2
-    when ``|theta_i / theta_i^0 - 1| > 1e-9``; else class 0 when ``L theta_i / (2 pi) >= 1``
-    (``L / lambda_i`` turns, :func:`posenc_lib.frequencies.turns_in_context`), class 1
-    otherwise.
+    when ``|theta_i / theta_i^0 - 1| > 1e-9``; else class 0 when ``L' theta_i / (2 pi) >= 1``
+    with ``L' = min(L, window)`` (``L' / lambda_i`` turns,
+    :func:`posenc_lib.frequencies.turns_in_context`), class 1 otherwise.
 
     Examples
     --------
@@ -218,8 +219,14 @@ def classify_config_pairs(
     # lambda_i = 2 pi / theta_i
     wavelengths[: theta.size][rotated] = 2.0 * math.pi / theta[rotated]
     changed = np.abs(theta / plain - 1.0) > 1e-9
-    # turns r_i = L theta_i / (2 pi)
-    turns = length * theta / (2.0 * math.pi)
+    span = length
+    window = {"sliding_attention": cfg.get("sliding_window"),
+              "chunked_attention": cfg.get("attention_chunk_size")}.get(layer_kind or "")
+    if window is not None:
+        # a local layer never sees two tokens further apart than its window
+        span = min(length, check_int("the layer's window", window, minimum=1))
+    # turns r_i = L theta_i / (2 pi), with L capped by the layer's window
+    turns = span * theta / (2.0 * math.pi)
     classes[: theta.size] = np.where(changed, 2, np.where(turns >= 1.0, 0, 1))
     classes[: theta.size][~rotated] = 3
     return wavelengths, classes

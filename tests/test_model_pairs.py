@@ -75,6 +75,10 @@ def test_gemma3_local_and_global_layers() -> None:
     np.testing.assert_allclose(wide, 8 * default_wavelengths(128, 1e6), rtol=1e-12)
     assert np.all(wide_classes == INTERPOLATED)
     assert classify_config_pairs(config, 8192)[0].tolist() == local.tolist()  # the first kind
+    # a local layer sees at most its window of 1024 tokens, however long the context
+    _, far = classify_config_pairs(config, 131072, layer_kind="sliding_attention")
+    plain = default_wavelengths(128, 10000.0)
+    np.testing.assert_array_equal(far, np.where(1024 / plain >= 1, ROTATED, KEPT))
 
 
 def test_nope_layers_of_llama4_and_smollm3() -> None:

@@ -69,7 +69,8 @@ def test_two_panels_where_the_layers_differ(explorer: ModelPairsExplorer) -> Non
     x, y = shown(explorer, 1, 3)
     assert x.size == 64 and np.all(y == NOT_ROTATED_Y)  # a NoPE layer rotates nothing
     explorer.controls["preset"].value = "gemma-3-27b"
-    assert "sliding_attention (52 of 62" in explorer.axes[0].get_title(loc="left")
+    title = explorer.axes[0].get_title(loc="left")
+    assert "sliding_attention (52 of 62 layers, window 1,024)" in title
     assert shown(explorer, 1, 2)[0].size == 64  # global layers: all interpolated by 8
 
 

@@ -7,8 +7,9 @@ shows one kind of layer of the model (two panels where the kinds differ: Gemma 3
 global layers, gpt-oss's sliding and full layers, the RoPE and NoPE layers of Llama 4 and
 SmolLM3). Every pair of a query/key head is a dot at its wavelength ``lambda_i`` (log scale),
 coloured by its class from :func:`posenc_lib.model_pairs.classify_config_pairs`: rotated (at
-least one turn in ``L``), kept (less than one turn), interpolated (a scaling changed its
-frequency) or not rotated (drawn in the band at the top). The dashed line is ``L``.
+least one turn in ``L``, or in the window of a local layer), kept (less than one turn),
+interpolated (a scaling changed its frequency) or not rotated (drawn in the band at the top).
+The dashed line is ``L``.
 
 The numbers all come from :mod:`posenc_lib.model_pairs`; this module only draws them.
 """
@@ -109,6 +110,9 @@ class ModelPairsExplorer(Explorer):
             ax.set_xlim(-1.0, float(wavelengths.size))
             parts = ", ".join(f"{n} {name}" for n, name in zip(counts, PAIR_CLASSES, strict=True)
                               if n)
-            ax.set_title(f"{kind} ({kinds[kind]} of {n_layers} layers): {parts}", fontsize=9,
-                         loc="left")
+            window = {"sliding_attention": config.get("sliding_window"),
+                      "chunked_attention": config.get("attention_chunk_size")}.get(kind)
+            seen = f", window {window:,}" if window else ""
+            ax.set_title(f"{kind} ({kinds[kind]} of {n_layers} layers{seen}): {parts}",
+                         fontsize=9, loc="left")
         self.title.set_text(f"{preset} at L = {context:,}")
