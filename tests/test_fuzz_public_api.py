@@ -38,6 +38,7 @@ MATH_MODULES = [
     "models",
     "rope_variants",
     "attention_variants",
+    "model_pairs",
 ]
 
 SCALING_KEYS = [

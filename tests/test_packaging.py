@@ -32,8 +32,10 @@ def environment_packages() -> set[str]:
 
 def test_pyproject_declares_the_stack() -> None:
     runtime = {package_name(r) for r in PYPROJECT["project"]["dependencies"]}
-    # jax, optax and tqdm: the lab of notebook 10 (import posenc_lib itself stays without them)
-    assert runtime == {"numpy", "matplotlib", "ipywidgets", "jupyterlab", "jax", "optax", "tqdm"}
+    # jax, optax and tqdm: the lab of notebook 10; ml_dtypes: notebook 08 (import posenc_lib
+    # itself stays without them)
+    assert runtime == {"numpy", "matplotlib", "ipywidgets", "jupyterlab", "jax", "optax", "tqdm",
+                       "ml-dtypes"}
     dev = {package_name(r) for r in PYPROJECT["project"]["optional-dependencies"]["dev"]}
     assert {"pytest", "nbval", "hypothesis", "ruff", "mypy"} <= dev
     for requirement in PYPROJECT["project"]["dependencies"]:
@@ -78,7 +80,8 @@ def test_readme_quick_start_is_two_commands() -> None:
 def test_import_is_light() -> None:
     code = (
         "import sys, posenc_lib; "
-        "heavy = [m for m in ('matplotlib', 'ipywidgets', 'IPython', 'jax', 'optax', 'tqdm') "
+        "heavy = [m for m in ('matplotlib', 'ipywidgets', 'IPython', 'jax', 'optax', 'tqdm', "
+        "'ml_dtypes') "
         "if m in sys.modules]; "
         "print(','.join(heavy))"
     )

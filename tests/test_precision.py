@@ -4,19 +4,26 @@ from __future__ import annotations
 
 import math
 
+import ml_dtypes
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from posenc_lib.frequencies import inverse_frequencies
 from posenc_lib.precision import (
     angle_error,
+    cached_key_scores,
+    low_precision_limits,
     machine_epsilon,
+    rope_scores_at_offset,
     round_to_bfloat16,
     round_to_dtype,
     sincos_error,
     spacing_at,
+    to_low_precision,
 )
+from posenc_lib.rope import apply_rope
 
 NAMES = ["float16", "bfloat16", "float32", "float64"]
 normal_float32 = st.floats(
@@ -238,3 +245,125 @@ def test_values_beyond_the_format_are_rejected_in_angle_errors() -> None:
         sincos_error([1], [1e39], "bfloat16")
     with pytest.raises(ValueError, match="positions \\* inv_freq"):
         angle_error([300], [300.0], "float16")
+
+
+# --------------------------------------------------------------------------- ml_dtypes: real
+# bfloat16 and float8 arrays, checked against the bit-pattern explanation and the formats' specs
+
+
+def test_bit_pattern_rounding_equals_ml_dtypes_bfloat16_casting() -> None:
+    rng = np.random.default_rng(7)
+    words = rng.integers(0, 2**32, size=200_000, dtype=np.uint64).astype(np.uint32)
+    x = words.view(np.float32)
+    x = x[np.isfinite(x)]
+    # ties: the low 16 bits exactly 0x8000, with the kept lowest bit 0 and 1
+    ties = (np.arange(1000, dtype=np.uint32) << np.uint32(16)) | np.uint32(0x8000)
+    x = np.concatenate([x, ties.view(np.float32)[np.isfinite(ties.view(np.float32))]])
+    expected = x.astype(ml_dtypes.bfloat16).astype(np.float32)
+    ours = round_to_bfloat16(x)
+    np.testing.assert_array_equal(ours.view(np.uint32)[np.isfinite(expected)],
+                                  expected.view(np.uint32)[np.isfinite(expected)])
+    assert np.array_equal(np.isinf(ours), np.isinf(expected))  # overflow to inf agrees too
+
+
+@settings(max_examples=200, deadline=None)
+@given(normal_float32, st.booleans())
+def test_to_low_precision_bfloat16_is_the_bit_pattern_rounding(x: float, negative: bool) -> None:
+    value = np.float32(-x if negative else x)
+    if not np.isfinite(round_to_bfloat16(value)):
+        return
+    got = to_low_precision(value, "bfloat16")
+    assert got.dtype == np.dtype(ml_dtypes.bfloat16)
+    assert got.astype(np.float32) == round_to_bfloat16(value)
+
+
+def float8_values(fraction_bits: int, exponent_bits: int, bias: int, largest: float) -> np.ndarray:
+    """Every finite non-negative value of a float8 format, from its definition."""
+    values = [0.0]
+    for e in range(0, 2**exponent_bits):
+        for f in range(2**fraction_bits):
+            if e == 0:  # subnormal: 0.f * 2**(1 - bias)
+                v = f / 2**fraction_bits * 2.0 ** (1 - bias)
+            else:  # normal: 1.f * 2**(e - bias)
+                v = (1 + f / 2**fraction_bits) * 2.0 ** (e - bias)
+            if v <= largest:
+                values.append(v)
+    return np.unique(values)
+
+
+@pytest.mark.parametrize(
+    ("name", "fraction_bits", "exponent_bits", "bias", "largest"),
+    [("float8_e4m3fn", 3, 4, 7, 448.0), ("float8_e5m2", 2, 5, 15, 57344.0)],
+)
+def test_float8_rounds_to_the_nearest_value_of_the_format(
+    name: str, fraction_bits: int, exponent_bits: int, bias: int, largest: float
+) -> None:
+    grid = float8_values(fraction_bits, exponent_bits, bias, largest)
+    assert low_precision_limits(name) == (2.0**-fraction_bits, largest, 2.0 ** (1 - bias))
+    rng = np.random.default_rng(3)
+    x = rng.uniform(-largest, largest, 5000) * rng.choice([1.0, 1e-2, 1e-4], 5000)
+    got = to_low_precision(x, name).astype(np.float64)
+    assert np.all(np.isin(np.abs(got), grid))
+    # nearest: no value of the grid is closer than the one chosen
+    nearest = np.min(np.abs(np.abs(x)[:, None] - grid[None, :]), axis=1)
+    np.testing.assert_allclose(np.abs(np.abs(got) - np.abs(x)), nearest, rtol=0, atol=1e-15)
+
+
+def test_low_precision_overflow_is_refused() -> None:
+    with pytest.raises(ValueError, match="float8_e4m3fn"):
+        to_low_precision([500.0], "float8_e4m3fn")  # e4m3fn has no inf: it would be NaN
+    with pytest.raises(ValueError, match="x must lie"):
+        to_low_precision([1e39], "bfloat16")
+    with pytest.raises(ValueError, match="dtype_name"):
+        to_low_precision([1.0], "float8")
+    assert low_precision_limits("bfloat16")[0] == machine_epsilon("bfloat16")
+
+
+def exact_offset_score(q: np.ndarray, k: np.ndarray, offset: int, theta: np.ndarray) -> float:
+    """q . R_(-offset) k in float64, with the rotation of posenc_lib.rope (the half layout)."""
+    return float(q @ apply_rope(k[None, :], [-offset], theta, pairing="half")[0])
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, 2**20), st.integers(-50, 50), st.integers(0, 2**31 - 1))
+def test_float64_rope_scores_keep_the_relative_property(start: int, offset: int, seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    q, k = rng.normal(size=(2, 16))
+    theta = inverse_frequencies(16, 10000.0)
+    positions = np.abs(offset) + start + np.arange(8)
+    scores = rope_scores_at_offset(q, k, offset, positions, theta, "float64",
+                                   angle_dtype="float64")
+    np.testing.assert_allclose(scores, exact_offset_score(q, k, offset, theta), atol=1e-9)
+
+
+def test_bfloat16_rope_scores_depend_on_the_absolute_position_within_the_rounding_bound() -> None:
+    rng = np.random.default_rng(0)
+    q, k = rng.normal(size=(2, 64))
+    theta = inverse_frequencies(64, 500000.0)
+    positions = 2**17 + np.arange(256)
+    scores = rope_scores_at_offset(q, k, 8, positions, theta, "bfloat16")
+    exact = exact_offset_score(q, k, 8, theta)
+    assert np.ptp(scores) > 1e-3  # no longer a function of the offset only
+    # each rotated entry is off by a few bfloat16 roundings of |x|: |ds| <= c eps sum |q||k|
+    bound = 8 * machine_epsilon("bfloat16") * np.linalg.norm(q) * np.linalg.norm(k)
+    assert np.max(np.abs(scores - exact)) < bound
+    # float32 angles: the drift grows with the position even when nothing else is rounded
+    near, far = (rope_scores_at_offset(q, k, 8, start + np.arange(256), theta, "float64")
+                 for start in (0, 2**20))
+    assert np.ptp(near) < np.ptp(far)
+
+
+def test_cached_key_scores() -> None:
+    rng = np.random.default_rng(1)
+    q, k = rng.normal(size=(4, 32)), rng.normal(size=(10, 32))
+    np.testing.assert_allclose(cached_key_scores(q, k, "float64"), q @ k.T, rtol=1e-12)
+    for name in ("bfloat16", "float8_e4m3fn", "float8_e5m2"):
+        error = np.abs(cached_key_scores(q, k, name) - q @ k.T)
+        bound = 0.5 * low_precision_limits(name)[0] * (np.abs(q) @ np.abs(k).T)
+        assert np.all(error <= bound + 1e-12) and error.max() > 0
+    big = 1000.0 * k
+    with pytest.raises(ValueError, match="keys / scale"):
+        cached_key_scores(q, big, "float8_e4m3fn")
+    scale = float(np.abs(big).max()) / 448.0
+    scaled = cached_key_scores(q, big, "float8_e4m3fn", scale=scale)
+    assert np.all(np.abs(scaled - q @ big.T) <= 0.5 * 0.125 * (np.abs(q) @ np.abs(big).T) + 1e-9)

@@ -1,4 +1,4 @@
-"""The explorer of notebook 09, driven headlessly through its controls.
+"""The explorer of notebook 11, driven headlessly through its controls.
 
 Every change must update the same artists in place, and the heatmap must hold the encoding of
 the chosen size, oriented as the registered figure draws it.

@@ -1,6 +1,6 @@
 """Exercises with instant feedback: ``ex.check(answer)``, ``ex.hint()``, ``ex.solution()``.
 
-Notebooks: 00_why_position to 09_figure_gallery (module ``nbNN`` for notebook NN).
+Notebooks: 00_why_position to 11_figure_gallery (module ``nbNN`` for notebook NN).
 
 Each notebook's exercises live in a module named after the notebook (``nb02`` for
 02_sinusoidal_formula), for example::
@@ -13,11 +13,24 @@ Passed exercises are recorded locally; ``progress()`` shows a table of them per 
 
 from __future__ import annotations
 
-from posenc_lib.exercises import nb00, nb01, nb02, nb03, nb04, nb05, nb06, nb07, nb08, nb09, nb10
+from posenc_lib.exercises import (
+    nb00,
+    nb01,
+    nb02,
+    nb03,
+    nb04,
+    nb05,
+    nb06,
+    nb07,
+    nb08,
+    nb09,
+    nb10,
+    nb11,
+)
 from posenc_lib.exercises._core import NOT_ANSWERED, CheckResult, Exercise, Mistake
 from posenc_lib.exercises._progress import progress
 
-NOTEBOOK_MODULES = (nb00, nb01, nb02, nb03, nb04, nb05, nb06, nb07, nb08, nb09, nb10)
+NOTEBOOK_MODULES = (nb00, nb01, nb02, nb03, nb04, nb05, nb06, nb07, nb08, nb09, nb10, nb11)
 """The exercise module of every notebook, in course order."""
 
 __all__ = [

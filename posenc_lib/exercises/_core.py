@@ -1,6 +1,6 @@
 """The exercise object every notebook uses: ``ex.check(answer)``, ``ex.hint()``, ``ex.solution()``.
 
-Notebooks: 00_why_position to 09_figure_gallery.
+Notebooks: 00_why_position to 11_figure_gallery.
 
 An :class:`Exercise` knows how to compute the expected answer with posenc_lib, so a check never
 stores a pasted number. ``check`` compares the learner's answer and says *what* is right or

@@ -1,6 +1,6 @@
 """A learner's local record of the exercises passed, for self-study.
 
-Notebooks: 00_why_position to 09_figure_gallery (``progress()`` in any of them).
+Notebooks: 00_why_position to 11_figure_gallery (``progress()`` in any of them).
 
 The record is a small JSON file in the user's data directory (never in the repository):
 ``$POSENC_PROGRESS_FILE`` if set, else ``$XDG_DATA_HOME/posenc-course/progress.json`` (Linux),

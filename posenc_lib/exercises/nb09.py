@@ -1,115 +1,177 @@
-"""Exercises that rebuild registered figures and read their data back.
+"""Exercises on RoPE in today's models: slow pairs from a config, pairings, p-RoPE, MLA's cache.
 
-Notebook: 09_figure_gallery.
+Notebook: 09_rope_in_todays_models.
+
+Each exercise computes its expected answer with posenc_lib (the configs of
+:mod:`posenc_lib.presets`, the frequencies of :mod:`posenc_lib.models` and
+:mod:`posenc_lib.rope_variants`); the solution code is the notebook's solution cell, word for
+word.
 """
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
+from numpy.typing import NDArray
 
-from posenc_lib import analysis
-from posenc_lib.analysis import offset_similarity
 from posenc_lib.exercises._core import Exercise, Mistake
-from posenc_lib.sinusoidal import sinusoidal_encoding
+from posenc_lib.frequencies import inverse_frequencies, turns_in_context
+from posenc_lib.models import rope_frequencies_from_config
+from posenc_lib.presets import PRESETS
+from posenc_lib.rope import apply_rope
+from posenc_lib.rope_variants import p_rope_frequencies
 
-__all__ = ["dot_row", "heatmap_shape", "yarn_untouched"]
+__all__ = ["llama31_slow_pairs", "mystery_rotation", "pairing", "p_rope", "mla_cache"]
 
-
-def _untouched_pairs(method: str, **extra: Any) -> int:
-    """Pairs whose frequency ratio is 1 for head_dim 128, factor 8, trained length 4096."""
-    config = {
-        "rope_type": method,
-        "factor": 8.0,
-        "original_max_position_embeddings": 4096,
-        **extra,
-    }
-    ratio = analysis.frequency_ratio(128, 10000.0, config, seq_len=8 * 4096)
-    return int(np.count_nonzero(np.isclose(ratio, 1.0)))
+# --------------------------------------------------------------------------- 09.llama31_slow_pairs
 
 
-heatmap_shape = Exercise(
-    key="09.heatmap_shape",
-    title="The shape of the image in heatmap_002 rebuilt with d_model=128 and 60 positions",
-    answer_name="shape",
-    # shape of encoding.T = (d_model, n_positions)
-    expected=lambda: np.array(sinusoidal_encoding(60, 128).T.shape),
+def _slow(inv_freq: NDArray[np.float64], length: int = 8192) -> int:
+    return int(np.count_nonzero(turns_in_context(inv_freq, length) < 1))
+
+
+llama31_slow_pairs = Exercise(
+    key="09.llama31_slow_pairs",
+    title="Llama 3.1 8B: how many pairs make less than one turn in 8192 tokens?",
+    answer_name="n_slow",
+    expected=lambda: _slow(rope_frequencies_from_config(PRESETS["llama-3.1-8b"])[0]),
     hint_text=(
-        "build_figure(name, **parameters) returns a Figure; its first axes holds one image, "
-        "fig.axes[0].images[0], and get_array() gives the numbers drawn. Which axis of the "
-        "picture shows the dimension in write-up 002?"
-    ),
-    solution_code="""
-from posenc_lib.figures import build_figure
-
-fig = build_figure("heatmap_002", d_model=128, n_positions=60)
-shape = fig.axes[0].images[0].get_array().shape
-""",
-    mistakes=(
-        Mistake(
-            "the encoding's own shape (n_positions, d_model); heatmap_002 draws its transpose",
-            lambda: np.array(sinusoidal_encoding(60, 128).shape),
-        ),
-        Mistake(
-            "the registry's defaults (300 dimensions x 100 positions)", lambda: np.array([300, 100])
-        ),
-    ),
-)
-
-dot_row = Exercise(
-    key="09.dot_row",
-    title="Row 0 of dot_product_matrix rebuilt with d_model=32 and base=100",
-    answer_name="row",
-    expected=lambda: offset_similarity(np.arange(50), 32, base=100.0),
-    hint_text=(
-        "Pass both parameters to build_figure, then take row 0 of the image's array: "
-        "PE(0)·PE(k) for k = 0 .. 49."
-    ),
-    solution_code="""
-from posenc_lib.figures import build_figure
-
-fig = build_figure("dot_product_matrix", d_model=32, base=100.0)
-row = fig.axes[0].images[0].get_array()[0]
-""",
-    mistakes=(
-        Mistake(
-            "the default base 10000 (base=100.0 not passed)",
-            lambda: offset_similarity(np.arange(50), 32),
-        ),
-        Mistake(
-            "the default d_model 128 (d_model=32 not passed)",
-            lambda: offset_similarity(np.arange(50), 128, base=100.0),
-        ),
-    ),
-)
-
-yarn_untouched = Exercise(
-    key="09.yarn_untouched",
-    title="How many of the 64 pairs YaRN leaves untouched (ratio 1) for factor 8",
-    answer_name="untouched",
-    expected=lambda: _untouched_pairs("yarn"),
-    hint_text=(
-        "Rebuild frequency_ratio with factor=8.0 (and methods=('yarn',) to keep one line), find "
-        "the line whose get_label() is 'yarn', and count the y values close to 1 "
-        "(np.isclose)."
+        "Read the frequencies the model really uses, llama3 scaling included: "
+        "rope_frequencies_from_config(PRESETS['llama-3.1-8b']). Pair i makes "
+        "L * theta_i / (2 pi) turns in L positions; count the pairs below 1 (a Python int)."
     ),
     solution_code="""
 import numpy as np
-from posenc_lib.figures import build_figure
+from posenc_lib.models import rope_frequencies_from_config
+from posenc_lib.presets import PRESETS
 
-fig = build_figure("frequency_ratio", factor=8.0, methods=("yarn",))
-(line,) = [line for line in fig.axes[0].get_lines() if line.get_label() == "yarn"]
-untouched = int(np.sum(np.isclose(line.get_ydata(), 1.0)))
+inv_freq, _ = rope_frequencies_from_config(PRESETS["llama-3.1-8b"])
+turns = 8192 * inv_freq / (2 * np.pi)
+n_slow = int(np.count_nonzero(turns < 1))
 """,
     mistakes=(
         Mistake(
-            "the count of the NTK-aware line (only pair 0 keeps its frequency)",
-            lambda: _untouched_pairs("ntk"),
+            "the unscaled frequencies 500000**(-2i/128) (the llama3 scaling is part of the config)",
+            lambda: _slow(inverse_frequencies(128, 500000.0)),
         ),
         Mistake(
-            "the count of the llama3 line (its high-frequency band is wider)",
-            lambda: _untouched_pairs("llama3", low_freq_factor=1.0, high_freq_factor=4.0),
+            "counting at max_position_embeddings = 131072 instead of L = 8192",
+            lambda: _slow(rope_frequencies_from_config(PRESETS["llama-3.1-8b"])[0], 131072),
+        ),
+        Mistake(
+            "base 10000 (Llama 2's), not the config's rope_theta 500000",
+            lambda: _slow(inverse_frequencies(128, 10000.0)),
+        ),
+    ),
+)
+
+# --------------------------------------------------------------------------- 09.pairing
+
+_MYSTERY_PAIRING = "half"
+
+
+def mystery_rotation() -> tuple[NDArray[np.float64], NDArray[np.float64], int, NDArray[np.float64]]:
+    """Return ``(x, rotated, position, inv_freq)``: a key and the same key after RoPE at
+    ``position``, with a pairing the learner has to find. x has shape (1, 16)."""
+    rng = np.random.default_rng(2024)
+    x = rng.normal(size=(1, 16))
+    inv_freq = inverse_frequencies(16, 10000.0)
+    position = 37
+    rotated = apply_rope(x, [position], inv_freq, pairing=_MYSTERY_PAIRING)
+    return x, rotated, position, inv_freq
+
+
+pairing = Exercise(
+    key="09.pairing",
+    title="Which pairing rotated the mystery key: 'interleaved' or 'half'?",
+    answer_name="pairing",
+    expected=lambda: _MYSTERY_PAIRING,
+    hint_text=(
+        "Rotate x yourself with apply_rope(x, [position], inv_freq, pairing=p) for both values "
+        "of p and compare with `rotated` (np.allclose). Only one matches."
+    ),
+    solution_code="""
+import numpy as np
+from posenc_lib.exercises import nb09
+from posenc_lib.rope import apply_rope
+
+x, rotated, position, inv_freq = nb09.mystery_rotation()
+matches = [p for p in ("interleaved", "half")
+           if np.allclose(apply_rope(x, [position], inv_freq, pairing=p), rotated)]
+pairing = matches[0]
+""",
+    mistakes=(
+        Mistake(
+            "the other layout: (2i, 2i+1) is 'interleaved' (Meta's and GPT-J's code), "
+            "(i, i + d/2) is 'half' (GPT-NeoX and Hugging Face)",
+            lambda: "interleaved",
+        ),
+    ),
+)
+
+# --------------------------------------------------------------------------- 09.p_rope
+
+p_rope = Exercise(
+    key="09.p_rope",
+    title="p-RoPE frequencies for head_dim 64, base 10000, p = 0.25",
+    answer_name="inv_freq_p",
+    expected=lambda: p_rope_frequencies(64, 0.25, 10000.0),
+    hint_text=(
+        "Start from the 32 ordinary frequencies base**(-2i/64). p-RoPE keeps the fastest "
+        "floor(p * 64 / 2) of them unchanged (the first ones) and sets the others to 0."
+    ),
+    solution_code="""
+import numpy as np
+
+d, base, p = 64, 10000.0, 0.25
+theta = base ** (-np.arange(0, d, 2) / d)
+keep = int(p * d // 2)
+inv_freq_p = np.where(np.arange(d // 2) < keep, theta, 0.0)
+""",
+    mistakes=(
+        Mistake(
+            "keeping the slowest pairs instead of the fastest (p-RoPE drops the low frequencies)",
+            lambda: np.where(np.arange(32) >= 24, inverse_frequencies(64), 0.0),
+        ),
+        Mistake(
+            "respacing the kept frequencies as partial rotary does (base**(-2i/16))",
+            lambda: np.concatenate([inverse_frequencies(16), np.zeros(24)]),
+        ),
+        Mistake(
+            "keeping p * d = 16 pairs instead of p * d / 2 = 8",
+            lambda: np.where(np.arange(32) < 16, inverse_frequencies(64), 0.0),
+        ),
+    ),
+)
+
+# --------------------------------------------------------------------------- 09.mla_cache
+
+_V3 = PRESETS["deepseek-v3"]
+
+mla_cache = Exercise(
+    key="09.mla_cache",
+    title="DeepSeek-V3 without a shared rotary key: numbers cached per token and layer",
+    answer_name="per_token",
+    expected=lambda: _V3["kv_lora_rank"] + _V3["num_attention_heads"] * _V3["qk_rope_head_dim"],
+    hint_text=(
+        "The cache keeps the latent c_kv (kv_lora_rank numbers) and the rotated keys k^R. "
+        "If every head had its own k^R instead of one shared, how many k^R numbers would a "
+        "token need? Read the sizes from PRESETS['deepseek-v3']."
+    ),
+    solution_code="""
+from posenc_lib.presets import PRESETS
+
+cfg = PRESETS["deepseek-v3"]
+per_token = cfg["kv_lora_rank"] + cfg["num_attention_heads"] * cfg["qk_rope_head_dim"]
+""",
+    mistakes=(
+        Mistake("the shared rotary key (one k^R for all heads, what DeepSeek does)",
+                lambda: _V3["kv_lora_rank"] + _V3["qk_rope_head_dim"]),
+        Mistake("forgetting the latent c_kv",
+                lambda: _V3["num_attention_heads"] * _V3["qk_rope_head_dim"]),
+        Mistake(
+            "full multi-head keys and values (what MLA avoids)",
+            lambda: _V3["num_attention_heads"]
+            * (_V3["qk_nope_head_dim"] + _V3["qk_rope_head_dim"] + _V3["v_head_dim"]),
         ),
     ),
 )

@@ -1,6 +1,6 @@
 """posenc_lib.figures: the registry of the course's figures and its command line.
 
-Notebook: 09_figure_gallery.
+Notebook: 11_figure_gallery.
 
 Every figure of the source write-ups (and the course's own signature figures) is registered
 with its source, a one-line description and a function whose keyword defaults reproduce the
@@ -10,7 +10,7 @@ source. Build one in Python with ``build_figure("heatmap_002", d_model=64)``, or
     python -m posenc_lib.figures build heatmap_002 --out figures --set cmap=viridis
     python -m posenc_lib.figures gallery --out figures
 
-Importing this package does not select a matplotlib backend (notebook 09 uses it inline); the
+Importing this package does not select a matplotlib backend (notebook 11 uses it inline); the
 command line selects Agg.
 """
 

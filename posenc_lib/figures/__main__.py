@@ -1,6 +1,6 @@
 """``python -m posenc_lib.figures``: see ``posenc_lib.figures.cli``.
 
-Notebook: 09_figure_gallery.
+Notebook: 11_figure_gallery.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The registered figures: every figure of the source write-ups, and the course's own.
 
-Notebook: 09_figure_gallery (the gallery of every registered figure).
+Notebook: 11_figure_gallery (the gallery of every registered figure).
 
 Each function computes its data with the math modules (never its own copy of a formula), draws
 it with ``posenc_lib.plots`` on a pyplot-free ``Figure`` and returns that figure. The defaults

@@ -1,6 +1,6 @@
 """Command line of the figure registry: ``python -m posenc_lib.figures`` / ``posenc-figures``.
 
-Notebook: 09_figure_gallery.
+Notebook: 11_figure_gallery.
 
 ::
 

@@ -1,6 +1,6 @@
 """The gallery page ``figures/README.md``: thumbnail, name, source, description, command.
 
-Notebook: 09_figure_gallery.
+Notebook: 11_figure_gallery.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ _INTRO = """\
 # Figure gallery
 
 Every figure of the course, rebuilt from code by the registry in `posenc_lib.figures`
-(notebook `09_figure_gallery` shows them all and how to change them). The source column names
+(notebook `11_figure_gallery` shows them all and how to change them). The source column names
 the write-up and its figure: 000 is a visual step-by-step walk through the sinusoidal formula
 (d = 512), 001 a set of study notes (the worked d_model = 4 table, waves, binary counting), 002 a
 short notebook with a coolwarm heatmap, and 003 A. Kazemnejad's 2019 blog post "Transformer

@@ -1,6 +1,6 @@
 """The figure registry: every figure the course can rebuild, with its source and parameters.
 
-Notebook: 09_figure_gallery.
+Notebook: 11_figure_gallery.
 
 A registered figure is a function with keyword-only parameters whose defaults reproduce the
 source figure, returning a ``matplotlib.figure.Figure`` (never pyplot state). The registry knows

@@ -1,6 +1,6 @@
 """posenc_lib.plots: the course style, deterministic saving and the drawing functions.
 
-Notebooks: 00_why_position to 09_figure_gallery (every notebook imports its pictures from here).
+Notebooks: 00_why_position to 11_figure_gallery (every notebook imports its pictures from here).
 
 Import it explicitly (``from posenc_lib import plots``); ``import posenc_lib`` stays free of
 matplotlib. No backend is selected here: notebooks keep the inline backend, while the figure

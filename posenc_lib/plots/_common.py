@@ -1,6 +1,6 @@
 """Small shared helpers of the drawing functions (validation, labels and the palette).
 
-Notebooks: 00_why_position to 09_figure_gallery, through every drawing module.
+Notebooks: 00_why_position to 11_figure_gallery, through every drawing module.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Circles: points and vectors in the plane, on the unit circle or on nested circles.
 
 Notebooks: 04_rotation_proof, 05_rope, 06_context_extension, 08_numerical_precision and
-09_figure_gallery.
+11_figure_gallery.
 
 The unit circle with a point and its rotated copy, 2-D vectors from the origin, and points at
 given angles on nested circles. Each ``draw_*`` takes an ``Axes`` and data already computed with

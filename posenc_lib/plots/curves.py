@@ -1,7 +1,7 @@
 """Line charts: named curves, reference lines, ratios, bounds and error curves.
 
 Notebooks: 00_why_position, 01_binary_counting, 02_sinusoidal_formula, 03_properties,
-05_rope, 06_context_extension, 07_other_schemes, 08_numerical_precision and 09_figure_gallery.
+05_rope, 06_context_extension, 07_other_schemes, 08_numerical_precision and 11_figure_gallery.
 
 Generic drawers (:func:`draw_curves`, :func:`draw_reference_lines`) and the course's named line
 charts: frequency ratios of the context-extension methods, RoFormer's decay bound, the offset

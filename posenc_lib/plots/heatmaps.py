@@ -1,7 +1,7 @@
 """Heatmaps: a matrix drawn as an image, one cell per entry.
 
 Notebooks: 00_why_position, 01_binary_counting, 02_sinusoidal_formula, 03_properties,
-04_rotation_proof, 05_rope, 06_context_extension, 07_other_schemes and 09_figure_gallery.
+04_rotation_proof, 05_rope, 06_context_extension, 07_other_schemes and 11_figure_gallery.
 
 The encoding matrix, the dot products between positions, a signed matrix centred on zero, an
 attention bias with masked keys, attention weights with the words on both axes and the map of

@@ -1,6 +1,6 @@
 """The embedding + position-vector schematic: w_n = e_n + p_n (write-up 000, figure 1).
 
-Notebooks: 02_sinusoidal_formula and 09_figure_gallery.
+Notebooks: 02_sinusoidal_formula and 11_figure_gallery.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The course style and a deterministic, atomic ``save_figure``.
 
-Notebooks: 00_why_position to 09_figure_gallery (each calls :func:`use_course_style` in its
-first cell; 09_figure_gallery builds, freezes, shows and saves the registered figures).
+Notebooks: 00_why_position to 11_figure_gallery (each calls :func:`use_course_style` in its
+first cell; 11_figure_gallery builds, freezes, shows and saves the registered figures).
 
 Every picture of the course (notebooks, widgets, the figure builder) uses one style file,
 ``course.mplstyle``, shipped next to this module. ``save_figure`` writes SVG, PNG or PDF files

@@ -1,7 +1,7 @@
 """Tables: numbers, bits and float32 bit patterns written cell by cell.
 
 Notebooks: 01_binary_counting, 02_sinusoidal_formula, 08_numerical_precision and
-09_figure_gallery.
+11_figure_gallery.
 
 A matrix of numbers rendered as a table (the worked d_model = 4 table of write-up 001), the
 binary position table (write-ups 001 and 003) and the float32 bit pattern of numbers, coloured

@@ -1,6 +1,6 @@
 """Sinusoid pictures: the frequencies, angles and values of the (sin, cos) pairs, and waves.
 
-Notebooks: 01_binary_counting, 02_sinusoidal_formula, 04_rotation_proof and 09_figure_gallery.
+Notebooks: 01_binary_counting, 02_sinusoidal_formula, 04_rotation_proof and 11_figure_gallery.
 
 The step-by-step picture of the sinusoidal formula (division term, angles, sine at the even and
 cosine at the odd columns, the value against dimension), one wave per dimension stacked with

@@ -1,6 +1,6 @@
 """Interactive explorers of the notebooks, in notebook order.
 
-Notebooks: 00_why_position to 09_figure_gallery (one explorer module per notebook).
+Notebooks: 00_why_position to 11_figure_gallery (one explorer module per notebook).
 
 Every explorer is a subclass of :class:`Explorer`: it owns its controls and its artists and
 updates them in place. Its numbers come from the math modules; its pictures from
@@ -17,6 +17,7 @@ from posenc_lib.widgets.bias import RelativeBiasExplorer
 from posenc_lib.widgets.binary import BinaryCountingExplorer
 from posenc_lib.widgets.gallery import SourceHeatmapExplorer
 from posenc_lib.widgets.lab import LabCurvesExplorer
+from posenc_lib.widgets.models import ModelPairsExplorer
 from posenc_lib.widgets.precision import AngleErrorExplorer
 from posenc_lib.widgets.properties import SimilarityDecayExplorer
 from posenc_lib.widgets.rope import RopeScoreExplorer
@@ -35,8 +36,9 @@ EXPLORERS: tuple[type[Explorer], ...] = (
     ScalingExplorer,  # 06
     RelativeBiasExplorer,  # 07
     AngleErrorExplorer,  # 08
-    SourceHeatmapExplorer,  # 09
+    ModelPairsExplorer,  # 09
     LabCurvesExplorer,  # 10
+    SourceHeatmapExplorer,  # 11
 )
 """Every explorer of the course, in notebook order (the benchmark and the tests use it)."""
 

@@ -1,6 +1,6 @@
 """The base class of every explorer: it owns its controls, its figure and its artists.
 
-Notebooks: 00_why_position to 09_figure_gallery (every explorer derives from it).
+Notebooks: 00_why_position to 11_figure_gallery (every explorer derives from it).
 
 An explorer draws its figure once. When a control changes, :meth:`Explorer.update` changes the
 existing artists in place (``set_data``, ``set_ydata``, ...), then :meth:`Explorer.render` draws

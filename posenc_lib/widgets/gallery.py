@@ -1,6 +1,6 @@
 """Explorer of the three source heatmaps as one set of parameters.
 
-Notebook: 09_figure_gallery.
+Notebook: 11_figure_gallery.
 
 Write-ups 000, 002 and 003 each show a heatmap of the same encoding; they differ only in the
 parameters the figure registry exposes (length, d_model, colormap, orientation). This explorer

@@ -1,0 +1,232 @@
+"""What a real model's config does to each RoPE pair at a given context length, layer by layer.
+
+A model's ``config.json`` decides, for every pair of dims of a query/key head, whether it turns
+at all (partial rotary, MLA's content dims, NoPE layers), whether a scaling method changed its
+frequency (PI, YaRN, Llama 3, LongRoPE, ...) and how far it turns within a context of ``L``
+tokens. :func:`classify_config_pairs` answers this for one kind of layer, and
+:func:`config_layer_kinds` lists the kinds of layers a model has (full or sliding-window
+attention, Llama 4's chunked attention, NoPE layers). The frequencies come from
+:func:`posenc_lib.models.rope_frequencies_from_config`; nothing here recomputes them.
+
+Notebook: 09_rope_in_todays_models.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from posenc_lib._checks import _describe, check_int
+from posenc_lib.models import _flatten, _head_dim, rope_frequencies_from_config
+
+__all__ = ["PAIR_CLASSES", "LAYER_KINDS", "config_layer_kinds", "classify_config_pairs"]
+
+PAIR_CLASSES: tuple[str, ...] = ("rotated", "kept", "interpolated", "not rotated")
+"""The classes of :func:`classify_config_pairs`, by index."""
+
+LAYER_KINDS: tuple[str, ...] = (
+    "full_attention", "sliding_attention", "chunked_attention", "nope",
+)  # fmt: skip
+"""The layer kinds of :func:`config_layer_kinds`; ``"nope"`` layers have no RoPE."""
+
+_GEMMA3_PATTERN = 6  # Gemma3TextConfig: every 6th layer is global (full attention)
+_MAX_LAYERS = 1 << 16
+
+
+def _config(config: Any) -> dict[str, Any]:
+    if not isinstance(config, Mapping):
+        raise TypeError(
+            f"config must be a dict (a model's config.json); got {_describe(config)} "
+            f"({type(config).__name__})"
+        )
+    return _flatten(config)
+
+
+def _layer_list(cfg: Mapping[str, Any], n_layers: int) -> list[str]:
+    """The kind of every layer, in order (validated config)."""
+    declared = cfg.get("layer_types")
+    model_type = cfg.get("model_type")
+    if isinstance(declared, list) and declared:
+        if len(declared) != n_layers or not all(k in LAYER_KINDS[:3] for k in declared):
+            raise ValueError(
+                f"config['layer_types'] must list one of {LAYER_KINDS[:3]} for each of the "
+                f"{n_layers} layers; got {_describe(declared)}"
+            )
+        kinds = list(declared)
+    elif model_type in ("gemma3", "gemma3_text"):
+        pattern = check_int("config['sliding_window_pattern']",
+                            cfg.get("sliding_window_pattern", _GEMMA3_PATTERN))
+        # layer l is global when (l + 1) mod pattern == 0
+        kinds = ["full_attention" if (i + 1) % pattern == 0 else "sliding_attention"
+                 for i in range(n_layers)]
+    else:
+        kinds = ["full_attention"] * n_layers
+    no_rope = cfg.get("no_rope_layers")
+    if no_rope:
+        if not isinstance(no_rope, list) or len(no_rope) != n_layers or not all(
+            v in (0, 1) for v in no_rope
+        ):
+            raise ValueError(
+                f"config['no_rope_layers'] must list 0 (NoPE) or 1 (RoPE) for each of the "
+                f"{n_layers} layers; got {_describe(no_rope)}"
+            )
+        # Llama 4: RoPE layers attend within chunks of attention_chunk_size, NoPE layers globally
+        rope_kind = "chunked_attention" if cfg.get("attention_chunk_size") else None
+        kinds = ["nope" if flag == 0 else (rope_kind or kind)
+                 for kind, flag in zip(kinds, no_rope, strict=True)]
+    return kinds
+
+
+def config_layer_kinds(config: Mapping[str, Any]) -> dict[str, int]:
+    """Return how many layers of each kind a model has, in the order they first appear.
+
+    Parameters
+    ----------
+    config : dict
+        A model's ``config.json`` (e.g. :data:`posenc_lib.presets.PRESETS` entries); needs
+        ``num_hidden_layers``.
+
+    Returns
+    -------
+    dict of str to int
+        Kind (one of :data:`LAYER_KINDS`) to number of layers; the counts sum to
+        ``num_hidden_layers``.
+
+    Notes
+    -----
+    ``layer_types`` when the config lists them (gpt-oss); for Gemma 3 without it, layer ``l`` is
+    full attention when ``(l + 1) mod 6 == 0`` and sliding otherwise (transformers' default);
+    ``no_rope_layers[l] == 0`` makes layer ``l`` a NoPE layer (Llama 4, SmolLM3), and Llama 4's
+    RoPE layers, with ``attention_chunk_size``, attend within chunks.
+
+    Examples
+    --------
+    >>> config_layer_kinds({"num_hidden_layers": 8, "no_rope_layers": [1, 1, 1, 0] * 2})
+    {'full_attention': 6, 'nope': 2}
+    """
+    cfg = _config(config)
+    if cfg.get("num_hidden_layers") is None:
+        raise ValueError("config['num_hidden_layers'] is required to list the layer kinds")
+    n_layers = check_int("config['num_hidden_layers']", cfg["num_hidden_layers"])
+    if n_layers > _MAX_LAYERS:
+        raise ValueError(f"config['num_hidden_layers'] must be <= {_MAX_LAYERS}; got {n_layers}")
+    counts: dict[str, int] = {}
+    for kind in _layer_list(cfg, n_layers):
+        counts[kind] = counts.get(kind, 0) + 1
+    return counts
+
+
+def _without_scaling(cfg: Mapping[str, Any]) -> dict[str, Any]:
+    """The same config with every RoPE scaling removed (the base and rotary dims kept)."""
+    plain = dict(cfg)
+    plain["rope_scaling"] = None
+
+    def default(params: Any) -> Any:
+        if not isinstance(params, Mapping):
+            return params
+        kept = {k: params[k] for k in ("rope_theta", "partial_rotary_factor") if k in params}
+        return {"rope_type": "default", **kept}
+
+    params = cfg.get("rope_parameters")
+    if isinstance(params, Mapping) and params:
+        nested = all(isinstance(v, Mapping) or v is None for v in params.values())
+        plain["rope_parameters"] = (
+            {k: default(v) for k, v in params.items()} if nested else default(params)
+        )
+    return plain
+
+
+def classify_config_pairs(
+    config: Mapping[str, Any], length: int, *, layer_kind: str | None = None
+) -> tuple[NDArray[np.float64], NDArray[np.int64]]:
+    """Return every pair's wavelength and class for a model's config at context length ``L``.
+
+    Parameters
+    ----------
+    config : dict
+        A model's ``config.json`` (see :func:`posenc_lib.models.rope_frequencies_from_config`).
+    length : int
+        Context length ``L`` >= 2 (passed as ``seq_len``, so dynamic NTK and LongRoPE switch
+        as they do at that length).
+    layer_kind : str or None, default None
+        One of the config's kinds from :func:`config_layer_kinds`; None is its first kind with
+        RoPE. ``"nope"`` layers rotate nothing.
+
+    Returns
+    -------
+    wavelengths : ndarray of float64, shape (n_pairs,)
+        ``lambda_i = 2 pi / theta_i`` of the frequency the model uses; ``inf`` where the pair
+        does not rotate. The rotated pairs come first, then the pairs that never rotate
+        (partial rotary's pass-through dims, MLA's ``qk_nope_head_dim`` content dims).
+    classes : ndarray of int64, shape (n_pairs,)
+        Index into :data:`PAIR_CLASSES`: 0 "rotated" (frequency as without scaling, at least
+        one turn in ``L``), 1 "kept" (frequency as without scaling, less than one turn in
+        ``L``: it barely moves), 2 "interpolated" (a scaling changed its frequency), 3 "not
+        rotated". In a sliding-window or chunked layer ``L`` is capped by the window
+        (``sliding_window``, ``attention_chunk_size``): no two of its tokens are further apart.
+
+    Notes
+    -----
+    ``n_pairs = head_dim / 2 (+ qk_nope_head_dim / 2 for MLA)``. With ``theta_i`` the model's
+    frequency and ``theta_i^0`` the one of the same config without ``rope_scaling``: class 2
+    when ``|theta_i / theta_i^0 - 1| > 1e-9``; else class 0 when ``L' theta_i / (2 pi) >= 1``
+    with ``L' = min(L, window)`` (``L' / lambda_i`` turns,
+    :func:`posenc_lib.frequencies.turns_in_context`), class 1 otherwise.
+
+    Examples
+    --------
+    >>> cfg = {"head_dim": 8, "rope_theta": 10000.0, "partial_rotary_factor": 0.5}
+    >>> wavelengths, classes = classify_config_pairs(cfg, 64)
+    >>> wavelengths.round(1).tolist(), classes.tolist()
+    ([6.3, 628.3, inf, inf], [0, 1, 3, 3])
+    """
+    cfg = _config(config)
+    length = check_int("length", length, minimum=2)
+    kinds = config_layer_kinds(cfg) if cfg.get("num_hidden_layers") is not None else {}
+    if layer_kind is not None and layer_kind not in kinds:
+        raise ValueError(f"layer_kind must be None or one of the config's layer kinds "
+                         f"{list(kinds)}; got {_describe(layer_kind)}")
+    if layer_kind is None:
+        layer_kind = next((k for k in kinds if k != "nope"), None)
+    # transformers knows a RoPE per layer type only for full and sliding layers
+    layer_type = layer_kind if layer_kind in ("full_attention", "sliding_attention") else None
+    model_type = cfg.get("model_type")
+    nested = model_type in ("gemma3", "gemma3_text") or "rope_local_base_freq" in cfg
+    params = cfg.get("rope_parameters")
+    if isinstance(params, Mapping) and params and all(
+        isinstance(v, Mapping) or v is None for v in params.values()
+    ):
+        nested = True
+    if not nested and not isinstance(cfg.get("layer_types"), list):
+        layer_type = None
+    head_dim = _head_dim(cfg, model_type if isinstance(model_type, str) else None)
+    extra = 0
+    if cfg.get("qk_rope_head_dim") is not None and cfg.get("qk_nope_head_dim") is not None:
+        extra = check_int("config['qk_nope_head_dim']", cfg["qk_nope_head_dim"]) // 2
+    n_pairs = head_dim // 2 + extra
+    if layer_kind == "nope":
+        return np.full(n_pairs, np.inf), np.full(n_pairs, 3, dtype=np.int64)
+    theta, _ = rope_frequencies_from_config(cfg, seq_len=length, layer_type=layer_type)
+    plain, _ = rope_frequencies_from_config(_without_scaling(cfg), seq_len=length,
+                                            layer_type=layer_type)
+    wavelengths = np.full(n_pairs, np.inf)
+    classes = np.full(n_pairs, 3, dtype=np.int64)
+    rotated = theta > 0  # p-RoPE style zero frequencies never turn
+    # lambda_i = 2 pi / theta_i
+    wavelengths[: theta.size][rotated] = 2.0 * math.pi / theta[rotated]
+    changed = np.abs(theta / plain - 1.0) > 1e-9
+    span = length
+    window = {"sliding_attention": cfg.get("sliding_window"),
+              "chunked_attention": cfg.get("attention_chunk_size")}.get(layer_kind or "")
+    if window is not None:
+        # a local layer never sees two tokens further apart than its window
+        span = min(length, check_int("the layer's window", window, minimum=1))
+    # turns r_i = L theta_i / (2 pi), with L capped by the layer's window
+    turns = span * theta / (2.0 * math.pi)
+    classes[: theta.size] = np.where(changed, 2, np.where(turns >= 1.0, 0, 1))
+    classes[: theta.size][~rotated] = 3
+    return wavelengths, classes

@@ -1,0 +1,118 @@
+"""Explorer of what a real model's config does to each RoPE pair at a chosen context length.
+
+Notebook: 09_rope_in_todays_models.
+
+Pick a model preset (:data:`posenc_lib.presets.PRESETS`) and a context length ``L``. Each panel
+shows one kind of layer of the model (two panels where the kinds differ: Gemma 3's local and
+global layers, gpt-oss's sliding and full layers, the RoPE and NoPE layers of Llama 4 and
+SmolLM3). Every pair of a query/key head is a dot at its wavelength ``lambda_i`` (log scale),
+coloured by its class from :func:`posenc_lib.model_pairs.classify_config_pairs`: rotated (at
+least one turn in ``L``, or in the window of a local layer), kept (less than one turn),
+interpolated (a scaling changed its frequency) or not rotated (drawn in the band at the top).
+The dashed line is ``L``.
+
+The numbers all come from :mod:`posenc_lib.model_pairs`; this module only draws them.
+"""
+
+from __future__ import annotations
+
+import ipywidgets
+import numpy as np
+
+from posenc_lib._checks import check_choice, check_int
+from posenc_lib.model_pairs import PAIR_CLASSES, classify_config_pairs, config_layer_kinds
+from posenc_lib.plots._common import OKABE_ITO
+from posenc_lib.presets import PRESETS
+from posenc_lib.widgets._base import Explorer, check_slider_range
+
+__all__ = ["ModelPairsExplorer"]
+
+NOT_ROTATED_Y = 3e9  # where the pairs that never turn are drawn (above every wavelength)
+MIN_LOG2, MAX_LOG2 = 8, 23  # context lengths 256 .. 8M
+CLASS_COLOURS = (OKABE_ITO[0], OKABE_ITO[1], OKABE_ITO[2], "#999999")
+
+
+class ModelPairsExplorer(Explorer):
+    """Wavelength and class of every pair of a model preset, with preset and length controls.
+
+    Parameters
+    ----------
+    preset : str, default "llama-3.1-8b"
+        Initial model, a key of :data:`posenc_lib.presets.PRESETS`.
+    length : int, default 8192
+        Initial context length ``L``, in [2**8, 2**23] (the slider moves in powers of two).
+
+    Notes
+    -----
+    Controls: ``preset`` (dropdown) and ``length`` (log slider, base 2). Artists kept:
+    ``class_lines[row][k]`` (the dots of class ``k`` in panel ``row``), ``context_lines[row]``
+    (the line at ``L``), the two panel titles and ``title``. A model whose layers all share one
+    RoPE shows only the top panel.
+
+    Examples
+    --------
+    >>> explorer = ModelPairsExplorer("pythia-1.4b", 2048)
+    >>> len(explorer.class_lines[0][3].get_xdata())  # 48 of Pythia's 64 pairs never rotate
+    48
+    """
+
+    def __init__(self, preset: str = "llama-3.1-8b", length: int = 8192) -> None:
+        preset = check_choice("preset", preset, PRESETS)
+        length = check_int("length", length, minimum=2)
+        check_slider_range("length", length, 2**MIN_LOG2, 2**MAX_LOG2, "[2**8, 2**23]")
+        super().__init__(figsize=(8.0, 5.0))
+        with self.style():
+            self.axes = tuple(self.figure.subplots(2, 1, sharey=True))
+            self.class_lines = []
+            self.context_lines = []
+            for ax in self.axes:
+                lines = [ax.plot([], [], linestyle="none", marker="o", markersize=4,
+                                 color=colour, label=name)[0]
+                         for name, colour in zip(PAIR_CLASSES, CLASS_COLOURS, strict=True)]
+                self.class_lines.append(lines)
+                self.context_lines.append(ax.axhline(length, color="#333333", linestyle="--",
+                                                     linewidth=1.0, label="context length L"))
+                ax.axhspan(NOT_ROTATED_Y / 3, NOT_ROTATED_Y * 3, color="#eeeeee", zorder=0)
+                ax.set_yscale("log")
+                ax.set_ylim(1.0, NOT_ROTATED_Y * 3)
+                ax.set_ylabel(r"Wavelength $\lambda_i$")
+            self.axes[1].set_xlabel("Pair index $i$ (rotated dims first)")
+            self.axes[0].legend(loc="lower right", fontsize=7, ncol=2)
+            self.title = self.figure.suptitle("", fontsize=10, fontweight="bold")
+        self.add_control("preset", ipywidgets.Dropdown(options=list(PRESETS), value=preset,
+                                                       description="model"))
+        self.add_control("length", ipywidgets.FloatLogSlider(
+            value=length, base=2, min=MIN_LOG2, max=MAX_LOG2, step=1, description="context L"))
+        self.update(**self.values())
+        self.canvas.draw()
+        self.figure.set_layout_engine("none")  # the panels never move: keep the first layout
+        self.refresh()
+
+    def update(self, preset: str, length: float) -> None:  # type: ignore[override]
+        """Classify the pairs of every layer kind of ``preset`` at ``length``; redraw in place."""
+        config = PRESETS[preset]
+        context = int(round(length))
+        kinds = config_layer_kinds(config)
+        shown = list(kinds)  # at most two kinds in the presets; a third would not be drawn
+        n_layers = sum(kinds.values())
+        for row, ax in enumerate(self.axes):
+            kind = shown[row] if row < len(shown) else None
+            ax.set_visible(kind is not None)
+            if kind is None:
+                continue
+            wavelengths, classes = classify_config_pairs(config, context, layer_kind=kind)
+            x = np.arange(wavelengths.size)
+            y = np.where(np.isinf(wavelengths), NOT_ROTATED_Y, wavelengths)
+            counts = np.bincount(classes, minlength=len(PAIR_CLASSES))
+            for k, line in enumerate(self.class_lines[row]):
+                line.set_data(x[classes == k], y[classes == k])
+            self.context_lines[row].set_ydata([context, context])
+            ax.set_xlim(-1.0, float(wavelengths.size))
+            parts = ", ".join(f"{n} {name}" for n, name in zip(counts, PAIR_CLASSES, strict=True)
+                              if n)
+            window = {"sliding_attention": config.get("sliding_window"),
+                      "chunked_attention": config.get("attention_chunk_size")}.get(kind)
+            seen = f", window {window:,}" if window else ""
+            ax.set_title(f"{kind} ({kinds[kind]} of {n_layers} layers{seen}): {parts}",
+                         fontsize=9, loc="left")
+        self.title.set_text(f"{preset} at L = {context:,}")
