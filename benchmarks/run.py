@@ -81,17 +81,13 @@ def writeup_encoding(n: int, d: int, dtype: Any) -> np.ndarray:
 
 
 def loop_encoding(n: int, d: int) -> np.ndarray:
-    """One element at a time, as the write-ups' loop does it (np.sin and np.cos per element)."""
-    rows = []
+    """One element at a time, as notebook 02's loop does it (np.sin or np.cos per element)."""
+    pe = np.zeros((n, d))
     for pos in range(n):
-        row = []
-        for i in range(d):
-            if i % 2 == 0:
-                row.append(np.sin(pos / 10000 ** (i / d)))
-            else:
-                row.append(np.cos(pos / 10000 ** ((i - 1) / d)))
-        rows.append(row)
-    return np.array(rows)
+        for j in range(d):
+            angle = pos / 10000 ** (2 * (j // 2) / d)
+            pe[pos, j] = np.sin(angle) if j % 2 == 0 else np.cos(angle)
+    return pe
 
 
 def peak_memory_ratio(function: Callable[[], np.ndarray]) -> float:

@@ -27,7 +27,6 @@ from posenc_lib._checks import (
     check_float,
     check_frequencies,
     check_int,
-    check_positions,
 )
 from posenc_lib.frequencies import angles, inverse_frequencies
 from posenc_lib.scaling import SCALING_METHODS, rope_frequencies
@@ -111,7 +110,7 @@ def unseen_angle_mask(positions: ArrayLike, inv_freq: ArrayLike, trained_inv_fre
            [False, False],
            [False,  True]])
     """
-    pos = check_positions("positions", positions)
+    pos = check_array("positions", positions, ndim=1)
     if np.any(pos < 0):
         raise ValueError(f"positions must be >= 0; got min {pos.min()}")
     trained = max_trained_angle(trained_inv_freq, trained_length)
@@ -386,7 +385,7 @@ def method_unseen_mask(method: str, positions: ArrayLike, head_dim: int, base: f
     >>> mask.astype(int).tolist()
     [[0, 0, 0, 0], [0, 0, 1, 1], [0, 0, 1, 1]]
     """
-    pos = check_positions("positions", positions)
+    pos = check_array("positions", positions, ndim=1)
     if not np.issubdtype(pos.dtype, np.integer) or pos.size == 0 or np.any(np.diff(pos) <= 0):
         raise ValueError("positions must be a non-empty, strictly increasing array of integers; "
                          f"got {pos!r}")

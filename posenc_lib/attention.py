@@ -340,7 +340,7 @@ VOCAB: tuple[str, ...] = ("the", "cat", "was", "chasing", "mouse")
 
 
 def word_order_model(
-    d_model: int = 8, seed: int = 0
+    d_model: int = 8, seed: int = 0, *, n_words: int = len(VOCAB)
 ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
     """Return notebook 00's toy model: embeddings of :data:`VOCAB` and W_q, W_k, W_v.
 
@@ -350,11 +350,13 @@ def word_order_model(
         Width of the embeddings and of the projections.
     seed : int, default 0
         Seed of ``np.random.default_rng``.
+    n_words : int, default len(VOCAB)
+        Number of embedding rows (another sentence's vocabulary).
 
     Returns
     -------
-    table : numpy.ndarray, shape (len(VOCAB), d_model)
-        Standard normal embeddings, one row per word of :data:`VOCAB`.
+    table : numpy.ndarray, shape (n_words, d_model)
+        Standard normal embeddings, one row per word (of :data:`VOCAB` by default).
     w_q, w_k, w_v : numpy.ndarray, shape (d_model, d_model)
         Normal projections scaled by 1/sqrt(d_model).
 
@@ -372,6 +374,6 @@ def word_order_model(
     d_model = check_int("d_model", d_model)
     seed = check_int("seed", seed, minimum=0)
     rng = np.random.default_rng(seed)
-    table = rng.normal(size=(len(VOCAB), d_model))
+    table = rng.normal(size=(check_int("n_words", n_words), d_model))
     w_q, w_k, w_v = rng.normal(size=(3, d_model, d_model)) / np.sqrt(d_model)
     return table, w_q, w_k, w_v

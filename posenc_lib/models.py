@@ -55,24 +55,18 @@ _PHI3_ALIASES: dict[str, str] = {"yarn": "longrope"}
 
 # Defaults of transformers' configuration classes for keys a config.json may leave out.
 _DEFAULT_THETA = 10_000.0
-_MODEL_THETA: dict[str, float] = {
-    "gpt_oss": 150_000.0,
-    "llama4_text": 500_000.0,
-    "llama4": 500_000.0,
-    "smollm3": 2_000_000.0,
-    "qwen2_5_vl": 1_000_000.0,
-    "qwen2_5_vl_text": 1_000_000.0,
-    "gemma3": 1_000_000.0,
-    "gemma3_text": 1_000_000.0,
-}
 _GEMMA3_LOCAL_THETA = 10_000.0
-_MODEL_HEAD_DIM: dict[str, int] = {
-    "qwen3": 128,
-    "gemma3": 256,
-    "gemma3_text": 256,
-    "gpt_oss": 64,
-    "llama4": 128,
-    "llama4_text": 128,
+# model_type -> (default rope_theta, default head_dim or None for hidden_size // heads)
+_MODEL_DEFAULTS: dict[str, tuple[float, int | None]] = {
+    "gpt_oss": (150_000.0, 64),
+    "llama4": (500_000.0, 128),
+    "llama4_text": (500_000.0, 128),
+    "smollm3": (2_000_000.0, None),
+    "qwen2_5_vl": (1_000_000.0, None),
+    "qwen2_5_vl_text": (1_000_000.0, None),
+    "qwen3": (_DEFAULT_THETA, 128),
+    "gemma3": (1_000_000.0, 256),
+    "gemma3_text": (1_000_000.0, 256),
 }
 _NEOX_ROTARY_PCT = 0.25
 _PHI3_ORIGINAL_MAX_POSITION_EMBEDDINGS = 4096
@@ -108,9 +102,10 @@ def _head_dim(cfg: Mapping[str, Any], model_type: str | None) -> int:
         return _int_field(cfg, "qk_rope_head_dim", minimum=2)
     if cfg.get("head_dim") is not None:
         return _int_field(cfg, "head_dim", minimum=2)
-    if model_type in _MODEL_HEAD_DIM:
+    default_head_dim = _MODEL_DEFAULTS.get(model_type or "", (_DEFAULT_THETA, None))[1]
+    if default_head_dim is not None:
         # the configuration class's default head_dim wins over hidden_size // heads
-        return _MODEL_HEAD_DIM[model_type]
+        return default_head_dim
     missing = [k for k in ("hidden_size", "num_attention_heads") if cfg.get(k) is None]
     if missing:
         raise ValueError(
@@ -178,7 +173,7 @@ def _gemma3_parameters(cfg: Mapping[str, Any], gemma: bool) -> dict[str, Any]:
                 f"config['rope_scaling'] must be a dict (or null); got {_describe(legacy)}"
             )
         full.update(legacy)  # the legacy scaling applies to the global layers only
-    global_theta = _MODEL_THETA["gemma3_text"] if gemma else _DEFAULT_THETA
+    global_theta = _MODEL_DEFAULTS["gemma3_text"][0] if gemma else _DEFAULT_THETA
     full.setdefault("rope_theta", cfg.get("rope_theta", global_theta))
     sliding.setdefault("rope_theta", cfg.get("rope_local_base_freq", _GEMMA3_LOCAL_THETA))
     nested["full_attention"], nested["sliding_attention"] = full, sliding
@@ -292,7 +287,7 @@ def rope_frequencies_from_config(
       ``rope_type``, else ``type``, else ``"default"`` (``"mrope"`` is ``"default"``; for
       ``model_type == "phi3"``, ``"yarn"`` is ``"longrope"``);
     - base: the dict's ``rope_theta``, else the top-level ``rope_theta`` (``rotary_emb_base`` for
-      GPT-NeoX), else the model class default (10000 unless listed in ``_MODEL_THETA``);
+      GPT-NeoX), else the model class default (10000 unless listed in ``_MODEL_DEFAULTS``);
     - ``head_dim``: ``qk_rope_head_dim`` (MLA), else ``head_dim``, else the class default, else
       ``hidden_size // num_attention_heads``; ``rotary_dim = int(head_dim * p)`` with ``p`` the
       dict's or the top level's ``partial_rotary_factor`` (``rotary_pct``, default 0.25 for
@@ -383,7 +378,7 @@ def rope_frequencies_from_config(
         theta_value = top_theta
         theta_where = "config['rotary_emb_base']" if neox else "config['rope_theta']"
     if theta_value is None:
-        theta_value = _MODEL_THETA.get(model_type or "", _DEFAULT_THETA)
+        theta_value = _MODEL_DEFAULTS.get(model_type or "", (_DEFAULT_THETA, None))[0]
     base = check_float(theta_where, theta_value, greater_than=1.0)
 
     # partial rotary factor p: the dict's, else the top level's (GPT-NeoX: rotary_pct)

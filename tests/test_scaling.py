@@ -471,6 +471,8 @@ def test_rope_type_alias_and_extra_keys() -> None:
     rope_frequencies(8, 1e6, {"rope_type": "default", "rope_theta": 1e6})
 
 
+_YARN4 = {"rope_type": "yarn", "factor": 4, "original_max_position_embeddings": 8}
+_LLAMA8 = {"rope_type": "llama3", "factor": 8}
 BAD_CONFIGS: list[tuple[object, type[Exception], str]] = [
     ({"rope_type": "su"}, ValueError, "rope_type"),
     ({"rope_type": "Linear", "factor": 2.0}, ValueError, "rope_type"),
@@ -499,16 +501,8 @@ BAD_CONFIGS: list[tuple[object, type[Exception], str]] = [
         ValueError,
         "original_max_position_embeddings",
     ),
-    (
-        {"rope_type": "llama3", "factor": 8, "high_freq_factor": 4, **_L(8192)},
-        ValueError,
-        "low_freq_factor",
-    ),
-    (
-        {"rope_type": "llama3", "factor": 8, "low_freq_factor": 1, **_L(8192)},
-        ValueError,
-        "high_freq_factor",
-    ),
+    ({**_LLAMA8, "high_freq_factor": 4, **_L(8192)}, ValueError, "low_freq_factor"),
+    ({**_LLAMA8, "low_freq_factor": 1, **_L(8192)}, ValueError, "high_freq_factor"),
     (
         {"rope_type": "llama3", "factor": 8, "low_freq_factor": 5, "high_freq_factor": 4, **_L(8)},
         ValueError,
@@ -534,34 +528,18 @@ BAD_CONFIGS: list[tuple[object, type[Exception], str]] = [
         "original_max",
     ),
     ({"rope_type": "dynamic", "factor": 2, **_L(0)}, ValueError, "original_max"),
-    (
-        {"rope_type": "yarn", "factor": 4, "beta_fast": 1, "beta_slow": 1, **_L(8)},
-        ValueError,
-        "beta_fast",
-    ),
-    (
-        {"rope_type": "yarn", "factor": 4, "beta_fast": 1, "beta_slow": 2, **_L(8)},
-        ValueError,
-        "beta_fast",
-    ),
+    ({**_YARN4, "beta_fast": 1, "beta_slow": 1}, ValueError, "beta_fast"),
+    ({**_YARN4, "beta_fast": 1, "beta_slow": 2}, ValueError, "beta_fast"),
     ({"rope_type": "yarn", "factor": 4, "beta_fast": 0.5, **_L(8)}, ValueError, "beta_fast"),
     ({"rope_type": "yarn", "factor": 4, "beta_fast": 0, **_L(8)}, ValueError, "beta_fast"),
-    (
-        {"rope_type": "yarn", "factor": 4, "beta_slow": float("nan"), **_L(8)},
-        ValueError,
-        "beta_slow",
-    ),
+    ({**_YARN4, "beta_slow": float("nan")}, ValueError, "beta_slow"),
     ({"rope_type": "yarn", "factor": 4, "beta_fast": True, **_L(8)}, TypeError, "beta_fast"),
     ({"rope_type": "yarn", "factor": 4, "truncate": "yes", **_L(8)}, TypeError, "truncate"),
     ({"rope_type": "yarn", "factor": 4, "truncate": 1, **_L(8)}, TypeError, "truncate"),
     ({"rope_type": "yarn", "factor": 4, "attention_factor": 0.0, **_L(8)}, ValueError, "attention"),
     ({"rope_type": "yarn", "factor": 4, "attention_factor": True, **_L(8)}, TypeError, "attention"),
     ({"rope_type": "yarn", "factor": 4, "mscale": -1.0, **_L(8)}, ValueError, "mscale"),
-    (
-        {"rope_type": "yarn", "factor": 4, "mscale_all_dim": float("inf"), **_L(8)},
-        ValueError,
-        "mscale_all_dim",
-    ),
+    ({**_YARN4, "mscale_all_dim": float("inf")}, ValueError, "mscale_all_dim"),
     ({"rope_type": "default", "rope_theta": 500000.0}, ValueError, "rope_theta"),
 ]
 

@@ -7,7 +7,6 @@ import pytest
 
 from posenc_lib.lab.results import load, mean_curves
 from posenc_lib.lab.schemes import SCHEMES
-from posenc_lib.widgets import all_explorers
 from posenc_lib.widgets.lab import LabCurvesExplorer
 from tests.explorer_checks import assert_changes_in_place
 
@@ -26,10 +25,6 @@ def state(explorer: LabCurvesExplorer) -> tuple[object, ...]:
             tuple(np.nan_to_num(np.asarray(line.get_ydata(), dtype=float)).round(6).tobytes()
                   for line in explorer.lines.values()),
             explorer.title.get_text())
-
-
-def test_it_is_registered(explorer: LabCurvesExplorer) -> None:
-    assert all_explorers()["LabCurvesExplorer"] is LabCurvesExplorer
 
 
 def test_the_lines_are_the_seed_means_of_the_results(explorer: LabCurvesExplorer) -> None:
