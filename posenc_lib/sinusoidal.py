@@ -36,7 +36,7 @@ __all__ = [
 ]
 
 LAYOUTS = ("interleaved", "concat")
-_BLOCK_ELEMENTS = 1 << 16  # bounds the float64 angles held at once (512 KiB)
+_BLOCK_ELEMENTS = 1 << 17  # bounds the float64 angles held at once (1 MiB)
 
 
 def encoding_from_frequencies(
