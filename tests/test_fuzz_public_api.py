@@ -32,6 +32,7 @@ MATH_MODULES = [
     "rope",
     "scaling",
     "precision",
+    "low_precision",
     "scorecard",
     "bias",
     "learned",

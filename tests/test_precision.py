@@ -11,17 +11,19 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from posenc_lib.frequencies import inverse_frequencies
-from posenc_lib.precision import (
-    angle_error,
+from posenc_lib.low_precision import (
     cached_key_scores,
     low_precision_limits,
-    machine_epsilon,
     rope_scores_at_offset,
+    to_low_precision,
+)
+from posenc_lib.precision import (
+    angle_error,
+    machine_epsilon,
     round_to_bfloat16,
     round_to_dtype,
     sincos_error,
     spacing_at,
-    to_low_precision,
 )
 from posenc_lib.rope import apply_rope
 
