@@ -52,7 +52,7 @@ CRITERIA: dict[str, str] = {
     "consistent": "a position's code does not depend on the sentence length",
     "bounded": "values do not grow with the length",
     "deterministic": "the same code every time, with no training or random draw",
-    "extends": "unseen, longer positions get codes within the range already seen",
+    "extends": "unseen, longer positions get new codes, within the range already seen",
     "relative": "one fixed linear map shifts every code by k positions",
 }
 
