@@ -1,0 +1,104 @@
+"""Statements the notebooks make in prose, checked against their stored outputs and the library.
+
+Each test pins a sentence that was once wrong (issue 12), so the wrong version cannot come back
+without a test failing.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from posenc_lib.frequencies import inverse_frequencies
+from posenc_lib.scorecard import CRITERIA, check_extends, encode
+from posenc_lib.sinusoidal import sinusoidal_encoding
+from tests.notebook_cells import ROOT, load, source
+
+NB00 = ROOT / "notebooks" / "00_why_position.ipynb"
+NB01 = ROOT / "notebooks" / "01_binary_counting.ipynb"
+NB02 = ROOT / "notebooks" / "02_sinusoidal_formula.ipynb"
+
+
+def stdout(cell: dict) -> str:
+    return "".join(
+        "".join(o["text"]) if isinstance(o["text"], list) else o["text"]
+        for o in cell.get("outputs", [])
+        if o.get("output_type") == "stream"
+    )
+
+
+def markdown_and_code_above(path: Path, marker: str) -> tuple[str, dict]:
+    """The markdown cell containing ``marker`` and the nearest code cell above it."""
+    cells = load(path)["cells"]
+    at = next(
+        i for i, c in enumerate(cells) if c["cell_type"] == "markdown" and marker in source(c)
+    )
+    above = next(c for c in reversed(cells[:at]) if c["cell_type"] == "code")
+    return source(cells[at]), above
+
+
+def all_markdown(path: Path) -> str:
+    return "\n".join(source(c) for c in load(path)["cells"] if c["cell_type"] == "markdown")
+
+
+def test_extends_definition_asks_for_new_codes() -> None:
+    # the normalised index stays inside the seen range but repeats seen codes, and fails
+    assert "new codes" in CRITERIA["extends"]
+    normalised = lambda p, n, trained: encode("normalised", p, sentence_length=n)  # noqa: E731
+    assert not check_extends(normalised)
+    printed = stdout(markdown_and_code_above(NB00, "The two naive codes, scored")[1])
+    assert CRITERIA["extends"] in printed
+
+
+def test_collision_example_is_in_the_middle_of_a_sentence() -> None:
+    text, code = markdown_and_code_above(NB00, "2/8 = 16/64")
+    assert "0.25" in text and "Position 191 of" not in all_markdown(NB00)
+    printed = stdout(code)
+    assert "position 16 of 65 gets 0.2500; position 2 of 9 gets 0.2500" in printed
+    assert "they share a code: True" in printed
+    assert np.array_equal(
+        encode("normalised", [2], sentence_length=9), encode("normalised", [16], sentence_length=65)
+    )
+
+
+def test_float_information_is_measured_in_float32() -> None:
+    text, code = markdown_and_code_above(NB01, "about 10 bits per column")
+    assert "np.float32" in source(code) and "32 * n_bits" not in source(code)
+    printed = stdout(code)
+    assert "distinct values per column: {2}" in printed
+    assert "1 of 32" in printed and "1023" in printed and "1023" in text
+
+
+def test_smooth_bit_wave_phase_is_explained_and_computed() -> None:
+    text, code = markdown_and_code_above(NB01, "falls on the centre of its first run of zeros")
+    lines = [line.split("|") for line in stdout(code).splitlines()[1:]]
+    assert len(lines) == 4
+    for k, (bit, trough, centre, checks) in enumerate(lines):
+        assert int(bit) == k and float(trough) == float(centre) == (2**k - 1) / 2
+        assert checks.split() == ["True", "False", "False"]
+    assert "minus sign" in all_markdown(NB01)
+
+
+def test_pitfall_box_says_sin_0_03() -> None:
+    text, code = markdown_and_code_above(NB02, 'labelled "pos 4"')
+    assert r"$\sin 0.03$, $\cos 0.03$" in text and r"$\sin 0.3$, $\cos 0.3$" not in text
+    assert "second slip" in text and "0.0299955" in text
+    assert "sin(0.03) = 0.0299955" in stdout(code)
+    angle = 3 * inverse_frequencies(4)[1]
+    assert round(angle, 12) == 0.03
+    assert f"{sinusoidal_encoding(4, 4)[3, 2]:.7f}" == f"{np.sin(0.03):.7f}" == "0.0299955"
+
+
+def test_write_up_exponent_uses_the_column_index() -> None:
+    text = all_markdown(NB02)
+    assert r"(t/10^4)^{j/d}" in text and r"(t/10^4)^{i/d}" not in text
+
+
+def test_exp_form_is_argued_by_float16_range() -> None:
+    text, code = markdown_and_code_above(NB02, "beyond float16's 65504")
+    assert "which every tensor library applies element-wise on any" not in all_markdown(NB02)
+    powers = 500000.0 ** (np.arange(0, 512, 2) / 512)
+    n_inf = int(np.sum(powers > np.finfo(np.float16).max))
+    assert f"{n_inf} of 256 powers overflow to inf" in stdout(code)
+    assert f"{n_inf} of the 256 powers" in text
