@@ -1,0 +1,147 @@
+"""Statements of notebooks 03-05 that were once wrong (issue 12), checked on the stored notebooks.
+
+Each test reads the markdown and the stored outputs, so a wrong sentence cannot come back
+without a test failing, and a number in the prose must agree with the output that prints it.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+from posenc_lib.analysis import fit_position_probe
+from posenc_lib.shift import fit_linear_map, shift_matrix
+from posenc_lib.sinusoidal import sinusoidal_encoding
+from tests.notebook_cells import ROOT, load, source
+
+NB03 = ROOT / "notebooks" / "03_properties.ipynb"
+NB04 = ROOT / "notebooks" / "04_rotation_proof.ipynb"
+NB05 = ROOT / "notebooks" / "05_rope.ipynb"
+
+
+def markdown(path) -> str:
+    return "\n".join(source(c) for c in load(path)["cells"] if c["cell_type"] == "markdown")
+
+
+def outputs(path) -> str:
+    texts = []
+    for cell in load(path)["cells"]:
+        for output in cell.get("outputs", []):
+            text = output.get("text", "")
+            texts.append("".join(text) if isinstance(text, list) else text)
+    return "\n".join(texts)
+
+
+def flat(text: str) -> str:
+    return " ".join(text.replace(">", " ").split())
+
+
+# Notebook 03
+
+
+def test_03_does_not_credit_evenness_with_symmetry() -> None:
+    text = flat(markdown(NB03))
+    assert "the matrix is symmetric" not in text
+    assert "cannot tell before from after" in text
+    assert "f(k) == f(-k) for k = 1..99: True" in outputs(NB03)
+
+
+def test_03_does_not_say_rope_builds_in_the_decay() -> None:
+    text = flat(markdown(NB03))
+    assert "builds the decay into" not in text
+    assert "not monotonic" in text
+
+
+def test_03_flat_columns_are_all_cosine_columns() -> None:
+    out = outputs(NB03)
+    assert "73 of 512 (from column 367 on)" in out
+    assert "cosine columns (odd index): 73;" in out
+    pe = sinusoidal_encoding(100, 512)
+    still = np.flatnonzero(np.ptp(pe, axis=0) < 0.01)
+    assert still.size == 73 and np.all(still % 2 == 1)
+    assert "all 73 columns under the 0.01 line are cosine columns" in flat(markdown(NB03))
+
+
+def test_03_needs_section_lists_r2_and_svd() -> None:
+    needs = markdown(NB03).split("## What you need", 1)[1].split("\n## ", 1)[0]
+    assert "R^2" in needs and "svd" in needs.lower()
+    assert "no statistics" not in needs
+
+
+def test_03_shuffled_label_control_is_printed_and_near_zero() -> None:
+    match = re.search(r"shuffled positions: R\^2 on the training tokens\s+(-?[\d.]+), "
+                      r"on unseen sentences\s+(-?[\d.]+)", outputs(NB03))
+    assert match, "the shuffled-label control's output is missing"
+    train, test = map(float, match.groups())
+    assert abs(train) < 0.1 and abs(test) < 0.1
+    assert f"explains {train:.3f} of it" in flat(markdown(NB03))
+
+
+def test_03_shuffled_labels_give_no_probe() -> None:
+    rng = np.random.default_rng(0)
+    pe = sinusoidal_encoding(64, 64)
+    tokens = rng.integers(0, 1000, size=(30, 64))
+    features = (rng.normal(scale=0.5, size=(1000, 64))[tokens] + pe).reshape(-1, 64)
+    labels = rng.permutation(np.tile(np.arange(64), 30))
+    _, fitted = fit_position_probe(features, labels)
+    assert 1 - np.mean((fitted - labels) ** 2) / np.var(labels) < 0.1
+
+
+# Notebook 04
+
+
+def test_04_does_not_claim_gradient_training_converges() -> None:
+    text = flat(markdown(NB04))
+    assert "converges to exactly this matrix" not in text
+    table = outputs(NB04).split("least squares   gradient descent", 1)[1].split("eigenvalues", 1)[0]
+    rows = re.findall(r"^\s*(\d+)\s+([\d.e+-]+)\s+([\d.]+)\s*$", table, re.M)
+    errors = {int(i): float(gd) for i, _, gd in rows}
+    assert sorted(errors) == list(range(8))
+    assert errors[0] < 1e-3 and errors[6] > 0.1 and errors[7] > 0.1
+    assert f"{errors[6]:.3f} and {errors[7]:.3f}" in text
+
+
+def test_04_conditioning_is_shown_to_matter() -> None:
+    out = outputs(NB04)
+    assert re.search(r"200 positions: .*largest error of the fitted M 2\.4e-04", out)
+    assert re.search(r"50 positions: .*largest error of the fitted M 8\.9e-01", out)
+    target = shift_matrix(5, 16)
+    for n, low, high in ((200, 0.0, 1e-3), (50, 0.1, np.inf)):
+        pe = sinusoidal_encoding(n + 5, 16)
+        fitted, _ = fit_linear_map(pe[:-5], pe[5:])
+        assert low <= np.abs(fitted - target).max() < high
+
+
+# Notebook 05
+
+
+def test_05_attributes_each_layout_to_its_code() -> None:
+    text = flat(markdown(NB05))
+    assert "Meta's code lays the angles out" not in text
+    assert "GPT-J's code" in text and "repeat_interleave" in text
+    assert "torch.polar" in text and "view_as_complex" in text
+
+
+def test_05_does_not_generalise_two_values_to_a_rule() -> None:
+    text = flat(markdown(NB05))
+    assert "The listed numbers are $1 - i/4096$" not in text
+    assert "follows no single rule" in text
+    assert "1/listed = 8,192" in outputs(NB05)
+
+
+@pytest.mark.parametrize("line", [
+    "scores from the cache == scores recomputed from scratch: True",
+    "renumbering the cache = one more rotation by R_(-2): True",
+])
+def test_05_kv_cache_holds_rotated_keys(line: str) -> None:
+    assert line in outputs(NB05)
+    assert "KV cache" in markdown(NB05)
+
+
+def test_04_prose_matches_the_gradient_descent_cell() -> None:
+    code = "\n".join(source(c) for c in load(NB04)["cells"] if c["cell_type"] == "code")
+    text = flat(markdown(NB04))
+    assert "for _ in range(200_000):" in code and "M_gd -= 0.1 * 2 *" in code
+    assert "200,000 steps of full-batch gradient descent (step size 0.1)" in text
