@@ -20,3 +20,25 @@ for variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 os.environ["POSENC_PROGRESS_FILE"] = os.path.join(
     tempfile.mkdtemp(prefix="posenc-progress-"), "progress.json"
 )
+
+
+def pytest_sessionfinish(session: object, exitstatus: int) -> None:
+    """Fail the run if executing the source notebooks recorded an exercise as passed.
+
+    nbval runs every source notebook, solution cells included, in kernels that write progress
+    to the throw-away file above. A check whose answer a solution cell computed must record
+    nothing, so no real exercise key may be in that file at the end.
+    """
+    import json
+
+    from posenc_lib.exercises import all_exercises
+
+    path = os.environ["POSENC_PROGRESS_FILE"]
+    if not os.path.exists(path):
+        return
+    with open(path, encoding="utf-8") as stream:
+        recorded = set(json.load(stream).get("passed", []))
+    earned = sorted(recorded & set(all_exercises()))
+    if earned:
+        print(f"\nERROR: running the notebooks recorded exercise passes: {earned}")
+        session.exitstatus = 1  # type: ignore[attr-defined]

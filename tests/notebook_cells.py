@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -35,3 +36,46 @@ def solution_blocks(path: Path) -> list[str]:
             if match:
                 blocks.append(match.group(1).strip())
     return blocks
+
+
+CHECK_CALL = re.compile(r"\bnb(\d\d)\.(\w+)\.check\(")
+
+
+@dataclass(frozen=True)
+class ExerciseCells:
+    """Where one exercise sits in its source notebook: prompt, stub, solution and check cells."""
+
+    key: str
+    prompt: int
+    stub: int
+    solution: int
+    check: int
+
+
+def exercise_cells(path: Path) -> dict[str, ExerciseCells]:
+    """Every exercise of a notebook by key ("02.full_turns"), found from its check cell.
+
+    The check cell calls ``nbNN.<name>.check(``; the solution cell is the nearest cell tagged
+    ``solution`` above it, the stub the nearest cell tagged ``exercise`` above that, and the
+    prompt the nearest markdown cell above the stub.
+    """
+    cells = load(path)["cells"]
+    found: dict[str, ExerciseCells] = {}
+    for index, cell in enumerate(cells):
+        match = CHECK_CALL.search(source(cell)) if cell["cell_type"] == "code" else None
+        if match is None or "solution" in tags(cell):
+            continue
+        solution = max(i for i in range(index) if "solution" in tags(cells[i]))
+        stub = max(i for i in range(solution) if "exercise" in tags(cells[i]))
+        prompt = max(i for i in range(stub) if cells[i]["cell_type"] == "markdown")
+        key = f"{match.group(1)}.{match.group(2)}"
+        found[key] = ExerciseCells(key, prompt, stub, solution, index)
+    return found
+
+
+def solution_code(path: Path, cell_index: int) -> str:
+    """The code between the solution markers of one solution cell."""
+    text = source(load(path)["cells"][cell_index])
+    match = re.search(re.escape(BEGIN) + r"\n(.*?)\n?" + re.escape(END), text, re.S)
+    assert match, f"{path.name} cell {cell_index} has no solution markers"
+    return match.group(1)

@@ -1,30 +1,40 @@
-"""Every exercise of the course: its stored solution passes, its known mistakes fail, the
-placeholder gets "Not yet", and the notebook's solution cell is the solution the library shows."""
+"""Every exercise of the course: its solution cell passes, its known mistakes fail and are named,
+its forbidden shortcuts are refused, and the placeholder gets "Not yet"; plus the checker itself."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from posenc_lib.exercises import NOT_ANSWERED, Exercise, Mistake, all_exercises
-from tests.notebook_cells import NOTEBOOKS, solution_blocks
+from posenc_lib.exercises import (
+    KINDS,
+    LEVELS,
+    NOT_ANSWERED,
+    Exercise,
+    Mistake,
+    Shortcut,
+    all_exercises,
+)
+from posenc_lib.exercises._core import defining_cell
+from tests.notebook_cells import NOTEBOOKS, exercise_cells, load, solution_code
 
 EXERCISES = all_exercises()
 KEYS = sorted(EXERCISES)
+CELLS = {key: (path, where) for path in NOTEBOOKS for key, where in exercise_cells(path).items()}
 
 
-def run_solution(exercise: Exercise) -> object:
-    namespace: dict[str, object] = {}
-    exec(compile(exercise.solution_code, f"<solution {exercise.key}>", "exec"), namespace)
-    assert exercise.answer_name in namespace, f"solution does not define {exercise.answer_name}"
-    return namespace[exercise.answer_name]
+def test_every_exercise_has_cells_in_its_notebook_and_every_check_an_exercise() -> None:
+    assert sorted(CELLS) == KEYS
+    for key, (path, _) in CELLS.items():
+        assert path.name.startswith(key.split(".")[0]), f"{key} is checked in {path.name}"
 
 
 @pytest.mark.parametrize("key", KEYS)
-def test_stored_solution_passes(key: str) -> None:
-    exercise = EXERCISES[key]
-    result = exercise.check(run_solution(exercise))
-    assert result.passed, result.message
+def test_stored_check_of_the_solution_says_correct(key: str) -> None:
+    path, where = CELLS[key]
+    outputs = load(path)["cells"][where.check]["outputs"]
+    texts = ["".join(o.get("data", {}).get("text/plain", "")) for o in outputs]
+    assert any(text.startswith("Correct") for text in texts), f"{key}: stored check {texts}"
 
 
 @pytest.mark.parametrize("key", KEYS)
@@ -42,6 +52,18 @@ def test_every_known_mistake_fails_and_is_named(key: str) -> None:
 
 
 @pytest.mark.parametrize("key", KEYS)
+def test_shortcuts_are_found_and_no_solution_takes_one(key: str) -> None:
+    exercise = EXERCISES[key]
+    path, where = CELLS[key]
+    solution = solution_code(path, where.solution)
+    assert exercise.shortcut_used(None, cell=solution) is None, f"{key}: the solution is refused"
+    for shortcut in exercise.shortcuts:
+        assert exercise.shortcut_used(None, cell=shortcut.example) == shortcut, shortcut.label
+        commented = f"# {shortcut.example}\n{exercise.answer_name} = ..."
+        assert exercise.shortcut_used(None, cell=commented) is None, "comments are ignored"
+
+
+@pytest.mark.parametrize("key", KEYS)
 def test_placeholder_says_not_yet(key: str) -> None:
     exercise = EXERCISES[key]
     for placeholder in (..., None):
@@ -56,22 +78,12 @@ def test_placeholder_says_not_yet(key: str) -> None:
         assert exercise.check(stub).message == NOT_ANSWERED
 
 
-def test_every_exercise_key_names_its_notebook() -> None:
-    numbers = {path.name[:2] for path in NOTEBOOKS}
-    for key in KEYS:
-        assert key.split(".")[0] in numbers, f"{key} belongs to no notebook in notebooks/"
-
-
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
-def test_solution_cells_match_the_library_solutions(path: object) -> None:
-    number = path.name[:2]  # type: ignore[attr-defined]
-    library = {
-        ex.solution_code.strip() for k, ex in EXERCISES.items() if k.startswith(f"{number}.")
-    }
-    blocks = solution_blocks(path)  # type: ignore[arg-type]
-    assert blocks, f"{path} has no solution cells"
-    for block in blocks:
-        assert block in library, f"solution cell not in posenc_lib.exercises:\n{block}"
+@pytest.mark.parametrize("key", KEYS)
+def test_metadata_for_the_instructors_table(key: str) -> None:
+    exercise = EXERCISES[key]
+    assert exercise.level in LEVELS and exercise.kind in KINDS
+    assert 2 <= exercise.minutes <= 60
+    assert len(exercise.objective) > 15 and exercise.objective != "TODO"
 
 
 # --- the checker itself ----------------------------------------------------------------------
@@ -82,8 +94,12 @@ ARRAY = Exercise(
     answer_name="a",
     expected=lambda: np.linspace(0.0, 1.0, 5),
     hint_text="linspace",
-    solution_code="import numpy as np\na = np.linspace(0.0, 1.0, 5)",
+    level="warm-up",
+    kind="derivation",
+    objective="make five evenly spaced numbers",
+    minutes=2,
     mistakes=(Mistake("linspace to 2", lambda: np.linspace(0.0, 2.0, 5)),),
+    shortcuts=(Shortcut("the array's literal", r"\[0\.0, 0\.25", "a = [0.0, 0.25, 0.5]"),),
 )
 
 
@@ -122,7 +138,10 @@ def test_function_answers_are_called_and_their_errors_reported() -> None:
         answer_name="f",
         expected=lambda: 9,
         hint_text="x*x",
-        solution_code="def f(x):\n    return x * x",
+        level="core",
+        kind="construction",
+        objective="square a number",
+        minutes=2,
         call_with=(3,),
     )
     assert square.check(lambda x: x * x).passed
@@ -130,6 +149,67 @@ def test_function_answers_are_called_and_their_errors_reported() -> None:
     assert "function" in square.check(9).message
 
 
-def test_hint_and_solution_show_as_text() -> None:
+def library_square(x: float) -> float:
+    return float(np.square(x))
+
+
+def learner_square(x: float) -> float:
+    return library_square(x)  # calls a forbidden function one level down
+
+
+def test_a_forbidden_call_is_found_in_the_function_and_in_what_it_calls() -> None:
+    squaring = Exercise(
+        key="99.square",
+        title="square",
+        answer_name="f",
+        expected=lambda: 9.0,
+        hint_text="x*x",
+        level="core",
+        kind="construction",
+        objective="square a number without numpy",
+        minutes=2,
+        shortcuts=(Shortcut("np.square", r"\bsquare\b", "f = np.square"),),
+        call_with=(3,),
+    )
+    assert squaring.check(lambda x: x * x).passed
+    result = squaring.check(learner_square)
+    assert not result.passed and "np.square" in result.message
+
+
+def test_grade_raises_with_the_diagnosis_and_passes_quietly() -> None:
+    assert ARRAY.grade(np.linspace(0.0, 1.0, 5)).passed
+    with pytest.raises(AssertionError, match="linspace to 2"):
+        ARRAY.grade(np.linspace(0.0, 2.0, 5))
+    with pytest.raises(AssertionError, match="Not yet"):
+        ARRAY.grade(...)
+
+
+def test_shortcut_in_the_defining_cell_is_refused() -> None:
+    assert ARRAY.shortcut_used(None, cell="a = [0.0, 0.25, 0.5, 0.75, 1.0]") is not None
+    assert ARRAY.shortcut_used(None, cell="a = np.linspace(0, 1, 5)") is None
+
+
+@pytest.mark.parametrize(
+    ("cell", "defines"),
+    [
+        ("a = 3", True),
+        ("a: float = 3", True),
+        ("x, a = 1, 2", True),
+        ("a += 1", True),
+        ("def a(x):\n    return x", True),
+        ("  a = 3  # indented, in a loop", True),
+        ("a == 3", False),
+        ("b = a + 1", False),
+        ("# a = 3", False),
+        ("alpha = 3", False),
+    ],
+)
+def test_defining_cell_finds_the_binding(cell: str, defines: bool) -> None:
+    found = defining_cell("a", ["a = 0", "print(a)", cell])
+    assert found == (cell if defines else "a = 0")
+
+
+def test_hint_and_solution_show_as_text_and_no_solution_is_in_the_library() -> None:
     assert repr(ARRAY.hint()) == "Hint: linspace"
-    assert repr(ARRAY.solution()).startswith("import numpy")
+    text = repr(ARRAY.solution())
+    assert "source notebook" in text and "linspace(" not in text

@@ -19,7 +19,10 @@ EXERCISE = Exercise(
     answer_name="x",
     expected=lambda: np.ones(3),
     hint_text="ones",
-    solution_code="import numpy as np\nx = np.ones(3)",
+    level="warm-up",
+    kind="derivation",
+    objective="a probe of the progress record",
+    minutes=2,
 )
 
 
@@ -83,3 +86,54 @@ def test_unwritable_location_warns_once_and_checks_carry_on(
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert EXERCISE.check(np.ones(3)).passed
+
+
+def run_cells(cells: list[str], progress_file: Path) -> list[str]:
+    """Run code cells in a fresh kernel with its own progress file; return their text outputs."""
+    import os
+
+    import nbformat
+    from nbclient import NotebookClient
+
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
+    previous = os.environ.get("POSENC_PROGRESS_FILE")
+    os.environ["POSENC_PROGRESS_FILE"] = str(progress_file)
+    try:
+        NotebookClient(notebook, kernel_name="python3", timeout=60).execute()
+    finally:
+        os.environ["POSENC_PROGRESS_FILE"] = previous or ""
+    return [
+        "".join(o.get("text", "") or o.get("data", {}).get("text/plain", ""))
+        for cell in notebook.cells
+        for o in cell.outputs
+    ]
+
+
+def test_a_solution_cell_records_nothing_and_the_learners_own_cell_does(tmp_path: Path) -> None:
+    record = tmp_path / "progress.json"
+    header = (
+        "import numpy as np\n"
+        "from posenc_lib.exercises import nb02\n"
+        "from posenc_lib.frequencies import inverse_frequencies"
+    )
+    outputs = run_cells(
+        [
+            header,
+            "div_term = ...  # your answer",
+            "### BEGIN SOLUTION\ndiv_term = inverse_frequencies(128)\n### END SOLUTION",
+            "nb02.division_term.check(div_term)",
+        ],
+        record,
+    )
+    assert outputs[-1].startswith("Correct"), outputs
+    assert not record.exists(), "a check of a solution cell's answer was recorded"
+    outputs = run_cells(
+        [
+            header,
+            "div_term = 1 / 10000 ** (np.arange(0, 128, 2) / 128)",
+            "nb02.division_term.check(div_term)",
+        ],
+        record,
+    )
+    assert outputs[-1].startswith("Correct"), outputs
+    assert json.loads(record.read_text())["passed"] == ["02.division_term"]

@@ -7,12 +7,14 @@ Usage::
 It does what this nbconvert command does, for every notebook, plus two touches::
 
     jupyter nbconvert --to notebook --TagRemovePreprocessor.enabled=True \\
-        --TagRemovePreprocessor.remove_cell_tags solution \\
+        --TagRemovePreprocessor.remove_cell_tags solution source-only \\
         --ClearOutputPreprocessor.enabled=True --output-dir build/student notebooks/*.ipynb
 
-The touches: stub cells (tagged ``exercise``) also get the ``raises-exception`` tag, so a stub a
-learner leaves as ``raise NotImplementedError`` does not stop "Run all" under nbval; and the widget
-state is dropped. The sources in notebooks/ are only read, and building into notebooks/ is refused.
+Cells tagged ``source-only`` (the note telling a learner studying alone where the worked
+solutions are) are removed with the solution cells. The touches: stub cells (tagged
+``exercise``) also get the ``raises-exception`` tag, so a stub a learner leaves as
+``raise NotImplementedError`` does not stop "Run all" under nbval; and the widget state is
+dropped. The sources in notebooks/ are only read, and building into notebooks/ is refused.
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ def student_copy(notebook: nbformat.NotebookNode) -> nbformat.NotebookNode:
     """Return the student version of ``notebook`` (the argument is not modified)."""
     copy = nbformat.from_dict(notebook)
     resources: dict = {}
-    remover = TagRemovePreprocessor(enabled=True, remove_cell_tags={"solution"})
+    remover = TagRemovePreprocessor(enabled=True, remove_cell_tags={"solution", "source-only"})
     copy, resources = remover.preprocess(copy, resources)
     copy, resources = ClearOutputPreprocessor(enabled=True).preprocess(copy, resources)
     for cell in copy.cells:

@@ -1,4 +1,4 @@
-"""Exercises with instant feedback: ``ex.check(answer)``, ``ex.hint()``, ``ex.solution()``.
+"""Exercises with instant feedback: ``ex.check(answer)``, ``ex.hint()`` and ``ex.grade(answer)``.
 
 Notebooks: 00_why_position to 11_figure_gallery (module ``nbNN`` for notebook NN).
 
@@ -8,7 +8,8 @@ Each notebook's exercises live in a module named after the notebook (``nb02`` fo
     from posenc_lib.exercises import nb02
     nb02.division_term.check(my_answer)
 
-Passed exercises are recorded locally; ``progress()`` shows a table of them per notebook.
+The library holds the checks and the hints, never the solutions: those live only in the
+source notebooks' solution cells. Passed exercises are recorded locally; ``progress()`` shows a table of them per notebook.
 """
 
 from __future__ import annotations
@@ -27,18 +28,29 @@ from posenc_lib.exercises import (
     nb10,
     nb11,
 )
-from posenc_lib.exercises._core import NOT_ANSWERED, CheckResult, Exercise, Mistake
+from posenc_lib.exercises._core import (
+    KINDS,
+    LEVELS,
+    NOT_ANSWERED,
+    CheckResult,
+    Exercise,
+    Mistake,
+    Shortcut,
+)
 from posenc_lib.exercises._progress import progress
 
 NOTEBOOK_MODULES = (nb00, nb01, nb02, nb03, nb04, nb05, nb06, nb07, nb08, nb09, nb10, nb11)
 """The exercise module of every notebook, in course order."""
 
 __all__ = [
+    "KINDS",
+    "LEVELS",
     "NOTEBOOK_MODULES",
     "NOT_ANSWERED",
     "CheckResult",
     "Exercise",
     "Mistake",
+    "Shortcut",
     "all_exercises",
     "progress",
 ]

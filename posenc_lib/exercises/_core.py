@@ -1,18 +1,27 @@
-"""The exercise object every notebook uses: ``ex.check(answer)``, ``ex.hint()``, ``ex.solution()``.
+"""The exercise object every notebook uses: ``ex.check(answer)``, ``ex.hint()``, ``ex.grade()``.
 
 Notebooks: 00_why_position to 11_figure_gallery.
 
 An :class:`Exercise` knows how to compute the expected answer with posenc_lib, so a check never
 stores a pasted number. ``check`` compares the learner's answer and says *what* is right or
-wrong: the type, the shape, the first entries that differ and the tolerance used. It also
-recognises the known common mistakes of each exercise and names them.
+wrong: the type, the shape, the first entries that differ and the tolerance used. It recognises
+the known common mistakes of each exercise and names them, and it notices the shortcuts an
+exercise forbids (calling the library function the learner is asked to write, indexing a row
+that holds the answer).
+
+The library holds no solutions: a worked solution lives only in the source notebook, in the
+cell tagged ``solution`` after the exercise. A pass is recorded in the learner's progress only
+when the answer was computed by the learner's own cell, never by a solution cell.
 """
 
 from __future__ import annotations
 
 import html
+import inspect
 import math
 import numbers
+import re
+import types
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -21,11 +30,30 @@ import numpy as np
 
 from posenc_lib.exercises._progress import record_pass
 
-__all__ = ["CheckResult", "Exercise", "Mistake", "NOT_ANSWERED"]
+__all__ = [
+    "KINDS",
+    "LEVELS",
+    "NOT_ANSWERED",
+    "CheckResult",
+    "Exercise",
+    "Mistake",
+    "Shortcut",
+    "defining_cell",
+]
 
 NOT_ANSWERED = (
     "Not yet: replace the placeholder in the exercise cell with your answer, then run it."
 )
+
+LEVELS = ("warm-up", "core", "challenge")
+"""The difficulty marks, easiest first."""
+
+KINDS = ("prediction", "derivation", "detector", "construction", "explanation")
+"""What an exercise asks for: predict before running, derive with other parameters, detect a
+known misconception, construct something small, or explain through a computed consequence."""
+
+SOLUTION_MARKER = "### BEGIN SOLUTION"
+"""The first line of every solution cell of the source notebooks (nbgrader's marker)."""
 
 
 @dataclass(frozen=True)
@@ -38,6 +66,21 @@ class Mistake:
 
     label: str
     value: Callable[[], Any]
+
+
+@dataclass(frozen=True)
+class Shortcut:
+    """A way around the exercise that its prompt forbids, and how to recognise it.
+
+    ``pattern`` is a regular expression searched in the learner's code with its comments
+    removed: the cell that defined the answer and, for a function, the function's own source and
+    the names its code uses. ``example`` is a line of code that takes the shortcut; the tests
+    check that the pattern finds it and that no solution cell takes it.
+    """
+
+    label: str
+    pattern: str
+    example: str
 
 
 @dataclass(frozen=True)
@@ -130,9 +173,89 @@ def _compare(answer: Any, expected: Any, rtol: float, atol: float) -> tuple[bool
     return _compare_numbers(answer, expected, rtol, atol)
 
 
+def _executed_cells() -> list[str]:
+    """The inputs of the cells run so far in this IPython kernel, oldest first (none outside it)."""
+    try:
+        from IPython import get_ipython
+    except ImportError:  # pragma: no cover - IPython comes with the notebooks
+        return []
+    shell = get_ipython()
+    if shell is None:
+        return []
+    return [cell for cell in shell.user_ns.get("In", []) if isinstance(cell, str)]
+
+
+def _defines(cell: str, name: str) -> bool:
+    """Whether ``cell`` binds ``name``: ``def name(``, ``name = ``, ``a, name = ``, ``name += ``."""
+    word = re.escape(name)
+    binding = re.compile(
+        rf"^[ \t]*(?:def[ \t]+{word}\b|(?:[\w\[\].,* \t]*,[ \t]*)?\*?{word}[ \t]*"
+        rf"(?::[^=\n]+)?(?:\*\*|//|[-+*/%@&|^])?=(?!=))",
+        re.MULTILINE,
+    )
+    return binding.search(_without_comments(cell)) is not None
+
+
+def defining_cell(name: str, cells: Sequence[str] | None = None) -> str | None:
+    """The latest executed cell that binds ``name``, or None when no cell does.
+
+    Parameters
+    ----------
+    name : str
+        The answer's variable or function name.
+    cells : sequence of str, optional
+        Cell inputs, oldest first; by default the cells run so far in the IPython kernel.
+
+    Returns
+    -------
+    str or None
+        The cell's source.
+    """
+    for cell in reversed(list(_executed_cells() if cells is None else cells)):
+        if _defines(cell, name):
+            return cell
+    return None
+
+
+def _without_comments(code: str) -> str:
+    """``code`` with every ``#`` comment removed (a ``#`` inside a string is rare in exercises)."""
+    return re.sub(r"#[^\n]*", "", code)
+
+
+def _function_code(answer: Any) -> str:
+    """The source of a function answer and of the functions it calls, with the names they use."""
+    if not isinstance(answer, types.FunctionType):
+        return ""
+    seen: set[int] = set()
+    pieces: list[str] = []
+
+    def visit(function: types.FunctionType, depth: int) -> None:
+        if id(function) in seen or depth > 2:
+            return
+        seen.add(id(function))
+        try:
+            pieces.append(inspect.getsource(function))
+        except (OSError, TypeError):
+            pass
+        codes = [function.__code__]
+        while codes:
+            code = codes.pop()
+            pieces.append(" ".join(code.co_names))
+            codes += [c for c in code.co_consts if isinstance(c, types.CodeType)]
+            for called in code.co_names:
+                target = function.__globals__.get(called)
+                if isinstance(target, types.FunctionType):
+                    visit(target, depth + 1)
+
+    visit(answer, 0)
+    return "\n".join(pieces)
+
+
 @dataclass(frozen=True)
 class Exercise:
-    """One exercise: what to compute, how to check it, a hint and a worked solution.
+    """One exercise: what to compute, how to check it, and a hint.
+
+    The worked solution is not here: it lives only in the source notebook's solution cell.
 
     Parameters
     ----------
@@ -141,14 +264,23 @@ class Exercise:
     title : str
         One line saying what the learner computes.
     answer_name : str
-        The variable (or function) the learner's cell defines; the solution code defines it too.
+        The variable (or function) the learner's cell defines.
     expected : callable
         Returns the right answer, computed with posenc_lib (or a property checker's reference).
-    hint_text, solution_code : str
-        Shown by :meth:`hint` and :meth:`solution`. ``solution_code`` is self-contained Python
-        that defines ``answer_name``; the test suite runs it and checks it passes.
+    hint_text : str
+        Shown by :meth:`hint`.
+    level : {"warm-up", "core", "challenge"}
+        The difficulty mark shown in the notebook.
+    kind : {"prediction", "derivation", "detector", "construction", "explanation"}
+        What the exercise asks for (see :data:`KINDS`).
+    objective : str
+        The learning objective the exercise checks, for the instructors' table.
+    minutes : int
+        A typical learner's time for it.
     mistakes : sequence of Mistake
         Known wrong answers; ``check`` names them when the learner's answer matches one.
+    shortcuts : sequence of Shortcut
+        Ways around the exercise that the prompt forbids; ``check`` refuses them by name.
     rtol, atol : float
         Tolerances for numeric answers.
     call_with : tuple, optional
@@ -161,11 +293,21 @@ class Exercise:
     answer_name: str
     expected: Callable[[], Any]
     hint_text: str
-    solution_code: str
+    level: str
+    kind: str
+    objective: str
+    minutes: int
     mistakes: Sequence[Mistake] = field(default_factory=tuple)
+    shortcuts: Sequence[Shortcut] = field(default_factory=tuple)
     rtol: float = 1e-6
     atol: float = 1e-9
     call_with: tuple[Any, ...] | None = None
+
+    def __post_init__(self) -> None:
+        if self.level not in LEVELS:
+            raise ValueError(f"{self.key}: level must be one of {LEVELS}; got {self.level!r}")
+        if self.kind not in KINDS:
+            raise ValueError(f"{self.key}: kind must be one of {KINDS}; got {self.kind!r}")
 
     def _evaluate(self, answer: Any) -> tuple[Any, str | None]:
         """The value to compare: the answer itself, or what the answer function returns."""
@@ -181,10 +323,40 @@ class Exercise:
         except Exception as err:  # the learner's code raised: report it instead of crashing
             return None, f"Your function raised {type(err).__name__}: {err}"
 
+    def shortcut_used(self, answer: Any, cell: str | None = None) -> Shortcut | None:
+        """The forbidden shortcut the learner's code takes, if any.
+
+        Parameters
+        ----------
+        answer : object
+            The learner's answer (a function's source and called names are searched too).
+        cell : str, optional
+            The code that defined the answer; by default the latest executed cell that binds
+            :attr:`answer_name`.
+        """
+        if cell is None:
+            cell = defining_cell(self.answer_name) or ""
+        code = _without_comments(cell + "\n" + _function_code(answer))
+        for shortcut in self.shortcuts:
+            if re.search(shortcut.pattern, code):
+                return shortcut
+        return None
+
     def check(self, answer: Any) -> CheckResult:
-        """Compare ``answer`` with the expected one and explain the result."""
+        """Compare ``answer`` with the expected one and explain the result.
+
+        A pass is recorded in the learner's progress unless a solution cell computed it.
+        """
         if _is_placeholder(answer):
             return CheckResult(False, NOT_ANSWERED, self.title)
+        cell = defining_cell(self.answer_name)
+        shortcut = self.shortcut_used(answer, cell or "")
+        if shortcut is not None:
+            return CheckResult(
+                False,
+                f"This exercise asks you not to use {shortcut.label}: compute it yourself.",
+                self.title,
+            )
         value, problem = self._evaluate(answer)
         if problem is not None:
             return CheckResult(False, problem, self.title)
@@ -192,7 +364,8 @@ class Exercise:
             return CheckResult(False, NOT_ANSWERED, self.title)
         passed, message = _compare(value, self.expected(), self.rtol, self.atol)
         if passed:
-            record_pass(self.key)
+            if cell is None or SOLUTION_MARKER not in cell:
+                record_pass(self.key)
         else:
             for mistake in self.mistakes:
                 if _compare(value, mistake.value(), self.rtol, self.atol)[0]:
@@ -200,13 +373,30 @@ class Exercise:
                     break
         return CheckResult(passed, message, self.title)
 
+    def grade(self, answer: Any) -> CheckResult:
+        """Like :meth:`check`, but raise ``AssertionError`` with the diagnosis when it fails.
+
+        nbgrader's grade cells call it: a failing answer fails the cell, and the message keeps
+        the check's explanation and the common mistake it recognised.
+        """
+        result = self.check(answer)
+        if not result.passed:
+            raise AssertionError(f"{self.title}\n{result.message}")
+        return result
+
     def hint(self) -> str:
         """Return a hint (Jupyter shows it as the cell's output)."""
         return _Text(f"Hint: {self.hint_text}")
 
     def solution(self) -> str:
-        """Return a worked solution as code."""
-        return _Text(self.solution_code.strip())
+        """Say where the worked solution is: the library holds none."""
+        notebook = self.key.split(".", 1)[0]
+        return _Text(
+            "The library holds no solutions. Try the hint first: "
+            f"{self.key.split('.', 1)[1]}.hint(). A learner studying alone finds the worked "
+            f"solution in the source notebook notebooks/{notebook}_*.ipynb of the repository, "
+            "in the cell tagged 'solution' after this exercise."
+        )
 
 
 class _Text(str):

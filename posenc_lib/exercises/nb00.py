@@ -45,18 +45,10 @@ attention = Exercise(
         "Q. Softmax each ROW (over the keys, axis=-1; subtract the row maximum first), then "
         "return weights @ V, shape (n, d_v)."
     ),
-    solution_code='''
-import numpy as np
-
-
-def attention(x, w_q, w_k, w_v):
-    q, k, v = x @ w_q, x @ w_k, x @ w_v
-    scores = q @ k.T / np.sqrt(q.shape[-1])
-    scores = scores - scores.max(axis=-1, keepdims=True)
-    weights = np.exp(scores)
-    weights = weights / weights.sum(axis=-1, keepdims=True)
-    return weights @ v
-''',
+    level="core",
+    kind="derivation",
+    objective="TODO",
+    minutes=10,
     mistakes=(
         Mistake("the scores are not divided by sqrt(d)", lambda: _attention_variant(scale=False)),
         Mistake(
@@ -90,22 +82,10 @@ identical_pairs = Exercise(
         "Run self_attention on the six token vectors, then compare every pair of output rows "
         "(i < j) with np.allclose. Which words appear twice?"
     ),
-    solution_code='''
-import numpy as np
-from posenc_lib.attention import self_attention
-
-words = ["the", "dog", "saw", "the", "other", "dog"]
-vocab = sorted(set(words))
-rng = np.random.default_rng(0)
-table = rng.normal(size=(len(vocab), 8))
-w_q, w_k, w_v = rng.normal(size=(3, 8, 8)) / np.sqrt(8)
-x = table[[vocab.index(w) for w in words]]
-out, _ = self_attention(x, w_q, w_k, w_v)
-n = len(words)
-identical_pairs = {
-    (i, j) for i in range(n) for j in range(i + 1, n) if np.allclose(out[i], out[j])
-}
-''',
+    level="core",
+    kind="derivation",
+    objective="TODO",
+    minutes=10,
     mistakes=(
         Mistake("only the repeated 'the' was found, not the repeated 'dog'", lambda: {(0, 3)}),
         Mistake(
@@ -135,12 +115,10 @@ normalised_step = Exercise(
         "last gets 1. The step between neighbours is the same everywhere in one sentence. "
         "Build it for n = 2, 3, ..., 100 (99 values)."
     ),
-    solution_code='''
-import numpy as np
-
-lengths = np.arange(2, 101)
-normalised_step = 1.0 / (lengths - 1)
-''',
+    level="core",
+    kind="derivation",
+    objective="TODO",
+    minutes=10,
     mistakes=(
         Mistake(
             "dividing by n instead of n - 1 (then the last token never reaches 1)",

@@ -25,16 +25,10 @@ bit_period = Exercise(
         "column equals itself shifted by t: np.array_equal(col[t:], col[:-t]). Columns are "
         "written most significant bit first, as in the table."
     ),
-    solution_code='''
-import numpy as np
-from posenc_lib.binary import binary_table
-
-table = binary_table(256, 8)
-periods = np.array([
-    next(t for t in range(1, 257) if np.array_equal(col[t:], col[:-t]))
-    for col in table.T
-])
-''',
+    level="core",
+    kind="derivation",
+    objective="TODO",
+    minutes=10,
     mistakes=(
         Mistake(
             "the flip interval 2**k (how long a bit stays put) instead of the period 2**(k+1)",
@@ -61,11 +55,10 @@ neighbour_hamming = Exercise(
         "The Hamming distance of a and b is the number of 1 bits in a XOR b: "
         "bin(a ^ b).count('1'). Collect it for p and p + 1, p = 0 .. 62 (63 values)."
     ),
-    solution_code='''
-import numpy as np
-
-neighbour_hamming = np.array([bin(p ^ (p + 1)).count("1") for p in range(63)])
-''',
+    level="core",
+    kind="derivation",
+    objective="TODO",
+    minutes=10,
     mistakes=(
         Mistake("assuming one step always changes one bit", lambda: np.ones(63, dtype=np.int64)),
         Mistake(
@@ -93,14 +86,10 @@ smooth_bit = Exercise(
         "Bit k repeats every T = 2**(k+1) positions, so its sinusoid turns at the angular "
         "frequency theta = 2*pi/T = pi / 2**k. Return 0.5 - 0.5*sin(theta*(x + 0.5))."
     ),
-    solution_code='''
-import numpy as np
-
-
-def smooth_bit(x, k):
-    theta = 2 * np.pi / 2 ** (k + 1)
-    return 0.5 - 0.5 * np.sin(theta * (np.asarray(x) + 0.5))
-''',
+    level="core",
+    kind="derivation",
+    objective="TODO",
+    minutes=10,
     mistakes=(
         Mistake(
             "the period 2**k (the flip interval) instead of 2**(k+1)",

@@ -32,11 +32,10 @@ division_term = Exercise(
         "i is the PAIR index, 0 .. d_model/2 - 1 (64 values), and the exponent is 2i/d_model, "
         "so it runs over the even numbers 0, 2, ..., 126 divided by 128. Divide 1 by the power."
     ),
-    solution_code='''
-import numpy as np
-
-div_term = 1.0 / 10000 ** (np.arange(0, 128, 2) / 128)
-''',
+    level="core",
+    kind="derivation",
+    objective="TODO",
+    minutes=10,
     mistakes=(
         Mistake("base 1000 instead of 10000", lambda: inverse_frequencies(128, base=1000.0)),
         Mistake(
@@ -80,18 +79,10 @@ positional_encoding = Exercise(
         "into an (n, d/2) angle array, then write np.sin into the even columns pe[:, 0::2] "
         "and np.cos of the SAME angles into the odd columns pe[:, 1::2]."
     ),
-    solution_code='''
-import numpy as np
-
-
-def positional_encoding(n_positions, d_model):
-    pos = np.arange(n_positions)[:, None]
-    div_term = np.exp(-np.arange(0, d_model, 2) / d_model * np.log(10000.0))
-    pe = np.zeros((n_positions, d_model))
-    pe[:, 0::2] = np.sin(pos * div_term)
-    pe[:, 1::2] = np.cos(pos * div_term)
-    return pe
-''',
+    level="core",
+    kind="derivation",
+    objective="TODO",
+    minutes=10,
     mistakes=(
         Mistake("sine and cosine swapped (cos in the even columns)", lambda: _swapped(50, 128)),
         Mistake(
@@ -120,13 +111,10 @@ full_turns = Exercise(
         "Pair i turns once every lambda_i = 2*pi*10000^(2i/d) positions. Positions 0 .. 15 span "
         "15 steps, so pair i completes a turn when lambda_i <= 15. Count PAIRS, not dimensions."
     ),
-    solution_code='''
-import numpy as np
-
-d_model, n_tokens = 512, 16
-wavelength = 2 * np.pi * 10000 ** (np.arange(0, d_model, 2) / d_model)
-n_full_turns = int(np.sum(wavelength <= n_tokens - 1))
-''',
+    level="core",
+    kind="derivation",
+    objective="TODO",
+    minutes=10,
     mistakes=(
         Mistake(
             "16 steps instead of 15 (16 tokens are 15 steps apart)",
@@ -150,12 +138,10 @@ t2t_frequencies = Exercise(
         "log space: theta_i = exp(-i * ln(10000)/(n - 1)) for i = 0 .. n-1, so the last one is "
         "exactly 1/10000."
     ),
-    solution_code='''
-import numpy as np
-
-n = 256 // 2
-t2t_freq = np.exp(-np.arange(n) * np.log(10000.0) / (n - 1))
-''',
+    level="core",
+    kind="derivation",
+    objective="TODO",
+    minutes=10,
     mistakes=(
         Mistake(
             "the paper's spacing: dividing by n = d/2 instead of n - 1",

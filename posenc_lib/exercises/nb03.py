@@ -39,13 +39,10 @@ row_norms = Exercise(
         "np.linalg.norm(matrix, axis=1) takes the norm of each row. You should get the same "
         "number 50 times: which one, and why?"
     ),
-    solution_code="""
-import numpy as np
-from posenc_lib.sinusoidal import sinusoidal_encoding
-
-pe = sinusoidal_encoding(50, 64)
-norms = np.linalg.norm(pe, axis=1)
-""",
+    level="core",
+    kind="derivation",
+    objective="TODO",
+    minutes=10,
     mistakes=(
         Mistake("the squared norm (the square root is missing)", lambda: np.full(50, 32.0)),
         Mistake("sqrt(d_model) instead of sqrt(d_model / 2)", lambda: np.full(50, 8.0)),
@@ -62,14 +59,10 @@ offset_dots = Exercise(
         "10000 ** (-2i / d_model) for i = 0 .. d_model/2 - 1. np.multiply.outer(k, theta) gives "
         "every angle at once; sum the cosines along the pair axis."
     ),
-    solution_code="""
-import numpy as np
-
-d_model = 128
-theta = 10000.0 ** (-np.arange(0, d_model, 2) / d_model)
-k = np.arange(41)
-dots = np.cos(np.multiply.outer(k, theta)).sum(axis=1)
-""",
+    level="core",
+    kind="derivation",
+    objective="TODO",
+    minutes=10,
     mistakes=(
         Mistake(
             "base 1000 instead of 10000",
@@ -97,13 +90,10 @@ first_bounce = Exercise(
         "dots[k] < dots[k + 1]. np.diff(dots) > 0 marks the steps that go up; np.argmax of a "
         "boolean array returns the first True. Answer with a Python int."
     ),
-    solution_code="""
-import numpy as np
-from posenc_lib.analysis import offset_similarity
-
-dots = offset_similarity(np.arange(200), 512)
-bounce = int(np.argmax(np.diff(dots) > 0))
-""",
+    level="core",
+    kind="derivation",
+    objective="TODO",
+    minutes=10,
     mistakes=(
         Mistake(
             "one too far: the first offset that is higher than the one before",
@@ -122,13 +112,10 @@ slow_columns = Exercise(
         "Build sinusoidal_encoding(200, 256). The range of a column is its maximum minus its "
         "minimum over the positions (axis 0); count the columns whose range is below 0.05."
     ),
-    solution_code="""
-import numpy as np
-from posenc_lib.sinusoidal import sinusoidal_encoding
-
-pe = sinusoidal_encoding(200, 256)
-n_flat = int(np.count_nonzero(np.ptp(pe, axis=0) < 0.05))
-""",
+    level="core",
+    kind="derivation",
+    objective="TODO",
+    minutes=10,
     mistakes=(
         Mistake(
             "the standard deviation instead of the range (max - min)",

@@ -57,13 +57,10 @@ pair_matrix = Exercise(
         "M = [[u1, v1], [u2, v2]] acting on the column (sin wt, cos wt). The frequency is "
         "theta_3 = 10000 ** (-2 * 3 / 64)."
     ),
-    solution_code="""
-import numpy as np
-
-theta, k = 10000.0 ** (-2 * 3 / 64), 5
-c, s = np.cos(theta * k), np.sin(theta * k)
-m = np.array([[c, s], [-s, c]])
-""",
+    level="core",
+    kind="derivation",
+    objective="TODO",
+    minutes=10,
     mistakes=(
         Mistake(
             "the counter-clockwise matrix [[cos, -sin], [sin, cos]], which is M_k for "
@@ -90,13 +87,10 @@ shift_back = Exercise(
         "Shifting back by 4 positions is M_(-4) = shift_matrix(-4, 16), which is also the "
         "transpose of M_4 because a rotation's inverse is its transpose."
     ),
-    solution_code="""
-from posenc_lib.shift import shift_matrix
-from posenc_lib.sinusoidal import sinusoidal_encoding
-
-pe = sinusoidal_encoding(30, 16)
-back = shift_matrix(-4, 16) @ pe[10]
-""",
+    level="core",
+    kind="derivation",
+    objective="TODO",
+    minutes=10,
     mistakes=(
         Mistake(
             "a shift forward: M_4 @ PE(10) is PE(14)",
@@ -117,16 +111,10 @@ recovered_angles = Exercise(
         "i sits in rows and columns 2i, 2i+1 and equals [[cos a, sin a], [-sin a, cos a]], so "
         "a = np.arctan2(M[2i, 2i+1], M[2i, 2i])."
     ),
-    solution_code="""
-import numpy as np
-from posenc_lib.shift import fit_linear_map
-from posenc_lib.sinusoidal import sinusoidal_encoding
-
-pe = sinusoidal_encoding(1005, 8)
-m, residual = fit_linear_map(pe[:-5], pe[5:])
-even = np.arange(0, 8, 2)
-angles = np.arctan2(m[even, even + 1], m[even, even])
-""",
+    level="core",
+    kind="derivation",
+    objective="TODO",
+    minutes=10,
     mistakes=(
         Mistake(
             "the sign flipped: arctan2 of the lower-left entry -sin(wk)",
@@ -150,16 +138,10 @@ sine_only_residual = Exercise(
         "sinusoidal_encoding_at(t + 5, 16). Keep the sine columns (0::2) of both and call "
         "fit_linear_map(inputs, targets); it returns (matrix, residual)."
     ),
-    solution_code="""
-import numpy as np
-from posenc_lib.shift import fit_linear_map
-from posenc_lib.sinusoidal import sinusoidal_encoding_at
-
-t = np.arange(-100, 101)
-sines = sinusoidal_encoding_at(t, 16)[:, 0::2]
-shifted = sinusoidal_encoding_at(t + 5, 16)[:, 0::2]
-m, residual = fit_linear_map(sines, shifted)
-""",
+    level="core",
+    kind="derivation",
+    objective="TODO",
+    minutes=10,
     mistakes=(
         Mistake(
             "sine AND cosine channels as inputs (then the shift is exact)",

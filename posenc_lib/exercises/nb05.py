@@ -28,12 +28,10 @@ inv_freq = Exercise(
         "There is one frequency per pair, so i runs over 0 .. d/2 - 1 (32 values). "
         "theta_i = base ** (-2 i / d): the exponent is negative and uses 2i, not i."
     ),
-    solution_code="""
-import numpy as np
-
-d, base = 64, 10000.0
-inv_freq = base ** (-np.arange(0, d, 2) / d)
-""",
+    level="core",
+    kind="derivation",
+    objective="TODO",
+    minutes=10,
     mistakes=(
         Mistake("exponent -i/d instead of -2i/d", lambda: 10000.0 ** (-np.arange(32) / 64)),
         Mistake("base 1000 instead of 10000", lambda: inverse_frequencies(64, 1000.0)),
@@ -69,16 +67,10 @@ rotate_pairs = Exercise(
         "both members, build the quarter turn (-x[1], x[0], -x[3], x[2], ...), then return "
         "x * cos + quarter_turn * sin."
     ),
-    solution_code="""
-import numpy as np
-
-def rope_rotate(x, m, inv_freq):
-    angles = np.repeat(m * np.asarray(inv_freq), 2)
-    quarter_turn = np.empty_like(x)
-    quarter_turn[0::2] = -x[1::2]
-    quarter_turn[1::2] = x[0::2]
-    return x * np.cos(angles) + quarter_turn * np.sin(angles)
-""",
+    level="core",
+    kind="derivation",
+    objective="TODO",
+    minutes=10,
     mistakes=(
         Mistake(
             "rotating by -m * theta (the sign of the sine is flipped)",
@@ -109,18 +101,10 @@ relative_score_row = Exercise(
         "each r rotate k at position m + r and take the dot product. Key position minus query "
         "position is +r."
     ),
-    solution_code="""
-import numpy as np
-from posenc_lib.frequencies import inverse_frequencies
-from posenc_lib.rope import apply_rope
-
-q = np.array([1.0, -0.5, 0.25, 2.0, 0.0, 1.0, -1.0, 0.5])
-k = np.array([0.5, 1.0, -1.0, 0.0, 2.0, 0.5, 0.25, -0.5])
-theta = inverse_frequencies(8, 10000.0)
-m = 20
-rotated_q = apply_rope(q[None, :], [m], theta)[0]
-scores = np.array([rotated_q @ apply_rope(k[None, :], [m + r], theta)[0] for r in range(11)])
-""",
+    level="core",
+    kind="derivation",
+    objective="TODO",
+    minutes=10,
     mistakes=(
         Mistake(
             "the key at position m - r (distance n - m = -r)",
@@ -146,12 +130,10 @@ half_permutation = Exercise(
         "of the half layout takes coordinate 2i, and position i + d/2 takes 2i + 1: first all "
         "the even indices, then all the odd ones."
     ),
-    solution_code="""
-import numpy as np
-
-d = 12
-perm = np.concatenate([np.arange(0, d, 2), np.arange(1, d, 2)])
-""",
+    level="core",
+    kind="derivation",
+    objective="TODO",
+    minutes=10,
     mistakes=(
         Mistake(
             "the inverse permutation (q_interleaved = q_half[perm])",

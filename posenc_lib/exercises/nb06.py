@@ -29,12 +29,10 @@ pi_inv_freq = Exercise(
         "PI feeds the position m / s instead of m, which is the same as dividing every "
         "theta_i = base ** (-2i/d) by s. One value per pair: 64 values."
     ),
-    solution_code="""
-import numpy as np
-
-d, base, s = 128, 10000.0, 4.0
-inv_freq_pi = base ** (-np.arange(0, d, 2) / d) / s
-""",
+    level="core",
+    kind="derivation",
+    objective="TODO",
+    minutes=10,
     mistakes=(
         Mistake(
             "multiplying the frequencies by s (that speeds every pair up)",
@@ -59,10 +57,10 @@ ntk_base = Exercise(
         "Choose base' so that the slowest pair, theta = base ** (-(d-2)/d), is divided by "
         "exactly s: base' = base * s ** (d / (d - 2))."
     ),
-    solution_code="""
-d, base, s = 128, 10000.0, 8.0
-new_base = base * s ** (d / (d - 2))
-""",
+    level="core",
+    kind="derivation",
+    objective="TODO",
+    minutes=10,
     mistakes=(
         Mistake("base * s (the exponent d/(d-2) is missing)", lambda: 10000.0 * 8.0),
         Mistake(
@@ -85,14 +83,10 @@ slow_pairs = Exercise(
         "Pair i makes r_i = L / lambda_i = L * theta_i / (2 pi) turns in L positions. Count the "
         "pairs with r_i < 1 and give a Python int."
     ),
-    solution_code="""
-import numpy as np
-
-d, base, L = 128, 10000.0, 4096
-theta = base ** (-np.arange(0, d, 2) / d)
-turns = L * theta / (2 * np.pi)
-n_slow_pairs = int(np.count_nonzero(turns < 1))
-""",
+    level="core",
+    kind="derivation",
+    objective="TODO",
+    minutes=10,
     mistakes=(
         Mistake(
             "forgetting the 2 pi (counting angles L * theta_i < 1 radian)",
@@ -117,12 +111,10 @@ yarn_logit_scale = Exercise(
         "query and the key (it scales cos and sin), so the logit q . k is multiplied by its "
         "square."
     ),
-    solution_code="""
-import math
-
-s = 16.0
-logit_scale = (0.1 * math.log(s) + 1) ** 2
-""",
+    level="core",
+    kind="derivation",
+    objective="TODO",
+    minutes=10,
     mistakes=(
         Mistake(
             "sqrt(1/t) itself (it scales q and k, so the logits get its square)",

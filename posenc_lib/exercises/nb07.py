@@ -42,16 +42,10 @@ alibi_heads = Exercise(
         "remaining n_heads - c heads take the slopes for 2c heads, 2**(-8h/(2c)), at the odd "
         "h = 1, 3, 5, ... (the check calls your function with 12 heads)."
     ),
-    solution_code='''
-import math
-import numpy as np
-
-def alibi_slopes_for(n_heads):
-    closest = 2 ** math.floor(math.log2(n_heads))
-    slopes = [2.0 ** (-8 * h / closest) for h in range(1, closest + 1)]
-    extra = [2.0 ** (-8 * h / (2 * closest)) for h in range(1, 2 * closest + 1, 2)]
-    return np.array(slopes + extra[: n_heads - closest])
-''',
+    level="core",
+    kind="derivation",
+    objective="TODO",
+    minutes=10,
     mistakes=(
         Mistake(
             "2^(-8h/H) used directly for a head count that is not a power of two",
@@ -98,20 +92,10 @@ t5_bucket = Exercise(
         "their own bucket; otherwise 8 + int(log(n/8) / log(128/8) * 8), at most 15. int() "
         "truncates: do not round."
     ),
-    solution_code='''
-import math
-import numpy as np
-
-def t5_bucket(relative_position, num_buckets=32, max_distance=128):
-    half = num_buckets // 2
-    bucket = np.where(relative_position > 0, half, 0)
-    n = np.abs(relative_position)
-    exact = half // 2
-    ratio = np.maximum(n, exact).astype(np.float32) / exact
-    spread = np.log(ratio) / math.log(max_distance / exact) * (half - exact)
-    large = np.minimum(exact + spread.astype(np.int64), half - 1)
-    return bucket + np.where(n < exact, n, large)
-''',
+    level="core",
+    kind="derivation",
+    objective="TODO",
+    minutes=10,
     mistakes=(
         Mistake(
             "relative position taken as query - key, which swaps the two halves",
@@ -145,13 +129,10 @@ shaw_index = Exercise(
         "Build the offsets j - i (key minus query) as a 6 x 6 matrix with broadcasting, clip "
         "them to [-k, k] with np.clip, then add k so that the rows of the table run 0..2k."
     ),
-    solution_code='''
-import numpy as np
-
-n, k = 6, 2
-offsets = np.arange(n)[None, :] - np.arange(n)[:, None]
-index = np.clip(offsets, -k, k) + k
-''',
+    level="core",
+    kind="derivation",
+    objective="TODO",
+    minutes=10,
     mistakes=(
         Mistake(
             "the offset is i - j instead of j - i", lambda: _index(np.clip(-_REL, -_K, _K) + _K)
@@ -183,15 +164,10 @@ first_token_weight = Exercise(
         "Under a causal mask, position i sees the keys 0..i. Compute the 8 weights with "
         "scaled_dot_product_attention (zero queries, mask=causal_mask(8)) or by counting."
     ),
-    solution_code='''
-import numpy as np
-from posenc_lib.attention import causal_mask, scaled_dot_product_attention
-
-n = 8
-queries, keys, values = np.zeros((n, 4)), np.ones((n, 4)), np.eye(n)
-_, weights = scaled_dot_product_attention(queries, keys, values, mask=causal_mask(n))
-weights_on_first = weights[:, 0]
-''',
+    level="core",
+    kind="derivation",
+    objective="TODO",
+    minutes=10,
     mistakes=(
         Mistake(
             "no mask: every position spreads over all 8 tokens", lambda: _first_token_weights(None)

@@ -38,12 +38,10 @@ exact_integers = Exercise(
         "implicit). Every integer below 2**(p+1) fits, and so does 2**(p+1) itself (a power of "
         "two); 2**(p+1) + 1 needs p + 2 bits. p = 10, 7, 23 for float16, bfloat16, float32."
     ),
-    solution_code="""
-import numpy as np
-
-fraction_bits = np.array([10, 7, 23])   # float16, bfloat16, float32
-largest_exact = 2 ** (fraction_bits + 1)
-""",
+    level="core",
+    kind="derivation",
+    objective="TODO",
+    minutes=10,
     mistakes=(
         Mistake(
             "2**p: the implicit leading bit is forgotten",
@@ -74,13 +72,10 @@ bfloat16_truncate = Exercise(
         "View the float32 array as np.uint32 (x.view(np.uint32)), keep the high 16 bits with "
         "& np.uint32(0xFFFF0000), and view the result as np.float32 again."
     ),
-    solution_code="""
-import numpy as np
-
-def to_bfloat16_truncated(x):
-    bits = np.asarray(x, dtype=np.float32).view(np.uint32)
-    return (bits & np.uint32(0xFFFF0000)).view(np.float32)
-""",
+    level="core",
+    kind="derivation",
+    objective="TODO",
+    minutes=10,
     mistakes=(
         Mistake(
             "round to nearest even instead of truncating",
@@ -115,14 +110,10 @@ safe_cos_table = Exercise(
         "Build the positions as integers (np.arange(4096)), multiply by inv_freq in float64 "
         "(or float32) to get the angles, take np.cos, and cast to float16 only at the end."
     ),
-    solution_code="""
-import numpy as np
-
-inv_freq = 10000.0 ** (-np.arange(0, 32, 2) / 32)
-positions = np.arange(4096)                      # integers: exact
-angles = positions[:, None] * inv_freq[None, :]  # float64
-cos_table = np.cos(angles).astype(np.float16)    # cast once, at the end
-""",
+    level="core",
+    kind="derivation",
+    objective="TODO",
+    minutes=10,
     mistakes=(
         Mistake(
             "positions and angles computed in float16 (np.arange(..., dtype=np.float16))",
@@ -151,14 +142,10 @@ float16_overflow = Exercise(
         "nearest sends everything from halfway between them upwards to inf. Check candidates "
         "with round_to_dtype(np.arange(60000, 70000), 'float16')."
     ),
-    solution_code="""
-import numpy as np
-from posenc_lib.precision import round_to_dtype
-
-candidates = np.arange(60_000, 70_000)
-stored = round_to_dtype(candidates, "float16")
-first_inf = int(candidates[np.isinf(stored)][0])
-""",
+    level="core",
+    kind="derivation",
+    objective="TODO",
+    minutes=10,
     mistakes=(
         Mistake("65505: the first integer above the largest finite float16", lambda: 65505),
         Mistake("65536 = 2**16: but rounding sends 65520..65535 to inf already", lambda: 65536),

@@ -39,15 +39,10 @@ llama31_slow_pairs = Exercise(
         "rope_frequencies_from_config(PRESETS['llama-3.1-8b']). Pair i makes "
         "L * theta_i / (2 pi) turns in L positions; count the pairs below 1 (a Python int)."
     ),
-    solution_code="""
-import numpy as np
-from posenc_lib.models import rope_frequencies_from_config
-from posenc_lib.presets import PRESETS
-
-inv_freq, _ = rope_frequencies_from_config(PRESETS["llama-3.1-8b"])
-turns = 8192 * inv_freq / (2 * np.pi)
-n_slow = int(np.count_nonzero(turns < 1))
-""",
+    level="core",
+    kind="derivation",
+    objective="TODO",
+    minutes=10,
     mistakes=(
         Mistake(
             "the unscaled frequencies 500000**(-2i/128) (the llama3 scaling is part of the config)",
@@ -89,16 +84,10 @@ pairing = Exercise(
         "Rotate x yourself with apply_rope(x, [position], inv_freq, pairing=p) for both values "
         "of p and compare with `rotated` (np.allclose). Only one matches."
     ),
-    solution_code="""
-import numpy as np
-from posenc_lib.exercises import nb09
-from posenc_lib.rope import apply_rope
-
-x, rotated, position, inv_freq = nb09.mystery_rotation()
-matches = [p for p in ("interleaved", "half")
-           if np.allclose(apply_rope(x, [position], inv_freq, pairing=p), rotated)]
-pairing = matches[0]
-""",
+    level="core",
+    kind="derivation",
+    objective="TODO",
+    minutes=10,
     mistakes=(
         Mistake(
             "the other layout: (2i, 2i+1) is 'interleaved' (Meta's and GPT-J's code), "
@@ -119,14 +108,10 @@ p_rope = Exercise(
         "Start from the 32 ordinary frequencies base**(-2i/64). p-RoPE keeps the fastest "
         "floor(p * 64 / 2) of them unchanged (the first ones) and sets the others to 0."
     ),
-    solution_code="""
-import numpy as np
-
-d, base, p = 64, 10000.0, 0.25
-theta = base ** (-np.arange(0, d, 2) / d)
-keep = int(p * d // 2)
-inv_freq_p = np.where(np.arange(d // 2) < keep, theta, 0.0)
-""",
+    level="core",
+    kind="derivation",
+    objective="TODO",
+    minutes=10,
     mistakes=(
         Mistake(
             "keeping the slowest pairs instead of the fastest (p-RoPE drops the low frequencies)",
@@ -157,12 +142,10 @@ mla_cache = Exercise(
         "If every head had its own k^R instead of one shared, how many k^R numbers would a "
         "token need? Read the sizes from PRESETS['deepseek-v3']."
     ),
-    solution_code="""
-from posenc_lib.presets import PRESETS
-
-cfg = PRESETS["deepseek-v3"]
-per_token = cfg["kv_lora_rank"] + cfg["num_attention_heads"] * cfg["qk_rope_head_dim"]
-""",
+    level="core",
+    kind="derivation",
+    objective="TODO",
+    minutes=10,
     mistakes=(
         Mistake("the shared rotary key (one k^R for all heads, what DeepSeek does)",
                 lambda: _V3["kv_lora_rank"] + _V3["qk_rope_head_dim"]),

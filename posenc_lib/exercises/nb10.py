@@ -36,13 +36,10 @@ turning_pairs = Exercise(
         "Count the pairs with at least one full turn: only they have seen every angle in "
         "training. Give a Python int."
     ),
-    solution_code="""
-import numpy as np
-
-head_dim, base, L = 16, 10000.0, 32
-theta = base ** (-np.arange(0, head_dim, 2) / head_dim)
-n_turning = int(np.count_nonzero(L * theta / (2 * np.pi) >= 1))
-""",
+    level="core",
+    kind="derivation",
+    objective="TODO",
+    minutes=10,
     mistakes=(
         Mistake(
             "forgetting the 2 pi (counting angles L * theta_i >= 1 radian)",
@@ -80,15 +77,10 @@ break_position = Exercise(
         "position from 32 on whose accuracy is below 0.5. Give the position in the sequence "
         "(an int), not its offset from 32."
     ),
-    solution_code="""
-import numpy as np
-from posenc_lib.lab.results import load, mean_curves
-
-curves = load("curves")["curves"]
-rope = mean_curves(curves, "induction", ["rope"], 8)["rope"]
-beyond = np.nan_to_num(rope[32:], nan=1.0)
-rope_breaks_at = int(32 + np.flatnonzero(beyond < 0.5)[0])
-""",
+    level="core",
+    kind="derivation",
+    objective="TODO",
+    minutes=10,
     mistakes=(
         Mistake(
             "the offset from the trained length instead of the position",
@@ -117,13 +109,10 @@ yarn_factor = Exercise(
         "dict: rope_type 'yarn', factor s and original_max_position_embeddings 32; keep the "
         "first value it returns."
     ),
-    solution_code="""
-from posenc_lib import rope_frequencies
-
-s = 256 / 32
-scaling = {"rope_type": "yarn", "factor": s, "original_max_position_embeddings": 32}
-inv_freq_yarn, attention_factor = rope_frequencies(16, 10000.0, scaling)
-""",
+    level="core",
+    kind="derivation",
+    objective="TODO",
+    minutes=10,
     mistakes=(
         Mistake(
             "PI (rope_type 'linear') instead of YaRN: every pair divided by s",

@@ -40,12 +40,10 @@ heatmap_shape = Exercise(
         "fig.axes[0].images[0], and get_array() gives the numbers drawn. Which axis of the "
         "picture shows the dimension in write-up 002?"
     ),
-    solution_code="""
-from posenc_lib.figures import build_figure
-
-fig = build_figure("heatmap_002", d_model=128, n_positions=60)
-shape = fig.axes[0].images[0].get_array().shape
-""",
+    level="core",
+    kind="derivation",
+    objective="TODO",
+    minutes=10,
     mistakes=(
         Mistake(
             "the encoding's own shape (n_positions, d_model); heatmap_002 draws its transpose",
@@ -66,12 +64,10 @@ dot_row = Exercise(
         "Pass both parameters to build_figure, then take row 0 of the image's array: "
         "PE(0)·PE(k) for k = 0 .. 49."
     ),
-    solution_code="""
-from posenc_lib.figures import build_figure
-
-fig = build_figure("dot_product_matrix", d_model=32, base=100.0)
-row = fig.axes[0].images[0].get_array()[0]
-""",
+    level="core",
+    kind="derivation",
+    objective="TODO",
+    minutes=10,
     mistakes=(
         Mistake(
             "the default base 10000 (base=100.0 not passed)",
@@ -94,14 +90,10 @@ yarn_untouched = Exercise(
         "the line whose get_label() is 'yarn', and count the y values close to 1 "
         "(np.isclose)."
     ),
-    solution_code="""
-import numpy as np
-from posenc_lib.figures import build_figure
-
-fig = build_figure("frequency_ratio", factor=8.0, methods=("yarn",))
-(line,) = [line for line in fig.axes[0].get_lines() if line.get_label() == "yarn"]
-untouched = int(np.sum(np.isclose(line.get_ydata(), 1.0)))
-""",
+    level="core",
+    kind="derivation",
+    objective="TODO",
+    minutes=10,
     mistakes=(
         Mistake(
             "the count of the NTK-aware line (only pair 0 keeps its frequency)",
