@@ -5,7 +5,8 @@ offset (:func:`offset_similarity`), the curve bounces (:func:`local_minima`), an
 reads the position back (:func:`fit_position_probe`).
 
 Notebook 06 asks, for every context-extension method, which pairs are slowed down and which
-angles a model meets past its trained length ``L`` that it never saw in training. Its figure,
+angles a model meets past its trained length ``L`` that it never saw in training, and how much
+of the trained resolution per position step each method keeps (:func:`step_angle`). Its figure,
 its explorer and its tables all call the functions here with the same illustrative configs
 (:func:`method_rope_scaling`), so they cannot disagree.
 
