@@ -255,3 +255,23 @@ def test_yarn_table_sentence_matches_the_quoted_table() -> None:
         ppl = [float(v) for v in values]  # at 8192, 32768, 65536, 98304, 131072 tokens
         assert ppl[3] < ppl[2] and ppl[4] >= ppl[3]  # improves to 98304, not beyond
         assert f"{size}: {ppl[3]:.2f}, then {ppl[4]:.2f}" in text
+
+
+def test_freq_scale_keeps_the_slowest_pair_in_range_up_to_s_times_l_minus_1() -> None:
+    assert "stays inside its trained arc up to position $s(L-1)$, a few steps short" in markdown()
+    slowest = theta()[-1]
+    largest = (L - 1) * slowest  # the largest trained angle of the slowest pair
+    last_inside = math.floor(largest / (slowest / S) + 1e-9)
+    assert last_inside == S * (L - 1) == 32760 < S * L - 1
+    assert "scaled one after 32760" in output_of("d43087d9")
+
+
+def test_exactly_the_slow_pairs_are_hit_past_l() -> None:
+    assert "Exactly the pairs that never completed a turn are hit" in markdown()
+    assert "in 18 pairs" in output_of("0dba355e") and np.sum(turns() < 1) == 18
+
+
+def test_two_symbols_wavelength_and_scale() -> None:
+    text = markdown()
+    assert r"per-pair scale factor $f_i \ge 1$ ($\lambda_i$ stays the wavelength)" in text
+    assert r"\lambda_i = s" not in text and r"\theta_i/\lambda_i" not in text
