@@ -446,7 +446,7 @@ def frequency_ratio(
         f"Frequency ratio per pair: d = {head_dim}, base = {base:g}, "
         f"L = {trained_length}, s = {factor:g}"
     )
-    fig = _one_axes_figure(figsize, title, plots.draw_frequency_ratios, ratios)
+    fig = _one_axes_figure(figsize, title, plots.draw_frequency_ratios, ratios, factor=factor)
     fig.axes[0].legend(loc="center left", bbox_to_anchor=(1.0, 0.5))
     return fig
 
