@@ -97,7 +97,7 @@ def _masked_attention(
 ) -> NDArray[np.float64]:
     """Attention on the seed-1 inputs with ``allowed`` keys per query, built the learner's way."""
     x, w_q, w_k, w_v = _attention_inputs()
-    q, k, v = x @ w_q, x @ w_k, x @ w_v
+    q, k, v = (x @ w for w in (w_q, w_k, w_v))
     scores = q @ k.T / (np.sqrt(q.shape[-1]) if scale else 1.0)
     if allowed is None:
         return softmax(scores) @ v

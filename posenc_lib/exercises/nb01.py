@@ -28,7 +28,7 @@ def _steps() -> NDArray[np.int64]:
 carry_flips = Exercise(
     key="01.carry_flips",
     title="Predict how many bits change from p to p + 1 for p = 23, 47, 63, 95",
-    answer_name="flips",
+    answer_name="carry_counts",
     expected=_steps,
     hint_text=(
         "Write p in binary and add 1 by hand: every trailing 1 turns into a 0 (the carry) and "
@@ -56,7 +56,7 @@ carry_flips = Exercise(
         Shortcut(
             "computing the distances (a prediction: the cell after the check computes them)",
             r"\bhamming_distance\b|\^|\bbin\(|bit_count|binary_table|binary_repr",
-            "flips = [bin(p ^ (p + 1)).count('1') for p in (23, 47, 63, 95)]",
+            "carry_counts = [bin(p ^ (p + 1)).count('1') for p in (23, 47, 63, 95)]",
         ),
     ),
 )
