@@ -74,7 +74,8 @@ twins = Exercise(
     ),
     shortcuts=(
         Shortcut(
-            "running attention (this is a prediction: the cell after the check runs it)",
+            "self_attention or np.allclose (predict by reasoning; the cell after the check runs "
+            "attention)",
             r"\b(self_attention|scaled_dot_product_attention|allclose)\b",
             "twins = {(i, j) for i in range(6) for j in range(6) if np.allclose(o[i], o[j])}",
         ),

@@ -54,7 +54,8 @@ carry_flips = Exercise(
     ),
     shortcuts=(
         Shortcut(
-            "computing the distances (a prediction: the cell after the check computes them)",
+            "hamming_distance, bin(), XOR or the bit tables (predict on paper; the cell after the "
+            "check computes the distances)",
             r"\bhamming_distance\b|\^|\bbin\(|bit_count|binary_table|binary_repr",
             "carry_counts = [bin(p ^ (p + 1)).count('1') for p in (23, 47, 63, 95)]",
         ),

@@ -77,7 +77,8 @@ slow_pair = Exercise(
     ),
     shortcuts=(
         Shortcut(
-            "posenc_lib's encoding (this is a prediction: the cell after the check computes it)",
+            "posenc_lib's encoding functions (predict by hand; the cell after the check "
+            "computes the entry)",
             _LIBRARY_ENCODING,
             "last_pair = sinusoidal_encoding(2501, 8)[2500, 6:]",
         ),
@@ -129,7 +130,60 @@ half_turns = Exercise(
     ),
 )
 
-# --- Exercise 3: which layout and spacing does a checkpoint use? ------------------------------
+# --- Exercise 3: the power form in float16 ----------------------------------------------------
+
+_F16_D, _F16_BASE = 128, 500000.0
+
+
+def _lost_pairs(base: float, dtype: type = np.float16) -> int:
+    """Pairs whose power base^(2i/d), stored in ``dtype``, overflows (frequency 1/inf = 0)."""
+    powers = 1.0 / inverse_frequencies(_F16_D, base)
+    with np.errstate(over="ignore"):
+        return int(np.isinf(powers.astype(dtype)).sum())
+
+
+float16_lost_pairs = Exercise(
+    key="02.float16_lost_pairs",
+    title="How many pairs of d_model = 128, base 500000, lose their frequency in float16?",
+    answer_name="n_lost",
+    expected=lambda: _lost_pairs(_F16_BASE),
+    hint_text=(
+        "The power form stores base^(2i/d) first; float16 cannot hold numbers above 65504, "
+        "so those become inf and 1/inf = 0. Solve base^(2i/d) > 65504 for i with a logarithm: "
+        "2i/d > ln(65504)/ln(base). Count the pairs i = 0 .. 63 above that threshold."
+    ),
+    level="core",
+    kind="explanation",
+    objective=(
+        "Explains why code uses the exp form: derives from a logarithm which pairs the power "
+        "form loses to float16 overflow, checked against float16 itself."
+    ),
+    minutes=10,
+    mistakes=(
+        Mistake(
+            "counting dimensions (2 per pair) instead of pairs",
+            lambda: 2 * _lost_pairs(_F16_BASE),
+        ),
+        Mistake(
+            "the threshold of float32 (3.4e38) or base 10000: then nothing overflows",
+            lambda: _lost_pairs(_F16_BASE, np.float32),
+        ),
+        Mistake(
+            "the pairs that keep their frequency instead of the ones that lose it",
+            lambda: _F16_D // 2 - _lost_pairs(_F16_BASE),
+        ),
+    ),
+    shortcuts=(
+        Shortcut(
+            "float16 arithmetic (find the threshold with a logarithm)",
+            r"float16|\bnp\.half\b|\bfinfo\b",
+            "powers = (500000.0 ** (np.arange(0, 128, 2) / 128)).astype(np.float16)",
+        ),
+    ),
+)
+
+
+# --- Exercise 4: which layout and spacing does a checkpoint use? ------------------------------
 
 _CHECKPOINT_N, _CHECKPOINT_D = 40, 24
 _CHECKPOINT_LAYOUT, _CHECKPOINT_SPACING = "interleaved", "t2t"
@@ -194,7 +248,7 @@ checkpoint_layout = Exercise(
     ),
 )
 
-# --- Exercise 4: read the position back from its code -----------------------------------------
+# --- Exercise 5: read the position back from its code -----------------------------------------
 
 _DECODE_D, _DECODE_POSITIONS = 64, np.array([0, 3, 250, 7777, 12000, 19999])
 
@@ -250,61 +304,10 @@ decode_position = Exercise(
     ),
     shortcuts=(
         Shortcut(
-            "posenc_lib's encoding (compare no table of codes: read the angles)",
+            "posenc_lib's encoding functions (read the angles instead of comparing with a table of "
+            "codes)",
             _LIBRARY_ENCODING,
             "table = sinusoidal_encoding(20000, 64)",
-        ),
-    ),
-)
-
-# --- Exercise 5: the power form in float16 ----------------------------------------------------
-
-_F16_D, _F16_BASE = 128, 500000.0
-
-
-def _lost_pairs(base: float, dtype: type = np.float16) -> int:
-    """Pairs whose power base^(2i/d), stored in ``dtype``, overflows (frequency 1/inf = 0)."""
-    powers = 1.0 / inverse_frequencies(_F16_D, base)
-    with np.errstate(over="ignore"):
-        return int(np.isinf(powers.astype(dtype)).sum())
-
-
-float16_lost_pairs = Exercise(
-    key="02.float16_lost_pairs",
-    title="How many pairs of d_model = 128, base 500000, lose their frequency in float16?",
-    answer_name="n_lost",
-    expected=lambda: _lost_pairs(_F16_BASE),
-    hint_text=(
-        "The power form stores base^(2i/d) first; float16 cannot hold numbers above 65504, "
-        "so those become inf and 1/inf = 0. Solve base^(2i/d) > 65504 for i with a logarithm: "
-        "2i/d > ln(65504)/ln(base). Count the pairs i = 0 .. 63 above that threshold."
-    ),
-    level="core",
-    kind="explanation",
-    objective=(
-        "Explains why code uses the exp form: derives from a logarithm which pairs the power "
-        "form loses to float16 overflow, checked against float16 itself."
-    ),
-    minutes=10,
-    mistakes=(
-        Mistake(
-            "counting dimensions (2 per pair) instead of pairs",
-            lambda: 2 * _lost_pairs(_F16_BASE),
-        ),
-        Mistake(
-            "the threshold of float32 (3.4e38) or base 10000: then nothing overflows",
-            lambda: _lost_pairs(_F16_BASE, np.float32),
-        ),
-        Mistake(
-            "the pairs that keep their frequency instead of the ones that lose it",
-            lambda: _F16_D // 2 - _lost_pairs(_F16_BASE),
-        ),
-    ),
-    shortcuts=(
-        Shortcut(
-            "computing in float16 (find the threshold with a logarithm)",
-            r"float16|\bnp\.half\b|\bfinfo\b",
-            "powers = (500000.0 ** (np.arange(0, 128, 2) / 128)).astype(np.float16)",
         ),
     ),
 )
