@@ -207,62 +207,6 @@ llama3_bands = Exercise(
     ),
 )
 
-# --------------------------------------------------------------------------- 06.which_scaling
-
-_MYSTERY_HEAD, _MYSTERY_BASE = 64, 500000.0
-_MYSTERY_CONFIG: dict[str, Any] = {
-    "rope_type": "llama3", "factor": 16.0, "low_freq_factor": 1.0, "high_freq_factor": 16.0,
-    "original_max_position_embeddings": 16384,
-}
-
-
-def mystery_frequencies() -> NDArray[np.float64]:
-    """The scaled frequencies of a head with d = 64 and base 500000, of an undisclosed method.
-
-    Returns
-    -------
-    inv_freq : ndarray of float64, shape (32,)
-        ``theta'_i`` after the config's ``rope_scaling``, which exercise 06.which_scaling asks
-        the learner to identify.
-    """
-    inv_freq, _ = rope_frequencies(_MYSTERY_HEAD, _MYSTERY_BASE, _MYSTERY_CONFIG)
-    return inv_freq
-
-
-which_scaling = Exercise(
-    key="06.which_scaling",
-    title="Which rope_type produced these frequencies?",
-    answer_name="method",
-    expected=lambda: resolve_rope_type(_MYSTERY_CONFIG),
-    hint_text=(
-        "Divide by theta_i = 500000 ** (-2i/64) to get the ratio per pair. PI (linear) is flat; "
-        "NTK-aware (ntk, dynamic) falls from pair 0 on. YaRN and Llama 3 both keep the fast "
-        "pairs and divide the slowest by s; in the blend, YaRN's ratio is a straight line in the "
-        "pair index i, Llama 3's a straight line in the turn count, which is proportional to "
-        "theta_i. Fit both and see which one is straight."
-    ),
-    level="challenge",
-    kind="detector",
-    objective=(
-        "Tells the by-parts methods apart from the shape of the ratio: YaRN ramps linearly in "
-        "the pair index, Llama 3 linearly in the turn count."
-    ),
-    minutes=20,
-    mistakes=(
-        Mistake(
-            "yarn: both methods keep the fast pairs and divide the slow ones, but YaRN's blend "
-            "is a straight line over the pair index, and this one is not",
-            lambda: "yarn",
-        ),
-        Mistake(
-            "ntk: NTK-aware scaling changes every pair but the first, while here a whole run of "
-            "fast pairs keeps the ratio 1",
-            lambda: "ntk",
-        ),
-        Mistake("linear: PI gives every pair the same ratio 1/s", lambda: "linear"),
-    ),
-)
-
 # --------------------------------------------------------------------------- 06.dynamic_cache
 
 _CACHE_D, _CACHE_BASE, _CACHE_L = 64, 10000.0, 2048
@@ -319,5 +263,61 @@ dynamic_cache = Exercise(
             r"\b(rope_frequencies\w*|dynamic_ntk_factor|ntk_inv_freq|ntk_scaled_base)\b",
             "cache_drift = 2500 * (rope_frequencies(64, 1e4, cfg, seq_len=2500)[0][-1] - x)",
         ),
+    ),
+)
+
+# --------------------------------------------------------------------------- 06.which_scaling
+
+_MYSTERY_HEAD, _MYSTERY_BASE = 64, 500000.0
+_MYSTERY_CONFIG: dict[str, Any] = {
+    "rope_type": "llama3", "factor": 16.0, "low_freq_factor": 1.0, "high_freq_factor": 16.0,
+    "original_max_position_embeddings": 16384,
+}
+
+
+def mystery_frequencies() -> NDArray[np.float64]:
+    """The scaled frequencies of a head with d = 64 and base 500000, of an undisclosed method.
+
+    Returns
+    -------
+    inv_freq : ndarray of float64, shape (32,)
+        ``theta'_i`` after the config's ``rope_scaling``, which exercise 06.which_scaling asks
+        the learner to identify.
+    """
+    inv_freq, _ = rope_frequencies(_MYSTERY_HEAD, _MYSTERY_BASE, _MYSTERY_CONFIG)
+    return inv_freq
+
+
+which_scaling = Exercise(
+    key="06.which_scaling",
+    title="Which rope_type produced these frequencies?",
+    answer_name="method",
+    expected=lambda: resolve_rope_type(_MYSTERY_CONFIG),
+    hint_text=(
+        "Divide by theta_i = 500000 ** (-2i/64) to get the ratio per pair. PI (linear) is flat; "
+        "NTK-aware (ntk, dynamic) falls from pair 0 on. YaRN and Llama 3 both keep the fast "
+        "pairs and divide the slowest by s; in the blend, YaRN's ratio is a straight line in the "
+        "pair index i, Llama 3's a straight line in the turn count, which is proportional to "
+        "theta_i. Fit both and see which one is straight."
+    ),
+    level="challenge",
+    kind="detector",
+    objective=(
+        "Tells the by-parts methods apart from the shape of the ratio: YaRN ramps linearly in "
+        "the pair index, Llama 3 linearly in the turn count."
+    ),
+    minutes=20,
+    mistakes=(
+        Mistake(
+            "yarn: both methods keep the fast pairs and divide the slow ones, but YaRN's blend "
+            "is a straight line over the pair index, and this one is not",
+            lambda: "yarn",
+        ),
+        Mistake(
+            "ntk: NTK-aware scaling changes every pair but the first, while here a whole run of "
+            "fast pairs keeps the ratio 1",
+            lambda: "ntk",
+        ),
+        Mistake("linear: PI gives every pair the same ratio 1/s", lambda: "linear"),
     ),
 )

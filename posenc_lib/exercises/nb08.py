@@ -124,60 +124,6 @@ truncation_bias = Exercise(
     ),
 )
 
-# --------------------------------------------------------------------------- 08.float16_edges
-
-_CANDIDATES = np.arange(60_000, 70_000)
-
-
-def _overflow_edges() -> NDArray[np.int64]:
-    """The first integer float16 stores as its largest finite value, and the first as inf."""
-    stored = round_to_dtype(_CANDIDATES, "float16")
-    largest = stored[np.isfinite(stored)].max()
-    return np.array([_CANDIDATES[stored == largest][0], _CANDIDATES[np.isinf(stored)][0]])
-
-
-float16_edges = Exercise(
-    key="08.float16_edges",
-    title="float16's last step: the integers stored as 65504, and the first stored as inf",
-    answer_name="edges",
-    expected=_overflow_edges,
-    hint_text=(
-        "float16 has 10 fraction bits and exponents up to 15, so in [2**15, 2**16) neighbours "
-        "are 2**(15 - 10) = 32 apart: ..., 65472, 65504, and then 2**16, which the format does "
-        "not have (inf). An integer goes to its nearest neighbour; exactly halfway, it goes to "
-        "the neighbour whose last fraction bit is 0. 65504 has all ten fraction bits set."
-    ),
-    level="challenge",
-    kind="derivation",
-    objective=(
-        "Derives where float16 overflows from its fraction bits and exponent range, with ties "
-        "to even deciding both edges of its last step."
-    ),
-    minutes=15,
-    mistakes=(
-        Mistake(
-            "halfway cases always rounded up; a tie goes to the even neighbour",
-            lambda: _overflow_edges() - np.array([1, 0]),
-        ),
-        Mistake(
-            "halfway cases always rounded down; a tie goes to the even neighbour",
-            lambda: _overflow_edges() + np.array([0, 1]),
-        ),
-        Mistake(
-            "no rounding: every integer from halfway below 65504 to halfway above it is stored "
-            "as 65504",
-            lambda: np.array([int(np.finfo(np.float16).max), int(np.finfo(np.float16).max) + 1]),
-        ),
-    ),
-    shortcuts=(
-        Shortcut(
-            "float16 itself (derive it from the format's bits)",
-            r"\b(round_to_dtype|to_low_precision|float16|half|finfo|spacing_at)\b",
-            "edges = np.flatnonzero(np.isinf(np.arange(70000).astype(np.float16)))[:1]",
-        ),
-    ),
-)
-
 # --------------------------------------------------------------------------- 08.table_detector
 
 _POSITIONS, _PAIRS_D = np.arange(4096), 32
@@ -250,6 +196,60 @@ table_detector = Exercise(
         Mistake(
             "float16's half gap used as the threshold for bfloat16 tables too",
             lambda: _largest_errors() > 2.0**-11,
+        ),
+    ),
+)
+
+# --------------------------------------------------------------------------- 08.float16_edges
+
+_CANDIDATES = np.arange(60_000, 70_000)
+
+
+def _overflow_edges() -> NDArray[np.int64]:
+    """The first integer float16 stores as its largest finite value, and the first as inf."""
+    stored = round_to_dtype(_CANDIDATES, "float16")
+    largest = stored[np.isfinite(stored)].max()
+    return np.array([_CANDIDATES[stored == largest][0], _CANDIDATES[np.isinf(stored)][0]])
+
+
+float16_edges = Exercise(
+    key="08.float16_edges",
+    title="float16's last step: the integers stored as 65504, and the first stored as inf",
+    answer_name="edges",
+    expected=_overflow_edges,
+    hint_text=(
+        "float16 has 10 fraction bits and exponents up to 15, so in [2**15, 2**16) neighbours "
+        "are 2**(15 - 10) = 32 apart: ..., 65472, 65504, and then 2**16, which the format does "
+        "not have (inf). An integer goes to its nearest neighbour; exactly halfway, it goes to "
+        "the neighbour whose last fraction bit is 0. 65504 has all ten fraction bits set."
+    ),
+    level="challenge",
+    kind="derivation",
+    objective=(
+        "Derives where float16 overflows from its fraction bits and exponent range, with ties "
+        "to even deciding both edges of its last step."
+    ),
+    minutes=15,
+    mistakes=(
+        Mistake(
+            "halfway cases always rounded up; a tie goes to the even neighbour",
+            lambda: _overflow_edges() - np.array([1, 0]),
+        ),
+        Mistake(
+            "halfway cases always rounded down; a tie goes to the even neighbour",
+            lambda: _overflow_edges() + np.array([0, 1]),
+        ),
+        Mistake(
+            "no rounding: every integer from halfway below 65504 to halfway above it is stored "
+            "as 65504",
+            lambda: np.array([int(np.finfo(np.float16).max), int(np.finfo(np.float16).max) + 1]),
+        ),
+    ),
+    shortcuts=(
+        Shortcut(
+            "float16 itself (derive it from the format's bits)",
+            r"\b(round_to_dtype|to_low_precision|float16|half|finfo|spacing_at)\b",
+            "edges = np.flatnonzero(np.isinf(np.arange(70000).astype(np.float16)))[:1]",
         ),
     ),
 )
