@@ -44,8 +44,8 @@ bfloat16_ties = Exercise(
     hint_text=(
         "Between 512 and 1024 bfloat16 has 8 significant bits, so the gap is 512 / 2**7 = 4: "
         "512, 516, 520, ... 513 and 515 go to the nearer one. 514 and 518 lie exactly halfway: "
-        "they go to the neighbour whose last kept bit is 0, that is 512 / 4 = 128 or 520 / 4 = "
-        "130 (even), not 129."
+        "write both neighbours as 4 q; the tie goes to the one whose q is even (its last kept "
+        "bit is 0)."
     ),
     level="warm-up",
     kind="prediction",
