@@ -1,6 +1,6 @@
 """Exercises on RoPE in today's models: what a config's scaling does to the slow pairs, partial
-rotary against p-RoPE, MLA's cache, which caches survive a growing text, and which pairing a
-checkpoint uses.
+rotary against p-RoPE, MLA's cache, M-RoPE's positions for an image, and which caches survive a
+growing text.
 
 Notebook: 09_rope_in_todays_models.
 
@@ -19,15 +19,17 @@ from posenc_lib.frequencies import inverse_frequencies, turns_in_context
 from posenc_lib.model_pairs import config_layer_kinds
 from posenc_lib.models import rope_frequencies_from_config
 from posenc_lib.presets import PRESETS
-from posenc_lib.rope import apply_rope
-from posenc_lib.rope_variants import p_rope_frequencies, partial_rotary_dims
+from posenc_lib.rope_variants import (
+    mrope_image_positions,
+    p_rope_frequencies,
+    partial_rotary_dims,
+)
 
 __all__ = [
     "cache_survives",
     "llama31_slow_pairs",
     "mla_cache",
-    "mystery_keys",
-    "pairing",
+    "mrope_positions",
     "partial_vs_p_rope",
 ]
 
@@ -202,7 +204,7 @@ cache_survives = Exercise(
         "at n = 131072 (Gemma 3 also needs layer_type=...) and compare both returned values. "
         "Having a rope_scaling is not the question: does the result depend on seq_len?"
     ),
-    level="core",
+    level="challenge",
     kind="explanation",
     objective=(
         "explains why a KV cache of rotated keys survives static scaling but not a method whose "
@@ -220,60 +222,59 @@ cache_survives = Exercise(
     ),
 )
 
-# --------------------------------------------------------------------------- 09.pairing
+# --------------------------------------------------------------------------- 09.mrope_positions
 
-_N_KEYS, _HEAD = 6, 16
-
-
-def _mystery() -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.bool_]]:
-    rng = np.random.default_rng(2024)
-    keys = rng.normal(size=(_N_KEYS, _HEAD))
-    half = np.array([True, False, False, True, True, False])
-    positions = rng.integers(50, 5000, size=_N_KEYS)
-    bases = rng.choice([1e4, 5e5, 1e6], size=_N_KEYS)
-    rotated = np.concatenate([
-        apply_rope(keys[j:j + 1], [positions[j]], inverse_frequencies(_HEAD, bases[j]),
-                   pairing="half" if half[j] else "interleaved")
-        for j in range(_N_KEYS)
-    ])
-    return keys, rotated, half
+_TEXT_BEFORE, _ROWS, _COLS, _TEXT_AFTER = 3, 3, 2, 2
 
 
-def mystery_keys() -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    """Return ``(keys, rotated)``, both of shape (6, 16): six keys and the same keys after RoPE.
+def _mrope(after_start: int | None = None, swap: bool = False, image_t_counts: bool = False
+           ) -> NDArray[np.int64]:
+    """The (t, h, w) positions, or one of the learner's mistaken versions of them."""
+    ids = mrope_image_positions(_TEXT_BEFORE, _ROWS, _COLS, _TEXT_AFTER).copy()
+    image = slice(_TEXT_BEFORE, _TEXT_BEFORE + _ROWS * _COLS)
+    if swap:
+        ids[1:, image] = ids[2:0:-1, image]
+    if image_t_counts:
+        ids[0, image] = np.arange(image.start, image.stop)
+    if after_start is not None:
+        ids[:, image.stop:] = after_start + np.arange(_TEXT_AFTER)
+    return ids
 
-    Each row was rotated at a position and with a base that are not given, and with one of the
-    two pairings, "interleaved" or "half"; exercise ``09.pairing`` asks which.
-    """
-    keys, rotated, _ = _mystery()
-    return keys, rotated
 
-
-pairing = Exercise(
-    key="09.pairing",
-    title="Six keys from converted checkpoints: which were rotated with the 'half' pairing?",
-    answer_name="is_half",
-    expected=lambda: _mystery()[2],
+mrope_positions = Exercise(
+    key="09.mrope_positions",
+    title="Predict M-RoPE's (t, h, w) positions: 3 text tokens, a 3 x 2 image, 2 text tokens",
+    answer_name="mrope_ids",
+    expected=_mrope,
     hint_text=(
-        "You do not know the positions or the bases, so you cannot redo the rotation. Look for "
-        "what a rotation keeps: it turns each pair of dims in its own plane, so the length "
-        "sqrt(a**2 + b**2) of every pair it rotates is the same before and after. Which pairs "
-        "keep their length in each row: (2i, 2i+1) or (i, i + 8)?"
+        "Text tokens get t = h = w = their index. Every patch of the image gets the same t (the "
+        "index where the image starts), h = start + row and w = start + column, row by row. The "
+        "text after the image does not resume at its token index: it starts one past the "
+        "largest position used so far."
     ),
-    level="challenge",
-    kind="detector",
+    level="core",
+    kind="prediction",
     objective=(
-        "detects a checkpoint's pairing from a key before and after RoPE through an invariant "
-        "(each rotated pair keeps its length), without knowing the positions or the base"
+        "predicts M-RoPE's three position ids for text and image tokens, and where the text "
+        "after an image resumes"
     ),
-    minutes=20,
+    minutes=10,
     mistakes=(
         Mistake(
-            "the names swapped: (2i, 2i+1) is 'interleaved' (Meta's and GPT-J's code), "
-            "(i, i + d/2) is 'half' (GPT-NeoX and Hugging Face)",
-            lambda: ~_mystery()[2],
+            "the text after the image resuming at its token index (3 + 6 = 9); M-RoPE resumes "
+            "one past the largest position used, so an image costs few positions",
+            lambda: _mrope(after_start=_TEXT_BEFORE + _ROWS * _COLS),
         ),
-        Mistake("one pairing for every key: each row came from its own checkpoint",
-                lambda: np.ones(_N_KEYS, dtype=bool)),
+        Mistake("rows and columns swapped: h follows the row (3 rows), w the column (2 columns)",
+                lambda: _mrope(swap=True)),
+        Mistake("t counting up over the image like text; a still image has one time step",
+                lambda: _mrope(image_t_counts=True)),
+    ),
+    shortcuts=(
+        Shortcut(
+            "code that computes it (a prediction is typed before anything runs)",
+            r"\b(?:mrope_image_positions|mrope_axes|arange|repeat|tile)\b",
+            "mrope_ids = mrope_image_positions(3, 3, 2, 2)",
+        ),
     ),
 )

@@ -1,6 +1,6 @@
 """Exercises on what the registered figures show about positional encoding: where each
 context-extension method acts, the dot-product row as a sum of cosines, which axis of a drawn
-table is the position, and YaRN's ramp with other parameters.
+table is the position, and how the wavelengths double like the bits of a counter.
 
 Notebook: 11_figure_gallery.
 
@@ -16,17 +16,19 @@ from numpy.typing import NDArray
 
 from posenc_lib.analysis import method_frequency_ratios, offset_similarity
 from posenc_lib.exercises._core import Exercise, Mistake, Shortcut
-from posenc_lib.frequencies import inverse_frequencies
+from posenc_lib.frequencies import inverse_frequencies, wavelengths
 from posenc_lib.sinusoidal import sinusoidal_encoding
 
-__all__ = ["mystery_tables", "offset_dot", "ratio_ends", "table_orientation", "yarn_ramp"]
+__all__ = ["mystery_tables", "octaves", "offset_dot", "ratio_ends", "table_orientation"]
 
 _HEAD, _BASE, _TRAINED = 128, 10000.0, 4096
 _METHODS = ("linear", "ntk", "yarn", "llama3")
 
 _FIGURE_CODE = Shortcut(
-    "the figure or the functions behind it (derive the numbers, then rebuild the figure)",
-    r"\b(?:build_figure|frequency_ratio|method_frequency_ratios|rope_frequencies|get_ydata)\b",
+    "the figure or code that computes the ratios (a prediction is typed before anything runs; "
+    "the cell after the check rebuilds the figure)",
+    r"\b(?:build_figure|frequency_ratio|method_frequency_ratios|rope_frequencies|get_ydata|"
+    r"inverse_frequencies)\b|\.axes\b",
     'fig = build_figure("frequency_ratio", factor=4.0)',
 )
 
@@ -154,55 +156,40 @@ table_orientation = Exercise(
     ),
 )
 
-# --------------------------------------------------------------------------- 11.yarn_ramp
-
-_RAMP_TRAINED, _RAMP_FACTOR = 2048, 8.0
+# --------------------------------------------------------------------------- 11.octaves
 
 
-def _ramp_counts(ratio: NDArray[np.float64], factor: float) -> NDArray[np.int64]:
-    untouched = int(np.count_nonzero(np.isclose(ratio, 1.0)))
-    full = int(np.count_nonzero(np.isclose(ratio, 1.0 / factor)))
-    return np.array([untouched, ratio.size - untouched - full, full])
+def _octaves(d_model: int = 512, base: float = _BASE) -> NDArray[np.float64]:
+    """[pairs per doubling of the wavelength, doublings from the first pair to the last]."""
+    lam = wavelengths(inverse_frequencies(d_model, base))
+    per_pair = np.log2(lam[1] / lam[0])
+    return np.array([1.0 / per_pair, np.log2(lam[-1] / lam[0])])
 
 
-def _yarn_counts(trained: int = _RAMP_TRAINED) -> NDArray[np.int64]:
-    ratio = method_frequency_ratios(_HEAD, _BASE, _RAMP_FACTOR, trained, ("yarn",))["yarn"]
-    return _ramp_counts(ratio, _RAMP_FACTOR)
-
-
-def _counts_without_two_pi() -> NDArray[np.int64]:
-    angle = _RAMP_TRAINED * inverse_frequencies(_HEAD, _BASE)  # L * theta_i, not turns
-    fast, slow = np.count_nonzero(angle >= 32), np.count_nonzero(angle <= 1)
-    return np.array([fast, angle.size - fast - slow, slow])
-
-
-yarn_ramp = Exercise(
-    key="11.yarn_ramp",
-    title="YaRN's ramp for L = 2048, s = 8: pairs untouched, on the ramp, fully interpolated",
-    answer_name="ramp_counts",
-    expected=_yarn_counts,
+octaves = Exercise(
+    key="11.octaves",
+    title="Pairs per doubling of the wavelength, and doublings in all, for d_model = 512",
+    answer_name="doubling",
+    expected=_octaves,
     hint_text=(
-        "YaRN looks at r_i = L / lambda_i, the turns pair i makes in the trained length "
-        "(turns_in_context). Pairs with r_i >= beta_fast = 32 keep their frequency, pairs with "
-        "r_i <= beta_slow = 1 are divided by s, and the ones in between are on the ramp. Give "
-        "the three counts for d = 128, base 10000, L = 2048 as [untouched, ramp, full]."
+        "The wavelength of pair i is 2 pi base**(2i/d): from one pair to the next it grows by "
+        "the same factor base**(2/d). A bit of a counter has twice the period of the bit below "
+        "it. How many pairs does it take to multiply the wavelength by 2 (log2 of the factor)? "
+        "And how many times does it double from pair 0 to pair d/2 - 1?"
     ),
     level="challenge",
-    kind="derivation",
+    kind="explanation",
     objective=(
-        "derives YaRN's three groups of pairs from r_i = L / lambda_i and the thresholds beta_fast "
-        "and beta_slow, for a trained length other than the figure's"
+        "explains the binary-counter picture quantitatively: the wavelengths grow geometrically, "
+        "so the encoding spans about log2(base) doublings whatever d_model, more pairs per "
+        "doubling as d_model grows"
     ),
     minutes=15,
     mistakes=(
-        Mistake("the figure's default L = 4096 instead of 2048", lambda: _yarn_counts(_TRAINED)),
-        Mistake("forgetting the 2 pi: r_i counts turns (L theta_i / 2 pi), not radians",
-                _counts_without_two_pi),
-        Mistake(
-            "the thresholds swapped: beta_fast = 32 turns marks the pairs that stay untouched",
-            lambda: _yarn_counts()[::-1],
-        ),
+        Mistake("one step per dimension instead of per pair (the exponent is 2i/d, with i a pair)",
+                lambda: np.array([512 / np.log2(_BASE), 511 / 512 * np.log2(_BASE)])),
+        Mistake("heatmap_003's d_model = 128 instead of 512", lambda: _octaves(128)),
+        Mistake("natural logarithms instead of log2 (a doubling is a factor 2, not e)",
+                lambda: _octaves() * np.array([np.log(2.0), 1.0 / np.log(2.0)])),
     ),
-    shortcuts=(_FIGURE_CODE,),
 )
-
