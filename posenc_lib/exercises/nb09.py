@@ -65,8 +65,8 @@ llama31_slow_pairs = Exercise(
     level="warm-up",
     kind="derivation",
     objective=(
-        "reads a real config's frequencies with rope_frequencies_from_config and sees that "
-        "Llama 3's scaling also slows the middle band, not only the pairs that were already slow"
+        "Reads a real config's frequencies with rope_frequencies_from_config and sees that "
+        "Llama 3's scaling also slows the middle band, not only the pairs that were already slow."
     ),
     minutes=10,
     mistakes=(
@@ -111,8 +111,8 @@ partial_vs_p_rope = Exercise(
     level="core",
     kind="construction",
     objective=(
-        "builds partial rotary's and p-RoPE's frequencies from their definitions and tells them "
-        "apart: the same number of still pairs, but only partial rotary respaces the kept ones"
+        "Builds partial rotary's and p-RoPE's frequencies from their definitions and tells them "
+        "apart: the same number of still pairs, but only partial rotary respaces the kept ones."
     ),
     minutes=15,
     mistakes=(
@@ -159,8 +159,8 @@ mla_cache = Exercise(
     level="core",
     kind="derivation",
     objective=(
-        "derives MLA's cache size from the config's shapes and sees why the rotary key is "
-        "shared by all heads"
+        "Derives MLA's cache size from the config's shapes and sees why the rotary key is "
+        "shared by all heads."
     ),
     minutes=10,
     mistakes=(
@@ -173,52 +173,6 @@ mla_cache = Exercise(
             lambda: _V3["num_attention_heads"]
             * (_V3["qk_nope_head_dim"] + _V3["qk_rope_head_dim"] + _V3["v_head_dim"]),
         ),
-    ),
-)
-
-# --------------------------------------------------------------------------- 09.cache_survives
-
-_SHORT, _LONG = 1024, 131072
-
-
-def _frequencies_change(preset: str) -> bool:
-    """Whether a preset's frequencies (or attention factor) differ between the two lengths."""
-    config = PRESETS[preset]
-    rotary = [kind for kind in config_layer_kinds(config) if kind != "nope"]
-    for layer_type in rotary if len(rotary) > 1 else [None]:
-        short = rope_frequencies_from_config(config, seq_len=_SHORT, layer_type=layer_type)
-        long = rope_frequencies_from_config(config, seq_len=_LONG, layer_type=layer_type)
-        if not (np.array_equal(short[0], long[0]) and short[1] == long[1]):
-            return True
-    return False
-
-
-cache_survives = Exercise(
-    key="09.cache_survives",
-    title="Which presets' cached keys go wrong as a text grows from 1024 to 131072 tokens?",
-    answer_name="stale_cache",
-    expected=lambda: {name for name in PRESETS if _frequencies_change(name)},
-    hint_text=(
-        "A cached key stays right while the frequencies that rotated it stay the same. For every "
-        "name in PRESETS, compute rope_frequencies_from_config(cfg, seq_len=n) at n = 1024 and "
-        "at n = 131072 (Gemma 3 also needs layer_type=...) and compare both returned values. "
-        "Having a rope_scaling is not the question: does the result depend on seq_len?"
-    ),
-    level="challenge",
-    kind="explanation",
-    objective=(
-        "explains why a KV cache of rotated keys survives static scaling but not a method whose "
-        "frequencies follow the current length, by finding the models where that happens"
-    ),
-    minutes=15,
-    mistakes=(
-        Mistake(
-            "every model with a rope_scaling: a static scaling (PI, YaRN, llama3) fixes the "
-            "frequencies once, so its cache stays valid",
-            lambda: {name for name, cfg in PRESETS.items() if cfg.get("rope_scaling")},
-        ),
-        Mistake("no model at all: LongRoPE switches factors past original_max_position_embeddings",
-                lambda: set()),
     ),
 )
 
@@ -255,8 +209,8 @@ mrope_positions = Exercise(
     level="core",
     kind="prediction",
     objective=(
-        "predicts M-RoPE's three position ids for text and image tokens, and where the text "
-        "after an image resumes"
+        "Predicts M-RoPE's three position ids for text and image tokens, and where the text "
+        "after an image resumes."
     ),
     minutes=10,
     mistakes=(
@@ -276,5 +230,51 @@ mrope_positions = Exercise(
             r"\b(?:mrope_image_positions|mrope_axes|arange|repeat|tile)\b",
             "mrope_ids = mrope_image_positions(3, 3, 2, 2)",
         ),
+    ),
+)
+
+# --------------------------------------------------------------------------- 09.cache_survives
+
+_SHORT, _LONG = 1024, 131072
+
+
+def _frequencies_change(preset: str) -> bool:
+    """Whether a preset's frequencies (or attention factor) differ between the two lengths."""
+    config = PRESETS[preset]
+    rotary = [kind for kind in config_layer_kinds(config) if kind != "nope"]
+    for layer_type in rotary if len(rotary) > 1 else [None]:
+        short = rope_frequencies_from_config(config, seq_len=_SHORT, layer_type=layer_type)
+        long = rope_frequencies_from_config(config, seq_len=_LONG, layer_type=layer_type)
+        if not (np.array_equal(short[0], long[0]) and short[1] == long[1]):
+            return True
+    return False
+
+
+cache_survives = Exercise(
+    key="09.cache_survives",
+    title="Which presets' cached keys go wrong as a text grows from 1024 to 131072 tokens?",
+    answer_name="stale_cache",
+    expected=lambda: {name for name in PRESETS if _frequencies_change(name)},
+    hint_text=(
+        "A cached key stays right while the frequencies that rotated it stay the same. For every "
+        "name in PRESETS, compute rope_frequencies_from_config(cfg, seq_len=n) at n = 1024 and "
+        "at n = 131072 (Gemma 3 also needs layer_type=...) and compare both returned values. "
+        "Having a rope_scaling is not the question: does the result depend on seq_len?"
+    ),
+    level="challenge",
+    kind="explanation",
+    objective=(
+        "Explains why a KV cache of rotated keys survives static scaling but not a method whose "
+        "frequencies follow the current length, by finding the models where that happens."
+    ),
+    minutes=15,
+    mistakes=(
+        Mistake(
+            "every model with a rope_scaling: a static scaling (PI, YaRN, llama3) fixes the "
+            "frequencies once, so its cache stays valid",
+            lambda: {name for name, cfg in PRESETS.items() if cfg.get("rope_scaling")},
+        ),
+        Mistake("no model at all: LongRoPE switches factors past original_max_position_embeddings",
+                lambda: set()),
     ),
 )

@@ -42,8 +42,8 @@ turning_pairs = Exercise(
     level="warm-up",
     kind="prediction",
     objective=(
-        "predicts from theta_i and L which RoPE pairs see every angle in training, the ones safe "
-        "past the trained length"
+        "Predicts from theta_i and L which RoPE pairs see every angle in training, the ones safe "
+        "past the trained length."
     ),
     minutes=5,
     mistakes=(
@@ -91,8 +91,8 @@ break_position = Exercise(
     level="core",
     kind="derivation",
     objective=(
-        "reads an accuracy-by-position curve averaged over seeds and locates where a scheme "
-        "stops generalising, in positions rather than offsets"
+        "Reads an accuracy-by-position curve averaged over seeds and locates where a scheme "
+        "stops generalising, in positions rather than offsets."
     ),
     minutes=10,
     mistakes=(
@@ -148,8 +148,8 @@ seed_spread = Exercise(
     level="core",
     kind="detector",
     objective=(
-        "detects the misconception that any gap between two means is a result: it compares the "
-        "gap with the spread over seeds"
+        "Detects the misconception that any gap between two means is a result: it compares the "
+        "gap with the spread over seeds."
     ),
     minutes=10,
     mistakes=(
@@ -187,8 +187,8 @@ t5_far_bucket = Exercise(
     level="challenge",
     kind="explanation",
     objective=(
-        "explains T5's fall at long inputs through a computed consequence: how many keys share "
-        "one learned bias, which dilutes the one right key"
+        "Explains T5's fall at long inputs through a computed consequence: how many keys share "
+        "one learned bias, which dilutes the one right key."
     ),
     minutes=15,
     mistakes=(

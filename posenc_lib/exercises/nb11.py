@@ -54,8 +54,8 @@ ratio_ends = Exercise(
     level="warm-up",
     kind="prediction",
     objective=(
-        "predicts where each context-extension method acts: all four slow the slowest pair by s, "
-        "only PI also slows the fastest"
+        "Predicts where each context-extension method acts: all four slow the slowest pair by s, "
+        "only PI also slows the fastest."
     ),
     minutes=5,
     mistakes=(
@@ -84,8 +84,8 @@ offset_dot = Exercise(
     level="core",
     kind="construction",
     objective=(
-        "writes the dot product of two sinusoidal encodings as a sum of cosines of the offset, "
-        "which is why the figure is constant along its diagonals"
+        "Writes the dot product of two sinusoidal encodings as a sum of cosines of the offset, "
+        "which is why the figure is constant along its diagonals."
     ),
     minutes=15,
     mistakes=(
@@ -143,8 +143,8 @@ table_orientation = Exercise(
     level="core",
     kind="detector",
     objective=(
-        "tells a (positions, dimensions) table from its transpose through a property of the "
-        "encoding (constant norm per position, sin(t) in column 0), not through its shape"
+        "Tells a (positions, dimensions) table from its transpose through a property of the "
+        "encoding (constant norm per position, sin(t) in column 0), not through its shape."
     ),
     minutes=10,
     mistakes=(
@@ -180,9 +180,9 @@ octaves = Exercise(
     level="challenge",
     kind="explanation",
     objective=(
-        "explains the binary-counter picture quantitatively: the wavelengths grow geometrically, "
+        "Explains the binary-counter picture quantitatively: the wavelengths grow geometrically, "
         "so the encoding spans about log2(base) doublings whatever d_model, more pairs per "
-        "doubling as d_model grows"
+        "doubling as d_model grows."
     ),
     minutes=15,
     mistakes=(
