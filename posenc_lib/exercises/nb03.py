@@ -135,7 +135,7 @@ first_bounce = Exercise(
             lambda: _first_bounce(256) + 1,
         ),
         Mistake("the value for d_model = 128, the notebook's example", lambda: _first_bounce(128)),
-        Mistake("the value for d_model = 512, from the notebook's table", lambda: _first_bounce(512)),
+        Mistake("the value for d_model = 512, in the notebook's table", lambda: _first_bounce(512)),
     ),
     shortcuts=(
         Shortcut(
