@@ -17,9 +17,43 @@ from posenc_lib.frequencies import inverse_frequencies
 from posenc_lib.shift import fit_linear_map, pair_shift_matrix, rotation_matrix, shift_matrix
 from posenc_lib.sinusoidal import sinusoidal_encoding, sinusoidal_encoding_at
 
-__all__ = ["cos_sin_matrix", "shift_back", "row_form_position", "forward_head", "cosine_only"]
+__all__ = ["shift_back", "cos_sin_matrix", "row_form_position", "forward_head", "cosine_only"]
 
 _MATRIX_FUNCTIONS = r"\b(pair_shift_matrix|rotation_matrix|shift_matrix|rope_matrix)\b"
+
+# --------------------------------------------------------------------------- 04.shift_back
+
+shift_back = Exercise(
+    key="04.shift_back",
+    title="PE(13) from PE(20) at d_model = 24, with a shift matrix",
+    answer_name="back",
+    expected=lambda: sinusoidal_encoding_at([13], 24)[0],
+    hint_text=(
+        "Going from position 20 to position 13 is a shift by k = -7. shift_matrix(k, d_model) "
+        "accepts negative k, and M_(-k) is also the transpose of M_k."
+    ),
+    level="warm-up",
+    kind="derivation",
+    objective="Uses M_(-k) = M_k^T to move an encoding vector back by k positions.",
+    minutes=5,
+    mistakes=(
+        Mistake(
+            "a shift forward: M_7 PE(20) is PE(27)",
+            lambda: sinusoidal_encoding_at([27], 24)[0],
+        ),
+        Mistake(
+            "a shift by the target position -13 instead of the offset -7 (that is PE(7))",
+            lambda: sinusoidal_encoding_at([7], 24)[0],
+        ),
+    ),
+    shortcuts=(
+        Shortcut(
+            "reading PE(13) itself (the row 13 or the formula at 13): shift PE(20)",
+            r"\b13\b|\b20\s*-\s*7\b|\bsinusoidal_encoding\s*\(",
+            "back = sinusoidal_encoding_at([13], 24)[0]",
+        ),
+    ),
+)
 
 # --------------------------------------------------------------------------- 04.cos_sin_matrix
 
@@ -65,40 +99,6 @@ cos_sin_matrix = Exercise(
             "a library matrix (pair_shift_matrix, rotation_matrix, shift_matrix): derive it",
             _MATRIX_FUNCTIONS,
             "m = rotation_matrix(4 * theta)",
-        ),
-    ),
-)
-
-# --------------------------------------------------------------------------- 04.shift_back
-
-shift_back = Exercise(
-    key="04.shift_back",
-    title="PE(13) from PE(20) at d_model = 24, with a shift matrix",
-    answer_name="back",
-    expected=lambda: sinusoidal_encoding_at([13], 24)[0],
-    hint_text=(
-        "Going from position 20 to position 13 is a shift by k = -7. shift_matrix(k, d_model) "
-        "accepts negative k, and M_(-k) is also the transpose of M_k."
-    ),
-    level="warm-up",
-    kind="derivation",
-    objective="Uses M_(-k) = M_k^T to move an encoding vector back by k positions.",
-    minutes=5,
-    mistakes=(
-        Mistake(
-            "a shift forward: M_7 PE(20) is PE(27)",
-            lambda: sinusoidal_encoding_at([27], 24)[0],
-        ),
-        Mistake(
-            "a shift by the target position -13 instead of the offset -7 (that is PE(7))",
-            lambda: sinusoidal_encoding_at([7], 24)[0],
-        ),
-    ),
-    shortcuts=(
-        Shortcut(
-            "reading PE(13) itself (the row 13 or the formula at 13): shift PE(20)",
-            r"\b13\b|\b20\s*-\s*7\b|\bsinusoidal_encoding\s*\(",
-            "back = sinusoidal_encoding_at([13], 24)[0]",
         ),
     ),
 )
