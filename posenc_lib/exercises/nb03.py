@@ -13,9 +13,13 @@ import numpy as np
 
 from posenc_lib.analysis import local_minima, offset_similarity
 from posenc_lib.exercises._core import Exercise, Mistake, Shortcut
-from posenc_lib.sinusoidal import sinusoidal_encoding, sinusoidal_encoding_at
+from posenc_lib.sinusoidal import (
+    encoding_from_frequencies,
+    sinusoidal_encoding,
+    sinusoidal_encoding_at,
+)
 
-__all__ = ["norm_prediction", "offset_only", "first_bounce", "flat_columns"]
+__all__ = ["norm_prediction", "offset_only", "first_bounce", "min_width", "flat_columns"]
 
 # --------------------------------------------------------------------------- 03.norm_prediction
 
@@ -142,6 +146,54 @@ first_bounce = Exercise(
             "local_minima (find the bounce yourself)",
             r"\blocal_minima\b",
             "bounce = int(local_minima(offset_similarity(np.arange(200), 256))[0])",
+        ),
+    ),
+)
+
+# --------------------------------------------------------------------------- 03.min_width
+
+
+def _closest_offset(d_model: int, n_positions: int, frequencies: np.ndarray) -> int:
+    """The offset k of the two distinct positions among 0 .. n-1 whose codes are closest.
+
+    The distance depends only on the offset, so PE(0) against PE(k) covers every pair.
+    """
+    codes = encoding_from_frequencies(np.arange(n_positions), frequencies)
+    return int(np.argmin(np.linalg.norm(codes[1:] - codes[0], axis=1)) + 1)
+
+
+def _min_width(base: float, n_positions: int, exponent_factor: float = 2.0) -> int:
+    """The smallest even d_model whose closest pair of distinct positions are neighbours."""
+    for d_model in range(2, 200, 2):
+        frequencies = base ** (-exponent_factor * np.arange(d_model // 2) / d_model)
+        if _closest_offset(d_model, n_positions, frequencies) == 1:
+            return d_model
+    raise RuntimeError("no width below 200 keeps neighbours closest")  # pragma: no cover
+
+
+min_width = Exercise(
+    key="03.min_width",
+    title="The smallest even d_model, base 100000, whose nearest miss in 1000 tokens is t, t+1",
+    answer_name="min_width",
+    expected=lambda: _min_width(100000.0, 1000),
+    hint_text=(
+        "The distance depends only on the offset: |PE(t+k) - PE(t)|^2 = d - 2 sum_i "
+        "cos(theta_i k), with theta_i = base ** (-2i/d). For d = 2, 4, 6, ... find the offset "
+        "k in 1 .. 999 where it is smallest, and stop at the first d where that offset is 1."
+    ),
+    level="challenge",
+    kind="derivation",
+    objective="Shows that uniqueness has a margin that needs enough dimensions: finds the "
+    "narrowest encoding whose closest pair of positions are neighbours.",
+    minutes=15,
+    mistakes=(
+        Mistake("base 10000 instead of 100000", lambda: _min_width(10000.0, 1000)),
+        Mistake(
+            "the number of pairs d/2 instead of d_model", lambda: _min_width(100000.0, 1000) // 2
+        ),
+        Mistake(
+            "exponent i/d instead of 2i/d in the frequencies",
+            lambda: _min_width(100000.0, 1000, exponent_factor=1.0),
         ),
     ),
 )
