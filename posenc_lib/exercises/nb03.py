@@ -46,7 +46,7 @@ norm_prediction = Exercise(
     ),
     shortcuts=(
         Shortcut(
-            "building the encoding or measuring a norm (predict it from the formula)",
+            "sinusoidal_encoding or a norm function (predict the norm from the formula)",
             r"\bsinusoidal_encoding\w*|\bnorm\s*\(",
             "norm_96 = np.linalg.norm(sinusoidal_encoding(10, 96)[3])",
         ),
@@ -243,7 +243,7 @@ flat_columns = Exercise(
     ),
     shortcuts=(
         Shortcut(
-            "building the encoding (use the frequencies alone)",
+            "the encoding functions (count from the frequencies alone)",
             r"\bsinusoidal_encoding\w*|\bencoding_from_frequencies\b",
             "n_flat = int(np.sum(np.ptp(sinusoidal_encoding(100, 1024), axis=0) < 0.01))",
         ),

@@ -48,7 +48,8 @@ shift_back = Exercise(
     ),
     shortcuts=(
         Shortcut(
-            "reading PE(13) itself (the row 13 or the formula at 13): shift PE(20)",
+            "PE(13) itself (row 13, the formula at 13 or a table from sinusoidal_encoding; shift "
+            "PE(20) instead)",
             r"\b13\b|\b20\s*-\s*7\b|\bsinusoidal_encoding\s*\(",
             "back = sinusoidal_encoding_at([13], 24)[0]",
         ),
@@ -96,7 +97,8 @@ cos_sin_matrix = Exercise(
     ),
     shortcuts=(
         Shortcut(
-            "a library matrix (pair_shift_matrix, rotation_matrix, shift_matrix): derive it",
+            "the library's matrices (pair_shift_matrix, rotation_matrix, shift_matrix; derive the "
+            "matrix from the angle-addition formulas)",
             _MATRIX_FUNCTIONS,
             "m = rotation_matrix(4 * theta)",
         ),
@@ -140,7 +142,8 @@ row_form_position = Exercise(
     ),
     shortcuts=(
         Shortcut(
-            "running the product (predict it on paper, then run the cell after the check)",
+            "code that computes the product (@, shift_matrix, argmin, norm; predict it on paper, "
+            "then run the cell after the check)",
             r"@|\bshift_matrix\b|\bargmin\b|\bnorm\s*\(",
             "position = int(np.argmin(np.linalg.norm(table - vector, axis=1)))",
         ),
@@ -230,8 +233,8 @@ cosine_only = Exercise(
     ),
     shortcuts=(
         Shortcut(
-            "fitting the map (fit_linear_map or lstsq): predict the residual from the parity "
-            "argument",
+            "a least-squares fit (fit_linear_map, lstsq; predict the residual from the parity "
+            "argument)",
             r"\bfit_linear_map\b|\blstsq\b",
             "_, residual = fit_linear_map(now[:, 1::2], later[:, 1::2])",
         ),

@@ -217,7 +217,8 @@ key_position = Exercise(
     ),
     shortcuts=(
         Shortcut(
-            "trying positions with apply_rope until the key matches (read the angle instead)",
+            "apply_rope or rope_matrix (read the position off a pair's angle instead of trying "
+            "positions)",
             r"\bapply_rope\b|\brope_matrix\b",
             "m_key = next(m for m in range(9000) if np.allclose(apply_rope(x[None], [m], th), y))",
         ),
@@ -260,7 +261,8 @@ direction = Exercise(
     ),
     shortcuts=(
         Shortcut(
-            "computing the scores (predict them, then run the cell after the check)",
+            "code that computes the scores (@, apply_rope, relative_scores, rope_matrix; reason it "
+            "out, then run the cell after the check)",
             _COMPUTING,
             "ratios = [relative_scores(q, q, [-3], th)[0] / relative_scores(q, q, [3], th)[0]]",
         ),
