@@ -139,3 +139,30 @@ def test_a_solution_cell_records_nothing_and_the_learners_own_cell_does(tmp_path
     )
     assert outputs[-1].startswith("Correct"), outputs
     assert json.loads(record.read_text())["passed"] == ["02.half_turns"]
+
+
+def test_a_kernel_without_input_history_records_nothing(tmp_path: Path) -> None:
+    """nbval runs every cell with store_history=False, so no check can see which cell computed
+    the answer: running a notebook under nbval must record nothing, even a learner-style cell."""
+    import os
+    import subprocess
+
+    import nbformat
+
+    cells = [
+        "from posenc_lib.exercises import nb03",
+        "norm_96 = (96 / 2) ** 0.5",
+        "assert nb03.norm_prediction.check(norm_96).passed",
+    ]
+    path = tmp_path / "learner.ipynb"
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
+    nbformat.write(notebook, path)
+    record = tmp_path / "progress.json"
+    result = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-o", "addopts=", "-p", "no:cacheprovider",
+         "--nbval-lax", "--nbval-current-env", str(path)],
+        cwd=tmp_path, env={**os.environ, "POSENC_PROGRESS_FILE": str(record)},
+        capture_output=True, text=True,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stdout[-2000:]
+    assert not record.exists(), "a check run under nbval was recorded"
