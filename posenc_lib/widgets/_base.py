@@ -75,7 +75,7 @@ def png_bytes(rgba: np.ndarray) -> bytes:
     )
 
 
-class ExplorerView(ipywidgets.VBox):  # type: ignore[misc]
+class ExplorerView(ipywidgets.VBox):
     """The live view of an explorer; its output also holds a static PNG and a one-line text.
 
     Where the widget can render (a running kernel, a trusted notebook), the front end shows it;

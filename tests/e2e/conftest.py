@@ -225,6 +225,14 @@ def report_lines(reports: list[NotebookReport], summary: dict[str, Any]) -> list
             f"| {len(report.explorers)} | {moved} | {changed} "
             f"| {report.seconds.get('total', 0):.1f} | {len(report.console)} | {result} |"
         )
+    ticks = [
+        f"- {r.notebook} cell {t['cell']} ({t['control']}): {t['median_ms']} ms to the new "
+        f"picture, {t['median_decoded_ms']} ms decoded (median of {t['ticks']})"
+        for r in reports
+        for t in r.ticks
+    ]
+    heading = "Key press on a slider to the new picture:" if ticks else "No ticks timed."
+    lines += ["", heading, *ticks]
     console = [f"- {r.notebook}: {line}" for r in reports for line in r.console]
     lines += ["", "Console errors:" if console else "Console errors: none.", *console]
     return lines

@@ -17,14 +17,17 @@ from typing import Any
 import pytest
 from e2e_course import COURSE_DIR_NAME, NOTEBOOKS_DIR, course_notebooks
 from e2e_notebook import (
+    PIXEL_RATIO,
     NotebookReport,
     cells_showing_explorers,
     dialog_text,
     explorer_cells,
+    explorer_image_sizes,
     move_one_slider,
     open_notebook,
     run_all_from_menu,
     screenshot,
+    time_explorer_ticks,
     wait_for_explorers,
     wait_until_run_finished,
 )
@@ -118,6 +121,18 @@ def test_notebook_runs_and_its_explorers_respond(
             shot = e2e_output / f"{notebook.stem}.slider.png"
             report.screenshots.append(screenshot(page, shot, report.slider["cell"]))
             assert report.slider["png_after"]["png"], "the explorer's image is not a PNG"
+
+            # sharp: every picture is shown at its PNG width / PIXEL_RATIO, not stretched
+            report.sizes = explorer_image_sizes(page, report.explorer_cells)
+            for size in report.sizes:
+                wanted = min(size["natural"] / PIXEL_RATIO, size["available"])
+                assert abs(size["shown"] - wanted) <= 1, f"image drawn at the wrong size: {size}"
+            # fast: reported (print and report.json), never asserted
+            report.ticks = time_explorer_ticks(page, report.explorer_cells)
+            for tick in report.ticks:
+                print(f"{notebook.name} cell {tick['cell']} {tick['control']}: median "
+                      f"{tick['median_ms']} ms to the new src, {tick['median_decoded_ms']} ms "
+                      f"decoded, over {tick['ticks']} key presses")
 
         page.wait_for_timeout(300)
         assert not console, "browser console errors:\n" + "\n".join(console)
