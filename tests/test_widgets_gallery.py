@@ -6,7 +6,6 @@ the chosen size, oriented as the registered figure draws it.
 
 from __future__ import annotations
 
-
 import numpy as np
 import pytest
 

@@ -35,6 +35,7 @@ import numpy as np
 from matplotlib.artist import Artist
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
+from PIL import Image
 
 from posenc_lib.plots import course_style
 
@@ -59,11 +60,14 @@ def png_bytes(rgba: np.ndarray) -> bytes:
     (:math:`x_{-1} = 0`), each prefixed with the filter type byte 2.
     """
     height, width = rgba.shape[:2]
+    # Pillow drops the alpha channel in C; a strided numpy copy of 3 bytes in 4 is 10x slower
+    rgba = np.ascontiguousarray(rgba, dtype=np.uint8)
+    opaque = Image.frombuffer("RGBA", (width, height), rgba, "raw", "RGBA", 0, 1).convert("RGB")
+    pixels = np.asarray(opaque).reshape(height, 3 * width)
     rows = np.empty((height, 1 + 3 * width), dtype=np.uint8)
     rows[:, 0] = 2
-    pixels = rows[:, 1:].reshape(height, width, 3)
-    pixels[0] = rgba[0, :, :3]
-    np.subtract(rgba[1:, :, :3], rgba[:-1, :, :3], out=pixels[1:])
+    rows[0, 1:] = pixels[0]
+    np.subtract(pixels[1:], pixels[:-1], out=rows[1:, 1:])  # contiguous rows: fast
     header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)  # 8-bit RGB
     return b"".join(
         (
