@@ -30,6 +30,7 @@ from e2e_course import (
     NOTEBOOKS_DIR,
     OUTPUT_DIR,
     REPO,
+    STORED_DIR_NAME,
     VIEWPORT,
     course_notebooks,
 )
@@ -73,6 +74,10 @@ def course_copy(tmp_path_factory: pytest.TempPathFactory) -> Path:
         )
         for notebook in course_notebooks():
             copy_without_outputs(notebook, target / notebook.name)
+        # the notebooks as stored, with their outputs: what a learner opens before running
+        (root / STORED_DIR_NAME).mkdir()
+        for notebook in course_notebooks():
+            shutil.copy(notebook, root / STORED_DIR_NAME / notebook.name)
     else:
         target.mkdir()
     # The repository's figures/ beside it, so `../figures/...` links resolve as in the repo.

@@ -540,6 +540,45 @@ def time_explorer_ticks(page: Page, indices: list[int], ticks: int = 7) -> list[
     return results
 
 
+# Scroll the notebook to cell ``index`` so that JupyterLab renders it (it windows long notebooks).
+_SCROLL_TO_CELL_JS = (
+    "async ([path, index]) => {"
+    + _FIND_PANEL
+    + """
+  const panel = findPanel(path);
+  await panel.content.scrollToItem(index, 'start');
+  panel.content.widgets[index].node.dataset.e2eCell = String(index);
+}"""
+)
+
+# What a stored explorer output shows before any kernel ran it: its picture and its text.
+_STORED_OUTPUT_JS = """(cell) => {
+  const img = cell.querySelector('.jp-OutputArea-output img');
+  const area = cell.querySelector('.jp-OutputArea');
+  return {
+    text: area ? area.innerText : '',
+    img: img ? {complete: img.complete, natural: img.naturalWidth,
+                shown: img.getBoundingClientRect().width} : null,
+  };
+}"""
+
+
+def stored_output(page: Page, path: str, index: int) -> dict[str, Any]:
+    """The picture and text that the stored output of cell ``index`` shows (no kernel run)."""
+    page.evaluate(_SCROLL_TO_CELL_JS, [path, index])
+
+    def shown() -> dict[str, Any] | None:
+        seen: dict[str, Any] = cell_locator(page, index).evaluate(_STORED_OUTPUT_JS)
+        return seen if seen["img"] and seen["img"]["complete"] and seen["img"]["natural"] else None
+
+    try:
+        result: dict[str, Any] = _poll(page, "the stored picture", WIDGET_TIMEOUT, shown)
+        return result
+    except AssertionError as error:
+        seen = cell_locator(page, index).evaluate(_STORED_OUTPUT_JS)
+        raise AssertionError(f"{error}; cell {index} shows {seen}") from None
+
+
 def screenshot(page: Page, path: Path, index: int | None = None) -> str:
     """Save the browser window, scrolled to cell ``index`` when given."""
     if index is not None:
