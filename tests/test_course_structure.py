@@ -112,7 +112,7 @@ def test_widget_state_is_stripped(path: Path) -> None:
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=ids)
-def test_an_explorer_with_its_static_picture(path: Path) -> None:
+def test_explorer_cells_use_the_nbval_tag_not_a_comment(path: Path) -> None:
     cells = code_cells(path)
     live = [c for c in cells if ".widget()" in source(c)]
     assert live, "no explorer shown with .widget()"
