@@ -70,3 +70,20 @@ def test_the_view_output_holds_the_widget_a_png_and_one_line_of_text() -> None:
     assert "\n" not in data["text/plain"] and not data["text/plain"].startswith("VBox(")
     for name in explorer.controls:
         assert f"{name}=" in data["text/plain"]
+
+
+def test_pixel_ratio_sets_the_png_pixels_per_css_pixel() -> None:
+    class Blank(Explorer):
+        def update(self) -> None:  # type: ignore[override]
+            pass
+
+    one = Blank(figsize=(3.0, 2.0), dpi=50.0, pixel_ratio=1.0)
+    one.render()
+    default = Blank(figsize=(3.0, 2.0), dpi=50.0)
+    default.render()
+    assert one.css_size() == default.css_size() == (150, 100)
+    assert len(one.image.value) < len(default.image.value)
+    assert one.canvas.get_width_height() == (150, 100)
+    assert default.canvas.get_width_height() == (300, 200)
+    with pytest.raises(ValueError, match="pixel_ratio"):
+        Blank(pixel_ratio=0.0)

@@ -37,6 +37,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from PIL import Image
 
+from posenc_lib._checks import check_float
 from posenc_lib.plots import course_style
 
 __all__ = ["Explorer", "ExplorerView", "png_bytes"]
@@ -129,20 +130,25 @@ class Explorer:
         Figure size in inches.
     dpi : float
         CSS pixels per figure inch: the image is shown ``figsize[0] * dpi`` CSS pixels wide.
-    pixel_ratio : float
-        Device pixels per CSS pixel of the PNG; 2 keeps it sharp on high-density screens.
+    pixel_ratio : float, optional
+        Device pixels per CSS pixel of the PNG; the class attribute :attr:`pixel_ratio` (2,
+        sharp on high-density screens) when omitted. ``Explorer.pixel_ratio = 1`` makes every
+        explorer created afterwards four times cheaper to draw, and blurred on such screens.
     """
+
+    pixel_ratio: float = 2.0
 
     def __init__(
         self,
         *,
         figsize: tuple[float, float] = (7.0, 4.0),
         dpi: float = 100.0,
-        pixel_ratio: float = 2.0,
+        pixel_ratio: float | None = None,
     ) -> None:
-        self.pixel_ratio = pixel_ratio
+        if pixel_ratio is not None:
+            self.pixel_ratio = check_float("pixel_ratio", pixel_ratio, greater_than=0.0)
         with course_style():
-            self.figure = Figure(figsize=figsize, dpi=dpi * pixel_ratio)
+            self.figure = Figure(figsize=figsize, dpi=dpi * self.pixel_ratio)
         self.canvas = FigureCanvasAgg(self.figure)
         self.controls: dict[str, ipywidgets.ValueWidget] = {}
         width, height = self.css_size()
