@@ -96,3 +96,19 @@ def test_bad_initial_values_are_rejected() -> None:
         RelativeBiasExplorer, ValueError, n_heads=17, num_buckets=66, max_distance=20
     )
     assert_each_rejected(RelativeBiasExplorer, TypeError, bidirectional=1)
+
+
+def test_the_head_key_names_the_colours_of_the_steepest_and_gentlest_heads() -> None:
+    from matplotlib.colors import to_rgba
+
+    from posenc_lib.bias import alibi_slopes
+    from posenc_lib.widgets import RelativeBiasExplorer
+
+    explorer = RelativeBiasExplorer(n_heads=8)
+    slopes = alibi_slopes(8)
+    labels = [t.get_text() for t in explorer.head_key.ax.get_yticklabels()]
+    assert labels == ["steepest\nhead", "gentlest\nhead"]
+    key = explorer.head_key.cmap
+    steepest = explorer.head_lines[int(slopes.argmax())].get_color()
+    gentlest = explorer.head_lines[int(slopes.argmin())].get_color()
+    assert to_rgba(steepest) == key(0.0) and to_rgba(gentlest) == key(1.0)

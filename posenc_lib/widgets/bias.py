@@ -15,10 +15,14 @@ Everything is drawn once; the controls change y data, visibility, limits and tex
 
 from __future__ import annotations
 
+from typing import Any
+
 import ipywidgets
 import matplotlib
 import numpy as np
 from matplotlib.artist import Artist
+from matplotlib.cm import ScalarMappable
+from matplotlib.colors import ListedColormap, Normalize
 from matplotlib.ticker import MaxNLocator, NullLocator
 
 from posenc_lib._checks import check_bool, check_even, check_int
@@ -29,6 +33,7 @@ from posenc_lib.widgets._base import Explorer
 __all__ = ["RelativeBiasExplorer"]
 
 MAX_HEADS = 16
+HEAD_COLOURS = "viridis"  # steepest head dark, gentlest yellow-green (0.9 of the map)
 
 
 class RelativeBiasExplorer(Explorer):
@@ -97,8 +102,9 @@ class RelativeBiasExplorer(Explorer):
             left.set_ylim(1e-6, 1.0)
             left.set_xlim(0, self.distances[-1])
             left.yaxis.set_minor_locator(NullLocator())  # 60 minor ticks would double the cost
+            self.head_key = self._draw_head_key(left)
             left.xaxis.set_major_locator(MaxNLocator(5))
-            self.alibi_title = left.set_title("")
+            self.alibi_title = left.set_title("", fontsize="medium")
             (self.bucket_line,) = draw_curves(
                 right, self.offsets, {"_buckets": np.zeros(self.offsets.shape)},
                 legend=False, drawstyle="steps-mid", linestyle="-",
@@ -114,7 +120,7 @@ class RelativeBiasExplorer(Explorer):
             ticks = [-256, -64, -16, 0, 16, 64, 256]
             right.set_xticks(ticks, [str(t) for t in ticks])
             right.xaxis.set_minor_locator(NullLocator())
-            self.t5_title = right.set_title("")
+            self.t5_title = right.set_title("", fontsize="medium")
         self.alibi_axes, self.t5_axes = left, right
         self.add_control(
             "n_heads",
@@ -139,6 +145,16 @@ class RelativeBiasExplorer(Explorer):
         ]
         self.refresh()
 
+    def _draw_head_key(self, ax: Any) -> Any:
+        """The legend of the head curves: a colour bar from the steepest to the gentlest slope."""
+        head_colours = ListedColormap(matplotlib.colormaps[HEAD_COLOURS](np.linspace(0, 0.9, 256)))
+        key = self.figure.colorbar(
+            ScalarMappable(Normalize(0.0, 1.0), cmap=head_colours), ax=ax, fraction=0.06, pad=0.02
+        )
+        key.set_ticks([0.0, 1.0], labels=["steepest\nhead", "gentlest\nhead"])
+        key.ax.tick_params(labelsize=8)
+        return key
+
     def changing_artists(self) -> list[Artist]:
         """Everything :meth:`update` changes (the rest is blitted from the background)."""
         return self._changing
@@ -151,7 +167,7 @@ class RelativeBiasExplorer(Explorer):
         weights = alibi_weights_by_distance(n_heads, self.distances.size)
         slopes = alibi_slopes(n_heads)
         order = np.argsort(np.argsort(-slopes))  # 0 = steepest head
-        colours = matplotlib.colormaps["viridis"]
+        colours = matplotlib.colormaps[HEAD_COLOURS]
         for h, line in enumerate(self.head_lines):
             line.set_visible(h < n_heads)
             if h < n_heads:
@@ -176,5 +192,5 @@ class RelativeBiasExplorer(Explorer):
         exact = (int(num_buckets) // (2 if bidirectional else 1)) // 2
         mode = "encoder" if bidirectional else "decoder"
         self.t5_title.set_text(
-            f"T5 {mode}: {int(num_buckets)} buckets, {exact} exact, max {int(max_distance)}"
+            f"T5 {mode}: {int(num_buckets)} buckets ({exact} exact), max {int(max_distance)}"
         )
