@@ -164,6 +164,7 @@ def test_grade_cells_carry_points_ids_and_grade_calls(tmp_path: Path) -> None:
         ]
         for cell, key in zip(grades, cells, strict=True):
             assert cell.metadata.nbgrader.locked and cell.metadata.nbgrader.points == points(key)
+            assert "raises-exception" in cell.metadata.tags
             assert f"nb{key[:2]}.{key[3:]}.grade(" in cell.source and ".check(" not in cell.source
         original = nbformat.read(source, as_version=4).cells
         stubs = [original[c.stub].source for c in cells.values()]
@@ -171,6 +172,8 @@ def test_grade_cells_carry_points_ids_and_grade_calls(tmp_path: Path) -> None:
         assert list(answers) == list(cells)
         for stub, key in zip(stubs, cells, strict=True):
             assert answers[key].source.startswith(stub.rstrip())
+            assert "raises-exception" in answers[key].metadata.tags
+            assert "solution" not in answers[key].metadata.tags
             # the stub appears once: in its answer cell, and in no other cell
             assert sum(stub.strip() in c.source for c in notebook.cells) == 1
         assert not any("source-only" in c.metadata.get("tags", []) for c in notebook.cells)

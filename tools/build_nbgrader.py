@@ -17,8 +17,8 @@ Each exercise of the course (a prompt, a stub cell tagged ``exercise``, a soluti
 
 - the **answer cell** (nbgrader's "autograded answer"): the course's stub followed by the
   solution between ``### BEGIN SOLUTION`` / ``### END SOLUTION``. nbgrader's release keeps the
-  stub (the variable or function the learner defines) and replaces the solution by
-  ``# YOUR CODE HERE``; the stub cell itself is dropped, so no stub appears twice;
+  stub (the variable or function the learner defines) and removes the solution (the code stub
+  is empty); the stub cell itself is dropped, so no stub appears twice;
 - the **grade cell** (locked, with ``grade_id`` and ``points``): the check cell with
   ``.check(`` turned into ``.grade(``, which raises ``AssertionError`` carrying the course's
   diagnosis (including the common mistake it recognised) when the answer is wrong.
@@ -54,7 +54,7 @@ CELL_TIMEOUT = 120
 every cell of the course meets; a learner's endless loop is interrupted after it."""
 
 CODE_STUB = ""
-"""What nbgrader's release puts in place of a solution (after the course's stub)."""
+"""What nbgrader's release puts in place of a solution: nothing, the course's stub is above."""
 
 CONFIG = f'''\
 """nbgrader settings of this course directory (written by tools/build_nbgrader.py)."""
@@ -127,7 +127,8 @@ def nbgrader_notebook(path: Path) -> nbformat.NotebookNode:
             cell.source = notebook.cells[stub].source.rstrip() + "\n" + text.strip()
             cell.outputs = []
             cell.execution_count = None
-            cell.metadata["tags"] = [t for t in tags if t != "solution"]
+            # Like the student copies' stubs: a stub that raises does not stop "Run all".
+            cell.metadata["tags"] = sorted({*tags, "raises-exception"} - {"solution"})
             cell.metadata["nbgrader"] = _nbgrader(
                 grade_id(key) + "_answer", solution=True, grade=False
             )
