@@ -5,7 +5,8 @@ offset (:func:`offset_similarity`), the curve bounces (:func:`local_minima`), an
 reads the position back (:func:`fit_position_probe`).
 
 Notebook 06 asks, for every context-extension method, which pairs are slowed down and which
-angles a model meets past its trained length ``L`` that it never saw in training. Its figure,
+angles a model meets past its trained length ``L`` that it never saw in training, and how much
+of the trained resolution per position step each method keeps (:func:`step_angle`). Its figure,
 its explorer and its tables all call the functions here with the same illustrative configs
 (:func:`method_rope_scaling`), so they cannot disagree.
 
@@ -36,6 +37,7 @@ __all__ = [
     "max_trained_angle",
     "unseen_angle_mask",
     "frequency_ratio",
+    "step_angle",
     "illustrative_longrope_factors",
     "method_rope_scaling",
     "method_frequencies",
@@ -153,6 +155,42 @@ def frequency_ratio(head_dim: int, base: float, rope_scaling: dict[str, Any] | N
     scaled, _ = rope_frequencies(head_dim, base, rope_scaling, seq_len=seq_len)
     # ratio_i = theta'_i / theta_i
     return scaled / inverse_frequencies(head_dim, base)
+
+
+def step_angle(inv_freq: ArrayLike) -> NDArray[np.float64]:
+    """Return the angle, in radians, between each pair's codes at neighbouring positions.
+
+    It measures a pair's local resolution: how far apart on its circle RoPE puts positions
+    ``m`` and ``m + 1``. The angle is the same for every ``m``.
+
+    Parameters
+    ----------
+    inv_freq : array_like, shape (n_pairs,)
+        Frequencies ``theta'_i`` > 0, trained or scaled by a method.
+
+    Returns
+    -------
+    delta : ndarray of float64, shape (n_pairs,)
+        In ``[0, pi]``; equal to ``theta'_i`` when ``theta'_i <= pi``.
+
+    Notes
+    -----
+    The codes of positions ``m`` and ``m + 1`` differ by the rotation ``theta'_i``, and the
+    angle between two points of a circle is at most ``pi``:
+    ``delta_i = min(theta'_i mod 2 pi, 2 pi - (theta'_i mod 2 pi))``.
+    Dividing ``delta_i`` of a method by ``delta_i`` of training gives the share of the
+    trained resolution the method keeps: 1 for a kept pair, ``1/s`` under Position
+    Interpolation.
+
+    Examples
+    --------
+    >>> np.round(step_angle([1.0, 0.125, 5.0]), 6)
+    array([1.      , 0.125   , 1.283185])
+    """
+    theta = check_frequencies("inv_freq", inv_freq)
+    wrapped = np.mod(theta, 2.0 * math.pi)
+    # delta_i = min(theta_i mod 2 pi, 2 pi - theta_i mod 2 pi)
+    return np.minimum(wrapped, 2.0 * math.pi - wrapped)
 
 
 def illustrative_longrope_factors(head_dim: int,

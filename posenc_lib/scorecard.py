@@ -49,7 +49,7 @@ SCHEMES: tuple[str, ...] = (
 
 CRITERIA: dict[str, str] = {
     "unique": "every position gets its own code",
-    "consistent": "a position's code does not depend on the sentence length",
+    "length-free": "a position's code does not depend on the sentence length",
     "bounded": "values do not grow with the length",
     "deterministic": "the same code every time, with no training or random draw",
     "extends": "unseen, longer positions get new codes, within the range already seen",
@@ -158,7 +158,7 @@ def check_unique(codes: Codes) -> bool:
     return bool(distances.min() > 1e-9)
 
 
-def check_consistent(codes: Codes) -> bool:
+def check_length_free(codes: Codes) -> bool:
     """Positions 0..4 get the same codes in a 5-token and in a 50-token sentence."""
     return bool(np.allclose(codes(range(5), 5, _LENGTH), codes(range(5), 50, _LENGTH)))
 
@@ -214,7 +214,7 @@ def _alibi_row() -> dict[str, bool]:
     toeplitz = all(np.ptp(large[offsets == k]) == 0 for k in range(-49, 50))
     return {
         "unique": False,  # every query row is the same function of the offset: no absolute code
-        "consistent": bool(np.array_equal(small, large[:5, :5])),
+        "length-free": bool(np.array_equal(small, large[:5, :5])),
         "bounded": bool(np.abs(large).max() <= np.abs(small).max()),
         "deterministic": bool(np.array_equal(_alibi(50), large)),
         "extends": bool(np.array_equal(_alibi(200)[:50, :50], large)),
@@ -242,7 +242,7 @@ def evaluate(scheme: str) -> dict[str, bool]:
 
     Examples
     --------
-    >>> evaluate("normalised")["consistent"]
+    >>> evaluate("normalised")["length-free"]
     False
     >>> evaluate("sinusoidal")["relative"]
     True
@@ -259,7 +259,7 @@ def evaluate(scheme: str) -> dict[str, bool]:
 
     return {
         "unique": check_unique(codes),
-        "consistent": check_consistent(codes),
+        "length-free": check_length_free(codes),
         "bounded": check_bounded(codes),
         "deterministic": check_deterministic(codes, codes_other_seed),
         "extends": check_extends(codes),

@@ -280,12 +280,15 @@ def test_even_sin_odd_cos_data():
 
 
 def test_value_by_dimension_data():
-    ax = build_figure("value_by_dimension").axes[0]
-    lines = _lines(ax)
+    # sine columns (j even) on the top axes, cosine columns (j odd) below, each at its own j
     expected = _pe_matrix(5, 512)
-    for p in range(5):
-        np.testing.assert_allclose(lines[f"pos {p}"].get_ydata(), expected[p], atol=1e-12)
-        np.testing.assert_array_equal(lines[f"pos {p}"].get_xdata(), np.arange(512))
+    for ax, first in zip(build_figure("value_by_dimension").axes, (0, 1), strict=True):
+        lines = _lines(ax)
+        for p in range(5):
+            np.testing.assert_allclose(
+                lines[f"pos {p}"].get_ydata(), expected[p, first::2], atol=1e-12
+            )
+            np.testing.assert_array_equal(lines[f"pos {p}"].get_xdata(), np.arange(first, 512, 2))
 
 
 def test_heatmap_000_data():

@@ -492,6 +492,19 @@ def test_frequency_ratios_lines(ax):
     assert ax.get_yscale() == "log"
 
 
+def test_frequency_ratios_mark_one_over_s_and_avoid_yellow(ax):
+    ratios = {f"m{k}": np.geomspace(1.0, 0.125, 8) ** (k / 7) for k in range(8)}
+    lines = draw_frequency_ratios(ax, ratios, factor=8.0)
+    ticks = dict(zip(ax.get_yticks(), (t.get_text() for t in ax.get_yticklabels()), strict=True))
+    assert ticks[0.125] == "1/s = 1/8" and ticks[1.0] == "1" and ticks[0.5] == "1/2"
+    assert any(np.allclose(line.get_ydata(), 0.125) and line.get_linestyle() == ":"
+               for line in ax.get_lines() if line not in lines.values())
+    colors = {mpl.colors.to_hex(line.get_color()).upper() for line in lines.values()}
+    assert "#F0E442" not in colors and len(colors) == 7  # seven colours, then the cycle repeats
+    with pytest.raises(ValueError, match="factor"):
+        draw_frequency_ratios(ax, ratios, factor=0.5)
+
+
 @pytest.mark.parametrize(
     ("ratios", "error", "match"),
     [

@@ -114,14 +114,16 @@ def test_a_solution_cell_records_nothing_and_the_learners_own_cell_does(tmp_path
     header = (
         "import numpy as np\n"
         "from posenc_lib.exercises import nb02\n"
-        "from posenc_lib.frequencies import inverse_frequencies"
+        "from posenc_lib.frequencies import inverse_frequencies, wavelengths"
     )
     outputs = run_cells(
         [
             header,
-            "div_term = ...  # your answer",
-            "### BEGIN SOLUTION\ndiv_term = inverse_frequencies(128)\n### END SOLUTION",
-            "nb02.division_term.check(div_term)",
+            "n_tokens = ...  # your answer",
+            "### BEGIN SOLUTION\n"
+            "n_tokens = int(np.ceil(wavelengths(inverse_frequencies(128))[31])) + 1\n"
+            "### END SOLUTION",
+            "nb02.half_turns.check(n_tokens)",
         ],
         record,
     )
@@ -130,10 +132,37 @@ def test_a_solution_cell_records_nothing_and_the_learners_own_cell_does(tmp_path
     outputs = run_cells(
         [
             header,
-            "div_term = 1 / 10000 ** (np.arange(0, 128, 2) / 128)",
-            "nb02.division_term.check(div_term)",
+            "n_tokens = int(np.ceil(2 * np.pi * 10000 ** (62 / 128))) + 1",
+            "nb02.half_turns.check(n_tokens)",
         ],
         record,
     )
     assert outputs[-1].startswith("Correct"), outputs
-    assert json.loads(record.read_text())["passed"] == ["02.division_term"]
+    assert json.loads(record.read_text())["passed"] == ["02.half_turns"]
+
+
+def test_a_kernel_without_input_history_records_nothing(tmp_path: Path) -> None:
+    """nbval runs every cell with store_history=False, so no check can see which cell computed
+    the answer: running a notebook under nbval must record nothing, even a learner-style cell."""
+    import os
+    import subprocess
+
+    import nbformat
+
+    cells = [
+        "from posenc_lib.exercises import nb03",
+        "norm_96 = (96 / 2) ** 0.5",
+        "assert nb03.norm_prediction.check(norm_96).passed",
+    ]
+    path = tmp_path / "learner.ipynb"
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
+    nbformat.write(notebook, path)
+    record = tmp_path / "progress.json"
+    result = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-o", "addopts=", "-p", "no:cacheprovider",
+         "--nbval-lax", "--nbval-current-env", str(path)],
+        cwd=tmp_path, env={**os.environ, "POSENC_PROGRESS_FILE": str(record)},
+        capture_output=True, text=True,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stdout[-2000:]
+    assert not record.exists(), "a check run under nbval was recorded"

@@ -19,6 +19,7 @@ from posenc_lib.analysis import (
     method_frequencies,
     method_rope_scaling,
     method_unseen_mask,
+    step_angle,
 )
 from posenc_lib.scaling import SCALING_METHODS, rope_frequencies
 from posenc_lib.widgets.scaling import ScalingExplorer
@@ -95,6 +96,39 @@ def test_positions_cover_the_target_length(explorer: ScalingExplorer) -> None:
     pos = explorer.positions(8.0)
     assert pos.shape == (60,) and pos[0] == 0 and pos[-1] < 8 * 4096
     assert np.all(np.diff(pos) > 0)
+
+
+def test_explorer_samples_the_notebook_grid() -> None:
+    from posenc_lib.analysis import extension_positions
+
+    explorer = ScalingExplorer()
+    assert explorer.n_columns == 512
+    np.testing.assert_array_equal(explorer.positions(8.0), extension_positions(4096, 8.0, 512))
+    assert explorer.positions(8.0)[-1] == 8 * 4096 - 1  # the last position is on the grid
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.floats(1e-4, 50.0), min_size=1, max_size=8), st.integers(0, 10_000))
+def test_step_angle_is_the_angle_between_neighbouring_codes(theta: list[float], m: int) -> None:
+    # independent: the two unit vectors of positions m and m + 1, and the angle between them
+    here = np.stack([np.cos(m * np.array(theta)), np.sin(m * np.array(theta))])
+    there = np.stack([np.cos((m + 1) * np.array(theta)), np.sin((m + 1) * np.array(theta))])
+    cross = here[0] * there[1] - here[1] * there[0]
+    between = np.abs(np.arctan2(cross, np.sum(here * there, axis=0)))
+    np.testing.assert_allclose(step_angle(theta), between, atol=1e-7)
+
+
+def test_step_angle_keeps_resolution_only_where_a_method_keeps_the_pair() -> None:
+    theta = trained(128, 1e4)
+    pi, _ = method_frequencies("linear", 128, 1e4, 8.0, 4096)
+    yarn, _ = method_frequencies("yarn", 128, 1e4, 8.0, 4096)
+    fast = 4096 * theta / (2 * np.pi) >= 32
+    np.testing.assert_allclose(step_angle(pi)[fast] / step_angle(theta)[fast], 1 / 8)
+    np.testing.assert_allclose(step_angle(yarn)[fast] / step_angle(theta)[fast], 1.0)
+    assert step_angle([2 * np.pi - 0.5])[0] == pytest.approx(0.5)  # wraps: at most pi
 
 
 # --------------------------------------------------------------------------- helpers
@@ -187,6 +221,8 @@ def test_interpolating_methods_stay_in_range_up_to_s_times_l_minus_1(s: float, m
         (lambda: method_unseen_mask("default", [-1, 1], 8, 1e4, 2.0, 16), ValueError,
          "positions"),
         (lambda: method_unseen_mask("nope", [0, 1], 8, 1e4, 2.0, 16), ValueError, "method"),
+        (lambda: step_angle([1.0, 0.0]), ValueError, "inv_freq"),
+        (lambda: step_angle([[1.0]]), ValueError, "inv_freq"),
         (lambda: illustrative_longrope_factors(5, 2.0), ValueError, "head_dim"),
         (lambda: illustrative_longrope_factors(8, 0.5), ValueError, "factor"),
         (lambda: illustrative_longrope_factors(8, True), TypeError, "factor"),

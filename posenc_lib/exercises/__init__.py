@@ -6,10 +6,11 @@ Each notebook's exercises live in a module named after the notebook (``nb02`` fo
 02_sinusoidal_formula), for example::
 
     from posenc_lib.exercises import nb02
-    nb02.division_term.check(my_answer)
+    nb02.half_turns.check(my_answer)
 
 The library holds the checks and the hints, never the solutions: those live only in the
-source notebooks' solution cells. Passed exercises are recorded locally; ``progress()`` shows a table of them per notebook.
+source notebooks' solution cells. Passed exercises are recorded locally; ``progress()`` shows
+a table of them per notebook.
 """
 
 from __future__ import annotations
@@ -57,7 +58,7 @@ __all__ = [
 
 
 def all_exercises() -> dict[str, Exercise]:
-    """Return every exercise of the course by key ("02.division_term"), in notebook order.
+    """Return every exercise of the course by key ("02.half_turns"), in notebook order.
 
     Returns
     -------

@@ -185,6 +185,23 @@ def _executed_cells() -> list[str]:
     return [cell for cell in shell.user_ns.get("In", []) if isinstance(cell, str)]
 
 
+def _may_record(cell: str | None) -> bool:
+    """Whether a pass may be recorded, given the cell that defined the answer (None: not found).
+
+    A solution cell's answer never counts. Outside IPython (a script, the tests) there are no
+    cells and a pass counts. Inside IPython, a kernel that keeps no input history cannot show
+    who computed the answer (nbval runs every cell with ``store_history=False``), so nothing
+    is recorded there.
+    """
+    if cell is not None:
+        return SOLUTION_MARKER not in cell
+    try:
+        from IPython import get_ipython
+    except ImportError:  # pragma: no cover - IPython comes with the notebooks
+        return True
+    return get_ipython() is None
+
+
 def _defines(cell: str, name: str) -> bool:
     """Whether ``cell`` binds ``name``: ``def name(``, ``name = ``, ``a, name = ``, ``name += ``."""
     word = re.escape(name)
@@ -364,7 +381,7 @@ class Exercise:
             return CheckResult(False, NOT_ANSWERED, self.title)
         passed, message = _compare(value, self.expected(), self.rtol, self.atol)
         if passed:
-            if cell is None or SOLUTION_MARKER not in cell:
+            if _may_record(cell):
                 record_pass(self.key)
         else:
             for mistake in self.mistakes:

@@ -81,7 +81,7 @@ def _write_atomically(path: Path, record: dict[str, Any]) -> None:
 
 
 def passed_exercises() -> set[str]:
-    """Keys of the exercises passed so far ("02.division_term", ...)."""
+    """Keys of the exercises passed so far ("02.half_turns", ...)."""
     return {str(key) for key in _read(progress_path())["passed"]}
 
 

@@ -1,8 +1,9 @@
-"""Exercises on binary positions: bit periods, Hamming steps, the smooth cousin.
+"""Exercises on counters as position codes: carries, base-3 digits, and the Gray code.
 
 Notebook: 01_binary_counting.
 
-Each expected answer is computed with ``posenc_lib.binary``, never pasted.
+Each expected answer is computed with ``posenc_lib.binary`` (Hamming distances, bit tables,
+smooth bit waves), never pasted; each mistake is computed the way a learner would get it.
 """
 
 from __future__ import annotations
@@ -10,94 +11,202 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
-from posenc_lib.binary import bit_periods, hamming_distance, smooth_bit_wave
-from posenc_lib.exercises._core import Exercise, Mistake
+from posenc_lib.binary import binary_table, hamming_distance, smooth_bit_wave
+from posenc_lib.exercises._core import Exercise, Mistake, Shortcut
 
-__all__ = ["bit_period", "neighbour_hamming", "smooth_bit"]
+__all__ = ["carry_flips", "gray_cousin", "gray_offsets", "ternary_periods"]
 
-bit_period = Exercise(
-    key="01.bit_period",
-    title="Measure the period of every column of an 8-bit table",
-    answer_name="periods",
-    expected=lambda: bit_periods(8),
+# --- Exercise 1: how many bits change? --------------------------------------------------------
+
+_CARRY_POSITIONS = (23, 47, 63, 95)
+
+
+def _steps() -> NDArray[np.int64]:
+    return np.array([hamming_distance(p, p + 1) for p in _CARRY_POSITIONS], dtype=np.int64)
+
+
+carry_flips = Exercise(
+    key="01.carry_flips",
+    title="Predict how many bits change from p to p + 1 for p = 23, 47, 63, 95",
+    answer_name="carry_counts",
+    expected=_steps,
     hint_text=(
-        "For each column of binary_table(256, 8), find the smallest shift t >= 1 for which the "
-        "column equals itself shifted by t: np.array_equal(col[t:], col[:-t]). Columns are "
-        "written most significant bit first, as in the table."
+        "Write p in binary and add 1 by hand: every trailing 1 turns into a 0 (the carry) and "
+        "the first 0 turns into a 1. So the count is the number of trailing 1s of p, plus one."
     ),
-    level="core",
-    kind="derivation",
-    objective="TODO",
-    minutes=10,
+    level="warm-up",
+    kind="prediction",
+    objective=(
+        "Predicts the Hamming distance of a step from the carry (trailing 1s plus one), "
+        "without computing the XOR."
+    ),
+    minutes=5,
     mistakes=(
-        Mistake(
-            "the flip interval 2**k (how long a bit stays put) instead of the period 2**(k+1)",
-            lambda: bit_periods(8) // 2,
-        ),
-        Mistake(
-            "the columns in the order least significant bit first",
-            lambda: bit_periods(8)[::-1],
-        ),
-    ),
-)
-
-
-def _neighbour_hamming() -> NDArray[np.int64]:
-    return np.array([hamming_distance(p, p + 1) for p in range(63)], dtype=np.int64)
-
-
-neighbour_hamming = Exercise(
-    key="01.neighbour_hamming",
-    title="Hamming distance from each position p to p + 1, for p = 0 .. 62",
-    answer_name="neighbour_hamming",
-    expected=_neighbour_hamming,
-    hint_text=(
-        "The Hamming distance of a and b is the number of 1 bits in a XOR b: "
-        "bin(a ^ b).count('1'). Collect it for p and p + 1, p = 0 .. 62 (63 values)."
-    ),
-    level="core",
-    kind="derivation",
-    objective="TODO",
-    minutes=10,
-    mistakes=(
-        Mistake("assuming one step always changes one bit", lambda: np.ones(63, dtype=np.int64)),
+        Mistake("assuming one step always changes one bit", lambda: np.ones(4, dtype=np.int64)),
         Mistake(
             "counting only the bits that turn off (the carry), not the one that turns on",
-            lambda: _neighbour_hamming() - 1,
+            lambda: _steps() - 1,
+        ),
+        Mistake(
+            "counting the 1 bits of p instead of the bits that change",
+            lambda: np.array([bin(p).count("1") for p in _CARRY_POSITIONS], dtype=np.int64),
+        ),
+    ),
+    shortcuts=(
+        Shortcut(
+            "hamming_distance, bin(), XOR or the bit tables (predict on paper; the cell after the "
+            "check computes the distances)",
+            r"\bhamming_distance\b|\^|\bbin\(|bit_count|binary_table|binary_repr",
+            "carry_counts = [bin(p ^ (p + 1)).count('1') for p in (23, 47, 63, 95)]",
         ),
     ),
 )
 
-_SMOOTH_CALL = (np.linspace(0.0, 16.0, 161), 2)
+# --- Exercise 2: the periods of a base-3 counter ----------------------------------------------
+
+_TERNARY_DIGITS = 5  # positions 0 .. 3**5 - 1
 
 
-def _smooth_with(theta: float) -> NDArray[np.float64]:
-    x, _ = _SMOOTH_CALL
-    return np.asarray(0.5 - 0.5 * np.sin(theta * (x + 0.5)), dtype=np.float64)
+def _ternary_periods(rule: str = "right") -> NDArray[np.int64]:
+    """Digit k (most significant first) repeats every 3**(k+1) and stays put for 3**k steps."""
+    k = np.arange(_TERNARY_DIGITS - 1, -1, -1, dtype=np.int64)
+    stays = 3**k  # a digit holds each of its 3 values for 3**k steps
+    if rule == "twice":
+        return 2 * stays
+    if rule == "binary":
+        return np.asarray(2 ** (k + 1), dtype=np.int64)
+    return 3 * stays
 
 
-smooth_bit = Exercise(
-    key="01.smooth_bit",
-    title="Write the smooth cousin of bit k",
-    answer_name="smooth_bit",
-    expected=lambda: smooth_bit_wave(*_SMOOTH_CALL),
-    call_with=_SMOOTH_CALL,
+ternary_periods = Exercise(
+    key="01.ternary_periods",
+    title="The period of every digit of a base-3 counter over positions 0 to 242",
+    answer_name="ternary_periods",
+    expected=_ternary_periods,
     hint_text=(
-        "Bit k repeats every T = 2**(k+1) positions, so its sinusoid turns at the angular "
-        "frequency theta = 2*pi/T = pi / 2**k. Return 0.5 - 0.5*sin(theta*(x + 0.5))."
+        "Digit k of p in base 3 is (p // 3**k) % 3. Build the table of 5 digits for "
+        "p = 0 .. 242, most significant first, and for each column find the smallest shift "
+        "t >= 1 with np.array_equal(col[t:], col[:-t]). How many times does a base-3 digit "
+        "change per period?"
     ),
     level="core",
     kind="derivation",
-    objective="TODO",
+    objective=(
+        "Derives the periods of a base-3 counter and sees why the binary rule "
+        "'period = 2 x flip interval' does not carry over."
+    ),
     minutes=10,
     mistakes=(
         Mistake(
-            "the period 2**k (the flip interval) instead of 2**(k+1)",
-            lambda: _smooth_with(2 * np.pi / 2**2),
+            "the binary rule 'period = 2 x the time a digit stays put' (2 * 256 / flips): "
+            "a base-3 digit changes three times per period, not twice",
+            lambda: _ternary_periods("twice"),
+        ),
+        Mistake("the periods of a binary counter, 2**(k+1)", lambda: _ternary_periods("binary")),
+        Mistake(
+            "the columns in the order least significant digit first",
+            lambda: _ternary_periods()[::-1],
+        ),
+    ),
+)
+
+# --- Exercise 3: the smooth cousin of a Gray-code bit -----------------------------------------
+
+_GRAY_CALL = (np.linspace(0.0, 32.0, 321), 1)
+
+
+def _gray_wave(period_factor: float, shift: float) -> NDArray[np.float64]:
+    x, k = _GRAY_CALL
+    period = period_factor * 2.0 ** (k + 1)
+    return np.asarray(0.5 - 0.5 * np.cos(2 * np.pi * (x + shift) / period), dtype=np.float64)
+
+
+gray_cousin = Exercise(
+    key="01.gray_cousin",
+    title="Write the smooth cousin of bit k of the Gray code",
+    answer_name="gray_cousin",
+    # Gray bit k is binary bit k+1 moved 2**k positions earlier
+    expected=lambda: smooth_bit_wave(_GRAY_CALL[0] + 2 ** _GRAY_CALL[1], _GRAY_CALL[1] + 1),
+    call_with=_GRAY_CALL,
+    hint_text=(
+        "Print the column of Gray bit k for p = 0 .. 31 (for k = 0: 0 1 1 0 0 1 1 0 ...). Read "
+        "its period T, then where its runs of 0 are centred: one run is centred half a step "
+        "before position 0. Put the trough of 1/2 - 1/2 cos(2 pi (x - c) / T) at that centre c."
+    ),
+    level="core",
+    kind="construction",
+    objective=(
+        "Builds a sinusoid with the period and phase of a new square wave (a Gray-code bit), "
+        "so that rounding it gives the bit back."
+    ),
+    minutes=20,
+    mistakes=(
+        Mistake(
+            "the period of binary bit k, 2**(k+1): a Gray bit is twice as slow",
+            lambda: _gray_wave(1.0, 0.5),
         ),
         Mistake(
-            "the frequency 1/T used as an angle per position (the 2*pi is missing)",
-            lambda: _smooth_with(1 / 2**3),
+            "the trough at position 0 instead of half a step before it",
+            lambda: _gray_wave(2.0, 0.0),
+        ),
+        Mistake(
+            "the smooth cousin of binary bit k (notebook's s_k) instead of Gray bit k",
+            lambda: smooth_bit_wave(*_GRAY_CALL),
+        ),
+    ),
+    shortcuts=(
+        Shortcut(
+            "the library's smooth_bit_wave (write the sinusoid yourself)",
+            r"\bsmooth_bit_wave\b",
+            "return smooth_bit_wave(x + 2**k, k + 1)",
+        ),
+    ),
+)
+
+# --- Exercise 4: which offsets does the Gray code make consistent? ----------------------------
+
+_GRAY_BITS, _MAX_OFFSET = 8, 16
+
+
+def _consistent_offsets(gray: bool = True) -> set[int]:
+    table = binary_table(2**_GRAY_BITS)
+    if gray:  # g_k = b_k XOR b_{k+1}: each column XOR the column to its left
+        table = table ^ np.pad(table[:, :-1], ((0, 0), (1, 0)))
+    n = len(table)
+    found = set()
+    for k in range(1, _MAX_OFFSET + 1):
+        distances = np.sum(table[: n - k] != table[k:], axis=1)
+        if len(np.unique(distances)) == 1:
+            found.add(k)
+    return found
+
+
+gray_offsets = Exercise(
+    key="01.gray_offsets",
+    title="The offsets k <= 16 at which the Gray code's Hamming distance is the same everywhere",
+    answer_name="consistent_offsets",
+    expected=_consistent_offsets,
+    hint_text=(
+        "The Gray code of p is p ^ (p >> 1). For each k = 1 .. 16, collect the Hamming distance "
+        "between the codes of p and p + k for every p = 0 .. 255 - k, and keep k when only one "
+        "distance appears. Then look at the numbers you kept: what do they have in common?"
+    ),
+    level="challenge",
+    kind="explanation",
+    objective=(
+        "Tests whether the Gray code, whose neighbours always differ in one bit, makes every "
+        "offset consistent, and finds the offsets it does (the powers of two)."
+    ),
+    minutes=20,
+    mistakes=(
+        Mistake(
+            "every offset: one bit per step was assumed to make k steps always k bits apart",
+            lambda: set(range(1, _MAX_OFFSET + 1)),
+        ),
+        Mistake("only the neighbours, k = 1", lambda: {1}),
+        Mistake(
+            "plain binary codes instead of the Gray code (no offset is consistent there)",
+            lambda: _consistent_offsets(gray=False),
         ),
     ),
 )

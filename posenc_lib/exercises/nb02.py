@@ -1,10 +1,11 @@
-"""Exercises on the sinusoidal formula: the division term, the matrix, full turns and
-tensor2tensor's spacing.
+"""Exercises on the sinusoidal formula: a value by hand, full turns, a checkpoint's layout and
+spacing, decoding a position, and the power form in float16.
 
 Notebook: 02_sinusoidal_formula.
 
-Each expected answer is computed with ``posenc_lib.sinusoidal``; each mistake is a wrong
-formula seen in popular write-ups, computed the way a learner would get it.
+Each expected answer is computed with ``posenc_lib.sinusoidal`` and ``posenc_lib.frequencies``;
+each mistake is a wrong formula seen in popular write-ups, computed the way a learner would get
+it.
 """
 
 from __future__ import annotations
@@ -12,144 +13,301 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
-from posenc_lib.exercises._core import Exercise, Mistake
+from posenc_lib.exercises._core import Exercise, Mistake, Shortcut
 from posenc_lib.frequencies import inverse_frequencies, wavelengths
-from posenc_lib.sinusoidal import sinusoidal_encoding, tensor2tensor_frequencies
+from posenc_lib.sinusoidal import (
+    encoding_from_frequencies,
+    sinusoidal_encoding_at,
+    tensor2tensor_frequencies,
+)
 
-__all__ = ["division_term", "full_turns", "positional_encoding", "t2t_frequencies"]
+__all__ = [
+    "checkpoint_layout",
+    "decode_position",
+    "float16_lost_pairs",
+    "half_turns",
+    "slow_pair",
+]
+
+_LIBRARY_ENCODING = r"\b(sinusoidal_encoding\w*|encoding_from_frequencies|inverse_frequencies)\b"
+
+# --- Exercise 1: one value by hand ------------------------------------------------------------
+
+_SLOW_POS, _SLOW_D = 2500, 8
 
 
-def _power(exponents: NDArray[np.float64], base: float = 10000.0) -> NDArray[np.float64]:
-    return np.asarray(base**exponents, dtype=np.float64)
+def _last_pair(theta: float, cos_theta: float | None = None) -> NDArray[np.float64]:
+    """(sin, cos) of the last pair at position 2500, angle pos * theta."""
+    pos = _SLOW_POS
+    cos_angle = pos * (theta if cos_theta is None else cos_theta)
+    return np.array([np.sin(pos * theta), np.cos(cos_angle)])
 
 
-division_term = Exercise(
-    key="02.division_term",
-    title="The division term 1/10000^(2i/d_model) for d_model = 128",
-    answer_name="div_term",
-    expected=lambda: inverse_frequencies(128),
+slow_pair = Exercise(
+    key="02.slow_pair",
+    title="Predict PE at position 2500, columns 6 and 7, for d_model = 8",
+    answer_name="last_pair",
+    expected=lambda: sinusoidal_encoding_at([_SLOW_POS], _SLOW_D)[0, 6:],
     hint_text=(
-        "i is the PAIR index, 0 .. d_model/2 - 1 (64 values), and the exponent is 2i/d_model, "
-        "so it runs over the even numbers 0, 2, ..., 126 divided by 128. Divide 1 by the power."
+        "Columns 6 and 7 are pair i = 3. Its frequency is 1 / 10000^(2*3/8) = 10000^(-3/4): "
+        "10000 = 10^4, so that is 10^-3. The angle is 2500 times that, a simple number of "
+        "radians; the answer is [sin(angle), cos(angle)]."
     ),
-    level="core",
-    kind="derivation",
-    objective="TODO",
-    minutes=10,
+    level="warm-up",
+    kind="prediction",
+    objective=(
+        "Predicts an entry of the encoding by hand: the pair index, the exponent 2i/d and the "
+        "angle pos * theta_i."
+    ),
+    minutes=5,
     mistakes=(
-        Mistake("base 1000 instead of 10000", lambda: inverse_frequencies(128, base=1000.0)),
-        Mistake(
-            "multiplying by 10000^(2i/d) instead of dividing (sin(pos*10000^(2i/d)))",
-            lambda: 1.0 / inverse_frequencies(128),
-        ),
-        Mistake(
-            "the exponent (2k-1)/d with k = 1 .. d/2",
-            lambda: _power(-(2.0 * np.arange(1, 65) - 1.0) / 128),
-        ),
         Mistake(
             "the exponent i/d with the pair index i (the factor 2 is missing)",
-            lambda: _power(-np.arange(64) / 128),
+            lambda: _last_pair(10000.0 ** (-3 / 8)),
+        ),
+        Mistake("base 1000 instead of 10000", lambda: _last_pair(1000.0 ** (-6 / 8))),
+        Mistake(
+            "the cosine in odd column 7 uses the exponent 7/8 instead of 6/8",
+            lambda: _last_pair(10000.0 ** (-6 / 8), 10000.0 ** (-7 / 8)),
+        ),
+        Mistake(
+            "sine and cosine swapped (cos in the even column)",
+            lambda: _last_pair(10000.0 ** (-6 / 8))[::-1],
+        ),
+    ),
+    shortcuts=(
+        Shortcut(
+            "posenc_lib's encoding functions (predict by hand; the cell after the check "
+            "computes the entry)",
+            _LIBRARY_ENCODING,
+            "last_pair = sinusoidal_encoding(2501, 8)[2500, 6:]",
         ),
     ),
 )
 
+# --- Exercise 2: how long until half the pairs have turned? -----------------------------------
 
-def _odd_exponent_off_by_one(n: int, d: int) -> NDArray[np.float64]:
-    """cos(pos / 10000^(j/d)) in odd column j instead of 10000^((j-1)/d)."""
-    pe = sinusoidal_encoding(n, d)
-    pos = np.arange(n, dtype=np.float64)[:, None]
-    odd = np.arange(1, d, 2, dtype=np.float64)
-    pe[:, 1::2] = np.cos(pos / 10000.0 ** (odd / d))
-    return pe
+_HALF_D, _HALF_PAIRS = 128, 32  # half of the 64 pairs
 
 
-def _swapped(n: int, d: int) -> NDArray[np.float64]:
-    pe = sinusoidal_encoding(n, d)
-    return np.asarray(pe[:, np.arange(d) ^ 1], dtype=np.float64)
+def _shortest_length(pairs: int, base: float = 10000.0, *, steps: bool = True) -> int:
+    """Smallest L whose L - 1 steps cover the wavelengths of pairs 0 .. pairs - 1."""
+    lam = wavelengths(inverse_frequencies(_HALF_D, base))
+    return int(np.ceil(lam[pairs - 1])) + (1 if steps else 0)
 
 
-positional_encoding = Exercise(
-    key="02.positional_encoding",
-    title="Write positional_encoding(n_positions, d_model), vectorised",
-    answer_name="positional_encoding",
-    expected=lambda: sinusoidal_encoding(50, 128),
-    call_with=(50, 128),
+half_turns = Exercise(
+    key="02.half_turns",
+    title="The shortest sentence in which half of the pairs of d_model = 128 turn fully",
+    answer_name="n_tokens",
+    expected=lambda: _shortest_length(_HALF_PAIRS),
     hint_text=(
-        "Make a column of positions (n, 1) and a row of division terms (d/2,), multiply them "
-        "into an (n, d/2) angle array, then write np.sin into the even columns pe[:, 0::2] "
-        "and np.cos of the SAME angles into the odd columns pe[:, 1::2]."
+        "d_model = 128 has 64 pairs, so half is pairs 0 .. 31. Pair i turns fully within a "
+        "sentence of L tokens when its wavelength 2*pi*10000^(2i/d) is at most L - 1 (L tokens "
+        "are L - 1 steps apart). The wavelengths grow with i: which pair decides?"
     ),
     level="core",
     kind="derivation",
-    objective="TODO",
+    objective=(
+        "Inverts the wavelength formula: finds the sentence length at which a given number of "
+        "pairs complete a turn, counting L - 1 steps."
+    ),
     minutes=10,
     mistakes=(
-        Mistake("sine and cosine swapped (cos in the even columns)", lambda: _swapped(50, 128)),
         Mistake(
-            "the cosine in odd column j uses the exponent j/d instead of (j-1)/d",
-            lambda: _odd_exponent_off_by_one(50, 128),
+            "L steps instead of L - 1 (L tokens are L - 1 steps apart)",
+            lambda: _shortest_length(_HALF_PAIRS, steps=False),
         ),
         Mistake(
-            "the concatenated layout [all sin | all cos] instead of interleaving",
-            lambda: sinusoidal_encoding(50, 128, layout="concat"),
+            "half of the dimensions (32 dimensions are 16 pairs) instead of half of the pairs",
+            lambda: _shortest_length(_HALF_PAIRS // 2),
         ),
-        Mistake("base 1000 instead of 10000", lambda: sinusoidal_encoding(50, 128, 1000.0)),
+        Mistake(
+            "one pair too many: pairs 0 .. 32 (the pair index starts at 0)",
+            lambda: _shortest_length(_HALF_PAIRS + 1),
+        ),
+        Mistake("base 1000 instead of 10000", lambda: _shortest_length(_HALF_PAIRS, 1000.0)),
     ),
 )
 
+# --- Exercise 3: the power form in float16 ----------------------------------------------------
 
-def _count_turned(d_model: int, steps: int, base: float = 10000.0) -> int:
-    return int(np.sum(wavelengths(inverse_frequencies(d_model, base)) <= steps))
+_F16_D, _F16_BASE = 128, 500000.0
 
 
-full_turns = Exercise(
-    key="02.full_turns",
-    title="How many pairs complete a full turn within a 16-token sentence (d_model = 512)?",
-    answer_name="n_full_turns",
-    expected=lambda: _count_turned(512, 15),
+def _lost_pairs(base: float, dtype: type = np.float16) -> int:
+    """Pairs whose power base^(2i/d), stored in ``dtype``, overflows (frequency 1/inf = 0)."""
+    powers = 1.0 / inverse_frequencies(_F16_D, base)
+    with np.errstate(over="ignore"):
+        return int(np.isinf(powers.astype(dtype)).sum())
+
+
+float16_lost_pairs = Exercise(
+    key="02.float16_lost_pairs",
+    title="How many pairs of d_model = 128, base 500000, lose their frequency in float16?",
+    answer_name="n_lost",
+    expected=lambda: _lost_pairs(_F16_BASE),
     hint_text=(
-        "Pair i turns once every lambda_i = 2*pi*10000^(2i/d) positions. Positions 0 .. 15 span "
-        "15 steps, so pair i completes a turn when lambda_i <= 15. Count PAIRS, not dimensions."
+        "The power form stores base^(2i/d) first; float16 cannot hold numbers above 65504, "
+        "so those become inf and 1/inf = 0. Solve base^(2i/d) > 65504 for i with a logarithm: "
+        "2i/d > ln(65504)/ln(base). Count the pairs i = 0 .. 63 above that threshold."
     ),
     level="core",
-    kind="derivation",
-    objective="TODO",
+    kind="explanation",
+    objective=(
+        "Explains why code uses the exp form: derives from a logarithm which pairs the power "
+        "form loses to float16 overflow, checked against float16 itself."
+    ),
     minutes=10,
     mistakes=(
-        Mistake(
-            "16 steps instead of 15 (16 tokens are 15 steps apart)",
-            lambda: _count_turned(512, 16),
-        ),
         Mistake(
             "counting dimensions (2 per pair) instead of pairs",
-            lambda: 2 * _count_turned(512, 15),
+            lambda: 2 * _lost_pairs(_F16_BASE),
         ),
-        Mistake("base 1000 instead of 10000", lambda: _count_turned(512, 15, base=1000.0)),
+        Mistake(
+            "the threshold of float32 (3.4e38) or base 10000: then nothing overflows",
+            lambda: _lost_pairs(_F16_BASE, np.float32),
+        ),
+        Mistake(
+            "the pairs that keep their frequency instead of the ones that lose it",
+            lambda: _F16_D // 2 - _lost_pairs(_F16_BASE),
+        ),
+    ),
+    shortcuts=(
+        Shortcut(
+            "float16 arithmetic (find the threshold with a logarithm)",
+            r"float16|\bnp\.half\b|\bfinfo\b",
+            "powers = (500000.0 ** (np.arange(0, 128, 2) / 128)).astype(np.float16)",
+        ),
     ),
 )
 
-t2t_frequencies = Exercise(
-    key="02.t2t_frequencies",
-    title="tensor2tensor's frequencies for d_model = 256",
-    answer_name="t2t_freq",
-    expected=lambda: tensor2tensor_frequencies(256),
+
+# --- Exercise 4: which layout and spacing does a checkpoint use? ------------------------------
+
+_CHECKPOINT_N, _CHECKPOINT_D = 40, 24
+_CHECKPOINT_LAYOUT, _CHECKPOINT_SPACING = "interleaved", "t2t"
+
+
+def checkpoint_table() -> NDArray[np.float64]:
+    """Return the position table of exercise 02.checkpoint_layout, shape (40, 24).
+
+    A sinusoidal table stored by some checkpoint, with a layout and a frequency spacing that
+    the exercise asks to detect.
+
+    Returns
+    -------
+    numpy.ndarray, shape (40, 24)
+        Rows are positions 0 .. 39.
+    """
+    if _CHECKPOINT_SPACING == "t2t":
+        inv_freq = tensor2tensor_frequencies(_CHECKPOINT_D)
+    else:
+        inv_freq = inverse_frequencies(_CHECKPOINT_D)
+    positions = np.arange(_CHECKPOINT_N)
+    return encoding_from_frequencies(positions, inv_freq, layout=_CHECKPOINT_LAYOUT)
+
+
+def _label(layout: str, spacing: str) -> str:
+    return f"{layout}-{spacing}"
+
+
+checkpoint_layout = Exercise(
+    key="02.checkpoint_layout",
+    title="Detect the layout and the frequency spacing of a checkpoint's position table",
+    answer_name="checkpoint",
+    expected=lambda: _label(_CHECKPOINT_LAYOUT, _CHECKPOINT_SPACING),
     hint_text=(
-        "tensor2tensor has n = d_model/2 timescales and steps ln(10000)/(n - 1) between them in "
-        "log space: theta_i = exp(-i * ln(10000)/(n - 1)) for i = 0 .. n-1, so the last one is "
-        "exactly 1/10000."
+        "Layout: look at row 0 (position 0). Every sine is 0 and every cosine is 1 there; "
+        "in which order do they come? Spacing: the slowest pair's sine at position 1 is "
+        "sin(theta_slowest), so np.arcsin of it gives theta_slowest. Compare it with "
+        "10000^(-(d-2)/d) (the paper) and 1/10000 (tensor2tensor)."
     ),
     level="core",
-    kind="derivation",
-    objective="TODO",
-    minutes=10,
+    kind="detector",
+    objective=(
+        "Reads a stored position table and tells its layout (interleaved or concatenated) "
+        "and its spacing (the paper's n or tensor2tensor's n - 1)."
+    ),
+    minutes=15,
     mistakes=(
         Mistake(
-            "the paper's spacing: dividing by n = d/2 instead of n - 1",
-            lambda: inverse_frequencies(256),
+            "the spacing is wrong: the slowest frequency is exactly 1/10000, which is "
+            "tensor2tensor's n - 1 spacing, not the paper's",
+            lambda: _label(_CHECKPOINT_LAYOUT, "paper"),
         ),
         Mistake(
-            "log10 instead of the natural logarithm",
-            lambda: np.exp(-np.arange(128) * np.log10(10000.0) / 127),
+            "the layout is wrong: row 0 alternates 0, 1, 0, 1, ... (interleaved); "
+            "tensor2tensor's spacing does not imply its concatenated layout",
+            lambda: _label("concat", _CHECKPOINT_SPACING),
+        ),
+        Mistake(
+            "both are wrong: read the layout from row 0 and the spacing from the slowest frequency",
+            lambda: _label("concat", "paper"),
+        ),
+    ),
+)
+
+# --- Exercise 5: read the position back from its code -----------------------------------------
+
+_DECODE_D, _DECODE_POSITIONS = 64, np.array([0, 3, 250, 7777, 12000, 19999])
+
+
+def _decode_call() -> tuple[NDArray[np.float64]]:
+    return (sinusoidal_encoding_at(_DECODE_POSITIONS, _DECODE_D),)
+
+
+def _decoded_by(pair: int, *, sine_only: bool = False, swapped: bool = False) -> NDArray[np.int64]:
+    """Positions read from one pair's angle, the way a learner might do it."""
+    (codes,) = _decode_call()
+    s, c = codes[:, 2 * pair], codes[:, 2 * pair + 1]
+    if swapped:
+        s, c = c, s
+    theta = inverse_frequencies(_DECODE_D)[pair]
+    angle = np.arcsin(s) if sine_only else np.mod(np.arctan2(s, c), 2 * np.pi)
+    return np.asarray(np.round(angle / theta), dtype=np.int64)
+
+
+decode_position = Exercise(
+    key="02.decode_position",
+    title="Write decode_position(codes): the positions (0 to 19999) of encoding rows, d_model = 64",
+    answer_name="decode_position",
+    expected=lambda: _DECODE_POSITIONS,
+    call_with=_decode_call(),
+    hint_text=(
+        "Each pair holds an angle pos * theta_i, and np.arctan2(sin, cos) gives it back, but "
+        "only modulo 2*pi. A fast pair wraps many times within 20000 positions; find a pair "
+        "whose wavelength is longer than 20000 and read the angle there, then divide by its "
+        "theta and round."
+    ),
+    level="challenge",
+    kind="construction",
+    objective=(
+        "Inverts the encoding: reads a position from the angle of a slow pair with arctan2, "
+        "knowing that fast pairs repeat."
+    ),
+    minutes=20,
+    mistakes=(
+        Mistake(
+            "the fastest pair: its angle repeats every 2*pi positions, so it only knows the "
+            "position modulo 2*pi",
+            lambda: _decoded_by(0),
+        ),
+        Mistake(
+            "arcsin of the sine alone: it cannot tell the angle a from pi - a",
+            lambda: _decoded_by(_DECODE_D // 2 - 1, sine_only=True),
+        ),
+        Mistake(
+            "the slowest pair read as (cos, sin): the sine is in the even column",
+            lambda: _decoded_by(_DECODE_D // 2 - 1, swapped=True),
+        ),
+    ),
+    shortcuts=(
+        Shortcut(
+            "posenc_lib's encoding functions (read the angles instead of comparing with a table of "
+            "codes)",
+            _LIBRARY_ENCODING,
+            "table = sinusoidal_encoding(20000, 64)",
         ),
     ),
 )

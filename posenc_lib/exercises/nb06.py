@@ -1,128 +1,323 @@
-"""Exercises on context extension: PI, the NTK-aware base, slow pairs and YaRN's temperature.
+"""Exercises on context extension: YaRN's ramp, Llama 3's bands, dynamic NTK and the KV cache.
 
 Notebook: 06_context_extension.
 
-Each exercise computes its expected answer with ``posenc_lib.scaling``; the solution code is
-the notebook's solution cell, word for word.
+Each expected answer is computed with ``posenc_lib.scaling`` (``yarn_correction_range``,
+``yarn_inv_freq``, ``llama3_inv_freq``, ``rope_frequencies``, ``resolve_rope_type``); each
+known mistake is computed the way a learner would make it. The parameters differ from the
+notebook's running example, so no answer is printed above the exercises.
 """
 
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
-from posenc_lib.exercises._core import Exercise, Mistake
-from posenc_lib.frequencies import inverse_frequencies, turns_in_context
-from posenc_lib.scaling import linear_inv_freq, ntk_scaled_base, yarn_get_mscale
-
-__all__ = ["ntk_base", "pi_inv_freq", "slow_pairs", "yarn_logit_scale"]
-
-# --------------------------------------------------------------------------- 06.pi_inv_freq
-
-pi_inv_freq = Exercise(
-    key="06.pi_inv_freq",
-    title="Position Interpolation frequencies for d = 128, base 10000, s = 4",
-    answer_name="inv_freq_pi",
-    expected=lambda: linear_inv_freq(128, 10000.0, 4.0),
-    hint_text=(
-        "PI feeds the position m / s instead of m, which is the same as dividing every "
-        "theta_i = base ** (-2i/d) by s. One value per pair: 64 values."
-    ),
-    level="core",
-    kind="derivation",
-    objective="TODO",
-    minutes=10,
-    mistakes=(
-        Mistake(
-            "multiplying the frequencies by s (that speeds every pair up)",
-            lambda: inverse_frequencies(128, 10000.0) * 4.0,
-        ),
-        Mistake(
-            "multiplying the base by s (that changes the pairs unevenly)",
-            lambda: inverse_frequencies(128, 40000.0),
-        ),
-        Mistake("forgetting to scale (the trained frequencies)", lambda: inverse_frequencies(128)),
-    ),
+from posenc_lib.exercises._core import Exercise, Mistake, Shortcut
+from posenc_lib.frequencies import inverse_frequencies
+from posenc_lib.scaling import (
+    llama3_inv_freq,
+    resolve_rope_type,
+    rope_frequencies,
+    yarn_correction_range,
+    yarn_inv_freq,
+    yarn_ramp,
 )
 
-# --------------------------------------------------------------------------- 06.ntk_base
+__all__ = [
+    "dynamic_cache",
+    "llama3_bands",
+    "mystery_frequencies",
+    "ramp_bounds",
+    "which_scaling",
+    "yarn_ratios",
+]
 
-ntk_base = Exercise(
-    key="06.ntk_base",
-    title="The NTK-aware base for d = 128, base 10000, s = 8",
-    answer_name="new_base",
-    expected=lambda: ntk_scaled_base(128, 10000.0, 8.0),
-    hint_text=(
-        "Choose base' so that the slowest pair, theta = base ** (-(d-2)/d), is divided by "
-        "exactly s: base' = base * s ** (d / (d - 2))."
-    ),
-    level="core",
-    kind="derivation",
-    objective="TODO",
-    minutes=10,
-    mistakes=(
-        Mistake("base * s (the exponent d/(d-2) is missing)", lambda: 10000.0 * 8.0),
-        Mistake(
-            "the exponent (d-2)/d instead of d/(d-2)",
-            lambda: 10000.0 * 8.0 ** (126 / 128),
-        ),
-        Mistake("base / s instead of base * s**(d/(d-2))", lambda: 10000.0 / 8.0 ** (128 / 126)),
-    ),
-    rtol=1e-9,
+_YARN_CALLS = (
+    r"\b(yarn_correction_range|yarn_ramp|yarn_inv_freq|rope_frequencies\w*|"
+    r"method_frequency_ratios|method_frequencies|frequency_ratio|method_rope_scaling)\b"
 )
 
-# --------------------------------------------------------------------------- 06.slow_pairs
+# --------------------------------------------------------------------------- 06.ramp_bounds
 
-slow_pairs = Exercise(
-    key="06.slow_pairs",
-    title="How many pairs of Llama 2 (d = 128, base 10000) never turn once in L = 4096?",
-    answer_name="n_slow_pairs",
-    expected=lambda: int(np.count_nonzero(turns_in_context(inverse_frequencies(128), 4096) < 1)),
+_LONGER = 4 * 4096
+
+ramp_bounds = Exercise(
+    key="06.ramp_bounds",
+    title="YaRN's ramp for the Llama 2 head trained 4 times longer (L = 16384)",
+    answer_name="ramp_bounds",
+    expected=lambda: np.array(yarn_correction_range(128, 10000.0, _LONGER)),
     hint_text=(
-        "Pair i makes r_i = L / lambda_i = L * theta_i / (2 pi) turns in L positions. Count the "
-        "pairs with r_i < 1 and give a Python int."
+        "i(r) = d ln(L / (2 pi r)) / (2 ln base). Multiplying L by 4 adds d ln 4 / (2 ln base) "
+        "to every i(r), whatever r is: about 9.6 pairs for d = 128 and base 10000. Then round "
+        "outward: low = floor(i(32)), high = ceil(i(1)). The factor s plays no part."
     ),
-    level="core",
-    kind="derivation",
-    objective="TODO",
-    minutes=10,
+    level="warm-up",
+    kind="prediction",
+    objective=(
+        "Predicts where YaRN's ramp sits from the turn counts alone: it moves with the trained "
+        "length L, not with s."
+    ),
+    minutes=8,
     mistakes=(
         Mistake(
-            "forgetting the 2 pi (counting angles L * theta_i < 1 radian)",
-            lambda: int(np.count_nonzero(4096 * inverse_frequencies(128) < 1)),
+            "the ramp of L = 4096 (the ramp moves to slower pairs when L grows)",
+            lambda: np.array(yarn_correction_range(128, 10000.0, 4096)),
         ),
         Mistake(
-            "counting the pairs that do complete a turn (r_i >= 1)",
-            lambda: int(np.count_nonzero(turns_in_context(inverse_frequencies(128), 4096) >= 1)),
+            "moving the ramp the wrong way (a longer L gives more turns to every pair)",
+            lambda: np.array(yarn_correction_range(128, 10000.0, 4096 // 4)),
+        ),
+        Mistake(
+            "the pair indices not rounded outward (floor for low, ceil for high)",
+            lambda: np.array(yarn_correction_range(128, 10000.0, _LONGER, truncate=False)),
+        ),
+    ),
+    shortcuts=(
+        Shortcut(
+            "YaRN's functions of posenc_lib (predict first, the cell after the check computes it)",
+            _YARN_CALLS,
+            "ramp_bounds = yarn_correction_range(128, 10000.0, 16384)",
         ),
     ),
 )
 
-# --------------------------------------------------------------------------- 06.yarn_logit_scale
+# --------------------------------------------------------------------------- 06.yarn_ratios
 
-yarn_logit_scale = Exercise(
-    key="06.yarn_logit_scale",
-    title="YaRN at s = 16: the factor 1/t that multiplies the attention logits",
-    answer_name="logit_scale",
-    expected=lambda: yarn_get_mscale(16.0) ** 2,
+_YARN_D, _YARN_BASE, _YARN_S, _YARN_L = 64, 10000.0, 4.0, 2048
+
+
+def _yarn_theta() -> NDArray[np.float64]:
+    return inverse_frequencies(_YARN_D, _YARN_BASE)
+
+
+def _yarn_ratio(*, truncate: bool = True, reversed_ramp: bool = False) -> NDArray[np.float64]:
+    """YaRN's theta'/theta for the exercise's head, optionally with a learner's slip."""
+    d, base, s, length = _YARN_D, _YARN_BASE, _YARN_S, _YARN_L
+    if not reversed_ramp:
+        return yarn_inv_freq(d, base, s, length, truncate=truncate) / _yarn_theta()
+    low, high = yarn_correction_range(d, base, length)
+    weight = yarn_ramp(low, high, d // 2)
+    return np.asarray(weight + (1.0 - weight) / s)  # the ramp's two ends swapped
+
+
+yarn_ratios = Exercise(
+    key="06.yarn_ratios",
+    title="YaRN's frequency ratio per pair for d = 64, base 10000, L = 2048, s = 4",
+    answer_name="yarn_ratio",
+    expected=_yarn_ratio,
     hint_text=(
-        "YaRN fits sqrt(1/t) = 0.1 ln(s) + 1 (natural log). That factor multiplies both the "
-        "query and the key (it scales cos and sin), so the logit q . k is multiplied by its "
-        "square."
+        "Three steps. (1) low = floor(i(32)) and high = ceil(i(1)) with "
+        "i(r) = d ln(L / (2 pi r)) / (2 ln base). (2) gamma_i = clip((i - low) / (high - low), "
+        "0, 1) for i = 0 .. 31. (3) theta'_i / theta_i = (1 - gamma_i) + gamma_i / s."
     ),
     level="core",
     kind="derivation",
-    objective="TODO",
-    minutes=10,
+    objective=(
+        "Computes YaRN's NTK-by-parts ratios from the turn thresholds: fast pairs kept, slow "
+        "pairs divided by s, a linear ramp over the pair index between."
+    ),
+    minutes=15,
+    mistakes=(
+        Mistake("every pair divided by s: that is PI, not YaRN", lambda: np.full(32, 0.25)),
+        Mistake(
+            "the ramp bounds not rounded outward (floor for low, ceil for high)",
+            lambda: _yarn_ratio(truncate=False),
+        ),
+        Mistake(
+            "the ramp applied backwards: fast pairs interpolated, slow pairs kept",
+            lambda: _yarn_ratio(reversed_ramp=True),
+        ),
+    ),
+    shortcuts=(
+        Shortcut(
+            "the scaling functions of posenc_lib",
+            _YARN_CALLS,
+            "yarn_ratio = yarn_inv_freq(64, 10000.0, 4.0, 2048) / theta",
+        ),
+    ),
+)
+
+# --------------------------------------------------------------------------- 06.llama3_bands
+
+_BANDS_S, _BANDS_LOW, _BANDS_HIGH, _BANDS_L = 4.0, 1.0, 8.0, 2048
+
+
+def _llama3(
+    inv_freq: NDArray[np.float64], *, swap: bool = False, inverted_g: bool = False,
+    multiplied: bool = False,
+) -> NDArray[np.float64]:
+    """Llama 3's rule written with a learner's slips (none: the right values)."""
+    s, low_ff, high_ff, length = _BANDS_S, _BANDS_LOW, _BANDS_HIGH, _BANDS_L
+    wave = 2.0 * math.pi / inv_freq
+    turns = wave / length if inverted_g else length / wave
+    g = np.clip((turns - low_ff) / (high_ff - low_ff), 0.0, 1.0)
+    if swap:
+        g = 1.0 - g
+    slow = inv_freq * s if multiplied else inv_freq / s
+    return np.asarray((1.0 - g) * slow + g * inv_freq)
+
+
+_BANDS_THETA = inverse_frequencies(64, 10000.0)
+
+llama3_bands = Exercise(
+    key="06.llama3_bands",
+    title="Llama 3's three bands as a function of the frequencies",
+    answer_name="llama3_frequencies",
+    expected=lambda: llama3_inv_freq(64, 10000.0, _BANDS_S, _BANDS_LOW, _BANDS_HIGH, _BANDS_L),
+    call_with=(_BANDS_THETA.copy(), _BANDS_S, _BANDS_LOW, _BANDS_HIGH, _BANDS_L),
+    hint_text=(
+        "Work with the wavelength lambda_i = 2 pi / theta_i. Keep theta_i when "
+        "lambda_i < L / high_freq_factor, use theta_i / factor when lambda_i > L / "
+        "low_freq_factor, and in between blend with g = (L / lambda_i - low_freq_factor) / "
+        "(high_freq_factor - low_freq_factor): (1 - g) theta_i / factor + g theta_i. np.where "
+        "does the three cases at once. The check uses d = 64, base 10000, factor 4, bands 1 and "
+        "8, L = 2048."
+    ),
+    level="core",
+    kind="construction",
+    objective=(
+        "Builds Llama 3's scaling from wavelength bands and blends linearly in the turn count "
+        "L / lambda_i between them."
+    ),
+    minutes=15,
     mistakes=(
         Mistake(
-            "sqrt(1/t) itself (it scales q and k, so the logits get its square)",
-            lambda: yarn_get_mscale(16.0),
+            "the bands swapped: fast pairs divided by the factor, slow pairs kept",
+            lambda: _llama3(_BANDS_THETA, swap=True),
         ),
         Mistake(
-            "log10 instead of the natural log",
-            lambda: (0.1 * math.log10(16.0) + 1.0) ** 2,
+            "g computed from lambda_i / L instead of the turn count L / lambda_i",
+            lambda: _llama3(_BANDS_THETA, inverted_g=True),
         ),
+        Mistake(
+            "the slow pairs multiplied by the factor: they must turn slower, theta_i / factor",
+            lambda: _llama3(_BANDS_THETA, multiplied=True),
+        ),
+    ),
+    shortcuts=(
+        Shortcut(
+            "llama3_inv_freq or rope_frequencies",
+            r"\b(llama3_inv_freq|rope_frequencies\w*|method_frequencies|method_frequency_ratios)\b",
+            "def llama3_frequencies(*args): return llama3_inv_freq(64, 1e4, *args[1:])",
+        ),
+    ),
+)
+
+# --------------------------------------------------------------------------- 06.dynamic_cache
+
+_CACHE_D, _CACHE_BASE, _CACHE_L = 64, 10000.0, 2048
+_CACHE_KEY, _CACHE_NOW = 2500, 6000  # the key's position and length when cached; the length now
+
+
+def _dynamic_slowest(seq_len: int) -> float:
+    """The slowest pair's frequency under dynamic NTK (factor 1) at the current length."""
+    scaling = {"rope_type": "dynamic", "factor": 1.0, "original_max_position_embeddings": _CACHE_L}
+    inv_freq, _ = rope_frequencies(_CACHE_D, _CACHE_BASE, scaling, seq_len=seq_len)
+    return float(inv_freq[-1])
+
+
+def _cache_drift(then: float, now: float) -> float:
+    return _CACHE_KEY * (then - now)
+
+
+dynamic_cache = Exercise(
+    key="06.dynamic_cache",
+    title="Dynamic NTK and a KV cache: how far a cached key's slowest pair is off",
+    answer_name="cache_drift",
+    expected=lambda: _cache_drift(
+        _dynamic_slowest(_CACHE_KEY), _dynamic_slowest(_CACHE_NOW)
+    ),
+    hint_text=(
+        "With factor 1, s_eff = l / L once l > L, and NTK-aware scaling with s_eff divides the "
+        "slowest pair by exactly s_eff. The cached key was rotated by m theta'_last(l = 2500); "
+        "rotating it now would give m theta'_last(l = 6000). Subtract: cached minus now, in "
+        "radians, for m = 2500."
+    ),
+    level="challenge",
+    kind="explanation",
+    objective=(
+        "Explains why dynamic NTK and a KV cache disagree by computing how far a cached key's "
+        "angle is from the angle the current frequencies give it."
+    ),
+    minutes=15,
+    mistakes=(
+        Mistake(
+            "the sign: the cached angle minus the current one is asked",
+            lambda: -_cache_drift(_dynamic_slowest(_CACHE_KEY), _dynamic_slowest(_CACHE_NOW)),
+        ),
+        Mistake(
+            "the key cached with the trained frequency; at l = 2500 > L it was already scaled",
+            lambda: _cache_drift(
+                float(inverse_frequencies(64, 10000.0)[-1]), _dynamic_slowest(_CACHE_NOW)
+            ),
+        ),
+        Mistake("pair 0, which NTK-aware scaling never changes", lambda: 0.0),
+    ),
+    shortcuts=(
+        Shortcut(
+            "rope_frequencies or dynamic_ntk_factor (compute s_eff and the frequency yourself)",
+            r"\b(rope_frequencies\w*|dynamic_ntk_factor|ntk_inv_freq|ntk_scaled_base)\b",
+            "cache_drift = 2500 * (rope_frequencies(64, 1e4, cfg, seq_len=2500)[0][-1] - x)",
+        ),
+    ),
+)
+
+# --------------------------------------------------------------------------- 06.which_scaling
+
+_MYSTERY_HEAD, _MYSTERY_BASE = 64, 500000.0
+_MYSTERY_CONFIG: dict[str, Any] = {
+    "rope_type": "llama3", "factor": 16.0, "low_freq_factor": 1.0, "high_freq_factor": 16.0,
+    "original_max_position_embeddings": 16384,
+}
+
+
+def mystery_frequencies() -> NDArray[np.float64]:
+    """The scaled frequencies of a head with d = 64 and base 500000, of an undisclosed method.
+
+    Returns
+    -------
+    inv_freq : ndarray of float64, shape (32,)
+        ``theta'_i`` after the config's ``rope_scaling``, which exercise 06.which_scaling asks
+        the learner to identify.
+    """
+    inv_freq, _ = rope_frequencies(_MYSTERY_HEAD, _MYSTERY_BASE, _MYSTERY_CONFIG)
+    return inv_freq
+
+
+which_scaling = Exercise(
+    key="06.which_scaling",
+    title="Which rope_type produced these frequencies?",
+    answer_name="method",
+    expected=lambda: resolve_rope_type(_MYSTERY_CONFIG),
+    hint_text=(
+        "Divide by theta_i = 500000 ** (-2i/64) to get the ratio per pair. PI (linear) is flat; "
+        "NTK-aware (ntk, dynamic) falls from pair 0 on. YaRN and Llama 3 both keep the fast "
+        "pairs and divide the slowest by s; in the blend, YaRN's ratio is a straight line in the "
+        "pair index i, Llama 3's a straight line in the turn count, which is proportional to "
+        "theta_i. Fit both and see which one is straight."
+    ),
+    level="challenge",
+    kind="detector",
+    objective=(
+        "Tells the by-parts methods apart from the shape of the ratio: YaRN ramps linearly in "
+        "the pair index, Llama 3 linearly in the turn count."
+    ),
+    minutes=20,
+    mistakes=(
+        Mistake(
+            "yarn: both methods keep the fast pairs and divide the slow ones, but YaRN's blend "
+            "is a straight line over the pair index, and this one is not",
+            lambda: "yarn",
+        ),
+        Mistake(
+            "ntk: NTK-aware scaling changes every pair but the first, while here a whole run of "
+            "fast pairs keeps the ratio 1",
+            lambda: "ntk",
+        ),
+        Mistake("linear: PI gives every pair the same ratio 1/s", lambda: "linear"),
     ),
 )

@@ -1,10 +1,11 @@
-"""Exercises on other schemes: ALiBi slopes, T5 buckets, Shaw's index, causal order.
+"""Exercises on other schemes: ALiBi's recency, its slopes, T5's buckets and their direction.
 
 Notebook: 07_other_schemes.
 
-Each expected answer is computed with posenc_lib (``alibi_slopes``,
-``t5_relative_position_bucket``, ``shaw_relative_index``, ``scaled_dot_product_attention``);
-each known mistake is computed the way a learner would make it.
+Each expected answer is computed with posenc_lib (``alibi_slopes``, ``alibi_bias``,
+``alibi_weights_by_distance``, ``t5_relative_position_bucket``,
+``scaled_dot_product_attention``); each known mistake is computed the way a learner would make
+it. The parameters differ from the notebook's, so no answer is printed above the exercises.
 """
 
 from __future__ import annotations
@@ -14,13 +15,86 @@ import math
 import numpy as np
 from numpy.typing import NDArray
 
-from posenc_lib.attention import causal_mask, scaled_dot_product_attention
-from posenc_lib.bias import alibi_slopes, shaw_relative_index, t5_relative_position_bucket
-from posenc_lib.exercises._core import Exercise, Mistake
+from posenc_lib.attention import scaled_dot_product_attention
+from posenc_lib.bias import (
+    alibi_bias,
+    alibi_slopes,
+    alibi_weights_by_distance,
+    relative_position_matrix,
+    t5_relative_position_bucket,
+)
+from posenc_lib.exercises._core import Exercise, Mistake, Shortcut
 
-__all__ = ["alibi_heads", "first_token_weight", "shaw_index", "t5_bucket"]
+__all__ = [
+    "alibi_heads",
+    "alibi_local_heads",
+    "alibi_self_weight",
+    "bucket_matrices",
+    "t5_decoder_starts",
+    "t5_direction",
+]
 
-_HEADS = 12
+_ATTENTION_CALLS = (
+    r"\b(alibi_bias|alibi_weights_by_distance|scaled_dot_product_attention|self_attention|"
+    r"softmax)\b"
+)
+
+# --------------------------------------------------------------------------- 07.alibi_self_weight
+
+_TOKENS, _SLOPE = 10, 0.25
+
+
+def _last_query_weights(bias: NDArray[np.float64] | None) -> NDArray[np.float64]:
+    """The last query's weights when every content score is equal (zero queries)."""
+    queries, keys, values = np.zeros((_TOKENS, 4)), np.ones((_TOKENS, 4)), np.eye(_TOKENS)
+    _, weights = scaled_dot_product_attention(queries, keys, values, bias=bias)
+    return np.asarray(weights[-1], dtype=np.float64)
+
+
+def _self_weight(slope: float, sign: float = 1.0) -> float:
+    # the last query sees every key, so the non-causal bias -m |i - j| is its row too
+    return float(_last_query_weights(sign * alibi_bias([slope], _TOKENS, causal=False)[0])[-1])
+
+
+alibi_self_weight = Exercise(
+    key="07.alibi_self_weight",
+    title="ALiBi with slope 1/4: the weight the 10th token puts on itself",
+    answer_name="self_weight",
+    expected=lambda: _self_weight(_SLOPE),
+    hint_text=(
+        "With equal content scores only the bias -m (i - j) is left, so the weight on the key "
+        "r tokens back is proportional to exp(-m r), r = 0 .. 9. The weight on itself (r = 0) "
+        "is 1 / sum_r exp(-m r), a geometric sum: (1 - q) / (1 - q**10) with q = exp(-m)."
+    ),
+    level="warm-up",
+    kind="prediction",
+    objective=(
+        "Predicts the recency that ALiBi's penalty alone creates: weights proportional to "
+        "exp(-m r) over the keys behind the query."
+    ),
+    minutes=8,
+    mistakes=(
+        Mistake("1/10: the bias is ignored and the weight spread evenly", lambda: 1 / _TOKENS),
+        Mistake(
+            "the bias added with the wrong sign, so distant keys are favoured",
+            lambda: _self_weight(_SLOPE, sign=-1.0),
+        ),
+        Mistake("slope 1/2 (the first head's) instead of 1/4", lambda: _self_weight(0.5)),
+    ),
+    shortcuts=(
+        Shortcut(
+            "the attention functions of posenc_lib (predict first, the cell after the check "
+            "computes it)",
+            _ATTENTION_CALLS,
+            "_, w = scaled_dot_product_attention(q, k, v, bias=alibi_bias([0.25], 10)[0])",
+        ),
+    ),
+    rtol=1e-4,
+)
+
+# --------------------------------------------------------------------------- 07.alibi_heads
+
+_HEADS = 20
 
 
 def _slopes(n_heads: int, *, first_h: int = 1, extra_start: int = 0) -> list[float]:
@@ -33,19 +107,22 @@ def _slopes(n_heads: int, *, first_h: int = 1, extra_start: int = 0) -> list[flo
 
 alibi_heads = Exercise(
     key="07.alibi_heads",
-    title="ALiBi's slopes for any number of heads",
+    title="ALiBi's slopes for any number of heads (checked with 20)",
     answer_name="alibi_slopes_for",
     expected=lambda: alibi_slopes(_HEADS),
     call_with=(_HEADS,),
     hint_text=(
         "Let c = 2**floor(log2(n_heads)). The first c heads get 2**(-8h/c) for h = 1..c. The "
         "remaining n_heads - c heads take the slopes for 2c heads, 2**(-8h/(2c)), at the odd "
-        "h = 1, 3, 5, ... (the check calls your function with 12 heads)."
+        "h = 1, 3, 5, ... (the check calls your function with 20 heads: c = 16)."
     ),
     level="core",
-    kind="derivation",
-    objective="TODO",
-    minutes=10,
+    kind="construction",
+    objective=(
+        "Writes ALiBi's slope rule for any head count, including the interleaved extra heads "
+        "when it is not a power of two."
+    ),
+    minutes=12,
     mistakes=(
         Mistake(
             "2^(-8h/H) used directly for a head count that is not a power of two",
@@ -60,121 +137,191 @@ alibi_heads = Exercise(
             lambda: np.array(_slopes(_HEADS, extra_start=1)),
         ),
     ),
-)
-
-
-_OFFSETS = np.arange(-300, 301)
-
-
-def _rounded_buckets(relative_position: NDArray[np.int64]) -> NDArray[np.int64]:
-    """T5's bidirectional buckets with the log part rounded to nearest instead of truncated."""
-    bucket = np.where(relative_position > 0, 16, 0)
-    n = np.abs(relative_position)
-    spread = np.log(np.maximum(n, 8) / 8) / math.log(128 / 8) * 8
-    return np.asarray(bucket + np.where(n < 8, n, np.minimum(8 + np.round(spread), 15)), np.int64)
-
-
-def _unhalved_buckets(relative_position: NDArray[np.int64]) -> NDArray[np.int64]:
-    """All 32 buckets for each side (no halving) and +32 for keys after the query."""
-    side = t5_relative_position_bucket(-np.abs(relative_position), bidirectional=False)
-    return np.asarray(np.where(relative_position > 0, 32, 0) + side, dtype=np.int64)
-
-
-t5_bucket = Exercise(
-    key="07.t5_bucket",
-    title="T5's bidirectional relative-position buckets",
-    answer_name="t5_bucket",
-    expected=lambda: t5_relative_position_bucket(_OFFSETS),
-    call_with=(_OFFSETS,),
-    hint_text=(
-        "relative_position is key - query. Bidirectional: halve the buckets (16 per side) and "
-        "add 16 when relative_position > 0; then n = |relative_position|. Offsets n < 8 are "
-        "their own bucket; otherwise 8 + int(log(n/8) / log(128/8) * 8), at most 15. int() "
-        "truncates: do not round."
-    ),
-    level="core",
-    kind="derivation",
-    objective="TODO",
-    minutes=10,
-    mistakes=(
-        Mistake(
-            "relative position taken as query - key, which swaps the two halves",
-            lambda: t5_relative_position_bucket(-_OFFSETS),
-        ),
-        Mistake(
-            "the buckets are not halved for the bidirectional case",
-            lambda: _unhalved_buckets(_OFFSETS),
-        ),
-        Mistake(
-            "the logarithmic part is rounded to nearest instead of truncated",
-            lambda: _rounded_buckets(_OFFSETS),
-        ),
+    shortcuts=(
+        Shortcut("alibi_slopes", r"\balibi_slopes\b", "alibi_slopes_for = alibi_slopes"),
     ),
 )
 
+# --------------------------------------------------------------------------- 07.t5_decoder_starts
 
-def _index(offsets: NDArray[np.int64]) -> NDArray[np.int64]:
-    return np.asarray(offsets, dtype=np.int64)
+_DISTANCES = np.arange(0, 1000)
 
 
-_N, _K = 6, 2
-_REL = np.arange(_N)[None, :] - np.arange(_N)[:, None]
+def _starts(buckets: NDArray[np.int64]) -> NDArray[np.int64]:
+    """The smallest distance in each of the buckets 16..31."""
+    return np.array([_DISTANCES[buckets == b].min() for b in range(16, 32)], dtype=np.int64)
 
-shaw_index = Exercise(
-    key="07.shaw_index",
-    title="Shaw's clipped relative index for 6 tokens and k = 2",
-    answer_name="index",
-    expected=lambda: shaw_relative_index(_N, max_relative_position=_K),
+
+def _decoder_buckets(exact: int, rounding: bool = False) -> NDArray[np.int64]:
+    """A decoder's 32 buckets (D = 128) with ``exact`` exact ones, log part floored or rounded."""
+    n = _DISTANCES
+    spread = np.log(np.maximum(n, exact) / exact) / math.log(128 / exact) * (32 - exact)
+    log_part = np.round(spread) if rounding else np.floor(spread)
+    return np.asarray(np.where(n < exact, n, np.minimum(exact + log_part, 31)), dtype=np.int64)
+
+
+t5_decoder_starts = Exercise(
+    key="07.t5_decoder_starts",
+    title="T5's decoder: the first distance of each logarithmic bucket 16..31",
+    answer_name="first_distance",
+    expected=lambda: _starts(t5_relative_position_bucket(-_DISTANCES, bidirectional=False)),
     hint_text=(
-        "Build the offsets j - i (key minus query) as a 6 x 6 matrix with broadcasting, clip "
-        "them to [-k, k] with np.clip, then add k so that the rows of the table run 0..2k."
+        "The decoder gives all B' = 32 buckets to the past, so E = 16 are exact and the log "
+        "part is 16 + floor(ln(n/16) / ln(128/16) * 16), at most 31. Compute the bucket of "
+        "every distance n = 0 .. 999 with that formula and keep the smallest n of each bucket "
+        "16..31 (an int array of 16 numbers)."
     ),
     level="core",
     kind="derivation",
-    objective="TODO",
-    minutes=10,
+    objective=(
+        "Derives T5's causal bucket boundaries from the formula with the decoder's parameters "
+        "(32 buckets for the past, 16 exact)."
+    ),
+    minutes=12,
     mistakes=(
         Mistake(
-            "the offset is i - j instead of j - i", lambda: _index(np.clip(-_REL, -_K, _K) + _K)
+            "the encoder's 8 exact buckets kept for the decoder (E = B'/2 = 16 there)",
+            lambda: _starts(_decoder_buckets(8)),
         ),
-        Mistake("k is not added, so the index runs -k..k", lambda: _index(np.clip(_REL, -_K, _K))),
-        Mistake("the offsets are not clipped to [-k, k]", lambda: _index(_REL + _K)),
+        Mistake(
+            "the logarithmic part rounded to nearest instead of truncated",
+            lambda: _starts(_decoder_buckets(16, rounding=True)),
+        ),
+    ),
+    shortcuts=(
+        Shortcut(
+            "t5_relative_position_bucket or t5_bias",
+            r"\b(t5_relative_position_bucket|t5_bias)\b",
+            "b = t5_relative_position_bucket(-n, bidirectional=False)",
+        ),
     ),
 )
 
+# --------------------------------------------------------------------------- 07.t5_direction
 
-_LENGTH = 8
-
-
-def _first_token_weights(mask: NDArray[np.bool_] | None) -> NDArray[np.float64]:
-    """Weights on token 0 when every content score is equal (zero queries)."""
-    queries, keys = np.zeros((_LENGTH, 4)), np.ones((_LENGTH, 4))
-    values = np.eye(_LENGTH)
-    _, weights = scaled_dot_product_attention(queries, keys, values, mask=mask)
-    return np.asarray(weights[:, 0], dtype=np.float64)
+_SIZE = 40
 
 
-first_token_weight = Exercise(
-    key="07.first_token_weight",
-    title="The weight every position puts on the first token under a causal mask",
-    answer_name="weights_on_first",
-    expected=lambda: _first_token_weights(causal_mask(_LENGTH)),
+def bucket_matrices() -> list[NDArray[np.int64]]:
+    """Four T5 bucket matrices (40 x 40, query i by key j) from four checkpoints' code.
+
+    Returns
+    -------
+    list of ndarray of int64, shape (40, 40) each
+        A decoder's and an encoder's buckets, each either from ``j - i`` (key minus query, as
+        T5 does) or from ``i - j``; exercise 07.t5_direction asks which are right.
+    """
+    rel = relative_position_matrix(_SIZE)
+    return [
+        t5_relative_position_bucket(-rel, bidirectional=False),
+        t5_relative_position_bucket(rel),
+        t5_relative_position_bucket(-rel),
+        t5_relative_position_bucket(rel, bidirectional=False),
+    ]
+
+
+def _right_order() -> NDArray[np.bool_]:
+    rel = relative_position_matrix(_SIZE)
+    return np.array([
+        any(np.array_equal(matrix, t5_relative_position_bucket(rel, bidirectional=mode))
+            for mode in (True, False))
+        for matrix in bucket_matrices()
+    ])  # fmt: skip
+
+
+t5_direction = Exercise(
+    key="07.t5_direction",
+    title="Which T5 bucket matrices were computed from key minus query?",
+    answer_name="key_minus_query",
+    expected=_right_order,
+    call_with=(bucket_matrices(),),
     hint_text=(
-        "With equal content scores the softmax spreads evenly over the keys a query may see. "
-        "Under a causal mask, position i sees the keys 0..i. Compute the 8 weights with "
-        "scaled_dot_product_attention (zero queries, mask=causal_mask(8)) or by counting."
+        "Look at a key just before its query, (i, j) = (i, i - 1): key minus query is -1, a "
+        "distance of 1 into the past, which is bucket 1 in both modes. Computed from query "
+        "minus key, it is +1: bucket 0 in a decoder (the future), bucket 17 in an encoder. Return "
+        "one bool per matrix."
     ),
     level="core",
-    kind="derivation",
-    objective="TODO",
-    minutes=10,
+    kind="detector",
+    objective=(
+        "Detects the swapped relative position (query minus key) in both T5 modes, knowing "
+        "where past keys must land."
+    ),
+    minutes=12,
     mistakes=(
         Mistake(
-            "no mask: every position spreads over all 8 tokens", lambda: _first_token_weights(None)
+            "a test that every matrix passes, such as buckets growing away from the diagonal",
+            lambda: np.ones(4, dtype=bool),
         ),
         Mistake(
-            "the mask is transposed (np.triu): each query sees the keys after it",
-            lambda: _first_token_weights(causal_mask(_LENGTH).T),
+            "a test that holds for the encoder only (past keys in the lower half of the "
+            "buckets); a decoder puts past keys in all 32",
+            lambda: np.array([m[np.tril_indices(_SIZE, -1)].max() < 16 for m in bucket_matrices()]),
+        ),
+    ),
+    shortcuts=(
+        Shortcut(
+            "t5_relative_position_bucket or t5_bias (recomputing the reference is not detecting)",
+            r"\b(t5_relative_position_bucket|t5_bias)\b",
+            "ok = np.array_equal(m, t5_relative_position_bucket(rel))",
+        ),
+    ),
+)
+
+# --------------------------------------------------------------------------- 07.alibi_local_heads
+
+_LOCAL_HEADS, _CONTEXT, _RECENT = 12, 512, 10
+
+
+def _local(weights: NDArray[np.float64], first: int = 1) -> set[int]:
+    """Heads (numbered from ``first``) whose weight on the 10 most recent keys exceeds 1/2."""
+    share = weights[:, :_RECENT].sum(axis=1)
+    return {int(h) + first for h in np.flatnonzero(share > 0.5)}
+
+
+def _geometric_weights(slopes: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Weights proportional to exp(-m r) over the keys r = 0 .. 511 behind the last query."""
+    raw = np.exp(-np.outer(slopes, np.arange(_CONTEXT)))
+    return np.asarray(raw / raw.sum(axis=1, keepdims=True))
+
+
+alibi_local_heads = Exercise(
+    key="07.alibi_local_heads",
+    title="Which of 12 ALiBi heads read mostly the last 10 tokens?",
+    answer_name="local_heads",
+    expected=lambda: _local(alibi_weights_by_distance(_LOCAL_HEADS, _CONTEXT)),
+    hint_text=(
+        "With equal content scores the last of 512 tokens weighs the key r back by exp(-m r). "
+        "The 10 most recent keys (r = 0 .. 9) get (1 - exp(-10 m)) / (1 - exp(-512 m)) of the "
+        "weight: more than half roughly when the weight halves within 10 tokens, ln 2 / m < 10. "
+        "Take the 12 slopes from alibi_slopes(12) and give the head numbers h = 1 .. 12 as a set."
+    ),
+    level="challenge",
+    kind="explanation",
+    objective=(
+        "Explains ALiBi's local and global heads through the halving distance ln 2 / m, "
+        "including the interleaved heads of a 12-head model."
+    ),
+    minutes=15,
+    mistakes=(
+        Mistake(
+            "heads numbered from 0; the heads are h = 1 .. 12",
+            lambda: _local(alibi_weights_by_distance(_LOCAL_HEADS, _CONTEXT), first=0),
+        ),
+        Mistake(
+            "1 / m taken as the halving distance (it is ln 2 / m)",
+            lambda: {h + 1 for h, m in enumerate(alibi_slopes(_LOCAL_HEADS)) if 1 / m < _RECENT},
+        ),
+        Mistake(
+            "the slopes 2^(-8h/12), not the rule for head counts that are not powers of two",
+            lambda: _local(_geometric_weights(2.0 ** (-8 * np.arange(1, 13) / 12))),
+        ),
+    ),
+    shortcuts=(
+        Shortcut(
+            "the attention functions of posenc_lib (use the slopes and the formula)",
+            _ATTENTION_CALLS,
+            "w = alibi_weights_by_distance(12, 512)",
         ),
     ),
 )

@@ -1,10 +1,10 @@
-"""Exercises on numerical precision: exact integers, bfloat16 bits, safe angles.
+"""Exercises on numerical precision: ties to even, truncation's bias, float16's edge, bad tables.
 
 Notebook: 08_numerical_precision.
 
-Each expected answer is computed with posenc_lib (``machine_epsilon``, ``round_to_dtype``,
-``round_to_bfloat16``, ``sinusoidal_encoding``); each known mistake is computed the way a
-learner would make it.
+Each expected answer is computed with posenc_lib (``round_to_dtype``, ``round_to_bfloat16``,
+``inverse_frequencies``); each known mistake is computed the way a learner would
+make it. The values asked for differ from those the notebook prints.
 """
 
 from __future__ import annotations
@@ -12,142 +12,244 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
-from posenc_lib.exercises._core import Exercise, Mistake
-from posenc_lib.precision import machine_epsilon, round_to_bfloat16, round_to_dtype
-from posenc_lib.sinusoidal import sinusoidal_encoding
+from posenc_lib.exercises._core import Exercise, Mistake, Shortcut
+from posenc_lib.frequencies import inverse_frequencies
+from posenc_lib.precision import round_to_bfloat16, round_to_dtype
 
-__all__ = ["bfloat16_truncate", "exact_integers", "float16_overflow", "safe_cos_table"]
+__all__ = [
+    "bfloat16_ties",
+    "cos_tables",
+    "float16_edges",
+    "table_detector",
+    "truncation_bias",
+]
 
-_FORMATS = ("float16", "bfloat16", "float32")
+_ROUNDING_CALLS = r"\b(round_to_dtype|round_to_bfloat16|to_low_precision|ml_dtypes)\b"
+
+# --------------------------------------------------------------------------- 08.bfloat16_ties
+
+_TIES = np.array([513, 514, 515, 518])
 
 
-def _largest_exact_integers() -> NDArray[np.float64]:
-    """2 / eps = 2**(p+1): every integer up to it has at most p + 1 significant bits."""
-    return np.array([2.0 / machine_epsilon(name) for name in _FORMATS])
+def _rounded_half_up(values: NDArray[np.int64], gap: int) -> NDArray[np.float64]:
+    """Round to the nearest multiple of ``gap``, halfway cases upwards."""
+    return np.asarray(np.floor(values / gap + 0.5) * gap, dtype=np.float64)
 
 
-exact_integers = Exercise(
-    key="08.exact_integers",
-    title="The largest N such that every integer 0..N is exact, per format",
-    answer_name="largest_exact",
-    expected=_largest_exact_integers,
-    rtol=0.0,
-    atol=0.5,
+bfloat16_ties = Exercise(
+    key="08.bfloat16_ties",
+    title="bfloat16 (round to nearest, ties to even) of the positions 513, 514, 515, 518",
+    answer_name="stored",
+    expected=lambda: round_to_dtype(_TIES, "bfloat16"),
     hint_text=(
-        "A format with p fraction bits stores p + 1 significant bits (the leading 1 is "
-        "implicit). Every integer below 2**(p+1) fits, and so does 2**(p+1) itself (a power of "
-        "two); 2**(p+1) + 1 needs p + 2 bits. p = 10, 7, 23 for float16, bfloat16, float32."
+        "Between 512 and 1024 bfloat16 has 8 significant bits, so the gap is 512 / 2**7 = 4: "
+        "512, 516, 520, ... 513 and 515 go to the nearer one. 514 and 518 lie exactly halfway: "
+        "write both neighbours as 4 q; the tie goes to the one whose q is even (its last kept "
+        "bit is 0)."
     ),
-    level="core",
-    kind="derivation",
-    objective="TODO",
-    minutes=10,
+    level="warm-up",
+    kind="prediction",
+    objective=(
+        "Predicts bfloat16's rounding of integer positions past 256, including the halfway "
+        "cases that go to the even neighbour."
+    ),
+    minutes=8,
     mistakes=(
+        Mistake("truncation (always down) instead of round to nearest", lambda: 4.0 * (_TIES // 4)),
         Mistake(
-            "2**p: the implicit leading bit is forgotten",
-            lambda: _largest_exact_integers() / 2,
+            "halfway cases rounded up instead of to the even neighbour",
+            lambda: _rounded_half_up(_TIES, 4),
         ),
         Mistake(
-            "2**(p+1) - 1: but the power of two 2**(p+1) is exact too",
-            lambda: _largest_exact_integers() - 1,
+            "no rounding at all: bfloat16 holds every integer only up to 256",
+            lambda: _TIES.astype(float),
+        ),
+    ),
+    shortcuts=(
+        Shortcut(
+            "the rounding functions (predict first, the cell after the check computes it)",
+            _ROUNDING_CALLS,
+            "stored = round_to_dtype([513, 514, 515, 518], 'bfloat16')",
         ),
     ),
 )
 
+# --------------------------------------------------------------------------- 08.truncation_bias
 
-_VALUES = np.array([3.14159265, -2.718281828, 1000.7, 1.0 + 3 * 2**-9, 40123.0, 1e-3], np.float32)
-
-
-def _low_bits(x: NDArray[np.float32]) -> NDArray[np.float32]:
-    return np.asarray((x.view(np.uint32) & np.uint32(0xFFFF)).view(np.float32))
+_LOW, _HIGH = 4.0, 8.0
 
 
-bfloat16_truncate = Exercise(
-    key="08.bfloat16_truncate",
-    title="Truncate float32 values to bfloat16 with a bit mask",
-    answer_name="to_bfloat16_truncated",
-    expected=lambda: round_to_bfloat16(_VALUES, mode="truncate"),
-    call_with=(_VALUES.copy(),),
+def _mean_truncation_error(low: float, high: float) -> float:
+    """Mean of truncate(x) - x over float32 values evenly spread in [low, high)."""
+    grid = np.linspace(low, high, 2**20, endpoint=False).astype(np.float32)
+    error = round_to_bfloat16(grid, mode="truncate").astype(np.float64) - grid
+    return float(error.mean())
+
+
+truncation_bias = Exercise(
+    key="08.truncation_bias",
+    title="The mean error of truncating numbers in [4, 8) to bfloat16",
+    answer_name="mean_error",
+    expected=lambda: _mean_truncation_error(_LOW, _HIGH),
+    rtol=0.02,
     hint_text=(
-        "View the float32 array as np.uint32 (x.view(np.uint32)), keep the high 16 bits with "
-        "& np.uint32(0xFFFF0000), and view the result as np.float32 again."
+        "Truncation drops the low bits, so a positive number moves down by between 0 and one "
+        "gap, evenly: half a gap on average, with a minus sign. In [1, 2) bfloat16's gap is "
+        "2**-7; it doubles at every power of two."
     ),
     level="core",
-    kind="derivation",
-    objective="TODO",
+    kind="explanation",
+    objective=(
+        "Explains truncation's bias (minus half a gap on average) and how it scales with the "
+        "gap, which doubles at every power of two."
+    ),
     minutes=10,
     mistakes=(
         Mistake(
-            "round to nearest even instead of truncating",
-            lambda: round_to_bfloat16(_VALUES, mode="nearest"),
+            "the bias of [1, 2): in [4, 8) the gap is 4 times larger",
+            lambda: _mean_truncation_error(1.0, 2.0),
         ),
-        Mistake("the low 16 bits are kept instead of the high 16", lambda: _low_bits(_VALUES)),
+        Mistake("a whole gap: the error spreads evenly from 0 to one gap", lambda: -2.0**-5),
         Mistake(
-            "a cast to float16, which keeps 10 fraction bits and has a smaller range",
-            lambda: _VALUES.astype(np.float16).astype(np.float32),
+            "the sign: truncation moves positive numbers towards zero, that is down",
+            lambda: -_mean_truncation_error(_LOW, _HIGH),
+        ),
+    ),
+    shortcuts=(
+        Shortcut(
+            "a bfloat16 emulation (reason from the gap; the cell after the check measures it)",
+            _ROUNDING_CALLS + r"|0x[Ff]{4}0000",
+            "err = round_to_bfloat16(x, mode='truncate') - x",
         ),
     ),
 )
 
+# --------------------------------------------------------------------------- 08.table_detector
 
-_N_POSITIONS, _D = 4096, 32
-
-
-def _float16_angles_cos() -> NDArray[np.float16]:
-    inv_freq = (10000.0 ** (-np.arange(0, _D, 2) / _D)).astype(np.float16)
-    positions = np.arange(_N_POSITIONS, dtype=np.float16)
-    return np.cos(positions[:, None] * inv_freq[None, :]).astype(np.float16)
+_POSITIONS, _PAIRS_D = np.arange(4096), 32
 
 
-safe_cos_table = Exercise(
-    key="08.safe_cos_table",
-    title="A float16 cosine table for 4096 positions, built the safe way",
-    answer_name="cos_table",
-    expected=lambda: sinusoidal_encoding(_N_POSITIONS, _D, dtype=np.float16)[:, 1::2],
-    rtol=0.0,
-    atol=1e-3,
+def _safe_table(dtype_name: str) -> NDArray[np.float64]:
+    """cos of float64 angles from integer positions, rounded once to the format."""
+    angles = np.multiply.outer(_POSITIONS, inverse_frequencies(_PAIRS_D))
+    return round_to_dtype(np.cos(angles), dtype_name)
+
+
+def _narrow_angle_table(dtype_name: str) -> NDArray[np.float64]:
+    """cos of angles whose position, frequency and product were all rounded to the format."""
+    position = round_to_dtype(_POSITIONS, dtype_name)
+    theta = round_to_dtype(inverse_frequencies(_PAIRS_D), dtype_name)
+    angles = round_to_dtype(np.multiply.outer(position, theta), dtype_name)
+    return round_to_dtype(np.cos(angles), dtype_name)
+
+
+_TABLES = (
+    (_narrow_angle_table, "bfloat16"),
+    (_safe_table, "float16"),
+    (_safe_table, "bfloat16"),
+    (_narrow_angle_table, "float16"),
+)
+
+
+def cos_tables() -> list[NDArray[np.float64]]:
+    """Four cosine tables, positions 0..4095 by the 16 pairs of d = 32, base 10000.
+
+    Returns
+    -------
+    list of ndarray of float64, shape (4096, 16) each
+        Tables stored in float16 or bfloat16; some were computed with 16-bit angles (the
+        GPT-NeoX bug), some with float64 angles and one cast at the end. Exercise
+        08.table_detector asks which are which.
+    """
+    return [build(name) for build, name in _TABLES]
+
+
+def _largest_errors() -> NDArray[np.float64]:
+    truth = np.cos(np.multiply.outer(_POSITIONS, inverse_frequencies(_PAIRS_D)))
+    return np.array([np.abs(table - truth).max() for table in cos_tables()])
+
+
+table_detector = Exercise(
+    key="08.table_detector",
+    title="Which stored cosine tables were computed with 16-bit angles?",
+    answer_name="angles_were_16bit",
+    expected=lambda: np.array([build is _narrow_angle_table for build, _ in _TABLES]),
+    call_with=(cos_tables(),),
     hint_text=(
-        "Build the positions as integers (np.arange(4096)), multiply by inv_freq in float64 "
-        "(or float32) to get the angles, take np.cos, and cast to float16 only at the end."
+        "Compare each table with cos of the float64 angles. Storing a value near 1 in a 16-bit "
+        "format moves it by at most half a gap: 2**-11 in float16 but 2**-9 in bfloat16. An "
+        "angle computed in 16 bits is off by whole radians at these positions. Pick a "
+        "threshold that no storage rounding reaches, and return one bool per table."
     ),
     level="core",
-    kind="derivation",
-    objective="TODO",
-    minutes=10,
+    kind="detector",
+    objective=(
+        "Detects the 16-bit-angle bug in a stored table, telling it apart from the harmless "
+        "rounding of storing the result in float16 or bfloat16."
+    ),
+    minutes=12,
     mistakes=(
         Mistake(
-            "positions and angles computed in float16 (np.arange(..., dtype=np.float16))",
-            _float16_angles_cos,
+            "a tolerance below the storage rounding: every 16-bit table differs from float64",
+            lambda: np.ones(len(_TABLES), dtype=bool),
         ),
         Mistake(
-            "sine instead of cosine",
-            lambda: sinusoidal_encoding(_N_POSITIONS, _D, dtype=np.float16)[:, 0::2],
+            "float16's half gap used as the threshold for bfloat16 tables too",
+            lambda: _largest_errors() > 2.0**-11,
         ),
     ),
 )
 
+# --------------------------------------------------------------------------- 08.float16_edges
 
-def _first_overflowing_integer() -> int:
-    candidates = np.arange(60_000, 70_000)
-    return int(candidates[np.isinf(round_to_dtype(candidates, "float16"))][0])
+_CANDIDATES = np.arange(60_000, 70_000)
 
 
-float16_overflow = Exercise(
-    key="08.float16_overflow",
-    title="The first integer position that float16 stores as inf",
-    answer_name="first_inf",
-    expected=_first_overflowing_integer,
+def _overflow_edges() -> NDArray[np.int64]:
+    """The first integer float16 stores as its largest finite value, and the first as inf."""
+    stored = round_to_dtype(_CANDIDATES, "float16")
+    largest = stored[np.isfinite(stored)].max()
+    return np.array([_CANDIDATES[stored == largest][0], _CANDIDATES[np.isinf(stored)][0]])
+
+
+float16_edges = Exercise(
+    key="08.float16_edges",
+    title="float16's last step: the integers stored as 65504, and the first stored as inf",
+    answer_name="edges",
+    expected=_overflow_edges,
     hint_text=(
-        "The largest finite float16 is 65504, and the next value would be 65536. Rounding to "
-        "nearest sends everything from halfway between them upwards to inf. Check candidates "
-        "with round_to_dtype(np.arange(60000, 70000), 'float16')."
+        "float16 has 10 fraction bits and exponents up to 15, so in [2**15, 2**16) neighbours "
+        "are 2**(15 - 10) = 32 apart: ..., 65472, 65504, and then 2**16, which the format does "
+        "not have (inf). An integer goes to its nearest neighbour; exactly halfway, it goes to "
+        "the neighbour whose last fraction bit is 0. 65504 has all ten fraction bits set."
     ),
-    level="core",
+    level="challenge",
     kind="derivation",
-    objective="TODO",
-    minutes=10,
+    objective=(
+        "Derives where float16 overflows from its fraction bits and exponent range, with ties "
+        "to even deciding both edges of its last step."
+    ),
+    minutes=15,
     mistakes=(
-        Mistake("65505: the first integer above the largest finite float16", lambda: 65505),
-        Mistake("65536 = 2**16: but rounding sends 65520..65535 to inf already", lambda: 65536),
+        Mistake(
+            "halfway cases always rounded up; a tie goes to the even neighbour",
+            lambda: _overflow_edges() - np.array([1, 0]),
+        ),
+        Mistake(
+            "halfway cases always rounded down; a tie goes to the even neighbour",
+            lambda: _overflow_edges() + np.array([0, 1]),
+        ),
+        Mistake(
+            "no rounding: every integer from halfway below 65504 to halfway above it is stored "
+            "as 65504",
+            lambda: np.array([int(np.finfo(np.float16).max), int(np.finfo(np.float16).max) + 1]),
+        ),
+    ),
+    shortcuts=(
+        Shortcut(
+            "float16 itself (derive it from the format's bits)",
+            r"\b(round_to_dtype|to_low_precision|float16|half|finfo|spacing_at)\b",
+            "edges = np.flatnonzero(np.isinf(np.arange(70000).astype(np.float16)))[:1]",
+        ),
     ),
 )

@@ -1,11 +1,12 @@
-"""Exercises on RoPE in today's models: slow pairs from a config, pairings, p-RoPE, MLA's cache.
+"""Exercises on RoPE in today's models: what a config's scaling does to the slow pairs, partial
+rotary against p-RoPE, MLA's cache, M-RoPE's positions for an image, and which caches survive a
+growing text.
 
 Notebook: 09_rope_in_todays_models.
 
-Each exercise computes its expected answer with posenc_lib (the configs of
-:mod:`posenc_lib.presets`, the frequencies of :mod:`posenc_lib.models` and
-:mod:`posenc_lib.rope_variants`); the solution code is the notebook's solution cell, word for
-word.
+Each expected answer is computed with posenc_lib (the configs of :mod:`posenc_lib.presets`, the
+frequencies of :mod:`posenc_lib.models` and :mod:`posenc_lib.rope_variants`); each known mistake
+is computed the way a learner gets it. The worked solutions are in the notebook only.
 """
 
 from __future__ import annotations
@@ -13,118 +14,131 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
-from posenc_lib.exercises._core import Exercise, Mistake
+from posenc_lib.exercises._core import Exercise, Mistake, Shortcut
 from posenc_lib.frequencies import inverse_frequencies, turns_in_context
+from posenc_lib.model_pairs import config_layer_kinds
 from posenc_lib.models import rope_frequencies_from_config
 from posenc_lib.presets import PRESETS
-from posenc_lib.rope import apply_rope
-from posenc_lib.rope_variants import p_rope_frequencies
+from posenc_lib.rope_variants import (
+    mrope_image_positions,
+    p_rope_frequencies,
+    partial_rotary_dims,
+)
 
-__all__ = ["llama31_slow_pairs", "mystery_rotation", "pairing", "p_rope", "mla_cache"]
+__all__ = [
+    "cache_survives",
+    "llama31_slow_pairs",
+    "mla_cache",
+    "mrope_positions",
+    "partial_vs_p_rope",
+]
 
 # --------------------------------------------------------------------------- 09.llama31_slow_pairs
+
+_LLAMA31 = PRESETS["llama-3.1-8b"]
 
 
 def _slow(inv_freq: NDArray[np.float64], length: int = 8192) -> int:
     return int(np.count_nonzero(turns_in_context(inv_freq, length) < 1))
 
 
+def _scaled_slow(length: int = 8192) -> int:
+    return _slow(rope_frequencies_from_config(_LLAMA31)[0], length)
+
+
+def _plain_slow(length: int = 8192) -> int:
+    return _slow(inverse_frequencies(128, _LLAMA31["rope_theta"]), length)
+
+
 llama31_slow_pairs = Exercise(
     key="09.llama31_slow_pairs",
-    title="Llama 3.1 8B: how many pairs make less than one turn in 8192 tokens?",
-    answer_name="n_slow",
-    expected=lambda: _slow(rope_frequencies_from_config(PRESETS["llama-3.1-8b"])[0]),
+    title="Llama 3.1 8B: how many pairs does its scaling push below one turn in 8192 tokens?",
+    answer_name="pushed_below",
+    expected=lambda: _scaled_slow() - _plain_slow(),
     hint_text=(
-        "Read the frequencies the model really uses, llama3 scaling included: "
-        "rope_frequencies_from_config(PRESETS['llama-3.1-8b']). Pair i makes "
-        "L * theta_i / (2 pi) turns in L positions; count the pairs below 1 (a Python int)."
+        "Count twice the pairs that make less than one turn in L = 8192 tokens (pair i makes "
+        "L * theta_i / (2 pi) turns): once with the frequencies the model really uses, "
+        "rope_frequencies_from_config(PRESETS['llama-3.1-8b']), and once with the plain "
+        "rope_theta**(-2i/128). The answer is the difference, a Python int. Which band of "
+        "Llama 3's scaling changes pairs that still made a full turn?"
     ),
-    level="core",
+    level="warm-up",
     kind="derivation",
-    objective="TODO",
+    objective=(
+        "Reads a real config's frequencies with rope_frequencies_from_config and sees that "
+        "Llama 3's scaling also slows the middle band, not only the pairs that were already slow."
+    ),
     minutes=10,
     mistakes=(
         Mistake(
-            "the unscaled frequencies 500000**(-2i/128) (the llama3 scaling is part of the config)",
-            lambda: _slow(inverse_frequencies(128, 500000.0)),
+            "the count with the scaling alone; the question asks how many more than without it",
+            _scaled_slow,
         ),
         Mistake(
-            "counting at max_position_embeddings = 131072 instead of L = 8192",
-            lambda: _slow(rope_frequencies_from_config(PRESETS["llama-3.1-8b"])[0], 131072),
+            "thinking the llama3 scaling only divides pairs that were already slow (its middle "
+            "band is interpolated too, and some of those pairs drop below one turn)",
+            lambda: 0,
         ),
         Mistake(
-            "base 10000 (Llama 2's), not the config's rope_theta 500000",
-            lambda: _slow(inverse_frequencies(128, 10000.0)),
+            "counting at max_position_embeddings = 131072 instead of the original L = 8192",
+            lambda: _scaled_slow(131072) - _plain_slow(131072),
         ),
     ),
 )
 
-# --------------------------------------------------------------------------- 09.pairing
+# --------------------------------------------------------------------------- 09.partial_vs_p_rope
 
-_MYSTERY_PAIRING = "half"
-
-
-def mystery_rotation() -> tuple[NDArray[np.float64], NDArray[np.float64], int, NDArray[np.float64]]:
-    """Return ``(x, rotated, position, inv_freq)``: a key and the same key after RoPE at
-    ``position``, with a pairing the learner has to find. x has shape (1, 16)."""
-    rng = np.random.default_rng(2024)
-    x = rng.normal(size=(1, 16))
-    inv_freq = inverse_frequencies(16, 10000.0)
-    position = 37
-    rotated = apply_rope(x, [position], inv_freq, pairing=_MYSTERY_PAIRING)
-    return x, rotated, position, inv_freq
+_D, _P, _BASE = 64, 0.25, 10000.0
 
 
-pairing = Exercise(
-    key="09.pairing",
-    title="Which pairing rotated the mystery key: 'interleaved' or 'half'?",
-    answer_name="pairing",
-    expected=lambda: _MYSTERY_PAIRING,
+def _partial_row(head_dim: int = _D, p: float = _P) -> NDArray[np.float64]:
+    rotated = int(partial_rotary_dims(head_dim, p).sum())
+    still = np.zeros((head_dim - rotated) // 2)
+    return np.concatenate([inverse_frequencies(rotated, _BASE), still])
+
+
+partial_vs_p_rope = Exercise(
+    key="09.partial_vs_p_rope",
+    title="Two ways to stop 3/4 of a head rotating: partial rotary and p-RoPE, d = 64, p = 0.25",
+    answer_name="two_ways",
+    expected=lambda: np.stack([_partial_row(), p_rope_frequencies(_D, _P, _BASE)]),
     hint_text=(
-        "Rotate x yourself with apply_rope(x, [position], inv_freq, pairing=p) for both values "
-        "of p and compare with `rotated` (np.allclose). Only one matches."
+        "Both rows have 32 entries, one per pair, and theta = 0 for a pair that does not rotate. "
+        "Partial rotary rotates the first r = floor(p * d) dims and spaces their frequencies over "
+        "r: base**(-2i/r). p-RoPE keeps the fastest floor(p * d / 2) pairs at their ordinary "
+        "frequencies base**(-2i/d). Count the non-zero entries of each row before you check."
     ),
     level="core",
-    kind="derivation",
-    objective="TODO",
-    minutes=10,
+    kind="construction",
+    objective=(
+        "Builds partial rotary's and p-RoPE's frequencies from their definitions and tells them "
+        "apart: the same number of still pairs, but only partial rotary respaces the kept ones."
+    ),
+    minutes=15,
     mistakes=(
+        Mistake("the rows swapped (row 0 is partial rotary, row 1 p-RoPE)",
+                lambda: np.stack([p_rope_frequencies(_D, _P, _BASE), _partial_row()])),
         Mistake(
-            "the other layout: (2i, 2i+1) is 'interleaved' (Meta's and GPT-J's code), "
-            "(i, i + d/2) is 'half' (GPT-NeoX and Hugging Face)",
-            lambda: "interleaved",
+            "partial rotary without respacing: its r rotating dims use base**(-2i/r), "
+            "not base**(-2i/d)",
+            lambda: np.stack([p_rope_frequencies(_D, _P, _BASE)] * 2),
+        ),
+        Mistake(
+            "keeping p * d = 16 pairs instead of p * d / 2 = 8 (p counts dims, a pair has two)",
+            lambda: np.stack([_partial_row(_D, 2 * _P), p_rope_frequencies(_D, 2 * _P, _BASE)]),
+        ),
+        Mistake(
+            "keeping the slowest pairs in p-RoPE (it drops the low frequencies)",
+            lambda: np.stack([_partial_row(),
+                              np.where(np.arange(32) >= 24, inverse_frequencies(_D), 0.0)]),
         ),
     ),
-)
-
-# --------------------------------------------------------------------------- 09.p_rope
-
-p_rope = Exercise(
-    key="09.p_rope",
-    title="p-RoPE frequencies for head_dim 64, base 10000, p = 0.25",
-    answer_name="inv_freq_p",
-    expected=lambda: p_rope_frequencies(64, 0.25, 10000.0),
-    hint_text=(
-        "Start from the 32 ordinary frequencies base**(-2i/64). p-RoPE keeps the fastest "
-        "floor(p * 64 / 2) of them unchanged (the first ones) and sets the others to 0."
-    ),
-    level="core",
-    kind="derivation",
-    objective="TODO",
-    minutes=10,
-    mistakes=(
-        Mistake(
-            "keeping the slowest pairs instead of the fastest (p-RoPE drops the low frequencies)",
-            lambda: np.where(np.arange(32) >= 24, inverse_frequencies(64), 0.0),
-        ),
-        Mistake(
-            "respacing the kept frequencies as partial rotary does (base**(-2i/16))",
-            lambda: np.concatenate([inverse_frequencies(16), np.zeros(24)]),
-        ),
-        Mistake(
-            "keeping p * d = 16 pairs instead of p * d / 2 = 8",
-            lambda: np.where(np.arange(32) < 16, inverse_frequencies(64), 0.0),
-        ),
+    shortcuts=(
+        Shortcut("the library's p_rope_frequencies", r"\bp_rope_frequencies\b",
+                 "row = p_rope_frequencies(64, 0.25, 10000.0)"),
+        Shortcut("rope_frequencies_from_config (build the frequencies from the definitions)",
+                 r"\brope_frequencies_from_config\b",
+                 "inv, _ = rope_frequencies_from_config(cfg)"),
     ),
 )
 
@@ -144,7 +158,10 @@ mla_cache = Exercise(
     ),
     level="core",
     kind="derivation",
-    objective="TODO",
+    objective=(
+        "Derives MLA's cache size from the config's shapes and sees why the rotary key is "
+        "shared by all heads."
+    ),
     minutes=10,
     mistakes=(
         Mistake("the shared rotary key (one k^R for all heads, what DeepSeek does)",
@@ -156,5 +173,108 @@ mla_cache = Exercise(
             lambda: _V3["num_attention_heads"]
             * (_V3["qk_nope_head_dim"] + _V3["qk_rope_head_dim"] + _V3["v_head_dim"]),
         ),
+    ),
+)
+
+# --------------------------------------------------------------------------- 09.mrope_positions
+
+_TEXT_BEFORE, _ROWS, _COLS, _TEXT_AFTER = 3, 3, 2, 2
+
+
+def _mrope(after_start: int | None = None, swap: bool = False, image_t_counts: bool = False
+           ) -> NDArray[np.int64]:
+    """The (t, h, w) positions, or one of the learner's mistaken versions of them."""
+    ids = mrope_image_positions(_TEXT_BEFORE, _ROWS, _COLS, _TEXT_AFTER).copy()
+    image = slice(_TEXT_BEFORE, _TEXT_BEFORE + _ROWS * _COLS)
+    if swap:
+        ids[1:, image] = ids[2:0:-1, image]
+    if image_t_counts:
+        ids[0, image] = np.arange(image.start, image.stop)
+    if after_start is not None:
+        ids[:, image.stop:] = after_start + np.arange(_TEXT_AFTER)
+    return ids
+
+
+mrope_positions = Exercise(
+    key="09.mrope_positions",
+    title="Predict M-RoPE's (t, h, w) positions: 3 text tokens, a 3 x 2 image, 2 text tokens",
+    answer_name="mrope_ids",
+    expected=_mrope,
+    hint_text=(
+        "Text tokens get t = h = w = their index. Every patch of the image gets the same t (the "
+        "index where the image starts), h = start + row and w = start + column, row by row. The "
+        "text after the image does not resume at its token index: it starts one past the "
+        "largest position used so far."
+    ),
+    level="core",
+    kind="prediction",
+    objective=(
+        "Predicts M-RoPE's three position ids for text and image tokens, and where the text "
+        "after an image resumes."
+    ),
+    minutes=10,
+    mistakes=(
+        Mistake(
+            "the text after the image resuming at its token index (3 + 6 = 9); M-RoPE resumes "
+            "one past the largest position used, so an image costs few positions",
+            lambda: _mrope(after_start=_TEXT_BEFORE + _ROWS * _COLS),
+        ),
+        Mistake("rows and columns swapped: h follows the row (3 rows), w the column (2 columns)",
+                lambda: _mrope(swap=True)),
+        Mistake("t counting up over the image like text; a still image has one time step",
+                lambda: _mrope(image_t_counts=True)),
+    ),
+    shortcuts=(
+        Shortcut(
+            "code that computes it (a prediction is typed before anything runs)",
+            r"\b(?:mrope_image_positions|mrope_axes|arange|repeat|tile)\b",
+            "mrope_ids = mrope_image_positions(3, 3, 2, 2)",
+        ),
+    ),
+)
+
+# --------------------------------------------------------------------------- 09.cache_survives
+
+_SHORT, _LONG = 1024, 131072
+
+
+def _frequencies_change(preset: str) -> bool:
+    """Whether a preset's frequencies (or attention factor) differ between the two lengths."""
+    config = PRESETS[preset]
+    rotary = [kind for kind in config_layer_kinds(config) if kind != "nope"]
+    for layer_type in rotary if len(rotary) > 1 else [None]:
+        short = rope_frequencies_from_config(config, seq_len=_SHORT, layer_type=layer_type)
+        long = rope_frequencies_from_config(config, seq_len=_LONG, layer_type=layer_type)
+        if not (np.array_equal(short[0], long[0]) and short[1] == long[1]):
+            return True
+    return False
+
+
+cache_survives = Exercise(
+    key="09.cache_survives",
+    title="Which presets' cached keys go wrong as a text grows from 1024 to 131072 tokens?",
+    answer_name="stale_cache",
+    expected=lambda: {name for name in PRESETS if _frequencies_change(name)},
+    hint_text=(
+        "A cached key stays right while the frequencies that rotated it stay the same. For every "
+        "name in PRESETS, compute rope_frequencies_from_config(cfg, seq_len=n) at n = 1024 and "
+        "at n = 131072 (Gemma 3 also needs layer_type=...) and compare both returned values. "
+        "Having a rope_scaling is not the question: does the result depend on seq_len?"
+    ),
+    level="challenge",
+    kind="explanation",
+    objective=(
+        "Explains why a KV cache of rotated keys survives static scaling but not a method whose "
+        "frequencies follow the current length, by finding the models where that happens."
+    ),
+    minutes=15,
+    mistakes=(
+        Mistake(
+            "every model with a rope_scaling: a static scaling (PI, YaRN, llama3) fixes the "
+            "frequencies once, so its cache stays valid",
+            lambda: {name for name, cfg in PRESETS.items() if cfg.get("rope_scaling")},
+        ),
+        Mistake("no model at all: LongRoPE switches factors past original_max_position_embeddings",
+                lambda: set()),
     ),
 )

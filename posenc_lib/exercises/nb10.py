@@ -1,53 +1,64 @@
-"""Exercises of notebook 10_length_generalisation_lab: predict which RoPE pairs break, find the
-position where a scheme breaks in the committed results, and pick a YaRN factor.
+"""Exercises on the length-generalisation lab: predict which RoPE pairs have seen every angle,
+find where a scheme breaks in the committed results, tell a real difference from seed noise, and
+explain T5's fall at long inputs by its far bucket.
 
-Each expected answer is computed with posenc_lib (``rope_frequencies`` and the lab's results);
-each known mistake is computed the way a learner would make it.
+Notebook: 10_length_generalisation_lab.
+
+Each expected answer is computed with posenc_lib (the frequencies, the T5 buckets and the lab's
+committed results); each known mistake is computed the way a learner gets it. The worked
+solutions are in the notebook only.
 """
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
+from numpy.typing import NDArray
 
-from posenc_lib import rope_frequencies
-from posenc_lib.exercises._core import Exercise, Mistake
+from posenc_lib.bias import t5_relative_position_bucket
+from posenc_lib.exercises._core import Exercise, Mistake, Shortcut
+from posenc_lib.frequencies import inverse_frequencies, turns_in_context
 
-__all__ = ["break_position", "turning_pairs", "yarn_factor"]
+__all__ = ["break_position", "seed_spread", "t5_far_bucket", "turning_pairs"]
 
 _HEAD_DIM, _BASE, _TRAINED = 16, 10000.0, 32
 
 
-def _inv_freq() -> np.ndarray:
-    return rope_frequencies(_HEAD_DIM, _BASE)[0]
+def _turns() -> NDArray[np.float64]:
+    return turns_in_context(inverse_frequencies(_HEAD_DIM, _BASE), _TRAINED)
 
 
 # --------------------------------------------------------------------------- 10.turning_pairs
 
 turning_pairs = Exercise(
     key="10.turning_pairs",
-    title="Before training: how many RoPE pairs of the lab turn at least once in 32 positions?",
+    title="Predict: how many RoPE pairs of the lab turn at least once in 32 positions?",
     answer_name="n_turning",
-    expected=lambda: int(np.count_nonzero(_TRAINED * _inv_freq() / (2 * math.pi) >= 1)),
+    expected=lambda: int(np.count_nonzero(_turns() >= 1)),
     hint_text=(
-        "The lab's heads have head_dim = 16 (8 pairs), base 10000, and train on L = 32 "
-        "positions. Pair i turns L * theta_i / (2 pi) times with theta_i = base ** (-2i/16). "
-        "Count the pairs with at least one full turn: only they have seen every angle in "
-        "training. Give a Python int."
+        "Pair i turns L * theta_i / (2 pi) times in L positions, with theta_i = 10000**(-2i/16) "
+        "= 10**(-i/2): 1, 0.32, 0.1, ... And 32 / (2 pi) is about 5. Multiply in your head; "
+        "type the count (an int), no code."
     ),
-    level="core",
-    kind="derivation",
-    objective="TODO",
-    minutes=10,
+    level="warm-up",
+    kind="prediction",
+    objective=(
+        "Predicts from theta_i and L which RoPE pairs see every angle in training, the ones safe "
+        "past the trained length."
+    ),
+    minutes=5,
     mistakes=(
         Mistake(
-            "forgetting the 2 pi (counting angles L * theta_i >= 1 radian)",
-            lambda: int(np.count_nonzero(_TRAINED * _inv_freq() >= 1)),
+            "forgetting the 2 pi (counting angles L * theta_i of at least 1 radian)",
+            lambda: int(np.count_nonzero(_TRAINED * inverse_frequencies(_HEAD_DIM, _BASE) >= 1)),
         ),
-        Mistake(
-            "counting the pairs that do not complete a turn",
-            lambda: int(np.count_nonzero(_TRAINED * _inv_freq() / (2 * math.pi) < 1)),
+        Mistake("counting the pairs that do not complete a turn",
+                lambda: int(np.count_nonzero(_turns() < 1))),
+    ),
+    shortcuts=(
+        Shortcut(
+            "code that computes it (a prediction is a number you type before running anything)",
+            r"\b(?:turns_in_context|inverse_frequencies|rope_frequencies|count_nonzero|sum|pi)\b",
+            "n_turning = int(np.sum(32 * theta / (2 * np.pi) >= 1))",
         ),
     ),
 )
@@ -55,80 +66,138 @@ turning_pairs = Exercise(
 # --------------------------------------------------------------------------- 10.break_position
 
 
-def _mean_curve(scheme: str) -> np.ndarray:
+def _mean_curve(scheme: str) -> NDArray[np.float64]:
     from posenc_lib.lab.results import load, mean_curves
 
     return mean_curves(load("curves")["curves"], "induction", (scheme,), 8)[scheme]
 
 
-def _first_below(curve: np.ndarray, threshold: float, start: int) -> int:
+def _first_below(curve: NDArray[np.float64], threshold: float, start: int) -> int:
     below = np.flatnonzero(np.nan_to_num(curve[start:], nan=1.0) < threshold)
     return int(start + below[0]) if below.size else -1
 
 
 break_position = Exercise(
     key="10.break_position",
-    title="Where does RoPE break on the induction task? (committed results, mean of seeds)",
-    answer_name="rope_breaks_at",
-    expected=lambda: _first_below(_mean_curve("rope"), 0.5, _TRAINED),
+    title="Where does T5 fall below 0.5 on the induction task? (committed results, mean of seeds)",
+    answer_name="t5_breaks_at",
+    expected=lambda: _first_below(_mean_curve("t5"), 0.5, _TRAINED),
     hint_text=(
         "Load the curves with posenc_lib.lab.results.load('curves'), average the three seeds "
-        "of induction/rope at 8x with posenc_lib.lab.results.mean_curves, and find the first "
-        "position from 32 on whose accuracy is below 0.5. Give the position in the sequence "
-        "(an int), not its offset from 32."
+        "of induction/t5 at 8x with posenc_lib.lab.results.mean_curves, and find the first "
+        "position from 32 on whose accuracy is below 0.5 (positions where nothing is scored are "
+        "NaN: skip them). Give the position in the sequence (an int), not its offset from 32."
     ),
     level="core",
     kind="derivation",
-    objective="TODO",
+    objective=(
+        "Reads an accuracy-by-position curve averaged over seeds and locates where a scheme "
+        "stops generalising, in positions rather than offsets."
+    ),
     minutes=10,
     mistakes=(
         Mistake(
             "the offset from the trained length instead of the position",
-            lambda: _first_below(_mean_curve("rope"), 0.5, _TRAINED) - _TRAINED,
+            lambda: _first_below(_mean_curve("t5"), 0.5, _TRAINED) - _TRAINED,
         ),
         Mistake(
             "the last position still at 0.5 or above (one before the break)",
-            lambda: _first_below(_mean_curve("rope"), 0.5, _TRAINED) - 1,
+            lambda: _first_below(_mean_curve("t5"), 0.5, _TRAINED) - 1,
+        ),
+        Mistake(
+            "RoPE's curve instead of T5's",
+            lambda: _first_below(_mean_curve("rope"), 0.5, _TRAINED),
         ),
     ),
 )
 
-# --------------------------------------------------------------------------- 10.yarn_factor
+# --------------------------------------------------------------------------- 10.seed_spread
 
-yarn_factor = Exercise(
-    key="10.yarn_factor",
-    title="Pick YaRN's factor for 256 tokens and compute the frequencies of one lab head",
-    answer_name="inv_freq_yarn",
-    expected=lambda: rope_frequencies(
-        _HEAD_DIM, _BASE,
-        {"rope_type": "yarn", "factor": 256 / _TRAINED,
-         "original_max_position_embeddings": _TRAINED})[0],
+_TASK, _MULTIPLE_COLUMN = "induction", 2  # columns of summary(): 1x, 2x, 4x, 8x
+
+
+def _close_to_rope(ddof: int = 1, threshold: float | None = None) -> set[str]:
+    """Schemes whose mean at 4x differs from RoPE's by less than the two spreads together."""
+    from posenc_lib.lab.results import load, summary
+
+    stats = summary(load("curves")["curves"], _TRAINED)
+    rope = stats[(_TASK, "rope")][:, _MULTIPLE_COLUMN]
+    close = set()
+    for (task, scheme), rows in stats.items():
+        if task != _TASK or scheme == "rope":
+            continue
+        other = rows[:, _MULTIPLE_COLUMN]
+        gap = abs(other.mean() - rope.mean())
+        limit = other.std(ddof=ddof) + rope.std(ddof=ddof) if threshold is None else threshold
+        if gap < limit:
+            close.add(scheme)
+    return close
+
+
+seed_spread = Exercise(
+    key="10.seed_spread",
+    title="Induction at 4x: which schemes cannot be told apart from RoPE with three seeds?",
+    answer_name="like_rope",
+    expected=_close_to_rope,
     hint_text=(
-        "YaRN's factor s is the new length over the trained length. Call "
-        "posenc_lib.rope_frequencies(16, 10000.0, rope_scaling) with a Hugging Face style "
-        "dict: rope_type 'yarn', factor s and original_max_position_embeddings 32; keep the "
-        "first value it returns."
+        "Use results.summary(grid['curves'], 32): for each (task, scheme) it gives one row per "
+        "seed and one column per multiple (1x, 2x, 4x, 8x). At 4x, a scheme is not clearly "
+        "different from RoPE when the gap between the two seed means is smaller than the sum "
+        "of their sample standard deviations (np.std with ddof=1, as the tables print)."
     ),
     level="core",
-    kind="derivation",
-    objective="TODO",
+    kind="detector",
+    objective=(
+        "Detects the misconception that any gap between two means is a result: it compares the "
+        "gap with the spread over seeds."
+    ),
     minutes=10,
     mistakes=(
+        Mistake("the population standard deviation (ddof=0), too small for three seeds",
+                lambda: _close_to_rope(ddof=0)),
         Mistake(
-            "PI (rope_type 'linear') instead of YaRN: every pair divided by s",
-            lambda: _inv_freq() / 8.0,
+            "a fixed gap of 0.1 (the claims table's tolerance), whatever the spread",
+            lambda: _close_to_rope(threshold=0.1),
         ),
+    ),
+)
+
+# --------------------------------------------------------------------------- 10.t5_far_bucket
+
+_T5 = {"num_buckets": 16, "max_distance": 32}
+
+
+def _far_keys(length: int, bidirectional: bool = False) -> int:
+    offsets = np.arange(length) - (length - 1)  # j - i for the last query
+    buckets = t5_relative_position_bucket(offsets, bidirectional=bidirectional, **_T5)
+    return int(np.count_nonzero(buckets == buckets[0]))
+
+
+t5_far_bucket = Exercise(
+    key="10.t5_far_bucket",
+    title="T5 at 4x: how many keys of the last query share the farthest bucket?",
+    answer_name="far_keys",
+    expected=lambda: _far_keys(4 * _TRAINED),
+    hint_text=(
+        "The lab's T5 bias is causal (bidirectional=False), with 16 buckets and max_distance 32. "
+        "For the last query of a 128-token input, i = 127, compute the bucket of j - i for every "
+        "key j with posenc_lib.bias.t5_relative_position_bucket, and count the keys in the same "
+        "bucket as the farthest key j = 0 (a Python int)."
+    ),
+    level="challenge",
+    kind="explanation",
+    objective=(
+        "Explains T5's fall at long inputs through a computed consequence: how many keys share "
+        "one learned bias, which dilutes the one right key."
+    ),
+    minutes=15,
+    mistakes=(
+        Mistake("the count at 8x (256 tokens) instead of 4x", lambda: _far_keys(8 * _TRAINED)),
         Mistake(
-            "factor 4 (the 4x of the tables) instead of 256 / 32 = 8",
-            lambda: rope_frequencies(_HEAD_DIM, _BASE, {
-                "rope_type": "yarn", "factor": 4.0,
-                "original_max_position_embeddings": _TRAINED})[0],
+            "bidirectional buckets (an encoder's): the lab's decoder uses all 16 for the past",
+            lambda: _far_keys(4 * _TRAINED, bidirectional=True),
         ),
-        Mistake(
-            "original_max_position_embeddings 256 (the new length) instead of 32",
-            lambda: rope_frequencies(_HEAD_DIM, _BASE, {
-                "rope_type": "yarn", "factor": 8.0,
-                "original_max_position_embeddings": 256})[0],
-        ),
+        Mistake("the keys before the far bucket starts instead of the keys in it",
+                lambda: 4 * _TRAINED - _far_keys(4 * _TRAINED)),
     ),
 )

@@ -4,9 +4,12 @@ Notebook: 11_figure_gallery (the gallery of every registered figure).
 
 Each function computes its data with the math modules (never its own copy of a formula), draws
 it with ``posenc_lib.plots`` on a pyplot-free ``Figure`` and returns that figure. The defaults
-reproduce the source figure (same d_model, length, layout, axis labels and colormap). The
-write-ups are listed in ``shared/seeds/README.md``: 000 (visual walk-through, d = 512), 001
-(study notes), 002 (notebook with a coolwarm heatmap), 003 (blog post with the binary intuition).
+reproduce the source figure where the source shows how it was drawn (same d_model, length,
+layout and axis labels; write-up 002 also gives the colormap, size, aspect and ticks). Write-ups
+000, 001 and 003 publish no plotting code: their sizes and colormaps are the course's choices.
+The write-ups are listed in ``shared/seeds/README.md``: 000 (visual walk-through, d = 512),
+001 (study notes), 002 (notebook with a coolwarm heatmap), 003 (blog post with the binary
+intuition).
 """
 
 from __future__ import annotations
@@ -26,6 +29,10 @@ from posenc_lib.frequencies import angles, inverse_frequencies
 from posenc_lib.scaling import SCALING_METHODS
 
 __all__: list[str] = []
+
+
+SOURCE_002_TICKS = (5, 1)
+"""Write-up 002's x ticks: a major tick every 5 positions and a minor tick every position."""
 
 
 def _positions(positions: tuple[int, ...]) -> np.ndarray:
@@ -179,25 +186,37 @@ def even_sin_odd_cos(
 @register(
     "value_by_dimension",
     source="000 fig 5.1",
-    description="The encoding value against the dimension 0..d-1, one curve per position.",
+    description="The encoding value against the dimension, sine and cosine columns apart.",
 )
 def value_by_dimension(
     *,
     d_model: int = 512,
     base: float = 10000.0,
     positions: tuple[int, ...] = (0, 1, 2, 3, 4),
-    figsize: tuple[float, float] = (7.0, 4.0),
+    figsize: tuple[float, float] = (7.0, 5.0),
 ) -> Figure:
-    """Step 4 of write-up 000: the whole vector of each position, early dimensions oscillate."""
-    return _position_rows_figure(
-        positions,
-        lambda where: sinusoidal.sinusoidal_encoding_at(where, d_model, base),
-        plots.draw_values_by_dimension,
-        f"Positional encoding value per dimension, d = {d_model}",
-        figsize,
-        linewidth=0.7,
-        alpha=0.85,
-    )
+    """Step 4 of write-up 000: the whole vector of each position, early dimensions oscillate.
+
+    The source draws every column on one axes; there the sine columns (tending to 0) and the
+    cosine columns (tending to 1) alternate and fill the band between them. Here the sine
+    columns (j even) are on top and the cosine columns (j odd) below, each at its own j.
+    """
+    where = _positions(positions)
+    encoding = sinusoidal.sinusoidal_encoding_at(where, d_model, base)
+    fig, axes = plots.new_figure(2, 1, figsize=figsize, sharex=True)
+    for ax, columns in zip(axes, ("sin", "cos"), strict=True):
+        plots.draw_values_by_dimension(
+            ax,
+            encoding,
+            positions=where.tolist(),
+            columns=columns,
+            legend=columns == "sin",
+            xlabel="Dimension $j$" if columns == "cos" else None,
+            ylabel=f"{columns} columns",
+            linewidth=0.9,
+        )
+    axes[0].set_title(f"Positional encoding value per dimension, d = {d_model}")
+    return fig
 
 
 @register(
@@ -211,13 +230,19 @@ def heatmap_000(
     d_model: int = 512,
     base: float = 10000.0,
     layout: str = "interleaved",
-    cmap: str = "viridis",
+    cmap: str = "coolwarm",
     figsize: tuple[float, float] = (7.0, 4.0),
 ) -> Figure:
-    """Step 5 of write-up 000: one row per position, dimensions along x."""
+    """Step 5 of write-up 000: one row per position, dimensions along x.
+
+    Write-up 000 publishes no plotting code, so its colormap and size are unknown: the default
+    colormap is a diverging one centred on 0, as for every signed encoding of the course.
+    """
     title = f"Positional encoding, {n_positions} positions x {d_model} dimensions"
+    # 512 columns in about 540 pixels: filtered, or "nearest" would draw moiré stripes
     return _encoding_figure(
-        n_positions, d_model, base, title, figsize, layout=layout, cmap=cmap, colorbar=True
+        n_positions, d_model, base, title, figsize, layout=layout, cmap=cmap, colorbar=True,
+        interpolation="antialiased",
     )
 
 
@@ -335,9 +360,13 @@ def heatmap_002(
     base: float = 10000.0,
     cmap: str = "coolwarm",
     aspect: float = 0.3,
-    figsize: tuple[float, float] = (6.0, 6.0),
+    figsize: tuple[float, float] = (10.0, 10.0),
 ) -> Figure:
-    """Write-up 002: dimension on y, "Text length" on x, ticks every 5 positions."""
+    """Write-up 002: dimension on y, "Text length" on x, ticks every 5 positions.
+
+    As in the source: a (10, 10) inch figure, ``aspect=0.3``, no interpolation, major ticks
+    every 5 and minor ticks every position on x. The colorbar's width is the course's.
+    """
     fig = _encoding_figure(
         n_positions,
         d_model,
@@ -348,12 +377,13 @@ def heatmap_002(
         cmap=cmap,
         colorbar=True,
         aspect=aspect,
+        interpolation="none",
         position_label="Text length",
         dimension_label="Dimension",
     )
     heatmap = fig.axes[0]  # the colorbar's axes comes second
-    heatmap.xaxis.set_major_locator(MultipleLocator(10))
-    heatmap.xaxis.set_minor_locator(MultipleLocator(1))
+    heatmap.xaxis.set_major_locator(MultipleLocator(SOURCE_002_TICKS[0]))
+    heatmap.xaxis.set_minor_locator(MultipleLocator(SOURCE_002_TICKS[1]))
     return fig
 
 
@@ -446,7 +476,7 @@ def frequency_ratio(
         f"Frequency ratio per pair: d = {head_dim}, base = {base:g}, "
         f"L = {trained_length}, s = {factor:g}"
     )
-    fig = _one_axes_figure(figsize, title, plots.draw_frequency_ratios, ratios)
+    fig = _one_axes_figure(figsize, title, plots.draw_frequency_ratios, ratios, factor=factor)
     fig.axes[0].legend(loc="center left", bbox_to_anchor=(1.0, 0.5))
     return fig
 

@@ -53,6 +53,7 @@ from posenc_lib.plots.curves import (
     for_log_axis,
 )
 from posenc_lib.plots.heatmaps import (
+    DIVERGING_CMAP,
     MASKED_COLOUR,
     UNSEEN_COLOURS,
     AttentionMap,
@@ -95,6 +96,7 @@ from posenc_lib.plots.waves import (
 
 __all__ = [
     "COURSE_STYLE",
+    "DIVERGING_CMAP",
     "MASKED_COLOUR",
     "SAVE_FORMATS",
     "UNSEEN_COLOURS",

@@ -47,6 +47,8 @@ _SCALES = ("linear", "log")
 _LINESTYLES = ("-", "--", "-.", ":", (0, (5, 1)), (0, (3, 1, 1, 1, 1, 1)), (0, (1, 1)))
 _RATIO_LINESTYLES = _LINESTYLES[:6]  # frequency ratios cycle through the first six
 _ERROR_LINESTYLES = _LINESTYLES[:4]  # error curves through the first four
+# frequency ratios: the course colours without yellow, which is too pale on white for a thin line
+_RATIO_COLORS = tuple(color for color in OKABE_ITO if color.upper() != "#F0E442")
 
 
 def _styled_lines(
@@ -55,11 +57,18 @@ def _styled_lines(
     curves: Mapping[str, NDArray[np.float64]],
     linestyles: Sequence[Any],
     style: Mapping[str, Any],
+    colors: Sequence[str] | None = None,
 ) -> dict[str, Line2D]:
-    """One labelled line per curve against ``x``, cycling ``linestyles`` (``style`` wins)."""
+    """One labelled line per curve against ``x``, cycling ``linestyles`` and ``colors``.
+
+    ``colors`` None keeps the axes' colour cycle; ``style`` wins over both.
+    """
     lines: dict[str, Line2D] = {}
     for k, (label, ys) in enumerate(curves.items()):
-        options = {"linestyle": linestyles[k % len(linestyles)], **style}
+        options: dict[str, Any] = {"linestyle": linestyles[k % len(linestyles)]}
+        if colors:
+            options["color"] = colors[k % len(colors)]
+        options.update(style)
         (lines[label],) = ax.plot(x, ys, label=label, **options)
     return lines
 
@@ -208,6 +217,7 @@ def draw_frequency_ratios(
     *,
     log_scale: bool = True,
     legend: bool = True,
+    factor: float | None = None,
     xlabel: str | None = "Pair index $i$",
     ylabel: str | None = r"Frequency ratio $\theta_i' / \theta_i$",
     **style: Any,
@@ -226,10 +236,14 @@ def draw_frequency_ratios(
         Logarithmic y axis (ratios such as 1/s are then evenly spaced).
     legend : bool, default True
         Add a legend of the methods, lower left.
+    factor : float or None, default None
+        The scale ``s`` >= 1. When given (and ``log_scale``), the y axis gets a tick labelled
+        ``1/s`` with a dotted line at it, and ticks at the powers of 1/2 down to it.
     xlabel, ylabel : str or None
         Axis labels; None leaves the label unchanged.
     **style
-        Passed on to every ``Axes.plot`` call; a ``linestyle`` here replaces the cycle.
+        Passed on to every ``Axes.plot`` call; a ``linestyle`` or ``color`` here replaces the
+        cycle.
 
     Returns
     -------
@@ -239,7 +253,8 @@ def draw_frequency_ratios(
     Notes
     -----
     A ratio of 1 leaves the pair as trained (extrapolation); 1/s interpolates it fully (PI).
-    Colours follow the course cycle and line styles differ too, so the chart reads in grey.
+    Colours follow the course cycle without its pale yellow, and line styles differ too, so the
+    chart reads in grey.
 
     Examples
     --------
@@ -261,14 +276,29 @@ def draw_frequency_ratios(
         raise ValueError(f"ratios must all have the same length; got lengths {sorted(sizes)}")
     if log_scale and any(np.any(vector <= 0) for vector in vectors.values()):
         raise ValueError("ratios must be > 0 on a log scale")
+    if factor is not None:
+        factor = check_float("factor", factor, at_least=1.0)
     index = np.arange(sizes.pop())
-    lines = _styled_lines(ax, index, vectors, _RATIO_LINESTYLES, style)
+    lines = _styled_lines(ax, index, vectors, _RATIO_LINESTYLES, style, _RATIO_COLORS)
     if log_scale:
         ax.set_yscale("log")
+        if factor is not None and factor > 1.0:
+            _mark_inverse_factor(ax, factor)
     set_labels(ax, xlabel, ylabel)
     if legend:
         ax.legend(loc="lower left")
     return lines
+
+
+def _mark_inverse_factor(ax: Axes, factor: float) -> None:
+    """Ticks at 1, 1/2, 1/4, ... above ``1/s``, one labelled ``1/s``, and a dotted line there."""
+    halvings = [2.0**-k for k in range(64) if 2.0**-k > 1.0 / factor * 1.15]
+    ticks = [*halvings, 1.0 / factor]
+    labels = [f"1/{round(1 / t):d}" if t < 1 else "1" for t in halvings]
+    labels.append(f"1/s = 1/{factor:g}")
+    ax.set_yticks(ticks, labels=labels)
+    ax.set_yticks([], minor=True)
+    ax.axhline(1.0 / factor, color="#444444", linestyle=":", linewidth=0.9, zorder=1)
 
 
 def draw_decay_bound(

@@ -37,6 +37,7 @@ from posenc_lib.plots._common import (
 
 __all__ = [
     "AttentionMap",
+    "DIVERGING_CMAP",
     "MASKED_COLOUR",
     "UNSEEN_COLOURS",
     "draw_attention_weights",
@@ -49,6 +50,8 @@ __all__ = [
 ]
 
 
+DIVERGING_CMAP = "RdBu_r"
+"""Colormap of signed data centred on zero: blue below 0, white at 0, red above."""
 MASKED_COLOUR = "#D9D9D9"
 """Colour of masked entries (``-inf``: a key the query may not see)."""
 UNSEEN_COLOURS: tuple[str, str] = ("#F2F2F2", OKABE_ITO[3])
@@ -82,7 +85,7 @@ def draw_encoding_heatmap(
     encoding: ArrayLike,
     *,
     transpose: bool = False,
-    cmap: str = "viridis",
+    cmap: str = DIVERGING_CMAP,
     vmin: float = -1.0,
     vmax: float = 1.0,
     colorbar: bool = False,
@@ -102,23 +105,36 @@ def draw_encoding_heatmap(
         False: positions on the y axis and dimensions on the x axis (the image array is
         ``encoding``). True: "dimension on y", the image array is ``encoding.T``, shape
         (d_model, n_positions), as in write-up 002.
-    cmap : str, default "viridis"
-        Colormap name.
+    cmap : str, default :data:`DIVERGING_CMAP`
+        Colormap name. The default is diverging: with the default limits 0 is white, negative
+        values blue and positive values red (a sequential map such as viridis would hide the
+        sign).
     vmin, vmax : float, default -1, 1
-        Colour limits (sines and cosines lie in [-1, 1]).
+        Colour limits (sines and cosines lie in [-1, 1]; symmetric limits centre the colormap
+        on 0).
     colorbar : bool, default False
         Add a colorbar next to ``ax`` (reachable afterwards as ``image.colorbar``).
     position_label, dimension_label : str or None
         Axis labels; None leaves the label unchanged.
     **style
         Passed on to ``Axes.imshow`` (for example ``aspect=0.3`` or ``origin="lower"``).
-        Defaults: ``aspect="auto"``, ``interpolation="nearest"``.
+        Defaults: ``aspect="auto"``, ``interpolation="nearest"`` (sharp cells, and the fastest
+        redraw for an explorer); pass ``interpolation="antialiased"`` for a static picture with
+        more columns than pixels.
 
     Returns
     -------
     matplotlib.image.AxesImage
         Its array has shape (n_positions, d_model), or (d_model, n_positions) when transposed;
         update it with ``image.set_data(new_encoding)``.
+
+    Notes
+    -----
+    Drawn with ``"nearest"``, 512 interleaved sine and cosine columns in about 500 pixels keep
+    only some of the columns, and the kept ones beat into stripes (moiré) that are not in the
+    data. ``interpolation="antialiased"`` filters the image when a cell covers fewer than three
+    pixels (and keeps sharp cells otherwise); drawing the columns in the concatenated order
+    (``encoding[:, split_permutation(d)]``) removes the alternation altogether.
 
     Examples
     --------
@@ -210,7 +226,7 @@ def draw_signed_matrix(
     *,
     limit: float | None = None,
     annotate: bool = False,
-    cmap: str = "RdBu_r",
+    cmap: str = DIVERGING_CMAP,
     colorbar: bool = False,
     xlabel: str | None = "Column",
     ylabel: str | None = "Row",
@@ -230,7 +246,7 @@ def draw_signed_matrix(
         Colour range [-limit, limit]; the largest absolute entry when omitted (1 if all are 0).
     annotate : bool, default False
         Write every entry (2 decimals) in its cell; meant for small matrices.
-    cmap : str, default "RdBu_r"
+    cmap : str, default :data:`DIVERGING_CMAP`
         A diverging colormap name.
     colorbar : bool, default False
         Add a colorbar (reachable afterwards as ``image.colorbar``).

@@ -20,7 +20,7 @@ from matplotlib.axes import Axes
 from matplotlib.lines import Line2D
 from numpy.typing import ArrayLike, NDArray
 
-from posenc_lib._checks import check_float
+from posenc_lib._checks import check_choice, check_float
 from posenc_lib.plots._common import (
     OKABE_ITO,
     as_matrix,
@@ -103,16 +103,19 @@ def _curve_per_row(
     positions: Sequence[Any] | None,
     xlabel: str | None,
     ylabel: str | None,
+    columns: slice = slice(None),
     **style: Any,
 ) -> tuple[list[Line2D], list[str]]:
     """One line per row of the matrix ``rows`` against its column index, labelled by position.
 
-    Returns the lines and their legend labels.
+    Only the columns selected by ``columns`` are drawn, each at its own index. Returns the lines
+    and their legend labels.
     """
     ax = check_axes(ax)
-    matrix = as_matrix(name, rows)
-    labels = _position_labels(matrix, positions)
-    index = np.arange(matrix.shape[1])
+    full = as_matrix(name, rows)
+    labels = _position_labels(full, positions)
+    index = np.arange(full.shape[1])[columns]
+    matrix = full[:, columns]
     lines = [
         ax.plot(index, row, label=label, **style)[0]
         for row, label in zip(matrix, labels, strict=True)
@@ -275,6 +278,7 @@ def draw_values_by_dimension(
     encoding: ArrayLike,
     positions: Sequence[Any] | None = None,
     *,
+    columns: str = "all",
     legend: bool = True,
     xlabel: str | None = "Dimension $j$",
     ylabel: str | None = "PE(pos, $j$)",
@@ -289,9 +293,14 @@ def draw_values_by_dimension(
     ax : matplotlib.axes.Axes
         Where to draw.
     encoding : array_like, shape (n_positions, d_model)
-        One row per position to show.
+        One row per position to show (interleaved: sine in the even columns).
     positions : sequence, optional
         Legend labels of the rows; ``0 .. n-1`` when omitted.
+    columns : {"all", "sin", "cos"}, default "all"
+        Which columns to draw, each at its own dimension j: every column, the sine columns
+        (j even) or the cosine columns (j odd). Drawn together, the interleaved columns zigzag
+        between the sine (tending to 0) and the cosine (tending to 1) and fill the band between
+        them; draw "sin" and "cos" on two axes to read them.
     legend : bool, default True
         Add a legend of the positions, lower right (two columns beyond four).
     xlabel, ylabel : str or None
@@ -302,7 +311,12 @@ def draw_values_by_dimension(
     Returns
     -------
     list of matplotlib.lines.Line2D
-        Line p has x = 0 .. d_model-1 and y = ``encoding[p]``.
+        Line p has x = the chosen dimensions j and y = ``encoding[p, j]``.
+
+    Notes
+    -----
+    ``PE(pos, 2i) = sin(pos theta_i)`` and ``PE(pos, 2i+1) = cos(pos theta_i)`` with
+    ``theta_i = base^(-2i/d)``.
 
     Examples
     --------
@@ -311,12 +325,22 @@ def draw_values_by_dimension(
     >>> lines = draw_values_by_dimension(ax, [[0.0, 1.0], [0.5, 0.8]], positions=[0, 1])
     >>> len(lines), lines[1].get_ydata().tolist()
     (2, [0.5, 0.8])
+    >>> [line.get_xdata().tolist() for line in draw_values_by_dimension(
+    ...     ax, [[0.0, 1.0, 0.1, 0.9]], columns="cos", legend=False)]
+    [[1, 3]]
     """
+    choice = check_choice("columns", columns, tuple(_COLUMNS))
     style.setdefault("linewidth", 1.0)
-    lines, labels = _curve_per_row(ax, "encoding", encoding, positions, xlabel, ylabel, **style)
+    lines, labels = _curve_per_row(
+        ax, "encoding", encoding, positions, xlabel, ylabel, columns=_COLUMNS[choice], **style
+    )
     if legend:
         ax.legend(loc="lower right", ncols=2 if len(labels) > 4 else 1)
     return lines
+
+
+_COLUMNS = {"all": slice(None), "sin": slice(0, None, 2), "cos": slice(1, None, 2)}
+"""The columns ``draw_values_by_dimension`` draws for each choice."""
 
 
 class StackedWaves(NamedTuple):

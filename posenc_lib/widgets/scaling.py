@@ -49,14 +49,17 @@ class ScalingExplorer(Explorer):
         Rotary dimension (fixed).
     trained_length : int, default 4096
         Trained length ``L`` (fixed).
-    n_columns : int, default 240
-        Number of positions sampled evenly in ``0 .. sL - 1`` for the right panel.
+    n_columns : int, default 512
+        Number of positions sampled in ``0 .. sL - 1`` for the right panel, by
+        :func:`posenc_lib.analysis.extension_positions`: notebook 06's grid, so the title's
+        numbers are those of the notebook's table.
 
     Notes
     -----
     Controls: ``method`` (dropdown), ``factor`` and ``base`` (sliders). Artists kept:
     ``ratio_line`` (y data), ``unseen_image`` (array), ``trained_line`` (x data, at ``L / L'``)
-    and ``title``. The right panel's x axis is the position divided by ``L' = s L``, so its
+    and ``title``; ``unseen_percent`` and ``pairs_hit`` hold the numbers the title shows. The
+    right panel's x axis is the position divided by ``L' = s L``, so its
     limits never change.
 
     Examples
@@ -74,7 +77,7 @@ class ScalingExplorer(Explorer):
         base: float = 10000.0,
         head_dim: int = 128,
         trained_length: int = 4096,
-        n_columns: int = 240,
+        n_columns: int = 512,
     ) -> None:
         method = check_choice("method", method, SCALING_METHODS)
         factor = check_float("factor", factor, at_least=1.0)
@@ -150,9 +153,10 @@ class ScalingExplorer(Explorer):
         unseen = method_unseen_mask(method, pos, self.head_dim, base, factor, length)
         self.unseen_image.set_data(unseen.T.astype(np.float64))
         self.trained_line.set_xdata([1.0 / factor, 1.0 / factor])
-        share = 100.0 * float(unseen.mean())
-        pairs = int(unseen.any(axis=0).sum())
+        self.unseen_percent = 100.0 * float(unseen.mean())
+        self.pairs_hit = int(unseen.any(axis=0).sum())
         self.title.set_text(
-            f"{method}, s = {factor:g}, base = {base:.3g}: unseen {share:.1f} % of cells, "
-            f"{pairs} of {self.head_dim // 2} pairs; attention factor {attention:.3f}"
+            f"{method}, s = {factor:g}, base = {base:.3g}: unseen {self.unseen_percent:.2f} % "
+            f"of cells, {self.pairs_hit} of {self.head_dim // 2} pairs; "
+            f"attention factor {attention:.3f}"
         )

@@ -1,0 +1,277 @@
+"""Numbers and claims of notebook 06's prose, checked against independent computations.
+
+Issue 12 found statements in notebook 06 that no code checked. Each test here recomputes what
+the markdown says with plain NumPy, from the formulas of the papers (not from the function under
+test), or reads the stored output that prints it, so that a wrong sentence cannot come back.
+Only the cells before "## Exercises" are read: the exercises are tested elsewhere.
+"""
+
+from __future__ import annotations
+
+import inspect
+import math
+import re
+
+import numpy as np
+import pytest
+
+from posenc_lib.analysis import extension_positions, method_frequencies
+from posenc_lib.scaling import SCALING_METHODS, dynamic_ntk_factor, rope_frequencies
+from tests.notebook_cells import ROOT, load, source
+
+NB06 = ROOT / "notebooks" / "06_context_extension.ipynb"
+D, BASE, L, S = 128, 10000.0, 4096, 8.0  # the running example: Llama 2 7B stretched 8 times
+
+
+def lesson_cells() -> list[dict]:
+    cells = load(NB06)["cells"]
+    end = next(k for k, c in enumerate(cells) if source(c).startswith("## Exercises"))
+    return cells[:end]
+
+
+def markdown() -> str:
+    text = "\n".join(source(c) for c in lesson_cells() if c["cell_type"] == "markdown")
+    return " ".join(text.split())
+
+
+def output_of(cell_id: str) -> str:
+    cell = next(c for c in lesson_cells() if c.get("id") == cell_id)
+    texts = [o.get("text", "") for o in cell.get("outputs", [])]
+    return "".join("".join(t) if isinstance(t, list) else t for t in texts)
+
+
+def theta(d: int = D, base: float = BASE) -> np.ndarray:
+    return base ** (-np.arange(0, d, 2) / d)
+
+
+def turns(d: int = D, base: float = BASE, length: int = L) -> np.ndarray:
+    # r_i = L theta_i / (2 pi)
+    return length * theta(d, base) / (2 * math.pi)
+
+
+# --------------------------------------------------------------------------- the problem
+
+
+def test_slow_and_fast_pair_counts() -> None:
+    r = turns()
+    assert np.sum(r < 1) == 18 and np.argmax(r < 1) == 46
+    assert np.sum(r >= 32) == 21
+    out = output_of("5c6c4005")
+    assert "r < 1 (not one full turn in L): 18, from pair 46 on" in out
+    assert "pairs with r >= 32 (many turns in L):      21" in out
+
+
+def test_the_grid_has_512_positions_and_ends_at_the_last_one() -> None:
+    assert "We look at 512 evenly spaced positions" in markdown()
+    grid = extension_positions(L, S, 512)
+    assert grid.size == 512 and grid[0] == 0 and grid[-1] == int(S * L) - 1
+
+
+def test_pi_turns_pair_0_one_radian_then_one_over_s() -> None:
+    assert "told neighbours apart by one radian, now turns only $1/s$ radian" in markdown()
+    assert theta()[0] == 1.0
+    inv_freq, _ = rope_frequencies(D, BASE, {"rope_type": "linear", "factor": S})
+    assert inv_freq[0] == pytest.approx(1 / S)
+
+
+# --------------------------------------------------------------------------- the methods
+
+
+def test_ntk_base_divides_the_slowest_pair_by_exactly_s() -> None:
+    text = markdown()
+    assert r"\text{base}' = \text{base}\cdot s^{d/(d-2)}" in text
+    new = BASE * S ** (D / (D - 2))
+    scaled = new ** (-np.arange(0, D, 2) / D)
+    assert scaled[0] == 1.0 and scaled[-1] == pytest.approx(theta()[-1] / S, rel=1e-12)
+
+
+@pytest.mark.parametrize("s", [2.0, 4.0, 8.0, 16.0, 32.0])
+def test_dynamic_with_factor_s_reaches_s_squared_minus_s_plus_1(s: float) -> None:
+    # independent: NTK-aware with scale s_eff slows the slowest pair by exactly s_eff,
+    # and s_eff = s^2 - s + 1 at l = sL when the config sets factor = s
+    expected = s * s - s + 1
+    inv_freq, _ = rope_frequencies(D, BASE, {"rope_type": "dynamic", "factor": s,
+                                             "original_max_position_embeddings": L},
+                                   seq_len=int(s * L))
+    assert theta()[-1] / inv_freq[-1] == pytest.approx(expected, rel=1e-12)
+    assert dynamic_ntk_factor(s, L, int(s * L)) == pytest.approx(expected, rel=1e-12)
+    # with factor 1 the scale at sL is s
+    assert dynamic_ntk_factor(1.0, L, int(s * L)) == pytest.approx(s, rel=1e-12)
+
+
+def test_dynamic_conventions_are_stated_and_printed() -> None:
+    text = markdown()
+    assert "s^2 - s + 1" in text and "slowed 57 times, not 8" in text
+    assert S * S - S + 1 == 57
+    out = output_of("3bb514ee")
+    assert "factor = 1 (scale follows length)" in out and "at L' = sL: 8\n" in out
+    assert "factor = s = 8 (usual config)" in out and "at L' = sL: 57\n" in out
+    assert '"dynamic (factor 1)"' in text
+
+
+def test_yarn_ramp_runs_from_pair_20_to_46() -> None:
+    # i(r) = d ln(L / (2 pi r)) / (2 ln base), rounded outward
+    def index(r: float) -> float:
+        return D * math.log(L / (2 * math.pi * r)) / (2 * math.log(BASE))
+
+    assert (math.floor(index(32)), math.ceil(index(1))) == (20, 46)
+    assert "YaRN over pairs 20 to 46 (by index)" in markdown()
+
+
+def test_yarn_ramps_pairs_that_have_seen_every_angle() -> None:
+    text = markdown()
+    assert "have seen every angle: keep them" not in text
+    assert "to preserve the local resolution" in text
+    assert r"the pairs with $1 \le r_i \le 32$ have been round their whole circle" in text
+    middle = (turns() >= 1) & (turns() <= 32)
+    assert np.all((L - 1) * theta()[middle] >= 2 * math.pi)  # every angle seen in training
+    yarn, _ = method_frequencies("yarn", D, BASE, S, L)
+    assert np.all(yarn[middle] < theta()[middle])  # yet interpolated, at least partly
+
+
+@pytest.mark.parametrize("s", [4.0, 8.0, 16.0, 32.0])
+def test_yarn_temperature(s: float) -> None:
+    assert r"\sqrt{1/t} = 0.1 \ln s + 1" in markdown()
+    _, attention = rope_frequencies(D, BASE, {"rope_type": "yarn", "factor": s,
+                                              "original_max_position_embeddings": L})
+    assert attention == pytest.approx(0.1 * math.log(s) + 1, rel=1e-12)
+
+
+def test_llama3_bands_in_turns() -> None:
+    assert "it keeps pairs with $r_i > 4$, interpolates pairs with $r_i < 1$" in markdown()
+    r = turns(D, 500000.0, 8192)
+    config = {"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0,
+              "high_freq_factor": 4.0, "original_max_position_embeddings": 8192}
+    ratio = rope_frequencies(D, 500000.0, config)[0] / theta(D, 500000.0)
+    np.testing.assert_allclose(ratio[r > 4], 1.0)
+    np.testing.assert_allclose(ratio[r < 1], 1 / 8)
+    assert (np.sum(r > 4), np.sum(r < 1), np.sum((r >= 1) & (r <= 4))) == (29, 29, 6)
+
+
+def test_longrope_attention_factor() -> None:
+    assert f"{math.sqrt(1 + math.log(S) / math.log(L)):.4f}" == "1.1180"
+    assert "sqrt(1 + ln s / ln L) = 1.1180" in output_of("1d4dd497")
+
+
+def test_dynamic_with_factor_1_lies_on_ntk_at_the_target_length() -> None:
+    assert "its curve lies on top of NTK-aware" in markdown()
+    dynamic, _ = method_frequencies("dynamic", D, BASE, S, L)
+    ntk = (BASE * S ** (D / (D - 2))) ** (-np.arange(0, D, 2) / D)
+    np.testing.assert_allclose(dynamic, ntk, rtol=1e-12)
+
+
+def test_pi_overshoots_by_a_fraction_of_a_step() -> None:
+    assert "$(L'-1)/s > L-1$" in markdown()
+    assert L - 1 < (S * L - 1) / S < L
+
+
+# --------------------------------------------------------------------------- local resolution
+
+
+def test_resolution_numbers_of_the_prose() -> None:
+    text = markdown()
+    out = output_of("b9d4f7a0")
+    rows = {line.split()[0]: line.split() for line in out.splitlines()[2:]}
+    # independent: radians per step on a pair is theta'_i here (all theta'_i <= pi)
+    fast = turns() >= 32
+    assert "keeps $1/s = 0.125$ of the resolution" in text and 1 / S == 0.125
+    assert rows["linear"][1:5] == ["0.125", "rad", "0.125", "0.125"]
+    assert "keep all of it (1.000) on the fast pairs" in text
+    assert rows["yarn"][3:5] == rows["llama3"][3:5] == ["1.000", "1.000"]
+    slowest_fast = np.flatnonzero(fast)[-1]
+    ntk_kept = S ** (-2 * slowest_fast / (D - 2))  # theta'_i / theta_i = s^(-2i/(d-2))
+    assert f"{ntk_kept:.3f}" == "0.517" and "slowest fast pair (0.517)" in text
+    assert rows["ntk"][4] == rows["dynamic"][4] == "0.517"
+    for method, percent in (("linear", "0.05"), ("ntk", "5.61"), ("default", "17.68")):
+        assert rows[method][5] == f"{percent}%"
+    assert "the same 0.05 % as PI" in text and "5.61 % of the angles" in text
+    assert "17.68 % unseen angles" in text
+    assert "cannot tell yarn from linear" in text
+
+
+# --------------------------------------------------------------------------- explorer and table
+
+
+def stored_unseen_table() -> dict[str, tuple[str, int]]:
+    rows = {}
+    for line in output_of("496e72a2").splitlines()[1:]:
+        parts = line.split()
+        if parts and parts[0] in SCALING_METHODS:
+            rows[parts[0]] = (parts[1], int(parts[2]))
+    return rows
+
+
+def test_explorer_numbers_equal_the_notebook_table() -> None:
+    from posenc_lib.widgets.scaling import ScalingExplorer
+
+    table = stored_unseen_table()
+    assert set(table) == set(SCALING_METHODS)
+    assert table["ntk"] == ("5.61%", 18)
+    explorer = ScalingExplorer(method="default", factor=S, base=BASE)
+    for method in SCALING_METHODS:
+        explorer.controls["method"].value = method
+        shown = (f"{explorer.unseen_percent:.2f}%", explorer.pairs_hit)
+        assert shown == table[method], method
+        assert f"unseen {table[method][0][:-1]} % of cells" in explorer.title.get_text()
+
+
+# --------------------------------------------------------------------------- real configs
+
+
+def test_qwen_caveat_is_on_the_page() -> None:
+    text = markdown()
+    assert "#38224" in text and "#40320" in text and "runs unscaled" in text
+    out = output_of("a8e61d27")
+    assert "factor 4: min ratio 0.2500, attention factor 1.1386, unscaled: False" in out
+    assert "factor 1: min ratio 1.0000, attention factor 1.0000, unscaled: True" in out
+    # independent: YaRN with factor 32768 / 32768 = 1 is plain RoPE
+    config = {"type": "yarn", "factor": 32768 / 32768, "original_max_position_embeddings": 32768}
+    inv_freq, attention = rope_frequencies(128, 1e6, config)
+    np.testing.assert_allclose(inv_freq, theta(128, 1e6), rtol=1e-12)
+    assert attention == 1.0
+    assert f"{0.1 * math.log(4) + 1:.4f}" == "1.1386"
+
+
+def test_scaling_docstring_does_not_claim_consistent_keys() -> None:
+    doc = " ".join(inspect.getdoc(rope_frequencies).split())
+    assert "consistent" not in doc
+    assert "#38224" in doc and "#40320" in doc and "Qwen2.5" in doc
+
+
+def test_phi2_partial_rotary_has_16_pairs() -> None:
+    assert "0.4 of each 80-dimensional head rotates, so it has 16 pairs, not 40" in markdown()
+    head = 2560 // 32
+    assert head == 80 and int(0.4 * head) // 2 == 16
+    assert "rotary dims          32" in output_of("cb678fc8")
+
+
+def test_yarn_table_sentence_matches_the_quoted_table() -> None:
+    text = markdown()
+    assert "keep improving up to 131072" not in text
+    rows = re.findall(r"\| (7B|13B) \| YaRN \(\$s = 32\$\) \| 128k \| YaRN \| ([^|]+)\| ([^|]+)\| "
+                      r"([^|]+)\| ([^|]+)\| ([^|]+)\|", text)
+    assert len(rows) == 2
+    for size, *values in rows:
+        ppl = [float(v) for v in values]  # at 8192, 32768, 65536, 98304, 131072 tokens
+        assert ppl[3] < ppl[2] and ppl[4] >= ppl[3]  # improves to 98304, not beyond
+        assert f"{size}: {ppl[3]:.2f}, then {ppl[4]:.2f}" in text
+
+
+def test_freq_scale_keeps_the_slowest_pair_in_range_up_to_s_times_l_minus_1() -> None:
+    assert "stays inside its trained arc up to position $s(L-1)$, a few steps short" in markdown()
+    slowest = theta()[-1]
+    largest = (L - 1) * slowest  # the largest trained angle of the slowest pair
+    last_inside = math.floor(largest / (slowest / S) + 1e-9)
+    assert last_inside == S * (L - 1) == 32760 < S * L - 1
+    assert "scaled one after 32760" in output_of("d43087d9")
+
+
+def test_exactly_the_slow_pairs_are_hit_past_l() -> None:
+    assert "Exactly the pairs that never completed a turn are hit" in markdown()
+    assert "in 18 pairs" in output_of("0dba355e") and np.sum(turns() < 1) == 18
+
+
+def test_two_symbols_wavelength_and_scale() -> None:
+    text = markdown()
+    assert r"per-pair scale factor $f_i \ge 1$ ($\lambda_i$ stays the wavelength)" in text
+    assert r"\lambda_i = s" not in text and r"\theta_i/\lambda_i" not in text

@@ -1,0 +1,208 @@
+"""Statements of notebooks 01, 02, 07, 08 and 11 and of the figure defaults (issue 12).
+
+Each test pins a corrected sentence or picture against an independent computation and, where the
+notebook prints the number, against its stored output, so the wrong version cannot come back.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import matplotlib
+import numpy as np
+import pytest
+
+from posenc_lib.attention import causal_mask, self_attention
+from posenc_lib.figures import build_figure
+from posenc_lib.plots import draw_encoding_heatmap, draw_values_by_dimension, new_figure
+from posenc_lib.scorecard import CRITERIA
+from posenc_lib.sinusoidal import sinusoidal_encoding
+from tests.notebook_cells import NOTEBOOKS, ROOT, load, source
+
+NB07 = ROOT / "notebooks" / "07_other_schemes.ipynb"
+NB08 = ROOT / "notebooks" / "08_numerical_precision.ipynb"
+NB11 = ROOT / "notebooks" / "11_figure_gallery.ipynb"
+
+
+def outputs_text(cell: dict) -> str:
+    parts = []
+    for out in cell.get("outputs", []):
+        if out.get("output_type") == "stream":
+            text = out["text"]
+        else:
+            text = out.get("data", {}).get("text/plain", "")
+        parts.append("".join(text) if isinstance(text, list) else text)
+    return "".join(parts)
+
+
+def all_markdown(path: Path) -> str:
+    return "\n".join(source(c) for c in load(path)["cells"] if c["cell_type"] == "markdown")
+
+
+def printed(path: Path, marker: str) -> str:
+    """The stored output of the code cell whose source contains ``marker``."""
+    cells = load(path)["cells"]
+    (cell,) = [c for c in cells if c["cell_type"] == "code" and marker in source(c)]
+    return outputs_text(cell)
+
+
+# ---------------------------------------------------------------- notebook 11: the crossing
+
+
+def code_minus_typeset(i: np.ndarray, t: float = 5.0, d: float = 300.0) -> np.ndarray:
+    return np.sin(t * 10.0 ** (-4.0 * i / d)) - np.sin(np.exp(i / d * np.log(t * 1e-4)))
+
+
+def test_the_two_readings_of_write_up_002_cross_near_21() -> None:
+    # independent: sign changes on a fine grid, then linear interpolation between the samples
+    grid = np.linspace(0.0, 298.0, 29801)
+    gap = code_minus_typeset(grid)
+    (at,) = np.flatnonzero(np.diff(np.sign(gap)) != 0)
+    crossing = grid[at] - gap[at] * (grid[at + 1] - grid[at]) / (gap[at + 1] - gap[at])
+    value = np.sin(5.0 * 10.0 ** (-4.0 * crossing / 300.0))
+    assert 21.0 < crossing < 22.5 and 0.5 < value < 0.6
+    shown = printed(NB11, "def code_minus_typeset")
+    match = re.search(r"cross at i = ([\d.]+), where both equal ([\d.]+)", shown)
+    assert match is not None
+    assert float(match.group(1)) == pytest.approx(crossing, abs=0.01)
+    assert float(match.group(2)) == pytest.approx(value, abs=0.001)
+    text = all_markdown(NB11)
+    assert "only meet where both are near 0:" not in text.replace("\n", " ").replace(
+        "do not only meet", ""
+    )
+    assert "i \\approx 21.7" in text and "about 0.55" in text
+
+
+def test_frequency_ratio_figure_is_notebook_06s_chart() -> None:
+    fig = build_figure("frequency_ratio")
+    labels = [line.get_label() for line in fig.axes[0].get_lines()]
+    assert "dynamic (factor 1)" in labels
+    shown = printed(NB11, "same curves as notebook 06")
+    assert "same curves as notebook 06: True" in shown
+    assert "'factor': 8.0" in shown and "'trained_length': 4096" in shown
+
+
+# ------------------------------------------------------- figure defaults against the seeds
+
+
+def test_heatmap_002_follows_the_source_code() -> None:
+    # write-up 002: plt.subplots(figsize=(10,10)); imshow(encoding.T, aspect=.3,
+    # cmap='coolwarm', interpolation='none'); MultipleLocator(5) major, (1) minor on x
+    fig = build_figure("heatmap_002")
+    ax = fig.axes[0]
+    image = ax.images[0]
+    assert tuple(fig.get_size_inches()) == (10.0, 10.0)
+    assert image.get_cmap().name == "coolwarm" and image.get_interpolation() == "none"
+    assert ax.get_aspect() == pytest.approx(0.3)
+    major = ax.xaxis.get_major_locator().tick_values(0, 20)
+    minor = ax.xaxis.get_minor_locator().tick_values(0, 3)
+    assert 0 in major and np.allclose(np.diff(major), 5.0)
+    assert 0 in minor and np.allclose(np.diff(minor), 1.0)
+    assert (ax.get_xlabel(), ax.get_ylabel()) == ("Text length", "Dimension")
+    assert np.array_equal(image.get_array(), sinusoidal_encoding(100, 300).T)
+
+
+def test_value_by_dimension_draws_sine_and_cosine_columns_apart() -> None:
+    fig = build_figure("value_by_dimension")
+    top, bottom = fig.axes[:2]
+    pe = sinusoidal_encoding(5, 512)
+    for ax, parity in ((top, 0), (bottom, 1)):
+        lines = [line for line in ax.get_lines() if not line.get_label().startswith("_")]
+        assert len(lines) == 5
+        for row, line in enumerate(lines):
+            x = np.asarray(line.get_xdata())
+            assert np.array_equal(x, np.arange(parity, 512, 2))
+            assert np.array_equal(line.get_ydata(), pe[row, parity::2])
+
+
+def test_values_by_dimension_rejects_an_unknown_column_choice() -> None:
+    fig, ax = new_figure()
+    with pytest.raises(ValueError, match="columns"):
+        draw_values_by_dimension(ax, np.zeros((1, 4)), columns="odd")
+
+
+# ------------------------------------------------------------- diverging colormap on zero
+
+
+def assert_diverging_on_zero(image: matplotlib.image.AxesImage) -> None:
+    low, high = image.get_clim()
+    assert low == -high  # the middle of the colormap is 0
+    cmap = image.get_cmap()
+    middle, negative, positive = cmap(0.5), cmap(0.0), cmap(1.0)
+    assert abs(middle[0] - middle[2]) < 0.05  # neutral (white or grey) at 0
+    assert negative[2] > negative[0] + 0.2  # blue below 0
+    assert positive[0] > positive[2] + 0.2  # red above 0
+
+
+def test_encoding_heatmaps_use_a_diverging_colormap_centred_on_zero() -> None:
+    fig, ax = new_figure()
+    image = draw_encoding_heatmap(ax, sinusoidal_encoding(10, 16))
+    assert image.get_clim() == (-1.0, 1.0)
+    assert_diverging_on_zero(image)
+    for name in ("heatmap_000", "heatmap_002"):
+        assert_diverging_on_zero(build_figure(name).axes[0].images[0])
+    # more columns (512) than pixels: the registered figure filters instead of aliasing
+    assert build_figure("heatmap_000").axes[0].images[0].get_interpolation() == "antialiased"
+
+
+# ------------------------------------------------------------------------- notebook 07
+
+
+def test_identical_tokens_give_identical_causal_outputs() -> None:
+    rng = np.random.default_rng(7)
+    token = rng.normal(size=8)
+    w_q, w_k, w_v = rng.normal(size=(3, 8, 8))
+    out, _ = self_attention(np.tile(token, (6, 1)), w_q, w_k, w_v, mask=causal_mask(6))
+    # by hand: every visible key has the same score, so each output is the value vector itself
+    assert np.allclose(out, token @ w_v, atol=1e-12)
+    shown = printed(NB07, "out_copies")
+    match = re.search(r"no start token, causal: largest distance .* = ([\d.e+-]+)", shown)
+    assert match is not None and float(match.group(1)) < 1e-12
+    text = all_markdown(NB07)
+    assert "that alone tells the positions apart" not in text
+    assert "start token" in text
+
+
+def test_shaw_keeps_its_kv_cache_and_t5_counts_two_stacks() -> None:
+    table = printed(NB07, "past the trained length")
+    (shaw,) = [line for line in table.splitlines() if line.startswith("shaw")]
+    assert shaw.split()[2] == "yes"
+    shown = printed(NB07, "two stacks")
+    assert re.search(r"two stacks\s*: 768\b", shown)  # 2 stacks x 32 buckets x 12 heads
+    assert "*per stack*" in all_markdown(NB07)
+
+
+def test_alibi_lines_have_a_legend() -> None:
+    cells = load(NB07)["cells"]
+    (cell,) = [c for c in cells if "alibi_weights_by_distance(8, 64)" in source(c)]
+    assert "ax.legend(" in source(cell)
+    assert any("image/png" in out.get("data", {}) for out in cell.get("outputs", []))
+
+
+# ------------------------------------------------------------------------- notebook 08
+
+
+def test_only_the_bound_of_the_relative_error_is_uniform() -> None:
+    x = 2.0 ** np.linspace(0, 10, 20001)
+    relative = np.abs(x.astype(np.float16).astype(np.float64) - x) / x
+    bound = 2.0**-11  # eps/2 of float16, 10 fraction bits
+    assert relative.max() <= bound and relative.max() > 0.9 * bound
+    assert relative.min() == 0.0 and np.median(relative) < 0.6 * bound
+    shown = printed(NB08, "half_gap = ")
+    assert "every error within eps/2: True" in shown
+    assert f"eps/2 = {bound:.4e}" in shown
+    assert "precision is the same everywhere" not in all_markdown(NB08)
+
+
+# ------------------------------------------------------------------ the scorecard column
+
+
+def test_scorecard_column_says_what_it_checks() -> None:
+    assert "consistent" not in CRITERIA and "length-free" in CRITERIA
+    assert "sentence length" in CRITERIA["length-free"]
+    for path in NOTEBOOKS:
+        for cell in load(path)["cells"]:
+            text = outputs_text(cell)
+            if "deterministic" in text and "relative" in text and "unique" in text:
+                assert "consistent" not in text, path.name
