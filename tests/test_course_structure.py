@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import base64
 import re
+import struct
 from pathlib import Path
 
 import pytest
@@ -110,7 +112,7 @@ def test_widget_state_is_stripped(path: Path) -> None:
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=ids)
-def test_an_explorer_with_its_static_picture(path: Path) -> None:
+def test_explorer_cells_use_the_nbval_tag_not_a_comment(path: Path) -> None:
     cells = code_cells(path)
     live = [c for c in cells if ".widget()" in source(c)]
     assert live, "no explorer shown with .widget()"
@@ -119,6 +121,33 @@ def test_an_explorer_with_its_static_picture(path: Path) -> None:
         assert "nbval-ignore-output" in tags(cell), "tag the explorer cell nbval-ignore-output"
     for cell in cells:
         assert "NBVAL_IGNORE_OUTPUT" not in source(cell), "use the cell tag, not a visible comment"
+
+
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=ids)
+def test_every_explorer_shows_one_live_picture_with_a_png_fallback(path: Path) -> None:
+    """One output per explorer: the widget, plus a PNG and a short text where it cannot run."""
+    cells = code_cells(path)
+    for cell in cells:
+        last = source(cell).rstrip().splitlines()[-1:] or [""]
+        assert not re.fullmatch(r"\w+\.figure", last[0].strip()), (
+            "show an explorer once, with .widget(), not its static figure as well"
+        )
+    for cell in (c for c in cells if source(c).rstrip().endswith(".widget()")):
+        pictures = [o for o in cell["outputs"] if "image/png" in o.get("data", {})]
+        views = [o for o in cell["outputs"] if WIDGET_VIEW in o.get("data", {})]
+        assert len(pictures) == 1 and len(views) == 1 and pictures == views, source(cell)
+        (output,) = pictures
+        png = base64.b64decode(output["data"]["image/png"])
+        assert png[:8] == b"\x89PNG\r\n\x1a\n"
+        width, height = struct.unpack(">II", png[16:24])  # the IHDR chunk, read directly
+        shown = output["metadata"]["image/png"]
+        # drawn at twice the pixels of its CSS size: sharp on a high-density screen
+        assert abs(2 * shown["width"] - width) <= 1 and abs(2 * shown["height"] - height) <= 1
+        text = "".join(output["data"]["text/plain"])
+        assert "explorer" in text and not text.startswith(("VBox(", "HBox(")), text[:80]
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=ids)

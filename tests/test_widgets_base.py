@@ -32,3 +32,58 @@ def test_the_live_view_holds_the_controls_and_the_rendered_png(cls: type[Explore
     assert picture is explorer.image
     assert list(controls.children) == list(explorer.controls.values())
     assert explorer.image.value[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_png_bytes_decodes_to_the_same_pixels() -> None:
+    import io
+
+    import numpy as np
+    from PIL import Image
+
+    from posenc_lib.widgets._base import png_bytes
+
+    rng = np.random.default_rng(0)
+    rgba = rng.integers(0, 256, size=(7, 5, 4), dtype=np.uint8)
+    decoded = np.asarray(Image.open(io.BytesIO(png_bytes(rgba))).convert("RGB"))
+    np.testing.assert_array_equal(decoded, rgba[..., :3])
+
+
+@pytest.mark.parametrize("cls", EXPLORERS, ids=[c.__name__ for c in EXPLORERS])
+def test_the_png_is_twice_the_css_size_it_is_laid_out_at(cls: type[Explorer]) -> None:
+    import struct
+
+    explorer = cls()
+    width, height = struct.unpack(">II", explorer.image.value[16:24])  # IHDR, read directly
+    inches = explorer.figure.get_size_inches()
+    assert (width, height) == tuple(round(x * explorer.figure.dpi) for x in inches)
+    assert explorer.image.layout.width == f"{round(width / 2)}px"  # not stretched by the VBox
+
+
+def test_the_view_output_holds_the_widget_a_png_and_one_line_of_text() -> None:
+    import base64
+
+    explorer = EXPLORERS[0]()
+    data, metadata = explorer.widget()._repr_mimebundle_()
+    assert data["application/vnd.jupyter.widget-view+json"]["model_id"]
+    assert base64.b64decode(data["image/png"]) == explorer.image.value
+    assert metadata["image/png"]["width"] == explorer.figure.get_size_inches()[0] * 100
+    assert "\n" not in data["text/plain"] and not data["text/plain"].startswith("VBox(")
+    for name in explorer.controls:
+        assert f"{name}=" in data["text/plain"]
+
+
+def test_pixel_ratio_sets_the_png_pixels_per_css_pixel() -> None:
+    class Blank(Explorer):
+        def update(self) -> None:  # type: ignore[override]
+            pass
+
+    one = Blank(figsize=(3.0, 2.0), dpi=50.0, pixel_ratio=1.0)
+    one.render()
+    default = Blank(figsize=(3.0, 2.0), dpi=50.0)
+    default.render()
+    assert one.css_size() == default.css_size() == (150, 100)
+    assert len(one.image.value) < len(default.image.value)
+    assert one.canvas.get_width_height() == (150, 100)
+    assert default.canvas.get_width_height() == (300, 200)
+    with pytest.raises(ValueError, match="pixel_ratio"):
+        Blank(pixel_ratio=0.0)

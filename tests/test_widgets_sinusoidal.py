@@ -114,3 +114,10 @@ def test_partial_redraw_survives_a_figure_save(waves: StackedWavesExplorer) -> N
     waves.figure.savefig(io.BytesIO(), format="png", bbox_inches="tight")
     second = np.asarray(Image.open(io.BytesIO(waves.render())))
     np.testing.assert_array_equal(first, second)
+
+
+def test_sliders_that_redraw_the_axes_update_on_release(heatmap: EncodingHeatmapExplorer) -> None:
+    # a drag would queue one full redraw per value; a key press still sends each value
+    assert not heatmap.controls["d_model"].continuous_update
+    assert not heatmap.controls["length"].continuous_update
+    assert heatmap.controls["base"].continuous_update  # base only redraws the image: blitted

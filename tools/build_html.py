@@ -6,11 +6,11 @@ Usage::
     python tools/build_html.py --student [--out build/student-html]   # without solutions
 
 Each page keeps the stored outputs (plots are embedded as images) and gets previous / index /
-next links. A live explorer cannot run in a static page, so its output is replaced by a note
-pointing at the static figure that the notebook draws just before it. Links between notebooks
-(``NN_name.ipynb``) point at the pages. ``--student`` builds the student site: solution and
-source-only cells removed, and the outputs of the exercise and check cells cleared
-(``build_student.without_solutions``).
+next links. A live explorer cannot run in a static page, so its output shows the picture stored
+with it (its ``image/png`` fallback, the explorer's default view) and a note saying how to move
+its controls. Links between notebooks (``NN_name.ipynb``) point at the pages. ``--student``
+builds the student site: solution and source-only cells removed, and the outputs of the exercise
+and check cells cleared (``build_student.without_solutions``).
 
 Offline: nothing is loaded from outside the site. The formulas are typeset by MathJax 2.7, which
 the PyPI package ``jupyter-server-mathjax`` (a dev dependency) ships; it is copied into
@@ -105,19 +105,26 @@ p.lead { font-size: 1.1rem; color: #33404a; }
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
 STATIC_NOTE = (
     "Interactive explorer: run this notebook in JupyterLab to move its sliders. "
-    "The static figure above shows its default view."
+    "The picture above shows its default view."
 )
 
 
 def without_live_widgets(notebook: nbformat.NotebookNode) -> nbformat.NotebookNode:
-    """Replace each widget output by a short note (the figure above it is the static view)."""
+    """Replace each widget output by its stored PNG fallback and a short note."""
     copy = nbformat.from_dict(notebook)
     for cell in copy.cells:
         if cell.cell_type != "code":
             continue
         outputs = []
         for output in cell.get("outputs", []):
-            if WIDGET_MIME in output.get("data", {}):
+            data = output.get("data", {})
+            if WIDGET_MIME in data:
+                if "image/png" in data:
+                    picture = {k: v for k, v in data.items() if k in ("image/png", "text/plain")}
+                    metadata = {"image/png": output.get("metadata", {}).get("image/png", {})}
+                    outputs.append(
+                        nbformat.v4.new_output("display_data", data=picture, metadata=metadata)
+                    )
                 output = nbformat.v4.new_output("stream", name="stdout", text=STATIC_NOTE + "\n")
             outputs.append(output)
         cell.outputs = outputs

@@ -75,9 +75,16 @@ class WordOrderExplorer(Explorer):
             )
             self.title = right.set_title("", fontsize=9, y=1.0)  # fixed y: drawn alone
         self.bar_axes = right
-        self.add_control("order", ipywidgets.Dropdown(options=ORDERS, value=ORDERS[1]))
-        self.add_control("encoding", ipywidgets.Dropdown(options=ENCODINGS, value="none"))
-        self.add_control("word", ipywidgets.Dropdown(options=self.words, value="cat"))
+        self.add_control(
+            "order", ipywidgets.Dropdown(options=ORDERS, value=ORDERS[1], description="order")
+        )
+        self.add_control(
+            "encoding",
+            ipywidgets.Dropdown(options=ENCODINGS, value="none", description="position code"),
+        )
+        self.add_control(
+            "word", ipywidgets.Dropdown(options=self.words, value="cat", description="word")
+        )
         self.refresh()
 
     def _run(self, order: str, encoding: str) -> tuple[NDArray[Any], NDArray[Any]]:

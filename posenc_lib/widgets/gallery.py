@@ -70,13 +70,15 @@ class SourceHeatmapExplorer(Explorer):
         self.add_control(
             "n_positions",
             ipywidgets.IntSlider(
-                value=defaults["n_positions"], min=10, max=300, step=10, description="length"
+                value=defaults["n_positions"], min=10, max=300, step=10, description="length",
+                continuous_update=False,  # on release when dragged: each value redraws the axes
             ),
         )
         self.add_control(
             "d_model",
             ipywidgets.IntSlider(
-                value=defaults["d_model"], min=16, max=512, step=4, description="d_model"
+                value=defaults["d_model"], min=16, max=512, step=4, description="d_model",
+                continuous_update=False,
             ),
         )
         self.add_control(

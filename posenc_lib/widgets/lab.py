@@ -12,6 +12,7 @@ from pathlib import Path
 
 import ipywidgets
 import numpy as np
+from matplotlib.artist import Artist
 
 from posenc_lib._checks import check_choice
 from posenc_lib.lab.results import MULTIPLES, load, mean_curves
@@ -54,12 +55,15 @@ class LabCurvesExplorer(Explorer):
             self.axes.set_xlabel("position")
             self.axes.set_ylabel("accuracy (mean of seeds)")
             self.axes.legend(fontsize="small", ncol=4, loc="lower left")
-            self.title = self.axes.set_title("")
+            self.title = self.axes.set_title("", y=1.0)  # fixed y: drawn alone
         self.add_control("multiple", ipywidgets.SelectionSlider(
             options=[(f"{m}x", m) for m in MULTIPLES], value=multiple, description="length"))
         self.add_control("task", ipywidgets.Dropdown(options=list(TASKS), value=task,
                                                      description="task"))
         self.refresh()
+
+    def changing_artists(self) -> list[Artist]:
+        return [*self.lines.values(), self.title]
 
     def update(self, multiple: int, task: str) -> None:  # type: ignore[override]
         curves = mean_curves(self.entries, task, SCHEMES, multiple)

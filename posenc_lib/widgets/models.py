@@ -16,8 +16,11 @@ The numbers all come from :mod:`posenc_lib.model_pairs`; this module only draws 
 
 from __future__ import annotations
 
+from collections.abc import Hashable
+
 import ipywidgets
 import numpy as np
+from matplotlib.artist import Artist
 
 from posenc_lib._checks import check_choice, check_int
 from posenc_lib.model_pairs import PAIR_CLASSES, classify_config_pairs, config_layer_kinds
@@ -65,6 +68,7 @@ class ModelPairsExplorer(Explorer):
             self.axes = tuple(self.figure.subplots(2, 1, sharey=True))
             self.class_lines = []
             self.context_lines = []
+            self.panel_titles = []
             for ax in self.axes:
                 lines = [ax.plot([], [], linestyle="none", marker="o", markersize=4,
                                  color=colour, label=name)[0]
@@ -76,6 +80,8 @@ class ModelPairsExplorer(Explorer):
                 ax.set_yscale("log")
                 ax.set_ylim(1.0, NOT_ROTATED_Y * 3)
                 ax.set_ylabel(r"Wavelength $\lambda_i$")
+                # fixed y: the title is drawn alone over the kept background
+                self.panel_titles.append(ax.set_title("", fontsize=9, loc="left", y=1.0))
             self.axes[1].set_xlabel("Pair index $i$ (rotated dims first)")
             self.axes[0].legend(loc="lower right", fontsize=7, ncol=2)
             self.title = self.figure.suptitle("", fontsize=10, fontweight="bold")
@@ -87,6 +93,18 @@ class ModelPairsExplorer(Explorer):
         self.canvas.draw()
         self.figure.set_layout_engine("none")  # the panels never move: keep the first layout
         self.refresh()
+
+    def background_key(self) -> Hashable:
+        return self.controls["preset"].value  # which panels show, and their x range
+
+    def changing_artists(self) -> list[Artist]:
+        shown = [row for row, ax in enumerate(self.axes) if ax.get_visible()]
+        return [
+            *(line for row in shown for line in self.class_lines[row]),
+            *(self.context_lines[row] for row in shown),
+            *(self.panel_titles[row] for row in shown),
+            self.title,
+        ]
 
     def update(self, preset: str, length: float) -> None:  # type: ignore[override]
         """Classify the pairs of every layer kind of ``preset`` at ``length``; redraw in place."""
@@ -113,6 +131,7 @@ class ModelPairsExplorer(Explorer):
             window = {"sliding_attention": config.get("sliding_window"),
                       "chunked_attention": config.get("attention_chunk_size")}.get(kind)
             seen = f", window {window:,}" if window else ""
-            ax.set_title(f"{kind} ({kinds[kind]} of {n_layers} layers{seen}): {parts}",
-                         fontsize=9, loc="left")
+            self.panel_titles[row].set_text(
+                f"{kind} ({kinds[kind]} of {n_layers} layers{seen}): {parts}"
+            )
         self.title.set_text(f"{preset} at L = {context:,}")

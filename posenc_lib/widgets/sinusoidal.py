@@ -55,7 +55,11 @@ class EncodingHeatmapExplorer(Explorer):
         self.ax = ax
         self.add_control(
             "d_model",
-            ipywidgets.IntSlider(value=d_model, min=8, max=1024, step=8, description="d_model"),
+            # redrawn on release when dragged: each value redraws the axes (~0.1 s at 2x pixels)
+            ipywidgets.IntSlider(
+                value=d_model, min=8, max=1024, step=8, description="d_model",
+                continuous_update=False,
+            ),
         )
         self.add_control(
             "base",
@@ -65,7 +69,10 @@ class EncodingHeatmapExplorer(Explorer):
         )
         self.add_control(
             "length",
-            ipywidgets.IntSlider(value=length, min=10, max=500, step=10, description="length"),
+            ipywidgets.IntSlider(
+                value=length, min=10, max=500, step=10, description="length",
+                continuous_update=False,
+            ),
         )
         self.refresh()
 

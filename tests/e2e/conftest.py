@@ -30,6 +30,7 @@ from e2e_course import (
     NOTEBOOKS_DIR,
     OUTPUT_DIR,
     REPO,
+    STORED_DIR_NAME,
     VIEWPORT,
     course_notebooks,
 )
@@ -73,6 +74,10 @@ def course_copy(tmp_path_factory: pytest.TempPathFactory) -> Path:
         )
         for notebook in course_notebooks():
             copy_without_outputs(notebook, target / notebook.name)
+        # the notebooks as stored, with their outputs: what a learner opens before running
+        (root / STORED_DIR_NAME).mkdir()
+        for notebook in course_notebooks():
+            shutil.copy(notebook, root / STORED_DIR_NAME / notebook.name)
     else:
         target.mkdir()
     # The repository's figures/ beside it, so `../figures/...` links resolve as in the repo.
@@ -225,6 +230,14 @@ def report_lines(reports: list[NotebookReport], summary: dict[str, Any]) -> list
             f"| {len(report.explorers)} | {moved} | {changed} "
             f"| {report.seconds.get('total', 0):.1f} | {len(report.console)} | {result} |"
         )
+    ticks = [
+        f"- {r.notebook} cell {t['cell']} ({t['control']}): {t['median_ms']} ms to the new "
+        f"picture, {t['median_decoded_ms']} ms decoded (median of {t['ticks']})"
+        for r in reports
+        for t in r.ticks
+    ]
+    heading = "Key press on a slider to the new picture:" if ticks else "No ticks timed."
+    lines += ["", heading, *ticks]
     console = [f"- {r.notebook}: {line}" for r in reports for line in r.console]
     lines += ["", "Console errors:" if console else "Console errors: none.", *console]
     return lines

@@ -25,6 +25,8 @@ CHROMIUM_ARGS = [
 VIEWPORT = {"width": 1400, "height": 900}
 # The copy of notebooks/ sits in this folder of the server's temporary root.
 COURSE_DIR_NAME = "notebooks"
+# ... and the notebooks as stored (outputs kept, never run by the test) in this one.
+STORED_DIR_NAME = "stored"
 
 
 def course_notebooks() -> list[Path]:

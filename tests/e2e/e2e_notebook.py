@@ -151,6 +151,8 @@ class NotebookReport:
     explorer_cells: list[int] = field(default_factory=list)
     explorers: list[dict[str, Any]] = field(default_factory=list)
     slider: dict[str, Any] | None = None
+    ticks: list[dict[str, Any]] = field(default_factory=list)
+    sizes: list[dict[str, Any]] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     error_cells: list[int] = field(default_factory=list)
     stderr: list[str] = field(default_factory=list)
@@ -446,6 +448,135 @@ def _press_and_check(page: Page, index: int, element: Locator) -> dict[str, Any]
         "png_after": png_after,
         "seconds": round(time.monotonic() - start, 2),
     }
+
+
+# Waits for the next change of the explorer image's src after the next key press or <select>
+# change anywhere in the page; window.__e2eTick resolves to the milliseconds between them.
+_ARM_TICK_JS = """(img) => {
+  window.__e2eTick = new Promise((resolve) => {
+    let start = null;
+    const before = img.src;
+    const mark = () => { if (start === null) { start = performance.now(); } };
+    document.addEventListener('keydown', mark, {capture: true, once: true});
+    document.addEventListener('change', mark, {capture: true, once: true});
+    const observer = new MutationObserver(() => {
+      if (start !== null && img.src !== before) {
+        observer.disconnect();
+        const src = performance.now() - start;
+        img.decode().catch(() => null).then(() => resolve({src: src,
+          decoded: performance.now() - start}));
+      }
+    });
+    observer.observe(img, {attributes: true, attributeFilter: ['src']});
+    setTimeout(() => { observer.disconnect(); resolve(null); }, TIMEOUT_MS);
+  });
+}""".replace("TIMEOUT_MS", str(int(PLOT_CHANGE_TIMEOUT * 1000)))
+
+# Where an explorer image is drawn: its CSS box, its PNG's pixels and the screen's pixel ratio.
+_IMAGE_SIZE_JS = """(img) => ({
+  shown: img.getBoundingClientRect().width,
+  natural: img.naturalWidth,
+  available: img.parentElement.getBoundingClientRect().width,
+  devicePixelRatio: window.devicePixelRatio,
+})"""
+
+PIXEL_RATIO = 2  # the explorers render two PNG pixels per CSS pixel (Explorer.pixel_ratio)
+
+
+def explorer_image_sizes(page: Page, indices: list[int]) -> list[dict[str, Any]]:
+    """For every explorer image: its shown (CSS) width and its PNG width, in pixels."""
+    sizes = []
+    for index in indices:
+        images = cell_locator(page, index).locator(
+            ".jp-OutputArea-output .widget-vbox > img.widget-image"
+        )
+        for number in range(images.count()):
+            sizes.append({"cell": index, **images.nth(number).evaluate(_IMAGE_SIZE_JS)})
+    return sizes
+
+
+def time_explorer_ticks(page: Page, indices: list[int], ticks: int = 7) -> list[dict[str, Any]]:
+    """For every explorer: milliseconds from a key press on its first slider to the new picture.
+
+    The first enabled slider handle of each explorer is focused and gets ``ticks`` arrow-key
+    presses (ArrowRight, ArrowLeft at the end of the range), one at a time; each is timed in
+    the page, from the keydown event to the image's new ``src`` (and to the decoded picture).
+    An explorer without a slider has its first dropdown's next option picked instead, timed
+    from the ``change`` event. Times are reported, never asserted: the machine is shared.
+    """
+    results = []
+    for index in indices:
+        boxes = cell_locator(page, index).locator(".jp-OutputArea-output .widget-vbox:has(> img)")
+        for number in range(boxes.count()):
+            box = boxes.nth(number)
+            image = box.locator(":scope > img.widget-image").first
+            handles = box.locator(_KEYBOARD_CONTROLS[0].split(" ", 2)[2])
+            selects = box.locator(".widget-dropdown select")
+            element = handles.first if handles.count() else selects.first
+            state = _control_state(element)
+            times = []
+            for _ in range(ticks):
+                state = _control_state(element)
+                image.evaluate(_ARM_TICK_JS)
+                element.focus()
+                if state["kind"] == "slider":
+                    page.keyboard.press("ArrowLeft" if state["atEnd"] else "ArrowRight")
+                else:
+                    options = element.evaluate("(s) => Array.from(s.options, (o) => o.value)")
+                    element.select_option(options[(options.index(state["value"]) + 1)
+                                                  % len(options)])
+                times.append(page.evaluate("() => window.__e2eTick"))
+            done = [t for t in times if t]
+            ordered = sorted(t["src"] for t in done)
+            decoded = sorted(t["decoded"] for t in done)
+            results.append({
+                "cell": index,
+                "control": f"{state['kind']} {state['label']!r}",
+                "ticks": len(done),
+                "median_ms": round(ordered[len(ordered) // 2], 1) if ordered else None,
+                "median_decoded_ms": round(decoded[len(decoded) // 2], 1) if decoded else None,
+                "all_ms": [round(t, 1) for t in ordered],
+            })
+    return results
+
+
+# Scroll the notebook to cell ``index`` so that JupyterLab renders it (it windows long notebooks).
+_SCROLL_TO_CELL_JS = (
+    "async ([path, index]) => {"
+    + _FIND_PANEL
+    + """
+  const panel = findPanel(path);
+  await panel.content.scrollToItem(index, 'start');
+  panel.content.widgets[index].node.dataset.e2eCell = String(index);
+}"""
+)
+
+# What a stored explorer output shows before any kernel ran it: its picture and its text.
+_STORED_OUTPUT_JS = """(cell) => {
+  const img = cell.querySelector('.jp-OutputArea-output img');
+  const area = cell.querySelector('.jp-OutputArea');
+  return {
+    text: area ? area.innerText : '',
+    img: img ? {complete: img.complete, natural: img.naturalWidth,
+                shown: img.getBoundingClientRect().width} : null,
+  };
+}"""
+
+
+def stored_output(page: Page, path: str, index: int) -> dict[str, Any]:
+    """The picture and text that the stored output of cell ``index`` shows (no kernel run)."""
+    page.evaluate(_SCROLL_TO_CELL_JS, [path, index])
+
+    def shown() -> dict[str, Any] | None:
+        seen: dict[str, Any] = cell_locator(page, index).evaluate(_STORED_OUTPUT_JS)
+        return seen if seen["img"] and seen["img"]["complete"] and seen["img"]["natural"] else None
+
+    try:
+        result: dict[str, Any] = _poll(page, "the stored picture", WIDGET_TIMEOUT, shown)
+        return result
+    except AssertionError as error:
+        seen = cell_locator(page, index).evaluate(_STORED_OUTPUT_JS)
+        raise AssertionError(f"{error}; cell {index} shows {seen}") from None
 
 
 def screenshot(page: Page, path: Path, index: int | None = None) -> str:

@@ -10,21 +10,26 @@ Marked ``e2e``: the default ``pytest`` run deselects it; ``make e2e`` runs it.
 
 from __future__ import annotations
 
+import json
 import time
 from pathlib import Path
 from typing import Any
 
 import pytest
-from e2e_course import COURSE_DIR_NAME, NOTEBOOKS_DIR, course_notebooks
+from e2e_course import COURSE_DIR_NAME, NOTEBOOKS_DIR, STORED_DIR_NAME, course_notebooks
 from e2e_notebook import (
+    PIXEL_RATIO,
     NotebookReport,
     cells_showing_explorers,
     dialog_text,
     explorer_cells,
+    explorer_image_sizes,
     move_one_slider,
     open_notebook,
     run_all_from_menu,
     screenshot,
+    stored_output,
+    time_explorer_ticks,
     wait_for_explorers,
     wait_until_run_finished,
 )
@@ -119,6 +124,18 @@ def test_notebook_runs_and_its_explorers_respond(
             report.screenshots.append(screenshot(page, shot, report.slider["cell"]))
             assert report.slider["png_after"]["png"], "the explorer's image is not a PNG"
 
+            # sharp: every picture is shown at its PNG width / PIXEL_RATIO, not stretched
+            report.sizes = explorer_image_sizes(page, report.explorer_cells)
+            for size in report.sizes:
+                wanted = min(size["natural"] / PIXEL_RATIO, size["available"])
+                assert abs(size["shown"] - wanted) <= 1, f"image drawn at the wrong size: {size}"
+            # fast: reported (print and report.json), never asserted
+            report.ticks = time_explorer_ticks(page, report.explorer_cells)
+            for tick in report.ticks:
+                print(f"{notebook.name} cell {tick['cell']} {tick['control']}: median "
+                      f"{tick['median_ms']} ms to the new src, {tick['median_decoded_ms']} ms "
+                      f"decoded, over {tick['ticks']} key presses")
+
         page.wait_for_timeout(300)
         assert not console, "browser console errors:\n" + "\n".join(console)
     except BaseException as error:
@@ -136,6 +153,41 @@ def test_notebook_runs_and_its_explorers_respond(
     finally:
         report.console = list(console)
         report.seconds["total"] = round(time.monotonic() - start, 1)
+        try:
+            shutdown_session(lab_server, path)
+        except OSError:
+            pass
+
+
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+STORED_CHECKED = ["02_sinusoidal_formula.ipynb", "10_length_generalisation_lab.ipynb"]
+
+
+@pytest.mark.parametrize("name", STORED_CHECKED)
+def test_a_stored_notebook_shows_each_explorer_picture_before_it_runs(
+    name: str, lab_server: LabServer, lab_page: tuple[Any, list[str]], e2e_output: Path
+) -> None:
+    """Opened as stored (not run, so not trusted): each explorer cell shows its PNG fallback,
+    at its CSS width, and neither "VBox(children=..." nor a widget error."""
+    page, _ = lab_page
+    path = f"{STORED_DIR_NAME}/{name}"
+    try:
+        open_notebook(page, lab_server.url, path)
+        stored = json.loads((NOTEBOOKS_DIR / name).read_text())["cells"]
+        # explorers: a widget view with a PNG fallback (a progress bar has none)
+        cells = [
+            index
+            for index, cell in enumerate(stored)
+            for outputs in [cell.get("outputs", [])]
+            if any({WIDGET_VIEW, "image/png"} <= set(o.get("data", {})) for o in outputs)
+        ]
+        assert cells, f"no stored widget output in {name}"
+        for index in cells:
+            seen = stored_output(page, path, index)
+            assert "VBox(" not in seen["text"] and "Error" not in seen["text"], seen["text"]
+            assert abs(seen["img"]["shown"] - seen["img"]["natural"] / PIXEL_RATIO) <= 1, seen
+        screenshot(page, e2e_output / f"stored_{Path(name).stem}.png", cells[0])
+    finally:
         try:
             shutdown_session(lab_server, path)
         except OSError:
