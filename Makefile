@@ -10,7 +10,7 @@ export OPENBLAS_NUM_THREADS ?= 1
 export OMP_NUM_THREADS ?= 1
 export MKL_NUM_THREADS ?= 1
 
-.PHONY: venv lab test lint notebooks figures experiments student html bench e2e clean
+.PHONY: venv lab test lint notebooks figures experiments student html nbgrader bench e2e clean
 
 venv: $(STAMP)
 
@@ -21,8 +21,16 @@ $(STAMP): pyproject.toml constraints.txt
 	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[dev]'
 	touch $(STAMP)
 
+# The lab serves the repository, so notebooks/ and the student copies (build/student, after
+# `make student`) are both in its file browser; it opens on notebooks/. As root (Docker, many
+# JupyterHubs) Jupyter refuses to start without --allow-root.
+LAB_FLAGS := --ServerApp.root_dir=$(CURDIR) --LabApp.default_url=/lab/tree/notebooks
+ifeq ($(shell id -u),0)
+LAB_FLAGS += --allow-root
+endif
+
 lab: $(STAMP)
-	$(BIN)/jupyter lab notebooks/
+	$(BIN)/jupyter lab $(LAB_FLAGS)
 
 lint: $(STAMP)
 	$(BIN)/ruff check posenc_lib tests tools benchmarks
@@ -43,11 +51,19 @@ figures: $(STAMP)
 experiments: $(STAMP)
 	$(BIN)/python -m posenc_lib.lab.experiments --out results --figures results
 
+# The student copies (notebooks without solutions) and the student site (offline HTML).
 student: $(STAMP)
 	$(BIN)/python tools/build_student.py --out build/student
+	$(BIN)/python tools/build_html.py --student --out build/student-html
 
+# The full course as an offline site, solutions included (for instructors).
 html: $(STAMP)
 	$(BIN)/python tools/build_html.py --out build/html
+
+# nbgrader's course directory; then: cd build/nbgrader && nbgrader generate_assignment NN_name
+# (with .venv/bin on the PATH: nbgrader calls alembic). See notebooks/INSTRUCTORS.md.
+nbgrader: $(STAMP)
+	$(BIN)/python tools/build_nbgrader.py --out build/nbgrader
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run.py --out build/bench.json

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import re
 import subprocess
 import sys
@@ -32,14 +33,25 @@ def html_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
+@pytest.fixture(scope="module")
+def student_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("student-html")
+    build_html.build(out, NOTEBOOKS, student=True)
+    return out
+
+
+def page_lines(page: Path) -> set[str]:
+    """The text lines a reader sees on an HTML page (tags removed, entities decoded)."""
+    text = page.read_text(encoding="utf-8")
+    text = re.sub(r"<(script|style)\b.*?</\1>", "", text, flags=re.S)
+    return {line.strip() for line in html.unescape(re.sub(r"<[^>]+>", "", text)).splitlines()}
+
+
 def secret_lines(path: Path) -> set[str]:
     """Lines of solution cells that appear in no other cell of the source notebook."""
     cells = load(path)["cells"]
     public = {
-        line.strip()
-        for c in cells
-        if "solution" not in tags(c)
-        for line in source(c).splitlines()
+        line.strip() for c in cells if "solution" not in tags(c) for line in source(c).splitlines()
     }
     return {
         line.strip()
@@ -131,7 +143,7 @@ def internal_links(page: Path) -> list[str]:
 def test_every_internal_link_resolves(html_dir: Path) -> None:
     for page in html_dir.glob("*.html"):
         for link in internal_links(page):
-            target = html_dir / unquote(link.split("#", 1)[0])
+            target = html_dir / unquote(re.split(r"[#?]", link, maxsplit=1)[0])
             assert target.exists(), f"{page.name} links to missing {link}"
 
 
@@ -152,3 +164,103 @@ def test_each_page_shows_its_images_and_navigation(html_dir: Path, path: Path) -
     if i < len(NOTEBOOKS) - 1:
         assert f'rel="next" href="{NOTEBOOKS[i + 1].stem}.html"' in page
     assert "widget-view+json" not in page or build_html.STATIC_NOTE in page
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=ids)
+def test_student_site_has_no_solution_line_and_no_solution_output(
+    student_site: Path, html_dir: Path, path: Path
+) -> None:
+    secrets = secret_lines(path)
+    assert secrets, "every notebook has solutions to hide"
+    # The full course shows them (so the search below can find a leak) ...
+    assert secrets <= page_lines(html_dir / f"{path.stem}.html")
+    assert "✔ Correct" in (html_dir / f"{path.stem}.html").read_text(encoding="utf-8")
+    # ... the student site shows none, nor the solutions' passing checks.
+    page = student_site / f"{path.stem}.html"
+    leaked = secrets & page_lines(page)
+    assert not leaked, f"solution lines on the student site: {sorted(leaked)[:3]}"
+    assert "✔ Correct" not in page.read_text(encoding="utf-8")
+    assert BEGIN not in page.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=ids)
+def test_student_copy_says_nothing_about_hidden_solutions(student_dir: Path, path: Path) -> None:
+    cells = load(student_dir / path.name)["cells"]
+    prose = "\n".join(source(c) for c in cells if c["cell_type"] == "markdown").lower()
+    everything = "\n".join(source(c) for c in cells).lower()
+    # the word, not a config field such as hidden_size
+    assert not re.search(r"\bhidden\b", prose), f"{path.name} tells the learner something is hidden"
+    assert "solution cell" not in everything, f"{path.name} mentions a solution cell"
+
+
+@pytest.mark.parametrize("site", ["full", "student"])
+def test_sites_load_nothing_from_outside(html_dir: Path, student_site: Path, site: str) -> None:
+    folder = html_dir if site == "full" else student_site
+    for page in folder.glob("*.html"):
+        text = page.read_text(encoding="utf-8")
+        loaded = re.findall(r"<(?:script|link|img)\b[^>]*?(?:src|href)=\"([^\"]+)\"", text)
+        outside = [u for u in loaded if re.match(r"(https?:)?//", u)]
+        assert not outside, f"{page.name} loads {outside[:3]}"
+    assert (folder / "mathjax" / "MathJax.js").exists()
+    assert (folder / "course.css").exists()
+
+
+GUIDE = ROOT / "notebooks" / "INSTRUCTORS.md"
+FRAME = {"What you will learn", "What you need", "Summary", "Exercises", "Further reading"}
+
+
+def guide_section(title: str) -> str:
+    """The text of the INSTRUCTORS.md section headed ``title``, up to the next heading."""
+    text = GUIDE.read_text(encoding="utf-8")
+    match = re.search(rf"^##+ {re.escape(title)}\n(.*?)(?=^##+ )", text, re.S | re.M)
+    assert match, f"INSTRUCTORS.md has no section {title!r}"
+    return match.group(1)
+
+
+def table_rows(section: str) -> list[list[str]]:
+    """The body rows of the first markdown table in ``section``, as lists of cells."""
+    rows = [line for line in section.splitlines() if line.startswith("|")]
+    return [[cell.strip() for cell in row.strip("|").split(" | ")] for row in rows[2:]]
+
+
+def headings(path: Path) -> list[str]:
+    return [
+        line.lstrip("#").strip()
+        for cell in load(path)["cells"] if cell["cell_type"] == "markdown"
+        for line in source(cell).splitlines() if re.match(r"^##+ ", line)
+    ]  # fmt: skip
+
+
+def test_plan_splits_every_notebook_into_core_and_optional_sections() -> None:
+    rows = {row[0][:2]: row for row in table_rows(guide_section("Core and optional sections"))}
+    assert sorted(rows) == [path.name[:2] for path in NOTEBOOKS]
+    for path in NOTEBOOKS:
+        _, core, optional = rows[path.name[:2]]
+        listed = [s for s in core.split(" · ") + optional.split(" · ") if not s.startswith("(")]
+        sections = [h for h in headings(path) if h not in FRAME]
+        assert sorted(listed) == sorted(sections), path.name
+
+
+def test_plan_has_ten_sessions_each_with_its_assignment() -> None:
+    rows = table_rows(guide_section("A two-week plan: ten 90-minute sessions"))
+    assert [row[0] for row in rows] == [str(i) for i in range(1, 11)]
+    stems = {path.stem for path in NOTEBOOKS}
+    assigned = [a for row in rows for a in re.findall(r"`(\d\d_\w+)`", row[-1])]
+    assert set(assigned) <= stems and len(assigned) == len(set(assigned)) >= 10
+    taught = {n for row in rows for n in re.findall(r"\b(\d\d) [A-Z]", row[1])}
+    assert taught == {stem[:2] for stem in stems} - {"11"}
+
+
+def test_rubric_weights_add_up_and_one_week_cut_has_five_sessions() -> None:
+    weights = [int(row[1].rstrip("%")) for row in table_rows(guide_section("Rubric"))]
+    assert sum(weights) == 100
+    rows = table_rows(guide_section("A one-week version: five sessions"))
+    assert [row[0] for row in rows] == [str(i) for i in range(1, 6)]
+    assert "Cut:" in guide_section("A one-week version: five sessions")
+
+
+def test_guide_gives_the_nbgrader_commands_the_test_runs() -> None:
+    text = guide_section("Grading with nbgrader")
+    for command in ("make nbgrader", "nbgrader generate_assignment", "nbgrader autograde",
+                    "nbgrader generate_feedback", "cd build/nbgrader"):  # fmt: skip
+        assert command in text

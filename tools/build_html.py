@@ -1,14 +1,22 @@
-"""Render the course as a static site: one HTML page per notebook, with outputs, and an index.
+"""Render the course as a static site that works offline: a page per notebook and an index.
 
 Usage::
 
-    python tools/build_html.py [--out build/html]
+    python tools/build_html.py [--out build/html]                     # the full course
+    python tools/build_html.py --student [--out build/student-html]   # without solutions
 
-Each page keeps every stored output (plots are embedded as images, equations are typeset by
-MathJax in the reader's browser) and gets previous / index / next links. A live explorer cannot
-run in a static page, so its output shows the picture stored with it (its ``image/png``
-fallback, the explorer's default view) and a note saying how to move its controls. Links
-between notebooks (``NN_name.ipynb``) point at the pages.
+Each page keeps the stored outputs (plots are embedded as images) and gets previous / index /
+next links. A live explorer cannot run in a static page, so its output shows the picture stored
+with it (its ``image/png`` fallback, the explorer's default view) and a note saying how to move
+its controls. Links between notebooks (``NN_name.ipynb``) point at the pages. ``--student``
+builds the student site: solution and source-only cells removed, and the outputs of the exercise
+and check cells cleared (``build_student.without_solutions``).
+
+Offline: nothing is loaded from outside the site. The formulas are typeset by MathJax 2.7, which
+the PyPI package ``jupyter-server-mathjax`` (a dev dependency) ships; it is copied into
+``<out>/mathjax/``. nbconvert's page template is kept, minus what it loads from a CDN (require.js,
+MathJax and mermaid): the course's outputs need none of them. The style sheet ``course.css``
+sets the typography and the navigation bar.
 """
 
 from __future__ import annotations
@@ -16,15 +24,84 @@ from __future__ import annotations
 import argparse
 import html
 import re
+import shutil
 import sys
 from pathlib import Path
 
+import jupyter_server_mathjax
 import nbformat
+from jinja2 import DictLoader
 from nbconvert import HTMLExporter
 
 ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:  # run as a script: make tools/ importable
+    sys.path.insert(0, str(ROOT))
+
+from tools.build_student import without_solutions  # noqa: E402
+
 NOTEBOOKS = ROOT / "notebooks"
 DEFAULT_OUT = ROOT / "build" / "html"
+DEFAULT_STUDENT_OUT = ROOT / "build" / "student-html"
+COURSE_TITLE = "Positional encoding, from binary counting to YaRN"
+MATHJAX_SOURCE = Path(jupyter_server_mathjax.__file__).parent / "static"
+MATHJAX_DIR = "mathjax"
+MATHJAX_CONFIG = """\
+<script type="text/x-mathjax-config">
+MathJax.Hub.Config({
+  tex2jax: {inlineMath: [["$", "$"], ["\\\\(", "\\\\)"]],
+            displayMath: [["$$", "$$"], ["\\\\[", "\\\\]"]],
+            processEscapes: true, processEnvironments: true},
+  TeX: {equationNumbers: {autoNumber: "AMS", useLabelIds: true}},
+  "HTML-CSS": {availableFonts: [], preferredFont: null, webFont: "STIX-Web", imageFont: null},
+  displayAlign: "center",
+  messageStyle: "none"
+});
+</script>
+<script src="mathjax/MathJax.js?config=TeX-AMS-MML_HTMLorMML-full,Safe"></script>
+"""
+"""MathJax from the site's own folder. The bundled MathJax has the STIX web fonts only."""
+
+PAGE_TEMPLATE = (
+    """\
+{%- extends "index.html.j2" -%}
+{%- block html_head_js_requirejs -%}{%- endblock html_head_js_requirejs -%}
+{%- block html_head_js_mathjax -%}"""
+    + MATHJAX_CONFIG
+    + """{%- endblock html_head_js_mathjax -%}
+{%- block html_head_js_mermaidjs -%}{%- endblock html_head_js_mermaidjs -%}
+{%- block extra_css -%}<link rel="stylesheet" href="course.css"><link rel="icon" href="data:,">
+{%- endblock extra_css -%}
+"""
+)
+"""nbconvert's lab page, minus its CDN scripts, plus the local MathJax and the style sheet."""
+
+STYLE = """\
+:root { --accent: #1f5f8b; --muted: #5b6770; --rule: #d8dee4; }
+body { font-family: system-ui, -apple-system, "Segoe UI", "DejaVu Sans", sans-serif;
+       line-height: 1.6; color: #1d2328; margin: 0; background: #fff; }
+main.course-index, body > .jp-Notebook { max-width: 58rem; margin: 0 auto; padding: 0 1.5rem; }
+.jp-RenderedHTMLCommon { font-size: 1.02rem; line-height: 1.65; }
+.jp-RenderedHTMLCommon h1, .jp-RenderedHTMLCommon h2, .jp-RenderedHTMLCommon h3,
+main.course-index h1, main.course-index h2 { color: #12344d; line-height: 1.25; }
+nav.course-nav { position: sticky; top: 0; z-index: 10; display: flex; flex-wrap: wrap;
+                 gap: 0.4rem 1.2rem; align-items: center; padding: 0.6rem 1.5rem;
+                 background: #f4f7fa; border-bottom: 1px solid var(--rule);
+                 font-size: 0.95rem; }
+nav.course-nav.bottom { position: static; border-top: 1px solid var(--rule);
+                        border-bottom: none; margin-top: 2rem; }
+nav.course-nav a { color: var(--accent); text-decoration: none; }
+nav.course-nav a:hover { text-decoration: underline; }
+nav.course-nav .edition { margin-left: auto; color: var(--muted); }
+table.syllabus { border-collapse: collapse; width: 100%; margin: 1rem 0 2rem; }
+table.syllabus th, table.syllabus td { text-align: left; padding: 0.5rem 0.7rem;
+                                       border-bottom: 1px solid var(--rule); vertical-align: top; }
+table.syllabus th { color: var(--muted); font-weight: 600; }
+table.syllabus a { color: var(--accent); font-weight: 600; text-decoration: none; }
+p.lead { font-size: 1.1rem; color: #33404a; }
+/* MathJax's hidden MathML copy (for screen readers) would ask for TeX fonts the bundle lacks. */
+.MJX_Assistive_MathML, .MJX_Assistive_MathML * { font-family: inherit !important; }
+"""
+"""The site's style sheet: readable width, a sans-serif text face and a sticky navigation bar."""
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
 STATIC_NOTE = (
     "Interactive explorer: run this notebook in JupyterLab to move its sliders. "
@@ -63,7 +140,7 @@ def title_of(notebook: nbformat.NotebookNode, fallback: str) -> str:
     return fallback
 
 
-def navigation(pages: list[tuple[str, str]], index: int) -> str:
+def navigation(pages: list[tuple[str, str]], index: int, edition: str, where: str = "top") -> str:
     """Previous / index / next links for page ``index`` of ``pages`` [(file, title), ...]."""
     links = []
     if index > 0:
@@ -73,7 +150,9 @@ def navigation(pages: list[tuple[str, str]], index: int) -> str:
     if index < len(pages) - 1:
         name, title = pages[index + 1]
         links.append(f'<a rel="next" href="{name}">{html.escape(title)} →</a>')
-    return '<nav class="course-nav" style="margin:1em 0">' + " · ".join(links) + "</nav>"
+    links.append(f'<span class="edition">{html.escape(edition)}</span>')
+    classes = "course-nav" if where == "top" else "course-nav bottom"
+    return f'<nav class="{classes}">' + "".join(links) + "</nav>"
 
 
 def link_pages(body: str) -> str:
@@ -81,21 +160,45 @@ def link_pages(body: str) -> str:
     return re.sub(r'href="(\d\d_[\w-]+)\.ipynb', r'href="\1.html', body)
 
 
-def index_page(pages: list[tuple[str, str]], descriptions: dict[str, str]) -> str:
+def index_page(pages: list[tuple[str, str]], descriptions: dict[str, str], student: bool) -> str:
     rows = "".join(
         f'<tr><td><a href="{name}">{html.escape(title)}</a></td>'
         f"<td>{html.escape(descriptions.get(name[:-5], ''))}</td></tr>"
         for name, title in pages
     )
-    return (
-        '<!DOCTYPE html><html><head><meta charset="utf-8">'
-        "<title>Positional encoding, from binary counting to YaRN</title></head>"
-        '<body style="font-family:sans-serif;max-width:60em;margin:2em auto">'
-        "<h1>Positional encoding, from binary counting to YaRN</h1>"
-        "<p>The course, rendered with every output. Run the notebooks to use the explorers "
-        "and the exercise checks.</p><h2>Syllabus</h2>"
-        f"<table><tr><th>notebook</th><th>what you learn</th></tr>{rows}</table></body></html>"
+    about = (
+        "The student edition: every lesson with its figures, and each exercise with its "
+        "prompt and starting cell. Open the notebooks in JupyterLab to answer them and run "
+        "the checks."
+        if student
+        else "The full course, rendered with every output and worked solution. Run the "
+        "notebooks in JupyterLab to use the explorers and the exercise checks."
     )
+    return (
+        '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1.0">'
+        f'<title>{COURSE_TITLE}</title><link rel="stylesheet" href="course.css">'
+        '<link rel="icon" href="data:,"></head><body>'
+        f'<nav class="course-nav"><a href="index.html">Course index</a>'
+        f'<a href="{pages[0][0]}">Start: {html.escape(pages[0][1])} →</a>'
+        f'<span class="edition">{edition_name(student)}</span></nav>'
+        f'<main class="course-index"><h1>{COURSE_TITLE}</h1><p class="lead">{about}</p>'
+        '<h2>Syllabus</h2><table class="syllabus"><tr><th>notebook</th>'
+        f"<th>what you learn</th></tr>{rows}</table></main></body></html>"
+    )
+
+
+def edition_name(student: bool) -> str:
+    return "Student edition" if student else "Full course with solutions"
+
+
+def bundle_mathjax(out: Path) -> Path:
+    """Copy the MathJax that ``jupyter-server-mathjax`` ships into ``out``/mathjax/."""
+    target = out / MATHJAX_DIR
+    if target.exists():
+        shutil.rmtree(target)
+    shutil.copytree(MATHJAX_SOURCE, target)
+    return target
 
 
 def readme_descriptions() -> dict[str, str]:
@@ -105,11 +208,21 @@ def readme_descriptions() -> dict[str, str]:
     return dict(rows)
 
 
-def build(out: Path, sources: list[Path]) -> list[Path]:
-    """Write one page per notebook and index.html into ``out``; return the paths written."""
+def build(out: Path, sources: list[Path], student: bool = False) -> list[Path]:
+    """Write one page per notebook, index.html, course.css and mathjax/ into ``out``.
+
+    With ``student=True`` the pages leave out the solutions (see the module docstring).
+    Returns the HTML pages written, the index first.
+    """
     out.mkdir(parents=True, exist_ok=True)
-    exporter = HTMLExporter(template_name="lab")
+    exporter = HTMLExporter(
+        template_name="lab",
+        extra_loaders=[DictLoader({"course.html.j2": PAGE_TEMPLATE})],
+        template_file="course.html.j2",
+    )
     notebooks = [nbformat.read(path, as_version=4) for path in sources]
+    if student:
+        notebooks = [without_solutions(nb) for nb in notebooks]
     pages = [
         (f"{path.stem}.html", title_of(nb, path.stem))
         for path, nb in zip(sources, notebooks, strict=True)
@@ -117,24 +230,34 @@ def build(out: Path, sources: list[Path]) -> list[Path]:
     written = []
     for i, notebook in enumerate(notebooks):
         body, _ = exporter.from_notebook_node(without_live_widgets(notebook))
-        nav = navigation(pages, i)
+        edition = edition_name(student)
+        nav = navigation(pages, i, edition)
         opening = re.search(r"<body[^>]*>", body)
         assert opening, "nbconvert's page has a <body>"
         body = link_pages(body[: opening.end()] + nav + body[opening.end() :])
-        body = body.replace("</body>", nav + "</body>", 1)
+        body = body.replace("</body>", navigation(pages, i, edition, "bottom") + "</body>", 1)
         target = out / pages[i][0]
         target.write_text(body, encoding="utf-8")
         written.append(target)
     index = out / "index.html"
-    index.write_text(index_page(pages, readme_descriptions()), encoding="utf-8")
+    index.write_text(index_page(pages, readme_descriptions(), student), encoding="utf-8")
+    (out / "course.css").write_text(STYLE, encoding="utf-8")
+    bundle_mathjax(out)
     return [index, *written]
 
 
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="output folder")
+    parser.add_argument(
+        "--out",
+        type=Path,
+        help="output folder (default: build/html, or build/student-html with --student)",
+    )
+    parser.add_argument("--student", action="store_true", help="leave out the solutions")
     args = parser.parse_args(argv)
-    written = build(args.out, sorted(NOTEBOOKS.glob("[0-9][0-9]_*.ipynb")))
+    if args.out is None:
+        args.out = DEFAULT_STUDENT_OUT if args.student else DEFAULT_OUT
+    written = build(args.out, sorted(NOTEBOOKS.glob("[0-9][0-9]_*.ipynb")), args.student)
     print(f"{len(written)} pages written to {args.out} (open {args.out / 'index.html'})")
     return 0
 

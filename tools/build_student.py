@@ -11,7 +11,9 @@ It does what this nbconvert command does, for every notebook, plus two touches::
         --ClearOutputPreprocessor.enabled=True --output-dir build/student notebooks/*.ipynb
 
 Cells tagged ``source-only`` (the note telling a learner studying alone where the worked
-solutions are) are removed with the solution cells. The touches: stub cells (tagged
+solutions are) are removed with the solution cells. :func:`without_solutions` is the part the
+student site (``tools/build_html.py --student``) shares: it keeps the other outputs but clears
+those of the exercise and check cells, which the solutions computed. The touches: stub cells (tagged
 ``exercise``) also get the ``raises-exception`` tag, so a stub a learner leaves as
 ``raise NotImplementedError`` does not stop "Run all" under nbval; and the widget state is
 dropped. The sources in notebooks/ are only read, and building into notebooks/ is refused.
@@ -20,6 +22,7 @@ dropped. The sources in notebooks/ are only read, and building into notebooks/ i
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from pathlib import Path
 
@@ -31,12 +34,32 @@ NOTEBOOKS = ROOT / "notebooks"
 DEFAULT_OUT = ROOT / "build" / "student"
 
 
+CHECK_CALL = re.compile(r"\b(nb\d\d\.\w+)\.check\(")
+"""An exercise's check cell calls ``nbNN.<name>.check(`` (group 1: ``nbNN.<name>``)."""
+
+
+def without_solutions(notebook: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    """A copy of ``notebook`` without solution and source-only cells, nor what solutions computed.
+
+    The outputs of the stub cells (tagged ``exercise``) and of the check cells are cleared too:
+    in a source notebook they show the solution's result. Every other output is kept.
+    """
+    copy = nbformat.from_dict(notebook)
+    remover = TagRemovePreprocessor(enabled=True, remove_cell_tags={"solution", "source-only"})
+    copy, _ = remover.preprocess(copy, {})
+    for cell in copy.cells:
+        if cell.cell_type == "code" and (
+            "exercise" in cell.metadata.get("tags", []) or CHECK_CALL.search(cell.source)
+        ):
+            cell.outputs = []
+            cell.execution_count = None
+    return copy
+
+
 def student_copy(notebook: nbformat.NotebookNode) -> nbformat.NotebookNode:
     """Return the student version of ``notebook`` (the argument is not modified)."""
-    copy = nbformat.from_dict(notebook)
+    copy = without_solutions(notebook)
     resources: dict = {}
-    remover = TagRemovePreprocessor(enabled=True, remove_cell_tags={"solution", "source-only"})
-    copy, resources = remover.preprocess(copy, resources)
     copy, resources = ClearOutputPreprocessor(enabled=True).preprocess(copy, resources)
     for cell in copy.cells:
         tags = cell.metadata.get("tags", [])

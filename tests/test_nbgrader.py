@@ -1,0 +1,232 @@
+"""nbgrader grades the course: build the course directory, release, grade a simulated class.
+
+The whole cycle runs with nbgrader's own commands in a temporary copy of ``make nbgrader``'s
+course directory, for the quick assignment(s) in :data:`ASSIGNMENTS`:
+``nbgrader generate_assignment A`` and ``nbgrader autograde A`` with no flags, then the scores
+are read from nbgrader's gradebook. The simulated class, one submission each:
+
+- ``solver`` writes every solution (the source notebook's solution code);
+- ``blank`` hands in the release untouched;
+- ``mistaken`` answers each exercise with its first listed common mistake;
+- ``deleter`` solves everything, then deletes the first answer cell and the last grade cell:
+  nbgrader gives no points for an exercise whose answer or grade cell is gone, and still grades
+  the others;
+- ``crasher`` solves everything except two answers: one raises, one loops forever (nbgrader
+  interrupts it after the per-cell timeout).
+
+The expected scores are computed from each exercise's difficulty (tools.build_nbgrader.POINTS),
+not read from nbgrader. The loop is graded in a second ``autograde --student crasher`` call with
+a short timeout, only so that the test does not wait the course's 120 s per cell.
+"""
+
+from __future__ import annotations
+
+import html
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from posenc_lib.exercises import all_exercises
+from tests.notebook_cells import NOTEBOOKS, exercise_cells, solution_code
+from tests.test_classroom import secret_lines
+from tools import build_nbgrader
+
+ASSIGNMENTS = [p for p in NOTEBOOKS if p.name.startswith("01_")]
+"""The quick assignment(s) the cycle runs on: notebook 01 executes in a few seconds."""
+
+BIN = Path(sys.executable).parent
+LOOP_TIMEOUT = 15
+"""Per-cell seconds for the looping student's run (the course directory says 120)."""
+
+
+def nbgrader(course: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """Run ``nbgrader ARGS`` in ``course`` (nbgrader calls ``alembic`` from the PATH)."""
+    env = {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}"}
+    start = time.perf_counter()
+    result = subprocess.run(
+        [str(BIN / "nbgrader"), *args], cwd=course, env=env, capture_output=True, text=True
+    )
+    print(f"nbgrader {' '.join(args)}: {time.perf_counter() - start:.1f} s")
+    assert result.returncode == 0, f"nbgrader {' '.join(args)} failed:\n{result.stderr[-4000:]}"
+    return result
+
+
+def answer_cells(notebook: nbformat.NotebookNode) -> dict[str, nbformat.NotebookNode]:
+    """The release's answer cells by exercise key ("01.bit_period")."""
+    by_id = {build_nbgrader.grade_id(key) + "_answer": key for key in all_exercises()}
+    return {
+        by_id[cell.metadata.nbgrader.grade_id]: cell
+        for cell in notebook.cells
+        if cell.metadata.get("nbgrader", {}).get("solution")
+    }
+
+
+def grade_cells(notebook: nbformat.NotebookNode) -> list[nbformat.NotebookNode]:
+    return [c for c in notebook.cells if c.metadata.get("nbgrader", {}).get("grade")]
+
+
+def mistake_code(key: str) -> str:
+    """Code that answers exercise ``key`` with its first common mistake, as a learner would."""
+    exercise = all_exercises()[key]
+    value = f"all_exercises()[{key!r}].mistakes[0].value()"
+    line = (
+        f"{exercise.answer_name} = {value}"
+        if exercise.call_with is None
+        else f"def {exercise.answer_name}(*args):\n    return {value}"
+    )
+    return f"from posenc_lib.exercises import all_exercises\n{line}"
+
+
+def points(key: str) -> int:
+    return build_nbgrader.POINTS[all_exercises()[key].level]
+
+
+def submit(
+    course: Path, student: str, source: Path, answers: dict[str, str], delete: tuple[str, ...] = ()
+) -> None:
+    """Hand in the release of ``source`` with the given answer code appended to the stubs."""
+    release = course / "release" / source.stem / source.name
+    notebook = nbformat.read(release, as_version=4)
+    for key, cell in answer_cells(notebook).items():
+        if key in answers:
+            cell.source = cell.source.rstrip() + "\n" + answers[key]
+    drop = set()
+    if "first answer" in delete:
+        drop.add(id(next(iter(answer_cells(notebook).values()))))
+    if "last grade" in delete:
+        drop.add(id(grade_cells(notebook)[-1]))
+    notebook.cells = [c for c in notebook.cells if id(c) not in drop]
+    folder = course / "submitted" / student / source.stem
+    folder.mkdir(parents=True)
+    nbformat.write(notebook, folder / source.name)
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
+    """Build, release, submit for the simulated class and autograde; return what to assert."""
+    course = tmp_path_factory.mktemp("course")
+    build_nbgrader.build(course, ASSIGNMENTS)
+    expected: dict[tuple[str, str], int] = {}
+    keys_of: dict[str, list[str]] = {}
+    for source in ASSIGNMENTS:
+        nbgrader(course, "generate_assignment", source.stem)
+        cells = exercise_cells(source)
+        keys = list(cells)
+        keys_of[source.stem] = keys
+        solved = {k: solution_code(source, cells[k].solution) for k in keys}
+        total = sum(points(k) for k in keys)
+        submit(course, "solver", source, solved)
+        submit(course, "blank", source, {})
+        submit(course, "mistaken", source, {k: mistake_code(k) for k in keys})
+        submit(course, "deleter", source, solved, delete=("first answer", "last grade"))
+        crashed = {**solved, keys[0]: 'raise RuntimeError("my code broke")',
+                   keys[1]: "while True:\n    pass"}  # fmt: skip
+        submit(course, "crasher", source, crashed)
+        expected.update({
+            (source.stem, "solver"): total,
+            (source.stem, "blank"): 0,
+            (source.stem, "mistaken"): 0,
+            (source.stem, "deleter"): total - points(keys[0]) - points(keys[-1]),
+            (source.stem, "crasher"): total - points(keys[0]) - points(keys[1]),
+        })  # fmt: skip
+    for source in ASSIGNMENTS:
+        # Plain autograde for everyone but the looping student, then that one with a short timeout.
+        nbgrader(course, "autograde", source.stem, "--CourseDirectory.student_id_exclude=crasher")
+        nbgrader(course, "autograde", source.stem, "--student=crasher",
+                 f"--Execute.timeout={LOOP_TIMEOUT}")  # fmt: skip
+        nbgrader(course, "generate_feedback", source.stem, "--student=mistaken")
+    from nbgrader.api import Gradebook
+
+    scores = {}
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
+        for assignment, student in expected:
+            submission = gradebook.find_submission(assignment, student)
+            scores[assignment, student] = (submission.score, submission.max_score)
+    return {"course": course, "expected": expected, "scores": scores, "keys": keys_of}
+
+
+def test_grade_cells_carry_points_ids_and_grade_calls(tmp_path: Path) -> None:
+    written = build_nbgrader.build(tmp_path, NOTEBOOKS)
+    assert (tmp_path / "nbgrader_config.py").exists()
+    for source in NOTEBOOKS:
+        notebook = nbformat.read(tmp_path / "source" / source.stem / source.name, as_version=4)
+        assert tmp_path / "source" / source.stem / source.name in written
+        cells = exercise_cells(source)
+        grades = grade_cells(notebook)
+        assert [c.metadata.nbgrader.grade_id for c in grades] == [
+            build_nbgrader.grade_id(k) for k in cells
+        ]
+        for cell, key in zip(grades, cells, strict=True):
+            assert cell.metadata.nbgrader.locked and cell.metadata.nbgrader.points == points(key)
+            assert "raises-exception" in cell.metadata.tags
+            assert f"nb{key[:2]}.{key[3:]}.grade(" in cell.source and ".check(" not in cell.source
+        original = nbformat.read(source, as_version=4).cells
+        stubs = [original[c.stub].source for c in cells.values()]
+        answers = answer_cells(notebook)
+        assert list(answers) == list(cells)
+        for stub, key in zip(stubs, cells, strict=True):
+            assert answers[key].source.startswith(stub.rstrip())
+            assert "raises-exception" in answers[key].metadata.tags
+            assert "solution" not in answers[key].metadata.tags
+            # the stub appears once: in its answer cell, and in no other cell
+            assert sum(stub.strip() in c.source for c in notebook.cells) == 1
+        assert not any("source-only" in c.metadata.get("tags", []) for c in notebook.cells)
+        assert not any("exercise" in c.metadata.get("tags", []) for c in notebook.cells)
+
+
+def test_release_is_the_stub_without_solution(graded: dict) -> None:
+    course: Path = graded["course"]
+    for source in ASSIGNMENTS:
+        release = nbformat.read(course / "release" / source.stem / source.name, as_version=4)
+        original = nbformat.read(source, as_version=4).cells
+        for key, cells in exercise_cells(source).items():
+            answer = answer_cells(release)[key].source
+            assert answer.strip() == original[cells.stub].source.strip()
+        release_lines = {line.strip() for c in release.cells for line in c.source.splitlines()}
+        leaked = secret_lines(source) & release_lines
+        assert not leaked, f"solution lines in the release: {sorted(leaked)[:3]}"
+        assert not any("BEGIN SOLUTION" in c.source for c in release.cells)
+
+
+def test_simulated_class_scores(graded: dict) -> None:
+    rows = [f"{'assignment':<22} {'student':<9} {'score':>5} {'max':>4} {'expected':>8}"]
+    for (assignment, student), want in graded["expected"].items():
+        score, max_score = graded["scores"][assignment, student]
+        rows.append(f"{assignment:<22} {student:<9} {score:>5g} {max_score:>4g} {want:>8}")
+    print("\n".join(rows))
+    for key, want in graded["expected"].items():
+        score, max_score = graded["scores"][key]
+        assert max_score == graded["expected"][key[0], "solver"]
+        assert score == want, f"{key}: nbgrader gave {score}, expected {want}"
+
+
+def test_mistakes_are_named_in_the_feedback(graded: dict) -> None:
+    course: Path = graded["course"]
+    for source in ASSIGNMENTS:
+        autograded = course / "autograded" / "mistaken" / source.stem / source.name
+        notebook = nbformat.read(autograded, as_version=4)
+        errors = [
+            o for c in grade_cells(notebook) for o in c.outputs if o.output_type == "error"
+        ]  # fmt: skip
+        assert len(errors) == len(graded["keys"][source.stem])
+        assert all(o.ename == "AssertionError" for o in errors)
+        feedback = course / "feedback" / "mistaken" / source.stem / f"{source.stem}.html"
+        page = html.unescape(feedback.read_text(encoding="utf-8"))
+        for key, error in zip(graded["keys"][source.stem], errors, strict=True):
+            label = all_exercises()[key].mistakes[0].label
+            assert f"common mistake: {label}" in error.evalue
+            assert label in page
+
+
+def test_timeout_is_set_for_plain_commands(tmp_path: Path) -> None:
+    build_nbgrader.build(tmp_path, ASSIGNMENTS)
+    config = (tmp_path / "nbgrader_config.py").read_text(encoding="utf-8")
+    assert f"c.Execute.timeout = {build_nbgrader.CELL_TIMEOUT}" in config
+    assert LOOP_TIMEOUT < build_nbgrader.CELL_TIMEOUT
+    assert shutil.which("nbgrader", path=str(BIN))
