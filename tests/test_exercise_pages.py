@@ -219,3 +219,18 @@ def test_instructors_guide_lists_every_exercise_as_the_tool_builds_it() -> None:
 
     text = instructors_table.GUIDE.read_text(encoding="utf-8")
     assert instructors_table.embedded(text) == text, "run tools/instructors_table.py --write"
+
+
+def test_instructors_overview_lists_each_notebooks_current_exercises() -> None:
+    from tools import instructors_table
+
+    rows = [
+        line.split(" | ")
+        for line in instructors_table.GUIDE.read_text(encoding="utf-8").splitlines()
+        if re.match(r"\| \d\d [A-Z]", line) and " min | " in line
+    ]
+    assert len(rows) == len(NOTEBOOKS)
+    for cells in rows:
+        listed = re.findall(r"\d\d\.\w+", cells[3])
+        number = cells[0][2:4]
+        assert listed == [k for k in EXERCISES if k.startswith(f"{number}.")], cells[0]
