@@ -48,12 +48,12 @@ def test_png_bytes_decodes_to_the_same_pixels(shape: tuple[int, int, int]) -> No
     rng = np.random.default_rng(0)
     rgba = rng.integers(0, 256, size=shape, dtype=np.uint8)  # rows split in two halves
     png = png_bytes(rgba)
-    decoded = np.asarray(Image.open(io.BytesIO(png)).convert("RGB"))
+    decoded = np.asarray(Image.open(io.BytesIO(png)).convert("RGBA"))
     # zlib checks the stream's Adler-32 checksum, which a PNG decoder may skip
     (length,) = struct.unpack(">I", png[33:37])
     assert png[37:41] == b"IDAT"
-    assert len(zlib.decompress(png[41 : 41 + length])) == shape[0] * (1 + 3 * shape[1])
-    np.testing.assert_array_equal(decoded, rgba[..., :3])
+    assert len(zlib.decompress(png[41 : 41 + length])) == shape[0] * (1 + 4 * shape[1])
+    np.testing.assert_array_equal(decoded, rgba)
 
 
 @pytest.mark.parametrize("cls", EXPLORERS, ids=[c.__name__ for c in EXPLORERS])
