@@ -97,7 +97,8 @@ class SourceHeatmapExplorer(Explorer):
         rows, cols = data.shape
         self.heatmap.set_data(data)
         self.heatmap.set_extent((-0.5, cols - 0.5, rows - 0.5, -0.5))
-        self.heatmap.set_cmap(cmap)
+        if self.heatmap.get_cmap().name != cmap:
+            self.heatmap.set_cmap(cmap)  # rebuilds the colorbar: about 10 ms, only when needed
         self.ax.set_xlim(-0.5, cols - 0.5)
         bottom, top = (-0.5, rows - 0.5) if options["flip"] else (rows - 0.5, -0.5)
         self.ax.set_ylim(bottom, top)
