@@ -34,8 +34,11 @@ def test_the_live_view_holds_the_controls_and_the_rendered_png(cls: type[Explore
     assert explorer.image.value[:8] == b"\x89PNG\r\n\x1a\n"
 
 
-def test_png_bytes_decodes_to_the_same_pixels() -> None:
+@pytest.mark.parametrize("shape", [(7, 5, 4), (1, 3, 4), (301, 211, 4)])
+def test_png_bytes_decodes_to_the_same_pixels(shape: tuple[int, int, int]) -> None:
     import io
+    import struct
+    import zlib
 
     import numpy as np
     from PIL import Image
@@ -43,9 +46,14 @@ def test_png_bytes_decodes_to_the_same_pixels() -> None:
     from posenc_lib.widgets._base import png_bytes
 
     rng = np.random.default_rng(0)
-    rgba = rng.integers(0, 256, size=(7, 5, 4), dtype=np.uint8)
-    decoded = np.asarray(Image.open(io.BytesIO(png_bytes(rgba))).convert("RGB"))
-    np.testing.assert_array_equal(decoded, rgba[..., :3])
+    rgba = rng.integers(0, 256, size=shape, dtype=np.uint8)  # rows split in two halves
+    png = png_bytes(rgba)
+    decoded = np.asarray(Image.open(io.BytesIO(png)).convert("RGBA"))
+    # zlib checks the stream's Adler-32 checksum, which a PNG decoder may skip
+    (length,) = struct.unpack(">I", png[33:37])
+    assert png[37:41] == b"IDAT"
+    assert len(zlib.decompress(png[41 : 41 + length])) == shape[0] * (1 + 4 * shape[1])
+    np.testing.assert_array_equal(decoded, rgba)
 
 
 @pytest.mark.parametrize("cls", EXPLORERS, ids=[c.__name__ for c in EXPLORERS])
@@ -87,3 +95,23 @@ def test_pixel_ratio_sets_the_png_pixels_per_css_pixel() -> None:
     assert default.canvas.get_width_height() == (300, 200)
     with pytest.raises(ValueError, match="pixel_ratio"):
         Blank(pixel_ratio=0.0)
+
+
+@pytest.mark.parametrize(("first", "second"), [(b"", b""), (b"abc", b""), (b"", b"xyz"),
+                                               (bytes(range(256)) * 300, b"\xff" * 70000)])
+def test_adler32_combine_gives_the_checksum_of_the_joined_strings(
+    first: bytes, second: bytes
+) -> None:
+    import zlib
+
+    from posenc_lib.widgets._base import adler32_combine
+
+    combined = adler32_combine(zlib.adler32(first), zlib.adler32(second), len(second))
+    assert combined == zlib.adler32(first + second)
+
+
+def test_adler32_combine_rejects_a_negative_length() -> None:
+    from posenc_lib.widgets._base import adler32_combine
+
+    with pytest.raises(ValueError, match="second_length"):
+        adler32_combine(1, 1, -1)

@@ -75,7 +75,7 @@ def test_blitted_png_matches_a_full_draw(explorer: SimilarityDecayExplorer) -> N
     explorer.controls["d_model"].value = 256
     blitted = np.asarray(Image.open(io.BytesIO(explorer.image.value)))
     explorer.canvas.draw()
-    full = np.asarray(explorer.canvas.buffer_rgba())[..., :3]  # the PNG is RGB
+    full = np.asarray(explorer.canvas.buffer_rgba())  # the PNG is RGBA
     assert blitted.shape == full.shape
     differ = np.any(blitted != full, axis=-1).mean()
     assert differ < 0.01, f"{differ:.2%} of the pixels differ"

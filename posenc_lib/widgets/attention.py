@@ -20,6 +20,7 @@ from posenc_lib.attention import VOCAB, self_attention, word_order_model
 from posenc_lib.plots import draw_attention_weights, draw_grouped_bars
 from posenc_lib.scorecard import encode
 from posenc_lib.widgets._base import Explorer
+from posenc_lib.widgets._raster import PixelRaster
 
 __all__ = ["WordOrderExplorer"]
 
@@ -75,6 +76,7 @@ class WordOrderExplorer(Explorer):
             )
             self.title = right.set_title("", fontsize=9, y=1.0)  # fixed y: drawn alone
         self.bar_axes = right
+        self.raster = PixelRaster(self.attention.image)  # paints the weights without resampling
         self.add_control(
             "order", ipywidgets.Dropdown(options=ORDERS, value=ORDERS[1], description="order")
         )
@@ -96,11 +98,15 @@ class WordOrderExplorer(Explorer):
         return self_attention(x, self.w_q, self.w_k, self.w_v)
 
     def background_key(self) -> Hashable:
-        return self.controls["encoding"].value
+        return self.controls["encoding"].value  # the bars' y range
 
     def changing_artists(self) -> list[Artist]:
         patches = [p for container in self.bars for p in container.patches]
-        return [*self.attention.artists(), *patches, self.title]
+        weights = [
+            self.raster if artist is self.attention.image else artist
+            for artist in self.attention.artists()
+        ]
+        return [*weights, *patches, self.title]
 
     def update(self, order: str, encoding: str, word: str) -> None:  # type: ignore[override]
         words = order.split()

@@ -20,6 +20,7 @@ from posenc_lib.figures.registry import get_figure
 from posenc_lib.plots import draw_encoding_heatmap
 from posenc_lib.sinusoidal import sinusoidal_encoding
 from posenc_lib.widgets._base import Explorer
+from posenc_lib.widgets._raster import PixelRaster
 
 __all__ = ["SOURCE_HEATMAPS", "SourceHeatmapExplorer"]
 
@@ -62,6 +63,7 @@ class SourceHeatmapExplorer(Explorer):
             colorbar.set_ticks([-1.0, 0.0, 1.0])
             self.ax.xaxis.set_major_locator(MaxNLocator(5))
             self.ax.yaxis.set_major_locator(MaxNLocator(5))
+        self.raster = PixelRaster(self.heatmap)  # paints the heatmap without resampling it
         self._resetting = False
         self.add_control(
             "figure",
@@ -95,7 +97,8 @@ class SourceHeatmapExplorer(Explorer):
         rows, cols = data.shape
         self.heatmap.set_data(data)
         self.heatmap.set_extent((-0.5, cols - 0.5, rows - 0.5, -0.5))
-        self.heatmap.set_cmap(cmap)
+        if self.heatmap.get_cmap().name != cmap:
+            self.heatmap.set_cmap(cmap)  # rebuilds the colorbar: about 10 ms, only when needed
         self.ax.set_xlim(-0.5, cols - 0.5)
         bottom, top = (-0.5, rows - 0.5) if options["flip"] else (rows - 0.5, -0.5)
         self.ax.set_ylim(bottom, top)

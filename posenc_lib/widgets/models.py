@@ -95,7 +95,8 @@ class ModelPairsExplorer(Explorer):
         self.refresh()
 
     def background_key(self) -> Hashable:
-        return self.controls["preset"].value  # which panels show, and their x range
+        # which panels show, and their x range: presets with as many pairs share a background
+        return tuple((ax.get_visible(), ax.get_xlim()) for ax in self.axes)
 
     def changing_artists(self) -> list[Artist]:
         shown = [row for row, ax in enumerate(self.axes) if ax.get_visible()]

@@ -21,6 +21,7 @@ from posenc_lib.frequencies import inverse_frequencies, wavelengths
 from posenc_lib.plots import draw_encoding_heatmap, draw_stacked_waves
 from posenc_lib.sinusoidal import sinusoidal_encoding, sinusoidal_encoding_at
 from posenc_lib.widgets._base import Explorer
+from posenc_lib.widgets._raster import PixelRaster
 
 __all__ = ["EncodingHeatmapExplorer", "StackedWavesExplorer"]
 
@@ -52,6 +53,7 @@ class EncodingHeatmapExplorer(Explorer):
                 ax, sinusoidal_encoding(length, d_model, base), colorbar=False
             )
             self.title = ax.set_title("", fontsize=9, y=1.0)  # fixed y: drawn alone
+        self.raster = PixelRaster(self.heatmap)  # paints the heatmap without resampling it
         self.ax = ax
         self.add_control(
             "d_model",
@@ -80,7 +82,8 @@ class EncodingHeatmapExplorer(Explorer):
         return (self.controls["d_model"].value, self.controls["length"].value)
 
     def changing_artists(self) -> list[Artist]:
-        return [self.heatmap, self.title]
+        # the spines go over the picture's edges, as in a full draw
+        return [self.raster, *self.ax.spines.values(), self.title]
 
     def update(self, d_model: int, base: float, length: int) -> None:  # type: ignore[override]
         self.heatmap.set_data(sinusoidal_encoding(length, d_model, base))
