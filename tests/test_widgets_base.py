@@ -95,23 +95,3 @@ def test_pixel_ratio_sets_the_png_pixels_per_css_pixel() -> None:
     assert default.canvas.get_width_height() == (300, 200)
     with pytest.raises(ValueError, match="pixel_ratio"):
         Blank(pixel_ratio=0.0)
-
-
-@pytest.mark.parametrize(("first", "second"), [(b"", b""), (b"abc", b""), (b"", b"xyz"),
-                                               (bytes(range(256)) * 300, b"\xff" * 70000)])
-def test_adler32_combine_gives_the_checksum_of_the_joined_strings(
-    first: bytes, second: bytes
-) -> None:
-    import zlib
-
-    from posenc_lib.widgets._base import adler32_combine
-
-    combined = adler32_combine(zlib.adler32(first), zlib.adler32(second), len(second))
-    assert combined == zlib.adler32(first + second)
-
-
-def test_adler32_combine_rejects_a_negative_length() -> None:
-    from posenc_lib.widgets._base import adler32_combine
-
-    with pytest.raises(ValueError, match="second_length"):
-        adler32_combine(1, 1, -1)

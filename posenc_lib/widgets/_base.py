@@ -38,7 +38,7 @@ from matplotlib.artist import Artist
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from posenc_lib._checks import check_float, check_int
+from posenc_lib._checks import check_float
 from posenc_lib.plots import course_style
 
 __all__ = ["Explorer", "ExplorerView", "png_bytes"]
@@ -52,43 +52,11 @@ def _png_chunk(kind: bytes, data: bytes) -> bytes:
     return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
 
 
-def adler32_combine(first: int, second: int, second_length: int) -> int:
-    r"""The Adler-32 checksum of two byte strings joined, from the checksum of each.
-
-    Parameters
-    ----------
-    first, second : int
-        ``zlib.adler32`` of the first and of the second string (each started from 1).
-    second_length : int
-        Length of the second string, in bytes.
-
-    Returns
-    -------
-    int
-        ``zlib.adler32(first_string + second_string)``.
-
-    Notes
-    -----
-    Adler-32 keeps :math:`A = 1 + \sum_i x_i` and :math:`B = \sum_i A_i` (the running sums of
-    :math:`A`), both modulo 65521. Appending :math:`n` bytes whose own sums are
-    :math:`(A_2, B_2)` to a string with sums :math:`(A_1, B_1)` gives
-    :math:`A = A_1 + A_2 - 1` and :math:`B = B_1 + B_2 + n (A_1 - 1)`.
-    """
-    second_length = check_int("second_length", second_length, minimum=0)
-    modulus = 65521
-    a1, b1 = first & 0xFFFF, first >> 16
-    a2, b2 = second & 0xFFFF, second >> 16
-    a = (a1 + a2 - 1) % modulus
-    b = (b1 + b2 + second_length * (a1 - 1)) % modulus
-    return (b << 16) | a
-
-
-def _deflate_part(data: memoryview, last: bool) -> tuple[bytes, int]:
-    """Raw deflate blocks of ``data`` at level 1, ended by a full flush or by the final block,
-    and the Adler-32 checksum of ``data``."""
+def _deflate_part(data: memoryview, last: bool) -> bytes:
+    """Raw deflate blocks of ``data`` at level 1, ended by a full flush or by the final block."""
     compressor = zlib.compressobj(1, zlib.DEFLATED, -15)  # raw: no header, no checksum
     end = zlib.Z_FINISH if last else zlib.Z_FULL_FLUSH
-    return compressor.compress(data) + compressor.flush(end), zlib.adler32(data)
+    return compressor.compress(data) + compressor.flush(end)
 
 
 def _deflate_in_halves(rows: np.ndarray) -> bytes:
@@ -96,10 +64,9 @@ def _deflate_in_halves(rows: np.ndarray) -> bytes:
     middle = rows.shape[0] // 2
     halves = (rows[:middle].data, rows[middle:].data)
     future = _COMPRESSOR.submit(_deflate_part, halves[0], False)
-    second, second_sum = _deflate_part(halves[1], True)
-    first, first_sum = future.result()
-    checksum = adler32_combine(first_sum, second_sum, halves[1].nbytes)
-    return b"".join((b"\x78\x01", first, second, struct.pack(">I", checksum)))
+    second = _deflate_part(halves[1], True)
+    checksum = zlib.adler32(halves[1], zlib.adler32(halves[0]))
+    return b"".join((b"\x78\x01", future.result(), second, struct.pack(">I", checksum)))
 
 
 def png_bytes(rgba: np.ndarray) -> bytes:
