@@ -29,7 +29,6 @@ import base64
 import struct
 import zlib
 from collections.abc import Hashable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import ipywidgets
@@ -44,29 +43,8 @@ from posenc_lib.plots import course_style
 __all__ = ["Explorer", "ExplorerView", "png_bytes"]
 
 
-_COMPRESSOR = ThreadPoolExecutor(max_workers=1, thread_name_prefix="png")
-"""The second thread of :func:`png_bytes`."""
-
-
 def _png_chunk(kind: bytes, data: bytes) -> bytes:
     return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
-
-
-def _deflate_part(data: memoryview, last: bool) -> bytes:
-    """Raw deflate blocks of ``data`` at level 1, ended by a full flush or by the final block."""
-    compressor = zlib.compressobj(1, zlib.DEFLATED, -15)  # raw: no header, no checksum
-    end = zlib.Z_FINISH if last else zlib.Z_FULL_FLUSH
-    return compressor.compress(data) + compressor.flush(end)
-
-
-def _deflate_in_halves(rows: np.ndarray) -> bytes:
-    """A zlib stream of ``rows``: the two halves deflated in parallel, then joined."""
-    middle = rows.shape[0] // 2
-    halves = (rows[:middle].data, rows[middle:].data)
-    future = _COMPRESSOR.submit(_deflate_part, halves[0], False)
-    second = _deflate_part(halves[1], True)
-    checksum = zlib.adler32(halves[1], zlib.adler32(halves[0]))
-    return b"".join((b"\x78\x01", future.result(), second, struct.pack(">I", checksum)))
 
 
 def png_bytes(rgba: np.ndarray) -> bytes:
@@ -77,9 +55,7 @@ def png_bytes(rgba: np.ndarray) -> bytes:
     mostly 0 and zlib at level 1 packs them about as small as level 6 packs the raw pixels,
     several times faster. The alpha channel is kept: on an opaque figure its differences are
     all 0 and cost little, while dropping it (a copy of 3 bytes in 4) took as long as the
-    compression. The rows are compressed in two halves on two threads (zlib releases the GIL),
-    each half a run of deflate blocks ended by a full flush, so the halves join into one valid
-    stream (as ``pigz`` does): a tick waits for half the compression when a core is free.
+    compression.
 
     Notes
     -----
@@ -97,7 +73,7 @@ def png_bytes(rgba: np.ndarray) -> bytes:
         (
             b"\x89PNG\r\n\x1a\n",
             _png_chunk(b"IHDR", header),
-            _png_chunk(b"IDAT", _deflate_in_halves(rows)),
+            _png_chunk(b"IDAT", zlib.compress(rows.data, 1)),
             _png_chunk(b"IEND", b""),
         )
     )
