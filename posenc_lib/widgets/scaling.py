@@ -30,6 +30,7 @@ from posenc_lib.analysis import (
 from posenc_lib.plots import draw_frequency_ratios, draw_reference_lines, draw_unseen_angles
 from posenc_lib.scaling import SCALING_METHODS
 from posenc_lib.widgets._base import Explorer, check_slider_range
+from posenc_lib.widgets._raster import PixelRaster
 
 __all__ = ["ScalingExplorer"]
 
@@ -105,6 +106,7 @@ class ScalingExplorer(Explorer):
                 xlabel="Position $m$ / target length $L' = sL$",
             )
             right.set_xlim(0.0, 1.0)
+            self.raster = PixelRaster(self.unseen_image)  # paints the mask without resampling
             self.trained_line = draw_reference_lines(
                 right, vertical={"": 1.0 / factor}, color="#333333", linewidth=1.2
             )[""]
@@ -140,7 +142,8 @@ class ScalingExplorer(Explorer):
 
     def changing_artists(self) -> list[Artist]:
         """The ratio curve, the unseen-angle image, the trained-length line and the title."""
-        return [self.ratio_line, self.unseen_image, self.trained_line, self.title]
+        spines = self.raster.image.axes.spines.values()  # drawn again over the mask's edges
+        return [self.ratio_line, self.raster, *spines, self.trained_line, self.title]
 
     def update(self, method: str, factor: float, base: float) -> None:  # type: ignore[override]
         """Recompute the method's ratio and unseen angles; change the artists in place."""
