@@ -173,13 +173,18 @@ def _compare(answer: Any, expected: Any, rtol: float, atol: float) -> tuple[bool
     return _compare_numbers(answer, expected, rtol, atol)
 
 
-def _executed_cells() -> list[str]:
-    """The inputs of the cells run so far in this IPython kernel, oldest first (none outside it)."""
+def _shell() -> Any:
+    """The running IPython shell, or None outside IPython (a script, the tests)."""
     try:
         from IPython import get_ipython
     except ImportError:  # pragma: no cover - IPython comes with the notebooks
-        return []
-    shell = get_ipython()
+        return None
+    return get_ipython()
+
+
+def _executed_cells() -> list[str]:
+    """The inputs of the cells run so far in this IPython kernel, oldest first (none outside it)."""
+    shell = _shell()
     if shell is None:
         return []
     return [cell for cell in shell.user_ns.get("In", []) if isinstance(cell, str)]
@@ -195,11 +200,7 @@ def _may_record(cell: str | None) -> bool:
     """
     if cell is not None:
         return SOLUTION_MARKER not in cell
-    try:
-        from IPython import get_ipython
-    except ImportError:  # pragma: no cover - IPython comes with the notebooks
-        return True
-    return get_ipython() is None
+    return _shell() is None
 
 
 def _defines(cell: str, name: str) -> bool:
