@@ -13,8 +13,8 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-from tests.notebook_cells import BEGIN, NOTEBOOKS, ROOT, load, source, tags
 from tools import build_html, build_student
+from tools.notebook_cells import BEGIN, NOTEBOOKS, ROOT, load, source, tags
 
 ids = [p.name for p in NOTEBOOKS]
 

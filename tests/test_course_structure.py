@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.notebook_cells import BEGIN, END, NOTEBOOKS, ROOT, load, source, tags
+from tools.notebook_cells import BEGIN, END, NOTEBOOKS, ROOT, load, source, tags
 
 FIRST_HEADINGS = ["What you will learn", "What you need"]
 LAST_HEADINGS = ["Summary", "Exercises", "Further reading"]

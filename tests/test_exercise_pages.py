@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 
 from posenc_lib.exercises import all_exercises
-from tests.notebook_cells import NOTEBOOKS, ROOT, exercise_cells, load, solution_code, source, tags
+from tools.notebook_cells import NOTEBOOKS, ROOT, exercise_cells, load, solution_code, source, tags
 
 EXERCISES = all_exercises()
 CELLS = {key: (path, where) for path in NOTEBOOKS for key, where in exercise_cells(path).items()}

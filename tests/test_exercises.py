@@ -16,7 +16,7 @@ from posenc_lib.exercises import (
     all_exercises,
 )
 from posenc_lib.exercises._core import defining_cell
-from tests.notebook_cells import NOTEBOOKS, exercise_cells, load, solution_code
+from tools.notebook_cells import NOTEBOOKS, exercise_cells, load, solution_code
 
 EXERCISES = all_exercises()
 KEYS = sorted(EXERCISES)

@@ -25,7 +25,7 @@ from posenc_lib.figures.gallery import gallery_markdown
 from posenc_lib.figures.registry import coerce_parameter, parse_parameter
 from posenc_lib.frequencies import split_permutation
 from posenc_lib.plots import course_style, save_figure
-from tests.notebook_cells import ROOT, load, source
+from tools.notebook_cells import ROOT, load, source
 
 matplotlib.use("Agg")
 

@@ -33,9 +33,9 @@ import nbformat
 import pytest
 
 from posenc_lib.exercises import all_exercises
-from tests.notebook_cells import NOTEBOOKS, exercise_cells, solution_code
 from tests.test_classroom import secret_lines
 from tools import build_nbgrader
+from tools.notebook_cells import NOTEBOOKS, exercise_cells, solution_code
 
 ASSIGNMENTS = [p for p in NOTEBOOKS if p.name.startswith("01_")]
 """The quick assignment(s) the cycle runs on: notebook 01 executes in a few seconds."""

@@ -9,7 +9,7 @@ import sys
 
 import tomllib
 
-from tests.notebook_cells import ROOT
+from tools.notebook_cells import ROOT
 
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
 

@@ -13,7 +13,7 @@ import numpy as np
 from posenc_lib.frequencies import inverse_frequencies
 from posenc_lib.scorecard import CRITERIA, check_extends, encode
 from posenc_lib.sinusoidal import sinusoidal_encoding
-from tests.notebook_cells import ROOT, load, source
+from tools.notebook_cells import ROOT, load, source
 
 NB00 = ROOT / "notebooks" / "00_why_position.ipynb"
 NB01 = ROOT / "notebooks" / "01_binary_counting.ipynb"

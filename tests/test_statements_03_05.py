@@ -14,7 +14,7 @@ import pytest
 from posenc_lib.analysis import fit_position_probe
 from posenc_lib.shift import fit_linear_map, shift_matrix
 from posenc_lib.sinusoidal import sinusoidal_encoding
-from tests.notebook_cells import ROOT, load, source
+from tools.notebook_cells import ROOT, load, source
 
 NB03 = ROOT / "notebooks" / "03_properties.ipynb"
 NB04 = ROOT / "notebooks" / "04_rotation_proof.ipynb"

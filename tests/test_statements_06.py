@@ -17,7 +17,7 @@ import pytest
 
 from posenc_lib.analysis import extension_positions, method_frequencies
 from posenc_lib.scaling import SCALING_METHODS, dynamic_ntk_factor, rope_frequencies
-from tests.notebook_cells import ROOT, load, source
+from tools.notebook_cells import ROOT, load, source
 
 NB06 = ROOT / "notebooks" / "06_context_extension.ipynb"
 D, BASE, L, S = 128, 10000.0, 4096, 8.0  # the running example: Llama 2 7B stretched 8 times

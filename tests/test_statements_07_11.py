@@ -18,7 +18,7 @@ from posenc_lib.figures import build_figure
 from posenc_lib.plots import draw_encoding_heatmap, draw_values_by_dimension, new_figure
 from posenc_lib.scorecard import CRITERIA
 from posenc_lib.sinusoidal import sinusoidal_encoding
-from tests.notebook_cells import NOTEBOOKS, ROOT, load, source
+from tools.notebook_cells import NOTEBOOKS, ROOT, load, source
 
 NB07 = ROOT / "notebooks" / "07_other_schemes.ipynb"
 NB08 = ROOT / "notebooks" / "08_numerical_precision.ipynb"

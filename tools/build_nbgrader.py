@@ -37,12 +37,12 @@ from pathlib import Path
 import nbformat
 
 ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:  # run as a script: make tests/ and posenc_lib importable
+if str(ROOT) not in sys.path:  # run as a script: make tools/ importable
     sys.path.insert(0, str(ROOT))
 
 from posenc_lib.exercises import all_exercises  # noqa: E402
-from tests.notebook_cells import BEGIN, END, exercise_cells  # noqa: E402
 from tools.build_student import CHECK_CALL  # noqa: E402
+from tools.notebook_cells import BEGIN, END, exercise_cells  # noqa: E402
 
 NOTEBOOKS = ROOT / "notebooks"
 DEFAULT_OUT = ROOT / "build" / "nbgrader"

@@ -22,7 +22,6 @@ dropped. The sources in notebooks/ are only read, and building into notebooks/ i
 from __future__ import annotations
 
 import argparse
-import re
 import sys
 from pathlib import Path
 
@@ -30,12 +29,15 @@ import nbformat
 from nbconvert.preprocessors import ClearOutputPreprocessor, TagRemovePreprocessor
 
 ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:  # run as a script: make tools/ importable
+    sys.path.insert(0, str(ROOT))
+
+from tools.notebook_cells import CHECK_CALL  # noqa: E402
+
 NOTEBOOKS = ROOT / "notebooks"
 DEFAULT_OUT = ROOT / "build" / "student"
 
 
-CHECK_CALL = re.compile(r"\b(nb\d\d\.\w+)\.check\(")
-"""An exercise's check cell calls ``nbNN.<name>.check(`` (group 1: ``nbNN.<name>``)."""
 
 
 def without_solutions(notebook: nbformat.NotebookNode) -> nbformat.NotebookNode:

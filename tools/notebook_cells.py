@@ -1,4 +1,7 @@
-"""Reading the course notebooks for the structure and exercise tests."""
+"""Reading the course notebooks: cells, tags, and where each exercise's cells are.
+
+Used by the build tools (student copies, nbgrader) and by the tests.
+"""
 
 from __future__ import annotations
 
@@ -8,10 +11,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from posenc_lib.exercises._core import SOLUTION_MARKER
+
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
 
-BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"
+BEGIN, END = SOLUTION_MARKER, "### END SOLUTION"
 
 
 def load(path: Path) -> dict[str, Any]:
@@ -38,7 +43,8 @@ def solution_blocks(path: Path) -> list[str]:
     return blocks
 
 
-CHECK_CALL = re.compile(r"\bnb(\d\d)\.(\w+)\.check\(")
+CHECK_CALL = re.compile(r"\b(nb(\d\d)\.(\w+))\.check\(")
+"""A check cell calls ``nbNN.<name>.check(``: group 1 ``nbNN.<name>``, 2 ``NN``, 3 ``<name>``."""
 
 
 @dataclass(frozen=True)
@@ -68,7 +74,7 @@ def exercise_cells(path: Path) -> dict[str, ExerciseCells]:
         solution = max(i for i in range(index) if "solution" in tags(cells[i]))
         stub = max(i for i in range(solution) if "exercise" in tags(cells[i]))
         prompt = max(i for i in range(stub) if cells[i]["cell_type"] == "markdown")
-        key = f"{match.group(1)}.{match.group(2)}"
+        key = f"{match.group(2)}.{match.group(3)}"
         found[key] = ExerciseCells(key, prompt, stub, solution, index)
     return found
 
