@@ -36,7 +36,9 @@ def test_the_live_view_holds_the_controls_and_the_rendered_png(cls: type[Explore
     assert explorer.image.value[:8] == b"\x89PNG\r\n\x1a\n"
 
 
-def test_png_bytes_decodes_to_the_same_pixels() -> None:
+@pytest.mark.parametrize("compressor", ["default (ISA-L)", "zlib"])
+@pytest.mark.parametrize("shape", [(7, 5, 4), (300, 420, 4)])
+def test_png_bytes_decodes_to_the_same_pixels(compressor: str, shape: tuple[int, ...]) -> None:
     import io
 
     import numpy as np
@@ -45,9 +47,9 @@ def test_png_bytes_decodes_to_the_same_pixels() -> None:
     from posenc_lib.widgets._base import png_bytes
 
     rng = np.random.default_rng(0)
-    shape = (7, 5, 4)
     rgba = rng.integers(0, 256, size=shape, dtype=np.uint8)
-    png = png_bytes(rgba)
+    rgba[shape[0] // 3 :, : shape[1] // 2] = (250, 250, 250, 255)  # a flat block, as in plots
+    png = png_bytes(rgba) if compressor.startswith("default") else png_bytes(rgba, zlib.compress)
     decoded = np.asarray(Image.open(io.BytesIO(png)).convert("RGBA"))
     # zlib checks the stream's Adler-32 checksum, which a PNG decoder may skip
     (length,) = struct.unpack(">I", png[33:37])
