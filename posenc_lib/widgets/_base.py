@@ -7,10 +7,12 @@ existing artists in place (``set_data``, ``set_ydata``, ...), then :meth:`Explor
 the Agg canvas and puts the PNG into an ``ipywidgets.Image``. No figure or axes is ever rebuilt,
 and the notebook needs no interactive matplotlib backend (a plain JupyterLab is enough).
 
-Most of an Agg draw is text (tick labels, titles, legends) that a slider never changes. An
-explorer that lists the artists its ``update`` changes in :meth:`Explorer.changing_artists` is
-rendered by blitting: the rest of the figure is drawn once and kept as a pixel *background*,
-and each tick redraws only the changing artists over it. The background is drawn again when
+Most of an Agg draw is text (tick labels, titles, legends), so two things keep it cheap.
+The canvas is a :class:`~posenc_lib.widgets._stamps.StampCanvas`, which rasterises each word
+once and copies its pixels afterwards. And an explorer that lists the artists its ``update``
+changes in :meth:`Explorer.changing_artists` is rendered by blitting: the rest of the figure
+is drawn once and kept as a pixel *background*, and each tick redraws only the changing
+artists over it. The background is drawn again when
 :meth:`Explorer.background_key` takes a new value (say an axis range follows a slider) or after
 :meth:`Explorer.invalidate_background`; the last few backgrounds are kept by key, so going back
 to a recent value (a dropdown's previous option) only copies its pixels.
@@ -35,11 +37,11 @@ import ipywidgets
 import numpy as np
 from isal import isal_zlib
 from matplotlib.artist import Artist
-from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from posenc_lib._checks import check_float
 from posenc_lib.plots import course_style
+from posenc_lib.widgets._stamps import StampCanvas
 
 __all__ = ["Explorer", "ExplorerView", "png_bytes"]
 
@@ -163,7 +165,7 @@ class Explorer:
             self.pixel_ratio = check_float("pixel_ratio", pixel_ratio, greater_than=0.0)
         with course_style():
             self.figure = Figure(figsize=figsize, dpi=dpi * self.pixel_ratio)
-        self.canvas = FigureCanvasAgg(self.figure)
+        self.canvas = StampCanvas(self.figure)  # Agg, drawing repeated texts from stamps
         self.controls: dict[str, ipywidgets.ValueWidget] = {}
         width, height = self.css_size()
         # explicit size: a VBox would otherwise stretch the image to the output's width
