@@ -33,9 +33,9 @@ def environment_packages() -> set[str]:
 def test_pyproject_declares_the_stack() -> None:
     runtime = {package_name(r) for r in PYPROJECT["project"]["dependencies"]}
     # jax, optax and tqdm: the lab of notebook 10; ml_dtypes: notebook 08 (import posenc_lib
-    # itself stays without them)
+    # itself stays without them); isal: the explorers' PNG compression
     assert runtime == {"numpy", "matplotlib", "ipywidgets", "jupyterlab", "jax", "optax", "tqdm",
-                       "ml-dtypes"}
+                       "ml-dtypes", "isal"}
     dev = {package_name(r) for r in PYPROJECT["project"]["optional-dependencies"]["dev"]}
     assert {"pytest", "nbval", "hypothesis", "ruff", "mypy"} <= dev
     for requirement in PYPROJECT["project"]["dependencies"]:
