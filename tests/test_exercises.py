@@ -3,6 +3,8 @@ its forbidden shortcuts are refused, and the placeholder gets "Not yet"; plus th
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 
@@ -131,19 +133,18 @@ def test_check_rejects_non_numbers_and_nan() -> None:
     assert "NaN" in ARRAY.check([0.0, np.nan, 0.5, 0.75, 1.0]).message
 
 
+def square_exercise(**changes: Any) -> Exercise:
+    """An exercise whose answer is a function that squares 3."""
+    fields: dict[str, Any] = {
+        "key": "99.square", "title": "square", "answer_name": "f", "expected": lambda: 9,
+        "hint_text": "x*x", "level": "core", "kind": "construction",
+        "objective": "square a number", "minutes": 2, "call_with": (3,),
+    }
+    return Exercise(**{**fields, **changes})
+
+
 def test_function_answers_are_called_and_their_errors_reported() -> None:
-    square = Exercise(
-        key="99.square",
-        title="square",
-        answer_name="f",
-        expected=lambda: 9,
-        hint_text="x*x",
-        level="core",
-        kind="construction",
-        objective="square a number",
-        minutes=2,
-        call_with=(3,),
-    )
+    square = square_exercise()
     assert square.check(lambda x: x * x).passed
     assert "ZeroDivisionError" in square.check(lambda x: 1 / 0).message
     assert "function" in square.check(9).message
@@ -158,18 +159,10 @@ def learner_square(x: float) -> float:
 
 
 def test_a_forbidden_call_is_found_in_the_function_and_in_what_it_calls() -> None:
-    squaring = Exercise(
-        key="99.square",
-        title="square",
-        answer_name="f",
+    squaring = square_exercise(
         expected=lambda: 9.0,
-        hint_text="x*x",
-        level="core",
-        kind="construction",
         objective="square a number without numpy",
-        minutes=2,
         shortcuts=(Shortcut("np.square", r"\bsquare\b", "f = np.square"),),
-        call_with=(3,),
     )
     assert squaring.check(lambda x: x * x).passed
     result = squaring.check(learner_square)
