@@ -12,10 +12,10 @@ The canvas is a :class:`~posenc_lib.widgets._stamps.StampCanvas`, which rasteris
 once and copies its pixels afterwards. And an explorer that lists the artists its ``update``
 changes in :meth:`Explorer.changing_artists` is rendered by blitting: the rest of the figure
 is drawn once and kept as a pixel *background*, and each tick redraws only the changing
-artists over it. The background is drawn again when
-:meth:`Explorer.background_key` takes a new value (say an axis range follows a slider) or after
-:meth:`Explorer.invalidate_background`; the last few backgrounds are kept by key, so going back
-to a recent value (a dropdown's previous option) only copies its pixels.
+artists over it. The background is drawn again when :meth:`Explorer.background_key` takes a
+new value (say an axis range follows a slider) or after :meth:`Explorer.invalidate_background`;
+the last few backgrounds are kept by key, so going back to a recent value (a dropdown's
+previous option) only copies its pixels.
 
 The PNG has ``pixel_ratio`` (2) device pixels per CSS pixel and the image is laid out at its CSS
 width, ``figsize`` x ``dpi``: it is neither stretched nor blurred on a high-density screen.

@@ -22,6 +22,7 @@ from __future__ import annotations
 import math
 from collections import OrderedDict
 from collections.abc import Hashable
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -33,10 +34,11 @@ __all__ = ["Stamp", "StampCanvas", "StampRenderer"]
 _PAD = 2  # device pixels around a text's extent, for antialiasing and rounding
 
 
+@dataclass(frozen=True)
 class Stamp:
     """The coverage of one drawn text, the pixel its anchor falls on, and its advance.
 
-    Parameters
+    Attributes
     ----------
     alpha : numpy.ndarray
         Coverage times the text's alpha, 0..255, rows from the top.
@@ -46,8 +48,10 @@ class Stamp:
         How far the text moves the pen, in device pixels (its width in Agg's metrics).
     """
 
-    def __init__(self, alpha: NDArray[np.uint8], row: int, col: int, advance: float) -> None:
-        self.alpha, self.row, self.col, self.advance = alpha, row, col, advance
+    alpha: NDArray[np.uint8]
+    row: int
+    col: int
+    advance: float
 
 
 def _rasterise(renderer: RendererAgg, gc: Any, s: str, prop: Any, angle: float,
