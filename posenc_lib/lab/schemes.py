@@ -127,6 +127,7 @@ def position_inputs(
     d_model: int,
     n_heads: int,
     extension: str = "none",
+    factor: float | None = None,
     trained_length: int | None = None,
 ) -> dict[str, NDArray[Any]]:
     """The arrays that put ``scheme`` into the shared model for sequences of ``length`` tokens.
@@ -141,10 +142,13 @@ def position_inputs(
     d_model, n_heads : int
         Model width and number of heads (``d_model`` divisible by ``n_heads``, even head size).
     extension : str, default "none"
-        A context extension of :data:`EXTENSIONS` for the rotary schemes, with factor
-        ``length / trained_length`` (at least 1).
+        A context extension of :data:`EXTENSIONS` for the rotary schemes.
+    factor : float, optional
+        The extension's scale s >= 1 (default ``length / trained_length``, at least 1); a
+        fine-tuned model keeps the s it was fine-tuned with at every length. Dynamic NTK
+        ignores it and scales by the current length.
     trained_length : int, optional
-        Needed when ``extension`` is not "none".
+        The length of the first training; needed when ``extension`` is not "none".
 
     Returns
     -------
@@ -191,8 +195,8 @@ def position_inputs(
             if trained_length is None:
                 raise ValueError("trained_length must be given with an extension; got None")
             trained_length = check_int("trained_length", trained_length)
-            scaling = extension_scaling(extension, max(length / trained_length, 1.0),
-                                        trained_length)
+            scale = max(length / trained_length, 1.0) if factor is None else factor  # s
+            scaling = extension_scaling(extension, scale, trained_length)
         inv_freq, factor = rope_inv_freq(scheme, head_dim, scaling, seq_len=length)
         angles = np.arange(length)[:, None] * inv_freq[None, :]  # (T, d/2): m * theta_i
         cos, sin = factor * np.cos(angles), factor * np.sin(angles)

@@ -17,13 +17,23 @@ from numpy.typing import NDArray
 
 from posenc_lib._checks import check_choice, check_int
 
-__all__ = ["TASKS", "VOCAB_SIZE", "Batch", "make_batch", "min_length"]
+__all__ = [
+    "EVAL_TASKS",
+    "NEAR_GAP",
+    "TASKS",
+    "VOCAB_SIZE",
+    "Batch",
+    "make_batch",
+    "match_statistics",
+    "min_length",
+]
 
 VOCAB_SIZE = 32
 COPY_OFFSET = 5  # copy_back: the target at t is the token at t - COPY_OFFSET
 N_PAIRS = 8  # assoc_recall: key-value pairs in the dictionary prefix
 N_KEYS = 16  # assoc_recall: keys are tokens 0..15, values are tokens 16..31
 INDUCTION_VOCAB = 16  # induction: tokens 0..15, so most tokens repeat within 32 positions
+NEAR_GAP = 31  # induction_near: scored only where the last earlier copy is at most 31 back
 
 
 class Batch(NamedTuple):
@@ -61,8 +71,13 @@ def _assoc_recall(rng: np.random.Generator, batch: int, length: int) -> Batch:
     return Batch(tokens.astype(np.int32), targets.astype(np.int32), mask.astype(np.float32))
 
 
-def _induction(rng: np.random.Generator, batch: int, length: int) -> Batch:
-    """Random tokens; at a repeated token, the target is what followed its last occurrence."""
+def _induction(rng: np.random.Generator, batch: int, length: int,
+               max_gap: int | None = None) -> Batch:
+    """Random tokens; at a repeated token, the target is what followed its last occurrence.
+
+    With ``max_gap``, only the positions whose last occurrence is at most ``max_gap`` back are
+    scored; the tokens are the same as without it.
+    """
     tokens = rng.integers(0, INDUCTION_VOCAB, size=(batch, length))  # (B, T)
     last = np.full((batch, INDUCTION_VOCAB), -1)  # (B, V) last position of each token so far
     targets = np.zeros_like(tokens)
@@ -72,9 +87,15 @@ def _induction(rng: np.random.Generator, batch: int, length: int) -> Batch:
         seen = last[rows, tokens[:, t]]  # (B,) previous position of x_t, or -1
         follow = np.minimum(seen + 1, t)
         targets[:, t] = np.where(seen >= 0, tokens[rows, follow], 0)
-        mask[:, t] = seen >= 0
+        near = t - seen <= (length if max_gap is None else max_gap)
+        mask[:, t] = (seen >= 0) & near
         last[rows, tokens[:, t]] = t
     return Batch(tokens.astype(np.int32), targets.astype(np.int32), mask.astype(np.float32))
+
+
+def _induction_near(rng: np.random.Generator, batch: int, length: int) -> Batch:
+    """Induction scored only where the match lies within NEAR_GAP positions (a control)."""
+    return _induction(rng, batch, length, max_gap=NEAR_GAP)
 
 
 TASKS: dict[str, Callable[[np.random.Generator, int, int], Batch]] = {
@@ -82,12 +103,17 @@ TASKS: dict[str, Callable[[np.random.Generator, int, int], Batch]] = {
     "assoc_recall": _assoc_recall,
     "induction": _induction,
 }
+# Tasks that only evaluate models trained on another task: induction_near tests a model
+# trained on induction on inputs whose matches never lie farther back than in training.
+EVAL_TASKS: dict[str, tuple[str, Callable[[np.random.Generator, int, int], Batch]]] = {
+    "induction_near": ("induction", _induction_near),
+}
 
 
 def min_length(task: str) -> int:
     """The shortest sequence ``task`` can make (one scored position at least)."""
-    task = check_choice("task", task, TASKS)
-    return {"copy_back": COPY_OFFSET + 1, "assoc_recall": 2 * N_PAIRS + 1, "induction": 2}[task]
+    task = check_choice("task", task, (*TASKS, *EVAL_TASKS))
+    return {"copy_back": COPY_OFFSET + 1, "assoc_recall": 2 * N_PAIRS + 1}.get(task, 2)
 
 
 def make_batch(task: str, rng: np.random.Generator, batch: int, length: int) -> Batch:
@@ -95,12 +121,15 @@ def make_batch(task: str, rng: np.random.Generator, batch: int, length: int) -> 
 
     Parameters
     ----------
-    task : {"copy_back", "assoc_recall", "induction"}
+    task : {"copy_back", "assoc_recall", "induction", "induction_near"}
         ``copy_back``: output the token 5 positions back (a fixed *relative* offset).
         ``assoc_recall``: a prefix of 8 key-value pairs, then keys whose values must be
         recalled from the prefix (*long range*: the distance grows with the length).
         ``induction``: at a token seen before, output the token that followed its last
         occurrence (content search plus the relative offset +1).
+        ``induction_near``: the same sequences as ``induction``, scored only where the last
+        occurrence is at most 31 back (a control: a model trained on ``induction`` at length
+        32 never met a farther match).
     rng : numpy.random.Generator
         The source of randomness (seed it for reproducible batches).
     batch : int
@@ -125,9 +154,58 @@ def make_batch(task: str, rng: np.random.Generator, batch: int, length: int) -> 
     >>> bool((b.targets[:, 5:] == b.tokens[:, :3]).all()), b.mask[0].tolist()
     (True, [0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 1.0, 1.0])
     """
-    task = check_choice("task", task, TASKS)
+    task = check_choice("task", task, (*TASKS, *EVAL_TASKS))
     if not isinstance(rng, np.random.Generator):
         raise ValueError(f"rng must be a numpy.random.Generator; got {type(rng).__name__}")
     batch = check_int("batch", batch)
     length = check_int("length", length, minimum=min_length(task))
-    return TASKS[task](rng, batch, length)
+    generate = TASKS[task] if task in TASKS else EVAL_TASKS[task][1]
+    return generate(rng, batch, length)
+
+
+def match_statistics(task: str, length: int, *, far: int = 32, n_sequences: int = 256,
+                     seed: int = 0) -> dict[str, float]:
+    """How far back the last earlier copy of each scored token is, and how many copies there are.
+
+    Parameters
+    ----------
+    task : str
+        A task of :func:`make_batch`.
+    length : int
+        Sequence length.
+    far : int, default 32
+        A match counts as far when it lies ``far`` or more positions back (the trained length).
+    n_sequences : int, default 256
+        Sequences drawn.
+    seed : int, default 0
+        Seeds the draw.
+
+    Returns
+    -------
+    dict
+        ``far_share``: among scored positions t >= ``far`` whose token occurred before, the
+        share whose last occurrence j has :math:`t - j \\ge` ``far`` (NaN when there is none);
+        ``copies``: the mean number of earlier copies of the current token over all scored
+        positions.
+
+    Notes
+    -----
+    copies :math:`= \\operatorname{mean}_t |\\{j < t : x_j = x_t\\}|`; for induction on 16
+    uniform tokens the share of far matches is :math:`(15/16)^{far-1}` at large t.
+
+    Examples
+    --------
+    >>> match_statistics("induction_near", 128)["far_share"]
+    0.0
+    """
+    batch = make_batch(task, np.random.default_rng(seed), n_sequences, length)
+    x = batch.tokens
+    same = x[:, :, None] == x[:, None, :]  # (B, T, T): x_t == x_j
+    earlier = same & (np.arange(length)[None, :] < np.arange(length)[:, None])[None]  # j < t
+    copies = earlier.sum(-1)  # (B, T)
+    last = np.where(earlier, np.arange(length)[None, None, :], -1).max(-1)  # (B, T) last j
+    gap = np.arange(length)[None, :] - last  # t - j
+    scored = batch.mask > 0
+    late = scored & (last >= 0) & (np.arange(length)[None, :] >= far)
+    share = float(np.mean(gap[late] >= far)) if late.any() else float("nan")
+    return {"far_share": share, "copies": float(copies[scored].mean())}

@@ -24,7 +24,7 @@ from tqdm.auto import tqdm
 from posenc_lib._checks import check_choice, check_float, check_int
 from posenc_lib.lab.model import ModelConfig, Params, forward, init_params, loss_fn
 from posenc_lib.lab.schemes import EXTENSIONS, SCHEMES, position_inputs
-from posenc_lib.lab.tasks import TASKS, make_batch
+from posenc_lib.lab.tasks import EVAL_TASKS, TASKS, make_batch
 
 __all__ = [
     "TrainConfig",
@@ -57,7 +57,12 @@ class TrainConfig:
 
 @dataclass
 class Trained:
-    """A trained model: its parameters, how it was made, its losses and its timings."""
+    """A trained model: its parameters, how it was made, its losses and its timings.
+
+    A fine-tuned model keeps the length of its first training (``trained_length``) and the
+    context extension it was fine-tuned with (``extension`` at scale ``factor``), so that every
+    evaluation applies the same extension at the same scale.
+    """
 
     params: Params
     scheme: str
@@ -68,6 +73,12 @@ class Trained:
     losses: NDArray[np.float64] = field(repr=False)
     seconds: float = 0.0
     compile_seconds: float = 0.0
+    extension: str = "none"
+    factor: float = 1.0
+    trained_length: int = 0
+
+    def __post_init__(self) -> None:
+        self.trained_length = self.trained_length or self.tcfg.length
 
 
 def _optimizer(tcfg: TrainConfig) -> optax.GradientTransformation:
@@ -188,15 +199,20 @@ def fine_tune(model: Trained, extension: str, length: int, *, steps: int = 100,
     Returns
     -------
     Trained
-        The fine-tuned model; its ``tcfg.length`` is the new length.
+        The fine-tuned model: ``tcfg.length`` is the new length, ``trained_length`` stays the
+        first training's L, and ``extension`` and ``factor`` :math:`s = L'/L` are what every
+        later evaluation of it uses.
 
     Notes
     -----
     PI (Chen et al., 2023) uses positions :math:`m / s` with :math:`s = L'/L`, then fine-tunes
-    for about 1000 steps; here a few dozen to a hundred steps at this tiny scale.
+    for about 1000 steps; here a few dozen to a few hundred steps at this tiny scale.
     """
     if model.scheme not in ("rope", "p_rope"):
         raise ValueError(f"model.scheme must be 'rope' or 'p_rope'; got {model.scheme!r}")
+    if model.extension != "none":
+        raise ValueError(f"model must not be fine-tuned already; got extension "
+                         f"{model.extension!r}")
     check_choice("extension", extension, EXTENSIONS)
     length = check_int("length", length, minimum=model.tcfg.length)
     steps = check_int("steps", steps)
@@ -204,33 +220,49 @@ def fine_tune(model: Trained, extension: str, length: int, *, steps: int = 100,
         raise ValueError(f"length must be <= cfg.max_len={model.cfg.max_len}; got {length}")
     tcfg = TrainConfig(steps=steps, batch=model.tcfg.batch, length=length, lr=model.tcfg.lr,
                        weight_decay=model.tcfg.weight_decay, warmup=min(10, steps))
-    pos = position_inputs(model.scheme, length, d_model=model.cfg.d_model,
-                          n_heads=model.cfg.n_heads, extension=extension,
-                          trained_length=model.tcfg.length)
+    factor = length / model.trained_length  # s = L' / L
+    pos = _inputs(model, length, extension, factor)
     params, losses, seconds, compile_seconds = _run_steps(
         model.params, model.scheme, model.task, model.seed + 1000, model.cfg, tcfg, pos,
         progress, f"fine-tune {model.scheme} {extension} at {length}")
     return Trained(params, model.scheme, model.task, model.seed, model.cfg, tcfg, losses,
-                   seconds, compile_seconds)
+                   seconds, compile_seconds, extension, factor, model.trained_length)
 
 
-def _eval_batch(model: Trained, length: int, n_sequences: int, seed: int) -> Any:
+def _inputs(model: Trained, length: int, extension: str, factor: float) -> dict[str, Any]:
+    return position_inputs(model.scheme, length, d_model=model.cfg.d_model,
+                           n_heads=model.cfg.n_heads, extension=extension, factor=factor,
+                           trained_length=model.trained_length)
+
+
+def _extension_and_factor(model: Trained, extension: str | None, length: int
+                          ) -> tuple[str, float]:
+    """The extension an evaluation uses and its scale: the model's own after a fine-tune;
+    otherwise the one asked for, configured for the evaluation length (s = length / L)."""
+    if model.extension != "none":
+        if extension not in (None, model.extension):
+            raise ValueError(f"extension must be None or {model.extension!r} for a model "
+                             f"fine-tuned with it (factor {model.factor:g}); got {extension!r}")
+        return model.extension, model.factor
+    extension = check_choice("extension", extension or "none", EXTENSIONS)
+    return extension, max(length / model.trained_length, 1.0)
+
+
+def _eval_batch(task: str, length: int, n_sequences: int, seed: int) -> Any:
     rng = np.random.default_rng([seed, length, 2])
-    return make_batch(model.task, rng, n_sequences, length)
+    return make_batch(task, rng, n_sequences, length)
 
 
-def _correct(model: Trained, batch: Any, extension: str, length: int, trained_length: int
+def _correct(model: Trained, batch: Any, extension: str, factor: float, length: int
              ) -> NDArray[np.float64]:
-    pos = position_inputs(model.scheme, length, d_model=model.cfg.d_model,
-                          n_heads=model.cfg.n_heads, extension=extension,
-                          trained_length=trained_length)
+    pos = _inputs(model, length, extension, factor)
     logits, _ = _logits_and_maps(model.params, batch.tokens[:, :length], pos, model.cfg)
     return np.asarray(jnp.argmax(logits, -1) == batch.targets[:, :length], dtype=np.float64)
 
 
-def accuracy_by_position(model: Trained, length: int, *, extension: str = "none",
-                         n_sequences: int = 64, seed: int = 12345,
-                         trained_length: int | None = None) -> NDArray[np.float64]:
+def accuracy_by_position(model: Trained, length: int, *, extension: str | None = None,
+                         task: str | None = None, n_sequences: int = 64, seed: int = 12345
+                         ) -> NDArray[np.float64]:
     """Accuracy at every position of fresh sequences of ``length`` tokens.
 
     Parameters
@@ -239,17 +271,20 @@ def accuracy_by_position(model: Trained, length: int, *, extension: str = "none"
         The model to evaluate.
     length : int
         Evaluation length, 1 .. ``cfg.max_len``.
-    extension : str, default "none"
-        A context extension for rotary models (:data:`EXTENSIONS`), with factor
-        ``length / trained_length``. With "dynamic", each position is scored by a pass over
-        the shortest prefix of length ``trained_length * 2**j`` that contains it, with that
-        prefix length as the current length (as dynamic NTK does while a text grows).
+    extension : str, optional
+        A context extension for a rotary model that was not fine-tuned (:data:`EXTENSIONS`),
+        with factor ``length / model.trained_length``. With "dynamic", each position is scored
+        by a pass over the shortest prefix of length ``trained_length * 2**j`` that contains
+        it, with that prefix length as the current length (as dynamic NTK does while a text
+        grows). A fine-tuned model is always evaluated with its own extension and factor
+        (None or that extension).
+    task : str, optional
+        The task of the evaluation data (default: the model's task); "induction_near"
+        evaluates an induction model where every match lies within 31 positions.
     n_sequences : int, default 64
         Number of evaluation sequences.
     seed : int, default 12345
         Seeds the evaluation data (the same for every model).
-    trained_length : int, optional
-        The length the scaling starts from (default: the model's training length).
 
     Returns
     -------
@@ -261,28 +296,32 @@ def accuracy_by_position(model: Trained, length: int, *, extension: str = "none"
     -----
     :math:`\\mathrm{acc}_t = \\sum_b m_{bt} [\\hat y_{bt} = y_{bt}] / \\sum_b m_{bt}`.
     """
-    check_choice("extension", extension, EXTENSIONS)
-    length = check_int("length", length)
-    if length > model.cfg.max_len:
-        raise ValueError(f"length must be <= cfg.max_len={model.cfg.max_len}; got {length}")
+    length = _check_length(model, length)
+    extension, factor = _extension_and_factor(model, extension, length)
     n_sequences = check_int("n_sequences", n_sequences)
-    trained_length = check_int("trained_length", trained_length or model.tcfg.length)
-    batch = _eval_batch(model, length, n_sequences, seed)
+    batch = _eval_batch(check_choice("task", task or model.task, (*TASKS, *EVAL_TASKS)),
+                        length, n_sequences, seed)
     if extension == "dynamic":
         correct = np.zeros((n_sequences, length))
-        start, end = 0, min(trained_length, length)
+        start, end = 0, min(model.trained_length, length)
         while start < length:
-            correct[:, start:end] = _correct(model, batch, extension, end, trained_length
-                                             )[:, start:end]
+            correct[:, start:end] = _correct(model, batch, extension, factor, end)[:, start:end]
             start, end = end, min(2 * end, length)
     else:
-        correct = _correct(model, batch, extension, length, trained_length)
+        correct = _correct(model, batch, extension, factor, length)
     scored = batch.mask.sum(0)
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(scored > 0, (correct * batch.mask).sum(0) / scored, np.nan)
 
 
-def attention_maps(model: Trained, length: int, *, extension: str = "none",
+def _check_length(model: Trained, length: int) -> int:
+    length = check_int("length", length)
+    if length > model.cfg.max_len:
+        raise ValueError(f"length must be <= cfg.max_len={model.cfg.max_len}; got {length}")
+    return length
+
+
+def attention_maps(model: Trained, length: int, *, extension: str | None = None,
                    n_sequences: int = 8, seed: int = 12345) -> NDArray[np.float64]:
     """Attention weights of every layer and head, averaged over fresh sequences.
 
@@ -292,8 +331,8 @@ def attention_maps(model: Trained, length: int, *, extension: str = "none",
         The model.
     length : int
         Sequence length, 1 .. ``cfg.max_len``.
-    extension : str, default "none"
-        Context extension for rotary models.
+    extension : str, optional
+        Context extension, as in :func:`accuracy_by_position`.
     n_sequences : int, default 8
         Sequences averaged.
     seed : int, default 12345
@@ -304,13 +343,9 @@ def attention_maps(model: Trained, length: int, *, extension: str = "none",
     ndarray, shape (n_layers, n_heads, length, length)
         Row i is the distribution of query i over keys j <= i.
     """
-    check_choice("extension", extension, EXTENSIONS)
-    length = check_int("length", length)
-    if length > model.cfg.max_len:
-        raise ValueError(f"length must be <= cfg.max_len={model.cfg.max_len}; got {length}")
-    batch = _eval_batch(model, length, check_int("n_sequences", n_sequences), seed)
-    pos = position_inputs(model.scheme, length, d_model=model.cfg.d_model,
-                          n_heads=model.cfg.n_heads, extension=extension,
-                          trained_length=model.tcfg.length)
-    _, maps = _logits_and_maps(model.params, batch.tokens, pos, model.cfg)
+    length = _check_length(model, length)
+    extension, factor = _extension_and_factor(model, extension, length)
+    batch = _eval_batch(model.task, length, check_int("n_sequences", n_sequences), seed)
+    _, maps = _logits_and_maps(model.params, batch.tokens, _inputs(model, length, extension,
+                                                                   factor), model.cfg)
     return np.stack([np.asarray(m, dtype=np.float64).mean(0) for m in maps])
