@@ -49,7 +49,7 @@ figures: $(STAMP)
 # The lab's grid (notebook 10): every scheme x task x seed; writes results/lab_*.json and the
 # figures results/lab_*.png that the notebook quotes. About 20-30 minutes on 2 cores.
 experiments: $(STAMP)
-	$(BIN)/python -m posenc_lib.lab.experiments --out results --figures results
+	$(BIN)/python -m posenc_lib.lab.experiments
 
 # The student copies (notebooks without solutions) and the student site (offline HTML).
 student: $(STAMP)
