@@ -13,6 +13,7 @@ import argparse
 import os
 import tempfile
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
@@ -22,12 +23,13 @@ from posenc_lib import sinusoidal_encoding
 from posenc_lib.lab.plots import (
     plot_attention,
     plot_extrapolation,
+    plot_learning_curves,
     plot_position_curves,
     plot_similarity,
 )
 from posenc_lib.lab.results import cosine_similarity, load, mean_curves, summary
 from posenc_lib.lab.schemes import SCHEMES
-from posenc_lib.lab.tasks import TASKS
+from posenc_lib.lab.tasks import EVAL_TASKS, TASKS
 
 __all__ = ["write_figures"]
 
@@ -61,17 +63,21 @@ def _write(results: Path, out: Path) -> list[Path]:
     ext_stats = summary({**extensions["extensions"], **{
         k: v for k, v in curves["curves"].items() if "/rope/" in k}}, length)
     written = []
-    figure = Figure(figsize=(13.0, 4.0))
-    for ax, task in zip(figure.subplots(1, len(TASKS)), TASKS, strict=True):
-        plot_extrapolation(stats, task, SCHEMES, ax=ax)
+    panels = (*TASKS, *EVAL_TASKS)
+    figure = Figure(figsize=(17.0, 4.0))
+    for k, (ax, task) in enumerate(zip(figure.subplots(1, len(panels)), panels, strict=True)):
+        plot_extrapolation(stats, task, SCHEMES, ax=ax, legend=k == len(panels) - 1)
     written.append(out / "lab_extrapolation.png")
     _save(figure, written[-1])
-    figure = Figure(figsize=(13.0, 4.0))
+    figure = Figure(figsize=(14.0, 4.0))
     methods = ("rope", "pi", "ntk", "dynamic", "yarn")
-    for ax, task in zip(figure.subplots(1, len(TASKS)), TASKS, strict=True):
-        plot_extrapolation(ext_stats, task, methods, ax=ax, title=f"RoPE extended: {task}")
+    for k, (ax, task) in enumerate(zip(figure.subplots(1, len(TASKS)), TASKS, strict=True)):
+        plot_extrapolation(ext_stats, task, methods, ax=ax, title=f"RoPE extended: {task}",
+                           legend=k == len(TASKS) - 1)
     written.append(out / "lab_rope_extensions.png")
     _save(figure, written[-1])
+    written.append(out / "lab_learning_curves.png")
+    _save(_learning_curves(curves), written[-1])
     figure = Figure(figsize=(13.0, 4.0))
     for ax, task in zip(figure.subplots(1, len(TASKS)), TASKS, strict=True):
         plot_position_curves(mean_curves(curves["curves"], task, SCHEMES, 8), length, ax=ax,
@@ -90,6 +96,21 @@ def _write(results: Path, out: Path) -> list[Path]:
     written.append(out / "lab_learned_table.png")
     _save(plot_similarity(matrices), written[-1])
     return written
+
+
+def _learning_curves(curves: dict[str, Any]) -> Figure:
+    """The cells trained longer: their losses at the grid's budget and at the longer one."""
+    cells = curves["setup"]["long"]["cells"]
+    steps = (curves["setup"]["train"]["steps"], curves["setup"]["long"]["steps"])
+    figure = Figure(figsize=(4.5 * len(cells), 3.6))
+    for ax, (task, scheme) in zip(figure.subplots(1, len(cells), squeeze=False)[0], cells,
+                                  strict=True):
+        runs = {f"{n} steps": [v["losses"] if n == steps[1] else curves["losses"][k]
+                               for k, v in curves["long"].items()
+                               if k.rsplit("/", 1)[0] == f"{task}/{scheme}"]
+                for n in steps}
+        plot_learning_curves(runs, ax=ax, title=f"{scheme} on {task}")
+    return figure
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -15,7 +15,13 @@ from numpy.typing import NDArray
 
 from posenc_lib.lab.results import MULTIPLES
 
-__all__ = ["plot_attention", "plot_extrapolation", "plot_position_curves", "plot_similarity"]
+__all__ = [
+    "plot_attention",
+    "plot_extrapolation",
+    "plot_learning_curves",
+    "plot_position_curves",
+    "plot_similarity",
+]
 
 
 def _axes(ax: Axes | None, figsize: tuple[float, float] = (7.0, 4.0)) -> tuple[Figure, Axes]:
@@ -29,8 +35,9 @@ def _axes(ax: Axes | None, figsize: tuple[float, float] = (7.0, 4.0)) -> tuple[F
 
 def plot_extrapolation(stats: Mapping[tuple[str, str], NDArray[Any]], task: str,
                        methods: Sequence[str], *, ax: Axes | None = None,
-                       title: str | None = None) -> Figure:
-    """Accuracy beyond the trained length against the length multiple, mean ± sd over seeds.
+                       title: str | None = None, legend: bool = True) -> Figure:
+    """Accuracy beyond the trained length against the length multiple: the seed mean as a
+    line, each seed as a dot beside it.
 
     Parameters
     ----------
@@ -39,28 +46,70 @@ def plot_extrapolation(stats: Mapping[tuple[str, str], NDArray[Any]], task: str,
     task : str
         The task to draw.
     methods : sequence of str
-        One line per method.
+        One line per method; each method's dots are shifted a little sideways so that the
+        seeds of different methods do not hide each other.
     ax : Axes, optional
         Where to draw (a new figure when None).
     title : str, optional
         The axes title (default: the task).
+    legend : bool, default True
+        Draw the legend, outside the axes on the right.
 
     Returns
     -------
     Figure
     """
     figure, ax = _axes(ax)
-    for method in methods:
-        values = stats[(task, method)]
-        spread = values.std(0, ddof=1) if len(values) > 1 else np.zeros(len(MULTIPLES))
-        ax.errorbar(MULTIPLES, values.mean(0), yerr=spread, marker="o", capsize=3, label=method)
+    n_seeds = 0
+    for k, method in enumerate(methods):
+        values = stats[(task, method)]  # (seeds, multiples)
+        n_seeds = max(n_seeds, len(values))
+        shift = 2.0 ** (0.04 * (k - (len(methods) - 1) / 2))  # sideways, on the log axis
+        (line,) = ax.plot(MULTIPLES, values.mean(0), marker="o", markersize=4, label=method)
+        ax.scatter(np.tile(np.array(MULTIPLES) * shift, len(values)), values.ravel(), s=9,
+                   color=line.get_color(), alpha=0.6, linewidths=0)
     ax.set_xscale("log", base=2)
     ax.set_xticks(MULTIPLES, [f"{m}x" for m in MULTIPLES])
     ax.set_ylim(-0.03, 1.03)
     ax.set_xlabel("evaluation length / trained length")
     ax.set_ylabel("accuracy on unseen positions")
     ax.set_title(title or task)
-    ax.legend(fontsize="small", ncol=2)
+    if legend:
+        ax.legend(fontsize="small", title=f"line: mean of {n_seeds} seed{'s' * (n_seeds != 1)}\n"
+                  "dots: one seed each",
+                  title_fontsize="small", loc="upper left", bbox_to_anchor=(1.02, 1.0))
+    return figure
+
+
+def plot_learning_curves(runs: Mapping[str, Sequence[Mapping[str, Any]]], *,
+                         ax: Axes | None = None, title: str = "") -> Figure:
+    """Training loss against step, one colour per run and one thin line per seed.
+
+    Parameters
+    ----------
+    runs : mapping of str to sequence of mappings
+        Label to the seeds' logged losses, each ``{"step": [...], "loss": [...]}``.
+    ax : Axes, optional
+        Where to draw.
+    title : str
+        The axes title.
+
+    Returns
+    -------
+    Figure
+    """
+    figure, ax = _axes(ax)
+    for label, seeds in runs.items():
+        color = None
+        for k, logged in enumerate(seeds):
+            (line,) = ax.plot(logged["step"], logged["loss"], color=color, linewidth=1,
+                              alpha=0.8, label=label if k == 0 else None)
+            color = line.get_color()
+    ax.set_yscale("log")
+    ax.set_xlabel("training step")
+    ax.set_ylabel("training loss")
+    ax.set_title(title)
+    ax.legend(fontsize="small", title="one line per seed", title_fontsize="small")
     return figure
 
 

@@ -23,15 +23,22 @@ __all__ = [
     "MULTIPLES",
     "RESULTS",
     "COURSE_CLAIMS",
+    "CLEAR_MAJORITY",
+    "POSITIONS",
     "behaviour",
+    "below_and_beyond",
     "beyond_training",
     "claims",
     "cosine_similarity",
+    "fine_tune_stats",
     "fine_tune_table",
     "load",
+    "long_entries",
     "mean_curves",
+    "seed_behaviours",
     "summary",
     "summary_table",
+    "whole_sequence",
     "write_json",
 ]
 
@@ -117,8 +124,23 @@ def beyond_training(curve: Any, multiple: int, trained_length: int) -> float:
     return float(np.nanmean(values[start:]))
 
 
-def summary(entries: dict[str, Any], trained_length: int) -> dict[tuple[str, str], NDArray[Any]]:
-    """Accuracy beyond training per (task, method), one row per seed and one column per multiple.
+POSITIONS = ("unseen", "all")
+
+
+def whole_sequence(curve: Any) -> float:
+    """Mean accuracy of one curve over every scored position (seen and unseen alike).
+
+    Examples
+    --------
+    >>> whole_sequence([None, 1.0, 0.5, 0.0])
+    0.5
+    """
+    return float(np.nanmean(np.array([np.nan if v is None else v for v in curve], dtype=float)))
+
+
+def summary(entries: dict[str, Any], trained_length: int, *, positions: str = "unseen"
+            ) -> dict[tuple[str, str], NDArray[Any]]:
+    """Accuracy per (task, method), one row per seed and one column per multiple.
 
     Parameters
     ----------
@@ -127,31 +149,45 @@ def summary(entries: dict[str, Any], trained_length: int) -> dict[tuple[str, str
         ``extensions`` of the results).
     trained_length : int
         The training length L.
+    positions : {"unseen", "all"}, default "unseen"
+        Average the positions never trained on (:func:`beyond_training`) or every scored
+        position of the sequence (:func:`whole_sequence`).
 
     Returns
     -------
     dict of (task, method) to ndarray, shape (n_seeds, len(MULTIPLES))
     """
+    unseen = check_choice("positions", positions, POSITIONS) == "unseen"
     rows: dict[tuple[str, str], list[list[float]]] = {}
     for key in sorted(entries, key=lambda k: (k.rsplit("/", 1)[0], int(k.rsplit("/", 1)[1]))):
         task, method, _ = key.split("/")
         rows.setdefault((task, method), []).append(
-            [beyond_training(entries[key][str(m)], m, trained_length) for m in MULTIPLES])
+            [beyond_training(entries[key][str(m)], m, trained_length) if unseen
+             else whole_sequence(entries[key][str(m)]) for m in MULTIPLES])
     return {k: np.array(v) for k, v in rows.items()}
 
 
+def long_entries(curves: dict[str, Any]) -> dict[str, Any]:
+    """The longer trainings of ``lab_curves.json`` as ``"task/method/seed"`` to curves."""
+    return {key: value["curves"] for key, value in curves["long"].items()}
+
+
 def summary_table(stats: dict[tuple[str, str], NDArray[Any]], task: str,
-                  methods: tuple[str, ...]) -> str:
+                  methods: tuple[str, ...], *,
+                  whole: dict[tuple[str, str], NDArray[Any]] | None = None) -> str:
     """A plain-text table: mean ± standard deviation over seeds, per method and multiple.
 
     Parameters
     ----------
     stats : dict
-        From :func:`summary`.
+        From :func:`summary` (unseen positions).
     task : str
         The task to show.
     methods : tuple of str
         The rows, in order.
+    whole : dict, optional
+        :func:`summary` with ``positions="all"``; its seed mean is printed in brackets beside
+        each multiple past 1x.
 
     Returns
     -------
@@ -163,16 +199,19 @@ def summary_table(stats: dict[tuple[str, str], NDArray[Any]], task: str,
     The spread is the sample standard deviation over seeds,
     :math:`s = \\sqrt{\\sum (a - \\bar a)^2 / (n - 1)}`.
     """
-    header = f"{task:<14}" + "".join(f"{f'{m}x':>14}" for m in MULTIPLES)
-    lines = [header]
+    width = 20 if whole is not None else 13
+    lines = [f"{task:<14}" + "".join(f"{f'{m}x':>{width}}" for m in MULTIPLES)]
     for method in methods:
         if (task, method) not in stats:
             raise ValueError(f"methods: no results for {method!r} on task {task!r}")
         values = stats[(task, method)]
         spread = values.std(0, ddof=1) if len(values) > 1 else np.zeros(values.shape[1])
-        cells = "".join(f"{f'{mu:.2f} ± {sd:.2f}':>14}" for mu, sd in zip(values.mean(0), spread,
-                                                                           strict=True))
-        lines.append(f"{method:<14}{cells}")
+        cells = [f"{mu:.2f} ± {sd:.2f}" for mu, sd in zip(values.mean(0), spread, strict=True)]
+        if whole is not None:
+            means = whole[(task, method)].mean(0)
+            cells = [cells[0]] + [f"{c} ({w:.2f})" for c, w in zip(cells[1:], means[1:],
+                                                                    strict=True)]
+        lines.append(f"{method:<14}" + "".join(f"{c:>{width}}" for c in cells))
     return "\n".join(lines)
 
 
@@ -241,9 +280,13 @@ def mean_curves(entries: dict[str, Any], task: str, methods: Any, multiple: int
     return found
 
 
-def behaviour(stats: dict[tuple[str, str], NDArray[Any]], task: str, method: str, *,
-              multiple: int = 4, learned_at: float = 0.9, tolerance: float = 0.1) -> str:
-    """Classify a method on a task: "not learned", "holds" or "drops" at ``multiple``.
+CLEAR_MAJORITY = 0.8  # a verdict needs at least this share of the seeds (4 of 5)
+
+
+def seed_behaviours(stats: dict[tuple[str, str], NDArray[Any]], task: str, method: str, *,
+                    multiple: int = 4, learned_at: float = 0.9, tolerance: float = 0.1
+                    ) -> list[str]:
+    """Classify each seed of a method on a task: "not learned", "holds" or "drops".
 
     Parameters
     ----------
@@ -254,28 +297,61 @@ def behaviour(stats: dict[tuple[str, str], NDArray[Any]], task: str, method: str
     multiple : int, default 4
         The length multiple judged.
     learned_at : float, default 0.9
-        Mean accuracy at 1x from which the task counts as learned.
+        Accuracy at 1x from which a seed counts as having learned the task.
     tolerance : float, default 0.1
-        How far below its 1x accuracy a method may fall at ``multiple`` and still "hold".
+        How far below its 1x accuracy a seed may fall at ``multiple`` and still "hold".
 
     Returns
     -------
-    str
+    list of str
+        One label per seed.
 
     Notes
     -----
-    With :math:`\\bar a_m` the seed mean at :math:`m`x: "not learned" if
-    :math:`\\bar a_1 < 0.9`, "holds" if :math:`\\bar a_m \\ge \\bar a_1 - 0.1`, else "drops".
+    With :math:`a_m` one seed's accuracy at :math:`m`x: "not learned" if :math:`a_1 < 0.9`,
+    "holds" if :math:`a_m \\ge a_1 - 0.1`, else "drops".
+
+    Examples
+    --------
+    >>> stats = {("t", "m"): np.array([[1.0, 0.9, 0.95, 0.5], [0.5, 0.5, 0.5, 0.5]])}
+    >>> seed_behaviours(stats, "t", "m")
+    ['holds', 'not learned']
     """
     if (task, method) not in stats:
         raise ValueError(f"method: no results for {method!r} on task {task!r}")
     if multiple not in MULTIPLES:
         raise ValueError(f"multiple must be one of {MULTIPLES}; got {multiple!r}")
-    mean = stats[(task, method)].mean(0)
-    first, later = mean[0], mean[MULTIPLES.index(multiple)]
-    if first < learned_at:
-        return "not learned"
-    return "holds" if later >= first - tolerance else "drops"
+    values = stats[(task, method)]
+    first, later = values[:, 0], values[:, MULTIPLES.index(multiple)]
+    return ["not learned" if a < learned_at else "holds" if b >= a - tolerance else "drops"
+            for a, b in zip(first, later, strict=True)]
+
+
+def behaviour(stats: dict[tuple[str, str], NDArray[Any]], task: str, method: str, *,
+              multiple: int = 4) -> tuple[str, int, int]:
+    """The behaviour a clear majority of seeds share, with how many seeds show it.
+
+    Parameters
+    ----------
+    stats : dict
+        From :func:`summary`.
+    task, method : str
+        Which row.
+    multiple : int, default 4
+        The length multiple judged.
+
+    Returns
+    -------
+    label : str
+        The most common label of :func:`seed_behaviours` if at least ``CLEAR_MAJORITY`` of the
+        seeds share it, else "mixed".
+    count, n_seeds : int
+        How many of the seeds show the most common label.
+    """
+    labels = seed_behaviours(stats, task, method, multiple=multiple)
+    common = max(dict.fromkeys(labels), key=labels.count)
+    count = labels.count(common)
+    return (common if count >= CLEAR_MAJORITY * len(labels) else "mixed"), count, len(labels)
 
 
 COURSE_CLAIMS: tuple[tuple[str, str, str], ...] = (
@@ -287,7 +363,26 @@ COURSE_CLAIMS: tuple[tuple[str, str, str], ...] = (
 )
 
 
-def claims(stats: dict[tuple[str, str], NDArray[Any]], tasks: Any) -> list[str]:
+def _verdict(found: str, expected: str) -> str:
+    if found == "not learned":
+        return "untested (not learned at 1x)"
+    if found == "mixed":
+        return "no clear verdict"
+    return "agrees" if found == expected else "disagrees"
+
+
+def _claim_line(stats: dict[tuple[str, str], NDArray[Any]], task: str, method: str,
+                expected: str, label: str) -> str:
+    found, count, n_seeds = behaviour(stats, task, method)
+    mean = stats[(task, method)].mean(0)
+    seeds = f"{count}/{n_seeds} seeds"
+    return (f"  {label:<22} 1x {mean[0]:.2f}  4x {mean[2]:.2f}  {found:<11} {seeds:<11} "
+            f"{_verdict(found, expected)}")
+
+
+def claims(stats: dict[tuple[str, str], NDArray[Any]], tasks: Any,
+           longer: dict[tuple[str, str], NDArray[Any]] | None = None,
+           longer_steps: int | None = None) -> list[str]:
     """One line per course claim and task: the seed means at 1x and 4x and the verdict.
 
     Parameters
@@ -296,60 +391,98 @@ def claims(stats: dict[tuple[str, str], NDArray[Any]], tasks: Any) -> list[str]:
         From :func:`summary` of the grid's curves.
     tasks : iterable of str
         The tasks to judge.
+    longer : dict, optional
+        :func:`summary` of the longer trainings; a cell found there is judged again on a line
+        of its own, marked with ``longer_steps``.
+    longer_steps : int, optional
+        The longer trainings' number of steps, for that line's label.
 
     Returns
     -------
     list of str
-        "agrees", "disagrees" or "untested (not learned at 1x)" for every claim and task, as
-        judged by :func:`behaviour` at 4x.
+        For every claim and task, the majority behaviour of :func:`behaviour` at 4x, how many
+        seeds show it, and "agrees", "disagrees", "no clear verdict" (no clear majority) or
+        "untested (not learned at 1x)".
     """
     lines = []
     for text, method, expected in COURSE_CLAIMS:
         lines.append(text)
         for task in tasks:
-            found = behaviour(stats, task, method)
-            verdict = ("untested (not learned at 1x)" if found == "not learned"
-                       else "agrees" if found == expected else "disagrees")
-            mean = stats[(task, method)].mean(0)
-            lines.append(f"  {task:<13} 1x {mean[0]:.2f}  4x {mean[2]:.2f}  {found:<12}"
-                         f"{verdict}")
+            lines.append(_claim_line(stats, task, method, expected, task))
+            if longer is not None and (task, method) in longer:
+                lines.append(_claim_line(longer, task, method, expected,
+                                         f"  after {longer_steps} steps"))
     return lines
 
 
-def fine_tune_table(extended: dict[str, Any], ext_stats: dict[tuple[str, str], NDArray[Any]],
-                    trained_length: int) -> str:
-    """PI after its short fine-tune against the methods without one, at the fine-tune length.
+def below_and_beyond(curve: Any, trained_length: int) -> tuple[float, float]:
+    """Mean accuracy of one curve on the positions below L and on those from L on.
+
+    Examples
+    --------
+    >>> below_and_beyond([None, 1.0, 0.5, 0.0], 2)
+    (1.0, 0.25)
+    """
+    values = np.array([np.nan if v is None else v for v in curve], dtype=float)
+    return float(np.nanmean(values[:trained_length])), float(np.nanmean(values[trained_length:]))
+
+
+def fine_tune_stats(extended: dict[str, Any], plain: dict[str, Any], trained_length: int
+                    ) -> dict[tuple[str, str], NDArray[Any]]:
+    """Accuracy at the fine-tune length below and beyond L, per (task, method) and seed.
 
     Parameters
     ----------
     extended : dict
         The content of ``lab_extensions.json``.
-    ext_stats : dict
-        :func:`summary` of the extensions (with plain "rope" rows).
+    plain : dict
+        The grid's curves (the plain "rope" models are read from them).
     trained_length : int
         The training length L.
 
     Returns
     -------
-    str
-        A table of mean ± sd over seeds on positions ``L .. mL - 1``, one row per method and
-        one column per task.
+    dict of (task, method) to ndarray, shape (n_seeds, 2)
+        Columns: positions ``0 .. L-1`` and ``L .. mL-1`` of sequences of ``mL`` tokens.
+        Methods: "rope", "pi", "ntk", "yarn" without fine-tuning and "pi_<steps>" after it.
     """
-    multiple = int(extended["setup"]["fine_tune"]["multiple"])
-    column = MULTIPLES.index(multiple)
-    tasks = list(dict.fromkeys(key.split("/")[0] for key in extended["fine_tuned"]))
-    rows: dict[str, list[NDArray[Any]]] = {}
-    for method in ("rope", "pi", "ntk", "yarn"):
-        rows[f"{method}, no fine-tune"] = [ext_stats[(t, method)][:, column] for t in tasks]
-    tuned = []
-    for task in tasks:
-        seeds = [k for k in extended["fine_tuned"] if k.startswith(f"{task}/")]
-        tuned.append(np.array([beyond_training(extended["fine_tuned"][k], multiple,
-                                               trained_length) for k in seeds]))
-    steps = extended["setup"]["fine_tune"]["steps"]
-    rows[f"pi + {steps} steps"] = tuned
-    lines = [f"{f'at {multiple}x':<20}" + "".join(f"{t:>16}" for t in tasks)]
-    for name, values in rows.items():
-        cells = "".join(f"{f'{v.mean():.2f} ± {_spread(v):.2f}':>16}" for v in values)
+    multiple = str(extended["setup"]["fine_tune"]["multiple"])
+    sources = {**{k: v[multiple] for k, v in extended["extensions"].items()},
+               **{k: v[multiple] for k, v in plain.items() if k.split("/")[1] == "rope"},
+               **extended["fine_tuned"]}
+    rows: dict[tuple[str, str], list[tuple[float, float]]] = {}
+    for key in sorted(sources, key=lambda k: (k.rsplit("/", 1)[0], int(k.rsplit("/", 1)[1]))):
+        task, method, _ = key.split("/")
+        if method != "dynamic":
+            rows.setdefault((task, method), []).append(below_and_beyond(sources[key],
+                                                                        trained_length))
+    return {k: np.array(v) for k, v in rows.items()}
+
+
+def fine_tune_table(tuned: dict[tuple[str, str], NDArray[Any]], tasks: Any) -> str:
+    """PI after its fine-tunes against the methods without one, at the fine-tune length.
+
+    Parameters
+    ----------
+    tuned : dict
+        From :func:`fine_tune_stats`.
+    tasks : iterable of str
+        The columns.
+
+    Returns
+    -------
+    str
+        One row per method: the seed mean on positions from L on, and in brackets on the
+        positions below L.
+    """
+    tasks = list(tasks)
+    tuned_steps = sorted({int(m[3:]) for _, m in tuned if m.startswith("pi_")})
+    methods = ["rope", "pi", "ntk", "yarn", *(f"pi_{steps}" for steps in tuned_steps)]
+    lines = ["".ljust(20) + "".join(f"{t:>16}" for t in tasks)]
+    for method in methods:
+        name = (f"pi + {method[3:]} steps" if method.startswith("pi_")
+                else f"{method}, no fine-tune")
+        means = [tuned[(task, method)].mean(0) for task in tasks]  # (below, beyond) each
+        cells = "".join(f"{f'{beyond:.2f} ({below:.2f})':>16}" for below, beyond in means)
         lines.append(f"{name:<20}{cells}")
     return "\n".join(lines)
