@@ -83,7 +83,7 @@ break_position = Exercise(
     answer_name="t5_breaks_at",
     expected=lambda: _first_below(_mean_curve("t5"), 0.5, _TRAINED),
     hint_text=(
-        "Load the curves with posenc_lib.lab.results.load('curves'), average the three seeds "
+        "Load the curves with posenc_lib.lab.results.load('curves'), average the seeds "
         "of induction/t5 at 8x with posenc_lib.lab.results.mean_curves, and find the first "
         "position from 32 on whose accuracy is below 0.5 (positions where nothing is scored are "
         "NaN: skip them). Give the position in the sequence (an int), not its offset from 32."
@@ -136,7 +136,7 @@ def _close_to_rope(ddof: int = 1, threshold: float | None = None) -> set[str]:
 
 seed_spread = Exercise(
     key="10.seed_spread",
-    title="Induction at 4x: which schemes cannot be told apart from RoPE with three seeds?",
+    title="Induction at 4x: which schemes cannot be told apart from RoPE over the seeds?",
     answer_name="like_rope",
     expected=_close_to_rope,
     hint_text=(
@@ -153,7 +153,7 @@ seed_spread = Exercise(
     ),
     minutes=10,
     mistakes=(
-        Mistake("the population standard deviation (ddof=0), too small for three seeds",
+        Mistake("the population standard deviation (ddof=0), too small for a handful of seeds",
                 lambda: _close_to_rope(ddof=0)),
         Mistake(
             "a fixed gap of 0.1 (the claims table's tolerance), whatever the spread",
