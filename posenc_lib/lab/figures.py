@@ -108,7 +108,7 @@ def _learning_curves(curves: dict[str, Any]) -> Figure:
         runs = {f"{n} steps": [v["losses"] if n == steps[1] else curves["losses"][k]
                                for k, v in curves["long"].items()
                                if k.rsplit("/", 1)[0] == f"{task}/{scheme}"]
-                for n in steps}
+                for n in steps[::-1]}  # the grid's budget drawn last, on top
         plot_learning_curves(runs, ax=ax, title=f"{scheme} on {task}")
     return figure
 
