@@ -336,3 +336,240 @@ def test_the_grid_command_keeps_quick_runs_out_of_the_results() -> None:
     assert parse_args(["--out", "x"]).figures == Path("x")
     makefile = (Path(__file__).parents[1] / "Makefile").read_text(encoding="utf-8")
     assert "-m posenc_lib.lab.experiments\n" in makefile  # make uses these defaults
+
+
+# --- the code reproduces the committed results ----------------------------------------------
+
+
+def _committed_curve(key: str, multiple: int | None = None) -> np.ndarray:
+    folder = "extensions" if multiple is None else "curves"
+    data = lab_results.load(folder)
+    curve = data["fine_tuned"][key] if multiple is None else data["curves"][key][str(multiple)]
+    return np.array([np.nan if v is None else v for v in curve], dtype=float)
+
+
+def test_the_committed_curves_are_what_the_code_computes(rope_copy: Trained,
+                                                         pi_tuned: Trained) -> None:
+    """A retrained model reproduces its committed curves, the PI fine-tune included: so the
+    committed fine-tunes were scored at s = 4, as the test above checks of the code."""
+    for multiple in (1, 4):
+        got = accuracy_by_position(rope_copy, 32 * multiple)
+        assert np.nanmean(np.abs(got - _committed_curve("copy_back/rope/0", multiple))) < 0.01
+    got = accuracy_by_position(pi_tuned, 128)
+    assert np.nanmean(np.abs(got - _committed_curve("copy_back/pi_300/0"))) < 0.01
+
+
+# --- checks of the committed results (results/lab_*.json): the notebook's answers -----------
+# These test the data the notebook quotes, not the code; `make experiments` rewrites them.
+
+
+def _values(curve: list) -> np.ndarray:
+    return np.array([np.nan if v is None else v for v in curve], dtype=float)
+
+
+def _by_hand(entries: dict, task: str, method: str, multiple: int, length: int = 32
+             ) -> np.ndarray:
+    """Per-seed accuracy on unseen positions, computed here without the results module."""
+    values = [np.nanmean(_values(curves[str(multiple)])[0 if multiple == 1 else length:])
+              for key, curves in entries.items() if key.rsplit("/", 1)[0] == f"{task}/{method}"]
+    assert len(values) == 5, f"{task}/{method}: expected 5 seeds, found {len(values)}"
+    return np.array(values)
+
+
+def _seeds_that(entries: dict, task: str, method: str, behaviour: str, multiple: int = 4) -> int:
+    """How many seeds hold (within 0.1 of 1x), drop, or have not learned (below 0.9 at 1x)."""
+    first, later = (_by_hand(entries, task, method, m) for m in (1, multiple))
+    found = np.where(first < 0.9, "not learned", np.where(later >= first - 0.1, "holds", "drops"))
+    return int(np.sum(found == behaviour))
+
+
+@pytest.fixture(scope="module")
+def grid() -> dict:
+    return lab_results.load("curves")["curves"]
+
+
+@pytest.fixture(scope="module")
+def longer() -> dict:
+    return {k: v["curves"] for k, v in lab_results.load("curves")["long"].items()}
+
+
+@pytest.fixture(scope="module")
+def extended() -> dict:
+    return lab_results.load("extensions")
+
+
+def _above(a: np.ndarray, b: np.ndarray) -> bool:
+    """a beats b beyond the spread: mean(a) - sd(a) > mean(b) + sd(b)."""
+    return a.mean() - a.std(ddof=1) > b.mean() + b.std(ddof=1)
+
+
+def test_results_hold_five_seeds_of_every_cell_and_the_grid_settings(grid: dict) -> None:
+    setup = lab_results.load("curves")["setup"]
+    assert setup["seeds"] == [0, 1, 2, 3, 4] and setup["train"] == vars(TrainConfig())
+    for task in (*TASKS, "induction_near"):
+        for scheme in SCHEMES:
+            for multiple in lab_results.MULTIPLES:
+                _by_hand(grid, task, scheme, multiple)  # asserts five seeds
+
+
+def test_the_summary_module_agrees_with_the_hand_computation(grid: dict) -> None:
+    stats = lab_results.summary(grid, 32)
+    whole = lab_results.summary(grid, 32, positions="all")
+    for (task, scheme), rows in stats.items():
+        for column, multiple in enumerate(lab_results.MULTIPLES):
+            np.testing.assert_allclose(rows[:, column], _by_hand(grid, task, scheme, multiple))
+            keys = sorted(k for k in grid if k.rsplit("/", 1)[0] == f"{task}/{scheme}")
+            np.testing.assert_allclose(whole[(task, scheme)][:, column],
+                                       [np.nanmean(_values(grid[k][str(multiple)]))
+                                        for k in keys])
+
+
+def test_q1_absolute_tables_collapse_where_position_past_l_matters(grid: dict, longer: dict
+                                                                   ) -> None:
+    for scheme in ("learned", "sinusoidal"):
+        for task in ("copy_back", "induction"):
+            first, later = (_by_hand(grid, task, scheme, m) for m in (1, 2))
+            assert first.mean() > 0.9 and later.mean() < 0.4, (scheme, task)
+            want = 4 if (scheme, task) == ("learned", "copy_back") else 5
+            assert _seeds_that(grid, task, scheme, "drops") == want, (scheme, task)
+    learned_copy = _by_hand(grid, "copy_back", "learned", 1)
+    assert np.sum(learned_copy < 0.9) == 1 and round(learned_copy.min(), 2) == 0.67
+    assert _by_hand(grid, "copy_back", "learned", 2).max() < 0.05  # chance is 1/32
+    assert _by_hand(grid, "assoc_recall", "learned", 8).min() > 0.95
+    assert _by_hand(grid, "assoc_recall", "sinusoidal", 1).max() < 0.5  # not learned in 800
+
+
+def test_q2_biases_hold_on_recall_alibi_is_flattest_on_induction(grid: dict, longer: dict
+                                                                  ) -> None:
+    for scheme in ("alibi", "t5"):
+        first, last = (_by_hand(grid, "assoc_recall", scheme, m) for m in (1, 8))
+        assert last.mean() >= first.mean() - 0.1, scheme
+        assert _seeds_that(grid, "induction", scheme, "drops") == 5, scheme
+    alibi = {m: _by_hand(grid, "induction", "alibi", m).mean() for m in (1, 2, 4, 8)}
+    assert 0.05 < alibi[1] - alibi[2] < 0.15 and alibi[2] - alibi[8] < 0.1
+    for other in ("nope", "learned", "sinusoidal", "rope", "p_rope", "t5"):
+        assert _above(_by_hand(grid, "induction", "alibi", 8),
+                      _by_hand(grid, "induction", other, 8)), other
+    t5 = [_by_hand(grid, "induction", "t5", m).mean() for m in (2, 4, 8)]
+    assert t5[0] > t5[1] > t5[2]
+    alibi_copy = _by_hand(grid, "copy_back", "alibi", 1).mean()
+    assert round(alibi_copy, 2) == 0.26 and round(alibi_copy * 32) == 8  # eight times chance
+    assert round(_by_hand(longer, "copy_back", "alibi", 1).mean(), 2) == 0.45
+    t5_copy = [_by_hand(grid, "copy_back", "t5", m) for m in (1, 4, 8)]
+    assert t5_copy[0].mean() > 0.95 and _above(t5_copy[0], t5_copy[1])
+    assert _above(t5_copy[1], t5_copy[2])
+
+
+def test_q3_nope_learns_order_slowly(grid: dict, longer: dict) -> None:
+    induction = _by_hand(grid, "induction", "nope", 1)
+    assert induction.mean() > 5 / 16  # five times chance: order is learned
+    for other in ("learned", "sinusoidal", "rope", "p_rope", "alibi", "t5"):
+        assert _above(_by_hand(grid, "induction", other, 1), induction), other
+    assert _by_hand(grid, "induction", "nope", 2).mean() < 0.3
+    assert _by_hand(grid, "copy_back", "nope", 1).max() < 0.5
+    assert _by_hand(longer, "copy_back", "nope", 1).max() < 0.5
+    # Outputting any value of the dictionary: the queried pair's value, or one of the 7 others
+    # drawn from the same 16 values, so (1 + 7/16) / 8 = 0.18 on average.
+    any_value = (1 + 7 / 16) / 8
+    recall = [_by_hand(grid, "assoc_recall", "nope", m).mean() for m in (1, 8)]
+    assert round(any_value, 2) == 0.18 and round(recall[0] / any_value) == 4
+    assert recall[1] >= recall[0] - 0.1
+    leaves = jax.tree_util.tree_leaves(init_params(jax.random.key(0), ModelConfig()))
+    assert sum(leaf.size for leaf in leaves) < 90_000
+
+
+def test_longer_trainings_learn_recall_and_not_copy_back(longer: dict) -> None:
+    assert _by_hand(longer, "assoc_recall", "sinusoidal", 1).min() > 0.99
+    assert _seeds_that(longer, "assoc_recall", "sinusoidal", "holds", 8) == 5
+    curves = lab_results.load("curves")["long"]
+    for scheme in ("nope", "alibi"):
+        assert _by_hand(longer, "copy_back", scheme, 1).max() < 0.5, scheme
+        for key in (k for k in curves if k.startswith(f"copy_back/{scheme}/")):
+            logged = dict(zip(curves[key]["losses"]["step"], curves[key]["losses"]["loss"],
+                              strict=True))
+            assert logged[3999] < logged[3000] < logged[2000], key  # still learning
+
+
+def test_q4_rope_drops_on_two_tasks_and_splits_on_copy_back(grid: dict) -> None:
+    for task in ("assoc_recall", "induction"):
+        assert _seeds_that(grid, task, "rope", "drops") == 5, task
+    assert _seeds_that(grid, "copy_back", "rope", "holds") == 3
+    assert _seeds_that(grid, "copy_back", "rope", "drops", 8) == 5
+    assert round(_by_hand(grid, "copy_back", "rope", 4).mean(), 2) == 0.92
+    assert _above(_by_hand(grid, "assoc_recall", "p_rope", 8),
+                  _by_hand(grid, "assoc_recall", "rope", 8))
+    assert _above(_by_hand(grid, "copy_back", "rope", 4), _by_hand(grid, "copy_back", "p_rope", 4))
+
+
+def test_distant_matches_matter_to_alibi_only(grid: dict) -> None:
+    for scheme in SCHEMES:
+        gain = (_by_hand(grid, "induction_near", scheme, 4).mean()
+                - _by_hand(grid, "induction", scheme, 4).mean())
+        if scheme == "alibi":
+            assert 0.03 < gain < 0.08
+        else:
+            assert abs(gain) < 0.03, scheme
+        if scheme in ("learned", "sinusoidal"):
+            assert gain < 0, scheme
+
+
+def test_q5_ntk_and_yarn_work_without_fine_tuning_and_pi_does_not(grid: dict, extended: dict
+                                                                  ) -> None:
+    ext = extended["extensions"]
+    for task in ("assoc_recall", "induction"):
+        rope = _by_hand(grid, task, "rope", 4)
+        ntk, yarn = (_by_hand(ext, task, m, 4) for m in ("ntk", "yarn"))
+        assert _above(ntk, rope) and _above(yarn, rope) and yarn.mean() > ntk.mean(), task
+    for task in TASKS:
+        assert _above(_by_hand(grid, task, "rope", 4), _by_hand(ext, task, "pi", 4)), task
+        np.testing.assert_allclose(_by_hand(ext, task, "dynamic", 2), _by_hand(ext, task, "ntk", 2))
+    assert _by_hand(ext, "copy_back", "pi", 2).max() < 0.1
+    assert _by_hand(ext, "copy_back", "yarn", 2).mean() > 0.95
+    assert _above(_by_hand(grid, "copy_back", "rope", 4), _by_hand(ext, "copy_back", "yarn", 4))
+    assert round(_by_hand(ext, "copy_back", "yarn", 4).mean(), 2) == 0.55
+    assert _by_hand(ext, "induction", "dynamic", 4).mean() < _by_hand(ext, "induction", "ntk",
+                                                                       4).mean()
+
+
+def test_yarn_keeps_one_and_a_half_pairs_of_the_lab() -> None:
+    from posenc_lib.scaling import yarn_correction_range, yarn_ramp
+
+    def index_of(turns: float) -> float:  # the pair that turns `turns` times in 32 positions
+        return 16 * math.log(32 / (2 * math.pi * turns)) / (2 * math.log(10000.0))
+
+    low, high = max(math.floor(index_of(32)), 0), math.ceil(index_of(1))
+    assert (low, high) == (0, 2) == yarn_correction_range(16, 10000.0, 32)
+    np.testing.assert_allclose(1 - yarn_ramp(low, high, 8), [1, 0.5, 0, 0, 0, 0, 0, 0])
+
+
+def test_pi_fine_tunes_recover_after_300_steps(grid: dict, extended: dict) -> None:
+    tuned = {}
+    for key, curve in extended["fine_tuned"].items():
+        task, method, _ = key.split("/")
+        values = _values(curve)
+        tuned.setdefault((task, method), []).append([np.nanmean(values[:32]),
+                                                     np.nanmean(values[32:])])
+    tuned = {k: np.array(v) for k, v in tuned.items()}  # (seeds, [below L, beyond L])
+    assert extended["setup"]["fine_tune"] == {"multiple": 4, "steps": [60, 300]}
+    for task in TASKS:
+        base_below = [np.nanmean(_values(grid[f"{task}/rope/{s}"]["4"])[:32]) for s in range(5)]
+        assert tuned[(task, "pi_300")].shape == (5, 2)
+        assert tuned[(task, "pi_300")][:, 1].min() > 0.98, task
+        assert np.all(tuned[(task, "pi_300")][:, 0] >= np.array(base_below) - 0.02), task
+        assert _above(tuned[(task, "pi_300")][:, 1], _by_hand(extended["extensions"], task, "pi",
+                                                              4)), task
+    assert tuned[("assoc_recall", "pi_60")].min() > 0.99
+    assert 0.8 < tuned[("induction", "pi_60")][:, 1].mean() < 0.9
+    assert tuned[("copy_back", "pi_60")].max() < 0.2  # below L too: every angle moved
+
+
+def test_the_claims_table_gives_the_verdicts_the_notebook_discusses(grid: dict, longer: dict
+                                                                     ) -> None:
+    lines = lab_results.claims(lab_results.summary(grid, 32), (*TASKS, "induction_near"),
+                               lab_results.summary(longer, 32), 4000)
+    assert lines[2].split()[0] == "assoc_recall" and lines[2].endswith("disagrees")
+    sinusoidal = lines.index("sinusoidal tables do not extrapolate")
+    assert lines[sinusoidal + 3].strip().startswith("after 4000 steps")
+    assert lines[sinusoidal + 3].endswith("disagrees") and "5/5 seeds" in lines[sinusoidal + 3]
+    rope = lines.index("RoPE fails past its trained length")
+    assert "3/5 seeds" in lines[rope + 1] and lines[rope + 1].endswith("no clear verdict")

@@ -21,44 +21,47 @@ from posenc_lib.frequencies import inverse_frequencies, turns_in_context
 __all__ = ["break_position", "seed_spread", "t5_far_bucket", "turning_pairs"]
 
 _HEAD_DIM, _BASE, _TRAINED = 16, 10000.0, 32
+_FINE_TUNE = 4 * _TRAINED  # the length PI fine-tunes at
 
 
-def _turns() -> NDArray[np.float64]:
-    return turns_in_context(inverse_frequencies(_HEAD_DIM, _BASE), _TRAINED)
+def _turns(length: int = _FINE_TUNE) -> NDArray[np.float64]:
+    return turns_in_context(inverse_frequencies(_HEAD_DIM, _BASE), length)
 
 
 # --------------------------------------------------------------------------- 10.turning_pairs
 
 turning_pairs = Exercise(
     key="10.turning_pairs",
-    title="Predict: how many RoPE pairs of the lab turn at least once in 32 positions?",
+    title="Predict: how many RoPE pairs of the lab turn at least once in 128 positions (4x)?",
     answer_name="n_turning",
     expected=lambda: int(np.count_nonzero(_turns() >= 1)),
     hint_text=(
         "Pair i turns L * theta_i / (2 pi) times in L positions, with theta_i = 10000**(-2i/16) "
-        "= 10**(-i/2): 1, 0.32, 0.1, ... And 32 / (2 pi) is about 5. Multiply in your head; "
-        "type the count (an int), no code."
+        "= 10**(-i/2): 1, 0.32, 0.1, 0.03, ... And 128 / (2 pi) is about 20. Or start from the "
+        "turns within 32 positions printed in Question 5 and scale them. Type the count (an "
+        "int), no code."
     ),
     level="warm-up",
     kind="prediction",
     objective=(
-        "Predicts from theta_i and L which RoPE pairs see every angle in training, the ones safe "
-        "past the trained length."
+        "Predicts from theta_i and the length which RoPE pairs complete a turn, the ones whose "
+        "angles a longer training would have covered."
     ),
     minutes=5,
     mistakes=(
         Mistake(
             "forgetting the 2 pi (counting angles L * theta_i of at least 1 radian)",
-            lambda: int(np.count_nonzero(_TRAINED * inverse_frequencies(_HEAD_DIM, _BASE) >= 1)),
+            lambda: int(np.count_nonzero(_FINE_TUNE * inverse_frequencies(_HEAD_DIM, _BASE)
+                                         >= 1)),
         ),
-        Mistake("counting the pairs that do not complete a turn",
-                lambda: int(np.count_nonzero(_turns() < 1))),
+        Mistake("the count within the trained 32 positions instead of 128",
+                lambda: int(np.count_nonzero(_turns(_TRAINED) >= 1))),
     ),
     shortcuts=(
         Shortcut(
             "code that computes it (a prediction is a number you type before running anything)",
             r"\b(?:turns_in_context|inverse_frequencies|rope_frequencies|count_nonzero|sum|pi)\b",
-            "n_turning = int(np.sum(32 * theta / (2 * np.pi) >= 1))",
+            "n_turning = int(np.sum(128 * theta / (2 * np.pi) >= 1))",
         ),
     ),
 )
@@ -116,7 +119,7 @@ break_position = Exercise(
 _TASK, _MULTIPLE_COLUMN = "induction", 2  # columns of summary(): 1x, 2x, 4x, 8x
 
 
-def _close_to_rope(ddof: int = 1, threshold: float | None = None) -> set[str]:
+def _close_to_rope(threshold: float | None = None, with_rope: bool = False) -> set[str]:
     """Schemes whose mean at 4x differs from RoPE's by less than the two spreads together."""
     from posenc_lib.lab.results import load, summary
 
@@ -124,11 +127,11 @@ def _close_to_rope(ddof: int = 1, threshold: float | None = None) -> set[str]:
     rope = stats[(_TASK, "rope")][:, _MULTIPLE_COLUMN]
     close = set()
     for (task, scheme), rows in stats.items():
-        if task != _TASK or scheme == "rope":
+        if task != _TASK or (scheme == "rope" and not with_rope):
             continue
         other = rows[:, _MULTIPLE_COLUMN]
         gap = abs(other.mean() - rope.mean())
-        limit = other.std(ddof=ddof) + rope.std(ddof=ddof) if threshold is None else threshold
+        limit = other.std(ddof=1) + rope.std(ddof=1) if threshold is None else threshold
         if gap < limit:
             close.add(scheme)
     return close
@@ -153,8 +156,8 @@ seed_spread = Exercise(
     ),
     minutes=10,
     mistakes=(
-        Mistake("the population standard deviation (ddof=0), too small for a handful of seeds",
-                lambda: _close_to_rope(ddof=0)),
+        Mistake("RoPE itself in the set (its gap to itself is 0, but the question asks for "
+                "the other schemes)", lambda: _close_to_rope(with_rope=True)),
         Mistake(
             "a fixed gap of 0.1 (the claims table's tolerance), whatever the spread",
             lambda: _close_to_rope(threshold=0.1),
