@@ -46,8 +46,9 @@ figures: $(STAMP)
 	$(BIN)/python -m posenc_lib.figures build --out figures --format svg,png
 	$(BIN)/python -m posenc_lib.figures gallery --out figures
 
-# The lab's grid (notebook 10): every scheme x task x seed; writes results/lab_*.json and the
-# figures results/lab_*.png that the notebook quotes. About 20-30 minutes on 2 cores.
+# The lab's grid (notebook 10): every scheme x task x five seeds, longer trainings, RoPE's
+# extensions and PI fine-tunes; writes results/lab_*.json and the figures results/lab_*.png that
+# the notebook quotes (the command's defaults). About 15 minutes on 2 cores.
 experiments: $(STAMP)
 	$(BIN)/python -m posenc_lib.lab.experiments
 
