@@ -206,7 +206,8 @@ def test_sites_load_nothing_from_outside(html_dir: Path, student_site: Path, sit
 
 
 GUIDE = ROOT / "notebooks" / "INSTRUCTORS.md"
-FRAME = {"What you will learn", "What you need", "Summary", "Exercises", "Further reading"}
+FRAME = {"What you will learn", "What you need", "Summary", "Going further", "Exercises",
+         "Further reading"}
 
 
 def guide_section(title: str) -> str:

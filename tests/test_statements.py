@@ -47,7 +47,7 @@ def test_extends_definition_asks_for_new_codes() -> None:
     assert "new codes" in CRITERIA["extends"]
     normalised = lambda p, n, trained: encode("normalised", p, sentence_length=n)  # noqa: E731
     assert not check_extends(normalised)
-    printed = stdout(markdown_and_code_above(NB00, "The two naive codes, scored")[1])
+    printed = stdout(markdown_and_code_above(NB00, "**Predict.** Which of the six criteria")[1])
     assert CRITERIA["extends"] in printed
 
 
