@@ -62,12 +62,28 @@ def test_collision_example_is_in_the_middle_of_a_sentence() -> None:
     )
 
 
-def test_float_information_is_measured_in_float32() -> None:
-    text, code = markdown_and_code_above(NB01, "about 10 bits per column")
-    assert "np.float32" in source(code) and "32 * n_bits" not in source(code)
+def test_float_columns_differ_in_resolution_not_in_information() -> None:
+    # issue 21: "about 10 bits per column: ten times more information" was wrong; 1024
+    # positions need log2 1024 = 10 bits in total, in either code
+    text, code = markdown_and_code_above(NB01, "in *resolution*, not in information")
+    assert "np.float32" in source(code)
     printed = stdout(code)
-    assert "distinct values per column: {2}" in printed
-    assert "1 of 32" in printed and "1023" in printed and "1023" in text
+    assert "distinct values per column: {2}" in printed and "1023" in printed and "1023" in text
+    prose = all_markdown(NB01)
+    assert "ten times more information" not in prose and "bits per column" not in prose
+    assert "each float carries one bit" not in prose
+    # the information: distinct rows, counted here from the integers and the angles themselves
+    positions = np.arange(1024)
+    bits = (positions[:, None] >> np.arange(10)) & 1
+    angles = positions[:, None] * 10000.0 ** (-np.arange(0, 20, 2) / 20)
+    sines = np.concatenate([np.sin(angles), np.cos(angles)], axis=1).astype(np.float32)
+    assert len({tuple(r) for r in bits}) == len({tuple(r) for r in sines}) == 1024
+    assert np.log2(1024) == 10
+    _, told = markdown_and_code_above(NB01, "**3. A fixed number of bits runs out.**")
+    shown = stdout(told)
+    assert "{'binary': 1024, 'sinusoidal': 1024}" in shown and "log2 1024 = 10" in shown
+    columns = [len(np.unique(c)) for c in sines.T]
+    assert f"{sum(n == 1024 for n in columns)} of 20" in shown
 
 
 def test_smooth_bit_wave_phase_is_explained_and_computed() -> None:
