@@ -51,3 +51,32 @@ def test_equivariant_layers_against_permutation_matrices() -> None:
     sort_rows = nb00.layers()["sort_rows"]
     assert np.allclose(sort_rows(shift @ x), sort_rows(x))
     assert not np.allclose(sort_rows(shift @ x), shift @ sort_rows(x))
+
+
+def _codes_by_hand(positions: np.ndarray, d: int = 64) -> np.ndarray:
+    """Interleaved rows sin, cos of pos / 10000^(2i/d), computed here."""
+    angle = np.asarray(positions, dtype=float)[:, None] / 10000.0 ** (np.arange(0, d, 2) / d)
+    codes = np.empty((len(angle), d))
+    codes[:, 0::2], codes[:, 1::2] = np.sin(angle), np.cos(angle)
+    return codes
+
+
+def test_decode_position_refuses_a_table_lookup_and_accepts_the_angles() -> None:
+    from posenc_lib.exercises import nb02
+
+    (codes,) = nb02.decode_position.call_with
+    np.testing.assert_allclose(codes, _codes_by_hand(nb02._DECODE_POSITIONS), atol=1e-12)
+    table = _codes_by_hand(np.arange(20001))
+
+    def lookup(rows: np.ndarray) -> np.ndarray:  # nearest whole position: what the prompt forbids
+        return np.array([np.argmin(((table - row) ** 2).sum(axis=1)) for row in rows], float)
+
+    result = nb02.decode_position.check(lookup)
+    assert not result.passed and "table of the codes of whole" in result.message
+
+    def from_angles(rows: np.ndarray) -> np.ndarray:
+        theta = 10000.0 ** (-62 / 64)  # the slowest pair, wavelength about 47000
+        return np.arctan2(rows[:, -2], rows[:, -1]) / theta
+
+    assert nb02.decode_position.check(from_angles).passed
+    assert not nb02.decode_position.check(lambda rows: np.round(from_angles(rows))).passed
