@@ -13,6 +13,7 @@ from tools.notebook_cells import BEGIN, END, NOTEBOOKS, ROOT, load, source, tags
 
 FIRST_HEADINGS = ["What you will learn", "What you need"]
 LAST_HEADINGS = ["Summary", "Exercises", "Further reading"]
+GOING_FURTHER = "Going further"  # optional material, between Summary and Exercises
 SCORECARD_NOTEBOOKS = {"00", "01", "02", "03", "07"}
 PITFALL_NOTEBOOKS = {"02", "05"}  # the syllabus names pitfalls that arise there
 ABSOLUTE_PATH = re.compile(r"(/home/|/root/|/tmp/|/work/|/usr/|[A-Z]:\\\\)")
@@ -47,6 +48,10 @@ def test_title_and_section_headings(path: Path) -> None:
     assert cells[0]["cell_type"] == "markdown" and source(cells[0]).startswith("# ")
     assert len(headings(path, 1)) == 1, "one title per notebook"
     h2 = headings(path, 2)
+    if GOING_FURTHER in h2:
+        at = h2.index(GOING_FURTHER)
+        assert h2[at - 1] == "Summary", "Going further comes right after the Summary"
+        h2.remove(GOING_FURTHER)
     assert h2[:2] == FIRST_HEADINGS, f"notebook must open with {FIRST_HEADINGS}, has {h2[:2]}"
     assert h2[-3:] == LAST_HEADINGS, f"notebook must close with {LAST_HEADINGS}, has {h2[-3:]}"
 
@@ -174,3 +179,80 @@ def test_readme_syllabus_links_every_notebook() -> None:
     for path in NOTEBOOKS:
         row = re.search(rf"^\|.*\]\(notebooks/{re.escape(path.name)}\).*\|(.+)\|\s*$", readme, re.M)
         assert row and row.group(1).strip(), f"README's syllabus table lacks {path.name}"
+
+
+# --- predict first, and a lesson short enough to read -------------------------------------------
+
+PREDICT_NOTEBOOKS = ["00", "01", "02"]  # issue 21: add the others as they get their checkpoints
+LESSON_WORDS = {"00": 1800, "01": 1800, "02": 1800}  # at most about 1,800; none above 2,200
+MIN_CHECKPOINTS = 4
+
+
+def by_number(numbers: list[str]) -> list[Path]:
+    return [path for path in NOTEBOOKS if path.name[:2] in numbers]
+
+
+def lesson_cells(cells: list[dict]) -> list[dict]:
+    """The cells of the lesson: everything above "## Going further" or "## Exercises"."""
+    end = next(
+        i for i, c in enumerate(cells)
+        if c["cell_type"] == "markdown"
+        and source(c).startswith((f"## {GOING_FURTHER}", "## Exercises"))
+    )  # fmt: skip
+    return cells[:end]
+
+
+def lesson_words(cells: list[dict]) -> int:
+    """Words (runs of non-blank characters) in the markdown cells of the lesson."""
+    return sum(len(source(c).split()) for c in lesson_cells(cells) if c["cell_type"] == "markdown")
+
+
+def test_lesson_words_counts_the_prose_above_the_optional_part() -> None:
+    cells = [
+        {"cell_type": "markdown", "source": "# Title\n\nOne two three."},
+        {"cell_type": "code", "source": "x = 1  # code is not prose"},
+        {"cell_type": "markdown", "source": ["Four, ", "five $x$"]},
+        {"cell_type": "markdown", "source": "## Going further\n\nNot counted."},
+        {"cell_type": "markdown", "source": "## Exercises"},
+    ]
+    assert lesson_words(cells) == 8  # "#", "Title", "One", "two", "three.", "Four,", "five", "$x$"
+    assert lesson_words(cells[:3] + cells[4:]) == 8
+    assert lesson_words(cells[3:]) == 0
+
+
+@pytest.mark.parametrize("path", by_number(list(LESSON_WORDS)), ids=lambda p: p.name)
+def test_lesson_prose_is_short(path: Path) -> None:
+    words = lesson_words(load(path)["cells"])
+    assert words <= min(LESSON_WORDS[path.name[:2]], 2200), f"{words} words of lesson prose"
+
+
+def is_prompt(cell: dict) -> bool:
+    return cell["cell_type"] == "markdown" and source(cell).startswith("**Predict")
+
+
+@pytest.mark.parametrize("path", by_number(PREDICT_NOTEBOOKS), ids=lambda p: p.name)
+def test_predict_prompts_come_before_their_tagged_reveals(path: Path) -> None:
+    """Each **Predict** prompt is followed by guess cells with no output, then its reveal.
+
+    The reveal is the first code cell tagged ``predict`` after the prompt; nothing between them
+    shows an output or is markdown, so the question is asked before anything answers it. Every
+    reveal has its prompt, and compares the guess with the computed value.
+    """
+    cells = lesson_cells(load(path)["cells"])
+    prompts = [i for i, c in enumerate(cells) if is_prompt(c)]
+    reveals = [i for i, c in enumerate(cells) if "predict" in tags(c)]
+    assert len(prompts) >= MIN_CHECKPOINTS, f"{len(prompts)} predict-first checkpoints"
+    assert len(reveals) == len(prompts), "one reveal cell tagged 'predict' per prompt"
+    for prompt, reveal in zip(prompts, reveals, strict=True):
+        assert prompt < reveal, f"the reveal of cell {prompt} comes before it"
+        between = cells[prompt + 1 : reveal]
+        for cell in between:
+            assert cell["cell_type"] == "code", f"cell {prompt}: text between prompt and reveal"
+            assert not cell.get("outputs"), f"cell {prompt}: an output before the reveal"
+            assert re.search(r"^\w+ = None\b", source(cell), re.M), "a guess cell: name = None"
+        body = source(cells[reveal])
+        assert "compare(" in body, f"reveal {reveal} does not compare the guess"
+        guesses = [re.match(r"(\w+) = None", source(c)).group(1) for c in between]
+        assert all(g in body for g in guesses), f"reveal {reveal} ignores a guess"
+        assert cells[reveal].get("outputs"), f"reveal {reveal} has no stored output"
+    assert not [c for c in load(path)["cells"][len(cells):] if "predict" in tags(c)]

@@ -123,6 +123,21 @@ def test_square_waves_take_each_bit_at_the_integer_positions(
         np.testing.assert_array_equal(values[inside], table[positions[inside], 3 - k])
 
 
+@pytest.mark.parametrize("n_bits", [2, 4])
+def test_every_sample_holds_the_bit_of_the_position_it_belongs_to(n_bits: int) -> None:
+    # the sample at x belongs to position round(x) (cells [p - 1/2, p + 1/2)): the last one is
+    # still position 2**n_bits - 1, all ones, so no wave drops to 0 at the right edge
+    counting = BinaryCountingExplorer(n_bits=n_bits, position=0)
+    n = 2**n_bits
+    for k, line in enumerate(counting.square.waves):
+        x, y = (np.asarray(a, dtype=float) for a in line.get_data())
+        assert x.min() >= -0.5 and x.max() < n - 0.5
+        owner = np.floor(x + 0.5).astype(int)
+        expected = (owner >> k) & 1  # bit k of the position, computed from the integer
+        np.testing.assert_array_equal(y - counting.square.offsets[k], expected)
+        assert y[-1] - counting.square.offsets[k] == 1
+
+
 def test_binary_counting_rejects_bad_sizes() -> None:
     with pytest.raises(ValueError, match="n_bits"):
         BinaryCountingExplorer(n_bits=7)

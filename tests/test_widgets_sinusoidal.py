@@ -24,17 +24,30 @@ def heatmap() -> EncodingHeatmapExplorer:
     return EncodingHeatmapExplorer()
 
 
-def test_heatmap_starts_with_the_paper_encoding(heatmap: EncodingHeatmapExplorer) -> None:
-    np.testing.assert_allclose(heatmap.heatmap.get_array(), sinusoidal_encoding(100, 512))
+def split_by_hand(n: int, d: int, base: float = 10000.0) -> np.ndarray:
+    """[sin | cos] of pos / base^(2i/d), computed here: the split layout the explorer draws."""
+    angle = np.arange(n)[:, None] / base ** (np.arange(0, d, 2) / d)
+    return np.concatenate([np.sin(angle), np.cos(angle)], axis=1)
+
+
+def test_heatmap_starts_with_the_paper_encoding_in_split_order(
+    heatmap: EncodingHeatmapExplorer,
+) -> None:
+    # issue 21: the interleaved order at d = 512 draws stripes; the split order does not
+    np.testing.assert_allclose(heatmap.heatmap.get_array(), split_by_hand(100, 512))
+    interleaved = sinusoidal_encoding(100, 512)
+    np.testing.assert_allclose(heatmap.heatmap.get_array()[:, :256], interleaved[:, 0::2])
     assert heatmap.heatmap.get_clim() == (-1.0, 1.0)
+    assert list(heatmap.halves.get_xdata()) == [255.5, 255.5]
+    assert "sine columns | cosine columns" in heatmap.ax.get_xlabel()
 
 
 @pytest.mark.parametrize(
     ("name", "value", "expected"),
     [
-        ("d_model", 64, lambda: sinusoidal_encoding(100, 64)),
-        ("base", 100.0, lambda: sinusoidal_encoding(100, 512, 100.0)),
-        ("length", 250, lambda: sinusoidal_encoding(250, 512)),
+        ("d_model", 64, lambda: split_by_hand(100, 64)),
+        ("base", 100.0, lambda: split_by_hand(100, 512, 100.0)),
+        ("length", 250, lambda: split_by_hand(250, 512)),
     ],
 )
 def test_each_slider_redraws_the_heatmap_in_place(
@@ -50,6 +63,7 @@ def test_each_slider_redraws_the_heatmap_in_place(
     rows, cols = after.shape
     assert heatmap.heatmap.get_extent() == [-0.5, cols - 0.5, rows - 0.5, -0.5]
     assert heatmap.ax.get_xlim() == (-0.5, cols - 0.5)
+    assert list(heatmap.halves.get_xdata()) == [cols / 2 - 0.5] * 2  # between the halves
 
 
 def test_heatmap_title_counts_the_pairs_that_turn(heatmap: EncodingHeatmapExplorer) -> None:

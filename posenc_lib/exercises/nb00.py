@@ -2,12 +2,14 @@
 
 Notebook: 00_why_position.
 
-Each expected answer is computed with posenc_lib (``self_attention``, ``causal_mask``,
-``encode``), never pasted; each mistake is computed the way a learner would get it.
+Each expected answer is computed with posenc_lib (``self_attention``, ``causal_mask``),
+never pasted; each mistake is computed the way a learner would get it.
 """
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -20,10 +22,17 @@ from posenc_lib.attention import (
     softmax,
     word_order_model,
 )
-from posenc_lib.exercises._core import Exercise, Mistake, Shortcut
-from posenc_lib.scorecard import encode
+from posenc_lib.exercises._core import CheckResult, Exercise, Mistake, Shortcut
 
-__all__ = ["causal_attention", "causal_twins", "normalised_collisions", "twins"]
+__all__ = [
+    "SENTENCES",
+    "SENTENCE_A",
+    "causal_attention",
+    "causal_twins",
+    "equivariant_layers",
+    "layers",
+    "same_cat",
+]
 
 _LIBRARY_ATTENTION = Shortcut(
     "posenc_lib's attention (self_attention, scaled_dot_product_attention, causal_mask)",
@@ -31,53 +40,101 @@ _LIBRARY_ATTENTION = Shortcut(
     "out, _ = self_attention(x, w_q, w_k, w_v, mask=causal_mask(len(x)))",
 )
 
-# --- Exercise 1: which tokens are twins? ------------------------------------------------------
+# --- Exercise 1: in which sentences does the cat keep its output? ---------------------------
 
-_TWIN_WORDS = ["the", "dog", "saw", "the", "other", "dog"]
+SENTENCE_A = "the cat was chasing the mouse"
+SENTENCES = {
+    "a": "the mouse was chasing the cat",
+    "b": "chasing the cat the was mouse",
+    "c": "the cat was chasing the cat",
+    "d": "the cat was chasing mouse",
+    "e": "the cat was chasing the mouse the",
+}
+"""Exercise 1's sentences, by letter: does the cat get the same output as in SENTENCE_A?"""
 
 
-def _twin_pairs() -> set[tuple[int, int]]:
-    vocab = sorted(set(_TWIN_WORDS))
-    table, w_q, w_k, w_v = word_order_model(8, 0, n_words=len(vocab))
-    out, _ = self_attention(table[[vocab.index(w) for w in _TWIN_WORDS]], w_q, w_k, w_v)
-    n = len(_TWIN_WORDS)
-    return {(i, j) for i in range(n) for j in range(i + 1, n) if np.allclose(out[i], out[j])}
+def _cat_output(sentence: str) -> NDArray[np.float64]:
+    """The output of the first "cat" of ``sentence`` in notebook 00's toy model (no position)."""
+    table, w_q, w_k, w_v = word_order_model()
+    words = sentence.split()
+    out, _ = self_attention(table[[VOCAB.index(w) for w in words]], w_q, w_k, w_v)
+    return out[words.index("cat")]
 
 
-twins = Exercise(
-    key="00.twins",
-    title="Predict which tokens of 'the dog saw the other dog' get identical outputs",
-    answer_name="twins",
-    expected=_twin_pairs,
+def _same_cat() -> set[str]:
+    reference = _cat_output(SENTENCE_A)
+    return {
+        letter
+        for letter, sentence in SENTENCES.items()
+        if np.allclose(_cat_output(sentence), reference)
+    }
+
+
+def _letters(answer: Any) -> Any:
+    """Letters a learner may write as a set, a list (nested too), "ab" or "a, b", in any case."""
+    if isinstance(answer, str):
+        return set(re.findall(r"[a-z]", answer.lower()))
+    if isinstance(answer, (set, frozenset, list, tuple)):
+        found: set[str] = set()
+        for item in answer:
+            letters = _letters(item)
+            if not isinstance(letters, set):
+                return answer  # not letters: let the check say what it expected
+            found |= letters
+        return found
+    return answer
+
+
+class _LetterExercise(Exercise):
+    """An exercise whose answer is a set of letters, accepted in any of the usual spellings."""
+
+    def check(self, answer: Any) -> CheckResult:
+        """Compare the letters of ``answer`` (set, list, tuple or string) with the expected ones."""
+        if answer is None or answer is Ellipsis:
+            return super().check(answer)
+        return super().check(_letters(answer))
+
+
+same_cat = _LetterExercise(
+    key="00.same_cat",
+    title="Predict where the cat keeps its output of 'the cat was chasing the mouse'",
+    answer_name="same_as_a",
+    expected=_same_cat,
     hint_text=(
-        "Without position, a token's output depends only on its own vector and on the "
-        "collection of all vectors in the sentence, not on where anything stands. Which tokens "
-        "enter with the same vector? Write every such pair (i, j) with i < j, counting from 0."
+        "Without position, the output of a token is a function of its own vector and of the "
+        "vectors of the whole sentence, taken in any order. Two sentences give the cat the same "
+        "output when they hold the same words, each as many times: compare the word counts of "
+        "each sentence with those of 'the cat was chasing the mouse'."
     ),
     level="warm-up",
     kind="prediction",
     objective=(
-        "Predicts from permutation equivariance that every repeated word gets the same "
-        "output, without running attention."
+        "Predicts from permutation equivariance that a token's output depends on the multiset "
+        "of words (counts included), not on their order, without running attention."
     ),
-    minutes=5,
+    minutes=8,
     mistakes=(
-        Mistake("only the repeated 'the' was found, not the repeated 'dog'", lambda: {(0, 3)}),
         Mistake(
-            "no pair: the copies were assumed to differ because their neighbours differ",
-            lambda: set(),
+            "the counts were ignored: a sentence with the same distinct words but one 'the' "
+            "more or less changes the softmax's sum, and so the output",
+            lambda: {"a", "b", "d", "e"},
         ),
         Mistake(
-            "positions counted from 1 instead of 0",
-            lambda: {(i + 1, j + 1) for i, j in _twin_pairs()},
+            "every sentence: the cat's own vector was taken to decide its output alone",
+            lambda: set(SENTENCES),
+        ),
+        Mistake(
+            "only the reordered sentence that reads as English: any order of the same words "
+            "gives the same output",
+            lambda: {"a"},
         ),
     ),
     shortcuts=(
         Shortcut(
             "self_attention or np.allclose (predict by reasoning; the cell after the check runs "
             "attention)",
-            r"\b(self_attention|scaled_dot_product_attention|allclose)\b",
-            "twins = {(i, j) for i in range(6) for j in range(6) if np.allclose(o[i], o[j])}",
+            r"\b(self_attention|scaled_dot_product_attention|allclose|_cat_output)\b",
+            "same_as_a = {s for s in 'abcde' if np.allclose(cat(s), cat_a)}",
         ),
     ),
 )
@@ -197,45 +254,93 @@ causal_twins = Exercise(
     ),
 )
 
-# --- Exercise 4: how many different codes does the normalised index use? ----------------------
-
-_LENGTHS = range(2, 13)
+# --- Exercise 4: which layers are permutation-equivariant? -----------------------------------
 
 
-def _distinct_codes(*, divide_by_n: bool = False) -> int:
-    if divide_by_n:
-        codes = [p / n for n in _LENGTHS for p in range(n)]
-    else:
-        rows = [encode("normalised", range(n), sentence_length=n)[:, 0] for n in _LENGTHS]
-        codes = [float(c) for row in rows for c in row]
-    return len(set(codes))
+def layers() -> dict[str, Callable[[NDArray[np.float64]], NDArray[np.float64]]]:
+    """Exercise 4's layers: each maps token vectors of shape (n, 4) to an array of shape (n, 4).
+
+    Returns
+    -------
+    dict of str to callable
+        Layer name to function; the weights are fixed (seed 3), so every call agrees.
+    """
+    rng = np.random.default_rng(3)
+    w_1, w_2 = rng.normal(size=(2, 4, 4))
+    table, w_q, w_k, w_v = rng.normal(size=(4, 4, 4))
+    del table
+
+    def attend(x: NDArray[np.float64], mask: Any = None) -> NDArray[np.float64]:
+        return self_attention(x, w_q, w_k, w_v, mask=mask)[0]
+
+    def positions(x: NDArray[np.float64]) -> NDArray[np.float64]:
+        return np.arange(len(x), dtype=float)[:, None] * np.ones((1, x.shape[1]))
+
+    return {
+        "row_mlp": lambda x: np.tanh(x @ w_1) @ w_2,
+        "attention": lambda x: attend(x),
+        "attention_plus_index": lambda x: attend(x + positions(x)),
+        "causal_attention": lambda x: attend(x, causal_mask(len(x))),
+        "running_mean": lambda x: np.cumsum(x, axis=0) / (1.0 + positions(x)),
+        "centre": lambda x: x - x.mean(axis=0),
+        "sort_rows": lambda x: x[np.argsort(x[:, 0])],
+        "pool_broadcast": lambda x: np.repeat(x.sum(axis=0, keepdims=True), len(x), axis=0),
+    }
 
 
-normalised_collisions = Exercise(
-    key="00.normalised_collisions",
-    title="Count the different codes of the normalised index over sentences of 2 to 12 tokens",
-    answer_name="n_codes",
-    expected=_distinct_codes,
+def _equivariant(*, invariant: bool = False) -> set[str]:
+    """The layers f with f(x[p]) == f(x)[p] (or, with ``invariant``, == f(x)) for random p."""
+    rng = np.random.default_rng(4)
+    found = set()
+    for name, layer in layers().items():
+        ok = True
+        for _ in range(20):
+            x, p = rng.normal(size=(6, 4)), rng.permutation(6)
+            target = layer(x) if invariant else layer(x)[p]
+            ok &= bool(np.allclose(layer(x[p]), target))
+        if ok:
+            found.add(name)
+    return found
+
+
+equivariant_layers = Exercise(
+    key="00.equivariant_layers",
+    title="Detect which of eight layers are permutation-equivariant",
+    answer_name="equivariant",
+    expected=_equivariant,
     hint_text=(
-        "Collect t / (n - 1) for every position t = 0 .. n-1 of every length n = 2 .. 12 "
-        "(77 positions in all) and count the different values: np.unique, or a Python set. "
-        "Dividing two integers gives the same float whenever the fractions are equal."
+        "f is permutation-equivariant when f(x[p]) equals f(x)[p] for every permutation p. "
+        "Write a small test: draw random x of shape (6, 4) and random permutations p "
+        "(np.random.default_rng(...).permutation(6)), and compare with np.allclose. Use "
+        "several permutations: one can agree by chance. Keep the names of the layers that pass "
+        "every time."
     ),
     level="core",
-    kind="derivation",
+    kind="detector",
     objective=(
-        "Counts how often the normalised index gives one code to different positions of "
-        "different lengths, showing that it is inconsistent."
+        "Tests permutation equivariance on layers not seen on the page, and tells it apart from "
+        "permutation invariance (f(x[p]) = f(x)) and from order-aware layers (a mask, an index)."
     ),
-    minutes=10,
+    minutes=15,
     mistakes=(
         Mistake(
-            "no collision assumed: one code per position of every sentence",
-            lambda: sum(_LENGTHS),
+            "invariance taken for equivariance: sort_rows gives the same output for every "
+            "order, so it cannot reorder it with the input; pool_broadcast is both",
+            lambda: _equivariant() | {"sort_rows"},
         ),
         Mistake(
-            "dividing by n instead of n - 1 (then the last token never reaches 1)",
-            lambda: _distinct_codes(divide_by_n=True),
+            "pool_broadcast left out: its rows are all equal, so reordering them changes nothing "
+            "and f(x[p]) = f(x)[p] holds",
+            lambda: _equivariant() - {"pool_broadcast"},
+        ),
+        Mistake(
+            "causal attention counted as equivariant: the mask ties each token to its place",
+            lambda: _equivariant() | {"causal_attention"},
+        ),
+        Mistake(
+            "only the layers that never mix tokens: attention and centre mix them, but "
+            "symmetrically",
+            lambda: {"row_mlp"},
         ),
     ),
 )

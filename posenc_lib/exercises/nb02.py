@@ -4,8 +4,7 @@ spacing, decoding a position, and the power form in float16.
 Notebook: 02_sinusoidal_formula.
 
 Each expected answer is computed with ``posenc_lib.sinusoidal`` and ``posenc_lib.frequencies``;
-each mistake is a wrong formula seen in popular write-ups, computed the way a learner would get
-it.
+each mistake is a common wrong formula, computed the way a learner would get it.
 """
 
 from __future__ import annotations
@@ -130,7 +129,7 @@ half_turns = Exercise(
     ),
 )
 
-# --- Exercise 3: the power form in float16 ----------------------------------------------------
+# --- Exercise 3: the power form in float16, a precision trap ------------------------------------
 
 _F16_D, _F16_BASE = 128, 500000.0
 
@@ -155,8 +154,8 @@ float16_lost_pairs = Exercise(
     level="core",
     kind="explanation",
     objective=(
-        "Explains why code uses the exp form: derives from a logarithm which pairs the power "
-        "form loses to float16 overflow, checked against float16 itself."
+        "Derives from a logarithm which pairs a power form computed in float16 would lose to "
+        "overflow, a precision trap that frequencies built in float32 or float64 never meet."
     ),
     minutes=10,
     mistakes=(
@@ -250,14 +249,19 @@ checkpoint_layout = Exercise(
 
 # --- Exercise 5: read the position back from its code -----------------------------------------
 
-_DECODE_D, _DECODE_POSITIONS = 64, np.array([0, 3, 250, 7777, 12000, 19999])
+_DECODE_D = 64
+_DECODE_POSITIONS = np.array([0.0, 3.3, 250.25, 7777.7, 12000.125, 19999.4])
+"""Real positions, as position interpolation feeds them (notebook 06): a table of the codes of
+whole positions cannot give them back, so only reading the angles passes."""
 
 
 def _decode_call() -> tuple[NDArray[np.float64]]:
     return (sinusoidal_encoding_at(_DECODE_POSITIONS, _DECODE_D),)
 
 
-def _decoded_by(pair: int, *, sine_only: bool = False, swapped: bool = False) -> NDArray[np.int64]:
+def _decoded_by(
+    pair: int, *, sine_only: bool = False, swapped: bool = False, whole: bool = False
+) -> NDArray[np.float64]:
     """Positions read from one pair's angle, the way a learner might do it."""
     (codes,) = _decode_call()
     s, c = codes[:, 2 * pair], codes[:, 2 * pair + 1]
@@ -265,12 +269,13 @@ def _decoded_by(pair: int, *, sine_only: bool = False, swapped: bool = False) ->
         s, c = c, s
     theta = inverse_frequencies(_DECODE_D)[pair]
     angle = np.arcsin(s) if sine_only else np.mod(np.arctan2(s, c), 2 * np.pi)
-    return np.asarray(np.round(angle / theta), dtype=np.int64)
+    position = angle / theta
+    return np.round(position) if whole else position
 
 
 decode_position = Exercise(
     key="02.decode_position",
-    title="Write decode_position(codes): the positions (0 to 19999) of encoding rows, d_model = 64",
+    title="Write decode_position(codes): the positions (0 to 20000) of encoding rows, d_model = 64",
     answer_name="decode_position",
     expected=lambda: _DECODE_POSITIONS,
     call_with=_decode_call(),
@@ -278,13 +283,13 @@ decode_position = Exercise(
         "Each pair holds an angle pos * theta_i, and np.arctan2(sin, cos) gives it back, but "
         "only modulo 2*pi. A fast pair wraps many times within 20000 positions; find a pair "
         "whose wavelength is longer than 20000 and read the angle there, then divide by its "
-        "theta and round."
+        "theta. The positions need not be whole numbers: do not round."
     ),
     level="challenge",
     kind="construction",
     objective=(
-        "Inverts the encoding: reads a position from the angle of a slow pair with arctan2, "
-        "knowing that fast pairs repeat."
+        "Inverts the encoding: reads a real position from the angle of a slow pair with "
+        "arctan2, knowing that fast pairs repeat, where a lookup in a table of codes fails."
     ),
     minutes=20,
     mistakes=(
@@ -301,6 +306,11 @@ decode_position = Exercise(
             "the slowest pair read as (cos, sin): the sine is in the even column",
             lambda: _decoded_by(_DECODE_D // 2 - 1, swapped=True),
         ),
+        Mistake(
+            "whole positions, from rounding or from a lookup in a table of the codes of whole "
+            "positions: these positions lie between the integers, so read the angles",
+            lambda: _decoded_by(_DECODE_D // 2 - 1, whole=True),
+        ),
     ),
     shortcuts=(
         Shortcut(
@@ -310,4 +320,5 @@ decode_position = Exercise(
             "table = sinusoidal_encoding(20000, 64)",
         ),
     ),
+    rtol=1e-9,
 )

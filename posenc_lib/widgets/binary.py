@@ -47,7 +47,9 @@ class BinaryCountingExplorer(Explorer):
         super().__init__(figsize=(9.0, 4.2))
         self.n_bits = n_bits
         self.bits = binary_table(n_positions, n_bits)
-        x = np.linspace(-0.5, n_positions - 0.5, 40 * n_positions + 1)
+        # position p holds its bits on [p - 1/2, p + 1/2): the samples stop just before
+        # n_positions - 1/2, which already belongs to position n_positions (all bits 0)
+        x = np.linspace(-0.5, n_positions - 0.5, 40 * n_positions, endpoint=False)
         bits_lsb_first = range(n_bits)
         # each bit's value held over the cell around its integer position: b_k(x + 1/2)
         square = np.stack([bit_wave(x + 0.5, k) for k in bits_lsb_first], axis=1)

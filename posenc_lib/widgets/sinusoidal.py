@@ -27,7 +27,14 @@ __all__ = ["EncodingHeatmapExplorer", "StackedWavesExplorer"]
 
 
 class EncodingHeatmapExplorer(Explorer):
-    """The sinusoidal encoding as a heatmap (positions down, dimensions across).
+    """The sinusoidal encoding as a heatmap (positions down, dimensions across), split layout.
+
+    The columns are drawn in the split order, the d_model/2 sine columns first and then the
+    cosine columns (``layout="concat"``, the interleaved table with its columns permuted), with
+    a line between the halves. In the interleaved order each slow pair puts a sine near 0 next
+    to a cosine near 1, and a screen with fewer pixels than columns draws alternate columns as
+    broad stripes that are not in the data; in the split order neighbouring columns have
+    neighbouring frequencies.
 
     Controls: ``d_model`` (8 .. 1024), ``base`` (10 .. 10**6, logarithmic) and ``length``
     (10 .. 500 positions). The title says how many pairs complete a full turn within the
@@ -50,8 +57,10 @@ class EncodingHeatmapExplorer(Explorer):
             # no colorbar: values always span [-1, 1] (the title says so), and a slider tick
             # that changes the axes redraws every label, so fewer labels keep it under 50 ms
             self.heatmap = draw_encoding_heatmap(
-                ax, sinusoidal_encoding(length, d_model, base), colorbar=False
+                ax, sinusoidal_encoding(length, d_model, base, layout="concat"), colorbar=False,
+                dimension_label="sine columns | cosine columns",
             )
+            self.halves = ax.axvline(d_model / 2 - 0.5, color="black", linewidth=1.0)
             self.title = ax.set_title("", fontsize=9, y=1.0)  # fixed y: drawn alone
         self.raster = PixelRaster(self.heatmap)  # paints the heatmap without resampling it
         self.ax = ax
@@ -83,10 +92,11 @@ class EncodingHeatmapExplorer(Explorer):
 
     def changing_artists(self) -> list[Artist]:
         # the spines go over the picture's edges, as in a full draw
-        return [self.raster, *self.ax.spines.values(), self.title]
+        return [self.raster, self.halves, *self.ax.spines.values(), self.title]
 
     def update(self, d_model: int, base: float, length: int) -> None:  # type: ignore[override]
-        self.heatmap.set_data(sinusoidal_encoding(length, d_model, base))
+        self.heatmap.set_data(sinusoidal_encoding(length, d_model, base, layout="concat"))
+        self.halves.set_xdata([d_model / 2 - 0.5, d_model / 2 - 0.5])
         extent = (-0.5, d_model - 0.5, length - 0.5, -0.5)
         self.heatmap.set_extent(extent)
         self.heatmap.set_clim(-1.0, 1.0)

@@ -1,0 +1,172 @@
+"""Predict, then run: the reveal cell's comparison of a learner's guess with the computed value.
+
+At a turning point of a lesson a markdown cell beginning with **Predict** asks a question, a
+code cell holds the learner's guess (``None`` until one is typed), and the reveal cell, tagged
+``predict``, computes the answer and ends with :func:`compare`. With no guess it shows the
+computed value and nothing else, so a notebook run top to bottom reads naturally; with a guess
+it also says how far off the guess was.
+
+A prediction is not an exercise: nothing is recorded and nothing is graded.
+
+Notebooks: 00_why_position, 01_binary_counting, 02_sinusoidal_formula.
+"""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Set
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+__all__ = ["Reveal", "compare"]
+
+
+@dataclass(frozen=True)
+class Reveal:
+    """What a reveal cell shows: the computed value and, when a guess was typed, the verdict.
+
+    Jupyter shows it through its plain-text ``repr``: the lines of :attr:`text`.
+
+    Attributes
+    ----------
+    label : str
+        What the value is, in the words of the question.
+    value : object
+        The computed answer.
+    guess : object
+        The learner's guess, or None when none was typed.
+    verdict : str
+        "" without a guess, else "right", "close" or "off".
+    text : str
+        The lines shown.
+    """
+
+    label: str
+    value: Any
+    guess: Any
+    verdict: str
+    text: str
+
+    def __repr__(self) -> str:
+        return self.text
+
+
+def _is_number(x: Any) -> bool:
+    return isinstance(x, numbers.Real) and not isinstance(x, (bool, np.bool_))
+
+
+def _shown(x: Any) -> str:
+    """A short text for a value: 4 significant digits for floats, sets sorted."""
+    if isinstance(x, (bool, np.bool_)):
+        return str(bool(x))
+    if isinstance(x, numbers.Integral):
+        return str(int(x))
+    if _is_number(x):
+        return f"{float(x):.4g}"
+    if isinstance(x, Set):
+        return "{" + ", ".join(_shown(item) for item in sorted(x, key=repr)) + "}"
+    if isinstance(x, tuple):
+        return "(" + ", ".join(_shown(item) for item in x) + ")"
+    if isinstance(x, (list, np.ndarray)):
+        return "[" + ", ".join(_shown(item) for item in np.asarray(x).tolist()) + "]"
+    return repr(x)
+
+
+def _numbers_verdict(guess: Any, value: Any, rtol: float) -> tuple[str, str]:
+    """Verdict and explanation for a numeric guess (a scalar or an array) against the value."""
+    want = np.asarray(value, dtype=float)
+    try:
+        got = np.asarray(guess, dtype=float)
+    except (TypeError, ValueError):
+        return "off", f"expected numbers, got {type(guess).__name__}"
+    if got.shape != want.shape:
+        return "off", f"expected {want.size} number(s) of shape {want.shape}, got shape {got.shape}"
+    error = np.abs(got - want)
+    scale = np.maximum(np.abs(want), np.finfo(float).tiny)
+    if np.all(error <= 1e-9 * scale) or np.array_equal(got, want):
+        return "right", "exactly right"
+    verdict = "close" if np.all(error <= rtol * scale) else "off"
+    if want.ndim == 0:
+        relative = float(error / scale)
+        return verdict, f"off by {float(error):.3g} ({relative:.0%} of the value)"
+    worst = int(np.argmax(error))
+    return verdict, (
+        f"{int(np.sum(error > 1e-9 * scale))} of {want.size} entries differ; the largest "
+        f"difference is {float(error.flat[worst]):.3g}, at entry {worst}"
+    )
+
+
+def _set_verdict(guess: Any, value: Set[Any]) -> tuple[str, str]:
+    try:  # inner lists (a nested list of pairs) count as the tuples they spell
+        got = {tuple(item) if isinstance(item, list) else item for item in guess}
+    except TypeError:
+        return "off", f"expected a collection of items, got {type(guess).__name__}"
+    if got == set(value):
+        return "right", "exactly right"
+    missing, extra = set(value) - got, got - set(value)
+    parts = [f"missing {_shown(missing)}"] if missing else []
+    parts += [f"extra {_shown(extra)}"] if extra else []
+    return "off", "; ".join(parts)
+
+
+def compare(guess: Any, value: Any, *, label: str = "answer", rtol: float = 0.1) -> Reveal:
+    """Show a computed value and, if the learner typed a guess, how far off the guess was.
+
+    Parameters
+    ----------
+    guess : object
+        The learner's guess; ``None`` (or ``...``) means no guess was typed.
+    value : object
+        The computed answer: a number, an array of numbers, a bool, a set or a string.
+    label : str, default "answer"
+        What the value is, shown before it.
+    rtol : float, default 0.1
+        A numeric guess within this relative distance of the value (every entry, for an array)
+        counts as "close".
+
+    Returns
+    -------
+    Reveal
+        Shows ``label: value`` and, with a guess, a second line: the guess and its verdict.
+
+    Notes
+    -----
+    Numbers are compared entry by entry: the absolute error ``|guess - value|`` and the
+    relative error ``|guess - value| / |value|``. A bool or a string must be equal (a string
+    ignoring case and surrounding spaces); a set must have the same items, and the missing and
+    extra items are named.
+
+    Examples
+    --------
+    >>> compare(None, 0.25, label="code of position 2 of 9")
+    code of position 2 of 9: 0.25
+    >>> compare(0.3, 0.25, label="code of position 2 of 9")
+    code of position 2 of 9: 0.25
+    your guess: 0.3 (off: off by 0.05 (20% of the value))
+    >>> compare({(0, 4)}, {(0, 4), (1, 5)}, label="twins").verdict
+    'off'
+    """
+    shown = f"{label}: {_shown(value)}"
+    if guess is None or guess is Ellipsis:
+        return Reveal(label, value, None, "", shown)
+    if isinstance(value, (bool, np.bool_)):
+        if not isinstance(guess, (bool, np.bool_)):
+            verdict, why = "off", "expected True or False"
+        elif bool(guess) == bool(value):
+            verdict, why = "right", "right"
+        else:
+            verdict, why = "off", "the other way round"
+    elif isinstance(value, str):
+        right = isinstance(guess, str) and guess.strip().lower() == value.strip().lower()
+        verdict, why = ("right", "right") if right else ("off", "not this")
+    elif isinstance(value, Set):
+        verdict, why = _set_verdict(guess, value)
+    else:
+        verdict, why = _numbers_verdict(guess, value, rtol)
+    if verdict == "right":
+        line = f"your guess: {_shown(guess)} (right)"
+    else:
+        line = f"your guess: {_shown(guess)} ({verdict}: {why})"
+    return Reveal(label, value, guess, verdict, f"{shown}\n{line}")

@@ -1,0 +1,82 @@
+"""The exercises of notebooks 00 to 02 that issue 21 rewrote or widened, checked against
+computations made here another way (word counts, permutation matrices, the slow pair's angle)."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import numpy as np
+import pytest
+
+from posenc_lib.exercises import _core, nb00
+
+
+@pytest.fixture(autouse=True)
+def _no_progress(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A pass here is the test's, not a learner's: record nothing (conftest checks the file)."""
+    monkeypatch.setattr(_core, "record_pass", lambda key: None)
+
+
+def test_same_cat_is_the_sentences_with_the_same_word_counts() -> None:
+    # permutation equivariance: the cat's output depends on the multiset of words only
+    reference = Counter(nb00.SENTENCE_A.split())
+    by_counts = {k for k, s in nb00.SENTENCES.items() if Counter(s.split()) == reference}
+    assert by_counts == nb00._same_cat() == {"a", "b"}
+    assert nb00.same_cat.check(sorted(by_counts)).passed
+
+
+@pytest.mark.parametrize("spelling", ["a, b", "AB", ["b", "a"], ("A", "B"), [["a"], ["b"]]])
+def test_same_cat_accepts_every_spelling_of_the_letters(spelling: object) -> None:
+    assert nb00.same_cat.check(spelling).passed
+
+
+def test_same_cat_says_what_it_expected_for_other_types() -> None:
+    result = nb00.same_cat.check(3)
+    assert not result.passed and "collection" in result.message
+
+
+def test_equivariant_layers_against_permutation_matrices() -> None:
+    rng = np.random.default_rng(11)
+    x = rng.normal(size=(6, 4))
+    shift = np.roll(np.eye(6), 1, axis=0)  # a cyclic shift, as a matrix
+    swap = np.eye(6)[[1, 0, 2, 3, 4, 5]]
+    found = set()
+    for name, layer in nb00.layers().items():
+        out = layer(x)
+        assert out.shape == (6, 4), name
+        if all(np.allclose(layer(p @ x), p @ out) for p in (shift, swap)):
+            found.add(name)
+    assert found == nb00._equivariant() == {"row_mlp", "attention", "centre", "pool_broadcast"}
+    # sort_rows is invariant, not equivariant: the output ignores the order entirely
+    sort_rows = nb00.layers()["sort_rows"]
+    assert np.allclose(sort_rows(shift @ x), sort_rows(x))
+    assert not np.allclose(sort_rows(shift @ x), shift @ sort_rows(x))
+
+
+def _codes_by_hand(positions: np.ndarray, d: int = 64) -> np.ndarray:
+    """Interleaved rows sin, cos of pos / 10000^(2i/d), computed here."""
+    angle = np.asarray(positions, dtype=float)[:, None] / 10000.0 ** (np.arange(0, d, 2) / d)
+    codes = np.empty((len(angle), d))
+    codes[:, 0::2], codes[:, 1::2] = np.sin(angle), np.cos(angle)
+    return codes
+
+
+def test_decode_position_refuses_a_table_lookup_and_accepts_the_angles() -> None:
+    from posenc_lib.exercises import nb02
+
+    (codes,) = nb02.decode_position.call_with
+    np.testing.assert_allclose(codes, _codes_by_hand(nb02._DECODE_POSITIONS), atol=1e-12)
+    table = _codes_by_hand(np.arange(20001))
+
+    def lookup(rows: np.ndarray) -> np.ndarray:  # nearest whole position: what the prompt forbids
+        return np.array([np.argmin(((table - row) ** 2).sum(axis=1)) for row in rows], float)
+
+    result = nb02.decode_position.check(lookup)
+    assert not result.passed and "table of the codes of whole" in result.message
+
+    def from_angles(rows: np.ndarray) -> np.ndarray:
+        theta = 10000.0 ** (-62 / 64)  # the slowest pair, wavelength about 47000
+        return np.arctan2(rows[:, -2], rows[:, -1]) / theta
+
+    assert nb02.decode_position.check(from_angles).passed
+    assert not nb02.decode_position.check(lambda rows: np.round(from_angles(rows))).passed
