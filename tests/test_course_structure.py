@@ -183,7 +183,7 @@ def test_readme_syllabus_links_every_notebook() -> None:
 
 # --- predict first, and a lesson short enough to read -------------------------------------------
 
-PREDICT_NOTEBOOKS = ["00", "01", "02"]  # issue 21: add the others as they get their checkpoints
+PREDICT_NOTEBOOKS = ["00", "01", "02", "10"]  # issue 21: add the others as they get them
 LESSON_WORDS = {"00": 1800, "01": 1800, "02": 1800}  # at most about 1,800; none above 2,200
 MIN_CHECKPOINTS = 4
 
@@ -236,7 +236,9 @@ def test_predict_prompts_come_before_their_tagged_reveals(path: Path) -> None:
 
     The reveal is the first code cell tagged ``predict`` after the prompt; nothing between them
     shows an output or is markdown, so the question is asked before anything answers it. Every
-    reveal has its prompt, and compares the guess with the computed value.
+    reveal has its prompt; where a guess cell asks for a value, the reveal compares the guess
+    with the computed value (a question answered in words, such as "which scheme holds on
+    which task", has no guess cell and its reveal shows the evidence).
     """
     cells = lesson_cells(load(path)["cells"])
     prompts = [i for i, c in enumerate(cells) if is_prompt(c)]
@@ -251,7 +253,7 @@ def test_predict_prompts_come_before_their_tagged_reveals(path: Path) -> None:
             assert not cell.get("outputs"), f"cell {prompt}: an output before the reveal"
             assert re.search(r"^\w+ = None\b", source(cell), re.M), "a guess cell: name = None"
         body = source(cells[reveal])
-        assert "compare(" in body, f"reveal {reveal} does not compare the guess"
+        assert "compare(" in body or not between, f"reveal {reveal} does not compare the guess"
         guesses = [re.match(r"(\w+) = None", source(c)).group(1) for c in between]
         assert all(g in body for g in guesses), f"reveal {reveal} ignores a guess"
         assert cells[reveal].get("outputs"), f"reveal {reveal} has no stored output"
