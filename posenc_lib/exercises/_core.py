@@ -23,7 +23,7 @@ import numbers
 import re
 import types
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import InitVar, dataclass, field
 from typing import Any
 
 import numpy as np
@@ -51,6 +51,12 @@ LEVELS = ("warm-up", "core", "challenge")
 KINDS = ("prediction", "derivation", "detector", "construction", "explanation")
 """What an exercise asks for: predict before running, derive with other parameters, detect a
 known misconception, construct something small, or explain through a computed consequence."""
+
+NEARLY = 0.01
+"""Relative distance under which a wrong numeric answer is called nearly right."""
+
+HINT_AFTER = 3
+"""Wrong tries of one exercise after which ``check`` offers the hint."""
 
 SOLUTION_MARKER = "### BEGIN SOLUTION"
 """The first line of every solution cell of the source notebooks (nbgrader's marker)."""
@@ -118,7 +124,11 @@ def _is_placeholder(answer: Any) -> bool:
 
 
 def _compare_numbers(answer: Any, expected: Any, rtol: float, atol: float) -> tuple[bool, str]:
-    """Compare a real answer (scalar or array) with the expected one, explaining any difference."""
+    """Compare a real answer (scalar or array) with the expected one, explaining any difference.
+
+    The message never shows an expected value: it says where the answer differs and how close
+    it is, so that a wrong try is diagnosed without giving the answer away.
+    """
     try:
         got = np.asarray(answer, dtype=float)
     except (TypeError, ValueError):
@@ -133,24 +143,62 @@ def _compare_numbers(answer: Any, expected: Any, rtol: float, atol: float) -> tu
     if close.all():
         what = "value" if want.ndim == 0 else f"all {want.size} values"
         return True, f"Shape {want.shape} and {what} match {tolerance}."
+    if np.asarray(expected).dtype == bool:
+        return False, f"Shape {want.shape} is right, but not every entry is {tolerance}."
+    nearly = bool(np.all(np.isclose(got, want, rtol=NEARLY, atol=atol)))
+    which = "Your value is" if want.ndim == 0 else "Every value is"
+    near = (
+        f"\n{which} within {NEARLY:.0%} of the right one: a rounding, a precision or a "
+        "last-step slip?"
+        if nearly
+        else ""
+    )
     if want.ndim == 0:
-        expected_text, got_text = f"{want.item():.8g}", f"{got.item():.8g}"
-        return False, f"Value is wrong: expected {expected_text}, got {got_text} {tolerance}."
+        return False, f"Value is wrong: got {got.item():.8g} {tolerance}.{near}"
     bad = np.argwhere(~close)
     index = tuple(int(i) for i in bad[0])
-    worst = float(np.max(np.abs(got - want)))
     return False, (
         f"Shape {want.shape} is right, but {len(bad)} of {want.size} values differ {tolerance}.\n"
-        f"First difference at index {index}: expected {want[index]:.8g}, got {got[index]:.8g}. "
-        f"Largest absolute difference: {worst:.3g}."
+        f"First difference at index {index}, where you have {got[index]:.8g}.{near}"
     )
+
+
+def _compare_choice(
+    answer: Any, expected: tuple[str, Any], rtol: float, atol: float
+) -> tuple[bool, str]:
+    """Compare a detector's reasoned answer: ``(choice, evidence)``.
+
+    The evidence (the measured value that decides the choice) is compared first, and the
+    message says nothing about the choice until the evidence is right: guessing among the
+    options cannot pass.
+    """
+    if not isinstance(answer, (tuple, list)) or len(answer) != 2:
+        return False, (
+            "Answer with a pair: (your choice, the measured value that decides it); "
+            f"got {type(answer).__name__}."
+        )
+    choice, evidence = answer
+    if not isinstance(choice, str):
+        return False, f"The first item is your choice, a string; got {type(choice).__name__}."
+    ok, _ = _compare_numbers(evidence, expected[1], rtol, atol)
+    if not ok:
+        return False, (
+            "The evidence value is not what the data gives "
+            f"(tolerance: rtol={rtol:g}, atol={atol:g}): measure it again. The check judges "
+            "the choice only once its evidence is right."
+        )
+    if choice.strip().lower() != expected[0].strip().lower():
+        return False, "The evidence is right, but it points to another choice than yours."
+    return True, "The choice and the evidence that decides it are right."
 
 
 def _compare(answer: Any, expected: Any, rtol: float, atol: float) -> tuple[bool, str]:
     """Compare by the kind of the expected value: text, whole numbers, sets, or real numbers."""
+    if isinstance(expected, tuple) and len(expected) == 2 and isinstance(expected[0], str):
+        return _compare_choice(answer, expected, rtol, atol)
     if isinstance(expected, str):
         ok = isinstance(answer, str) and answer.strip().lower() == expected.strip().lower()
-        return ok, ("The text matches." if ok else f"Expected a different answer; got {answer!r}.")
+        return ok, ("The text matches." if ok else f"{answer!r} is not right.")
     if isinstance(expected, bool):
         if not isinstance(answer, (bool, np.bool_)):
             return False, f"Expected True or False; got {answer!r}."
@@ -285,6 +333,9 @@ class Exercise:
         The variable (or function) the learner's cell defines.
     expected : callable
         Returns the right answer, computed with posenc_lib (or a property checker's reference).
+        It is kept private: no public attribute or method of the exercise returns the answer,
+        and no message of :meth:`check` shows it. A detector's answer is a pair
+        ``(choice, evidence)``: the option and the measured value that decides it.
     hint_text : str
         Shown by :meth:`hint`.
     level : {"warm-up", "core", "challenge"}
@@ -309,7 +360,7 @@ class Exercise:
     key: str
     title: str
     answer_name: str
-    expected: Callable[[], Any]
+    expected: InitVar[Callable[[], Any]]
     hint_text: str
     level: str
     kind: str
@@ -320,12 +371,20 @@ class Exercise:
     rtol: float = 1e-6
     atol: float = 1e-9
     call_with: tuple[Any, ...] | None = None
+    _expected_answer: Callable[[], Any] = field(init=False, repr=False, compare=False)
+    _wrong_tries: list[int] = field(init=False, repr=False, compare=False)
 
-    def __post_init__(self) -> None:
+    def __post_init__(self, expected: Callable[[], Any]) -> None:
+        object.__setattr__(self, "_expected_answer", expected)
+        object.__setattr__(self, "_wrong_tries", [0])
         if self.level not in LEVELS:
             raise ValueError(f"{self.key}: level must be one of {LEVELS}; got {self.level!r}")
         if self.kind not in KINDS:
             raise ValueError(f"{self.key}: kind must be one of {KINDS}; got {self.kind!r}")
+
+    def _expected(self) -> Any:
+        """The right answer, for the checks and the course's own tests (not for learners)."""
+        return self._expected_answer()
 
     def _evaluate(self, answer: Any) -> tuple[Any, str | None]:
         """The value to compare: the answer itself, or what the answer function returns."""
@@ -380,16 +439,31 @@ class Exercise:
             return CheckResult(False, problem, self.title)
         if _is_placeholder(value):
             return CheckResult(False, NOT_ANSWERED, self.title)
-        passed, message = _compare(value, self.expected(), self.rtol, self.atol)
+        passed, message = _compare(value, self._expected(), self.rtol, self.atol)
         if passed:
             if _may_record(cell):
                 record_pass(self.key)
-        else:
-            for mistake in self.mistakes:
-                if _compare(value, mistake.value(), self.rtol, self.atol)[0]:
-                    message += f"\nThis is what you get with a common mistake: {mistake.label}."
-                    break
-        return CheckResult(passed, message, self.title)
+            return CheckResult(True, message, self.title)
+        mistake = self._mistake_made(value)
+        if mistake is not None:
+            message += f"\nThis is what you get with a common mistake: {mistake.label}."
+        return CheckResult(False, message + self._hint_offer(), self.title)
+
+    def _mistake_made(self, value: Any) -> Mistake | None:
+        """The first known mistake whose wrong answer ``value`` equals, if any."""
+        for mistake in self.mistakes:
+            if _compare(value, mistake.value(), self.rtol, self.atol)[0]:
+                return mistake
+        return None
+
+    def _hint_offer(self) -> str:
+        """Count one more wrong try; from the :data:`HINT_AFTER`-th on, point to the hint."""
+        tries = self._wrong_tries
+        tries[0] += 1
+        if tries[0] < HINT_AFTER:
+            return ""
+        name = self.key.split(".", 1)[1]
+        return f"\n{tries[0]} tries so far: the hint may help, nb{self.key[:2]}.{name}.hint()."
 
     def grade(self, answer: Any) -> CheckResult:
         """Like :meth:`check`, but raise ``AssertionError`` with the diagnosis when it fails.
