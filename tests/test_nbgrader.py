@@ -33,7 +33,7 @@ import nbformat
 import pytest
 
 from posenc_lib.exercises import all_exercises
-from tests.test_classroom import secret_lines
+from tests.test_classroom import REVEAL_CELLS, reveal_output_lines, reveal_params, secret_lines
 from tools import build_nbgrader
 from tools.notebook_cells import NOTEBOOKS, exercise_cells, solution_code
 
@@ -192,6 +192,22 @@ def test_release_is_the_stub_without_solution(graded: dict) -> None:
         leaked = secret_lines(source) & release_lines
         assert not leaked, f"solution lines in the release: {sorted(leaked)[:3]}"
         assert not any("BEGIN SOLUTION" in c.source for c in release.cells)
+        assert not {c.id for c in release.cells} & REVEAL_CELLS[source.name[:2]]
+
+
+@pytest.mark.parametrize("path", reveal_params())
+def test_no_reveal_cell_in_the_assignments(tmp_path: Path, path: Path) -> None:
+    build_nbgrader.build(tmp_path, [path])
+    notebook = nbformat.read(tmp_path / "source" / path.stem / path.name, as_version=4)
+    assert not {c.id for c in notebook.cells} & REVEAL_CELLS[path.name[:2]]
+    printed = {
+        line.strip()
+        for c in notebook.cells if c.cell_type == "code"
+        for o in c.outputs
+        for line in str(o.get("text", "") or o.get("data", {}).get("text/plain", "")).splitlines()
+    }  # fmt: skip
+    revealed = reveal_output_lines(path)
+    assert revealed and not revealed & printed
 
 
 def test_simulated_class_scores(graded: dict) -> None:

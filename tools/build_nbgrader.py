@@ -24,7 +24,8 @@ Each exercise of the course (a prompt, a stub cell tagged ``exercise``, a soluti
   diagnosis (including the common mistake it recognised) when the answer is wrong.
 
 Points follow the difficulty: warm-up 1, core 2, challenge 3. Cells tagged ``source-only`` (the
-note for learners studying alone) are dropped, and the widget state is removed. The generated
+note for learners studying alone) and ``reveal`` (a cell after a check that computes the answer)
+are dropped, and the widget state is removed. The generated
 ``nbgrader_config.py`` sets what a plain ``generate_assignment`` / ``autograde`` needs.
 """
 
@@ -42,7 +43,7 @@ if str(ROOT) not in sys.path:  # run as a script: make tools/ importable
 
 from posenc_lib.exercises import all_exercises  # noqa: E402
 from tools.build_student import CHECK_CALL  # noqa: E402
-from tools.notebook_cells import BEGIN, END, exercise_cells  # noqa: E402
+from tools.notebook_cells import BEGIN, END, REMOVED_FOR_STUDENTS, exercise_cells  # noqa: E402
 
 NOTEBOOKS = ROOT / "notebooks"
 DEFAULT_OUT = ROOT / "build" / "nbgrader"
@@ -116,7 +117,7 @@ def nbgrader_notebook(path: Path) -> nbformat.NotebookNode:
     kept = []
     for index, cell in enumerate(notebook.cells):
         tags = _tags(cell)
-        if "source-only" in tags or index in stubs:
+        if index in stubs or (set(tags) & REMOVED_FOR_STUDENTS) - {"solution"}:
             continue
         cell.metadata.pop("nbgrader", None)
         if index in solutions:
