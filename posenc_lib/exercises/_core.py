@@ -16,11 +16,14 @@ when the answer was computed by the learner's own cell, never by a solution cell
 
 from __future__ import annotations
 
+import ast
+import builtins
 import html
 import inspect
 import math
 import numbers
 import re
+import textwrap
 import types
 from collections.abc import Callable, Sequence
 from dataclasses import InitVar, dataclass, field
@@ -80,8 +83,10 @@ class Shortcut:
 
     ``pattern`` is a regular expression searched in the learner's code with its comments
     removed: the cell that defined the answer and, for a function, the function's own source and
-    the names its code uses. ``example`` is a line of code that takes the shortcut; the tests
-    check that the pattern finds it and that no solution cell takes it.
+    the names its code uses. The names the learner defines (a variable ``largest_float16``, an
+    own ``def softmax``) are masked first, so the pattern finds the forbidden call, never a
+    learner's name that happens to contain it. ``example`` is a line of code that takes the
+    shortcut; the tests check that the pattern finds it and that no solution cell takes it.
     """
 
     label: str
@@ -288,15 +293,81 @@ def _without_comments(code: str) -> str:
     return re.sub(r"#[^\n]*", "", code)
 
 
+LIBRARY_MODULES = ("posenc_lib", "numpy", "jax", "ml_dtypes", "math")
+"""Modules whose functions are library code, never the learner's own."""
+
+_PIECE = "# (next piece of the learner's code)"
+"""The line between two pieces of :func:`_function_code` (a comment, so no pattern sees it)."""
+
+OWN_NAME = "_own_name_"
+"""What a name the learner defines is replaced with before the shortcut patterns are searched."""
+
+
+def _is_learner_function(value: Any) -> bool:
+    """Whether ``value`` is a function or class the learner wrote (not one of a library)."""
+    if not isinstance(value, (types.FunctionType, type)):
+        return False
+    module = getattr(value, "__module__", None) or ""
+    return module.split(".")[0] not in LIBRARY_MODULES and module != "builtins"
+
+
+def _bound_names(code: str) -> set[str]:
+    """The names ``code`` defines: functions, classes, assignment and loop targets, arguments.
+
+    Imports do not count: ``from posenc_lib.attention import softmax`` brings the library's
+    function in. Code that does not parse (a lambda's partial line, an IPython magic) falls back
+    to its ``def name`` and ``name =`` lines.
+    """
+    try:
+        tree = ast.parse(textwrap.dedent(code))
+    except SyntaxError:
+        binding = r"^[ \t]*def[ \t]+(\w+)|^[ \t]*(\w+)[ \t]*(?::[^=\n]+)?=(?!=)"
+        return {name for pair in re.findall(binding, code, re.M) for name in pair if name}
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names.add(node.id)
+        elif isinstance(node, ast.arg):
+            names.add(node.arg)
+    return names - set(dir(builtins))
+
+
+def _learner_namespace_functions() -> set[str]:
+    """Names bound in the IPython kernel to functions or classes the learner wrote."""
+    shell = _shell()
+    if shell is None:
+        return set()
+    return {
+        name
+        for name, value in list(shell.user_ns.items())
+        if not name.startswith("_") and _is_learner_function(value)
+    }
+
+
+def _masked(code: str, names: set[str]) -> str:
+    """``code`` without comments, each of ``names`` (not an attribute ``.name``) masked."""
+    code = _without_comments(code)
+    if not names:
+        return code
+    alternatives = "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
+    return re.sub(rf"(?<![\w.])(?:{alternatives})\b", OWN_NAME, code)
+
+
 def _function_code(answer: Any) -> str:
-    """The source of a function answer and of the functions it calls, with the names they use."""
+    """The source of a function answer and of the functions it calls, with the names they use.
+
+    Only the learner's functions are followed: a library function's own source is not the
+    learner's code (its name stays visible where the learner calls it).
+    """
     if not isinstance(answer, types.FunctionType):
         return ""
     seen: set[int] = set()
     pieces: list[str] = []
 
     def visit(function: types.FunctionType, depth: int) -> None:
-        if id(function) in seen or depth > 2:
+        if id(function) in seen or depth > 2 or not _is_learner_function(function):
             return
         seen.add(id(function))
         try:
@@ -314,7 +385,7 @@ def _function_code(answer: Any) -> str:
                     visit(target, depth + 1)
 
     visit(answer, 0)
-    return "\n".join(pieces)
+    return ("\n" + _PIECE + "\n").join(pieces)
 
 
 @dataclass(frozen=True)
@@ -413,7 +484,11 @@ class Exercise:
         """
         if cell is None:
             cell = defining_cell(self.answer_name) or ""
-        code = _without_comments(cell + "\n" + _function_code(answer))
+        functions = _function_code(answer)
+        own = _bound_names(cell) | _learner_namespace_functions()
+        for piece in functions.split("\n" + _PIECE + "\n"):
+            own |= _bound_names(piece)
+        code = _masked(cell + "\n" + functions, own)
         for shortcut in self.shortcuts:
             if re.search(shortcut.pattern, code):
                 return shortcut
