@@ -70,11 +70,18 @@ class Mistake:
     """A known wrong answer, with what it usually means.
 
     ``value`` computes the wrong answer the same way a learner would get it, so the check can
-    recognise it ("this is what you get with base 1000 instead of 10000").
+    recognise it ("this is what you get with base 1000 instead of 10000"). ``credit`` is the
+    share of the points such an answer earns when it is close for a known reason (an off-by-one
+    count, a numbering from 0): 0 for a real misconception.
     """
 
     label: str
     value: Callable[[], Any]
+    credit: float = 0.0
+
+    def __post_init__(self) -> None:
+        if not 0.0 <= self.credit < 1.0:
+            raise ValueError(f"Mistake credit must be in [0, 1); got {self.credit!r}")
 
 
 @dataclass(frozen=True)
@@ -104,6 +111,7 @@ class CheckResult:
     passed: bool
     message: str
     title: str = ""
+    credit: float = 0.0
 
     def __bool__(self) -> bool:
         return self.passed
@@ -224,6 +232,40 @@ def _compare(answer: Any, expected: Any, rtol: float, atol: float) -> tuple[bool
         ok = math.isfinite(float(answer)) and float(answer) == float(expected)
         return ok, ("Right number." if ok else f"{answer!r} is not right.")
     return _compare_numbers(answer, expected, rtol, atol)
+
+
+_RUNS: list[tuple[str, bool]] = []
+"""Every cell run in this IPython kernel since the exercises were imported: (source, success)."""
+
+
+def _record_run(result: Any) -> None:
+    """IPython's ``post_run_cell`` callback: remember the cell and whether it ran to the end."""
+    cell = getattr(getattr(result, "info", None), "raw_cell", None)
+    if isinstance(cell, str):
+        _RUNS.append((cell, bool(result.success)))
+
+
+def _track_runs() -> None:
+    """Start recording the cells run in IPython (once per kernel; nothing outside IPython)."""
+    shell = _shell()
+    if shell is not None and _record_run not in shell.events.callbacks["post_run_cell"]:
+        shell.events.register("post_run_cell", _record_run)
+
+
+def _failed_to_define(name: str) -> bool:
+    """Whether the cell run just before, or the latest recorded cell that binds ``name``, stopped
+    with an error.
+
+    Then ``name`` may still hold what an earlier cell gave it, perhaps a lesson's variable of
+    the same name, which must never be graded as the learner's answer. (The answer cell comes
+    right before its check or grade cell, so a failed run just before is the answer's.)
+    """
+    if _RUNS and not _RUNS[-1][1]:
+        return True
+    for cell, success in reversed(_RUNS):
+        if _defines(cell, name):
+            return not success
+    return False
 
 
 def _shell() -> Any:
@@ -501,6 +543,12 @@ class Exercise:
         """
         if _is_placeholder(answer):
             return CheckResult(False, NOT_ANSWERED, self.title)
+        if _failed_to_define(self.answer_name):
+            return CheckResult(False, (
+                f"The cell that defines {self.answer_name} (or the cell run just before this "
+                f"check) stopped with an error, so {self.answer_name} may hold an older value: "
+                "fix that cell and run it again."
+            ), self.title)  # fmt: skip
         cell = defining_cell(self.answer_name)
         shortcut = self.shortcut_used(answer, cell or "")
         if shortcut is not None:
@@ -518,11 +566,15 @@ class Exercise:
         if passed:
             if _may_record(cell):
                 record_pass(self.key)
-            return CheckResult(True, message, self.title)
+            return CheckResult(True, message, self.title, 1.0)
         mistake = self._mistake_made(value)
+        credit = 0.0
         if mistake is not None:
             message += f"\nThis is what you get with a common mistake: {mistake.label}."
-        return CheckResult(False, message + self._hint_offer(), self.title)
+            credit = mistake.credit
+            if credit:
+                message += f"\nClose, for a known reason: it earns {credit:.0%} of the points."
+        return CheckResult(False, message + self._hint_offer(), self.title, credit)
 
     def _mistake_made(self, value: Any) -> Mistake | None:
         """The first known mistake whose wrong answer ``value`` equals, if any."""
@@ -540,16 +592,36 @@ class Exercise:
         name = self.key.split(".", 1)[1]
         return f"\n{tries[0]} tries so far: the hint may help, nb{self.key[:2]}.{name}.hint()."
 
-    def grade(self, answer: Any) -> CheckResult:
+    def grade(self, answer: Any, points: float | None = None) -> Any:
         """Like :meth:`check`, but raise ``AssertionError`` with the diagnosis when it fails.
 
         nbgrader's grade cells call it: a failing answer fails the cell, and the message keeps
         the check's explanation and the common mistake it recognised.
+
+        Parameters
+        ----------
+        answer : object
+            The learner's answer.
+        points : float, optional
+            The points of the grade cell. When given, an answer close for a known reason (a
+            mistake with a ``credit``) earns that share: the diagnosis is printed and the
+            points are returned, which nbgrader reads as partial credit; a right answer returns
+            all the points.
+
+        Returns
+        -------
+        CheckResult or float
+            The check's result without ``points``, else the points earned.
         """
         result = self.check(answer)
-        if not result.passed:
+        if result.credit <= 0.0 or (points is None and not result.passed):
             raise AssertionError(f"{self.title}\n{result.message}")
-        return result
+        if points is None:
+            return result
+        earned = _Points(points * result.credit)
+        if not result.passed:
+            print(f"{self.title}\n{result.message}\nPartial credit: {earned!r} of {points:g}.")
+        return earned
 
     def hint(self) -> str:
         """Return a hint (Jupyter shows it as the cell's output)."""
@@ -566,8 +638,18 @@ class Exercise:
         )
 
 
+class _Points(float):
+    """Points earned, shown as a bare number (nbgrader reads a number as partial credit)."""
+
+    def __repr__(self) -> str:
+        return f"{float(self):g}"
+
+
 class _Text(str):
     """A string that Jupyter shows as plain text rather than as a quoted repr."""
 
     def __repr__(self) -> str:
         return str(self)
+
+
+_track_runs()

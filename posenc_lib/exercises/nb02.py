@@ -117,6 +117,7 @@ half_turns = Exercise(
         Mistake(
             "L steps instead of L - 1 (L tokens are L - 1 steps apart)",
             lambda: _shortest_length(_HALF_PAIRS, steps=False),
+            credit=0.5,
         ),
         Mistake(
             "half of the dimensions (32 dimensions are 16 pairs) instead of half of the pairs",
@@ -163,6 +164,7 @@ float16_lost_pairs = Exercise(
         Mistake(
             "counting dimensions (2 per pair) instead of pairs",
             lambda: 2 * _lost_pairs(_F16_BASE),
+            credit=0.5,
         ),
         Mistake(
             "the threshold of float32 (3.4e38) or base 10000: then nothing overflows",
