@@ -206,3 +206,56 @@ def test_hint_and_solution_show_as_text_and_no_solution_is_in_the_library() -> N
     assert repr(ARRAY.hint()) == "Hint: linspace"
     text = repr(ARRAY.solution())
     assert "source notebook" in text and "linspace(" not in text
+
+
+# --- partial credit and answers that an error left behind ------------------------------------
+
+CREDITED = Exercise(
+    key="99.credited",
+    title="a count",
+    answer_name="n",
+    expected=lambda: 10,
+    hint_text="count the steps",
+    level="core",
+    kind="derivation",
+    objective="count the steps between ten tokens",
+    minutes=2,
+    mistakes=(Mistake("one too many", lambda: 11, credit=0.5), Mistake("none", lambda: 0)),
+)
+
+
+def test_grade_gives_the_points_the_partial_credit_or_raises(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert repr(CREDITED.grade(10, points=2)) == "2"
+    half = CREDITED.grade(11, points=2)
+    assert float(half) == 1.0 and repr(half) == "1"
+    assert "one too many" in capsys.readouterr().out
+    with pytest.raises(AssertionError, match="none"):
+        CREDITED.grade(0, points=2)
+    with pytest.raises(AssertionError, match="one too many"):
+        CREDITED.grade(11)  # without points, only a pass passes
+    assert CREDITED.check(11).credit == 0.5 and CREDITED.check(10).credit == 1.0
+
+
+def test_a_credit_must_be_a_share_below_one() -> None:
+    for credit in (-0.1, 1.0):
+        with pytest.raises(ValueError, match="credit"):
+            Mistake("x", lambda: 0, credit=credit)
+
+
+def test_an_answer_cell_that_stopped_with_an_error_is_not_graded(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from posenc_lib.exercises import _core
+
+    runs = [("n = 10  # a lesson's n", True), ("n = undefined_name + 1", False)]
+    monkeypatch.setattr(_core, "_RUNS", runs)
+    result = CREDITED.check(10)  # the lesson's value, still in n
+    assert not result.passed and "stopped with an error" in result.message
+    runs.append(("print('a cell that does not bind n')", True))
+    assert not CREDITED.check(10).passed  # the cell binding n still failed
+    runs.append(("n = 10", True))
+    assert CREDITED.check(10).passed
+    runs.append(("raise RuntimeError  # the answer cell, rewritten without n", False))
+    assert not CREDITED.check(10).passed  # the cell just before the check failed

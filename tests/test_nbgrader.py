@@ -12,7 +12,14 @@ are read from nbgrader's gradebook. The simulated class, one submission each:
   nbgrader gives no points for an exercise whose answer or grade cell is gone, and still grades
   the others;
 - ``crasher`` solves everything except two answers: one raises, one loops forever (nbgrader
-  interrupts it after the per-cell timeout).
+  interrupts it after the per-cell timeout);
+- ``nogradeN`` solves everything and deletes the grade cell of exercise N (each in turn, the
+  first included): only that exercise's points are lost;
+- ``crashN`` solves everything, but a cell above exercise N's answer cell binds the answer's
+  name to the right value (a lesson variable of the same name) and the answer cell itself
+  raises: the lesson's value is not graded, and only exercise N's points are lost;
+- ``partial`` solves everything but answers one exercise with a mistake that earns partial
+  credit (its ``credit`` share of the points).
 
 The expected scores are computed from each exercise's difficulty (tools.build_nbgrader.POINTS),
 not read from nbgrader. The loop is graded in a second ``autograde --student crasher`` call with
@@ -33,7 +40,7 @@ import nbformat
 import pytest
 
 from posenc_lib.exercises import all_exercises
-from tests.test_classroom import secret_lines
+from tests.test_classroom import REVEAL_CELLS, reveal_output_lines, reveal_params, secret_lines
 from tools import build_nbgrader
 from tools.notebook_cells import NOTEBOOKS, exercise_cells, solution_code
 
@@ -58,23 +65,35 @@ def nbgrader(course: Path, *args: str) -> subprocess.CompletedProcess[str]:
 
 
 def answer_cells(notebook: nbformat.NotebookNode) -> dict[str, nbformat.NotebookNode]:
-    """The release's answer cells by exercise key ("01.bit_period")."""
+    """The release's answer cells (code) by exercise key ("01.bit_period")."""
     by_id = {build_nbgrader.grade_id(key) + "_answer": key for key in all_exercises()}
     return {
         by_id[cell.metadata.nbgrader.grade_id]: cell
         for cell in notebook.cells
-        if cell.metadata.get("nbgrader", {}).get("solution")
+        if cell.cell_type == "code" and cell.metadata.get("nbgrader", {}).get("solution")
     }
 
 
 def grade_cells(notebook: nbformat.NotebookNode) -> list[nbformat.NotebookNode]:
-    return [c for c in notebook.cells if c.metadata.get("nbgrader", {}).get("grade")]
+    """The autograded (code) grade cells, in order."""
+    return [
+        c for c in notebook.cells
+        if c.cell_type == "code" and c.metadata.get("nbgrader", {}).get("grade")
+    ]  # fmt: skip
 
 
-def mistake_code(key: str) -> str:
-    """Code that answers exercise ``key`` with its first common mistake, as a learner would."""
+def written_cells(notebook: nbformat.NotebookNode) -> list[nbformat.NotebookNode]:
+    """The written answers graded by hand (markdown grade cells)."""
+    return [
+        c for c in notebook.cells
+        if c.cell_type == "markdown" and c.metadata.get("nbgrader", {}).get("grade")
+    ]  # fmt: skip
+
+
+def mistake_code(key: str, index: int = 0) -> str:
+    """Code that answers exercise ``key`` with a common mistake (the first), as a learner would."""
     exercise = all_exercises()[key]
-    value = f"all_exercises()[{key!r}].mistakes[0].value()"
+    value = f"all_exercises()[{key!r}].mistakes[{index}].value()"
     line = (
         f"{exercise.answer_name} = {value}"
         if exercise.call_with is None
@@ -88,9 +107,19 @@ def points(key: str) -> int:
 
 
 def submit(
-    course: Path, student: str, source: Path, answers: dict[str, str], delete: tuple[str, ...] = ()
+    course: Path,
+    student: str,
+    source: Path,
+    answers: dict[str, str],
+    delete: tuple[str, ...] = (),
+    crash: tuple[str, str] | None = None,
 ) -> None:
-    """Hand in the release of ``source`` with the given answer code appended to the stubs."""
+    """Hand in the release of ``source`` with the given answer code appended to the stubs.
+
+    ``delete`` names cells to remove ("first answer", "last grade", "grade N" for the N-th grade
+    cell). ``crash`` is (key, lesson code): that code goes into a new cell above the answer cell
+    of ``key``, and the answer cell is replaced by one that raises.
+    """
     release = course / "release" / source.stem / source.name
     notebook = nbformat.read(release, as_version=4)
     for key, cell in answer_cells(notebook).items():
@@ -101,7 +130,14 @@ def submit(
         drop.add(id(next(iter(answer_cells(notebook).values()))))
     if "last grade" in delete:
         drop.add(id(grade_cells(notebook)[-1]))
+    for order in [int(d.split()[1]) for d in delete if d.startswith("grade ")]:
+        drop.add(id(grade_cells(notebook)[order]))
     notebook.cells = [c for c in notebook.cells if id(c) not in drop]
+    if crash is not None:
+        answer = answer_cells(notebook)[crash[0]]
+        answer.source = 'raise RuntimeError("my code broke before the answer")'
+        at = next(i for i, c in enumerate(notebook.cells) if c is answer)
+        notebook.cells.insert(at, nbformat.v4.new_code_cell(crash[1]))
     folder = course / "submitted" / student / source.stem
     folder.mkdir(parents=True)
     nbformat.write(notebook, folder / source.name)
@@ -135,6 +171,17 @@ def graded(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
             (source.stem, "deleter"): total - points(keys[0]) - points(keys[-1]),
             (source.stem, "crasher"): total - points(keys[0]) - points(keys[1]),
         })  # fmt: skip
+        for order, key in enumerate(keys):
+            submit(course, f"nograde{order}", source, solved, delete=(f"grade {order}",))
+            expected[source.stem, f"nograde{order}"] = total - points(key)
+            submit(course, f"crash{order}", source, solved, crash=(key, solved[key]))
+            expected[source.stem, f"crash{order}"] = total - points(key)
+        key, mistake = next(
+            (k, m) for k in keys for m in all_exercises()[k].mistakes if m.credit
+        )  # the first exercise with a mistake that earns partial credit
+        index = list(all_exercises()[key].mistakes).index(mistake)
+        submit(course, "partial", source, {**solved, key: mistake_code(key, index)})
+        expected[source.stem, "partial"] = total - points(key) + mistake.credit * points(key)
     for source in ASSIGNMENTS:
         # Plain autograde for everyone but the looping student, then that one with a short timeout.
         nbgrader(course, "autograde", source.stem, "--CourseDirectory.student_id_exclude=crasher")
@@ -148,7 +195,14 @@ def graded(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
         for assignment, student in expected:
             submission = gradebook.find_submission(assignment, student)
             scores[assignment, student] = (submission.score, submission.max_score)
-    return {"course": course, "expected": expected, "scores": scores, "keys": keys_of}
+    return {"course": course, "expected": expected, "scores": scores, "keys": keys_of,
+            "written": {s.stem: written_points(s) for s in ASSIGNMENTS}}  # fmt: skip
+
+
+def written_points(source: Path) -> int:
+    """The points of the written answers of ``source`` (one per explanation exercise)."""
+    kinds = [all_exercises()[key].kind for key in exercise_cells(source)]
+    return build_nbgrader.WRITTEN_POINTS * kinds.count("explanation")
 
 
 def test_grade_cells_carry_points_ids_and_grade_calls(tmp_path: Path) -> None:
@@ -166,6 +220,21 @@ def test_grade_cells_carry_points_ids_and_grade_calls(tmp_path: Path) -> None:
             assert cell.metadata.nbgrader.locked and cell.metadata.nbgrader.points == points(key)
             assert "raises-exception" in cell.metadata.tags
             assert f"nb{key[:2]}.{key[3:]}.grade(" in cell.source and ".check(" not in cell.source
+            # self-contained: the cell imports its own exercise module
+            assert cell.source.startswith(f"from posenc_lib.exercises import nb{key[:2]}\n")
+            assert f"points={points(key)})" in cell.source
+        setup = next(c for c in notebook.cells if c.cell_type == "code")
+        assert setup.metadata.nbgrader.grade_id == "setup" and setup.metadata.nbgrader.locked
+        assert f"from posenc_lib.exercises import nb{source.name[:2]}" in setup.source
+        explained = [k for k in cells if all_exercises()[k].kind == "explanation"]
+        hand_graded = written_cells(notebook)
+        assert [c.metadata.nbgrader.grade_id for c in hand_graded] == [
+            build_nbgrader.grade_id(k) + "_written" for k in explained
+        ]
+        for cell in hand_graded:
+            assert cell.metadata.nbgrader.solution and not cell.metadata.nbgrader.locked
+            above = notebook.cells[notebook.cells.index(cell) - 1].source
+            assert "graded by hand" in above and "Rubric:" in above
         original = nbformat.read(source, as_version=4).cells
         stubs = [original[c.stub].source for c in cells.values()]
         answers = answer_cells(notebook)
@@ -192,6 +261,22 @@ def test_release_is_the_stub_without_solution(graded: dict) -> None:
         leaked = secret_lines(source) & release_lines
         assert not leaked, f"solution lines in the release: {sorted(leaked)[:3]}"
         assert not any("BEGIN SOLUTION" in c.source for c in release.cells)
+        assert not {c.id for c in release.cells} & REVEAL_CELLS[source.name[:2]]
+
+
+@pytest.mark.parametrize("path", reveal_params())
+def test_no_reveal_cell_in_the_assignments(tmp_path: Path, path: Path) -> None:
+    build_nbgrader.build(tmp_path, [path])
+    notebook = nbformat.read(tmp_path / "source" / path.stem / path.name, as_version=4)
+    assert not {c.id for c in notebook.cells} & REVEAL_CELLS[path.name[:2]]
+    printed = {
+        line.strip()
+        for c in notebook.cells if c.cell_type == "code"
+        for o in c.outputs
+        for line in str(o.get("text", "") or o.get("data", {}).get("text/plain", "")).splitlines()
+    }  # fmt: skip
+    revealed = reveal_output_lines(path)
+    assert revealed and not revealed & printed
 
 
 def test_simulated_class_scores(graded: dict) -> None:
@@ -202,7 +287,8 @@ def test_simulated_class_scores(graded: dict) -> None:
     print("\n".join(rows))
     for key, want in graded["expected"].items():
         score, max_score = graded["scores"][key]
-        assert max_score == graded["expected"][key[0], "solver"]
+        # the written answers count in the maximum; they score once graded by hand
+        assert max_score == graded["expected"][key[0], "solver"] + graded["written"][key[0]]
         assert score == want, f"{key}: nbgrader gave {score}, expected {want}"
 
 

@@ -6,6 +6,7 @@ import os
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import tomllib
 
@@ -93,3 +94,51 @@ def test_git_ignores_build_output() -> None:
     ignored = (ROOT / ".gitignore").read_text(encoding="utf-8")
     for entry in (".venv/", "build/", "__pycache__/"):
         assert entry in ignored
+
+
+def test_a_non_editable_install_outside_the_repository_runs_notebook_10_checks(
+    tmp_path: Path,
+) -> None:
+    """``pip install .`` into a fresh venv, then nb10's checks load the committed results.
+
+    The fresh venv sees the development venv's packages through a .pth line (no download), and
+    installs this project alone, non-editable (pip fetches the build backend, or reuses its
+    cache).
+    """
+    venv = tmp_path / "fresh"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    python = venv / "bin" / "python"
+    site = subprocess.run(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        check=True, capture_output=True, text=True,
+    ).stdout.strip()  # fmt: skip
+    dev_site = subprocess.run(
+        [sys.executable, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        check=True, capture_output=True, text=True,
+    ).stdout.strip()  # fmt: skip
+    (Path(site) / "dev_packages.pth").write_text(dev_site + "\n", encoding="utf-8")
+    install = subprocess.run(
+        [str(python), "-m", "pip", "install", "--quiet", "--no-deps", str(ROOT)],
+        capture_output=True, text=True, cwd=tmp_path,
+    )  # fmt: skip
+    assert install.returncode == 0, install.stderr[-3000:]
+    script = (
+        "import posenc_lib, sys\n"
+        "from posenc_lib.lab import results\n"
+        "from posenc_lib.exercises import nb10\n"
+        "print(posenc_lib.__file__)\n"
+        "print(results.RESULTS)\n"
+        "print(repr(nb10.break_position.check(40)))\n"
+    )
+    run = subprocess.run(
+        [str(python), "-c", script], capture_output=True, text=True, cwd=tmp_path,
+        env={**os.environ, "POSENC_PROGRESS_FILE": str(tmp_path / "progress.json")},
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr[-3000:]
+    module, folder, check = run.stdout.split("\n", 2)
+    assert str(venv) in module and str(ROOT) not in module
+    assert folder == str(venv / "share" / "posenc_lib" / "results")
+    assert sorted(p.name for p in Path(folder).glob("lab_*.json")) == sorted(
+        p.name for p in (ROOT / "results").glob("lab_*.json")
+    )
+    assert check.startswith(("Correct", "Not yet")) and "not found" not in check

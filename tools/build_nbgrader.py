@@ -19,18 +19,28 @@ Each exercise of the course (a prompt, a stub cell tagged ``exercise``, a soluti
   solution between ``### BEGIN SOLUTION`` / ``### END SOLUTION``. nbgrader's release keeps the
   stub (the variable or function the learner defines) and removes the solution (the code stub
   is empty); the stub cell itself is dropped, so no stub appears twice;
-- the **grade cell** (locked, with ``grade_id`` and ``points``): the check cell with
-  ``.check(`` turned into ``.grade(``, which raises ``AssertionError`` carrying the course's
-  diagnosis (including the common mistake it recognised) when the answer is wrong.
+- the **grade cell** (locked, with ``grade_id`` and ``points``): self-contained, it imports its
+  exercise module and calls ``nbNN.<name>.grade(answer, points=P)``, which raises
+  ``AssertionError`` carrying the course's diagnosis (including the common mistake it
+  recognised) when the answer is wrong, and returns the points (partial credit for an answer
+  close for a known reason). The check refuses an answer whose cell stopped with an error, so a
+  lesson variable of the same name is never graded in its place.
+
+The notebook's first code cell becomes the locked **setup cell** (``grade_id`` "setup"): it also
+imports the exercise module and every library name the stubs use, so deleting an answer or a
+grade cell costs that exercise only. Each **explanation** exercise gets a written answer after
+its grade cell: a markdown cell graded by hand (``WRITTEN_POINTS``), with a rubric line.
 
 Points follow the difficulty: warm-up 1, core 2, challenge 3. Cells tagged ``source-only`` (the
-note for learners studying alone) are dropped, and the widget state is removed. The generated
+note for learners studying alone) and ``reveal`` (a cell after a check that computes the answer)
+are dropped, and the widget state is removed. The generated
 ``nbgrader_config.py`` sets what a plain ``generate_assignment`` / ``autograde`` needs.
 """
 
 from __future__ import annotations
 
 import argparse
+import ast
 import sys
 from pathlib import Path
 
@@ -42,12 +52,18 @@ if str(ROOT) not in sys.path:  # run as a script: make tools/ importable
 
 from posenc_lib.exercises import all_exercises  # noqa: E402
 from tools.build_student import CHECK_CALL  # noqa: E402
-from tools.notebook_cells import BEGIN, END, exercise_cells  # noqa: E402
+from tools.notebook_cells import BEGIN, END, REMOVED_FOR_STUDENTS, exercise_cells  # noqa: E402
 
 NOTEBOOKS = ROOT / "notebooks"
 DEFAULT_OUT = ROOT / "build" / "nbgrader"
 POINTS = {"warm-up": 1, "core": 2, "challenge": 3}
 """Points of an exercise by its difficulty mark."""
+
+WRITTEN_POINTS = 1
+"""Points of the written answer of an explanation exercise, graded by hand."""
+
+READ_ONLY = {"deletable": False, "editable": False}
+"""JupyterLab's cell metadata that keeps a learner from editing or deleting a locked cell."""
 
 CELL_TIMEOUT = 120
 """Seconds one cell may run under autograde: tools/run_notebooks.py's per-cell limit, which
@@ -99,6 +115,73 @@ def _nbgrader(grade_id: str, *, solution: bool, grade: bool, points: int = 0) ->
     return meta
 
 
+def _imports(code: str) -> dict[str, str]:
+    """The names ``code`` imports, each with the one-name import statement that binds it."""
+    found = {}
+    for node in ast.walk(ast.parse(code)):
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            for alias in node.names:
+                single = (
+                    ast.Import(names=[alias])
+                    if isinstance(node, ast.Import)
+                    else ast.ImportFrom(module=node.module, names=[alias], level=node.level)
+                )
+                found[(alias.asname or alias.name).split(".")[0]] = ast.unparse(single)
+    return found
+
+
+def _used_names(code: str) -> set[str]:
+    """The names ``code`` reads."""
+    return {
+        node.id
+        for node in ast.walk(ast.parse(code))
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)
+    }
+
+
+def setup_source(first_code: str, stubs: list[str], lesson: list[str], module: str) -> str:
+    """The setup cell: the notebook's first code cell, plus the imports the stubs need.
+
+    A stub reading a library name that a later lesson cell imports gets that import here, and
+    the exercise module ``module`` ("nb02") is imported for the stubs and the grade cells.
+    """
+    available: dict[str, str] = {}
+    for code in lesson:
+        available.update(_imports(code))
+    have = set(_imports(first_code))
+    needed = {name for stub in stubs for name in _used_names(stub)}
+    lines = sorted({available[n] for n in needed - have if n in available})
+    lines.append(f"from posenc_lib.exercises import {module}")
+    return first_code.rstrip() + "\n" + "\n".join(lines)
+
+
+def grade_source(check: str, key: str, points: int) -> str:
+    """A self-contained grade cell: its own import, then ``grade(answer, points=P)``."""
+    module, name = f"nb{key[:2]}", key[3:]
+    body = [node for node in ast.parse(check).body if not isinstance(node, ast.ImportFrom)]
+    call = body[-1].value if body and isinstance(body[-1], ast.Expr) else None
+    if len(body) != 1 or not isinstance(call, ast.Call) or len(call.args) != 1:
+        raise ValueError(f"check cell of {key} must be one call {module}.{name}.check(answer)")
+    answer = ast.get_source_segment(check, call.args[0])
+    call_line = f"{module}.{name}.grade({answer}, points={points})"
+    return f"from posenc_lib.exercises import {module}\n\n{call_line}"
+
+
+def written_cells(key: str, objective: str) -> list[nbformat.NotebookNode]:
+    """The prompt with its rubric line and the hand-graded markdown answer cell."""
+    prompt = nbformat.v4.new_markdown_cell(
+        f"**Written answer ({WRITTEN_POINTS} point, graded by hand).** In two or three "
+        "sentences, say why the number you computed above comes out as it does.\n\n"
+        f"*Rubric: {WRITTEN_POINTS} point when the answer gives the reason: {objective}*"
+    )
+    answer = nbformat.v4.new_markdown_cell(f"A full answer: {objective}")
+    answer.metadata["nbgrader"] = _nbgrader(
+        grade_id(key) + "_written", solution=True, grade=True, points=WRITTEN_POINTS
+    )
+    answer.metadata["nbgrader"]["locked"] = False
+    return [prompt, answer]
+
+
 def grade_id(key: str) -> str:
     """nbgrader's id of an exercise's grade cell: "01.bit_period" -> "ex01_bit_period"."""
     return "ex" + key.replace(".", "_")
@@ -113,12 +196,22 @@ def nbgrader_notebook(path: Path) -> nbformat.NotebookNode:
         stubs[cells.stub] = key
         solutions[cells.solution] = (key, cells.stub)
         checks[cells.check] = key
+    code = [i for i, c in enumerate(notebook.cells) if c.cell_type == "code"]
+    lesson = [notebook.cells[i].source for i in code if i not in solutions]
+    setup = notebook.cells[code[0]]
+    setup.source = setup_source(
+        setup.source, [notebook.cells[i].source for i in stubs], lesson, f"nb{path.name[:2]}"
+    )
+    setup.metadata.update(READ_ONLY)
+    setup.metadata["nbgrader"] = _nbgrader("setup", solution=False, grade=False)
+    setup.metadata["nbgrader"]["locked"] = True
     kept = []
     for index, cell in enumerate(notebook.cells):
         tags = _tags(cell)
-        if "source-only" in tags or index in stubs:
+        if index in stubs or (set(tags) & REMOVED_FOR_STUDENTS) - {"solution"}:
             continue
-        cell.metadata.pop("nbgrader", None)
+        if index != code[0]:
+            cell.metadata.pop("nbgrader", None)
         if index in solutions:
             key, stub = solutions[index]
             text = cell.source
@@ -136,15 +229,19 @@ def nbgrader_notebook(path: Path) -> nbformat.NotebookNode:
             key = checks[index]
             if not CHECK_CALL.search(cell.source):
                 raise ValueError(f"{path.name} cell {index}: no check call for {key}")
-            cell.source = CHECK_CALL.sub(r"\1.grade(", cell.source)
+            points = POINTS[exercises[key].level]
+            cell.source = grade_source(cell.source, key, points)
             cell.outputs = []
             cell.execution_count = None
             # A wrong answer raises here: JupyterLab's "Run all" goes on past this tag.
             cell.metadata["tags"] = sorted({*tags, "raises-exception"})
-            points = POINTS[exercises[key].level]
+            cell.metadata.update(READ_ONLY)
             cell.metadata["nbgrader"] = _nbgrader(
                 grade_id(key), solution=False, grade=True, points=points
             )
+            if exercises[key].kind == "explanation":
+                kept += [cell, *written_cells(key, exercises[key].objective)]
+                continue
         kept.append(cell)
     notebook.cells = kept
     notebook.metadata.pop("widgets", None)

@@ -7,16 +7,18 @@ Usage::
 It does what this nbconvert command does, for every notebook, plus two touches::
 
     jupyter nbconvert --to notebook --TagRemovePreprocessor.enabled=True \\
-        --TagRemovePreprocessor.remove_cell_tags solution source-only \\
+        --TagRemovePreprocessor.remove_cell_tags solution source-only reveal \\
         --ClearOutputPreprocessor.enabled=True --output-dir build/student notebooks/*.ipynb
 
 Cells tagged ``source-only`` (the note telling a learner studying alone where the worked
-solutions are) are removed with the solution cells. :func:`without_solutions` is the part the
-student site (``tools/build_html.py --student``) shares: it keeps the other outputs but clears
-those of the exercise and check cells, which the solutions computed. The touches: stub cells (tagged
-``exercise``) also get the ``raises-exception`` tag, so a stub a learner leaves as
-``raise NotImplementedError`` does not stop "Run all" under nbval; and the widget state is
-dropped. The sources in notebooks/ are only read, and building into notebooks/ is refused.
+solutions are) and ``reveal`` (a cell right after a check that computes the exercise's answer,
+which would give it away before the learner's attempt) are removed with the solution cells.
+:func:`without_solutions` is the part the student site (``tools/build_html.py --student``)
+shares: it keeps the other outputs but clears those of the exercise and check cells, which the
+solutions computed. The touches: stub cells (tagged ``exercise``) also get the
+``raises-exception`` tag, so a stub a learner leaves as ``raise NotImplementedError`` does not
+stop "Run all" under nbval; and the widget state is dropped. The sources in notebooks/ are only
+read, and building into notebooks/ is refused.
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # run as a script: make tools/ importable
     sys.path.insert(0, str(ROOT))
 
-from tools.notebook_cells import CHECK_CALL  # noqa: E402
+from tools.notebook_cells import CHECK_CALL, REMOVED_FOR_STUDENTS  # noqa: E402
 
 NOTEBOOKS = ROOT / "notebooks"
 DEFAULT_OUT = ROOT / "build" / "student"
@@ -41,13 +43,14 @@ DEFAULT_OUT = ROOT / "build" / "student"
 
 
 def without_solutions(notebook: nbformat.NotebookNode) -> nbformat.NotebookNode:
-    """A copy of ``notebook`` without solution and source-only cells, nor what solutions computed.
+    """A copy of ``notebook`` without solution, source-only and reveal cells, nor what solutions
+    computed.
 
     The outputs of the stub cells (tagged ``exercise``) and of the check cells are cleared too:
     in a source notebook they show the solution's result. Every other output is kept.
     """
     copy = nbformat.from_dict(notebook)
-    remover = TagRemovePreprocessor(enabled=True, remove_cell_tags={"solution", "source-only"})
+    remover = TagRemovePreprocessor(enabled=True, remove_cell_tags=set(REMOVED_FOR_STUDENTS))
     copy, _ = remover.preprocess(copy, {})
     for cell in copy.cells:
         if cell.cell_type == "code" and (

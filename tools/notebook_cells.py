@@ -43,6 +43,11 @@ def solution_blocks(path: Path) -> list[str]:
     return blocks
 
 
+REMOVED_FOR_STUDENTS = frozenset({"solution", "source-only", "reveal"})
+"""Cell tags the student copies, the student site and the nbgrader release leave out: solution
+cells, the note for learners studying alone, and ``reveal`` cells, which compute an exercise's
+answer right after its check (the source notebook shows them once the exercise is done)."""
+
 CHECK_CALL = re.compile(r"\b(nb(\d\d)\.(\w+))\.check\(")
 """A check cell calls ``nbNN.<name>.check(``: group 1 ``nbNN.<name>``, 2 ``NN``, 3 ``<name>``."""
 

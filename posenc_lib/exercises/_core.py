@@ -16,14 +16,17 @@ when the answer was computed by the learner's own cell, never by a solution cell
 
 from __future__ import annotations
 
+import ast
+import builtins
 import html
 import inspect
 import math
 import numbers
 import re
+import textwrap
 import types
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import InitVar, dataclass, field
 from typing import Any
 
 import numpy as np
@@ -52,6 +55,12 @@ KINDS = ("prediction", "derivation", "detector", "construction", "explanation")
 """What an exercise asks for: predict before running, derive with other parameters, detect a
 known misconception, construct something small, or explain through a computed consequence."""
 
+NEARLY = 0.01
+"""Relative distance under which a wrong numeric answer is called nearly right."""
+
+HINT_AFTER = 3
+"""Wrong tries of one exercise after which ``check`` offers the hint."""
+
 SOLUTION_MARKER = "### BEGIN SOLUTION"
 """The first line of every solution cell of the source notebooks (nbgrader's marker)."""
 
@@ -61,11 +70,18 @@ class Mistake:
     """A known wrong answer, with what it usually means.
 
     ``value`` computes the wrong answer the same way a learner would get it, so the check can
-    recognise it ("this is what you get with base 1000 instead of 10000").
+    recognise it ("this is what you get with base 1000 instead of 10000"). ``credit`` is the
+    share of the points such an answer earns when it is close for a known reason (an off-by-one
+    count, a numbering from 0): 0 for a real misconception.
     """
 
     label: str
     value: Callable[[], Any]
+    credit: float = 0.0
+
+    def __post_init__(self) -> None:
+        if not 0.0 <= self.credit < 1.0:
+            raise ValueError(f"Mistake credit must be in [0, 1); got {self.credit!r}")
 
 
 @dataclass(frozen=True)
@@ -74,8 +90,10 @@ class Shortcut:
 
     ``pattern`` is a regular expression searched in the learner's code with its comments
     removed: the cell that defined the answer and, for a function, the function's own source and
-    the names its code uses. ``example`` is a line of code that takes the shortcut; the tests
-    check that the pattern finds it and that no solution cell takes it.
+    the names its code uses. The names the learner defines (a variable ``largest_float16``, an
+    own ``def softmax``) are masked first, so the pattern finds the forbidden call, never a
+    learner's name that happens to contain it. ``example`` is a line of code that takes the
+    shortcut; the tests check that the pattern finds it and that no solution cell takes it.
     """
 
     label: str
@@ -93,6 +111,7 @@ class CheckResult:
     passed: bool
     message: str
     title: str = ""
+    credit: float = 0.0
 
     def __bool__(self) -> bool:
         return self.passed
@@ -118,7 +137,11 @@ def _is_placeholder(answer: Any) -> bool:
 
 
 def _compare_numbers(answer: Any, expected: Any, rtol: float, atol: float) -> tuple[bool, str]:
-    """Compare a real answer (scalar or array) with the expected one, explaining any difference."""
+    """Compare a real answer (scalar or array) with the expected one, explaining any difference.
+
+    The message never shows an expected value: it says where the answer differs and how close
+    it is, so that a wrong try is diagnosed without giving the answer away.
+    """
     try:
         got = np.asarray(answer, dtype=float)
     except (TypeError, ValueError):
@@ -133,24 +156,62 @@ def _compare_numbers(answer: Any, expected: Any, rtol: float, atol: float) -> tu
     if close.all():
         what = "value" if want.ndim == 0 else f"all {want.size} values"
         return True, f"Shape {want.shape} and {what} match {tolerance}."
+    if np.asarray(expected).dtype == bool:
+        return False, f"Shape {want.shape} is right, but not every entry is {tolerance}."
+    nearly = bool(np.all(np.isclose(got, want, rtol=NEARLY, atol=atol)))
+    which = "Your value is" if want.ndim == 0 else "Every value is"
+    near = (
+        f"\n{which} within {NEARLY:.0%} of the right one: a rounding, a precision or a "
+        "last-step slip?"
+        if nearly
+        else ""
+    )
     if want.ndim == 0:
-        expected_text, got_text = f"{want.item():.8g}", f"{got.item():.8g}"
-        return False, f"Value is wrong: expected {expected_text}, got {got_text} {tolerance}."
+        return False, f"Value is wrong: got {got.item():.8g} {tolerance}.{near}"
     bad = np.argwhere(~close)
     index = tuple(int(i) for i in bad[0])
-    worst = float(np.max(np.abs(got - want)))
     return False, (
         f"Shape {want.shape} is right, but {len(bad)} of {want.size} values differ {tolerance}.\n"
-        f"First difference at index {index}: expected {want[index]:.8g}, got {got[index]:.8g}. "
-        f"Largest absolute difference: {worst:.3g}."
+        f"First difference at index {index}, where you have {got[index]:.8g}.{near}"
     )
+
+
+def _compare_choice(
+    answer: Any, expected: tuple[str, Any], rtol: float, atol: float
+) -> tuple[bool, str]:
+    """Compare a detector's reasoned answer: ``(choice, evidence)``.
+
+    The evidence (the measured value that decides the choice) is compared first, and the
+    message says nothing about the choice until the evidence is right: guessing among the
+    options cannot pass.
+    """
+    if not isinstance(answer, (tuple, list)) or len(answer) != 2:
+        return False, (
+            "Answer with a pair: (your choice, the measured value that decides it); "
+            f"got {type(answer).__name__}."
+        )
+    choice, evidence = answer
+    if not isinstance(choice, str):
+        return False, f"The first item is your choice, a string; got {type(choice).__name__}."
+    ok, _ = _compare_numbers(evidence, expected[1], rtol, atol)
+    if not ok:
+        return False, (
+            "The evidence value is not what the data gives "
+            f"(tolerance: rtol={rtol:g}, atol={atol:g}): measure it again. The check judges "
+            "the choice only once its evidence is right."
+        )
+    if choice.strip().lower() != expected[0].strip().lower():
+        return False, "The evidence is right, but it points to another choice than yours."
+    return True, "The choice and the evidence that decides it are right."
 
 
 def _compare(answer: Any, expected: Any, rtol: float, atol: float) -> tuple[bool, str]:
     """Compare by the kind of the expected value: text, whole numbers, sets, or real numbers."""
+    if isinstance(expected, tuple) and len(expected) == 2 and isinstance(expected[0], str):
+        return _compare_choice(answer, expected, rtol, atol)
     if isinstance(expected, str):
         ok = isinstance(answer, str) and answer.strip().lower() == expected.strip().lower()
-        return ok, ("The text matches." if ok else f"Expected a different answer; got {answer!r}.")
+        return ok, ("The text matches." if ok else f"{answer!r} is not right.")
     if isinstance(expected, bool):
         if not isinstance(answer, (bool, np.bool_)):
             return False, f"Expected True or False; got {answer!r}."
@@ -171,6 +232,40 @@ def _compare(answer: Any, expected: Any, rtol: float, atol: float) -> tuple[bool
         ok = math.isfinite(float(answer)) and float(answer) == float(expected)
         return ok, ("Right number." if ok else f"{answer!r} is not right.")
     return _compare_numbers(answer, expected, rtol, atol)
+
+
+_RUNS: list[tuple[str, bool]] = []
+"""Every cell run in this IPython kernel since the exercises were imported: (source, success)."""
+
+
+def _record_run(result: Any) -> None:
+    """IPython's ``post_run_cell`` callback: remember the cell and whether it ran to the end."""
+    cell = getattr(getattr(result, "info", None), "raw_cell", None)
+    if isinstance(cell, str):
+        _RUNS.append((cell, bool(result.success)))
+
+
+def _track_runs() -> None:
+    """Start recording the cells run in IPython (once per kernel; nothing outside IPython)."""
+    shell = _shell()
+    if shell is not None and _record_run not in shell.events.callbacks["post_run_cell"]:
+        shell.events.register("post_run_cell", _record_run)
+
+
+def _failed_to_define(name: str) -> bool:
+    """Whether the cell run just before, or the latest recorded cell that binds ``name``, stopped
+    with an error.
+
+    Then ``name`` may still hold what an earlier cell gave it, perhaps a lesson's variable of
+    the same name, which must never be graded as the learner's answer. (The answer cell comes
+    right before its check or grade cell, so a failed run just before is the answer's.)
+    """
+    if _RUNS and not _RUNS[-1][1]:
+        return True
+    for cell, success in reversed(_RUNS):
+        if _defines(cell, name):
+            return not success
+    return False
 
 
 def _shell() -> Any:
@@ -240,15 +335,81 @@ def _without_comments(code: str) -> str:
     return re.sub(r"#[^\n]*", "", code)
 
 
+LIBRARY_MODULES = ("posenc_lib", "numpy", "jax", "ml_dtypes", "math")
+"""Modules whose functions are library code, never the learner's own."""
+
+_PIECE = "# (next piece of the learner's code)"
+"""The line between two pieces of :func:`_function_code` (a comment, so no pattern sees it)."""
+
+OWN_NAME = "_own_name_"
+"""What a name the learner defines is replaced with before the shortcut patterns are searched."""
+
+
+def _is_learner_function(value: Any) -> bool:
+    """Whether ``value`` is a function or class the learner wrote (not one of a library)."""
+    if not isinstance(value, (types.FunctionType, type)):
+        return False
+    module = getattr(value, "__module__", None) or ""
+    return module.split(".")[0] not in LIBRARY_MODULES and module != "builtins"
+
+
+def _bound_names(code: str) -> set[str]:
+    """The names ``code`` defines: functions, classes, assignment and loop targets, arguments.
+
+    Imports do not count: ``from posenc_lib.attention import softmax`` brings the library's
+    function in. Code that does not parse (a lambda's partial line, an IPython magic) falls back
+    to its ``def name`` and ``name =`` lines.
+    """
+    try:
+        tree = ast.parse(textwrap.dedent(code))
+    except SyntaxError:
+        binding = r"^[ \t]*def[ \t]+(\w+)|^[ \t]*(\w+)[ \t]*(?::[^=\n]+)?=(?!=)"
+        return {name for pair in re.findall(binding, code, re.M) for name in pair if name}
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names.add(node.id)
+        elif isinstance(node, ast.arg):
+            names.add(node.arg)
+    return names - set(dir(builtins))
+
+
+def _learner_namespace_functions() -> set[str]:
+    """Names bound in the IPython kernel to functions or classes the learner wrote."""
+    shell = _shell()
+    if shell is None:
+        return set()
+    return {
+        name
+        for name, value in list(shell.user_ns.items())
+        if not name.startswith("_") and _is_learner_function(value)
+    }
+
+
+def _masked(code: str, names: set[str]) -> str:
+    """``code`` without comments, each of ``names`` (not an attribute ``.name``) masked."""
+    code = _without_comments(code)
+    if not names:
+        return code
+    alternatives = "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
+    return re.sub(rf"(?<![\w.])(?:{alternatives})\b", OWN_NAME, code)
+
+
 def _function_code(answer: Any) -> str:
-    """The source of a function answer and of the functions it calls, with the names they use."""
+    """The source of a function answer and of the functions it calls, with the names they use.
+
+    Only the learner's functions are followed: a library function's own source is not the
+    learner's code (its name stays visible where the learner calls it).
+    """
     if not isinstance(answer, types.FunctionType):
         return ""
     seen: set[int] = set()
     pieces: list[str] = []
 
     def visit(function: types.FunctionType, depth: int) -> None:
-        if id(function) in seen or depth > 2:
+        if id(function) in seen or depth > 2 or not _is_learner_function(function):
             return
         seen.add(id(function))
         try:
@@ -266,7 +427,7 @@ def _function_code(answer: Any) -> str:
                     visit(target, depth + 1)
 
     visit(answer, 0)
-    return "\n".join(pieces)
+    return ("\n" + _PIECE + "\n").join(pieces)
 
 
 @dataclass(frozen=True)
@@ -285,6 +446,9 @@ class Exercise:
         The variable (or function) the learner's cell defines.
     expected : callable
         Returns the right answer, computed with posenc_lib (or a property checker's reference).
+        It is kept private: no public attribute or method of the exercise returns the answer,
+        and no message of :meth:`check` shows it. A detector's answer is a pair
+        ``(choice, evidence)``: the option and the measured value that decides it.
     hint_text : str
         Shown by :meth:`hint`.
     level : {"warm-up", "core", "challenge"}
@@ -309,7 +473,7 @@ class Exercise:
     key: str
     title: str
     answer_name: str
-    expected: Callable[[], Any]
+    expected: InitVar[Callable[[], Any]]
     hint_text: str
     level: str
     kind: str
@@ -320,12 +484,20 @@ class Exercise:
     rtol: float = 1e-6
     atol: float = 1e-9
     call_with: tuple[Any, ...] | None = None
+    _expected_answer: Callable[[], Any] = field(init=False, repr=False, compare=False)
+    _wrong_tries: list[int] = field(init=False, repr=False, compare=False)
 
-    def __post_init__(self) -> None:
+    def __post_init__(self, expected: Callable[[], Any]) -> None:
+        object.__setattr__(self, "_expected_answer", expected)
+        object.__setattr__(self, "_wrong_tries", [0])
         if self.level not in LEVELS:
             raise ValueError(f"{self.key}: level must be one of {LEVELS}; got {self.level!r}")
         if self.kind not in KINDS:
             raise ValueError(f"{self.key}: kind must be one of {KINDS}; got {self.kind!r}")
+
+    def _expected(self) -> Any:
+        """The right answer, for the checks and the course's own tests (not for learners)."""
+        return self._expected_answer()
 
     def _evaluate(self, answer: Any) -> tuple[Any, str | None]:
         """The value to compare: the answer itself, or what the answer function returns."""
@@ -354,7 +526,11 @@ class Exercise:
         """
         if cell is None:
             cell = defining_cell(self.answer_name) or ""
-        code = _without_comments(cell + "\n" + _function_code(answer))
+        functions = _function_code(answer)
+        own = _bound_names(cell) | _learner_namespace_functions()
+        for piece in functions.split("\n" + _PIECE + "\n"):
+            own |= _bound_names(piece)
+        code = _masked(cell + "\n" + functions, own)
         for shortcut in self.shortcuts:
             if re.search(shortcut.pattern, code):
                 return shortcut
@@ -367,6 +543,12 @@ class Exercise:
         """
         if _is_placeholder(answer):
             return CheckResult(False, NOT_ANSWERED, self.title)
+        if _failed_to_define(self.answer_name):
+            return CheckResult(False, (
+                f"The cell that defines {self.answer_name} (or the cell run just before this "
+                f"check) stopped with an error, so {self.answer_name} may hold an older value: "
+                "fix that cell and run it again."
+            ), self.title)  # fmt: skip
         cell = defining_cell(self.answer_name)
         shortcut = self.shortcut_used(answer, cell or "")
         if shortcut is not None:
@@ -380,27 +562,66 @@ class Exercise:
             return CheckResult(False, problem, self.title)
         if _is_placeholder(value):
             return CheckResult(False, NOT_ANSWERED, self.title)
-        passed, message = _compare(value, self.expected(), self.rtol, self.atol)
+        passed, message = _compare(value, self._expected(), self.rtol, self.atol)
         if passed:
             if _may_record(cell):
                 record_pass(self.key)
-        else:
-            for mistake in self.mistakes:
-                if _compare(value, mistake.value(), self.rtol, self.atol)[0]:
-                    message += f"\nThis is what you get with a common mistake: {mistake.label}."
-                    break
-        return CheckResult(passed, message, self.title)
+            return CheckResult(True, message, self.title, 1.0)
+        mistake = self._mistake_made(value)
+        credit = 0.0
+        if mistake is not None:
+            message += f"\nThis is what you get with a common mistake: {mistake.label}."
+            credit = mistake.credit
+            if credit:
+                message += f"\nClose, for a known reason: it earns {credit:.0%} of the points."
+        return CheckResult(False, message + self._hint_offer(), self.title, credit)
 
-    def grade(self, answer: Any) -> CheckResult:
+    def _mistake_made(self, value: Any) -> Mistake | None:
+        """The first known mistake whose wrong answer ``value`` equals, if any."""
+        for mistake in self.mistakes:
+            if _compare(value, mistake.value(), self.rtol, self.atol)[0]:
+                return mistake
+        return None
+
+    def _hint_offer(self) -> str:
+        """Count one more wrong try; from the :data:`HINT_AFTER`-th on, point to the hint."""
+        tries = self._wrong_tries
+        tries[0] += 1
+        if tries[0] < HINT_AFTER:
+            return ""
+        name = self.key.split(".", 1)[1]
+        return f"\n{tries[0]} tries so far: the hint may help, nb{self.key[:2]}.{name}.hint()."
+
+    def grade(self, answer: Any, points: float | None = None) -> Any:
         """Like :meth:`check`, but raise ``AssertionError`` with the diagnosis when it fails.
 
         nbgrader's grade cells call it: a failing answer fails the cell, and the message keeps
         the check's explanation and the common mistake it recognised.
+
+        Parameters
+        ----------
+        answer : object
+            The learner's answer.
+        points : float, optional
+            The points of the grade cell. When given, an answer close for a known reason (a
+            mistake with a ``credit``) earns that share: the diagnosis is printed and the
+            points are returned, which nbgrader reads as partial credit; a right answer returns
+            all the points.
+
+        Returns
+        -------
+        CheckResult or float
+            The check's result without ``points``, else the points earned.
         """
         result = self.check(answer)
-        if not result.passed:
+        if result.credit <= 0.0 or (points is None and not result.passed):
             raise AssertionError(f"{self.title}\n{result.message}")
-        return result
+        if points is None:
+            return result
+        earned = _Points(points * result.credit)
+        if not result.passed:
+            print(f"{self.title}\n{result.message}\nPartial credit: {earned!r} of {points:g}.")
+        return earned
 
     def hint(self) -> str:
         """Return a hint (Jupyter shows it as the cell's output)."""
@@ -417,8 +638,18 @@ class Exercise:
         )
 
 
+class _Points(float):
+    """Points earned, shown as a bare number (nbgrader reads a number as partial credit)."""
+
+    def __repr__(self) -> str:
+        return f"{float(self):g}"
+
+
 class _Text(str):
     """A string that Jupyter shows as plain text rather than as a quoted repr."""
 
     def __repr__(self) -> str:
         return str(self)
+
+
+_track_runs()

@@ -106,6 +106,7 @@ ternary_periods = Exercise(
         Mistake(
             "the columns in the order least significant digit first",
             lambda: _ternary_periods()[::-1],
+            credit=0.5,
         ),
     ),
 )

@@ -116,6 +116,7 @@ half_turns = Exercise(
         Mistake(
             "L steps instead of L - 1 (L tokens are L - 1 steps apart)",
             lambda: _shortest_length(_HALF_PAIRS, steps=False),
+            credit=0.5,
         ),
         Mistake(
             "half of the dimensions (32 dimensions are 16 pairs) instead of half of the pairs",
@@ -162,6 +163,7 @@ float16_lost_pairs = Exercise(
         Mistake(
             "counting dimensions (2 per pair) instead of pairs",
             lambda: 2 * _lost_pairs(_F16_BASE),
+            credit=0.5,
         ),
         Mistake(
             "the threshold of float32 (3.4e38) or base 10000: then nothing overflows",
@@ -207,8 +209,16 @@ def checkpoint_table() -> NDArray[np.float64]:
     return encoding_from_frequencies(positions, inv_freq, layout=_CHECKPOINT_LAYOUT)
 
 
-def _label(layout: str, spacing: str) -> str:
-    return f"{layout}-{spacing}"
+def _slowest_theta() -> float:
+    """The slowest pair's frequency in the checkpoint's table: the evidence for its spacing."""
+    if _CHECKPOINT_SPACING == "t2t":
+        return float(tensor2tensor_frequencies(_CHECKPOINT_D)[-1])
+    return float(inverse_frequencies(_CHECKPOINT_D)[-1])
+
+
+def _label(layout: str, spacing: str) -> tuple[str, float]:
+    """A reasoned answer: the option and the measured slowest frequency that decides it."""
+    return f"{layout}-{spacing}", _slowest_theta()
 
 
 checkpoint_layout = Exercise(
@@ -216,6 +226,7 @@ checkpoint_layout = Exercise(
     title="Detect the layout and the frequency spacing of a checkpoint's position table",
     answer_name="checkpoint",
     expected=lambda: _label(_CHECKPOINT_LAYOUT, _CHECKPOINT_SPACING),
+    rtol=1e-4,
     hint_text=(
         "Layout: look at row 0 (position 0). Every sine is 0 and every cosine is 1 there; "
         "in which order do they come? Spacing: the slowest pair's sine at position 1 is "

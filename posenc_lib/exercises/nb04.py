@@ -50,7 +50,8 @@ shift_back = Exercise(
         Shortcut(
             "PE(13) itself (row 13, the formula at 13 or a table from sinusoidal_encoding; shift "
             "PE(20) instead)",
-            r"\b13\b|\b20\s*-\s*7\b|\bsinusoidal_encoding\s*\(",
+            r"\[\s*13(?:\.0*)?\s*[\],]|\b13(?:\.0*)?\s*\*|\*\s*13\b|\b20\s*-\s*7\b"
+            r"|\bsinusoidal_encoding\s*\(",
             "back = sinusoidal_encoding_at([13], 24)[0]",
         ),
     ),

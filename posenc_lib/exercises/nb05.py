@@ -90,11 +90,24 @@ def checkpoint_key() -> tuple[np.ndarray, np.ndarray]:
     return before, after
 
 
+def _interleaved_change() -> float:
+    """The largest change of an interleaved pair's length: the evidence against interleaved."""
+    before, after = checkpoint_key()
+    lengths = [np.hypot(v[0::2], v[1::2]) for v in (before, after)]
+    return float(np.max(np.abs(lengths[1] - lengths[0])))
+
+
+def _reasoned(choice: str) -> tuple[str, float]:
+    """A reasoned answer: the option and the measured value that decides it."""
+    return choice, _interleaved_change()
+
+
 layout = Exercise(
     key="05.layout",
     title="Which pairing rotated the checkpoint's key: 'interleaved', 'half' or 'neither'?",
     answer_name="layout",
-    expected=lambda: _CHECKPOINT_PAIRING,
+    expected=lambda: _reasoned(_CHECKPOINT_PAIRING),
+    rtol=1e-4,
     hint_text=(
         "A rotation keeps the length of every pair it turns. Compute the length of each pair "
         "before and after, once with pairs (2i, 2i+1) and once with pairs (i, i + 8): np.hypot "
@@ -109,11 +122,11 @@ layout = Exercise(
         Mistake(
             "interleaved, the layout of RoFormer and Meta's code, taken for granted: its pair "
             "lengths change here",
-            lambda: "interleaved",
+            lambda: _reasoned("interleaved"),
         ),
         Mistake(
             "neither: the total length is kept, and so is each pair's length in one layout",
-            lambda: "neither",
+            lambda: _reasoned("neither"),
         ),
     ),
 )

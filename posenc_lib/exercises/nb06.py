@@ -288,11 +288,25 @@ def mystery_frequencies() -> NDArray[np.float64]:
     return inv_freq
 
 
+def _first_blended_ratio() -> float:
+    """theta'_i / theta_i of the first pair that is neither kept nor divided by the factor."""
+    trained = inverse_frequencies(_MYSTERY_HEAD, _MYSTERY_BASE)
+    ratio = mystery_frequencies() / trained
+    blend = (ratio < 1 - 1e-9) & (ratio > ratio.min() + 1e-9)
+    return float(ratio[blend][0])
+
+
+def _reasoned(choice: str) -> tuple[str, float]:
+    """A reasoned answer: the method and the measured ratio its case rests on."""
+    return choice, _first_blended_ratio()
+
+
 which_scaling = Exercise(
     key="06.which_scaling",
     title="Which rope_type produced these frequencies?",
     answer_name="method",
-    expected=lambda: resolve_rope_type(_MYSTERY_CONFIG),
+    expected=lambda: _reasoned(resolve_rope_type(_MYSTERY_CONFIG)),
+    rtol=1e-4,
     hint_text=(
         "Divide by theta_i = 500000 ** (-2i/64) to get the ratio per pair. PI (linear) is flat; "
         "NTK-aware (ntk, dynamic) falls from pair 0 on. YaRN and Llama 3 both keep the fast "
@@ -311,13 +325,13 @@ which_scaling = Exercise(
         Mistake(
             "yarn: both methods keep the fast pairs and divide the slow ones, but YaRN's blend "
             "is a straight line over the pair index, and this one is not",
-            lambda: "yarn",
+            lambda: _reasoned("yarn"),
         ),
         Mistake(
             "ntk: NTK-aware scaling changes every pair but the first, while here a whole run of "
             "fast pairs keeps the ratio 1",
-            lambda: "ntk",
+            lambda: _reasoned("ntk"),
         ),
-        Mistake("linear: PI gives every pair the same ratio 1/s", lambda: "linear"),
+        Mistake("linear: PI gives every pair the same ratio 1/s", lambda: _reasoned("linear")),
     ),
 )

@@ -307,6 +307,7 @@ alibi_local_heads = Exercise(
         Mistake(
             "heads numbered from 0; the heads are h = 1 .. 12",
             lambda: _local(alibi_weights_by_distance(_LOCAL_HEADS, _CONTEXT), first=0),
+            credit=0.5,
         ),
         Mistake(
             "1 / m taken as the halving distance (it is ln 2 / m)",

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -43,7 +44,11 @@ __all__ = [
 ]
 
 MULTIPLES = (1, 2, 4, 8)
-RESULTS = Path(__file__).resolve().parents[2] / "results"
+_REPOSITORY_RESULTS = Path(__file__).resolve().parents[2] / "results"
+_INSTALLED_RESULTS = Path(sys.prefix) / "share" / "posenc_lib" / "results"
+RESULTS = _REPOSITORY_RESULTS if _REPOSITORY_RESULTS.is_dir() else _INSTALLED_RESULTS
+"""results/ of the repository, else the copy a non-editable install (a wheel, a hub image)
+puts under ``sys.prefix``/share/posenc_lib/results (pyproject's data-files)."""
 FILES = ("curves", "extensions", "attention", "learned_table")
 
 
