@@ -7,7 +7,6 @@ import re
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 from urllib.parse import unquote
 
 import nbformat
@@ -184,6 +183,26 @@ def test_student_site_has_no_solution_line_and_no_solution_output(
     assert BEGIN not in page.read_text(encoding="utf-8")
 
 
+@pytest.mark.parametrize("path", [p for p in NOTEBOOKS if p.name[:2] in ("00", "10")],
+                         ids=lambda p: p.name)
+def test_student_site_folds_each_prediction_answer(student_site: Path, html_dir: Path,
+                                                  path: Path) -> None:
+    """Every reveal of a prediction is inside a closed <details> on the student site, and
+    shown open on the full site."""
+    cells = load(path)["cells"]
+    reveals = [c for c in cells if "predict" in tags(c)]
+    assert len(reveals) >= 4
+    page = (student_site / f"{path.stem}.html").read_text(encoding="utf-8")
+    folded = re.findall(r"<details><summary>[^<]*</summary>(.*?)</details>", page, re.S)
+    assert len(folded) == len(reveals)
+    for cell, inside in zip(reveals, folded, strict=True):
+        text = "".join("".join(o.get("text", "")) for o in cell["outputs"])
+        first = next((line for line in text.splitlines() if line.strip()), None)
+        if first is not None:
+            assert html.escape(first.strip()) in inside
+    assert "<details><summary>" not in (html_dir / f"{path.stem}.html").read_text(encoding="utf-8")
+
+
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=ids)
 def test_student_copy_says_nothing_about_hidden_solutions(student_dir: Path, path: Path) -> None:
     cells = load(student_dir / path.name)["cells"]
@@ -287,16 +306,6 @@ def reveal_tagged(path: Path) -> set[str]:
     return {c["id"] for c in load(path)["cells"] if "reveal" in tags(c)}
 
 
-def reveal_params() -> list[Any]:
-    """One parameter per notebook; notebook 10 waits for its tag (its owner adds it)."""
-    params = []
-    for path in NOTEBOOKS:
-        waiting = path.name.startswith("10_") and not reveal_tagged(path)
-        mark = pytest.mark.xfail(waiting, reason="nb10 cell 5a93c432 awaits its tag", strict=True)
-        params.append(pytest.param(path, id=path.name, marks=mark))
-    return params
-
-
 def reveal_output_lines(path: Path) -> set[str]:
     """The text lines the reveal cells of ``path`` print (10 characters or more)."""
     cells = [c for c in load(path)["cells"] if c["id"] in REVEAL_CELLS[path.name[:2]]]
@@ -311,7 +320,7 @@ def reveal_output_lines(path: Path) -> set[str]:
     return lines
 
 
-@pytest.mark.parametrize("path", reveal_params())
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_the_reveal_cells_are_tagged_and_follow_a_check(path: Path) -> None:
     assert reveal_tagged(path) == REVEAL_CELLS[path.name[:2]]
     cells = load(path)["cells"]
@@ -320,7 +329,7 @@ def test_the_reveal_cells_are_tagged_and_follow_a_check(path: Path) -> None:
             assert ".check(" in source(cells[index - 1]), f"{path.name} cell {index}"
 
 
-@pytest.mark.parametrize("path", reveal_params())
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_no_reveal_cell_in_the_student_copy_and_site(
     student_dir: Path, student_site: Path, html_dir: Path, path: Path
 ) -> None:

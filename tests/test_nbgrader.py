@@ -40,7 +40,7 @@ import nbformat
 import pytest
 
 from posenc_lib.exercises import all_exercises
-from tests.test_classroom import REVEAL_CELLS, reveal_output_lines, reveal_params, secret_lines
+from tests.test_classroom import REVEAL_CELLS, reveal_output_lines, secret_lines
 from tools import build_nbgrader
 from tools.notebook_cells import NOTEBOOKS, exercise_cells, solution_code
 
@@ -264,7 +264,7 @@ def test_release_is_the_stub_without_solution(graded: dict) -> None:
         assert not {c.id for c in release.cells} & REVEAL_CELLS[source.name[:2]]
 
 
-@pytest.mark.parametrize("path", reveal_params())
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_no_reveal_cell_in_the_assignments(tmp_path: Path, path: Path) -> None:
     build_nbgrader.build(tmp_path, [path])
     notebook = nbformat.read(tmp_path / "source" / path.stem / path.name, as_version=4)

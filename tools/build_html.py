@@ -9,8 +9,10 @@ Each page keeps the stored outputs (plots are embedded as images) and gets previ
 next links. A live explorer cannot run in a static page, so its output shows the picture stored
 with it (its ``image/png`` fallback, the explorer's default view) and a note saying how to move
 its controls. Links between notebooks (``NN_name.ipynb``) point at the pages. ``--student``
-builds the student site: solution and source-only cells removed, and the outputs of the exercise
-and check cells cleared (``build_student.without_solutions``).
+builds the student site: solution, source-only and reveal cells removed, the outputs of the
+exercise and check cells cleared (``build_student.without_solutions``), and the answer of each
+prediction (a cell tagged ``predict``) folded under "Show the answer", so that a reader meets the
+question first and opens the answer deliberately.
 
 Offline: nothing is loaded from outside the site. The formulas are typeset by MathJax 2.7, which
 the PyPI package ``jupyter-server-mathjax`` (a dev dependency) ships; it is copied into
@@ -132,6 +134,32 @@ def without_live_widgets(notebook: nbformat.NotebookNode) -> nbformat.NotebookNo
     return copy
 
 
+PREDICT_SUMMARY = "Show the answer (make your prediction first)"
+
+
+def _output_html(output: nbformat.NotebookNode) -> str:
+    """One stored output as plain HTML: text in <pre>, a PNG as an inline image."""
+    data = output.get("data", {})
+    if "image/png" in data:
+        return f'<img alt="figure" src="data:image/png;base64,{data["image/png"].strip()}">'
+    text = output.get("text") or data.get("text/plain", "")
+    text = "".join(text) if isinstance(text, list) else text
+    return f"<pre>{html.escape(text)}</pre>" if text else ""
+
+
+def folded_predictions(notebook: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    """A copy where the outputs of each ``predict`` cell sit in a closed <details> element."""
+    copy = nbformat.from_dict(notebook)
+    for cell in copy.cells:
+        if cell.cell_type == "code" and "predict" in cell.metadata.get("tags", []):
+            inner = "".join(_output_html(output) for output in cell.get("outputs", []))
+            if inner:
+                folded = f"<details><summary>{PREDICT_SUMMARY}</summary>{inner}</details>"
+                cell.outputs = [nbformat.v4.new_output("display_data",
+                                                       data={"text/html": folded})]
+    return copy
+
+
 def title_of(notebook: nbformat.NotebookNode, fallback: str) -> str:
     for cell in notebook.cells:
         match = re.search(r"^# (.+)$", cell.source, re.M) if cell.cell_type == "markdown" else None
@@ -222,7 +250,7 @@ def build(out: Path, sources: list[Path], student: bool = False) -> list[Path]:
     )
     notebooks = [nbformat.read(path, as_version=4) for path in sources]
     if student:
-        notebooks = [without_solutions(nb) for nb in notebooks]
+        notebooks = [folded_predictions(without_solutions(nb)) for nb in notebooks]
     pages = [
         (f"{path.stem}.html", title_of(nb, path.stem))
         for path, nb in zip(sources, notebooks, strict=True)
