@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import html
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -308,6 +309,21 @@ def test_mistakes_are_named_in_the_feedback(graded: dict) -> None:
             label = all_exercises()[key].mistakes[0].label
             assert f"common mistake: {label}" in error.evalue
             assert label in page
+
+
+def test_feedback_pages_typeset_offline_after_the_tool(graded: dict) -> None:
+    from tools import offline_feedback
+
+    folder = graded["course"] / "feedback"
+    pages = sorted(folder.rglob("*.html"))
+    assert pages and all("cdnjs.cloudflare.com" in p.read_text(encoding="utf-8") for p in pages)
+    assert offline_feedback.localize(folder) == pages
+    for page in pages:
+        text = page.read_text(encoding="utf-8")
+        assert "cdnjs.cloudflare.com" not in text and 'src="https://' not in text
+        src = re.search(r'<script src="([^"?]+)\?config=', text)
+        assert src and (page.parent / src.group(1)).is_file(), page  # the relative path resolves
+    assert offline_feedback.localize(folder) == []  # a second run changes nothing
 
 
 def test_timeout_is_set_for_plain_commands(tmp_path: Path) -> None:
