@@ -38,8 +38,8 @@ turning_pairs = Exercise(
     hint_text=(
         "Pair i turns L * theta_i / (2 pi) times in L positions, with theta_i = 10000**(-2i/16) "
         "= 10**(-i/2): 1, 0.32, 0.1, 0.03, ... And 128 / (2 pi) is about 20. Or start from the "
-        "turns within 32 positions printed in Question 5 and scale them. Type the count (an "
-        "int), no code."
+        "turns within 32 positions printed in Going further (YaRN's ramp) and scale them. Type "
+        "the count (an int), no code."
     ),
     level="warm-up",
     kind="prediction",
