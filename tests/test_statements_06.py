@@ -36,7 +36,8 @@ def markdown() -> str:
 
 def output_of(cell_id: str) -> str:
     cell = next(c for c in lesson_cells() if c.get("id") == cell_id)
-    texts = [o.get("text", "") for o in cell.get("outputs", [])]
+    texts = [o.get("text", "") or o.get("data", {}).get("text/plain", "")
+             for o in cell.get("outputs", [])]  # prints and a reveal's shown value
     return "".join("".join(t) if isinstance(t, list) else t for t in texts)
 
 
@@ -62,14 +63,15 @@ def test_slow_and_fast_pair_counts() -> None:
 
 
 def test_the_grid_has_512_positions_and_ends_at_the_last_one() -> None:
-    assert "We look at 512 evenly spaced positions" in markdown()
+    assert "at 512 evenly spaced positions" in markdown()
     grid = extension_positions(L, S, 512)
     assert grid.size == 512 and grid[0] == 0 and grid[-1] == int(S * L) - 1
 
 
 def test_pi_turns_pair_0_one_radian_then_one_over_s() -> None:
-    assert "told neighbours apart by one radian, now turns only $1/s$ radian" in markdown()
-    assert theta()[0] == 1.0
+    assert "a key $5/s = 0.625$ positions back sat in training" in markdown()
+    assert theta()[0] == 1.0 and 5 / S == 0.625  # the key 5 back, on pair 0, after PI
+    assert "angle to the key 5 back after PI (rad): 0.625" in output_of("7fec72b4")
     inv_freq, _ = rope_frequencies(D, BASE, {"rope_type": "linear", "factor": S})
     assert inv_freq[0] == pytest.approx(1 / S)
 
@@ -105,8 +107,15 @@ def test_dynamic_conventions_are_stated_and_printed() -> None:
     assert S * S - S + 1 == 57
     out = output_of("3bb514ee")
     assert "factor = 1 (scale follows length)" in out and "at L' = sL: 8\n" in out
-    assert "factor = s = 8 (usual config)" in out and "at L' = sL: 57\n" in out
-    assert '"dynamic (factor 1)"' in text
+    assert "factor = s = 8 " in out and "at L' = sL: 57\n" in out
+    assert "what configs usually set" not in text and "usual config" not in out  # no evidence
+    from posenc_lib.presets import PRESETS
+
+    dynamic = [name for name, c in PRESETS.items()
+               if "dynamic" in ((c.get("rope_scaling") or {}).get("rope_type"),
+                                (c.get("rope_scaling") or {}).get("type"))]
+    assert not dynamic and f"presets using dynamic: 0 of {len(PRESETS)}" in out
+    assert "none of the configs shipped in `posenc_lib.presets` uses dynamic scaling" in text
 
 
 def test_yarn_ramp_runs_from_pair_20_to_46() -> None:
@@ -115,7 +124,7 @@ def test_yarn_ramp_runs_from_pair_20_to_46() -> None:
         return D * math.log(L / (2 * math.pi * r)) / (2 * math.log(BASE))
 
     assert (math.floor(index(32)), math.ceil(index(1))) == (20, 46)
-    assert "YaRN over pairs 20 to 46 (by index)" in markdown()
+    assert "YaRN's code over pairs 20 to 46 (by index)" in markdown()
 
 
 def test_yarn_ramps_pairs_that_have_seen_every_angle() -> None:
@@ -138,7 +147,8 @@ def test_yarn_temperature(s: float) -> None:
 
 
 def test_llama3_bands_in_turns() -> None:
-    assert "it keeps pairs with $r_i > 4$, interpolates pairs with $r_i < 1$" in markdown()
+    assert r"this is $\gamma(r)$ with $\alpha = 1$, $\beta = 4$" in markdown()
+    assert "Llama 3.1 pairs in the blend: 6" in output_of("afc0b0ea")
     r = turns(D, 500000.0, 8192)
     config = {"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0,
               "high_freq_factor": 4.0, "original_max_position_embeddings": 8192}
@@ -149,12 +159,13 @@ def test_llama3_bands_in_turns() -> None:
 
 
 def test_longrope_attention_factor() -> None:
-    assert f"{math.sqrt(1 + math.log(S) / math.log(L)):.4f}" == "1.1180"
-    assert "sqrt(1 + ln s / ln L) = 1.1180" in output_of("1d4dd497")
+    # Phi-3.5-mini: L = 4096 stretched to 131072, s = 32
+    assert f"{math.sqrt(1 + math.log(32) / math.log(4096)):.4f}" == "1.1902"
+    assert "attention factor 1.1902 = sqrt(1 + ln s / ln L): 1.1902" in output_of("8347a89c")
 
 
 def test_dynamic_with_factor_1_lies_on_ntk_at_the_target_length() -> None:
-    assert "its curve lies on top of NTK-aware" in markdown()
+    assert "Dynamic NTK (`factor` 1) lies on top of NTK-aware" in markdown()
     dynamic, _ = method_frequencies("dynamic", D, BASE, S, L)
     ntk = (BASE * S ** (D / (D - 2))) ** (-np.arange(0, D, 2) / D)
     np.testing.assert_allclose(dynamic, ntk, rtol=1e-12)
@@ -185,8 +196,7 @@ def test_resolution_numbers_of_the_prose() -> None:
     for method, percent in (("linear", "0.05"), ("ntk", "5.61"), ("default", "17.68")):
         assert rows[method][5] == f"{percent}%"
     assert "the same 0.05 % as PI" in text and "5.61 % of the angles" in text
-    assert "17.68 % unseen angles" in text
-    assert "cannot tell yarn from linear" in text
+    assert rows["default"][4] == "1.000"
 
 
 # --------------------------------------------------------------------------- explorer and table
@@ -205,10 +215,11 @@ def test_explorer_numbers_equal_the_notebook_table() -> None:
     from posenc_lib.widgets.scaling import ScalingExplorer
 
     table = stored_unseen_table()
-    assert set(table) == set(SCALING_METHODS)
+    derived = [m for m in SCALING_METHODS if m != "longrope"]  # LongRoPE: real lists, elsewhere
+    assert set(table) == set(derived)
     assert table["ntk"] == ("5.61%", 18)
     explorer = ScalingExplorer(method="default", factor=S, base=BASE)
-    for method in SCALING_METHODS:
+    for method in derived:
         explorer.controls["method"].value = method
         shown = (f"{explorer.unseen_percent:.2f}%", explorer.pairs_hit)
         assert shown == table[method], method
@@ -258,7 +269,8 @@ def test_yarn_table_sentence_matches_the_quoted_table() -> None:
 
 
 def test_freq_scale_keeps_the_slowest_pair_in_range_up_to_s_times_l_minus_1() -> None:
-    assert "stays inside its trained arc up to position $s(L-1)$, a few steps short" in markdown()
+    text = markdown()
+    assert "the slowest pair stays on its trained arc up to $s(L-1)$, a few steps short" in text
     slowest = theta()[-1]
     largest = (L - 1) * slowest  # the largest trained angle of the slowest pair
     last_inside = math.floor(largest / (slowest / S) + 1e-9)
@@ -273,5 +285,95 @@ def test_exactly_the_slow_pairs_are_hit_past_l() -> None:
 
 def test_two_symbols_wavelength_and_scale() -> None:
     text = markdown()
-    assert r"per-pair scale factor $f_i \ge 1$ ($\lambda_i$ stays the wavelength)" in text
+    assert r"with a per-pair factor $f_i \ge 1$" in text
     assert r"\lambda_i = s" not in text and r"\theta_i/\lambda_i" not in text
+
+
+# --------------------------------------------------------------------------- issues 21 and 22
+
+
+def test_causal_offsets_are_the_positions() -> None:
+    # independent: the offsets m - n with 0 <= n <= m < N are exactly 0 .. N - 1
+    n = 300
+    offsets = {m - k for m in range(n) for k in range(m + 1)}
+    assert offsets == set(range(n))
+    assert "causal offsets of a 300-token sequence are 0..299: True" in output_of("0dba355e")
+    assert r"depends on $(m - n)\theta_i$" in markdown()
+
+
+def test_predict_reveals_match_independent_values() -> None:
+    assert "pairs with r < 1: 18" in output_of("5c6c4005") and np.sum(turns() < 1) == 18
+    r3 = turns(D, 500000.0, 8192)  # Llama 3.1's blend band, 1 <= r <= 4
+    assert np.sum((r3 >= 1) & (r3 <= 4)) == 6
+    assert "methods with under 0.1 % unseen: {'linear', 'llama3', 'yarn'}" in output_of("107ba2f8")
+
+
+def test_paper_ramp_and_code_ramp() -> None:
+    """The paper's Eq. 18 (linear in r) against the code (linear in the index), by hand."""
+    r, th = turns(), theta()
+    kept = np.clip((r - 1) / (32 - 1), 0, 1)  # gamma(r) of the paper: share kept
+    paper = (1 - kept) / S + kept  # ratio theta'/theta
+    index = np.arange(D // 2)
+    low = math.floor(D * math.log(L / (2 * math.pi * 32)) / (2 * math.log(BASE)))
+    high = math.ceil(D * math.log(L / (2 * math.pi * 1)) / (2 * math.log(BASE)))
+    interp = np.clip((index - low) / (high - low), 0, 1)  # code: share interpolated
+    code = (1 - interp) + interp / S
+    gap = np.abs(code - paper)
+    assert f"{gap.max():.3f}" == "0.321" and gap.argmax() == 30
+    out = output_of("3ae01f4e")
+    assert "largest gap between the two ratios: 0.321, at pair 30" in out
+    assert "paper's form == Llama 3's rule with bands 1 and 32: True" in out
+    # Llama 3's blend is the paper's form with alpha = 1, beta = 4
+    llama = rope_frequencies(D, BASE, {"rope_type": "llama3", "factor": S, "low_freq_factor": 1.0,
+                                       "high_freq_factor": 4.0,
+                                       "original_max_position_embeddings": L})[0]
+    kept4 = np.clip((r - 1) / (4 - 1), 0, 1)
+    np.testing.assert_allclose(llama, (1 - kept4) * th / S + kept4 * th, rtol=1e-12)
+    text = markdown()
+    assert "(its Eq. 18) is linear in the turn count" in text
+    assert "paper's form with $\\alpha = 1$, $\\beta = 4$" in text
+
+
+def test_longrope_real_phi_lists() -> None:
+    from posenc_lib.presets import PRESETS
+
+    long = np.array(PRESETS["phi-3.5-mini"]["rope_scaling"]["long_factor"])
+    s, length, target = 131072 / 4096, 4096, 131072
+    th = 10000.0 ** (-np.arange(0, 96, 2) / 96)
+    r = length * th / (2 * math.pi)
+    assert f"{long[-1]:.2f}" == "64.84" and f"{long[-1] / s:.2f}" == "2.03"
+    assert long[r < 1].min() >= 63.1
+    # no unseen angle: a pair with r < 1 stays on its arc when f_i >= (L' - 1)/(L - 1)
+    assert np.all(long[r < 1] >= (target - 1) / (length - 1))
+    phi4 = PRESETS["phi-4-mini"]["rope_scaling"]["long_factor"]
+    assert f"{phi4[-1] / s:.2f}" == "1.49"
+    out = output_of("8347a89c")
+    assert "slowest factor 64.84 = 2.03 s; smallest factor of a pair with r < 1: 63.14" in out
+    assert "unseen (position, pair) cells up to 131072: 0.00 %" in out
+    assert "Phi-4-mini: slowest factor 47.77 = 1.49 s" in out
+    assert "illustrative" not in markdown()
+
+
+def test_hidden_temperatures() -> None:
+    m = 0.1 * math.log(40) + 1  # DeepSeek-V3: mscale = mscale_all_dim = 1, factor 40
+    assert f"{m * m:.4f}" == "1.8739"
+    out = output_of("f0ae121e")
+    assert "rotary attention factor 1.0000" in out and "= 1.8739 = 1.8739" in out
+    # gpt-oss: truncate false keeps i(32) and i(1) unrounded (d 64, base 150000, L 4096)
+    index = [64 * math.log(4096 / (2 * math.pi * r)) / (2 * math.log(150000)) for r in (32, 1)]
+    assert f"({index[0]:.2f}, {index[1]:.2f})" in out
+    assert f"({math.floor(index[0])}, {math.ceil(index[1])})" in out
+
+
+def test_entropy_follows_the_gaussian_logit_law() -> None:
+    """With n random keys and logits of spread c, the row's entropy is about ln n - c^2 / 2."""
+    out = output_of("416db9d5")
+    rows = re.findall(r"n = +(\d+): entropy ([\d.]+) nats without the factor, ([\d.]+) with it",
+                      out)
+    assert len(rows) == 3
+    factor = (0.1 * math.log(S) + 1) ** 2
+    for n, plain, sharp in rows:
+        assert math.log(int(n)) - float(plain) == pytest.approx(0.5, abs=0.1)
+        assert math.log(int(n)) - float(sharp) == pytest.approx(factor**2 / 2, abs=0.15)
+    growth = float(rows[2][1]) - float(rows[1][1])
+    assert growth == pytest.approx(math.log(S), abs=0.1)

@@ -6,6 +6,7 @@ notebook prints the number, against its stored output, so the wrong version cann
 
 from __future__ import annotations
 
+import math
 import re
 from pathlib import Path
 
@@ -14,6 +15,7 @@ import numpy as np
 import pytest
 
 from posenc_lib.attention import causal_mask, self_attention
+from posenc_lib.bias import t5_relative_position_bucket
 from posenc_lib.figures import build_figure
 from posenc_lib.plots import draw_encoding_heatmap, draw_values_by_dimension, new_figure
 from posenc_lib.scorecard import CRITERIA
@@ -165,9 +167,16 @@ def test_identical_tokens_give_identical_causal_outputs() -> None:
 
 
 def test_shaw_keeps_its_kv_cache_and_t5_counts_two_stacks() -> None:
+    text = all_markdown(NB07)
+    assert "Every scheme keeps a valid KV\ncache (Shaw's cached $k_j$ and $v_j$" in text
     table = printed(NB07, "past the trained length")
-    (shaw,) = [line for line in table.splitlines() if line.startswith("shaw")]
-    assert shaw.split()[2] == "yes"
+    assert "KV cache" not in table  # the column that said "yes" in every row is gone
+    kernel = {line.split()[0]: line.split()[2].rstrip(":") for line in table.splitlines()[1:8]}
+    assert kernel == {"none": "yes", "sinusoidal": "yes", "learned": "yes", "shaw": "no",
+                      "t5": "no", "rope": "yes", "alibi": "yes"}
+    assert "FlashAttention 2 takes as an argument (`alibi_slopes`)" in text
+    # independent: 12 heads x 2048^2 scores x 2 bytes
+    assert f"{12 * 2048**2 * 2 / 1e6:.1f} MB" == "100.7 MB" and "100.7 MB per stack" in table
     shown = printed(NB07, "two stacks")
     assert re.search(r"two stacks\s*: 768\b", shown)  # 2 stacks x 32 buckets x 12 heads
     assert "*per stack*" in all_markdown(NB07)
@@ -206,3 +215,48 @@ def test_scorecard_column_says_what_it_checks() -> None:
             text = outputs_text(cell)
             if "deterministic" in text and "relative" in text and "unique" in text:
                 assert "consistent" not in text, path.name
+
+
+# ------------------------------------------------------------ notebook 07: issues 21 and 22
+
+
+def test_t5_last_buckets_start_at_91_and_113() -> None:
+    # independent: solve E + floor(ln(n/E) / ln(D/E) (B' - E)) = B' - 1 for the smallest integer n
+    def first(exact: int, side: int, far: float = 128.0) -> int:
+        n = exact * (far / exact) ** ((side - 1 - exact) / (side - exact))  # the real threshold
+        return math.ceil(n)
+
+    assert first(8, 16) == 91 and 128 / math.sqrt(2) == pytest.approx(90.51, abs=0.01)
+    assert first(16, 32) == 113 and 16 * 8 ** (15 / 16) == pytest.approx(112.40, abs=0.01)
+    assert t5_relative_position_bucket(-91) == 15 and t5_relative_position_bucket(-90) == 14
+    assert t5_relative_position_bucket(-113, bidirectional=False) == 31
+    assert t5_relative_position_bucket(-112, bidirectional=False) == 30
+    shown = printed(NB07, "decoder_past")
+    assert "D / sqrt 2 = 90.51; the decoder's bucket 31 starts at 113" in shown
+    assert "encoder's bucket 15 starts at: 91" in shown
+    assert "a little below D" not in all_markdown(NB07)
+
+
+def test_rope_does_not_extend_per_dimension() -> None:
+    """Scorecard: RoPE and sinusoidal fail the per-dimension test, ALiBi passes (07 vs 06)."""
+    # independent: the slowest sinusoid of d = 16 reaches angles at 2L..3L it never had below L
+    theta_slow = 10000.0 ** (-14 / 16)
+    seen = np.sin(np.arange(64) * theta_slow)
+    unseen = np.sin(np.arange(128, 192) * theta_slow)
+    assert unseen.max() > seen.max() + 0.01 * 2  # beyond the 1% slack of the [-1, 1] span
+    shown = printed(NB07, "scorecard(per_dimension=True)")
+    rows = {line.split()[0]: line.split()[1:] for line in shown.splitlines()[1:]}
+    extends = list(CRITERIA).index("extends")
+    assert rows["rope"][extends] == rows["sinusoidal"][extends] == "no"
+    assert rows["alibi"][extends] == "yes"
+    from posenc_lib.scorecard import scorecard
+
+    assert scorecard(["sinusoidal"]).results["sinusoidal"]["extends"]  # notebook 03's reading
+
+
+def test_07_predictions_are_computed() -> None:
+    assert "nothing for position 600: {'learned'}" in printed(NB07, "compare(no_row_guess")
+    assert f"{math.log(2) * 256:.1f}" == "177.4"
+    assert "flattest head halves after (tokens): 177.4" in printed(NB07, "compare(halving_guess")
+    shown = printed(NB07, "compare(copies_differ_guess")
+    assert "no start token: the outputs differ: False" in shown

@@ -10,7 +10,6 @@ notebook's running example, so no answer is printed above the exercises.
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
@@ -29,6 +28,7 @@ from posenc_lib.scaling import (
 
 __all__ = [
     "dynamic_cache",
+    "hidden_llama3_frequencies",
     "llama3_bands",
     "mystery_frequencies",
     "ramp_bounds",
@@ -44,6 +44,7 @@ _YARN_CALLS = (
 # --------------------------------------------------------------------------- 06.ramp_bounds
 
 _LONGER = 4 * 4096
+_STRETCH = 8.0  # the running example's s, which plays no part
 
 ramp_bounds = Exercise(
     key="06.ramp_bounds",
@@ -75,6 +76,11 @@ ramp_bounds = Exercise(
             "the pair indices not rounded outward (floor for low, ceil for high)",
             lambda: np.array(yarn_correction_range(128, 10000.0, _LONGER, truncate=False)),
         ),
+        Mistake(
+            "the target length L' = sL put in place of L: r counts the turns within the "
+            "trained length, so the ramp depends on L and not on the stretch",
+            lambda: np.array(yarn_correction_range(128, 10000.0, int(_LONGER * _STRETCH))),
+        ),
     ),
     shortcuts=(
         Shortcut(
@@ -104,6 +110,12 @@ def _yarn_ratio(*, truncate: bool = True, reversed_ramp: bool = False) -> NDArra
     return np.asarray(weight + (1.0 - weight) / s)  # the ramp's two ends swapped
 
 
+def _paper_ratio() -> NDArray[np.float64]:
+    """The YaRN paper's ratio for the same head: the Llama 3 rule with bands alpha, beta = 1, 32."""
+    d, base, s, length = _YARN_D, _YARN_BASE, _YARN_S, _YARN_L
+    return llama3_inv_freq(d, base, s, 1.0, 32.0, length) / _yarn_theta()
+
+
 yarn_ratios = Exercise(
     key="06.yarn_ratios",
     title="YaRN's frequency ratio per pair for d = 64, base 10000, L = 2048, s = 4",
@@ -112,13 +124,15 @@ yarn_ratios = Exercise(
     hint_text=(
         "Three steps. (1) low = floor(i(32)) and high = ceil(i(1)) with "
         "i(r) = d ln(L / (2 pi r)) / (2 ln base). (2) gamma_i = clip((i - low) / (high - low), "
-        "0, 1) for i = 0 .. 31. (3) theta'_i / theta_i = (1 - gamma_i) + gamma_i / s."
+        "0, 1) for i = 0 .. 31. (3) theta'_i / theta_i = (1 - gamma_i) + gamma_i / s. This is "
+        "the reference code's ramp, over the pair index; the paper's Eq. 18 ramps over r instead."
     ),
     level="core",
     kind="derivation",
     objective=(
         "Computes YaRN's NTK-by-parts ratios from the turn thresholds: fast pairs kept, slow "
-        "pairs divided by s, a linear ramp over the pair index between."
+        "pairs divided by s, the reference code's linear ramp over the pair index between (the "
+        "paper's Eq. 18 ramps in r)."
     ),
     minutes=15,
     mistakes=(
@@ -130,6 +144,13 @@ yarn_ratios = Exercise(
         Mistake(
             "the ramp applied backwards: fast pairs interpolated, slow pairs kept",
             lambda: _yarn_ratio(reversed_ramp=True),
+        ),
+        Mistake(
+            "the YaRN paper's ramp (its Eq. 18: linear in the turn count r from alpha = 1 to "
+            "beta = 32). That is a correct reading of the paper, but this exercise asks for the "
+            "reference code's ramp (rope_type 'yarn' in transformers): linear in the pair "
+            "index i between floor(i(32)) and ceil(i(1))",
+            lambda: _paper_ratio(),
         ),
     ),
     shortcuts=(
@@ -143,68 +164,68 @@ yarn_ratios = Exercise(
 
 # --------------------------------------------------------------------------- 06.llama3_bands
 
-_BANDS_S, _BANDS_LOW, _BANDS_HIGH, _BANDS_L = 4.0, 1.0, 8.0, 2048
+_BANDS_D, _BANDS_BASE, _BANDS_L = 64, 500000.0, 8192
+_BANDS = (16.0, 2.0, 16.0)  # factor, low_freq_factor, high_freq_factor: what the learner finds
 
 
-def _llama3(
-    inv_freq: NDArray[np.float64], *, swap: bool = False, inverted_g: bool = False,
-    multiplied: bool = False,
-) -> NDArray[np.float64]:
-    """Llama 3's rule written with a learner's slips (none: the right values)."""
-    s, low_ff, high_ff, length = _BANDS_S, _BANDS_LOW, _BANDS_HIGH, _BANDS_L
-    wave = 2.0 * math.pi / inv_freq
-    turns = wave / length if inverted_g else length / wave
-    g = np.clip((turns - low_ff) / (high_ff - low_ff), 0.0, 1.0)
-    if swap:
-        g = 1.0 - g
-    slow = inv_freq * s if multiplied else inv_freq / s
-    return np.asarray((1.0 - g) * slow + g * inv_freq)
+def hidden_llama3_frequencies() -> NDArray[np.float64]:
+    """Llama 3-scaled frequencies of a head whose factor and bands are not shown.
 
+    The head has d = 64, base 500000 and ``original_max_position_embeddings`` 8192; exercise
+    06.llama3_bands asks for ``factor``, ``low_freq_factor`` and ``high_freq_factor``.
 
-_BANDS_THETA = inverse_frequencies(64, 10000.0)
+    Returns
+    -------
+    inv_freq : ndarray of float64, shape (32,)
+        ``theta'_i`` after ``rope_scaling`` of type llama3.
+    """
+    factor, low, high = _BANDS
+    return llama3_inv_freq(_BANDS_D, _BANDS_BASE, factor, low, high, _BANDS_L)
+
 
 llama3_bands = Exercise(
     key="06.llama3_bands",
-    title="Llama 3's three bands as a function of the frequencies",
-    answer_name="llama3_frequencies",
-    expected=lambda: llama3_inv_freq(64, 10000.0, _BANDS_S, _BANDS_LOW, _BANDS_HIGH, _BANDS_L),
-    call_with=(_BANDS_THETA.copy(), _BANDS_S, _BANDS_LOW, _BANDS_HIGH, _BANDS_L),
+    title="Llama 3's factor and bands read back from its frequencies",
+    answer_name="bands",
+    expected=lambda: np.array(_BANDS),
     hint_text=(
-        "Work with the wavelength lambda_i = 2 pi / theta_i. Keep theta_i when "
-        "lambda_i < L / high_freq_factor, use theta_i / factor when lambda_i > L / "
-        "low_freq_factor, and in between blend with g = (L / lambda_i - low_freq_factor) / "
-        "(high_freq_factor - low_freq_factor): (1 - g) theta_i / factor + g theta_i. np.where "
-        "does the three cases at once. The check uses d = 64, base 10000, factor 4, bands 1 and "
-        "8, L = 2048."
+        "Divide by theta_i = 500000 ** (-2i/64): the ratio is 1 on the kept pairs and 1/factor "
+        "on the slowest ones. In the blend, g_i = (ratio_i - 1/factor) / (1 - 1/factor) is a "
+        "straight line in the turn count r_i = L theta_i / (2 pi): g = (r - low) / (high - "
+        "low). Fit the line through the blend pairs (np.polyfit(r, g, 1)) and solve for the "
+        "r where g = 0 (low_freq_factor) and g = 1 (high_freq_factor)."
     ),
     level="core",
-    kind="construction",
+    kind="derivation",
     objective=(
-        "Builds Llama 3's scaling from wavelength bands and blends linearly in the turn count "
-        "L / lambda_i between them."
+        "Reads a Llama 3 config back from its frequencies: the factor from the slowest pairs, "
+        "the bands from the blend, a straight line in the turn count r = L / lambda."
     ),
     minutes=15,
     mistakes=(
         Mistake(
-            "the bands swapped: fast pairs divided by the factor, slow pairs kept",
-            lambda: _llama3(_BANDS_THETA, swap=True),
+            "the wavelength edges L / high_freq_factor and L / low_freq_factor given instead of "
+            "the two factors, which are turn counts",
+            lambda: np.array([_BANDS[0], _BANDS_L / _BANDS[2], _BANDS_L / _BANDS[1]]),
         ),
         Mistake(
-            "g computed from lambda_i / L instead of the turn count L / lambda_i",
-            lambda: _llama3(_BANDS_THETA, inverted_g=True),
+            "low_freq_factor and high_freq_factor swapped: the low one is the smaller turn "
+            "count, where the blend reaches the slow pairs (g = 0)",
+            lambda: np.array([_BANDS[0], _BANDS[2], _BANDS[1]]),
         ),
         Mistake(
-            "the slow pairs multiplied by the factor: they must turn slower, theta_i / factor",
-            lambda: _llama3(_BANDS_THETA, multiplied=True),
+            "the smallest ratio 1/factor given as the factor",
+            lambda: np.array([1 / _BANDS[0], _BANDS[1], _BANDS[2]]),
         ),
     ),
     shortcuts=(
         Shortcut(
-            "llama3_inv_freq or rope_frequencies",
+            "llama3_inv_freq or rope_frequencies (a search over configs is not a reading)",
             r"\b(llama3_inv_freq|rope_frequencies\w*|method_frequencies|method_frequency_ratios)\b",
-            "def llama3_frequencies(*args): return llama3_inv_freq(64, 1e4, *args[1:])",
+            "bands = [b for b in grid if np.allclose(llama3_inv_freq(64, 5e5, *b, 8192), x)]",
         ),
     ),
+    rtol=1e-4,
 )
 
 # --------------------------------------------------------------------------- 06.dynamic_cache
@@ -268,7 +289,7 @@ dynamic_cache = Exercise(
 
 # --------------------------------------------------------------------------- 06.which_scaling
 
-_MYSTERY_HEAD, _MYSTERY_BASE = 64, 500000.0
+_MYSTERY_HEAD, _MYSTERY_BASE = 64, 1000000.0  # the base of Qwen2.5 too: no give-away
 _MYSTERY_CONFIG: dict[str, Any] = {
     "rope_type": "llama3", "factor": 16.0, "low_freq_factor": 1.0, "high_freq_factor": 16.0,
     "original_max_position_embeddings": 16384,
@@ -276,7 +297,7 @@ _MYSTERY_CONFIG: dict[str, Any] = {
 
 
 def mystery_frequencies() -> NDArray[np.float64]:
-    """The scaled frequencies of a head with d = 64 and base 500000, of an undisclosed method.
+    """The scaled frequencies of a head with d = 64 and base 10^6, of an undisclosed method.
 
     Returns
     -------
@@ -308,23 +329,26 @@ which_scaling = Exercise(
     expected=lambda: _reasoned(resolve_rope_type(_MYSTERY_CONFIG)),
     rtol=1e-4,
     hint_text=(
-        "Divide by theta_i = 500000 ** (-2i/64) to get the ratio per pair. PI (linear) is flat; "
+        "Divide by theta_i = 1e6 ** (-2i/64) to get the ratio per pair. PI (linear) is flat; "
         "NTK-aware (ntk, dynamic) falls from pair 0 on. YaRN and Llama 3 both keep the fast "
         "pairs and divide the slowest by s; in the blend, YaRN's ratio is a straight line in the "
-        "pair index i, Llama 3's a straight line in the turn count, which is proportional to "
-        "theta_i. Fit both and see which one is straight."
+        "pair index i (the reference code behind rope_type 'yarn'), Llama 3's a straight line "
+        "in the turn count, which is proportional to theta_i. Fit both and see which one is "
+        "straight. YaRN's attention factor is no help: the frequencies alone must decide."
     ),
     level="challenge",
     kind="detector",
     objective=(
-        "Tells the by-parts methods apart from the shape of the ratio: YaRN ramps linearly in "
-        "the pair index, Llama 3 linearly in the turn count."
+        "Tells the by-parts methods apart from the shape of the ratio: YaRN's code ramps "
+        "linearly in the pair index, Llama 3 (and the YaRN paper) linearly in the turn count."
     ),
     minutes=20,
     mistakes=(
         Mistake(
-            "yarn: both methods keep the fast pairs and divide the slow ones, but YaRN's blend "
-            "is a straight line over the pair index, and this one is not",
+            "yarn. The YaRN paper's ramp (Eq. 18) is linear in the turn count, like this blend, "
+            "and with alpha = 1, beta = 16 it gives these very numbers; but rope_type 'yarn' "
+            "runs the reference code, whose blend is a straight line over the pair index, and "
+            "this one is not. The rope_type whose code ramps in r is llama3",
             lambda: _reasoned("yarn"),
         ),
         Mistake(

@@ -80,6 +80,11 @@ alibi_self_weight = Exercise(
             lambda: _self_weight(_SLOPE, sign=-1.0),
         ),
         Mistake("slope 1/2 (the first head's) instead of 1/4", lambda: _self_weight(0.5)),
+        Mistake(
+            "1 - exp(-m), the infinite sum: the last token sees 10 keys, not an endless past, "
+            "so the geometric sum stops at r = 9 and the weight is larger",
+            lambda: 1.0 - math.exp(-_SLOPE),
+        ),
     ),
     shortcuts=(
         Shortcut(
@@ -129,8 +134,19 @@ alibi_heads = Exercise(
             lambda: np.array([2.0 ** (-8 * h / _HEADS) for h in range(1, _HEADS + 1)]),
         ),
         Mistake(
-            "heads counted from h = 0, so the first head gets slope 1",
+            "heads counted from h = 0, so the first head gets slope 1 (the page's pitfall): "
+            "the formula numbers heads h = 1, ..., H",
             lambda: np.array(_slopes(_HEADS, first_h=0)),
+        ),
+        Mistake(
+            "the first c heads counted from h = 0, so the first head gets slope 1 (the page's "
+            "pitfall): the formula numbers heads h = 1, ..., c",
+            lambda: np.array(_slopes(_HEADS, first_h=0, extra_start=1)),
+        ),
+        Mistake(
+            "2^(-8h/H) used directly with heads counted from h = 0: two slips, the first head "
+            "gets slope 1",
+            lambda: np.array([2.0 ** (-8 * h / _HEADS) for h in range(_HEADS)]),
         ),
         Mistake(
             "the extra heads take h = 2, 4, ... of the 2c sequence, repeating existing slopes",
