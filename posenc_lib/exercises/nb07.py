@@ -160,7 +160,8 @@ alibi_heads = Exercise(
 
 # --------------------------------------------------------------------------- 07.t5_decoder_starts
 
-_DISTANCES = np.arange(0, 1000)
+_DISTANCES = np.arange(0, 2000)
+_MAX_DISTANCE = 256  # twice T5's 128, so the page's decoder numbers are not the answer
 
 
 def _starts(buckets: NDArray[np.int64]) -> NDArray[np.int64]:
@@ -168,30 +169,32 @@ def _starts(buckets: NDArray[np.int64]) -> NDArray[np.int64]:
     return np.array([_DISTANCES[buckets == b].min() for b in range(16, 32)], dtype=np.int64)
 
 
-def _decoder_buckets(exact: int, rounding: bool = False) -> NDArray[np.int64]:
-    """A decoder's 32 buckets (D = 128) with ``exact`` exact ones, log part floored or rounded."""
+def _decoder_buckets(exact: int, rounding: bool = False, max_distance: int = _MAX_DISTANCE
+                     ) -> NDArray[np.int64]:
+    """A decoder's 32 buckets with ``exact`` exact ones, log part floored or rounded."""
     n = _DISTANCES
-    spread = np.log(np.maximum(n, exact) / exact) / math.log(128 / exact) * (32 - exact)
+    spread = np.log(np.maximum(n, exact) / exact) / math.log(max_distance / exact) * (32 - exact)
     log_part = np.round(spread) if rounding else np.floor(spread)
     return np.asarray(np.where(n < exact, n, np.minimum(exact + log_part, 31)), dtype=np.int64)
 
 
 t5_decoder_starts = Exercise(
     key="07.t5_decoder_starts",
-    title="T5's decoder: the first distance of each logarithmic bucket 16..31",
+    title="A T5 decoder with max_distance 256: the first distance of each bucket 16..31",
     answer_name="first_distance",
-    expected=lambda: _starts(t5_relative_position_bucket(-_DISTANCES, bidirectional=False)),
+    expected=lambda: _starts(t5_relative_position_bucket(-_DISTANCES, bidirectional=False,
+                                                         max_distance=_MAX_DISTANCE)),
     hint_text=(
         "The decoder gives all B' = 32 buckets to the past, so E = 16 are exact and the log "
-        "part is 16 + floor(ln(n/16) / ln(128/16) * 16), at most 31. Compute the bucket of "
-        "every distance n = 0 .. 999 with that formula and keep the smallest n of each bucket "
-        "16..31 (an int array of 16 numbers)."
+        "part is 16 + floor(ln(n/16) / ln(D/16) * 16), at most 31, here with D = 256. Compute "
+        "the bucket of every distance n = 0 .. 1999 with that formula and keep the smallest n "
+        "of each bucket 16..31 (an int array of 16 numbers)."
     ),
     level="core",
     kind="derivation",
     objective=(
-        "Derives T5's causal bucket boundaries from the formula with the decoder's parameters "
-        "(32 buckets for the past, 16 exact)."
+        "Derives T5's causal bucket boundaries from the formula with a decoder's parameters "
+        "(32 buckets for the past, 16 exact) and a maximum distance other than the page's."
     ),
     minutes=12,
     mistakes=(
@@ -202,6 +205,10 @@ t5_decoder_starts = Exercise(
         Mistake(
             "the logarithmic part rounded to nearest instead of truncated",
             lambda: _starts(_decoder_buckets(16, rounding=True)),
+        ),
+        Mistake(
+            "T5's default max_distance 128 (the T5 section's decoder) instead of 256",
+            lambda: _starts(_decoder_buckets(16, max_distance=128)),
         ),
     ),
     shortcuts=(
