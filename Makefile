@@ -10,15 +10,20 @@ export OPENBLAS_NUM_THREADS ?= 1
 export OMP_NUM_THREADS ?= 1
 export MKL_NUM_THREADS ?= 1
 
-.PHONY: venv lab test lint notebooks figures experiments student html nbgrader bench e2e clean
+.PHONY: venv lab study solution test lint notebooks figures experiments student html nbgrader bench e2e clean
 
 venv: $(STAMP)
 
 # constraints.txt pins the versions the stored notebook outputs and figures were made with.
-$(STAMP): pyproject.toml constraints.txt
+# JupyterLab's news and update pop-ups are switched off for this environment (they covered the
+# explorers): tools/jupyterlab_overrides.json goes where JupyterLab reads its default settings.
+LAB_SETTINGS := $(VENV)/share/jupyter/lab/settings
+$(STAMP): pyproject.toml constraints.txt tools/jupyterlab_overrides.json
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[dev]'
+	mkdir -p $(LAB_SETTINGS)
+	cp tools/jupyterlab_overrides.json $(LAB_SETTINGS)/overrides.json
 	touch $(STAMP)
 
 # The lab serves the repository, so notebooks/ and the student copies (build/student, after
@@ -31,6 +36,18 @@ endif
 
 lab: $(STAMP)
 	$(BIN)/jupyter lab $(LAB_FLAGS)
+
+# Self-study: your own copies of the notebooks in study/, without the worked solutions, made the
+# first time and never overwritten (your work stays; `make clean` leaves study/ alone); JupyterLab
+# opens there. `make solution EX=02.half_turns` prints one worked solution when you want it.
+STUDY_FLAGS := $(filter-out --ServerApp.root_dir=% --LabApp.default_url=%,$(LAB_FLAGS)) \
+	--ServerApp.root_dir=$(CURDIR)/study --LabApp.default_url=/lab/tree/00_why_position.ipynb
+study: $(STAMP)
+	$(BIN)/python tools/build_student.py --out study --keep
+	$(BIN)/jupyter lab $(STUDY_FLAGS)
+
+solution: $(STAMP)
+	$(BIN)/python tools/solution.py $(EX)
 
 lint: $(STAMP)
 	$(BIN)/ruff check posenc_lib tests tools benchmarks

@@ -6,9 +6,8 @@ import os
 import re
 import subprocess
 import sys
-from pathlib import Path
-
 import tomllib
+from pathlib import Path
 
 from tools.notebook_cells import ROOT
 
@@ -34,9 +33,12 @@ def environment_packages() -> set[str]:
 def test_pyproject_declares_the_stack() -> None:
     runtime = {package_name(r) for r in PYPROJECT["project"]["dependencies"]}
     # jax, optax and tqdm: the lab of notebook 10; ml_dtypes: notebook 08 (import posenc_lib
-    # itself stays without them); isal: the explorers' PNG compression
+    # itself stays without them); platformdirs: where exercise progress is saved
     assert runtime == {"numpy", "matplotlib", "ipywidgets", "jupyterlab", "jax", "optax", "tqdm",
-                       "ml-dtypes", "isal"}
+                       "ml-dtypes", "platformdirs"}
+    # isal (faster explorer frames) is optional: the extra "fast", and in the dev install
+    assert {package_name(r) for r in PYPROJECT["project"]["optional-dependencies"]["fast"]} == {
+        "isal"}
     dev = {package_name(r) for r in PYPROJECT["project"]["optional-dependencies"]["dev"]}
     assert {"pytest", "nbval", "hypothesis", "ruff", "mypy"} <= dev
     for requirement in PYPROJECT["project"]["dependencies"]:
@@ -69,13 +71,18 @@ def test_ci_runs_the_readme_test_command() -> None:
     assert "make test" in readme and "make test" in ci.read_text(encoding="utf-8")
 
 
-def test_readme_quick_start_is_two_commands() -> None:
+def test_readme_opens_with_the_learners_path() -> None:
+    """The first section is the self-learner's: one command, `make study`; then the teacher's
+    and the maintainer's sections, and every make target the README names exists."""
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    quick = readme.split("## Quick start", 1)[1].split("\n## ", 1)[0]
-    block = re.search(r"```(?:bash|sh)?\n(.*?)```", quick, re.S)
-    assert block, "Quick start has a code block"
-    commands = [line for line in block.group(1).splitlines() if line.strip()]
-    assert commands == ["make lab", "make test"]
+    sections = re.findall(r"^## (.+)$", readme, re.M)
+    assert sections[:3] == ["Learn on your own", "Teach with it", "Maintain it"]
+    first = readme.split("## Learn on your own", 1)[1].split("\n## ", 1)[0]
+    block = re.search(r"```(?:bash|sh)?\n(.*?)```", first, re.S)
+    assert block and [c for c in block.group(1).splitlines() if c.strip()] == ["make study"]
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    for target in set(re.findall(r"`make (\w+)", readme)):
+        assert re.search(rf"^{target}:", makefile, re.M), f"README names make {target}"
 
 
 def test_import_is_light() -> None:
@@ -142,3 +149,29 @@ def test_a_non_editable_install_outside_the_repository_runs_notebook_10_checks(
         p.name for p in (ROOT / "results").glob("lab_*.json")
     )
     assert check.startswith(("Correct", "Not yet")) and "not found" not in check
+
+
+def test_the_explorers_work_without_isal() -> None:
+    """With isal hidden, the widgets fall back to zlib and write a PNG that decodes the same."""
+    code = (
+        "import sys; sys.modules['isal'] = None; sys.modules['isal.isal_zlib'] = None\n"
+        "import zlib, numpy as np\n"
+        "from posenc_lib.widgets._base import _deflate, png_bytes\n"
+        "assert _deflate is zlib.compress\n"
+        "rgba = np.arange(3 * 5 * 4, dtype=np.uint8).reshape(3, 5, 4)\n"
+        "assert png_bytes(rgba) == png_bytes(rgba, zlib.compress)\n"
+        "print('ok')\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "ok"
+
+
+def test_the_python_range_agrees_everywhere() -> None:
+    """requires-python, the linters, the README and environment.yml all say 3.11."""
+    assert PYPROJECT["project"]["requires-python"] == ">=3.11"
+    assert PYPROJECT["tool"]["ruff"]["target-version"] == "py311"
+    assert PYPROJECT["tool"]["mypy"]["python_version"] == "3.11"
+    assert "python>=3.11" in (ROOT / "environment.yml").read_text(encoding="utf-8")
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "Python 3.11 or newer" in readme and "3.10" not in readme
+    assert sys.version_info >= (3, 11)

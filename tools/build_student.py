@@ -84,15 +84,20 @@ def refuse_source_folder(out: Path) -> None:
         )
 
 
-def build(out: Path, sources: list[Path]) -> list[Path]:
-    """Write one student copy per source notebook into ``out``; return the paths written."""
+def build(out: Path, sources: list[Path], keep: bool = False) -> list[Path]:
+    """Write one student copy per source notebook into ``out``; return the paths written.
+
+    With ``keep``, a copy that already exists is left as it is (a learner's work in progress)
+    and not returned.
+    """
     refuse_source_folder(out)
     out.mkdir(parents=True, exist_ok=True)
     written = []
     for source in sources:
-        copy = student_copy(nbformat.read(source, as_version=4))
         target = out / source.name
-        nbformat.write(copy, target)
+        if keep and target.exists():
+            continue
+        nbformat.write(student_copy(nbformat.read(source, as_version=4)), target)
         written.append(target)
     return written
 
@@ -100,16 +105,19 @@ def build(out: Path, sources: list[Path]) -> list[Path]:
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="output folder")
+    parser.add_argument("--keep", action="store_true",
+                        help="leave copies that already exist as they are (your work)")
     parser.add_argument("notebooks", nargs="*", type=Path, help="default: notebooks/NN_*.ipynb")
     args = parser.parse_args(argv)
     sources = args.notebooks or sorted(NOTEBOOKS.glob("[0-9][0-9]_*.ipynb"))
-    written = build(args.out, sources)
+    written = build(args.out, sources, keep=args.keep)
     n_exercises = sum(
         "exercise" in cell.metadata.get("tags", [])
         for path in written
         for cell in nbformat.read(path, as_version=4).cells
     )
-    print(f"{len(written)} student notebooks with {n_exercises} exercises written to {args.out}")
+    print(f"{len(written)} student notebooks with {n_exercises} exercises written to {args.out}"
+          + (f" ({len(sources) - len(written)} kept as they were)" if args.keep else ""))
     return 0
 
 

@@ -16,12 +16,13 @@ from __future__ import annotations
 import html
 import json
 import os
-import sys
 import tempfile
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+import platformdirs
 
 __all__ = ["ProgressTable", "passed_exercises", "progress", "progress_path", "record_pass"]
 
@@ -33,13 +34,10 @@ def progress_path() -> Path:
     override = os.environ.get("POSENC_PROGRESS_FILE")
     if override:
         return Path(override)
-    if sys.platform == "win32":
-        base = Path(os.environ.get("APPDATA", Path.home() / "AppData" / "Roaming"))
-    elif sys.platform == "darwin":
-        base = Path.home() / "Library" / "Application Support"
-    else:
-        base = Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share")
-    return base / "posenc-course" / "progress.json"
+    # the platform's per-user data folder: XDG_DATA_HOME or ~/.local/share on Linux,
+    # ~/Library/Application Support on macOS, %APPDATA% on Windows
+    return Path(platformdirs.user_data_dir("posenc-course", appauthor=False, roaming=True),
+                "progress.json")
 
 
 def _warn_once(message: str) -> None:

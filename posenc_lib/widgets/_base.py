@@ -35,7 +35,6 @@ from typing import Any
 
 import ipywidgets
 import numpy as np
-from isal import isal_zlib
 from matplotlib.artist import Artist
 from matplotlib.figure import Figure
 
@@ -45,32 +44,38 @@ from posenc_lib.widgets._stamps import StampCanvas
 
 __all__ = ["Explorer", "ExplorerView", "png_bytes"]
 
+try:  # ISA-L (the optional extra "fast", in the dev install) writes zlib streams faster
+    from isal.isal_zlib import compress as _deflate
+except ImportError:  # pragma: no cover - exercised by a test in a subprocess without isal
+    _deflate = zlib.compress
+
 
 def _png_chunk(kind: bytes, data: bytes) -> bytes:
     return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
 
 
 def png_bytes(
-    rgba: np.ndarray, compress: Callable[[Any, int], bytes] = isal_zlib.compress
+    rgba: np.ndarray, compress: Callable[[Any, int], bytes] | None = None
 ) -> bytes:
     r"""A PNG file of an (height, width, 4) uint8 RGBA image, made for speed.
 
     Every row is stored with PNG's "Up" filter (the difference to the row above, exact in
     uint8 arithmetic): plots repeat most of a row in the next one, so the differences are
     mostly 0 and deflate at level 1 packs them about as small as level 6 packs the raw
-    pixels, several times faster. The deflate stream is made by ISA-L (the ``isal`` package),
-    which writes the zlib format about six times faster than zlib itself at the same size
-    (`make bench` prints both). The alpha channel is kept: on an opaque figure its
-    differences are all 0 and cost little, while dropping it (a copy of 3 bytes in 4) took
-    about as long as zlib's compression.
+    pixels, several times faster. The deflate stream is made by ISA-L (the optional ``isal``
+    package), which writes the zlib format about six times faster than zlib itself at the same
+    size (`make bench` prints both); without it, by ``zlib``. The alpha channel is kept: on an
+    opaque figure its differences are all 0 and cost little, while dropping it (a copy of 3
+    bytes in 4) took about as long as zlib's compression.
 
     Parameters
     ----------
     rgba : numpy.ndarray
         The pixels, shape (height, width, 4), uint8.
     compress : callable, optional
-        A compressor that writes the zlib format, called as ``compress(data, level)``;
-        ``zlib.compress`` gives an equivalent file, more slowly.
+        A compressor that writes the zlib format, called as ``compress(data, level)``
+        (default: ISA-L's when ``isal`` is installed, else ``zlib.compress``, an equivalent
+        file, more slowly).
 
     Notes
     -----
@@ -88,7 +93,7 @@ def png_bytes(
         (
             b"\x89PNG\r\n\x1a\n",
             _png_chunk(b"IHDR", header),
-            _png_chunk(b"IDAT", compress(rows.data, 1)),
+            _png_chunk(b"IDAT", (compress or _deflate)(rows.data, 1)),
             _png_chunk(b"IEND", b""),
         )
     )
