@@ -120,6 +120,38 @@ def _identity_rotation(length: int, head_dim: int) -> tuple[NDArray[Any], NDArra
     return np.ones((length, head_dim // 2)), np.zeros((length, head_dim // 2))
 
 
+def _checked(scheme: str, length: int, d_model: int, n_heads: int, extension: str
+             ) -> tuple[str, int, int, str]:
+    """Validate :func:`position_inputs`' arguments; return scheme, length, head size, extension."""
+    scheme = check_choice("scheme", scheme, SCHEMES)
+    length = check_int("length", length)
+    d_model = check_int("d_model", d_model, minimum=2)
+    n_heads = check_int("n_heads", n_heads)
+    if d_model % n_heads or (d_model // n_heads) % 2:
+        raise ValueError(f"d_model must be n_heads times an even head size; got d_model="
+                         f"{d_model} with n_heads={n_heads}")
+    extension = check_choice("extension", extension, EXTENSIONS)
+    if extension != "none" and scheme not in ("rope", "p_rope"):
+        raise ValueError(f"extension must be 'none' for scheme {scheme!r}; got {extension!r}")
+    return scheme, length, d_model // n_heads, extension
+
+
+def _rotation(scheme: str, length: int, head_dim: int, extension: str, factor: float | None,
+              trained_length: int | None) -> tuple[NDArray[Any], NDArray[Any]]:
+    """RoPE's :math:`a\\cos(m\\theta_i)` and :math:`a\\sin(m\\theta_i)`, shape (T, head_dim // 2),
+    with the extension's frequencies and attention factor a."""
+    scaling = None
+    if extension != "none":
+        if trained_length is None:
+            raise ValueError("trained_length must be given with an extension; got None")
+        trained_length = check_int("trained_length", trained_length)
+        scale = max(length / trained_length, 1.0) if factor is None else factor  # s
+        scaling = extension_scaling(extension, scale, trained_length)
+    inv_freq, attention = rope_inv_freq(scheme, head_dim, scaling, seq_len=length)
+    angles = np.arange(length)[:, None] * inv_freq[None, :]  # (T, d/2): m * theta_i
+    return attention * np.cos(angles), attention * np.sin(angles)
+
+
 def position_inputs(
     scheme: str,
     length: int,
@@ -171,17 +203,7 @@ def position_inputs(
     >>> inputs["bias"][0, 3].tolist()
     [-0.1875, -0.125, -0.0625, 0.0]
     """
-    scheme = check_choice("scheme", scheme, SCHEMES)
-    length = check_int("length", length)
-    d_model = check_int("d_model", d_model, minimum=2)
-    n_heads = check_int("n_heads", n_heads)
-    if d_model % n_heads or (d_model // n_heads) % 2:
-        raise ValueError(f"d_model must be n_heads times an even head size; got d_model="
-                         f"{d_model} with n_heads={n_heads}")
-    extension = check_choice("extension", extension, EXTENSIONS)
-    if extension != "none" and scheme not in ("rope", "p_rope"):
-        raise ValueError(f"extension must be 'none' for scheme {scheme!r}; got {extension!r}")
-    head_dim = d_model // n_heads
+    scheme, length, head_dim, extension = _checked(scheme, length, d_model, n_heads, extension)
     table = np.zeros((length, d_model))
     cos, sin = _identity_rotation(length, head_dim)
     bias = np.zeros((n_heads, length, length))
@@ -190,19 +212,10 @@ def position_inputs(
     if scheme == "sinusoidal":
         table = sinusoidal_encoding(length, d_model)
     elif scheme in ("rope", "p_rope"):
-        scaling = None
-        if extension != "none":
-            if trained_length is None:
-                raise ValueError("trained_length must be given with an extension; got None")
-            trained_length = check_int("trained_length", trained_length)
-            scale = max(length / trained_length, 1.0) if factor is None else factor  # s
-            scaling = extension_scaling(extension, scale, trained_length)
-        inv_freq, factor = rope_inv_freq(scheme, head_dim, scaling, seq_len=length)
-        angles = np.arange(length)[:, None] * inv_freq[None, :]  # (T, d/2): m * theta_i
-        cos, sin = factor * np.cos(angles), factor * np.sin(angles)
+        cos, sin = _rotation(scheme, length, head_dim, extension, factor, trained_length)
     elif scheme == "alibi":
         slopes = alibi_slopes(n_heads)  # (H,)
-        bias = slopes[:, None, None] * np.minimum(offsets, 0)[None] + 0.0  # -m_h (i - j) for j <= i
+        bias = slopes[:, None, None] * np.minimum(offsets, 0)[None] + 0.0  # -m_h (i - j), j <= i
     elif scheme == "t5":
         buckets = t5_relative_position_bucket(offsets, bidirectional=False,
                                               num_buckets=T5_BUCKETS,
