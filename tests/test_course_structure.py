@@ -183,8 +183,8 @@ def test_readme_syllabus_links_every_notebook() -> None:
 
 # --- predict first, and a lesson short enough to read -------------------------------------------
 
-PREDICT_NOTEBOOKS = ["00", "01", "02", "10"]  # issue 21: add the others as they get them
-LESSON_WORDS = {"00": 1800, "01": 1800, "02": 1800}  # at most about 1,800; none above 2,200
+PREDICT_NOTEBOOKS = ["00", "01", "02", "03", "10"]  # issue 21: add the others as they get them
+LESSON_WORDS = dict.fromkeys(["00", "01", "02", "03"], 1800)  # about 1,800; none above 2,200
 MIN_CHECKPOINTS = 4
 
 

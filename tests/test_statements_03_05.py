@@ -34,6 +34,16 @@ def outputs(path) -> str:
     return "\n".join(texts)
 
 
+def shown(path) -> str:
+    """Every text a code cell shows: prints and the plain text of results (reveals, checks)."""
+    texts = []
+    for cell in load(path)["cells"]:
+        for output in cell.get("outputs", []):
+            for text in (output.get("text", ""), output.get("data", {}).get("text/plain", "")):
+                texts.append("".join(text) if isinstance(text, list) else text)
+    return "\n".join(texts)
+
+
 def flat(text: str) -> str:
     return " ".join(text.replace(">", " ").split())
 
@@ -145,3 +155,55 @@ def test_04_prose_matches_the_gradient_descent_cell() -> None:
     text = flat(markdown(NB04))
     assert "for _ in range(200_000):" in code and "M_gd -= 0.1 * 2 *" in code
     assert "200,000 steps of full-batch gradient descent (step size 0.1)" in text
+
+
+# Issue 21: predict first, and the explanations corrected (checked against computations made here)
+
+
+def _theta(d: int, base: float = 10000.0) -> np.ndarray:
+    """Angular speeds base^(-2i/d), written out here rather than taken from posenc_lib."""
+    return base ** (-np.arange(0, d, 2) / d)
+
+
+@pytest.mark.parametrize(("d", "share"), [(32, 0.31), (128, 0.27), (512, 0.25), (2048, 0.25)])
+def test_03_the_share_of_fast_pairs_does_not_fall_with_the_width(d: int, share: float) -> None:
+    # theta_i >= 0.1 <=> 2i/d <= 1/4 <=> i <= d/8: (d/8 + 1) of the d/2 pairs, tending to 1/4
+    assert np.mean(_theta(d) >= 0.1) == pytest.approx((d / 8 + 1) / (d / 2))
+    assert f"{d:8d}   {share:12.0%}" in outputs(NB03)
+    assert "the few fast pairs weigh less" not in flat(markdown(NB03))
+
+
+def test_03_a_wider_encoding_approaches_a_smooth_limit_without_bounces() -> None:
+    k = np.arange(201)
+    # the mean of cos(k 10000^-x) over x in [0, 1], by the trapezoid rule on a fine grid
+    x = np.linspace(0.0, 1.0, 200_001)
+    values = np.cos(np.outer(k, 10000.0 ** -x))
+    limit = (values[:, :-1] + values[:, 1:]).mean(axis=1) / 2
+    assert np.all(np.diff(limit) < 0)
+    gaps = []
+    for d in (32, 128, 512, 2048):
+        curve = np.cos(np.outer(k, _theta(d))).mean(axis=1)
+        gaps.append(np.abs(curve - limit).max())
+    assert gaps == sorted(gaps, reverse=True) and gaps[-1] < 0.01
+    assert "smooth limit falls at every step up to 200: True" in outputs(NB03)
+    for d, gap in zip((32, 128, 512, 2048), gaps, strict=True):
+        assert re.search(rf"^\s+{d}\s.*\s{gap:.3f}$", outputs(NB03), re.M), d
+    ratios = {d: _theta(d)[1] / _theta(d)[0] for d in (32, 512)}
+    assert f"{ratios[32]:.2f} at $d=32$ but {ratios[512]:.2f}" in flat(markdown(NB03))
+
+
+def test_03_the_d512_heatmap_is_drawn_in_the_split_order_without_antialiasing() -> None:
+    code = "\n".join(source(c) for c in load(NB03)["cells"] if c["cell_type"] == "code")
+    assert "antialiased" not in code
+    assert "pe512[:, split_permutation(512)]" in code
+
+
+def test_03_reveals_answer_their_questions() -> None:
+    out = shown(NB03)
+    pe = sinusoidal_encoding(1000, 128)
+    assert f"|PE(t)| at d_model = 128: {np.linalg.norm(pe[0]):.4g}" in out
+    f = np.cos(np.outer(np.arange(201), _theta(128))).sum(axis=1)
+    assert f"f(k) falls at every step up to 200: {bool(np.all(np.diff(f) < 0))}" in out
+    variance = sinusoidal_encoding(100, 512).var(axis=0)
+    assert f"share in the first 128 columns: {variance[:128].sum() / variance.sum():.4g}" in out
+    assert "5 after and 5 before score the same: True" in out
