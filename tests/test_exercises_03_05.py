@@ -48,3 +48,57 @@ def test_no_bounce_says_which_condition_fails() -> None:
     result = nb03.no_bounce.check(fast)
     assert not result.passed and f"from k = {up} to {up + 1}" in result.message
     assert "Expected 64" in nb03.no_bounce.check(np.ones(3)).message
+
+
+# --- 04: any matrix whose scores peak 4 ahead; the shift of the sines from two tokens
+
+
+def _codes(n: int, d: int) -> np.ndarray:
+    angle = np.arange(n)[:, None] * 10000.0 ** (-np.arange(0, d, 2) / d)
+    codes = np.empty((n, d))
+    codes[:, 0::2], codes[:, 1::2] = np.sin(angle), np.cos(angle)
+    return codes
+
+
+def _back_shift(k: int, d: int) -> np.ndarray:
+    """Block-diagonal [[cos, sin], [-sin, cos]] of k theta_i, written out here."""
+    m = np.zeros((d, d))
+    for i, w in enumerate(10000.0 ** (-np.arange(0, d, 2) / d)):
+        c, s = np.cos(k * w), np.sin(k * w)
+        m[2 * i : 2 * i + 2, 2 * i : 2 * i + 2] = [[c, s], [-s, c]]
+    return m
+
+
+def _peaks_ahead(w: np.ndarray) -> bool:
+    x = _codes(64, 32)
+    return all(int(np.argmax([x[i] @ w @ x[j] for j in range(64)])) == i + 4 for i in range(60))
+
+
+def test_forward_head_accepts_every_matrix_whose_scores_peak_four_ahead() -> None:
+    from posenc_lib.exercises import nb04
+
+    forward = _back_shift(-4, 32)
+    fast_only = forward.copy()
+    fast_only[8:, 8:] = 0.0  # the slow blocks zeroed: the issue's example
+    for w in (forward, 3.0 * forward, fast_only):
+        assert _peaks_ahead(w)
+        assert nb04.forward_head.check(w).passed
+    back = _back_shift(4, 32)
+    assert not _peaks_ahead(back)
+    result = nb04.forward_head.check(back)
+    assert not result.passed and "looks 4 tokens back" in result.message
+    assert "most queries peak at j = i - 4" in result.message
+    assert "32 x 32" in nb04.forward_head.check(np.eye(3)).message
+
+
+def test_previous_sines_map_is_the_angle_addition_one_and_works_for_every_t() -> None:
+    from posenc_lib.exercises import nb04
+
+    w = 10000.0 ** (-np.arange(0, 16, 2) / 16)
+    # sin w(t+5) = [sin 6w / sin w] sin wt - [sin 5w / sin w] sin w(t-1)
+    w_two = np.hstack([np.diag(np.sin(6 * w) / np.sin(w)), np.diag(-np.sin(5 * w) / np.sin(w))])
+    t = np.arange(-300, 300)[:, None]
+    inputs = np.hstack([np.sin(w * t), np.sin(w * (t - 1))])
+    np.testing.assert_allclose(inputs @ w_two.T, np.sin(w * (t + 5)), atol=1e-9)
+    assert nb04.previous_sines.check(w_two).passed
+    assert not nb04.previous_sines.check(-w_two).passed

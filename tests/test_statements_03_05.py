@@ -207,3 +207,50 @@ def test_03_reveals_answer_their_questions() -> None:
     variance = sinusoidal_encoding(100, 512).var(axis=0)
     assert f"share in the first 128 columns: {variance[:128].sum() / variance.sum():.4g}" in out
     assert "5 after and 5 before score the same: True" in out
+
+
+def test_04_no_misquote_no_unnamed_source_and_no_quarter_turn_argument() -> None:
+    text = flat(markdown(NB04))
+    assert "mod 0" not in text and "popular" not in text and "write-up" not in text
+    assert r"\theta t=\pi/2" not in text  # no integer position reaches a quarter turn
+    assert "Two positions fix all four numbers" in text
+
+
+def test_04_sine_near_collision_between_whole_positions() -> None:
+    # theta = 1: 100 + 255 = 355 is close to 113 pi, so sin 255 = sin(113 pi - 100 + eps)
+    assert abs(355 - 113 * np.pi) < 1e-4
+    gap = abs(np.sin(100) - np.sin(255))
+    assert gap < 3e-5
+    assert np.sin(105) < -0.97 + 1e-3 and np.sin(260) > 0.68
+    assert f"the two sines differ by {gap:.1e}" in outputs(NB04)
+    assert f"differ by {gap:.1e}" in flat(markdown(NB04))
+    assert "0.4" not in "".join(
+        source(c) for c in load(NB04)["cells"] if "t_a" in source(c)
+    )  # the old non-integer pair t = 0.4, pi - 0.4 is gone
+
+
+def test_04_gradient_descent_speed_is_set_by_the_uncentred_second_moments() -> None:
+    pe = sinusoidal_encoding(1005, 16)[:-5]
+    second = pe.T @ pe / len(pe)
+    lam = np.linalg.eigvalsh(second)
+    kept = (1 - 0.2 * lam[:2]) ** 200_000
+    assert kept[0] > 0.999 and kept[1] > 0.99  # the two slowest directions keep their error
+    column = pe[:, 15]
+    assert column.var() < 1e-3 and np.mean(column**2) > 0.9  # tiny variance, mean square near 1
+    assert "the data's variance" not in flat(markdown(NB04))
+    assert "uncentred" in flat(markdown(NB04))
+    assert f"variance {column.var():.1e}, mean square {np.mean(column**2):.2f}" in outputs(NB04)
+
+
+def test_04_fifty_positions_have_full_rank_in_exact_arithmetic() -> None:
+    # Vandermonde: 16 distinct nodes e^{+-i theta_m}, 50 consecutive powers -> rank 16 exactly;
+    # checked here on a well-conditioned relative: the same nodes, powers 0 .. 49, scaled per
+    # column so that the float64 rank is reliable for distinct, well-separated nodes.
+    theta = 10000.0 ** (-np.arange(0, 16, 2) / 16)
+    nodes = np.concatenate([np.exp(1j * theta), np.exp(-1j * theta)])
+    assert len(set(np.round(nodes, 12))) == 16
+    vandermonde_det = np.prod([a - b for i, a in enumerate(nodes) for b in nodes[i + 1:]])
+    assert vandermonde_det != 0  # distinct nodes: the square 16 x 16 top block is invertible
+    out = outputs(NB04)
+    assert "rank float64 reports for 50 positions: 14 of 16" in out
+    assert "the failure is conditioning" in flat(markdown(NB04))
