@@ -102,3 +102,36 @@ def test_previous_sines_map_is_the_angle_addition_one_and_works_for_every_t() ->
     np.testing.assert_allclose(inputs @ w_two.T, np.sin(w * (t + 5)), atol=1e-9)
     assert nb04.previous_sines.check(w_two).passed
     assert not nb04.previous_sines.check(-w_two).passed
+
+
+# --- 05: the base for a context, and the layout in the course's own terms
+
+
+def test_base_for_context_is_the_closed_form() -> None:
+    from posenc_lib.exercises import nb05
+
+    # slowest pair theta = base^(-126/128); 131071 steps * theta = pi
+    base = (131071 / np.pi) ** (128 / 126)
+    assert 131071 * base ** (-126 / 128) == pytest.approx(np.pi)
+    assert nb05.base_for_context.check(base).passed
+    result = nb05.base_for_context.check(131071 / np.pi)
+    assert not result.passed and "1/base" in result.message
+
+
+@pytest.mark.parametrize("name", ["half-split", "Half split", "half", "rotate_half", "HALF-SPLIT "])
+def test_layout_accepts_the_course_terms_for_half_split(name: str) -> None:
+    from posenc_lib.exercises import nb05
+
+    x, y = nb05.checkpoint_key()
+    # the half-split pairs (i, i + 8) keep their lengths, the interleaved ones do not
+    assert np.allclose(np.hypot(x[:8], x[8:]), np.hypot(y[:8], y[8:]))
+    assert not np.allclose(np.hypot(x[0::2], x[1::2]), np.hypot(y[0::2], y[1::2]))
+    assert nb05.layout.check(name).passed
+
+
+def test_layout_names_the_common_mistakes_in_any_spelling() -> None:
+    from posenc_lib.exercises import nb05
+
+    result = nb05.layout.check("Interleaved")
+    assert not result.passed and "RoFormer" in result.message
+    assert not nb05.layout.check("diagonal").passed

@@ -134,11 +134,12 @@ def test_05_attributes_each_layout_to_its_code() -> None:
     assert "torch.polar" in text and "view_as_complex" in text
 
 
-def test_05_does_not_generalise_two_values_to_a_rule() -> None:
+def test_05_states_the_frequency_pitfalls_without_an_unnamed_source() -> None:
     text = flat(markdown(NB05))
-    assert "The listed numbers are $1 - i/4096$" not in text
-    assert "follows no single rule" in text
-    assert "1/listed = 8,192" in outputs(NB05)
+    for phrase in ("popular", "study notes", "the same notes", "write-up", "mod 0"):
+        assert phrase not in text, phrase
+    assert "is the *fastest* pair, one turn every 6.3 positions" in text
+    assert f"wavelength = {2 * np.pi:9.1f} positions" in outputs(NB05)  # pair 0, theta = 1
 
 
 @pytest.mark.parametrize("line", [
@@ -254,3 +255,47 @@ def test_04_fifty_positions_have_full_rank_in_exact_arithmetic() -> None:
     out = outputs(NB04)
     assert "rank float64 reports for 50 positions: 14 of 16" in out
     assert "the failure is conditioning" in flat(markdown(NB04))
+
+
+def test_05_middle_terms_vanish_only_without_content_position_coupling() -> None:
+    rng = np.random.default_rng(4)
+    words = np.zeros((2, 16))
+    words[:, :8] = rng.normal(size=(2, 8))
+    codes = np.zeros((2, 16))
+    codes[:, 8:] = rng.normal(size=(2, 8))
+    blocks = np.zeros((16, 16))
+    blocks[:8, :8], blocks[8:, 8:] = rng.normal(size=(8, 8)), rng.normal(size=(8, 8))
+    assert abs(words[0] @ blocks @ codes[1] + codes[0] @ blocks @ words[1]) < 1e-12
+    generic = rng.normal(size=(16, 16))
+    assert abs(words[0] @ generic @ codes[1] + codes[0] @ generic @ words[1]) > 1e-3
+    assert "whatever the weights are" not in flat(markdown(NB05))
+    assert "W_q W_k^T block diagonal: middle terms +0.0000" in outputs(NB05)
+
+
+def test_05_decay_bound_needs_h_at_d_over_2_equal_to_zero() -> None:
+    d, r = 128, 10
+    theta = 10000.0 ** (-np.arange(0, d, 2) / d)
+    score = abs(np.sum(2.0 * np.exp(1j * r * theta)))  # q = k = 1: h_i = 2
+    partial_sums = np.abs(np.cumsum(np.exp(1j * r * theta))).sum()
+    assert 0.0 * partial_sums < score <= 2.0 * partial_sums  # zero without, |h_63 - 0| = 2 with
+    text = flat(markdown(NB05))
+    assert "h_{d/2}=0" in text
+    line = f"|score| {score:.2f}; bound without h_(d/2) = 0: 0.00, with it: {2 * partial_sums:.2f}"
+    assert line in outputs(NB05)
+    assert 'xlabel="relative distance $r$"' in "".join(
+        source(c) for c in load(NB05)["cells"] if c["cell_type"] == "code"
+    )
+
+
+def test_05_names_the_models_behind_each_layout() -> None:
+    text = flat(markdown(NB05))
+    assert "| GPT-NeoX, Hugging Face |" not in text
+    assert "Hugging Face's GPT-J" in text and "Hugging Face's Llama" in text
+
+
+def test_05_reveals_answer_their_questions() -> None:
+    out = shown(NB05)
+    assert "5 after and 5 before score the same: False" in out
+    assert f"positions per turn of pair 63: {2 * np.pi * 10000 ** (126 / 128):.4g}" in out
+    assert "unpermuted weights, same scores: False" in out
+    assert "v rotated too: output unchanged after the shift: False" in out
