@@ -406,7 +406,9 @@ def rope_decay_bound(
 def normalised_score_curves(
     distances: ArrayLike, head_dim: int, base: float = 10000.0
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    """Return the score of aligned pairs and the decay bound, each divided by its value at 0.
+    """Return the score of aligned pairs and RoFormer's bound on it, both divided by the score at 0.
+
+    Notebook: 05_rope (the explorer of the score against the distance).
 
     Parameters
     ----------
@@ -418,26 +420,32 @@ def normalised_score_curves(
     Returns
     -------
     score : ndarray of float64, shape (n,)
-        ``<R_m 1, R_(m+r) 1> / d = sum_i cos(r theta_i) / (d/2)`` for ``q = k = (1, ..., 1)``.
+        ``<R_m 1, R_(m+r) 1> / d = sum_i cos(r theta_i) / (d/2)`` for ``q = k = (1, ..., 1)``;
+        1 at ``r = 0``.
     bound : ndarray of float64, shape (n,)
-        ``rope_decay_bound(r) / ((d/2 + 1)/2)``.
+        RoFormer's bound on ``|<R_m 1, R_(m+r) 1>|``, divided by the same ``d``: it equals
+        ``rope_decay_bound(r)``, ``(d/2 + 1)/2`` at ``r = 0``, and ``|score| <= bound``
+        everywhere.
 
     Notes
     -----
-    With ``q = k = 1`` every complex pair is ``1 + i``, so ``conj(q_i) k_i = 2`` and the score is
-    ``2 sum_i cos(r theta_i)``, which is ``d`` at ``r = 0``.
+    With ``q = k = 1`` every complex pair is ``1 + i``, so ``h_i = conj(q_i) k_i = 2`` and the
+    score is ``2 sum_i cos(r theta_i)``, which is ``d`` at ``r = 0``. Abel summation with
+    RoFormer's convention ``h_(d/2) = 0`` bounds it by ``max_j |h_(j-1) - h_j| sum_j |S_j| =
+    2 (d/2) rope_decay_bound(r) = d rope_decay_bound(r)``. Without that convention every
+    difference ``h_(j-1) - h_j`` is 0 and the "bound" would be 0, below the score.
 
     Examples
     --------
     >>> score, bound = normalised_score_curves([0, 1], 4, 100.0)
     >>> np.round(score, 6), np.round(bound, 6)
-    (array([1.      , 0.767653]), array([1.      , 0.933631]))
+    (array([1.      , 0.767653]), array([1.5     , 1.400447]))
     """
     inv_freq = inverse_frequencies(check_even("head_dim", head_dim), base)
     ones = np.ones(inv_freq.shape[0] * 2)
     # score(r) = <R_m 1, R_(m+r) 1> / d
     score = relative_scores(ones, ones, distances, inv_freq) / ones.shape[0]
-    # bound(r) / bound(0), bound(0) = (d/2 + 1)/2
-    bound = rope_decay_bound(distances, head_dim, base) / ((ones.shape[0] / 2 + 1) / 2)
+    # bound(r) = max_j |h_(j-1) - h_j| sum_j |S_j| / d = 2 (d/2) rope_decay_bound(r) / d
+    bound = rope_decay_bound(distances, head_dim, base)
     return score, bound
 

@@ -450,7 +450,7 @@ def _notebook_06_table() -> tuple[dict[str, str], dict[str, list[float]]]:
     length = re.search(r"^L = (\d+)", example, re.M).group(1)  # type: ignore[union-attr]
     factor = re.search(r"^s = ([\d.]+)", example, re.M).group(1)  # type: ignore[union-attr]
     values = {"d": d, "base": base, "L": length, "s": factor}
-    chart = next(c for c in code if "method_frequency_ratios(d, base, s, L)" in source(c))
+    chart = next(c for c in code if "method_frequency_ratios(d, base, s, L" in source(c))
     printed = "".join("".join(o.get("text", "")) for o in chart["outputs"])
     table = {}
     for line in printed.splitlines()[1:]:
@@ -467,7 +467,10 @@ def test_frequency_ratio_figure_equals_what_notebook_06_draws():
     assert parameters["factor"].default == float(values["s"])
     assert parameters["trained_length"].default == int(values["L"])
     lines = _lines(build_figure("frequency_ratio").axes[0])
-    assert set(lines) == set(table), "the figure and the notebook show other methods"
+    # notebook 06 prints the derived methods; the figure also draws LongRoPE, labelled
+    # illustrative (06 teaches it with Phi-3.5-mini's real factors)
+    extra = set(lines) - set(table)
+    assert set(table) <= set(lines) and extra <= {"longrope (illustrative)"}, set(lines)
     for label, printed in table.items():
         drawn = lines[label].get_ydata()[[0, 20, 40, 63]]
         np.testing.assert_allclose(drawn, printed, atol=5e-5, err_msg=label)

@@ -38,6 +38,7 @@ import time
 from pathlib import Path
 
 import nbformat
+import numpy as np
 import pytest
 
 from posenc_lib.exercises import all_exercises
@@ -309,6 +310,29 @@ def test_mistakes_are_named_in_the_feedback(graded: dict) -> None:
             label = all_exercises()[key].mistakes[0].label
             assert f"common mistake: {label}" in error.evalue
             assert label in page
+
+
+def test_validate_prints_no_expected_value(graded: dict) -> None:
+    """`nbgrader validate` on the submission made of known mistakes: it fails and prints none
+    of the expected values (sealed answers, issue 26). Its traceback excerpts are cut short, so
+    the mistakes are named in the feedback (the test above), not necessarily here."""
+    course: Path = graded["course"]
+    for source in ASSIGNMENTS:
+        submitted = course / "submitted" / "mistaken" / source.stem / source.name
+        result = subprocess.run([str(BIN / "nbgrader"), "validate", str(submitted)], cwd=course,
+                                capture_output=True, text=True)
+        raw = re.sub(r"\x1b\[[0-9;]*m", "", result.stdout + result.stderr)  # no colour codes
+        text = " ".join(raw.split())  # validate wraps its lines
+        assert "VALIDATION FAILED" in text, text[-2000:]
+        for key in graded["keys"][source.stem]:
+            exercise = all_exercises()[key]
+            expected = np.atleast_1d(np.asarray(exercise._expected(), dtype=object))
+            for value in expected.ravel()[:8]:
+                if not isinstance(value, (int, float, np.number)):
+                    continue
+                # a short number ("4") is everywhere in a log; look for the telling ones
+                shown = {v for v in (f"{float(value):.4g}", f"{float(value):.6g}") if len(v) >= 4}
+                assert not any(f" {v}" in text or f"={v}" in text for v in shown), (key, value)
 
 
 def test_feedback_pages_typeset_offline_after_the_tool(graded: dict) -> None:

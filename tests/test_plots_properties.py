@@ -122,3 +122,34 @@ def test_pair_waves_follow_sine_and_cosine() -> None:
         art.update(np.inf, 0.0, 1.0)
     with pytest.raises(TypeError, match="k"):
         art.update(0.1, 0.0, True)
+
+
+def test_signed_matrix_ticks_are_whole_rows_and_columns() -> None:
+    fig, ax = new_figure()
+    draw_signed_matrix(ax, shift_matrix(5, 16))
+    fig.canvas.draw()
+    for ticks in (ax.get_xticks(), ax.get_yticks()):
+        shown = [t for t in ticks if -0.5 <= t <= 15.5]
+        assert shown and all(float(t).is_integer() for t in shown), ticks
+
+
+@pytest.mark.parametrize("angle", np.linspace(0.0, 2 * np.pi, 13))
+def test_unit_circle_labels_do_not_cover_their_points(angle: float) -> None:
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    from posenc_lib.plots import draw_unit_circle
+
+    fig, ax = new_figure(figsize=(4, 4))
+    FigureCanvasAgg(fig)
+    start = np.array([np.sin(angle), np.cos(angle)])
+    end = np.array([np.sin(angle + 2.0), np.cos(angle + 2.0)])
+    art = draw_unit_circle(ax, start, end, point_label="$p(t)$", rotated_label="$M_k p(t)$")
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    for label, marker in zip(art.labels, (art.point, art.rotated), strict=True):
+        box = label.get_window_extent(renderer)
+        centre = ax.transData.transform(marker.get_xydata()[0])
+        radius = marker.get_markersize() / 72 * fig.dpi / 2  # points to pixels, half the size
+        nearest_x = min(max(centre[0], box.x0), box.x1)
+        nearest_y = min(max(centre[1], box.y0), box.y1)
+        assert np.hypot(centre[0] - nearest_x, centre[1] - nearest_y) > radius, (angle, label)

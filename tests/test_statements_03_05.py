@@ -34,6 +34,16 @@ def outputs(path) -> str:
     return "\n".join(texts)
 
 
+def shown(path) -> str:
+    """Every text a code cell shows: prints and the plain text of results (reveals, checks)."""
+    texts = []
+    for cell in load(path)["cells"]:
+        for output in cell.get("outputs", []):
+            for text in (output.get("text", ""), output.get("data", {}).get("text/plain", "")):
+                texts.append("".join(text) if isinstance(text, list) else text)
+    return "\n".join(texts)
+
+
 def flat(text: str) -> str:
     return " ".join(text.replace(">", " ").split())
 
@@ -124,11 +134,12 @@ def test_05_attributes_each_layout_to_its_code() -> None:
     assert "torch.polar" in text and "view_as_complex" in text
 
 
-def test_05_does_not_generalise_two_values_to_a_rule() -> None:
+def test_05_states_the_frequency_pitfalls_without_an_unnamed_source() -> None:
     text = flat(markdown(NB05))
-    assert "The listed numbers are $1 - i/4096$" not in text
-    assert "follows no single rule" in text
-    assert "1/listed = 8,192" in outputs(NB05)
+    for phrase in ("popular", "study notes", "the same notes", "write-up", "mod 0"):
+        assert phrase not in text, phrase
+    assert "is the *fastest* pair, one turn every 6.3 positions" in text
+    assert f"wavelength = {2 * np.pi:9.1f} positions" in outputs(NB05)  # pair 0, theta = 1
 
 
 @pytest.mark.parametrize("line", [
@@ -145,3 +156,146 @@ def test_04_prose_matches_the_gradient_descent_cell() -> None:
     text = flat(markdown(NB04))
     assert "for _ in range(200_000):" in code and "M_gd -= 0.1 * 2 *" in code
     assert "200,000 steps of full-batch gradient descent (step size 0.1)" in text
+
+
+# Issue 21: predict first, and the explanations corrected (checked against computations made here)
+
+
+def _theta(d: int, base: float = 10000.0) -> np.ndarray:
+    """Angular speeds base^(-2i/d), written out here rather than taken from posenc_lib."""
+    return base ** (-np.arange(0, d, 2) / d)
+
+
+@pytest.mark.parametrize(("d", "share"), [(32, 0.31), (128, 0.27), (512, 0.25), (2048, 0.25)])
+def test_03_the_share_of_fast_pairs_does_not_fall_with_the_width(d: int, share: float) -> None:
+    # theta_i >= 0.1 <=> 2i/d <= 1/4 <=> i <= d/8: (d/8 + 1) of the d/2 pairs, tending to 1/4
+    assert np.mean(_theta(d) >= 0.1) == pytest.approx((d / 8 + 1) / (d / 2))
+    assert f"{d:8d}   {share:12.0%}" in outputs(NB03)
+    assert "the few fast pairs weigh less" not in flat(markdown(NB03))
+
+
+def test_03_a_wider_encoding_approaches_a_smooth_limit_without_bounces() -> None:
+    k = np.arange(201)
+    # the mean of cos(k 10000^-x) over x in [0, 1], by the trapezoid rule on a fine grid
+    x = np.linspace(0.0, 1.0, 200_001)
+    values = np.cos(np.outer(k, 10000.0 ** -x))
+    limit = (values[:, :-1] + values[:, 1:]).mean(axis=1) / 2
+    assert np.all(np.diff(limit) < 0)
+    gaps = []
+    for d in (32, 128, 512, 2048):
+        curve = np.cos(np.outer(k, _theta(d))).mean(axis=1)
+        gaps.append(np.abs(curve - limit).max())
+    assert gaps == sorted(gaps, reverse=True) and gaps[-1] < 0.01
+    assert "smooth limit falls at every step up to 200: True" in outputs(NB03)
+    for d, gap in zip((32, 128, 512, 2048), gaps, strict=True):
+        assert re.search(rf"^\s+{d}\s.*\s{gap:.3f}$", outputs(NB03), re.M), d
+    ratios = {d: _theta(d)[1] / _theta(d)[0] for d in (32, 512)}
+    assert f"{ratios[32]:.2f} at $d=32$ but {ratios[512]:.2f}" in flat(markdown(NB03))
+
+
+def test_03_the_d512_heatmap_is_drawn_in_the_split_order_without_antialiasing() -> None:
+    code = "\n".join(source(c) for c in load(NB03)["cells"] if c["cell_type"] == "code")
+    assert "antialiased" not in code
+    assert "pe512[:, split_permutation(512)]" in code
+
+
+def test_03_reveals_answer_their_questions() -> None:
+    out = shown(NB03)
+    pe = sinusoidal_encoding(1000, 128)
+    assert f"|PE(t)| at d_model = 128: {np.linalg.norm(pe[0]):.4g}" in out
+    f = np.cos(np.outer(np.arange(201), _theta(128))).sum(axis=1)
+    assert f"f(k) falls at every step up to 200: {bool(np.all(np.diff(f) < 0))}" in out
+    variance = sinusoidal_encoding(100, 512).var(axis=0)
+    assert f"share in the first 128 columns: {variance[:128].sum() / variance.sum():.4g}" in out
+    assert "5 after and 5 before score the same: True" in out
+
+
+def test_04_no_misquote_no_unnamed_source_and_no_quarter_turn_argument() -> None:
+    text = flat(markdown(NB04))
+    assert "mod 0" not in text and "popular" not in text and "write-up" not in text
+    assert r"\theta t=\pi/2" not in text  # no integer position reaches a quarter turn
+    assert "Two positions fix all four numbers" in text
+
+
+def test_04_sine_near_collision_between_whole_positions() -> None:
+    # theta = 1: 100 + 255 = 355 is close to 113 pi, so sin 255 = sin(113 pi - 100 + eps)
+    assert abs(355 - 113 * np.pi) < 1e-4
+    gap = abs(np.sin(100) - np.sin(255))
+    assert gap < 3e-5
+    assert np.sin(105) < -0.97 + 1e-3 and np.sin(260) > 0.68
+    assert f"the two sines differ by {gap:.1e}" in outputs(NB04)
+    assert f"differ by {gap:.1e}" in flat(markdown(NB04))
+    assert "0.4" not in "".join(
+        source(c) for c in load(NB04)["cells"] if "t_a" in source(c)
+    )  # the old non-integer pair t = 0.4, pi - 0.4 is gone
+
+
+def test_04_gradient_descent_speed_is_set_by_the_uncentred_second_moments() -> None:
+    pe = sinusoidal_encoding(1005, 16)[:-5]
+    second = pe.T @ pe / len(pe)
+    lam = np.linalg.eigvalsh(second)
+    kept = (1 - 0.2 * lam[:2]) ** 200_000
+    assert kept[0] > 0.999 and kept[1] > 0.99  # the two slowest directions keep their error
+    column = pe[:, 15]
+    assert column.var() < 1e-3 and np.mean(column**2) > 0.9  # tiny variance, mean square near 1
+    assert "the data's variance" not in flat(markdown(NB04))
+    assert "uncentred" in flat(markdown(NB04))
+    assert f"variance {column.var():.1e}, mean square {np.mean(column**2):.2f}" in outputs(NB04)
+
+
+def test_04_fifty_positions_have_full_rank_in_exact_arithmetic() -> None:
+    # Vandermonde: 16 distinct nodes e^{+-i theta_m}, 50 consecutive powers -> rank 16 exactly;
+    # checked here on a well-conditioned relative: the same nodes, powers 0 .. 49, scaled per
+    # column so that the float64 rank is reliable for distinct, well-separated nodes.
+    theta = 10000.0 ** (-np.arange(0, 16, 2) / 16)
+    nodes = np.concatenate([np.exp(1j * theta), np.exp(-1j * theta)])
+    assert len(set(np.round(nodes, 12))) == 16
+    vandermonde_det = np.prod([a - b for i, a in enumerate(nodes) for b in nodes[i + 1:]])
+    assert vandermonde_det != 0  # distinct nodes: the square 16 x 16 top block is invertible
+    out = outputs(NB04)
+    assert "rank float64 reports for 50 positions: 14 of 16" in out
+    assert "the failure is conditioning" in flat(markdown(NB04))
+
+
+def test_05_middle_terms_vanish_only_without_content_position_coupling() -> None:
+    rng = np.random.default_rng(4)
+    words = np.zeros((2, 16))
+    words[:, :8] = rng.normal(size=(2, 8))
+    codes = np.zeros((2, 16))
+    codes[:, 8:] = rng.normal(size=(2, 8))
+    blocks = np.zeros((16, 16))
+    blocks[:8, :8], blocks[8:, 8:] = rng.normal(size=(8, 8)), rng.normal(size=(8, 8))
+    assert abs(words[0] @ blocks @ codes[1] + codes[0] @ blocks @ words[1]) < 1e-12
+    generic = rng.normal(size=(16, 16))
+    assert abs(words[0] @ generic @ codes[1] + codes[0] @ generic @ words[1]) > 1e-3
+    assert "whatever the weights are" not in flat(markdown(NB05))
+    assert "W_q W_k^T block diagonal: middle terms +0.0000" in outputs(NB05)
+
+
+def test_05_decay_bound_needs_h_at_d_over_2_equal_to_zero() -> None:
+    d, r = 128, 10
+    theta = 10000.0 ** (-np.arange(0, d, 2) / d)
+    score = abs(np.sum(2.0 * np.exp(1j * r * theta)))  # q = k = 1: h_i = 2
+    partial_sums = np.abs(np.cumsum(np.exp(1j * r * theta))).sum()
+    assert 0.0 * partial_sums < score <= 2.0 * partial_sums  # zero without, |h_63 - 0| = 2 with
+    text = flat(markdown(NB05))
+    assert "h_{d/2}=0" in text
+    line = f"|score| {score:.2f}; bound without h_(d/2) = 0: 0.00, with it: {2 * partial_sums:.2f}"
+    assert line in outputs(NB05)
+    assert 'xlabel="relative distance $r$"' in "".join(
+        source(c) for c in load(NB05)["cells"] if c["cell_type"] == "code"
+    )
+
+
+def test_05_names_the_models_behind_each_layout() -> None:
+    text = flat(markdown(NB05))
+    assert "| GPT-NeoX, Hugging Face |" not in text
+    assert "Hugging Face's GPT-J" in text and "Hugging Face's Llama" in text
+
+
+def test_05_reveals_answer_their_questions() -> None:
+    out = shown(NB05)
+    assert "5 after and 5 before score the same: False" in out
+    assert f"positions per turn of pair 63: {2 * np.pi * 10000 ** (126 / 128):.4g}" in out
+    assert "unpermuted weights, same scores: False" in out
+    assert "v rotated too: output unchanged after the shift: False" in out

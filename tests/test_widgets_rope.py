@@ -20,7 +20,11 @@ from tests.explorer_checks import changes_in_place
 
 
 def reference_curves(distances: np.ndarray, d: int, base: float) -> tuple[np.ndarray, np.ndarray]:
-    """Score of q = k = 1 over d, and (1/(d/2)) sum_j |S_j| over its value (d/2 + 1)/2."""
+    """Score of q = k = 1 over d, and RoFormer's bound on that score over the same d.
+
+    With h_i = 2 for every pair and h_(d/2) = 0, the bound is 2 sum_j |S_j|; over d it is
+    (1/(d/2)) sum_j |S_j|.
+    """
     thetas = [base ** (-2 * i / d) for i in range(d // 2)]
     score, bound = [], []
     for r in distances:
@@ -29,7 +33,7 @@ def reference_curves(distances: np.ndarray, d: int, base: float) -> tuple[np.nda
         for t in thetas:
             partial += cmath.exp(1j * r * t)
             total += abs(partial)
-        bound.append(total / (d // 2) / ((d / 2 + 1) / 2))
+        bound.append(2 * total / d)
     return np.array(score), np.array(bound)
 
 
@@ -53,10 +57,27 @@ def test_it_is_registered_and_renders(explorer: RopeScoreExplorer) -> None:
 
 def test_the_curves_are_the_formulas(explorer: RopeScoreExplorer) -> None:
     score, bound = reference_curves(explorer.distances, 128, 10000.0)
-    np.testing.assert_allclose(explorer.score_line.get_ydata(), score, atol=1e-10)
+    np.testing.assert_allclose(explorer.score_line.get_ydata(), np.abs(score), atol=1e-10)
     np.testing.assert_allclose(explorer.bound_line.get_ydata(), bound, atol=1e-10)
     assert explorer.score_line.get_ydata()[0] == pytest.approx(1.0)
-    assert explorer.bound_line.get_ydata()[0] == pytest.approx(1.0)
+    assert explorer.bound_line.get_ydata()[0] == pytest.approx((128 / 2 + 1) / 2)
+
+
+@pytest.mark.parametrize(("d", "base"), [(128, 10000.0), (16, 300.0), (64, 1e6), (8, 100.0)])
+def test_one_scale_keeps_the_score_under_its_bound(d: int, base: float) -> None:
+    explorer = RopeScoreExplorer(head_dim=d, base=base, max_distance=300)
+    score, bound = reference_curves(explorer.distances, d, base)
+    assert np.all(np.abs(score) <= bound + 1e-12)
+    shown_score, shown_bound = explorer.score_line.get_ydata(), explorer.bound_line.get_ydata()
+    assert np.all(shown_score <= shown_bound)
+    assert explorer.axes.get_yscale() == "log"
+
+
+def test_the_legend_reads_q_equals_k() -> None:
+    explorer = RopeScoreExplorer(max_distance=50)
+    labels = [t.get_text() for t in explorer.axes.get_legend().get_texts()]
+    assert labels[0] == r"$|$score$|$ for $q = k = (1, \ldots, 1)$"  # mathtext: '=' as '='
+    assert "bound" in labels[1]
 
 
 @pytest.mark.parametrize(("name", "value"), [("base", 500.0), ("head_dim", 64)])
@@ -73,7 +94,7 @@ def test_each_slider_changes_the_artists_in_place(
     assert explorer.title.get_text() != old_title
     values = explorer.values()
     score, bound = reference_curves(explorer.distances, values["head_dim"], values["base"])
-    np.testing.assert_allclose(explorer.score_line.get_ydata(), score, atol=1e-10)
+    np.testing.assert_allclose(explorer.score_line.get_ydata(), np.abs(score), atol=1e-10)
     np.testing.assert_allclose(explorer.bound_line.get_ydata(), bound, atol=1e-10)
 
 

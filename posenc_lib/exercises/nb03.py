@@ -1,5 +1,6 @@
-"""Exercises on the properties of the sinusoidal encoding: its norm, what its dot products can
-and cannot tell, where its decay bounces, and which columns stay flat.
+"""Exercises on the properties of the sinusoidal encoding: how its norm is shared between the
+sine and cosine halves, what its dot products can and cannot tell, the price of a decay without
+bounces, and which columns stay flat.
 
 Notebook: 03_properties.
 
@@ -11,44 +12,59 @@ from __future__ import annotations
 
 import numpy as np
 
-from posenc_lib.analysis import local_minima, offset_similarity
 from posenc_lib.exercises._core import Exercise, Mistake, Shortcut
+from posenc_lib.exercises._property import PropertyExercise
+from posenc_lib.frequencies import inverse_frequencies
 from posenc_lib.sinusoidal import (
     encoding_from_frequencies,
     sinusoidal_encoding,
     sinusoidal_encoding_at,
 )
 
-__all__ = ["norm_prediction", "offset_only", "first_bounce", "min_width", "flat_columns"]
+__all__ = ["half_norms", "offset_only", "no_bounce", "min_width", "flat_columns"]
 
-# --------------------------------------------------------------------------- 03.norm_prediction
+# --------------------------------------------------------------------------- 03.half_norms
 
-norm_prediction = Exercise(
-    key="03.norm_prediction",
-    title="Predict |PE(t)| for d_model = 96 at any position t",
-    answer_name="norm_96",
-    # measured on rows far apart, not taken from the formula sqrt(d/2)
-    expected=lambda: float(
-        np.linalg.norm(sinusoidal_encoding_at([0, 777, 10**6], 96), axis=1).mean()
-    ),
+
+def _half_norms(position: int, d_model: int) -> np.ndarray:
+    """Norms of the sine columns and of the cosine columns of PE(position), measured."""
+    row = sinusoidal_encoding_at([position], d_model)[0]
+    return np.array([np.linalg.norm(row[0::2]), np.linalg.norm(row[1::2])])
+
+
+half_norms = Exercise(
+    key="03.half_norms",
+    title="Predict the norms of the sine half and of the cosine half of PE(0), d_model = 96",
+    answer_name="halves",
+    expected=lambda: _half_norms(0, 96),
     hint_text=(
-        "Each (sin, cos) pair adds sin^2 + cos^2 to the squared norm. How many pairs does a "
-        "96-wide vector have, and what is the norm, not the squared norm?"
+        "At t = 0 every angle theta_i * t is 0. What are sin 0 and cos 0, how many sine columns "
+        "and how many cosine columns does a 96-wide vector have, and what is the norm (not the "
+        "squared norm) of each half?"
     ),
     level="warm-up",
     kind="prediction",
-    objective="Predicts the norm sqrt(d/2) of every encoding vector from sin^2 + cos^2 = 1, "
-    "without building the encoding.",
+    objective="Predicts that the constant norm sqrt(d/2) is shared between the sine and cosine "
+    "halves in a way that changes with t (all in the cosines at t = 0), so both are needed.",
     minutes=5,
     mistakes=(
-        Mistake("the squared norm (d/2, the square root is missing)", lambda: 48.0),
-        Mistake("sqrt(d_model) instead of sqrt(d_model / 2)", lambda: float(np.sqrt(96))),
+        Mistake(
+            "each half given the norm of the whole vector, sqrt(d/2) = sqrt(48)",
+            lambda: np.full(2, np.sqrt(48.0)),
+        ),
+        Mistake(
+            "each half given half of the squared norm at every position (true on average over "
+            "many turns, not at t = 0)",
+            lambda: np.full(2, np.sqrt(24.0)),
+        ),
+        Mistake("the squared norms (the square root is missing)", lambda: np.array([0.0, 48.0])),
+        Mistake("sines and cosines swapped (sin 0 = 0)", lambda: np.array([np.sqrt(48.0), 0.0])),
     ),
     shortcuts=(
         Shortcut(
-            "sinusoidal_encoding or a norm function (predict the norm from the formula)",
+            "sinusoidal_encoding or a norm function (predict the norms from sin 0 and cos 0)",
             r"\bsinusoidal_encoding\w*|\bnorm\s*\(",
-            "norm_96 = np.linalg.norm(sinusoidal_encoding(10, 96)[3])",
+            "halves = [np.linalg.norm(sinusoidal_encoding(1, 96)[0, 0::2]), 0]",
         ),
     ),
 )
@@ -110,42 +126,79 @@ offset_only = Exercise(
     ),
 )
 
-# --------------------------------------------------------------------------- 03.first_bounce
+# --------------------------------------------------------------------------- 03.no_bounce
+
+_NO_BOUNCE_REACH = 100  # f(k) must fall at every step k = 0 .. 100
+_NO_BOUNCE_GAP = 0.2  # and neighbouring positions must be at least this far apart
 
 
-def _first_bounce(d_model: int) -> int:
-    """The first offset k > 0 where sum_i cos(theta_i k) is lower than at both neighbours."""
-    return int(local_minima(offset_similarity(np.arange(400), d_model))[0])
+def _neighbour_gap(frequencies: np.ndarray) -> float:
+    """|PE(t+1) - PE(t)| of an encoding with these angular speeds: sqrt(2 sum_i (1 - cos w_i))."""
+    return float(np.sqrt(2 * np.sum(1 - np.cos(frequencies))))
 
 
-first_bounce = Exercise(
-    key="03.first_bounce",
-    title="The first offset where PE(0)·PE(k) turns up again, for d_model = 256",
-    answer_name="bounce",
-    expected=lambda: _first_bounce(256),
+def _judge_no_bounce(answer: object) -> tuple[bool, str]:
+    """Whether 64 angular speeds give an f(k) that falls at every step, with neighbours apart."""
+    try:
+        freqs = np.asarray(answer, dtype=float)
+    except (TypeError, ValueError):
+        return False, f"Expected 64 numbers (angular speeds); got {type(answer).__name__}."
+    if freqs.shape != (64,):
+        return False, f"Expected 64 angular speeds, one per pair; got shape {freqs.shape}."
+    if not np.all(np.isfinite(freqs)):
+        return False, "Your frequencies contain NaN or inf."
+    f = np.cos(np.outer(np.arange(_NO_BOUNCE_REACH + 1), freqs)).sum(axis=1)
+    ups = np.flatnonzero(np.diff(f) >= 0)
+    gap, course_gap = _neighbour_gap(freqs), _neighbour_gap(inverse_frequencies(128))
+    if ups.size:
+        k = int(ups[0])
+        return False, (
+            f"f(k) does not fall from k = {k} to {k + 1} ({f[k]:.4f}, then {f[k + 1]:.4f}): some "
+            "pair's angle has passed pi, and its cosine is rising again."
+        )
+    if gap < _NO_BOUNCE_GAP:
+        return False, (
+            f"f(k) falls at every step, but neighbouring positions are only {gap:.3f} apart; "
+            f"at least {_NO_BOUNCE_GAP} is asked (the course's encoding: {course_gap:.3f})."
+        )
+    return True, (
+        f"f(k) falls at every step k = 0 .. {_NO_BOUNCE_REACH}, and neighbours are {gap:.3f} "
+        f"apart (the course's encoding, which bounces: {course_gap:.3f})."
+    )
+
+
+no_bounce = PropertyExercise(
+    key="03.no_bounce",
+    title="Frequencies for d_model = 128 whose PE(0)·PE(k) falls at every step up to k = 100",
+    answer_name="freqs",
+    expected=lambda: True,
+    judge=_judge_no_bounce,
     hint_text=(
-        "Compute f(k) = sum_i cos(theta_i k) for k = 0 .. 199 at d_model = 256. np.diff(f) > 0 "
-        "marks the steps that go up; the bounce is where the first such step starts. Answer "
-        "with a Python int."
+        "f(k) = sum_i cos(w_i k). One cosine cos(w k) falls while its angle w k runs from 0 to "
+        "pi, and rises after that. How large may each w_i be so that no angle passes pi by "
+        "k = 100? The neighbour distance is sqrt(2 sum_i (1 - cos w_i)): it grows with the w_i, "
+        "so take them as large as that rule allows."
     ),
     level="core",
-    kind="derivation",
-    objective="Finds where the decay of PE(t)·PE(t+k) with distance first stops being "
-    "monotonic, for a width not on the page.",
-    minutes=10,
+    kind="construction",
+    objective="Constructs an encoding without bounces and finds their price: every pair must "
+    "stay under half a turn, so neighbouring positions end up far closer than in the course's "
+    "encoding.",
+    minutes=15,
     mistakes=(
         Mistake(
-            "one too far: the first offset that is higher than the one before",
-            lambda: _first_bounce(256) + 1,
+            "the course's frequencies 10000^(-2i/d): the fast pairs pass half a turn within a "
+            "few positions and make f bounce",
+            lambda: inverse_frequencies(128),
         ),
-        Mistake("the value for d_model = 128, the notebook's example", lambda: _first_bounce(128)),
-        Mistake("the value for d_model = 512, in the notebook's table", lambda: _first_bounce(512)),
-    ),
-    shortcuts=(
-        Shortcut(
-            "local_minima (find the bounce yourself)",
-            r"\blocal_minima\b",
-            "bounce = int(local_minima(offset_similarity(np.arange(200), 256))[0])",
+        Mistake(
+            "a full turn in 100 positions (2 pi / 100): a cosine falls only for half a turn, "
+            "while its angle is below pi",
+            lambda: np.full(64, 2 * np.pi / 100),
+        ),
+        Mistake(
+            "wavelengths 2 pi / theta_i instead of angular speeds theta_i",
+            lambda: 2 * np.pi / inverse_frequencies(128),
         ),
     ),
 )

@@ -1,6 +1,6 @@
 """Exercises on the proof that a shift by k positions is a rotation: the matrix for another
-pair order, shifting back, composing shifts in row form, a head that looks forward, and why a
-rotation needs both coordinates.
+pair order, shifting back, composing shifts in row form, a head that looks forward, and a shift
+of the sines that takes its missing cosine from the previous token.
 
 Notebook: 04_rotation_proof.
 
@@ -13,11 +13,12 @@ from __future__ import annotations
 import numpy as np
 
 from posenc_lib.exercises._core import Exercise, Mistake, Shortcut
+from posenc_lib.exercises._property import PropertyExercise
 from posenc_lib.frequencies import inverse_frequencies
 from posenc_lib.shift import fit_linear_map, pair_shift_matrix, rotation_matrix, shift_matrix
 from posenc_lib.sinusoidal import sinusoidal_encoding, sinusoidal_encoding_at
 
-__all__ = ["shift_back", "cos_sin_matrix", "row_form_position", "forward_head", "cosine_only"]
+__all__ = ["shift_back", "cos_sin_matrix", "row_form_position", "forward_head", "previous_sines"]
 
 _MATRIX_FUNCTIONS = r"\b(pair_shift_matrix|rotation_matrix|shift_matrix|rope_matrix)\b"
 
@@ -153,91 +154,133 @@ row_form_position = Exercise(
 
 # --------------------------------------------------------------------------- 04.forward_head
 
-forward_head = Exercise(
+_HEAD_POSITIONS = 64  # queries i = 0 .. 59 must peak at key i + 4 among keys 0 .. 63
+
+
+def _peaks(w: np.ndarray) -> np.ndarray:
+    """For each query i with a key i + 4, the key j where x_i W x_j^T is largest (x = PE rows)."""
+    x = sinusoidal_encoding(_HEAD_POSITIONS, 32)
+    scores = x @ w @ x.T  # scores[i, j] = x_i W x_j^T, no mask
+    return np.argmax(scores[: _HEAD_POSITIONS - 4], axis=1)
+
+
+def _judge_forward_head(answer: object) -> tuple[bool, str]:
+    """Whether every query's score peaks exactly 4 keys ahead, and where it peaks if not."""
+    try:
+        w = np.asarray(answer, dtype=float)
+    except (TypeError, ValueError):
+        return False, f"Expected a 32 x 32 matrix of numbers; got {type(answer).__name__}."
+    if w.shape != (32, 32):
+        return False, f"Expected a 32 x 32 matrix; got shape {w.shape}."
+    if not np.all(np.isfinite(w)):
+        return False, "Your matrix contains NaN or inf."
+    offsets = _peaks(w) - np.arange(_HEAD_POSITIONS - 4)
+    if np.all(offsets == 4):
+        return True, (
+            f"For every query i = 0 .. {_HEAD_POSITIONS - 5} the score x_i W x_j^T peaks at "
+            "j = i + 4 (any matrix with this property passes)."
+        )
+    wrong = int(np.flatnonzero(offsets != 4)[0])
+    common = int(np.bincount(offsets - offsets.min()).argmax() + offsets.min())
+    return False, (
+        f"The scores of query {wrong} peak at j = {wrong + int(offsets[wrong])}, not at "
+        f"j = {wrong + 4}; most queries peak at j = i {'+' if common >= 0 else '-'} {abs(common)}."
+    )
+
+
+forward_head = PropertyExercise(
     key="04.forward_head",
-    title="W_q W_k^T (beta = 1, d_model = 32) for a head that attends 4 tokens forward",
+    title="W_q W_k^T (d_model = 32) for a head whose every query attends 4 tokens forward",
     answer_name="w_forward",
-    # x_i M_(-4) = PE(i + 4), so the score x_i W x_j peaks at j = i + 4
-    expected=lambda: shift_matrix(-4, 32),
+    expected=lambda: True,
+    judge=_judge_forward_head,
     hint_text=(
         "In the notebook, W_q W_k^T = beta M_k turned the row x_i = PE(i) into PE(i - k), so the "
-        "score peaked at j = i - k. Which matrix turns the row PE(i) into PE(i + 4)?"
+        "score peaked at j = i - k. Which matrix turns the row PE(i) into PE(i + 4)? Any positive "
+        "multiple works, and so may a matrix that keeps only some of the pairs."
     ),
     level="core",
     kind="construction",
     objective="Builds the weights of a head that attends exactly k tokens forward, from the "
-    "shift matrix and the row-form rule.",
+    "shift matrix and the row-form rule; any matrix whose scores peak there is accepted.",
     minutes=10,
     mistakes=(
         Mistake(
             "M_4, the matrix of a head that looks 4 tokens back",
             lambda: shift_matrix(4, 32),
         ),
+        Mistake("the identity: every token attends to itself", lambda: np.eye(32)),
         Mistake(
-            "the identity: every token attends to itself",
-            lambda: np.eye(32),
+            "a negative scale, -M_(-4): the score is then smallest, not largest, at j = i + 4",
+            lambda: -shift_matrix(-4, 32),
         ),
     ),
 )
 
-# --------------------------------------------------------------------------- 04.cosine_only
+# --------------------------------------------------------------------------- 04.previous_sines
+
+_SHIFT = 5
 
 
-def _cosine_only_residual(positions: np.ndarray, d_model: int, k: int) -> float:
-    """RMS error of the best linear map from the cosine channels at t to those at t + k."""
-    inputs = sinusoidal_encoding_at(positions, d_model)[:, 1::2]
-    targets = sinusoidal_encoding_at(positions + k, d_model)[:, 1::2]
-    return fit_linear_map(inputs, targets)[1]
+def _sines(positions: np.ndarray) -> np.ndarray:
+    """The 8 sine channels of a d_model = 16 encoding at these positions, shape (n, 8)."""
+    return sinusoidal_encoding_at(positions, 16)[:, 0::2]
 
 
-def _part_rms(positions: np.ndarray, d_model: int, k: int, part: str) -> float:
-    """RMS of one term of the expansions: the ways a learner may pick the wrong one."""
-    theta = inverse_frequencies(d_model)
-    angle_t = np.multiply.outer(positions, theta)
-    terms = {
-        "sin k cos t": np.sin(theta * k) * np.cos(angle_t),
-        "cos k sin t": np.cos(theta * k) * np.sin(angle_t),
-        "sin k sin t": np.sin(theta * k) * np.sin(angle_t),
-    }
-    return float(np.sqrt(np.mean(terms[part] ** 2)))
+def _two_token_map(k: int = _SHIFT, *, back: int = 1) -> np.ndarray:
+    """The least-squares map from [sines at t, sines at t - back] to the sines at t + k."""
+    t = np.arange(0, 1000)
+    inputs = np.hstack([_sines(t), _sines(t - back)])
+    return fit_linear_map(inputs, _sines(t + k))[0]
 
 
-cosine_only = Exercise(
-    key="04.cosine_only",
-    title="Residual of a shift by k = 5 from the cosine channels only, predicted by parity",
-    answer_name="residual",
-    expected=lambda: _cosine_only_residual(np.arange(-100, 101), 16, 5),
+def _wrong_coefficients(first: np.ndarray, second: np.ndarray) -> np.ndarray:
+    """A block map [diag(first) | diag(second)]: the forms a learner's derivation may take."""
+    return np.hstack([np.diag(first), np.diag(second)])
+
+
+def _theta16() -> np.ndarray:
+    return inverse_frequencies(16)
+
+
+previous_sines = Exercise(
+    key="04.previous_sines",
+    title="Shift the sines by 5 from the sines of this token and the previous one (d_model = 16)",
+    answer_name="w_two",
+    expected=lambda: _two_token_map(),
     hint_text=(
-        "Expand cos(theta (t+k)) = cos(theta k) cos(theta t) - sin(theta k) sin(theta t). On "
-        "t = -100 .. 100 every cosine channel is an even function of t. Which part of the "
-        "target can even functions produce, and which part is left as the error?"
+        "Write sin w(t-1) = sin(wt) cos w - cos(wt) sin w and solve it for cos(wt): the "
+        "previous token's sine holds the missing cosine. Put that into sin w(t+5) = cos(5w) "
+        "sin(wt) + sin(5w) cos(wt) and collect the factors of sin(wt) and of sin w(t-1), pair by "
+        "pair: column i of w_two multiplies sin(w_i t), column 8 + i multiplies sin(w_i (t-1))."
     ),
     level="challenge",
-    kind="explanation",
-    objective="Explains, by the odd/even argument, what a linear map from the cosine channels "
-    "alone misses, and predicts the least-squares residual without fitting.",
+    kind="construction",
+    objective="Shows that the sine channels of two neighbouring tokens determine the shift (the "
+    "previous token's sine stands in for the cosine), and builds that 8 x 16 map.",
     minutes=20,
+    atol=1e-6,  # the fit that computes the expected map is good to about 1e-8 (slow pairs)
     mistakes=(
         Mistake(
-            "the residual of the sine channels, sin(theta k) cos(theta t): the cosine channels "
-            "miss the odd part instead",
-            lambda: _part_rms(np.arange(-100, 101), 16, 5, "sin k cos t"),
+            "the cosine's coefficients reused, [cos 5w | sin 5w]: the previous token's sine is "
+            "not the cosine",
+            lambda: _wrong_coefficients(np.cos(_SHIFT * _theta16()), np.sin(_SHIFT * _theta16())),
         ),
         Mistake(
-            "cos(theta k) sin(theta t): the factor of the missing part is sin(theta k)",
-            lambda: _part_rms(np.arange(-100, 101), 16, 5, "cos k sin t"),
+            "the sign of the second block flipped: sin w(t-1) enters with -sin(5w) / sin w",
+            lambda: _wrong_coefficients(
+                np.sin((_SHIFT + 1) * _theta16()) / np.sin(_theta16()),
+                np.sin(_SHIFT * _theta16()) / np.sin(_theta16()),
+            ),
         ),
-        Mistake(
-            "positions 0 .. 200: the parity argument needs a window symmetric about 0",
-            lambda: _part_rms(np.arange(0, 201), 16, 5, "sin k sin t"),
-        ),
+        Mistake("a shift by 4 instead of 5 (k + 1 and k swapped)", lambda: _two_token_map(4)),
     ),
     shortcuts=(
         Shortcut(
-            "a least-squares fit (fit_linear_map, lstsq; predict the residual from the parity "
-            "argument)",
-            r"\bfit_linear_map\b|\blstsq\b",
-            "_, residual = fit_linear_map(now[:, 1::2], later[:, 1::2])",
+            "a least-squares fit (fit_linear_map, lstsq, pinv; derive the coefficients from the "
+            "angle-addition formulas)",
+            r"\bfit_linear_map\b|\blstsq\b|\bpinv\b",
+            "w_two, _ = fit_linear_map(np.hstack([now, before]), later)",
         ),
     ),
 )

@@ -1,4 +1,4 @@
-"""Exercises on RoPE: the frequencies of a Llama-3-sized head, which pairing a checkpoint uses,
+"""Exercises on RoPE: the base a head needs for a long context, which pairing a checkpoint uses,
 the rotation matrix in the half-split layout, reading a position off the slowest pair, and
 whether RoPE scores can tell before from after.
 
@@ -10,15 +10,17 @@ notebook's solution cells.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
-from posenc_lib.exercises._core import Exercise, Mistake, Shortcut
+from posenc_lib.exercises._core import CheckResult, Exercise, Mistake, Shortcut
 from posenc_lib.frequencies import inverse_frequencies, split_permutation
 from posenc_lib.rope import apply_rope, relative_scores, rope_matrix, rotate_interleaved
 
 __all__ = [
     "checkpoint_key",
-    "inv_freq",
+    "base_for_context",
     "layout",
     "half_matrix",
     "key_position",
@@ -27,39 +29,59 @@ __all__ = [
 
 _COMPUTING = r"@|\bapply_rope\b|\brelative_scores\b|\brope_matrix\b"
 
-# --------------------------------------------------------------------------- 05.inv_freq
+# --------------------------------------------------------------------------- 05.base_for_context
 
-inv_freq = Exercise(
-    key="05.inv_freq",
-    title="The RoPE frequencies theta_i of a Llama 3 head: d = 128, base 500000",
-    answer_name="inv_freq",
-    expected=lambda: inverse_frequencies(128, 500000.0),
+_CONTEXT = 131072  # positions 0 .. 131071
+
+
+def _smallest_base(head_dim: int, context: int, turn: float) -> float:
+    """The base whose slowest pair turns by exactly ``turn`` radians over ``context - 1`` steps.
+
+    Found by bisection on log(base) with the library's frequencies (a larger base turns slower),
+    not from the closed form a learner derives.
+    """
+    low, high = np.log(2.0), np.log(1e12)
+    for _ in range(200):
+        middle = (low + high) / 2
+        slowest = inverse_frequencies(head_dim, float(np.exp(middle)))[-1]
+        low, high = (low, middle) if slowest * (context - 1) <= turn else (middle, high)
+    return float(np.exp(high))
+
+
+base_for_context = Exercise(
+    key="05.base_for_context",
+    title="The smallest base whose slowest pair turns at most half a turn in 131072 positions",
+    answer_name="base_needed",
+    expected=lambda: _smallest_base(128, _CONTEXT, np.pi),
     hint_text=(
-        "One frequency per pair, so i runs over 0 .. d/2 - 1 (64 values), and "
-        "theta_i = base ** (-2 i / d): a negative exponent with 2i, not i."
+        "The slowest pair is i = d/2 - 1, with theta = base ** (-2 (d/2 - 1) / d) = base ** "
+        "(-(d - 2) / d), not 1/base. Over positions 0 .. L - 1 it turns by theta (L - 1). Set "
+        "that equal to pi and solve for the base: take logarithms."
     ),
     level="warm-up",
     kind="derivation",
-    objective="Writes the RoPE frequency ladder base^(-2i/d) for a head and base not on the "
-    "page (one value per pair).",
-    minutes=5,
+    objective="Inverts the frequency ladder: derives the base a head needs so that its slowest "
+    "pair stays under half a turn over a given context.",
+    minutes=10,
     mistakes=(
-        Mistake("exponent -i/d instead of -2i/d", lambda: 500000.0 ** (-np.arange(64) / 128)),
-        Mistake("base 10000 instead of 500000", lambda: inverse_frequencies(128, 10000.0)),
         Mistake(
-            "a positive exponent (base ** (2i/d) grows instead of shrinking)",
-            lambda: 500000.0 ** (np.arange(0, 128, 2) / 128),
+            "the slowest pair taken as 1/base: it is base^(-(d-2)/d), one step short of 1/base",
+            lambda: (_CONTEXT - 1) / np.pi,
         ),
         Mistake(
-            "one value per dimension (d values) instead of one per pair (d/2)",
-            lambda: 500000.0 ** (-2.0 * np.arange(128) / 128),
+            "a full turn (2 pi) instead of half a turn (pi)",
+            lambda: _smallest_base(128, _CONTEXT, 2 * np.pi),
+        ),
+        Mistake(
+            "L positions counted as L steps: positions 0 .. L - 1 are L - 1 steps apart",
+            lambda: _smallest_base(128, _CONTEXT + 1, np.pi),
         ),
     ),
     shortcuts=(
         Shortcut(
-            "inverse_frequencies (write the formula)",
-            r"\binverse_frequencies\b",
-            "inv_freq = inverse_frequencies(128, 500000.0)",
+            "inverse_frequencies or wavelengths (write the formula and solve it)",
+            r"\binverse_frequencies\b|\bwavelengths\b|\brope_frequencies\w*",
+            "base_needed = next(b for b in range(2, 10**6) if inverse_frequencies(128, b)[-1] < 1)",
         ),
     ),
 )
@@ -102,9 +124,40 @@ def _reasoned(choice: str) -> tuple[str, float]:
     return choice, _interleaved_change()
 
 
-layout = Exercise(
+_LAYOUT_NAMES = {
+    "half": ("half", "half-split", "half split", "halves", "split halves", "split", "rotate_half",
+             "neox", "gpt-neox"),
+    "interleaved": ("interleaved", "interleave", "interleaved pairs", "adjacent", "adjacent pairs",
+                    "rotate_interleaved", "rotate_every_two"),
+    "neither": ("neither", "none", "no rotation"),
+}
+
+
+def _layout_name(answer: Any) -> Any:
+    """The canonical name of a layout in any of the course's terms (case, "_" and "-" ignored)."""
+    if not isinstance(answer, str):
+        return answer
+    spelled = " ".join(answer.strip().lower().replace("_", " ").replace("-", " ").split())
+    for name, spellings in _LAYOUT_NAMES.items():
+        if spelled in {" ".join(s.replace("_", " ").replace("-", " ").split()) for s in spellings}:
+            return name
+    return answer
+
+
+class _LayoutExercise(Exercise):
+    """The layout exercise: "half-split", "rotate_half" or "half" all name the same layout."""
+
+    def check(self, answer: Any) -> CheckResult:
+        """Check ``answer`` = (layout, evidence) with the layout's canonical name
+        (see :data:`_LAYOUT_NAMES`)."""
+        if isinstance(answer, tuple) and len(answer) == 2:
+            answer = (_layout_name(answer[0]), answer[1])
+        return super().check(answer)
+
+
+layout = _LayoutExercise(
     key="05.layout",
-    title="Which pairing rotated the checkpoint's key: 'interleaved', 'half' or 'neither'?",
+    title="Which pairing rotated the checkpoint's key: 'interleaved', 'half-split' or 'neither'?",
     answer_name="layout",
     expected=lambda: _reasoned(_CHECKPOINT_PAIRING),
     rtol=1e-4,

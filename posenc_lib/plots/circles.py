@@ -48,6 +48,18 @@ def _arc(start: np.ndarray, end: np.ndarray, radius: float) -> tuple[np.ndarray,
     return radius * np.cos(sweep), radius * np.sin(sweep)
 
 
+def _place_label(label: Text, point: np.ndarray) -> None:
+    """Put a point's label just outside the circle, aligned away from the point.
+
+    The text starts 0.15 beyond the point along its radius and grows outwards (left of a point
+    on the left, below a point at the bottom), so it never covers the marker.
+    """
+    x, y = point
+    label.set_position((1.15 * x, 1.15 * y))
+    label.set_horizontalalignment("left" if x > 0.3 else "right" if x < -0.3 else "center")
+    label.set_verticalalignment("bottom" if y > 0.3 else "top" if y < -0.3 else "center")
+
+
 @dataclass
 class UnitCircle:
     """Artists of ``draw_unit_circle``; ``update`` moves both points in place."""
@@ -77,7 +89,7 @@ class UnitCircle:
         start = _as_point("point", point)
         self.point.set_data([start[0]], [start[1]])
         self.point_radius.set_data([0.0, start[0]], [0.0, start[1]])
-        self.labels[0].set_position((1.12 * start[0], 1.12 * start[1]))
+        _place_label(self.labels[0], start)
         visible = rotated is not None
         for artist in (self.rotated, self.rotated_radius, self.arc, self.labels[1]):
             artist.set_visible(visible)
@@ -86,7 +98,7 @@ class UnitCircle:
             self.rotated.set_data([end[0]], [end[1]])
             self.rotated_radius.set_data([0.0, end[0]], [0.0, end[1]])
             self.arc.set_data(*_arc(start, end, 0.3))
-            self.labels[1].set_position((1.12 * end[0], 1.12 * end[1]))
+            _place_label(self.labels[1], end)
 
 
 def draw_unit_circle(
@@ -157,8 +169,8 @@ def draw_unit_circle(
     artists = UnitCircle(circle, start_point, start_radius, end_point, end_radius, arc, labels)
     artists.update(start, rotated)
     ax.set_aspect("equal")
-    ax.set_xlim(-1.35, 1.35)
-    ax.set_ylim(-1.35, 1.35)
+    ax.set_xlim(-1.6, 1.6)
+    ax.set_ylim(-1.6, 1.6)
     set_labels(ax, "$x$", "$y$")
     return artists
 

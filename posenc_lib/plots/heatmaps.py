@@ -22,6 +22,7 @@ from matplotlib.axes import Axes
 from matplotlib.colors import ListedColormap
 from matplotlib.image import AxesImage
 from matplotlib.text import Text
+from matplotlib.ticker import MaxNLocator
 from numpy.typing import ArrayLike
 
 from posenc_lib._checks import check_array, check_bool, check_float
@@ -280,6 +281,8 @@ def draw_signed_matrix(
         ax, data, colorbar=colorbar, xlabel=xlabel, ylabel=ylabel,
         cmap=cmap, vmin=-limit, vmax=limit, **style,
     )
+    for axis in (ax.xaxis, ax.yaxis):  # rows and columns are whole numbers: no tick at 2.5
+        axis.set_major_locator(MaxNLocator(integer=True))
     if annotate:
         for (row, col), value in np.ndenumerate(data):
             shade = "white" if abs(value) > 0.6 * limit else "black"

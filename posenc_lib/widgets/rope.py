@@ -2,11 +2,13 @@
 
 Notebook: 05_rope.
 
-Two curves react to the base and the head size ``d``:
+Two curves react to the base and the head size ``d``, on one scale (both divided by the score
+at distance 0, ``d``) and a logarithmic y axis:
 
-- the score ``<R_m q, R_n k>`` of a query and key whose pairs all point the same way
-  (``q = k = (1, ..., 1)``), divided by its value at distance 0 (so it starts at 1);
-- RoFormer's long-term decay bound ``(1/(d/2)) sum_j |S_j|``, divided by its value at 0.
+- the size ``|<R_m q, R_n k>|`` of the score of a query and key whose pairs all point the same
+  way (``q = k = (1, ..., 1)``), 1 at distance 0;
+- RoFormer's bound on that same score, ``(1/(d/2)) sum_j |S_j|`` after the division, which
+  stays above it at every distance.
 
 Both are drawn once; a slider change only replaces their y data.
 """
@@ -24,6 +26,9 @@ from posenc_lib.widgets._base import Explorer, check_slider_range
 
 __all__ = ["RopeScoreExplorer"]
 
+SCORE_LABEL = r"$|$score$|$ for $q = k = (1, \ldots, 1)$"
+BOUND_LABEL = "RoFormer's bound on that score"
+
 
 class RopeScoreExplorer(Explorer):
     """Score and decay bound against the relative distance, with base and ``d`` sliders.
@@ -40,14 +45,16 @@ class RopeScoreExplorer(Explorer):
     Notes
     -----
     Controls: ``base`` (log slider) and ``head_dim`` (even integers). Artists kept:
-    ``score_line`` and ``bound_line`` (their y data change in place) and ``title``.
+    ``score_line`` (``|score| / d``) and ``bound_line`` (the bound / d), whose y data change in
+    place, and ``title``.
 
     Examples
     --------
     >>> explorer = RopeScoreExplorer()
     >>> explorer.controls["base"].value = 500.0
-    >>> round(float(explorer.score_line.get_ydata()[0]), 6)
-    1.0
+    >>> score, bound = explorer.score_line.get_ydata(), explorer.bound_line.get_ydata()
+    >>> round(float(score[0]), 6), float(bound[0])
+    (1.0, 32.5)
     """
 
     def __init__(
@@ -66,21 +73,22 @@ class RopeScoreExplorer(Explorer):
             lines = draw_curves(
                 ax,
                 self.distances,
-                {"score, q = k = (1, ..., 1)": score, "RoFormer bound": bound},
-                xlabel="Relative distance $n - m$",
-                ylabel="Value / value at distance 0",
+                {SCORE_LABEL: np.abs(score), BOUND_LABEL: bound},
+                xlabel="Relative distance $r = n - m$",
+                ylabel="Value / score at distance 0",
             )
-            draw_reference_lines(ax, horizontal={"": 0.0})
-            ax.set_ylim(-0.35, 1.05)
+            draw_reference_lines(ax, horizontal={"": 1.0})
+            ax.set_yscale("log")
+            ax.set_ylim(1e-3, 200.0)
             ax.set_xlim(0, self.distances[-1])
-            ax.legend(loc="upper right")
+            ax.legend(loc="upper right", ncols=2)
             self.title = ax.text(
                 0.0, 1.03, "", transform=ax.transAxes, ha="left", va="bottom",
                 fontsize=10, fontweight="bold",
             )
         self.axes = ax
-        self.score_line = lines["score, q = k = (1, ..., 1)"]
-        self.bound_line = lines["RoFormer bound"]
+        self.score_line = lines[SCORE_LABEL]
+        self.bound_line = lines[BOUND_LABEL]
         self.add_control(
             "base",
             ipywidgets.FloatLogSlider(
@@ -108,7 +116,7 @@ class RopeScoreExplorer(Explorer):
     def update(self, base: float, head_dim: int) -> None:  # type: ignore[override]
         """Recompute both curves for this base and head size and replace their y data."""
         score, bound = normalised_score_curves(self.distances, int(head_dim), float(base))
-        self.score_line.set_ydata(score)
+        self.score_line.set_ydata(np.abs(score))
         self.bound_line.set_ydata(bound)
         rises = int(np.count_nonzero(np.diff(bound) > 0))
         self.title.set_text(
