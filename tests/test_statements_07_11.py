@@ -320,3 +320,44 @@ def test_08_predictions_and_the_kv_cache_statements() -> None:
     wander = printed(NB08, "wander = {}")
     times = int(re.search(r"wander (\d+) times more", wander).group(1))
     assert times >= 4  # an 8-bit RoPE part makes the offset score wander far more
+
+
+# ------------------------------------------------------------ notebook 09: issues 21 and 22
+
+NB09 = ROOT / "notebooks" / "09_rope_in_todays_models.ipynb"
+
+
+def test_the_slowest_smollm3_pair_covers_a_quarter_of_a_percent() -> None:
+    # lambda_63 = 2 pi 5e6^(126/128); turns in 65,536 tokens = 65,536 / lambda_63
+    turns = 65536 / (2 * math.pi * 5e6 ** (126 / 128))
+    assert 0.0025 < turns < 0.003  # 0.27 %: a quarter of a percent, not a third
+    text = all_markdown(NB09)
+    assert "third of a percent" not in text and "quarter of a percent" in text
+    assert f"the slowest makes {turns:.4f}" in printed(NB09, "compare(smollm3_slow_guess")
+
+
+def test_partial_rotary_is_credited_to_gpt_j_first() -> None:
+    # GPT-J-6B's config: n_embd 4096, n_head 16 (head 256), rotary_dim 64
+    assert 4096 // 16 == 256 and 64 / 256 == 0.25
+    text = all_markdown(NB09)
+    assert "GPT-J 2021: `rotary_dim` 64 of\na 256-dim head" in text
+    assert "GPT-NeoX 2022, Pythia" not in text
+
+
+def test_streaming_llm_reindexes_positions_inside_the_cache() -> None:
+    text = all_markdown(NB09)
+    assert "position *inside\nthe cache*" in text and "caches keys\nbefore RoPE" in text
+
+
+def test_09_predictions_are_computed() -> None:
+    # SmolLM3: pairs with 65,536 / (2 pi 5e6^(2i/128)) < 1
+    slow = sum(65536 / (2 * math.pi * 5e6 ** (2 * i / 128)) < 1 for i in range(64))
+    assert f"SmolLM3: pairs below one turn in 65,536 tokens: {slow}" in printed(
+        NB09, "compare(smollm3_slow_guess")
+    # Gemma 3 global: theta_i = 1e6^(-2i/128) / 8 turns at least once in 1024 tokens
+    turning = sum(1024 * 1e6 ** (-2 * i / 128) / 8 >= 2 * math.pi for i in range(64))
+    assert f"global layers: pairs turning within 1024 tokens: {turning}" in printed(
+        NB09, "compare(global_turning_guess")
+    # DeepSeek-V3's config: kv_lora_rank 512 + qk_rope_head_dim 64
+    assert "numbers cached per token and layer: 576" in printed(NB09, "compare(mla_cache_guess")
+    assert "mean relative error of the stale keys: 1.2" in printed(NB09, "compare(stale_key_guess")
