@@ -7,7 +7,9 @@ show what they do to attention:
 
 - :func:`rope_scores_at_offset`: RoPE applied in a narrow format, so that the score at one fixed
   offset starts to depend on the absolute position;
-- :func:`cached_key_scores`: scores against keys stored in a bfloat16 or float8 KV cache.
+- :func:`cached_key_scores`: scores against keys stored in a bfloat16 or float8 KV cache;
+- :func:`tile_scaled_e4m3`: float8 e4m3 with one power-of-two scale per tile of a row, the
+  layout of FlashMLA's FP8 MLA cache.
 
 Notebook: 08_numerical_precision.
 """
@@ -42,6 +44,7 @@ __all__ = [
     "to_low_precision",
     "rope_scores_at_offset",
     "cached_key_scores",
+    "tile_scaled_e4m3",
 ]
 
 
@@ -315,3 +318,59 @@ def cached_key_scores(
     if not np.all(np.isfinite(scores)):
         raise ValueError("the scores overflow float64; scale the queries or keys down")
     return np.asarray(scores, dtype=np.float64)
+
+
+_E4M3_LARGEST = 448.0
+
+
+def tile_scaled_e4m3(x: ArrayLike, tile: int = 128) -> NDArray[np.float64]:
+    """Return ``x`` as read back from an e4m3 cache with one power-of-two scale per tile.
+
+    Parameters
+    ----------
+    x : array_like, shape (n_rows, n_columns)
+        Rows to store (one token's cached vector per row); ``n_columns`` must be a multiple of
+        ``tile``.
+    tile : int, default 128
+        Number of consecutive entries of a row that share one scale (>= 1).
+
+    Returns
+    -------
+    stored : ndarray of float64, shape (n_rows, n_columns)
+        ``c fl_e4m3(x / c)`` tile by tile: the values the attention kernel computes with.
+
+    Notes
+    -----
+    For each row and tile ``T``, the scale is the power of two at or above the tile's largest
+    magnitude divided by e4m3's largest finite value,
+
+    ``c_T = 2**ceil(log2(max(max_{j in T} |x_j| / 448, 1e-4)))``,
+
+    so that ``|x_j / c_T| <= 448`` fits the format; a power of two only shifts the exponent, so
+    the division and the multiplication back are exact and the only error is the cast, at most
+    ``|x_j| eps / 2 = |x_j| / 16`` for a normal value. The 1e-4 floor keeps an all-zero tile
+    finite. This is how FlashMLA quantises the 512-dim latent of DeepSeek-V3.2's cache (four
+    tiles of 128, its 64 RoPE dims kept in bfloat16 beside them).
+
+    References
+    ----------
+    deepseek-ai/FlashMLA, README ("FP8 KV Cache": 656 bytes per token) and ``tests/quant.py``
+    (``quantize_k_cache``), commit 9241ae3e (2026).
+
+    Examples
+    --------
+    >>> tile_scaled_e4m3([[1000.0, 3.0]], tile=2)
+    array([[1024.,    3.]])
+    """
+    values = check_array("x", x, ndim=2).astype(np.float64, copy=False)
+    size = check_int("tile", tile, minimum=1)
+    if values.shape[1] % size:
+        raise ValueError(
+            f"x must have a multiple of tile = {size} columns; got shape {values.shape}"
+        )
+    tiles = values.reshape(values.shape[0], -1, size)
+    largest = np.abs(tiles).max(axis=-1, keepdims=True)
+    # c_T = 2**ceil(log2(max(amax_T / 448, 1e-4)))
+    scale = 2.0 ** np.ceil(np.log2(np.maximum(largest / _E4M3_LARGEST, 1e-4)))
+    stored = _cast("x / scale", tiles / scale, "float8_e4m3fn").astype(np.float64) * scale
+    return np.asarray(stored.reshape(values.shape), dtype=np.float64)

@@ -15,6 +15,7 @@ from posenc_lib.low_precision import (
     cached_key_scores,
     low_precision_limits,
     rope_scores_at_offset,
+    tile_scaled_e4m3,
     to_low_precision,
 )
 from posenc_lib.precision import (
@@ -369,3 +370,36 @@ def test_cached_key_scores() -> None:
     scale = float(np.abs(big).max()) / 448.0
     scaled = cached_key_scores(q, big, "float8_e4m3fn", scale=scale)
     assert np.all(np.abs(scaled - q @ big.T) <= 0.5 * 0.125 * (np.abs(q) @ np.abs(big).T) + 1e-9)
+
+
+# --- FlashMLA's FP8 cache: e4m3 with one power-of-two scale per tile ----------------------------
+
+
+def _all_e4m3_values() -> np.ndarray:
+    """Every finite float8_e4m3fn value, read from its 256 bit patterns (not from a cast)."""
+    values = np.arange(256, dtype=np.uint8).view(ml_dtypes.float8_e4m3fn).astype(np.float64)
+    return np.unique(values[np.isfinite(values)])
+
+
+def test_tile_scaled_e4m3_uses_a_power_of_two_scale_per_tile_and_a_nearest_e4m3_value() -> None:
+    rng = np.random.default_rng(5)
+    x = rng.normal(size=(6, 256)) * np.repeat([1.0, 300.0], 128)  # a quiet and a loud tile
+    stored = tile_scaled_e4m3(x, tile=128)
+    grid = _all_e4m3_values()
+    for row, back in zip(x, stored, strict=True):
+        for t in range(2):
+            part, got = row[t * 128 : (t + 1) * 128], back[t * 128 : (t + 1) * 128]
+            amax = np.abs(part).max()
+            scale = 2.0 ** np.ceil(np.log2(amax / 448.0))  # smallest power of two >= amax / 448
+            assert amax / 448.0 <= scale < 2 * amax / 448.0
+            # each stored value is the e4m3 value nearest to x / scale, times the scale
+            assert np.all(np.isin(got / scale, grid))
+            distance = np.abs(grid[None, :] - (part / scale)[:, None]).min(axis=1)
+            assert np.all(np.abs(got / scale - part / scale) <= distance + 1e-12)
+            normal = np.abs(part / scale) >= 2.0**-6
+            assert np.all(np.abs(got - part)[normal] <= np.abs(part)[normal] / 16 + 1e-15)
+
+
+def test_tile_scaled_e4m3_refuses_rows_that_do_not_split_into_tiles() -> None:
+    with pytest.raises(ValueError, match="multiple of tile = 128"):
+        tile_scaled_e4m3(np.ones((2, 100)))

@@ -260,3 +260,104 @@ def test_07_predictions_are_computed() -> None:
     assert "flattest head halves after (tokens): 177.4" in printed(NB07, "compare(halving_guess")
     shown = printed(NB07, "compare(copies_differ_guess")
     assert "no start token: the outputs differ: False" in shown
+
+
+# ------------------------------------------------------------ notebook 08: issues 21 and 22
+
+
+def _float32_angle_error(positions: np.ndarray, theta: np.ndarray) -> np.ndarray:
+    """|fl32(fl32(m) fl32(theta)) - m theta| in plain NumPy float32, worst pair per position."""
+    approx = positions.astype(np.float32)[:, None] * theta.astype(np.float32)[None, :]
+    return np.abs(approx.astype(np.float64) - np.multiply.outer(positions, theta)).max(axis=1)
+
+
+def test_float32_angles_at_llama_4_scouts_context() -> None:
+    # Llama 4 Scout: head_dim 128, base 5e5, llama3 with low = high = 1, factor 16, L = 8192:
+    # pairs whose wavelength exceeds 8192 are divided by 16 (meta-llama model card config)
+    theta = 500000.0 ** (-np.arange(0, 128, 2) / 128)
+    theta = np.where(2 * np.pi / theta > 8192, theta / 16, theta)
+    near_2_20 = _float32_angle_error(np.arange(2**20 - 4096, 2**20), theta).max()
+    near_1e7 = _float32_angle_error(np.arange(10**7 - 4096, 10**7), theta).max()
+    assert near_2_20 == pytest.approx(0.05, abs=0.005)  # issue 22: 0.05 at 2^20
+    assert near_1e7 == pytest.approx(0.43, abs=0.01)  # issue 22: 0.43 rad near 10^7
+    shown = printed(NB08, "compare(scout_error_guess")
+    assert f"below 10,000,000: worst error {near_1e7:.3f} rad" in shown
+    assert f"below  1,048,576: worst error {near_2_20:.3f} rad" in shown
+
+
+def test_float32_angles_depart_from_bfloat16s_gap_near_2_to_the_17() -> None:
+    # every integer position: recipe 3 (float32 angles, one cast of sin to bfloat16) against the
+    # float64 truth, and the first position where it errs by more than 2^-8
+    import ml_dtypes
+
+    theta = 10000.0 ** (-np.arange(0, 32, 2) / 32)
+    positions = np.arange(1, 2**18)
+    approx = positions.astype(np.float32)[:, None] * theta.astype(np.float32)[None, :]
+    table = np.sin(approx.astype(np.float64)).astype(ml_dtypes.bfloat16).astype(np.float64)
+    error = np.abs(table - np.sin(np.multiply.outer(positions, theta))).max(axis=1)
+    departs = int(positions[np.argmax(error > 2.0**-8)])
+    assert 2**16 < departs < 2**17  # not "fine until 2^20"
+    assert int(positions[np.argmax(_float32_angle_error(positions, theta) > 2.0**-8)]) < 2**17
+    # issue 22's 149,263 is the first *sampled* position on a grid of 2^(k/16) past it
+    assert round(2 ** (17 + 3 / 16)) == 149263 and departs < 149263
+    shown = printed(NB08, "compare(recipe3_guess")
+    assert f"recipe 3 departs from 2^-8 at position: {departs}" in shown
+    assert "until 2^20" not in all_markdown(NB08)
+
+
+def test_08_predictions_and_the_kv_cache_statements() -> None:
+    shown = printed(NB08, "compare(first_lost_guess")
+    assert f"first integer bfloat16 cannot hold: {2**8 + 1}" in shown  # 8 significant bits
+    ratio = printed(NB08, "compare(fp8_ratio_guess")
+    assert "e5m2's mean logit error / e4m3's: 1.99" in ratio  # one fraction bit fewer: twice
+    text = all_markdown(NB08)
+    assert "so that the largest key fits" not in text  # vLLM: 1.0 unless calibrated
+    assert "1.0 unless calibrated" in text
+    # FlashMLA's FP8 entry (deepseek-ai/FlashMLA README): 512 e4m3 + 4 float32 + 64 bfloat16
+    assert 512 * 1 + 4 * 4 + 64 * 2 == 656
+    layouts = printed(NB08, "layouts = {")
+    assert "656 bytes per token" in layouts and "1152 bytes per token" in layouts
+    wander = printed(NB08, "wander = {}")
+    times = int(re.search(r"wander (\d+) times more", wander).group(1))
+    assert times >= 4  # an 8-bit RoPE part makes the offset score wander far more
+
+
+# ------------------------------------------------------------ notebook 09: issues 21 and 22
+
+NB09 = ROOT / "notebooks" / "09_rope_in_todays_models.ipynb"
+
+
+def test_the_slowest_smollm3_pair_covers_a_quarter_of_a_percent() -> None:
+    # lambda_63 = 2 pi 5e6^(126/128); turns in 65,536 tokens = 65,536 / lambda_63
+    turns = 65536 / (2 * math.pi * 5e6 ** (126 / 128))
+    assert 0.0025 < turns < 0.003  # 0.27 %: a quarter of a percent, not a third
+    text = all_markdown(NB09)
+    assert "third of a percent" not in text and "quarter of a percent" in text
+    assert f"the slowest makes {turns:.4f}" in printed(NB09, "compare(smollm3_slow_guess")
+
+
+def test_partial_rotary_is_credited_to_gpt_j_first() -> None:
+    # GPT-J-6B's config: n_embd 4096, n_head 16 (head 256), rotary_dim 64
+    assert 4096 // 16 == 256 and 64 / 256 == 0.25
+    text = all_markdown(NB09)
+    assert "GPT-J 2021: `rotary_dim` 64 of\na 256-dim head" in text
+    assert "GPT-NeoX 2022, Pythia" not in text
+
+
+def test_streaming_llm_reindexes_positions_inside_the_cache() -> None:
+    text = all_markdown(NB09)
+    assert "position *inside\nthe cache*" in text and "caches keys\nbefore RoPE" in text
+
+
+def test_09_predictions_are_computed() -> None:
+    # SmolLM3: pairs with 65,536 / (2 pi 5e6^(2i/128)) < 1
+    slow = sum(65536 / (2 * math.pi * 5e6 ** (2 * i / 128)) < 1 for i in range(64))
+    assert f"SmolLM3: pairs below one turn in 65,536 tokens: {slow}" in printed(
+        NB09, "compare(smollm3_slow_guess")
+    # Gemma 3 global: theta_i = 1e6^(-2i/128) / 8 turns at least once in 1024 tokens
+    turning = sum(1024 * 1e6 ** (-2 * i / 128) / 8 >= 2 * math.pi for i in range(64))
+    assert f"global layers: pairs turning within 1024 tokens: {turning}" in printed(
+        NB09, "compare(global_turning_guess")
+    # DeepSeek-V3's config: kv_lora_rank 512 + qk_rope_head_dim 64
+    assert "numbers cached per token and layer: 576" in printed(NB09, "compare(mla_cache_guess")
+    assert "mean relative error of the stale keys: 1.2" in printed(NB09, "compare(stale_key_guess")

@@ -84,3 +84,18 @@ def test_pythia_draws_three_quarters_of_its_pairs_as_not_rotated() -> None:
 def test_bad_input() -> None:
     assert_each_rejected(ModelPairsExplorer, ValueError, preset="gpt-5", length=100)
     assert_each_rejected(ModelPairsExplorer, TypeError, length=1.5)
+
+
+def test_the_dashed_line_of_a_windowed_layer_is_its_window() -> None:
+    # issue 22: Gemma 3 at 32768 tokens classified its local pairs against the 1024 window but
+    # drew the dashed line at 32768
+    explorer = ModelPairsExplorer("gemma-3-27b", 32768)
+    kinds = [t.get_text().split(" (")[0] for t in explorer.panel_titles]
+    window = PRESETS["gemma-3-27b"]["sliding_window"]
+    lines = explorer.context_lines
+    reach = {kind: line.get_ydata()[0] for kind, line in zip(kinds, lines, strict=True)}
+    assert reach == {"sliding_attention": window, "full_attention": 32768}
+    # and the local panel's rotating pairs are exactly those with a wavelength within the window
+    row = kinds.index("sliding_attention")
+    turning = shown(explorer, row, 0)[1]
+    assert turning.size and np.all(turning <= window)

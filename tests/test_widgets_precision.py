@@ -74,13 +74,17 @@ def test_the_curve_is_the_rounded_product_error(explorer: AngleErrorExplorer) ->
 def test_float16_overflow_leaves_a_gap_and_hides_the_rounded_point(
     explorer: AngleErrorExplorer,
 ) -> None:
-    assert explorer.overflow_line.get_visible()
+    assert explorer.overflow_line.get_visible() and explorer.overflow_label.get_visible()
+    # the dotted line is labelled with the value it marks
+    assert explorer.overflow_label.get_text().split() == ["float16", "max", "65504"]
+    assert explorer.overflow_line.get_xdata()[0] == float(np.finfo(np.float16).max)
     assert np.all(np.isnan(explorer.error_line.get_ydata()[explorer.positions > 65519]))
     explorer.controls["position"].value = 2.0**17
     assert not explorer.circle.rotated.get_visible()
     assert explorer.circle_title.get_text() == "pos 131072: inf in float16"
     explorer.controls["dtype_name"].value = "float32"
     assert explorer.circle.rotated.get_visible() and not explorer.overflow_line.get_visible()
+    assert not explorer.overflow_label.get_visible()
 
 
 def test_bad_initial_values_are_rejected() -> None:

@@ -76,40 +76,52 @@ bfloat16_ties = Exercise(
 
 # --------------------------------------------------------------------------- 08.truncation_bias
 
-_LOW, _HIGH = 4.0, 8.0
+_LOW, _HIGH = 1.0, 8.0
+_GAP_AT_ONE = 2.0**-7  # bfloat16's gap in [1, 2)
 
 
 def _mean_truncation_error(low: float, high: float) -> float:
     """Mean of truncate(x) - x over float32 values evenly spread in [low, high)."""
-    grid = np.linspace(low, high, 2**20, endpoint=False).astype(np.float32)
+    grid = np.linspace(low, high, 2**21, endpoint=False).astype(np.float32)
     error = round_to_bfloat16(grid, mode="truncate").astype(np.float64) - grid
     return float(error.mean())
 
 
 truncation_bias = Exercise(
     key="08.truncation_bias",
-    title="The mean error of truncating numbers in [4, 8) to bfloat16",
+    title="The mean error of truncating numbers spread evenly over [1, 8) to bfloat16",
     answer_name="mean_error",
     expected=lambda: _mean_truncation_error(_LOW, _HIGH),
-    rtol=0.02,
+    rtol=0.01,
     hint_text=(
-        "Truncation drops the low bits, so a positive number moves down by between 0 and one "
-        "gap, evenly: half a gap on average, with a minus sign. In [1, 2) bfloat16's gap is "
-        "2**-7; it doubles at every power of two."
+        "Truncation moves a positive number down by between 0 and one gap, evenly: minus half "
+        "a gap on average. [1, 8) is three binades, [1, 2), [2, 4) and [4, 8), with gaps 2**-7, "
+        "2**-6 and 2**-5; an even spread puts 1/7, 2/7 and 4/7 of the numbers in them."
     ),
     level="core",
-    kind="explanation",
+    kind="derivation",
     objective=(
-        "Explains truncation's bias (minus half a gap on average) and how it scales with the "
-        "gap, which doubles at every power of two."
+        "Derives truncation's bias (minus half a gap on average) over several binades, "
+        "weighting each binade's gap by the share of the numbers it holds."
     ),
-    minutes=10,
+    minutes=12,
     mistakes=(
         Mistake(
-            "the bias of [1, 2): in [4, 8) the gap is 4 times larger",
+            "the bias of [1, 2) alone: the gap doubles at 2 and again at 4",
             lambda: _mean_truncation_error(1.0, 2.0),
         ),
-        Mistake("a whole gap: the error spreads evenly from 0 to one gap", lambda: -2.0**-5),
+        Mistake(
+            "the three binades averaged with equal weights: [4, 8) holds 4/7 of the numbers",
+            lambda: -(1 + 2 + 4) / 3 * _GAP_AT_ONE / 2,
+        ),
+        Mistake(
+            "the bias of the top binade [4, 8) only",
+            lambda: _mean_truncation_error(4.0, 8.0),
+        ),
+        Mistake(
+            "a whole gap: the error spreads evenly from 0 to one gap",
+            lambda: 2 * _mean_truncation_error(_LOW, _HIGH),
+        ),
         Mistake(
             "the sign: truncation moves positive numbers towards zero, that is down",
             lambda: -_mean_truncation_error(_LOW, _HIGH),
@@ -117,7 +129,7 @@ truncation_bias = Exercise(
     ),
     shortcuts=(
         Shortcut(
-            "a bfloat16 emulation (reason from the gap; the cell after the check measures it)",
+            "a bfloat16 emulation (reason from the gaps; the cell after the check measures it)",
             _ROUNDING_CALLS + r"|0x[Ff]{4}0000",
             "err = round_to_bfloat16(x, mode='truncate') - x",
         ),

@@ -9,7 +9,8 @@ SmolLM3). Every pair of a query/key head is a dot at its wavelength ``lambda_i``
 coloured by its class from :func:`posenc_lib.model_pairs.classify_config_pairs`: rotated (at
 least one turn in ``L``, or in the window of a local layer), kept (less than one turn),
 interpolated (a scaling changed its frequency) or not rotated (drawn in the band at the top).
-The dashed line is ``L``.
+The dashed line is the farthest distance a layer sees: ``L``, or its window when that is
+shorter (the distance the pairs are classified against).
 
 The numbers all come from :mod:`posenc_lib.model_pairs`; this module only draws them.
 """
@@ -125,13 +126,15 @@ class ModelPairsExplorer(Explorer):
             counts = np.bincount(classes, minlength=len(PAIR_CLASSES))
             for k, line in enumerate(self.class_lines[row]):
                 line.set_data(x[classes == k], y[classes == k])
-            self.context_lines[row].set_ydata([context, context])
             ax.set_xlim(-1.0, float(wavelengths.size))
             parts = ", ".join(f"{n} {name}" for n, name in zip(counts, PAIR_CLASSES, strict=True)
                               if n)
             window = {"sliding_attention": config.get("sliding_window"),
                       "chunked_attention": config.get("attention_chunk_size")}.get(kind)
             seen = f", window {window:,}" if window else ""
+            # the dashed line: the distance the pairs were classified against, min(L, window)
+            reach = min(context, int(window)) if window else context
+            self.context_lines[row].set_ydata([reach, reach])
             self.panel_titles[row].set_text(
                 f"{kind} ({kinds[kind]} of {n_layers} layers{seen}): {parts}"
             )

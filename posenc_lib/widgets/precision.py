@@ -87,6 +87,10 @@ class AngleErrorExplorer(Explorer):
             self.guide_line.set_color("#888888")
             (self.marker,) = left.plot([1.0], [1.0], "o", color="#D55E00", markersize=8)
             self.overflow_line = left.axvline(FLOAT16_MAX, color="#D55E00", linestyle=":")
+            self.overflow_label = left.text(
+                FLOAT16_MAX, 1e3, "float16 max\n65504 ", color="#D55E00", fontsize=8,
+                ha="right", va="top",
+            )
             left.set_xlim(1, 2**20)
             left.set_ylim(1e-9, 1e4)
             left.yaxis.set_minor_locator(NullLocator())
@@ -114,7 +118,8 @@ class AngleErrorExplorer(Explorer):
         )
         c = self.circle
         self._changing: list[Artist] = [
-            self.error_line, self.guide_line, self.marker, self.overflow_line, c.point,
+            self.error_line, self.guide_line, self.marker, self.overflow_line,
+            self.overflow_label, c.point,
             c.point_radius, c.rotated, c.rotated_radius, c.arc, *c.labels, self.error_title,
             self.circle_title,
         ]
@@ -143,6 +148,7 @@ class AngleErrorExplorer(Explorer):
         self.error_line.set_ydata(for_log_axis(error))
         self.guide_line.set_ydata(for_log_axis(guide))
         self.overflow_line.set_visible(dtype_name == "float16")
+        self.overflow_label.set_visible(dtype_name == "float16")
         exact = pos * theta
         approx = float(rounded_angles([pos], [theta], dtype_name)[0, 0])
         gap = abs(approx - exact)
