@@ -101,7 +101,7 @@ def test_heatmap_002_follows_the_source_code() -> None:
     minor = ax.xaxis.get_minor_locator().tick_values(0, 3)
     assert 0 in major and np.allclose(np.diff(major), 5.0)
     assert 0 in minor and np.allclose(np.diff(minor), 1.0)
-    assert (ax.get_xlabel(), ax.get_ylabel()) == ("Text length", "Dimension")
+    assert (ax.get_xlabel(), ax.get_ylabel()) == ("Position", "Dimension")
     assert np.array_equal(image.get_array(), sinusoidal_encoding(100, 300).T)
 
 
