@@ -8,6 +8,7 @@ code that wrote them.
 
 from __future__ import annotations
 
+import base64
 import re
 import struct
 
@@ -25,7 +26,7 @@ from posenc_lib.figures.gallery import (
     smallest_text_px,
 )
 from posenc_lib.plots import course_style, figure_png, new_figure
-from tools.notebook_cells import ROOT
+from tools.notebook_cells import ROOT, load, source
 
 matplotlib.use("Agg")
 
@@ -127,3 +128,61 @@ def test_heatmap_002_says_position_where_the_source_says_text_length() -> None:
     # one column per position: column t is PE(t), whose first entry is sin(t)
     column_5 = ax.images[0].get_array()[:, 5]
     assert column_5[0] == pytest.approx(-0.958924274663, abs=1e-12)  # sin(5)
+# ----------------------------------------------------------------- the stored notebook
+
+
+def stored_pictures() -> list[tuple[int, dict]]:
+    return [
+        (index, output)
+        for index, cell in enumerate(load(NB11)["cells"])
+        for output in cell.get("outputs", [])
+        if "image/png" in output.get("data", {})
+    ]
+
+
+def test_notebook_11_stores_readable_pictures() -> None:
+    pictures = stored_pictures()
+    gallery = 0
+    for index, output in pictures:
+        data = output["data"]
+        png = base64.b64decode(data["image/png"])
+        width, height, dpi = png_size_and_dpi(png)
+        text = "".join(data["text/plain"])
+        shown = output.get("metadata", {}).get("image/png", {})
+        if EXPLORER in data:
+            continue  # the explorer's picture: test_explorer_is_drawn_at_100_dpi
+        assert dpi is not None and dpi >= MIN_DPI - 0.01, f"cell {index}: {dpi} dpi"
+        described = PICTURE.match(text)
+        if described is None:  # a plain matplotlib figure, shown at its pixel size
+            assert not shown and width <= SHOWN_WIDTH, f"cell {index}: {text[:60]}"
+            continue
+        gallery += 1
+        name, w, h, d, sw, sh, small = described.groups()
+        assert (int(w), int(h)) == (width, height) and float(d) == pytest.approx(dpi, abs=0.01)
+        assert (shown["width"], shown["height"]) == (int(sw), int(sh))
+        assert int(sw) <= SHOWN_WIDTH and float(small) >= MIN_TEXT_PX, f"cell {index}: {text}"
+    assert gallery >= len(figure_names()), "every registered figure is shown"
+
+
+def test_notebook_11_shows_every_figure_at_its_default_as_measured_now() -> None:
+    stored = {}
+    for _, output in stored_pictures():
+        described = PICTURE.match("".join(output["data"]["text/plain"]))
+        if described:
+            stored.setdefault(described.group(1), described.group(0))
+    for name in figure_names():
+        assert stored[name] == repr(gallery_picture(name)), name
+
+
+def test_explorer_is_drawn_at_100_dpi() -> None:
+    from posenc_lib.widgets import SourceHeatmapExplorer
+
+    explorer = SourceHeatmapExplorer("heatmap_002")
+    css_dpi = explorer.figure.get_dpi() / explorer.pixel_ratio
+    assert css_dpi >= MIN_DPI
+    smallest = min(text_points(explorer.figure)) * css_dpi / 72
+    assert smallest >= MIN_TEXT_PX
+    cells = [c for c in load(NB11)["cells"] if source(c).rstrip().endswith(".widget()")]
+    (output,) = [o for c in cells for o in c["outputs"] if EXPLORER in o.get("data", {})]
+    shown = output["metadata"]["image/png"]["width"]
+    assert shown == pytest.approx(explorer.figure.get_size_inches()[0] * css_dpi, abs=1)
