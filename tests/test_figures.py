@@ -314,7 +314,7 @@ def test_heatmap_002_data_matches_the_source_loop():
     assert image.get_array().shape == (300, 100)
     np.testing.assert_allclose(image.get_array(), _source_002_loop(100, 300).T, atol=1e-12)
     np.testing.assert_array_equal(image.get_array(), sinusoidal.sinusoidal_encoding(100, 300).T)
-    assert (ax.get_xlabel(), ax.get_ylabel()) == ("Text length", "Dimension")
+    assert (ax.get_xlabel(), ax.get_ylabel()) == ("Position", "Dimension")
     assert image.get_cmap().name == "coolwarm"
     assert image.colorbar is not None
 

@@ -85,6 +85,51 @@ def test_frequency_ratio_figure_is_notebook_06s_chart() -> None:
     assert "'factor': 8.0" in shown and "'trained_length': 4096" in shown
 
 
+# ---------------------------------------------------- notebook 11: the gallery (issue 22)
+
+
+def test_notebook_11_drops_the_misquote_and_the_stray_line() -> None:
+    text = all_markdown(NB11)
+    assert "mod 0" not in text and r"\pmod 0" not in text  # the post writes d even
+    # "Text length" is only quoted, next to the correction
+    for line in (t for t in text.split("\n\n") if "Text length" in t):
+        assert "position" in line.lower()
+    shown = "".join(outputs_text(c) for c in load(NB11)["cells"] if c["cell_type"] == "code")
+    assert "_child" not in shown
+
+
+def test_half_of_the_pairs_have_a_division_term_above_a_hundredth() -> None:
+    count = sum(1 for i in range(256) if 10000.0 ** (-2 * i / 512) > 0.01)
+    assert count == 128  # the term passes 10000**(-1/2) = 0.01 at i = d/4
+    assert f"{count} of 256 pairs have a division term above 0.01" in printed(
+        NB11, "theta > 0.01"
+    )
+
+
+def test_ntk_ratios_follow_from_the_new_base() -> None:
+    from posenc_lib.exercises import nb11
+
+    d, s = 128, 4.0
+    new_base = 10000.0 * s ** (d / (d - 2))  # NTK-aware: the last pair slowed by exactly s
+    ratios = [(new_base / 10000.0) ** (-2 * i / d) for i in (0, 32, 63)]
+    assert ratios[0] == 1.0 and ratios[2] == pytest.approx(1 / s, rel=1e-12)
+    assert ratios[1] == pytest.approx(0.494529, abs=1e-6)  # not the 0.5 of 2i/d
+    np.testing.assert_allclose(nb11.ntk_ratios._expected(), ratios, rtol=1e-12)
+    assert nb11.ntk_ratios.check([1.0, 0.5, 0.25]).passed is False
+
+
+def test_offset_distance_is_a_function_of_the_offset_alone() -> None:
+    from posenc_lib.exercises import nb11
+
+    def pe(t: int) -> list[float]:
+        return [f(t / 100.0 ** (2 * (j // 2) / 32)) for j in range(32)
+                for f in ((math.sin,) if j % 2 == 0 else (math.cos,))]
+
+    for t in (0, 7):
+        distances = [math.dist(pe(t), pe(t + k)) for k in range(50)]
+        np.testing.assert_allclose(nb11.offset_distance._expected(), distances, atol=1e-12)
+
+
 # ------------------------------------------------------- figure defaults against the seeds
 
 
@@ -101,7 +146,7 @@ def test_heatmap_002_follows_the_source_code() -> None:
     minor = ax.xaxis.get_minor_locator().tick_values(0, 3)
     assert 0 in major and np.allclose(np.diff(major), 5.0)
     assert 0 in minor and np.allclose(np.diff(minor), 1.0)
-    assert (ax.get_xlabel(), ax.get_ylabel()) == ("Text length", "Dimension")
+    assert (ax.get_xlabel(), ax.get_ylabel()) == ("Position", "Dimension")
     assert np.array_equal(image.get_array(), sinusoidal_encoding(100, 300).T)
 
 

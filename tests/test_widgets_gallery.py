@@ -25,7 +25,7 @@ def test_starts_as_the_registered_figure(explorer: SourceHeatmapExplorer) -> Non
     registered = build_figure("heatmap_002").axes[0].images[0]
     np.testing.assert_array_equal(explorer.heatmap.get_array(), registered.get_array())
     assert explorer.heatmap.get_cmap().name == registered.get_cmap().name == "coolwarm"
-    assert (explorer.ax.get_xlabel(), explorer.ax.get_ylabel()) == ("Text length", "Dimension")
+    assert (explorer.ax.get_xlabel(), explorer.ax.get_ylabel()) == ("Position", "Dimension")
     assert bytes(explorer.image.value).startswith(b"\x89PNG")
 
 

@@ -1,6 +1,6 @@
-"""Exercises on what the registered figures show about positional encoding: where each
-context-extension method acts, the dot-product row as a sum of cosines, which axis of a drawn
-table is the position, and how the wavelengths double like the bits of a counter.
+"""Exercises on what the registered figures show about positional encoding: where NTK-aware
+scaling slows the pairs, how far apart two position vectors are, which axis of a drawn table is
+the position, and how the wavelengths double like the bits of a counter.
 
 Notebook: 11_figure_gallery.
 
@@ -19,92 +19,117 @@ from posenc_lib.exercises._core import Exercise, Mistake, Shortcut
 from posenc_lib.frequencies import inverse_frequencies, wavelengths
 from posenc_lib.sinusoidal import sinusoidal_encoding
 
-__all__ = ["mystery_tables", "octaves", "offset_dot", "ratio_ends", "table_orientation"]
+__all__ = [
+    "mystery_tables", "ntk_ratios", "octaves", "offset_distance", "table_orientation",
+]  # fmt: skip
 
 _HEAD, _BASE, _TRAINED = 128, 10000.0, 4096
-_METHODS = ("linear", "ntk", "yarn", "llama3")
+_PAIRS = (0, 32, 63)
+"""The pairs whose NTK-aware ratio exercise 11.ntk_ratios asks for (head size 128)."""
 
 _FIGURE_CODE = Shortcut(
     "the figure or code that computes the ratios (a prediction is typed before anything runs; "
     "the cell after the check rebuilds the figure)",
-    r"\b(?:build_figure|frequency_ratio|method_frequency_ratios|rope_frequencies|get_ydata|"
-    r"inverse_frequencies)\b|\.axes\b",
+    r"\b(?:build_figure|gallery_picture|frequency_ratio|method_frequency_ratios|"
+    r"rope_frequencies|get_ydata|inverse_frequencies)\b|\.axes\b",
     'fig = build_figure("frequency_ratio", factor=4.0)',
 )
 
-# --------------------------------------------------------------------------- 11.ratio_ends
+# --------------------------------------------------------------------------- 11.ntk_ratios
 
 
-def _ends(factor: float = 4.0) -> NDArray[np.float64]:
-    ratios = method_frequency_ratios(_HEAD, _BASE, factor, _TRAINED, _METHODS)
-    return np.array([[ratios[m][0] for m in _METHODS], [ratios[m][-1] for m in _METHODS]])
+def _ntk(factor: float = 4.0) -> NDArray[np.float64]:
+    ratios = method_frequency_ratios(_HEAD, _BASE, factor, _TRAINED, ("ntk",))["ntk"]
+    return ratios[list(_PAIRS)]
 
 
-ratio_ends = Exercise(
-    key="11.ratio_ends",
-    title="Predict both ends of the frequency-ratio figure at factor 4 (PI, NTK, YaRN, llama3)",
-    answer_name="ends",
-    expected=_ends,
+def _power_of_s(exponent: NDArray[np.float64], factor: float = 4.0) -> NDArray[np.float64]:
+    return np.asarray(factor**exponent, dtype=np.float64)
+
+
+ntk_ratios = Exercise(
+    key="11.ntk_ratios",
+    title="Predict NTK-aware's ratio for pairs 0, 32 and 63 at factor 4 (head size 128)",
+    answer_name="ntk_ratios",
+    expected=_ntk,
     hint_text=(
-        "Ratio 1 means a pair is untouched, 1/s that it is slowed down s times. PI divides every "
-        "frequency by s. NTK-aware raises the base so that the slowest pair is divided by "
-        "exactly s and the fastest not at all. YaRN and llama3 leave fast pairs (many turns in "
-        "L) alone and divide slow pairs (less than one turn) by s. Type the 8 numbers."
+        "NTK-aware scaling keeps the formula theta_i = base**(-2i/d) and only changes the base, "
+        "to base * s**(d/(d-2)), chosen so that the last pair, i = d/2 - 1, is slowed by "
+        "exactly s. Write the new theta_i over the old one as a power of s, then put in "
+        "i = 0, 32 and 63 with d = 128 and s = 4. Only the middle one needs a calculator."
     ),
     level="warm-up",
     kind="prediction",
     objective=(
-        "Predicts where each context-extension method acts: all four slow the slowest pair by s, "
-        "only PI also slows the fastest."
+        "Derives NTK-aware scaling's ratio per pair, s**(-2i/(d-2)): the fastest pair is left "
+        "alone, the slowest is slowed by exactly s, and the middle pair by about sqrt(s)."
     ),
-    minutes=5,
+    minutes=8,
     mistakes=(
-        Mistake("NTK-aware scaling every pair like PI (it leaves the fastest pair alone)",
-                lambda: np.array([[0.25, 0.25, 1.0, 1.0], [0.25] * 4])),
-        Mistake("the two rows swapped: the fast pairs are kept, the slow ones interpolated",
-                lambda: _ends()[::-1]),
-        Mistake("the figure's default factor 8 instead of 4", lambda: _ends(8.0)),
+        Mistake("the exponent 2i/d instead of 2i/(d-2): the new base is base * s**(d/(d-2)), "
+                "so that the last pair (i = d/2 - 1), not a pair past it, is slowed by s",
+                lambda: _power_of_s(-2.0 * np.array(_PAIRS) / _HEAD)),
+        Mistake("PI's ratio 1/s for every pair (NTK-aware leaves the fast pairs alone)",
+                lambda: np.full(len(_PAIRS), 0.25)),
+        Mistake("a straight line from 1 to 1/s across the pairs (the ratio is a power of s, "
+                "geometric in i)",
+                lambda: 1.0 - 0.75 * np.array(_PAIRS) / 63.0),
+        Mistake("the ratios inverted: a larger base makes every pair slower, so the ratios are "
+                "at most 1", lambda: 1.0 / _ntk()),
+        Mistake("the figure's default factor 8 instead of 4", lambda: _ntk(8.0)),
     ),
     shortcuts=(_FIGURE_CODE,),
 )
 
-# --------------------------------------------------------------------------- 11.offset_dot
+# --------------------------------------------------------------------------- 11.offset_distance
 
-offset_dot = Exercise(
-    key="11.offset_dot",
-    title="Write row 0 of the dot-product figure as a sum of cosines: offset_dot(50, 32, 100.0)",
-    answer_name="offset_dot",
-    expected=lambda: offset_similarity(np.arange(50), 32, base=100.0),
+
+def _distance(base: float = 100.0, d_model: int = 32) -> NDArray[np.float64]:
+    encoding = sinusoidal_encoding(50, d_model, base)
+    return np.asarray(np.linalg.norm(encoding - encoding[0], axis=1), dtype=np.float64)
+
+
+def _per_dimension() -> NDArray[np.float64]:
+    omega = 100.0 ** (-np.arange(32) / 32)  # one frequency per dimension: the mistake
+    terms = 2.0 - 2.0 * np.cos(np.arange(50)[:, None] * omega)
+    return np.asarray(np.sqrt(terms.sum(axis=1)), dtype=np.float64)
+
+
+offset_distance = Exercise(
+    key="11.offset_distance",
+    title="From the dot product to the distance of PE(0) and PE(k): offset_distance(50, 32, 100.0)",
+    answer_name="offset_distance",
+    expected=_distance,
     hint_text=(
-        "PE(0) . PE(k) pairs up sin with sin and cos with cos: sin(0) sin(k w) + cos(0) cos(k w) "
-        "= cos(k w) for each of the d_model/2 frequencies w_i = base**(-2i/d_model). Sum them "
-        "for k = 0 .. n_offsets - 1 with one NumPy broadcast: (n, 1) offsets times (1, d/2) "
-        "frequencies."
+        "Expand |a - b|**2 = |a|**2 + |b|**2 - 2 a.b. Every position vector has the same norm "
+        "(notebook 03 says which), and a.b = PE(0).PE(k) is the sum the dot-product figure "
+        "draws along its first row. Broadcast (n, 1) offsets against (1, d/2) frequencies, "
+        "and do not forget the square root."
     ),
     level="core",
-    kind="construction",
+    kind="derivation",
     objective=(
-        "Writes the dot product of two sinusoidal encodings as a sum of cosines of the offset, "
-        "which is why the figure is constant along its diagonals."
+        "Derives the distance between two sinusoidal position vectors from their norms and dot "
+        "product: sqrt(sum_i (2 - 2 cos(theta_i k))), a function of the offset k alone."
     ),
     minutes=15,
     mistakes=(
-        Mistake(
-            "one frequency per dimension, base**(-i/d) for i = 0 .. d-1, instead of one per pair",
-            lambda: np.cos(np.arange(50)[:, None] * 100.0 ** (-np.arange(32) / 32)).sum(axis=1),
-        ),
-        Mistake(
-            "a sum of sines (sin(0) = 0 kills the sine terms; the cosines remain)",
-            lambda: np.sin(np.arange(50)[:, None] * inverse_frequencies(32, 100.0)).sum(axis=1),
-        ),
-        Mistake("base 10000 instead of the base argument",
-                lambda: offset_similarity(np.arange(50), 32)),
+        Mistake("the squared distance: the square root is missing", lambda: _distance() ** 2),
+        Mistake("the dot product PE(0).PE(k) itself, not the distance",
+                lambda: offset_similarity(np.arange(50), 32, base=100.0)),
+        Mistake("the dot product counted once: |a - b|**2 = |a|**2 + |b|**2 - 2 a.b",
+                lambda: np.sqrt(32.0 - offset_similarity(np.arange(50), 32, base=100.0))),
+        Mistake("one frequency per dimension, base**(-j/d) for j = 0 .. d-1, instead of one "
+                "per pair", _per_dimension),
+        Mistake("base 10000 instead of the base argument", lambda: _distance(10000.0)),
     ),
     shortcuts=(
-        Shortcut("offset_similarity, the library's version", r"\boffset_similarity\b",
-                 "return offset_similarity(np.arange(n_offsets), d_model, base=base)"),
-        Shortcut("the encoding table (sum the cosines instead)", r"\bsinusoidal_encoding\b",
+        Shortcut("the encoding table (derive the distance from the dot product instead)",
+                 r"\bsinusoidal_encoding(?:_at)?\b",
                  "pe = sinusoidal_encoding(n_offsets, d_model, base)"),
+        Shortcut("offset_similarity, the library's dot product (write the sum of cosines)",
+                 r"\boffset_similarity\b|\bsimilarity_matrix\b",
+                 "dots = offset_similarity(np.arange(n_offsets), d_model, base=base)"),
         Shortcut("the figure (build the row from the formula)", r"\bbuild_figure\b",
                  'fig = build_figure("dot_product_matrix", d_model=d_model, base=base)'),
     ),

@@ -259,26 +259,34 @@ def stacked_waves(
     length: float = 10.0,
     figsize: tuple[float, float] = (7.0, 4.5),
 ) -> Figure:
-    """Write-up 001: token p reads dimension j off wave j at x = p (wave 0 at the bottom)."""
+    """Write-up 001: token p reads dimension j off wave j at x = p (wave 0 at the bottom).
+
+    The y tick labels are short ("dim j"); the formula of each wave is written inside the axes,
+    right of the wave's end, so no label can be cut off at the figure's edge.
+    """
     length = check_float("length", length, greater_than=0.0)
     n_tokens = check_int("n_tokens", n_tokens)
     x = np.linspace(0.0, length, 501)
-    tokens = np.arange(n_tokens)
     theta = inverse_frequencies(d_model, base)
-    labels = [
-        f"dim {j}: {'sin' if j % 2 == 0 else 'cos'}({theta[j // 2]:.3g} pos)"
-        for j in range(d_model)
-    ]
-    return _one_axes_figure(
-        figsize,
-        f"Sine/cosine waves of d_model = {d_model}, tokens at positions 0..{n_tokens - 1}",
-        plots.draw_stacked_waves,
+    fig, ax = plots.new_figure(figsize=figsize)
+    art = plots.draw_stacked_waves(
+        ax,
         x,
         sinusoidal.sinusoidal_encoding_at(x, d_model, base),
-        token_positions=tokens,
+        token_positions=np.arange(n_tokens),
         token_values=sinusoidal.sinusoidal_encoding(n_tokens, d_model, base),
-        labels=labels,
+        labels=[f"dim {j}" for j in range(d_model)],
     )
+    for j, offset in enumerate(art.offsets):
+        formula = f"{'sin' if j % 2 == 0 else 'cos'}({theta[j // 2]:.3g} pos)"
+        ax.text(1.03 * length, offset, formula, ha="left", va="center", fontsize=9,
+                backgroundcolor="white")
+    ticks = [tick for tick in ax.get_xticks() if 0.0 <= tick <= length]
+    ax.set_xlim(-0.05 * length, 1.3 * length)  # room for the formulas right of the waves
+    ax.set_xticks(ticks)
+    ax.spines["bottom"].set_bounds(0.0, length)
+    ax.set_title(f"Sine/cosine waves of d_model = {d_model}, tokens at positions 0..{n_tokens - 1}")
+    return fig
 
 
 @register(
@@ -362,10 +370,12 @@ def heatmap_002(
     aspect: float = 0.3,
     figsize: tuple[float, float] = (10.0, 10.0),
 ) -> Figure:
-    """Write-up 002: dimension on y, "Text length" on x, ticks every 5 positions.
+    """Write-up 002: dimension on y, position on x, ticks every 5 positions.
 
     As in the source: a (10, 10) inch figure, ``aspect=0.3``, no interpolation, major ticks
-    every 5 and minor ticks every position on x. The colorbar's width is the course's.
+    every 5 and minor ticks every position on x. The colorbar's width is the course's. The
+    source labels its x axis "Text length", but each column is one position, so the axis says
+    "Position".
     """
     fig = _encoding_figure(
         n_positions,
@@ -378,7 +388,7 @@ def heatmap_002(
         colorbar=True,
         aspect=aspect,
         interpolation="none",
-        position_label="Text length",
+        position_label="Position",
         dimension_label="Dimension",
     )
     heatmap = fig.axes[0]  # the colorbar's axes comes second

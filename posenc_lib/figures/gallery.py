@@ -1,18 +1,48 @@
-"""The gallery page ``figures/README.md``: thumbnail, name, source, description, command.
+"""The gallery: the page ``figures/README.md`` and the pictures notebook 11 shows.
 
 Notebook: 11_figure_gallery.
+
+A picture of the notebook is drawn at ``GALLERY_DPI`` and shown at most ``SHOWN_WIDTH`` CSS
+pixels wide; ``smallest_text_px`` and ``overhang_px`` measure what a reader then sees (the
+tests require text of at least 8 pixels and nothing cut off at the figure's edge).
 """
 
 from __future__ import annotations
 
 import os
+import struct
 import tempfile
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from posenc_lib.figures.registry import REGISTRY, FigureSpec
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+from matplotlib.text import Text
 
-__all__ = ["gallery_markdown", "write_gallery"]
+from posenc_lib._checks import check_float, check_int
+from posenc_lib.figures.registry import REGISTRY, FigureSpec, build_figure
+from posenc_lib.plots.style import figure_png
+
+__all__ = [
+    "GALLERY_DPI",
+    "SHOWN_WIDTH",
+    "GalleryPicture",
+    "gallery_markdown",
+    "gallery_picture",
+    "overhang_px",
+    "smallest_text_px",
+    "write_gallery",
+]
+
+GALLERY_DPI = 100.0
+"""Resolution of the gallery's pictures: the course style's figure dpi, so the layout that
+constrained layout computed is the one drawn."""
+
+SHOWN_WIDTH = 800
+"""Widest picture shown at full size, in CSS pixels; wider ones are shown scaled down to it
+(a notebook's output column is about this wide)."""
 
 _INTRO = """\
 # Figure gallery
@@ -108,3 +138,143 @@ def write_gallery(out: str | os.PathLike[str]) -> Path:
             os.remove(temporary)
         raise
     return target
+
+
+def smallest_text_px(fig: Figure, dpi: float, scale: float = 1.0) -> float:
+    """Height in pixels of the smallest text of ``fig`` drawn at ``dpi`` and shown ``scale``
+    times its pixel size.
+
+    Parameters
+    ----------
+    fig : matplotlib.figure.Figure
+        The figure, drawn once here so that every text has its final size.
+    dpi : float
+        Resolution of the picture (pixels per inch).
+    scale : float, default 1
+        Shown size over pixel size (0.8 for a 1000-pixel picture shown 800 wide).
+
+    Returns
+    -------
+    float
+        min over the visible, non-empty texts of font size (points) * dpi / 72 * scale.
+
+    Examples
+    --------
+    >>> fig = build_figure("division_term")
+    >>> smallest_text_px(fig, 100.0)  # 9-point tick labels: 9 * 100 / 72
+    12.5
+    """
+    dpi = check_float("dpi", dpi, greater_than=0.0)
+    scale = check_float("scale", scale, greater_than=0.0)
+    FigureCanvasAgg(fig).draw()
+    sizes = [
+        float(text.get_fontsize()) for text in fig.findobj(Text)
+        if text.get_visible() and text.get_text().strip()
+    ]  # fmt: skip
+    if not sizes:
+        raise ValueError("fig must hold at least one visible text")
+    # pixels = points * dpi / 72 (a point is 1/72 inch), times the display scale
+    return min(sizes) * dpi / 72.0 * scale
+
+
+def overhang_px(fig: Figure, dpi: float) -> float:
+    """How far, in pixels, what ``fig`` draws at ``dpi`` reaches past the figure's edge.
+
+    Parameters
+    ----------
+    fig : matplotlib.figure.Figure
+        The figure.
+    dpi : float
+        Resolution of the picture.
+
+    Returns
+    -------
+    float
+        The largest distance by which the tight bounding box of the drawn artists (tick labels
+        included, undrawn ticks excluded) leaves the figure; 0 or less when nothing is cut off.
+
+    Examples
+    --------
+    >>> overhang_px(build_figure("division_term"), 100.0) <= 0
+    True
+    """
+    dpi = check_float("dpi", dpi, greater_than=0.0)
+    original = fig.get_dpi()
+    try:
+        fig.set_dpi(dpi)
+        renderer = FigureCanvasAgg(fig).get_renderer()
+        drawn = fig.get_tightbbox(renderer)  # inches
+        width, height = fig.get_size_inches()
+        beyond = max(-drawn.x0, -drawn.y0, drawn.x1 - width, drawn.y1 - height)
+    finally:
+        fig.set_dpi(original)
+    return float(beyond * dpi)
+
+
+@dataclass(frozen=True)
+class GalleryPicture:
+    """A registered figure as the gallery shows it: PNG bytes and the size they are shown at.
+
+    Displayed in a notebook it is the PNG at ``shown`` CSS pixels; its text form says what was
+    drawn, for the stored outputs and their tests.
+    """
+
+    name: str
+    """The registered figure's name."""
+    png: bytes
+    """The picture, drawn at ``dpi``."""
+    dpi: float
+    """Resolution of ``png``."""
+    pixels: tuple[int, int]
+    """Width and height of ``png`` in pixels."""
+    shown: tuple[int, int]
+    """Width and height it is shown at, in CSS pixels."""
+    smallest_text: float
+    """Smallest text at the shown size, in pixels (``smallest_text_px``)."""
+
+    def _repr_png_(self) -> tuple[bytes, dict[str, int]]:
+        return self.png, {"width": self.shown[0], "height": self.shown[1]}
+
+    def __repr__(self) -> str:
+        return (
+            f"{self.name}: {self.pixels[0]} x {self.pixels[1]} px at {self.dpi:g} dpi, shown "
+            f"{self.shown[0]} x {self.shown[1]}, smallest text {self.smallest_text:.1f} px"
+        )
+
+
+def gallery_picture(
+    name: str, *, dpi: float = GALLERY_DPI, max_width: int = SHOWN_WIDTH, **params: Any
+) -> GalleryPicture:
+    """Build the registered figure ``name`` and draw it as the gallery shows it.
+
+    Parameters
+    ----------
+    name : str
+        A registered figure name.
+    dpi : float, default GALLERY_DPI
+        Resolution of the picture.
+    max_width : int, default SHOWN_WIDTH
+        Widest shown size in CSS pixels; a wider picture is shown scaled down to it.
+    **params
+        The figure's parameters to change, as for ``build_figure``.
+
+    Returns
+    -------
+    GalleryPicture
+        Shown by a notebook as an image of ``shown`` CSS pixels.
+
+    Examples
+    --------
+    >>> picture = gallery_picture("heatmap_002")
+    >>> picture.pixels, picture.shown
+    ((1000, 1000), (800, 800))
+    """
+    dpi = check_float("dpi", dpi, greater_than=0.0)
+    max_width = check_int("max_width", max_width)
+    fig = build_figure(name, **params)
+    png = figure_png(fig, dpi=dpi)
+    width, height = struct.unpack(">II", png[16:24])  # the PNG's IHDR chunk
+    scale = min(1.0, max_width / width)
+    shown = (round(width * scale), round(height * scale))
+    smallest = smallest_text_px(fig, dpi, shown[0] / width)
+    return GalleryPicture(name, png, dpi, (width, height), shown, smallest)

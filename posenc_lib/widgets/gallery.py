@@ -26,7 +26,7 @@ __all__ = ["SOURCE_HEATMAPS", "SourceHeatmapExplorer"]
 
 SOURCE_HEATMAPS: dict[str, dict[str, Any]] = {
     "heatmap_000": {"transpose": False, "position_label": "Position", "flip": False},
-    "heatmap_002": {"transpose": True, "position_label": "Text length", "flip": False},
+    "heatmap_002": {"transpose": True, "position_label": "Position", "flip": False},
     "heatmap_003": {"transpose": False, "position_label": "Position", "flip": True},
 }
 """How each registered heatmap is oriented: dimension on y (002) and position 0 at the bottom
@@ -51,7 +51,7 @@ class SourceHeatmapExplorer(Explorer):
     def __init__(self, figure: str = "heatmap_002") -> None:
         figure = check_choice("figure", figure, SOURCE_HEATMAPS)
         defaults = get_figure(figure).defaults
-        super().__init__(figsize=(6.0, 3.6), dpi=72)
+        super().__init__(figsize=(6.0, 3.6), dpi=100)
         with self.style():
             self.ax = self.figure.add_subplot()
             self.heatmap = draw_encoding_heatmap(
