@@ -272,3 +272,27 @@ def test_no_pitfall_argues_with_an_unnamed_source(path: Path) -> None:
         assert phrase not in prose.lower(), phrase
     guide = (ROOT / "notebooks" / "INSTRUCTORS.md").read_text(encoding="utf-8")
     assert "mod 0" not in guide and "popular" not in guide.lower()
+
+
+def _png_width(data: str) -> int:
+    """Pixel width of a base64 PNG (the IHDR chunk's first field)."""
+    raw = base64.b64decode(data)
+    return int(struct.unpack(">I", raw[16:20])[0])
+
+
+def test_stored_pictures_are_sharp_on_a_2x_screen() -> None:
+    """Issue 25: at least 95% of the stored pictures have 2 image pixels per CSS pixel shown
+    (IPython's retina format: the shown width is in the output's metadata)."""
+    sharp, pictures = 0, []
+    for path in NOTEBOOKS:
+        for cell in load(path)["cells"]:
+            for output in cell.get("outputs", []):
+                data = output.get("data", {})
+                if "image/png" not in data:
+                    continue
+                shown = output.get("metadata", {}).get("image/png", {}).get("width")
+                pixels = _png_width(data["image/png"])
+                pictures.append(f"{path.name}: {pixels} px shown at {shown}")
+                sharp += shown is not None and pixels >= 2 * shown - 1
+    assert len(pictures) > 100
+    assert sharp >= 0.95 * len(pictures), [p for p in pictures if "at None" in p][:10]

@@ -153,8 +153,9 @@ def test_notebook_11_stores_readable_pictures() -> None:
             continue  # the explorer's picture: test_explorer_is_drawn_at_100_dpi
         assert dpi is not None and dpi >= MIN_DPI - 0.01, f"cell {index}: {dpi} dpi"
         described = PICTURE.match(text)
-        if described is None:  # a plain matplotlib figure, shown at its pixel size
-            assert not shown and width <= SHOWN_WIDTH, f"cell {index}: {text[:60]}"
+        if described is None:  # a plain matplotlib figure, in the retina format: shown at half
+            assert shown["width"] == pytest.approx(width / 2, abs=1), f"cell {index}: {text[:60]}"
+            assert shown["width"] <= SHOWN_WIDTH, f"cell {index}: {text[:60]}"
             continue
         gallery += 1
         name, w, h, d, sw, sh, small = described.groups()

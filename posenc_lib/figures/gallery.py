@@ -2,9 +2,10 @@
 
 Notebook: 11_figure_gallery.
 
-A picture of the notebook is drawn at ``GALLERY_DPI`` and shown at most ``SHOWN_WIDTH`` CSS
-pixels wide; ``smallest_text_px`` and ``overhang_px`` measure what a reader then sees (the
-tests require text of at least 8 pixels and nothing cut off at the figure's edge).
+A picture of the notebook is drawn at ``GALLERY_DPI`` and shown at its size at
+``DISPLAY_DPI``, at most ``SHOWN_WIDTH`` CSS pixels wide; ``smallest_text_px`` and
+``overhang_px`` measure what a reader then sees (the tests require text of at least 8 pixels
+and nothing cut off at the figure's edge).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from posenc_lib.figures.registry import REGISTRY, FigureSpec, build_figure
 from posenc_lib.plots.style import figure_png
 
 __all__ = [
+    "DISPLAY_DPI",
     "GALLERY_DPI",
     "SHOWN_WIDTH",
     "GalleryPicture",
@@ -36,9 +38,12 @@ __all__ = [
     "write_gallery",
 ]
 
-GALLERY_DPI = 100.0
-"""Resolution of the gallery's pictures: the course style's figure dpi, so the layout that
-constrained layout computed is the one drawn."""
+GALLERY_DPI = 200.0
+"""Resolution of the gallery's pictures: twice the course style's 100 dpi, so that a picture
+shown at its 100-dpi size has two image pixels per CSS pixel (sharp on a high-density screen)."""
+
+DISPLAY_DPI = 100.0
+"""The resolution a picture is shown at: one CSS pixel per point at the course style's dpi."""
 
 SHOWN_WIDTH = 800
 """Widest picture shown at full size, in CSS pixels; wider ones are shown scaled down to it
@@ -267,14 +272,14 @@ def gallery_picture(
     --------
     >>> picture = gallery_picture("heatmap_002")
     >>> picture.pixels, picture.shown
-    ((1000, 1000), (800, 800))
+    ((2000, 2000), (800, 800))
     """
     dpi = check_float("dpi", dpi, greater_than=0.0)
     max_width = check_int("max_width", max_width)
     fig = build_figure(name, **params)
     png = figure_png(fig, dpi=dpi)
     width, height = struct.unpack(">II", png[16:24])  # the PNG's IHDR chunk
-    scale = min(1.0, max_width / width)
+    scale = min(DISPLAY_DPI / dpi, max_width / width)  # shown at the 100-dpi size, or narrower
     shown = (round(width * scale), round(height * scale))
     smallest = smallest_text_px(fig, dpi, shown[0] / width)
     return GalleryPicture(name, png, dpi, (width, height), shown, smallest)

@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import io
 import os
+import sys
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -78,6 +79,25 @@ def use_course_style() -> None:
     (7.0, 4.0) viridis
     """
     matplotlib.style.use(COURSE_STYLE)
+    _sharp_inline_figures()
+
+
+def _sharp_inline_figures() -> None:
+    """In a notebook, store inline figures with twice the pixels, shown at the same size.
+
+    IPython's "retina" format saves each figure at twice its dpi and records the display size
+    in the output's metadata, so a figure stays as wide on the page and sharp on a screen with
+    two device pixels per CSS pixel. Outside IPython nothing changes (IPython is not imported).
+    """
+    ipython = sys.modules.get("IPython")
+    shell = ipython.get_ipython() if ipython is not None else None
+    if shell is None:
+        return
+    try:
+        from matplotlib_inline.backend_inline import set_matplotlib_formats
+    except ImportError:  # pragma: no cover - ipykernel always brings matplotlib_inline
+        return
+    set_matplotlib_formats("retina")
 
 
 def course_style() -> contextlib.AbstractContextManager[None]:
