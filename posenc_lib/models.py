@@ -41,10 +41,11 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from posenc_lib._checks import _describe, check_float, check_int
+from posenc_lib._checks import _describe, check_float, check_int, check_positions
+from posenc_lib.attention_variants import nope_attention_scale
 from posenc_lib.scaling import rope_frequencies
 
-__all__ = ["HF_ROPE_TYPES", "rope_frequencies_from_config"]
+__all__ = ["HF_ROPE_TYPES", "effective_logit_scale", "rope_frequencies_from_config"]
 
 HF_ROPE_TYPES: tuple[str, ...] = (
     "default", "linear", "dynamic", "yarn", "llama3", "longrope", "proportional"
@@ -649,3 +650,87 @@ def rope_frequencies_from_config(
         else:
             scaling["factor"] = factor
     return rope_frequencies(rotary_dim, base, scaling, seq_len=seq_len)
+
+
+def effective_logit_scale(
+    config: Mapping[str, Any],
+    positions: Any,
+    *,
+    layer_type: str | None = None,
+    nope_layer: bool = False,
+) -> NDArray[np.float64]:
+    """Return the temperature that multiplies a model's attention logits at each query position.
+
+    Parameters
+    ----------
+    config : dict
+        A model's ``config.json`` as a dict (see :func:`rope_frequencies_from_config`).
+    positions : array_like of int, shape (seq,)
+        Query positions ``m`` >= 0.
+    layer_type : str or None, default None
+        Passed on to :func:`rope_frequencies_from_config` (e.g. ``"full_attention"``).
+    nope_layer : bool, default False
+        True for a NoPE layer (Llama 4's every 4th layer): only its own temperature applies.
+
+    Returns
+    -------
+    scale : ndarray of float64, shape (seq,)
+        Factor by which ``q . k / sqrt(d)`` is multiplied, beyond what the rotation does.
+
+    Notes
+    -----
+    The product of the factors a model applies (each 1 when absent):
+
+    - YaRN / LongRoPE attention factor ``a``: cos and sin both carry it, so ``q . k`` grows by
+      ``a**2`` (on the rotated dimensions: with partial rotary the others are not scaled);
+    - DeepSeek-V2/V3 (``yarn`` with ``mscale_all_dim``): the softmax scale is multiplied by
+      ``(0.1 mscale_all_dim ln s + 1)**2``, although the rotary ``a`` is 1;
+    - Ministral 3 / Mistral (``llama_4_scaling_beta`` = beta): the query is multiplied by
+      ``1 + beta ln(1 + floor(m / L))``, ``L`` the trained length;
+    - Llama 4 NoPE layers (``attn_temperature_tuning``): ``1 + attn_scale ln(1 + floor((m + 1) /
+      floor_scale))``, see :func:`~posenc_lib.attention_variants.nope_attention_scale`.
+
+    References
+    ----------
+    transformers ``DeepseekV3Attention`` (``self.scaling * mscale * mscale``),
+    ``modeling_ministral3.py`` (``_get_llama_4_attn_scale``), ``Llama4TextAttention``.
+
+    Examples
+    --------
+    >>> cfg = {"model_type": "deepseek_v3", "qk_rope_head_dim": 64, "rope_theta": 10000,
+    ...        "rope_scaling": {"type": "yarn", "factor": 40, "mscale": 1.0,
+    ...                         "mscale_all_dim": 1.0, "original_max_position_embeddings": 4096}}
+    >>> effective_logit_scale(cfg, [0, 100000]).round(4)
+    array([1.8739, 1.8739])
+    """
+    pos = check_positions("positions", positions).astype(np.float64, copy=False)
+    if np.any(pos < 0):
+        raise ValueError(f"positions must be >= 0; got a minimum of {pos.min()}")
+    if not isinstance(nope_layer, (bool, np.bool_)):
+        raise TypeError(f"nope_layer must be True or False; got {_describe(nope_layer)}")
+    if not isinstance(config, Mapping):
+        raise TypeError(f"config must be a dict (a model's config.json); got {_describe(config)}")
+    cfg = _flatten(config)
+    if nope_layer:
+        if not cfg.get("attn_temperature_tuning"):
+            return np.ones_like(pos)
+        floor_scale = check_float("config['floor_scale']", cfg.get("floor_scale", 8192.0))
+        attn_scale = check_float("config['attn_scale']", cfg.get("attn_scale", 0.1))
+        return nope_attention_scale(pos, floor_scale, attn_scale)
+    _, attention = rope_frequencies_from_config(config, layer_type=layer_type)
+    # cos and sin both carry a: q . k grows by a^2
+    scale = np.full_like(pos, attention**2)
+    params, _ = _scaling_dict(cfg)
+    kind = params.get("rope_type", params.get("type"))
+    if cfg.get("model_type") in ("deepseek_v2", "deepseek_v3") and kind == "yarn":
+        all_dim = check_float("mscale_all_dim", params.get("mscale_all_dim") or 0.0, at_least=0.0)
+        factor = check_float("factor", params.get("factor"), at_least=1.0)
+        # softmax scale * (0.1 mscale_all_dim ln s + 1)^2
+        scale = scale * (0.1 * all_dim * math.log(factor) + 1.0) ** 2
+    beta = params.get("llama_4_scaling_beta")
+    if beta is not None:
+        beta = check_float("llama_4_scaling_beta", beta, at_least=0.0)
+        trained = _int_field(params, "original_max_position_embeddings")
+        # query * (1 + beta ln(1 + floor(m / L)))
+        scale = scale * (1.0 + beta * np.log1p(np.floor(pos / trained)))
+    return scale

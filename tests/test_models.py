@@ -452,3 +452,29 @@ def test_qwen3_vl_default_frequencies_and_checked_sections() -> None:
     bad["rope_scaling"]["mrope_section"] = [24, 20, 16]
     with pytest.raises(ValueError, match="mrope_section.*64"):
         rope_frequencies_from_config(bad)
+
+
+def test_effective_logit_scale_per_model_by_hand() -> None:
+    from posenc_lib.models import effective_logit_scale
+
+    m = [0, 16383, 16384, 262143]
+    # Ministral 3: 1 + 0.1 ln(1 + floor(m / 16384)); a = 1
+    expected = [1 + 0.1 * math.log(1 + k // 16384) for k in m]
+    np.testing.assert_allclose(effective_logit_scale(RECENT_PRESETS["ministral-3-8b"], m),
+                               expected, rtol=1e-12)
+    # DeepSeek-V3: a = 1 in the rotary module, softmax scale * (0.1 ln 40 + 1)^2 = 1.874
+    v3 = effective_logit_scale(PRESETS["deepseek-v3"], [5])
+    assert v3[0] == pytest.approx((math.log(40) / 10 + 1) ** 2, rel=1e-12)
+    assert round(float(v3[0]), 3) == 1.874
+    # gpt-oss: YaRN a = 0.1 ln 32 + 1 on cos and sin -> a^2 on the logits
+    oss = effective_logit_scale(PRESETS["gpt-oss-20b"], [7])
+    assert oss[0] == pytest.approx((0.1 * math.log(32) + 1) ** 2, rel=1e-12)
+    # Llama 4 Scout: RoPE layers 1, NoPE layers 1 + 0.1 ln(1 + floor((m + 1) / 8192))
+    scout = PRESETS["llama-4-scout"]
+    assert effective_logit_scale(scout, [10**6])[0] == 1.0
+    nope = effective_logit_scale(scout, [10**6], nope_layer=True)[0]
+    assert nope == pytest.approx(1 + 0.1 * math.log(1 + (10**6 + 1) // 8192), rel=1e-12)
+    with pytest.raises(ValueError, match="positions"):
+        effective_logit_scale(scout, [-1])
+    with pytest.raises(TypeError, match="nope_layer"):
+        effective_logit_scale(scout, [1], nope_layer="yes")
