@@ -18,6 +18,11 @@ config.json form                   read as
 ``partial_rotary_factor``          only the first fraction of each head rotates
 ``rotary_pct``, ``rotary_emb_base`` GPT-NeoX / Pythia names of the two above
 ``original_max_position_embeddings`` at the top level: Phi-3's trained length
+``rotary_dim``                     MiniMax-M2's count of rotated dims: ``p = rotary_dim / head``
+``"proportional"``, ``global_head_dim`` Gemma 4's p-RoPE on its wide global heads
+``layer_types`` / ``full_attention_interval`` hybrids: linear-attention layers have no RoPE
+``mla_use_nope``                   Kimi Linear: MLA without RoPE (refused, with the reason)
+``mrope_section``                  Qwen2.5-VL / Qwen3-VL: checked to cover the rotated pairs
 =================================  =========================================================
 
 The reference is transformers 5.23.0 (``modeling_rope_utils.py`` and each model's
@@ -36,12 +41,15 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from posenc_lib._checks import _describe, check_float, check_int
+from posenc_lib._checks import _describe, check_float, check_int, check_positions
+from posenc_lib.attention_variants import nope_attention_scale
 from posenc_lib.scaling import rope_frequencies
 
-__all__ = ["HF_ROPE_TYPES", "rope_frequencies_from_config"]
+__all__ = ["HF_ROPE_TYPES", "effective_logit_scale", "rope_frequencies_from_config"]
 
-HF_ROPE_TYPES: tuple[str, ...] = ("default", "linear", "dynamic", "yarn", "llama3", "longrope")
+HF_ROPE_TYPES: tuple[str, ...] = (
+    "default", "linear", "dynamic", "yarn", "llama3", "longrope", "proportional"
+)
 """The ``rope_type`` values of transformers 5.23.0 that :func:`rope_frequencies_from_config`
 reproduces (plus the aliases in ``_TYPE_ALIASES``)."""
 
@@ -67,7 +75,19 @@ _MODEL_DEFAULTS: dict[str, tuple[float, int | None]] = {
     "qwen3": (_DEFAULT_THETA, 128),
     "gemma3": (1_000_000.0, 256),
     "gemma3_text": (1_000_000.0, 256),
+    "gemma4": (_DEFAULT_THETA, 256),
+    "gemma4_text": (_DEFAULT_THETA, 256),
+    "qwen3_next": (_DEFAULT_THETA, 256),
+    "ministral3": (_DEFAULT_THETA, 128),
+    "minimax_m2": (5_000_000.0, 128),
 }
+# Gemma4TextConfig: full-attention layers use 512-wide heads unless global_head_dim says otherwise
+_GEMMA4_GLOBAL_HEAD_DIM = 512
+# Qwen3NextConfig: partial_rotary_factor 0.25 and every 4th layer full attention by default
+_QWEN3_NEXT_PARTIAL = 0.25
+_QWEN3_NEXT_INTERVAL = 4
+# layer types whose attention carries no position encoding at all
+_UNROTATED_LAYER_TYPES = ("linear_attention",)
 _NEOX_ROTARY_PCT = 0.25
 _PHI3_ORIGINAL_MAX_POSITION_EMBEDDINGS = 4096
 _GEMMA3_LAYER_TYPES = ("full_attention", "sliding_attention")
@@ -245,6 +265,95 @@ def _llama3_step(
     return np.where(2.0 * math.pi / kept > wavelength_cut, divided, kept)
 
 
+def _declared_layer_types(cfg: Mapping[str, Any], model_type: str | None) -> list[str]:
+    """The config's ``layer_types``, or Qwen3-Next's pattern from ``full_attention_interval``."""
+    declared = cfg.get("layer_types")
+    if isinstance(declared, list):
+        return [str(kind) for kind in declared]
+    if model_type != "qwen3_next" or cfg.get("num_hidden_layers") is None:
+        return []
+    layers = _int_field(cfg, "num_hidden_layers")
+    interval = _QWEN3_NEXT_INTERVAL
+    if cfg.get("full_attention_interval") is not None:
+        interval = _int_field(cfg, "full_attention_interval")
+    # full attention where (l + 1) mod interval == 0, linear attention elsewhere
+    return [
+        "full_attention" if (i + 1) % interval == 0 else "linear_attention" for i in range(layers)
+    ]
+
+
+def _refuse_unrotated(cfg: Mapping[str, Any], layer_type: Any) -> None:
+    """Raise a ValueError for attention that carries no RoPE at all (nothing to compute)."""
+    if cfg.get("mla_use_nope") is True or (
+        cfg.get("qk_rope_head_dim") == 0 and cfg.get("kv_lora_rank") is not None
+    ):
+        raise ValueError(
+            "config['mla_use_nope'] is true (or qk_rope_head_dim is 0): the MLA layers use no "
+            "RoPE (NoPE, as in Kimi Linear), so there are no frequencies to compute; its linear-"
+            "attention (KDA) layers carry order through their recurrence instead"
+        )
+    if isinstance(layer_type, str) and layer_type in _UNROTATED_LAYER_TYPES:
+        raise ValueError(
+            f"layer_type {layer_type!r} has no position encoding: a linear-attention layer "
+            "(Gated DeltaNet, KDA) keeps a recurrent state, not rotated keys; pass "
+            "'full_attention' for the layers that rotate"
+        )
+
+
+def _rotary_dim_field(cfg: Mapping[str, Any], head_dim: int, partial: float | None) -> float:
+    """MiniMax-M2's ``rotary_dim``: the fraction ``rotary_dim / head_dim`` (checked)."""
+    explicit = _int_field(cfg, "rotary_dim", minimum=2)
+    if explicit > head_dim or explicit % 2:
+        raise ValueError(
+            f"config['rotary_dim'] must be an even number of dimensions <= head_dim = {head_dim};"
+            f" got {explicit}"
+        )
+    if partial is not None and int(head_dim * partial) != explicit:
+        raise ValueError(
+            f"config['rotary_dim'] = {explicit} disagrees with partial_rotary_factor {partial} "
+            f"(int({head_dim} * {partial}) = {int(head_dim * partial)}); give one of them"
+        )
+    # p = rotary_dim / head_dim
+    return explicit / head_dim
+
+
+def _check_mrope_section(params: Mapping[str, Any], where: str, rotary_dim: int) -> None:
+    """M-RoPE's sections split the rotated pairs between time, height and width."""
+    section = params.get("mrope_section")
+    if section is None:
+        return
+    if isinstance(section, (str, bytes, Mapping)) or not isinstance(section, (list, tuple)):
+        raise TypeError(f"{where}['mrope_section'] must be a list of 3 integers; got "
+                        f"{_describe(section)}")
+    counts = [check_int(f"{where}['mrope_section'][{i}]", v, minimum=1)
+              for i, v in enumerate(section)]
+    if len(counts) != 3 or sum(counts) != rotary_dim // 2:
+        raise ValueError(
+            f"{where}['mrope_section'] must be 3 counts (time, height, width) adding up to the "
+            f"{rotary_dim // 2} rotated pairs; got {counts}"
+        )
+
+
+def _proportional(
+    params: Mapping[str, Any], where: str, base: float, partial: float, head: int
+) -> tuple[NDArray[np.float64], float]:
+    """Gemma 4's p-RoPE: the first pairs keep full-head frequencies, the rest do not turn."""
+    factor = 1.0
+    if params.get("factor") is not None:
+        factor = _number(params, "factor", where, at_least=1.0)
+    # pairs that rotate: int(p * head_dim // 2)
+    n_rotated = int((partial * head) // 2)
+    if n_rotated < 1:
+        raise ValueError(
+            f"{where}['partial_rotary_factor'] = {partial} leaves no rotated pair of a "
+            f"{head}-dim head"
+        )
+    i = np.arange(head // 2, dtype=np.float64)
+    # theta_i = base^(-2i / head_dim) for i < n_rotated (full-head exponent), 0 after; / factor
+    inv_freq = np.where(i < n_rotated, base ** (-2.0 * i / head), 0.0) / factor
+    return inv_freq, 1.0
+
+
 def rope_frequencies_from_config(
     config: Mapping[str, Any],
     *,
@@ -312,6 +421,22 @@ def rope_frequencies_from_config(
       ``theta_i`` elsewhere (transformers' result; ``rope_frequencies`` itself refuses equal
       band edges).
 
+    2025-26 forms:
+
+    - ``proportional`` (Gemma 4's p-RoPE): on a head of ``D`` dims (``global_head_dim`` on
+      full-attention layers, 512 by default for Gemma 4), the first ``int(p * D // 2)`` pairs
+      keep ``theta_i = base**(-2i/D)`` (the full head's exponent) and the other pairs get 0 (they
+      do not turn); all divided by ``factor`` (default 1). The result has ``D // 2`` entries;
+    - ``rotary_dim`` (MiniMax-M2): ``p = rotary_dim / head_dim`` (transformers reads only
+      ``partial_rotary_factor``; a config that gives both must agree);
+    - Qwen3-Next: ``p`` defaults to 0.25, its ``layer_types`` to full attention every
+      ``full_attention_interval``-th layer (4);
+    - no RoPE at all is a ValueError with the reason: ``layer_type="linear_attention"`` (Gated
+      DeltaNet, KDA layers) and MLA with ``mla_use_nope`` or ``qk_rope_head_dim == 0``
+      (Kimi Linear);
+    - ``mrope_section`` (Qwen2.5-VL, Qwen3-VL) must be three counts adding up to
+      ``rotary_dim // 2``; the frequencies are the default ones.
+
     Validation happens here, once: a non-dict config, an unknown type, a missing key, a factor
     list of the wrong length, a negative, zero or NaN value raise a ValueError or TypeError that
     names the key.
@@ -321,7 +446,8 @@ def rope_frequencies_from_config(
     Hugging Face transformers 5.23.0, ``src/transformers/modeling_rope_utils.py``
     (``ROPE_INIT_FUNCTIONS``, ``RotaryEmbeddingConfigMixin.standardize_rope_params``) and the
     model classes ``configuration_gemma3.py``, ``configuration_gpt_neox.py``,
-    ``configuration_phi3.py``, ``configuration_deepseek_v3.py``.
+    ``configuration_phi3.py``, ``configuration_deepseek_v3.py``, ``configuration_gemma4.py``,
+    ``modeling_gemma4.py``, ``configuration_qwen3_next.py``, ``configuration_kimi_linear.py``.
 
     Examples
     --------
@@ -355,12 +481,12 @@ def rope_frequencies_from_config(
     if gemma or "rope_local_base_freq" in cfg:
         params = _gemma3_parameters(cfg, gemma)
         where = "config['rope_parameters']"
+    _refuse_unrotated(cfg, layer_type)
     nested = _is_nested(params)
     if nested:
         params, where = _select_layer(params, layer_type, where)
     elif layer_type is not None:
-        declared = cfg.get("layer_types")
-        kinds = sorted(set(declared)) if isinstance(declared, list) else []
+        kinds = sorted(set(_declared_layer_types(cfg, model_type)))
         if layer_type not in kinds:
             raise ValueError(
                 "layer_type must be None for a config with one RoPE for every layer, or one of "
@@ -392,11 +518,22 @@ def rope_frequencies_from_config(
         partial_where = f"config[{key!r}]"
         if partial_value is None and model_type == "gpt_neox":
             partial_value = _NEOX_ROTARY_PCT
+        if partial_value is None and model_type == "qwen3_next":
+            partial_value = _QWEN3_NEXT_PARTIAL
     partial = 1.0 if partial_value is None else check_float(partial_where, partial_value)
     if not 0.0 < partial <= 1.0:
         raise ValueError(f"{partial_where} must be in (0, 1]; got {partial}")
 
     head_dim = _head_dim(cfg, model_type)
+    if rope_type == "proportional":
+        head = head_dim
+        if cfg.get("global_head_dim") is not None:
+            head = _int_field(cfg, "global_head_dim", minimum=2)
+        elif model_type in ("gemma4", "gemma4_text") and layer_type == "full_attention":
+            head = _GEMMA4_GLOBAL_HEAD_DIM
+        return _proportional(params, where, base, partial, head)
+    if cfg.get("rotary_dim") is not None and not neox:
+        partial = _rotary_dim_field(cfg, head_dim, None if partial_value is None else partial)
     # rotary_dim = int(head_dim * p)
     rotary_dim = int(head_dim * partial)
     if rotary_dim < 2 or rotary_dim % 2:
@@ -405,6 +542,7 @@ def rope_frequencies_from_config(
             f"{partial}) = {rotary_dim} must be an even integer >= 2 (pairs)"
         )
 
+    _check_mrope_section(params, where, rotary_dim)
     if rope_type == "default":
         return rope_frequencies(rotary_dim, base, None)
     scaling: dict[str, Any]
@@ -512,3 +650,87 @@ def rope_frequencies_from_config(
         else:
             scaling["factor"] = factor
     return rope_frequencies(rotary_dim, base, scaling, seq_len=seq_len)
+
+
+def effective_logit_scale(
+    config: Mapping[str, Any],
+    positions: Any,
+    *,
+    layer_type: str | None = None,
+    nope_layer: bool = False,
+) -> NDArray[np.float64]:
+    """Return the temperature that multiplies a model's attention logits at each query position.
+
+    Parameters
+    ----------
+    config : dict
+        A model's ``config.json`` as a dict (see :func:`rope_frequencies_from_config`).
+    positions : array_like of int, shape (seq,)
+        Query positions ``m`` >= 0.
+    layer_type : str or None, default None
+        Passed on to :func:`rope_frequencies_from_config` (e.g. ``"full_attention"``).
+    nope_layer : bool, default False
+        True for a NoPE layer (Llama 4's every 4th layer): only its own temperature applies.
+
+    Returns
+    -------
+    scale : ndarray of float64, shape (seq,)
+        Factor by which ``q . k / sqrt(d)`` is multiplied, beyond what the rotation does.
+
+    Notes
+    -----
+    The product of the factors a model applies (each 1 when absent):
+
+    - YaRN / LongRoPE attention factor ``a``: cos and sin both carry it, so ``q . k`` grows by
+      ``a**2`` (on the rotated dimensions: with partial rotary the others are not scaled);
+    - DeepSeek-V2/V3 (``yarn`` with ``mscale_all_dim``): the softmax scale is multiplied by
+      ``(0.1 mscale_all_dim ln s + 1)**2``, although the rotary ``a`` is 1;
+    - Ministral 3 / Mistral (``llama_4_scaling_beta`` = beta): the query is multiplied by
+      ``1 + beta ln(1 + floor(m / L))``, ``L`` the trained length;
+    - Llama 4 NoPE layers (``attn_temperature_tuning``): ``1 + attn_scale ln(1 + floor((m + 1) /
+      floor_scale))``, see :func:`~posenc_lib.attention_variants.nope_attention_scale`.
+
+    References
+    ----------
+    transformers ``DeepseekV3Attention`` (``self.scaling * mscale * mscale``),
+    ``modeling_ministral3.py`` (``_get_llama_4_attn_scale``), ``Llama4TextAttention``.
+
+    Examples
+    --------
+    >>> cfg = {"model_type": "deepseek_v3", "qk_rope_head_dim": 64, "rope_theta": 10000,
+    ...        "rope_scaling": {"type": "yarn", "factor": 40, "mscale": 1.0,
+    ...                         "mscale_all_dim": 1.0, "original_max_position_embeddings": 4096}}
+    >>> effective_logit_scale(cfg, [0, 100000]).round(4)
+    array([1.8739, 1.8739])
+    """
+    pos = check_positions("positions", positions).astype(np.float64, copy=False)
+    if np.any(pos < 0):
+        raise ValueError(f"positions must be >= 0; got a minimum of {pos.min()}")
+    if not isinstance(nope_layer, (bool, np.bool_)):
+        raise TypeError(f"nope_layer must be True or False; got {_describe(nope_layer)}")
+    if not isinstance(config, Mapping):
+        raise TypeError(f"config must be a dict (a model's config.json); got {_describe(config)}")
+    cfg = _flatten(config)
+    if nope_layer:
+        if not cfg.get("attn_temperature_tuning"):
+            return np.ones_like(pos)
+        floor_scale = check_float("config['floor_scale']", cfg.get("floor_scale", 8192.0))
+        attn_scale = check_float("config['attn_scale']", cfg.get("attn_scale", 0.1))
+        return nope_attention_scale(pos, floor_scale, attn_scale)
+    _, attention = rope_frequencies_from_config(config, layer_type=layer_type)
+    # cos and sin both carry a: q . k grows by a^2
+    scale = np.full_like(pos, attention**2)
+    params, _ = _scaling_dict(cfg)
+    kind = params.get("rope_type", params.get("type"))
+    if cfg.get("model_type") in ("deepseek_v2", "deepseek_v3") and kind == "yarn":
+        all_dim = check_float("mscale_all_dim", params.get("mscale_all_dim") or 0.0, at_least=0.0)
+        factor = check_float("factor", params.get("factor"), at_least=1.0)
+        # softmax scale * (0.1 mscale_all_dim ln s + 1)^2
+        scale = scale * (0.1 * all_dim * math.log(factor) + 1.0) ** 2
+    beta = params.get("llama_4_scaling_beta")
+    if beta is not None:
+        beta = check_float("llama_4_scaling_beta", beta, at_least=0.0)
+        trained = _int_field(params, "original_max_position_embeddings")
+        # query * (1 + beta ln(1 + floor(m / L)))
+        scale = scale * (1.0 + beta * np.log1p(np.floor(pos / trained)))
+    return scale

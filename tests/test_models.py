@@ -338,3 +338,143 @@ def test_nope_layer_type_is_refused_with_a_reason() -> None:
     with pytest.raises(ValueError, match="NoPE"):
         rope_frequencies_from_config(config, layer_type="full_attention")
     assert rope_frequencies_from_config(config, layer_type="sliding_attention")[0].shape == (4,)
+
+
+# --------------------------------------------------------------------------- 2025-26 presets
+# Each expected value is recomputed here from the published config and the model's code, with
+# plain loops and math, never with the library.
+
+from posenc_lib.presets_recent import RECENT_PRESETS, RECENT_SOURCES  # noqa: E402
+
+
+def test_recent_presets_each_have_a_source_and_are_plain_json() -> None:
+    assert set(RECENT_PRESETS) == set(RECENT_SOURCES)
+    assert len(RECENT_PRESETS) == 7
+    assert not set(RECENT_PRESETS) & set(PRESETS)
+    for name, source in RECENT_SOURCES.items():
+        assert "/" in source, name
+        assert "commit" in source or "revision" in source or "Hub" in source, name
+    assert json.loads(json.dumps(RECENT_PRESETS)) == RECENT_PRESETS
+
+
+def test_gemma4_proportional_keeps_full_head_frequencies_for_a_quarter() -> None:
+    config = RECENT_PRESETS["gemma-4-e2b"]
+    full, attention = rope_frequencies_from_config(config, layer_type="full_attention")
+    # global head 512, p = 0.25: int(0.25 * 512 // 2) = 64 pairs turn, with exponent 2i/512
+    expected = [1e6 ** (-(2 * i) / 512) if i < 64 else 0.0 for i in range(256)]
+    np.testing.assert_allclose(full, expected, rtol=1e-12, atol=0)
+    assert attention == 1.0 and int(np.count_nonzero(full)) == 64
+    # not the "default" partial form, whose exponent would be 2i/128
+    assert full[15] > 10 * 1e6 ** (-30 / 128)
+    local, _ = rope_frequencies_from_config(config, layer_type="sliding_attention")
+    np.testing.assert_allclose(local, theta(256, 1e4), rtol=1e-12)
+
+
+def test_gemma4_pattern_and_window() -> None:
+    config = RECENT_PRESETS["gemma-4-e2b"]
+    full_layers = [i for i, k in enumerate(config["layer_types"]) if k == "full_attention"]
+    assert full_layers == [4, 9, 14, 19, 24, 29, 34] and config["sliding_window"] == 512
+
+
+def test_proportional_factor_divides_and_tiny_fraction_is_refused() -> None:
+    config = copy.deepcopy(RECENT_PRESETS["gemma-4-e2b"])
+    config["rope_parameters"]["full_attention"]["factor"] = 8.0
+    full, _ = rope_frequencies_from_config(config, layer_type="full_attention")
+    assert full[1] == pytest.approx(1e6 ** (-2 / 512) / 8.0, rel=1e-12)
+    config["rope_parameters"]["full_attention"]["partial_rotary_factor"] = 0.001
+    with pytest.raises(ValueError, match="no rotated pair"):
+        rope_frequencies_from_config(config, layer_type="full_attention")
+
+
+def test_qwen3_next_rotates_a_quarter_on_full_layers_only() -> None:
+    config = RECENT_PRESETS["qwen3-next-80b-a3b"]
+    inv_freq, attention = rope_frequencies_from_config(config, layer_type="full_attention")
+    # head 256, p = 0.25 -> 64 rotated dims -> 32 pairs, exponent over 64
+    np.testing.assert_allclose(inv_freq, theta(64, 1e7), rtol=1e-12)
+    assert attention == 1.0
+    with pytest.raises(ValueError, match="linear_attention.*no position encoding"):
+        rope_frequencies_from_config(config, layer_type="linear_attention")
+    without = {k: v for k, v in config.items() if k != "partial_rotary_factor"}
+    assert rope_frequencies_from_config(without)[0].shape == (32,)  # the class default 0.25
+
+
+def test_kimi_linear_mla_without_rope_is_refused_with_the_reason() -> None:
+    with pytest.raises(ValueError, match="mla_use_nope.*NoPE"):
+        rope_frequencies_from_config(RECENT_PRESETS["kimi-linear-48b-a3b"])
+    zero = {**RECENT_PRESETS["kimi-linear-48b-a3b"], "mla_use_nope": False, "qk_rope_head_dim": 0}
+    with pytest.raises(ValueError, match="no RoPE"):
+        rope_frequencies_from_config(zero)
+
+
+def yarn_by_hand(d: int, base: float, s: float, length: int) -> list[float]:
+    """YaRN as the reference code ramps it: linear in the pair index between two bounds."""
+    def bound(turns: float) -> float:
+        return d * math.log(length / (turns * 2 * math.pi)) / (2 * math.log(base))
+
+    low, high = max(math.floor(bound(32)), 0), min(math.ceil(bound(1)), d - 1)
+    out = []
+    for i in range(d // 2):
+        t = base ** (-2 * i / d)
+        gamma = min(max((i - low) / (high - low), 0.0), 1.0)  # 1 = fully interpolated
+        out.append(t * (1 - gamma) + t / s * gamma)
+    return out
+
+
+def test_ministral3_yarn_frequencies_and_unit_attention_factor() -> None:
+    inv_freq, attention = rope_frequencies_from_config(RECENT_PRESETS["ministral-3-8b"])
+    np.testing.assert_allclose(inv_freq, yarn_by_hand(128, 1e6, 16.0, 16384), rtol=1e-12)
+    assert attention == pytest.approx(1.0)  # mscale == mscale_all_dim: the ratio is 1
+
+
+def test_glm45_rotates_half_of_each_head() -> None:
+    inv_freq, _ = rope_frequencies_from_config(RECENT_PRESETS["glm-4.5-air"])
+    np.testing.assert_allclose(inv_freq, theta(64, 1e4), rtol=1e-12)  # 128 * 0.5 = 64 dims
+
+
+def test_minimax_m2_rotary_dim_is_read_and_checked() -> None:
+    config = RECENT_PRESETS["minimax-m2"]
+    inv_freq, _ = rope_frequencies_from_config(config)
+    np.testing.assert_allclose(inv_freq, theta(64, 5e6), rtol=1e-12)  # 64 of 128 dims
+    agreeing = {**config, "partial_rotary_factor": 0.5}
+    np.testing.assert_array_equal(rope_frequencies_from_config(agreeing)[0], inv_freq)
+    for bad, match in (({"partial_rotary_factor": 0.25}, "disagrees"),
+                       ({"rotary_dim": 63}, "even"), ({"rotary_dim": 256}, "<= head_dim")):
+        with pytest.raises(ValueError, match=match):
+            rope_frequencies_from_config({**config, **bad})
+
+
+def test_qwen3_vl_default_frequencies_and_checked_sections() -> None:
+    config = RECENT_PRESETS["qwen3-vl-4b"]
+    inv_freq, _ = rope_frequencies_from_config(config)
+    np.testing.assert_allclose(inv_freq, theta(128, 5e6), rtol=1e-12)
+    assert sum(config["rope_scaling"]["mrope_section"]) == 64
+    bad = copy.deepcopy(config)
+    bad["rope_scaling"]["mrope_section"] = [24, 20, 16]
+    with pytest.raises(ValueError, match="mrope_section.*64"):
+        rope_frequencies_from_config(bad)
+
+
+def test_effective_logit_scale_per_model_by_hand() -> None:
+    from posenc_lib.models import effective_logit_scale
+
+    m = [0, 16383, 16384, 262143]
+    # Ministral 3: 1 + 0.1 ln(1 + floor(m / 16384)); a = 1
+    expected = [1 + 0.1 * math.log(1 + k // 16384) for k in m]
+    np.testing.assert_allclose(effective_logit_scale(RECENT_PRESETS["ministral-3-8b"], m),
+                               expected, rtol=1e-12)
+    # DeepSeek-V3: a = 1 in the rotary module, softmax scale * (0.1 ln 40 + 1)^2 = 1.874
+    v3 = effective_logit_scale(PRESETS["deepseek-v3"], [5])
+    assert v3[0] == pytest.approx((math.log(40) / 10 + 1) ** 2, rel=1e-12)
+    assert round(float(v3[0]), 3) == 1.874
+    # gpt-oss: YaRN a = 0.1 ln 32 + 1 on cos and sin -> a^2 on the logits
+    oss = effective_logit_scale(PRESETS["gpt-oss-20b"], [7])
+    assert oss[0] == pytest.approx((0.1 * math.log(32) + 1) ** 2, rel=1e-12)
+    # Llama 4 Scout: RoPE layers 1, NoPE layers 1 + 0.1 ln(1 + floor((m + 1) / 8192))
+    scout = PRESETS["llama-4-scout"]
+    assert effective_logit_scale(scout, [10**6])[0] == 1.0
+    nope = effective_logit_scale(scout, [10**6], nope_layer=True)[0]
+    assert nope == pytest.approx(1 + 0.1 * math.log(1 + (10**6 + 1) // 8192), rel=1e-12)
+    with pytest.raises(ValueError, match="positions"):
+        effective_logit_scale(scout, [-1])
+    with pytest.raises(TypeError, match="nope_layer"):
+        effective_logit_scale(scout, [1], nope_layer="yes")
