@@ -26,7 +26,9 @@ def test_study_copies_are_made_once_and_then_kept(tmp_path: Path) -> None:
     assert [p.name for p in again] == [NOTEBOOKS[2].name]  # only the new one
     assert mine.read_text(encoding="utf-8") == edited  # the learner's work is untouched
     for path in tmp_path.glob("*.ipynb"):
-        assert not any("solution" in tags(c) for c in load(path)["cells"])
+        cells = load(path)["cells"]
+        assert not any(tags(c) & {"solution", "reveal"} for c in cells)
+        assert not any(c.get("outputs") for c in cells)  # no answer printed before you run it
 
 
 def test_a_solution_is_shown_on_request_from_the_source_notebook() -> None:

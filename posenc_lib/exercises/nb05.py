@@ -250,7 +250,7 @@ def _read_position(pair: int, pairing: str) -> float:
 
 key_position = Exercise(
     key="05.key_position",
-    title="The position at which the checkpoint's key was rotated, read off its slowest pair",
+    title="The position at which the checkpoint's key was rotated, read off one pair's angle",
     answer_name="m_key",
     expected=lambda: _CHECKPOINT_POSITION,
     hint_text=(
