@@ -248,16 +248,6 @@ def yarn_get_mscale(scale: float, mscale: float = 1.0) -> float:
     return 0.1 * mscale * math.log(scale) + 1.0
 
 
-def _yarn_attention_factor(factor: float, mscale: float | None, mscale_all_dim: float | None,
-                           attention_factor: float | None) -> float:
-    if attention_factor is not None:
-        return attention_factor
-    if mscale and mscale_all_dim:
-        # DeepSeek: m(s, mscale) / m(s, mscale_all_dim)
-        return yarn_get_mscale(factor, mscale) / yarn_get_mscale(factor, mscale_all_dim)
-    return yarn_get_mscale(factor)
-
-
 def yarn_correction_range(head_dim: int, base: float, original_max_position_embeddings: int,
                           beta_fast: float = 32.0, beta_slow: float = 1.0,
                           truncate: bool = True) -> tuple[float, float]:
@@ -572,13 +562,22 @@ def rope_frequencies(head_dim: int, base: float = 10000.0,
         return llama3_inv_freq(head_dim, base, keys["factor"], keys["low_freq_factor"],
                                keys["high_freq_factor"], length), 1.0
     if rope_type == "yarn":
-        inv_freq = yarn_inv_freq(head_dim, base, keys["factor"], length,
-                                 keys.get("beta_fast", 32.0), keys.get("beta_slow", 1.0),
-                                 keys.get("truncate", True))
-        return inv_freq, _yarn_attention_factor(keys["factor"], keys.get("mscale"),
-                                                keys.get("mscale_all_dim"),
-                                                keys.get("attention_factor"))
+        return _yarn(head_dim, base, keys)
     return _longrope(head_dim, base, keys, length, seq_len, sorted(map(str, config)))
+
+
+def _yarn(head_dim: int, base: float, keys: dict[str, Any]) -> tuple[NDArray[np.float64], float]:
+    factor = keys["factor"]
+    inv_freq = yarn_inv_freq(head_dim, base, factor, keys["original_max_position_embeddings"],
+                             keys.get("beta_fast", 32.0), keys.get("beta_slow", 1.0),
+                             keys.get("truncate", True))
+    if "attention_factor" in keys:
+        return inv_freq, keys["attention_factor"]
+    mscale, mscale_all_dim = keys.get("mscale"), keys.get("mscale_all_dim")
+    if mscale and mscale_all_dim:
+        # DeepSeek: m(s, mscale) / m(s, mscale_all_dim)
+        return inv_freq, yarn_get_mscale(factor, mscale) / yarn_get_mscale(factor, mscale_all_dim)
+    return inv_freq, yarn_get_mscale(factor)
 
 
 def _longrope(head_dim: int, base: float, keys: dict[str, Any], length: int, seq_len: int | None,
