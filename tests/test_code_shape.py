@@ -30,11 +30,6 @@ ALLOWED: dict[str, set[str]] = {
     "figures/registry.py::_coerce": {"complexity"},
     "model_pairs.py::_layer_list": {"complexity"},
     "model_pairs.py::classify_config_pairs": {"complexity", "lines"},
-    "plots/heatmaps.py::draw_encoding_heatmap": {"lines"},
-    "plots/heatmaps.py::draw_attention_weights": {"lines"},
-    "plots/tables.py::draw_binary_table": {"lines"},
-    "plots/waves.py::draw_even_odd": {"lines"},
-    "plots/waves.py::draw_stacked_waves": {"lines"},
     # issue 24: owned by another change, to split next
     "models.py::rope_frequencies_from_config": {"lines", "complexity"},
     # issue 24: owned by another change (posenc_lib/exercises/ is outside this one), to split next
