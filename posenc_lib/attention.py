@@ -134,6 +134,29 @@ def scaled_dot_product_attention(
     >>> np.round(w, 6), np.round(out, 6)
     (array([[0.669762, 0.330238]]), array([[13.302385]]))
     """
+    q_arr, k_arr, v_arr, bias_arr, allowed = _checked_attention_inputs(q, k, v, mask, bias)
+    with np.errstate(over="ignore", invalid="ignore"):
+        # S = Q K^T / sqrt(d)
+        scores = q_arr @ np.swapaxes(k_arr, -1, -2) / np.sqrt(q_arr.shape[-1])
+        _refuse_overflow(~np.isfinite(scores),
+                         "q and k values are too large: the scores q k^T overflow float64")
+        # S = S + B
+        scores = scores + bias_arr
+        _refuse_overflow(np.isnan(scores) | np.isposinf(scores),
+                         "bias values are too large: scores + bias overflow float64")
+        # masked entries: S_ij = -inf
+        weights = softmax(np.where(allowed, scores, -np.inf), axis=-1)
+        output = weights @ v_arr
+        _refuse_overflow(~np.isfinite(output),
+                         "v values are too large: the output overflows float64")
+    return output, weights
+
+
+def _checked_attention_inputs(
+    q: Any, k: Any, v: Any, mask: Any, bias: Any
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64], NDArray[np.float64],
+           NDArray[np.bool_]]:
+    """q, k, v as float64 arrays, bias (0 if None) and mask (True if None), or a clear error."""
     q_arr = check_array("q", q, min_ndim=2).astype(np.float64, copy=False)
     k_arr = check_array("k", k, min_ndim=2).astype(np.float64, copy=False)
     v_arr = check_array("v", v, min_ndim=2).astype(np.float64, copy=False)
@@ -155,36 +178,18 @@ def scaled_dot_product_attention(
             f"v {v_arr.shape}"
         ) from err
     score_shape = (*batch, q_arr.shape[-2], k_arr.shape[-2])
-    d = q_arr.shape[-1]
-    # S = Q K^T / sqrt(d)
-    with np.errstate(over="ignore", invalid="ignore"):
-        scores = q_arr @ np.swapaxes(k_arr, -1, -2) / np.sqrt(d)
-    if not np.all(np.isfinite(scores)):
-        raise ValueError("q and k values are too large: the scores q k^T overflow float64")
-    if bias is not None:
-        bias_arr = _check_scores("bias", bias, min_ndim=0)
-        _check_broadcast("bias", bias_arr.shape, score_shape)
-        # S = S + B
-        with np.errstate(over="ignore", invalid="ignore"):
-            scores = scores + bias_arr
-        if np.isnan(scores).any() or np.isposinf(scores).any():
-            raise ValueError("bias values are too large: scores + bias overflow float64")
-    if mask is not None:
-        mask_arr = _check_mask(mask)
-        _check_broadcast("mask", mask_arr.shape, score_shape)
-        mask_full = np.broadcast_to(mask_arr, scores.shape)
-        if not mask_full.any(axis=-1).all():
-            raise ValueError(
-                "mask must allow at least one key for every query (a row is all False)"
-            )
-        # masked entries: S_ij = -inf
-        scores = np.where(mask_full, scores, -np.inf)
-    weights = softmax(scores, axis=-1)
-    with np.errstate(over="ignore", invalid="ignore"):
-        output = weights @ v_arr
-    if not np.all(np.isfinite(output)):
-        raise ValueError("v values are too large: the output overflows float64")
-    return output, weights
+    bias_arr = np.zeros(()) if bias is None else _check_scores("bias", bias, min_ndim=0)
+    _check_broadcast("bias", bias_arr.shape, score_shape)
+    allowed = np.ones((), dtype=np.bool_) if mask is None else _check_mask(mask)
+    _check_broadcast("mask", allowed.shape, score_shape)
+    if not np.broadcast_to(allowed, score_shape).any(axis=-1).all():
+        raise ValueError("mask must allow at least one key for every query (a row is all False)")
+    return q_arr, k_arr, v_arr, bias_arr, allowed
+
+
+def _refuse_overflow(overflowed: NDArray[np.bool_], message: str) -> None:
+    if overflowed.any():
+        raise ValueError(message)
 
 
 def _check_mask(mask: Any) -> NDArray[np.bool_]:

@@ -360,6 +360,29 @@ def mla_absorption_error(
     >>> bool(without < 1e-12), bool(with_rope > 0.1)
     (True, True)
     """
+    q_latent, kv_latent, up_q, up_k = _checked_absorption_inputs(c_q, c_kv, w_uq, w_uk)
+    _check_rope_part(positions, inv_freq, q_latent.shape[0], up_q.shape[1])
+    # q = c_q W_uq, k = c_kv W_uk (one head, up-projected)
+    queries = _matmul("c_q @ w_uq", q_latent, up_q)
+    keys = _matmul("c_kv @ w_uk", kv_latent, up_k)
+    # absorbed: S_abs = C_q (W_uq W_uk^T) C_kv^T, one matrix for every pair of positions
+    absorbed_w = _matmul("W_uq W_uk^T", up_q, up_k.T)
+    absorbed = _matmul("S_abs", _matmul("c_q W", q_latent, absorbed_w), kv_latent.T)
+    # without RoPE: S = (C_q W_uq)(C_kv W_uk)^T
+    plain = _matmul("S", queries, keys.T)
+    # with RoPE: S = R_m(C_q W_uq) . R_n(C_kv W_uk)
+    rotated = _matmul(
+        "S",
+        _rope("R_m q", queries, positions, inv_freq, "interleaved"),
+        _rope("R_n k", keys, positions, inv_freq, "interleaved").T,
+    )
+    return _relative_gap(plain, absorbed), _relative_gap(rotated, absorbed)
+
+
+def _checked_absorption_inputs(
+    c_q: ArrayLike, c_kv: ArrayLike, w_uq: ArrayLike, w_uk: ArrayLike
+) -> tuple[NDArray[Any], NDArray[Any], NDArray[Any], NDArray[Any]]:
+    """The latents and up-projections of :func:`mla_absorption_error`, or a clear error."""
     q_latent = check_array("c_q", c_q, ndim=2)
     kv_latent = check_array("c_kv", c_kv, ndim=2)
     up_q = check_array("w_uq", w_uq, ndim=2)
@@ -377,34 +400,19 @@ def mla_absorption_error(
         raise ValueError(
             f"c_q and c_kv must have the same n_tokens; got {q_latent.shape} and {kv_latent.shape}"
         )
-    _check_rope_part(positions, inv_freq, q_latent.shape[0], up_q.shape[1])
-    # q = c_q W_uq, k = c_kv W_uk (one head, up-projected)
-    queries = _matmul("c_q @ w_uq", q_latent, up_q)
-    keys = _matmul("c_kv @ w_uk", kv_latent, up_k)
-    # absorbed: S_abs = C_q (W_uq W_uk^T) C_kv^T, one matrix for every pair of positions
-    absorbed_w = _matmul("W_uq W_uk^T", up_q, up_k.T)
-    absorbed = _matmul("S_abs", _matmul("c_q W", q_latent, absorbed_w), kv_latent.T)
-    # without RoPE: S = (C_q W_uq)(C_kv W_uk)^T
-    plain = _matmul("S", queries, keys.T)
-    # with RoPE: S = R_m(C_q W_uq) . R_n(C_kv W_uk)
-    rotated = _matmul(
-        "S",
-        _rope("R_m q", queries, positions, inv_freq, "interleaved"),
-        _rope("R_n k", keys, positions, inv_freq, "interleaved").T,
-    )
+    return q_latent, kv_latent, up_q, up_k
 
-    def relative(exact: NDArray[np.float64]) -> float:
-        size = float(np.max(np.abs(exact)))
-        if size == 0.0:
-            raise ValueError("the scores are all zero; pass non-zero latents and projections")
-        with np.errstate(over="ignore", invalid="ignore"):
-            # max |S - S_abs| / max |S|
-            gap = float(np.max(np.abs(exact - absorbed)) / size)
-        if not math.isfinite(gap):
-            raise ValueError("the scores overflow float64; scale the inputs down")
-        return gap
 
-    return relative(plain), relative(rotated)
+def _relative_gap(exact: NDArray[np.float64], absorbed: NDArray[np.float64]) -> float:
+    size = float(np.max(np.abs(exact)))
+    if size == 0.0:
+        raise ValueError("the scores are all zero; pass non-zero latents and projections")
+    with np.errstate(over="ignore", invalid="ignore"):
+        # max |S - S_abs| / max |S|
+        gap = float(np.max(np.abs(exact - absorbed)) / size)
+    if not math.isfinite(gap):
+        raise ValueError("the scores overflow float64; scale the inputs down")
+    return gap
 
 
 # --------------------------------------------------------------------------- attention sinks

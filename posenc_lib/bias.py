@@ -308,21 +308,10 @@ def t5_relative_position_bucket(
     >>> t5_relative_position_bucket([-200, -20, -8, 0, 3], bidirectional=False)
     array([31, 17,  8,  0,  0])
     """
-    position = check_array("relative_position", relative_position)
-    if not np.issubdtype(position.dtype, np.integer):
-        raise TypeError(
-            f"relative_position must hold integers (key - query positions); got dtype "
-            f"{position.dtype}"
-        )
+    position = _check_relative_positions(relative_position)
     bidirectional, num_buckets, max_distance = _check_bucket_setup(
         bidirectional, num_buckets, max_distance
     )
-    if position.size and (int(position.min()) <= -(2**62) or int(position.max()) >= 2**62):
-        raise ValueError(
-            f"relative_position must lie strictly between -2**62 and 2**62; got values in "
-            f"[{position.min()}, {position.max()}]"
-        )
-    position = position.astype(np.int64)
     bucket = np.zeros(position.shape, dtype=np.int64)
     if bidirectional:
         num_buckets //= 2
@@ -333,15 +322,35 @@ def t5_relative_position_bucket(
         # n = max(-r, 0): every future key counts as offset 0
         n = np.maximum(-position, 0)
     max_exact = num_buckets // 2
-    is_small = n < max_exact
+    # b(n) = n below E exact buckets, logarithmic from E on
+    if_large = _log_bucket(n, num_buckets, max_distance)
+    return np.asarray(bucket + np.where(n < max_exact, n, if_large), dtype=np.int64)
+
+
+def _check_relative_positions(relative_position: Any) -> NDArray[np.int64]:
+    position = check_array("relative_position", relative_position)
+    if not np.issubdtype(position.dtype, np.integer):
+        raise TypeError(
+            f"relative_position must hold integers (key - query positions); got dtype "
+            f"{position.dtype}"
+        )
+    if position.size and (int(position.min()) <= -(2**62) or int(position.max()) >= 2**62):
+        raise ValueError(
+            f"relative_position must lie strictly between -2**62 and 2**62; got values in "
+            f"[{position.min()}, {position.max()}]"
+        )
+    return position.astype(np.int64)
+
+
+def _log_bucket(n: NDArray[np.int64], num_buckets: int, max_distance: int) -> NDArray[np.int64]:
+    """T5's logarithmic bucket of each offset n >= E = B // 2, in float32 as the references."""
+    max_exact = num_buckets // 2
     # only n >= E reach the log; clamping the others keeps log() away from 0
     ratio = np.maximum(n, max_exact).astype(np.float32) / np.float32(max_exact)
     scale = np.float32(math.log(max_distance / max_exact))
     # E + trunc(ln(n/E) / ln(D/E) * (B - E)), in float32
     spread = np.log(ratio) / scale * np.float32(num_buckets - max_exact)
-    if_large = max_exact + spread.astype(np.int64)
-    if_large = np.minimum(if_large, num_buckets - 1)
-    return np.asarray(bucket + np.where(is_small, n, if_large), dtype=np.int64)
+    return np.minimum(max_exact + spread.astype(np.int64), num_buckets - 1)
 
 
 def t5_bias(

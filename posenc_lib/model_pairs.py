@@ -48,37 +48,45 @@ def _config(config: Any) -> dict[str, Any]:
 
 def _layer_list(cfg: Mapping[str, Any], n_layers: int) -> list[str]:
     """The kind of every layer, in order (validated config)."""
+    return _with_nope_layers(cfg, _attention_kinds(cfg, n_layers))
+
+
+def _attention_kinds(cfg: Mapping[str, Any], n_layers: int) -> list[str]:
+    """Full, sliding or chunked attention per layer, before the NoPE layers are marked."""
     declared = cfg.get("layer_types")
-    model_type = cfg.get("model_type")
     if isinstance(declared, list) and declared:
         if len(declared) != n_layers or not all(k in LAYER_KINDS[:3] for k in declared):
             raise ValueError(
                 f"config['layer_types'] must list one of {LAYER_KINDS[:3]} for each of the "
                 f"{n_layers} layers; got {_describe(declared)}"
             )
-        kinds = list(declared)
-    elif model_type in ("gemma3", "gemma3_text"):
+        return list(declared)
+    if cfg.get("model_type") in ("gemma3", "gemma3_text"):
         pattern = check_int("config['sliding_window_pattern']",
                             cfg.get("sliding_window_pattern", _GEMMA3_PATTERN))
         # layer l is global when (l + 1) mod pattern == 0
-        kinds = ["full_attention" if (i + 1) % pattern == 0 else "sliding_attention"
-                 for i in range(n_layers)]
-    else:
-        kinds = ["full_attention"] * n_layers
+        return ["full_attention" if (i + 1) % pattern == 0 else "sliding_attention"
+                for i in range(n_layers)]
+    return ["full_attention"] * n_layers
+
+
+def _with_nope_layers(cfg: Mapping[str, Any], kinds: list[str]) -> list[str]:
+    """The kinds with ``no_rope_layers[l] == 0`` as "nope" (Llama 4, SmolLM3)."""
     no_rope = cfg.get("no_rope_layers")
-    if no_rope:
-        if not isinstance(no_rope, list) or len(no_rope) != n_layers or not all(
-            v in (0, 1) for v in no_rope
-        ):
-            raise ValueError(
-                f"config['no_rope_layers'] must list 0 (NoPE) or 1 (RoPE) for each of the "
-                f"{n_layers} layers; got {_describe(no_rope)}"
-            )
-        # Llama 4: RoPE layers attend within chunks of attention_chunk_size, NoPE layers globally
-        rope_kind = "chunked_attention" if cfg.get("attention_chunk_size") else None
-        kinds = ["nope" if flag == 0 else (rope_kind or kind)
-                 for kind, flag in zip(kinds, no_rope, strict=True)]
-    return kinds
+    if not no_rope:
+        return kinds
+    n_layers = len(kinds)
+    if not isinstance(no_rope, list) or len(no_rope) != n_layers or not all(
+        v in (0, 1) for v in no_rope
+    ):
+        raise ValueError(
+            f"config['no_rope_layers'] must list 0 (NoPE) or 1 (RoPE) for each of the "
+            f"{n_layers} layers; got {_describe(no_rope)}"
+        )
+    # Llama 4: RoPE layers attend within chunks of attention_chunk_size, NoPE layers globally
+    rope_kind = "chunked_attention" if cfg.get("attention_chunk_size") else None
+    return ["nope" if flag == 0 else (rope_kind or kind)
+            for kind, flag in zip(kinds, no_rope, strict=True)]
 
 
 def config_layer_kinds(config: Mapping[str, Any]) -> dict[str, int]:
@@ -186,30 +194,11 @@ def classify_config_pairs(
     """
     cfg = _config(config)
     length = check_int("length", length, minimum=2)
-    kinds = config_layer_kinds(cfg) if cfg.get("num_hidden_layers") is not None else {}
-    if layer_kind is not None and layer_kind not in kinds:
-        raise ValueError(f"layer_kind must be None or one of the config's layer kinds "
-                         f"{list(kinds)}; got {_describe(layer_kind)}")
-    if layer_kind is None:
-        layer_kind = next((k for k in kinds if k != "nope"), None)
-    # transformers knows a RoPE per layer type only for full and sliding layers
-    layer_type = layer_kind if layer_kind in ("full_attention", "sliding_attention") else None
-    model_type = cfg.get("model_type")
-    nested = model_type in ("gemma3", "gemma3_text") or "rope_local_base_freq" in cfg
-    params = cfg.get("rope_parameters")
-    if isinstance(params, Mapping) and params and all(
-        isinstance(v, Mapping) or v is None for v in params.values()
-    ):
-        nested = True
-    if not nested and not isinstance(cfg.get("layer_types"), list):
-        layer_type = None
-    head_dim = _head_dim(cfg, model_type if isinstance(model_type, str) else None)
-    extra = 0
-    if cfg.get("qk_rope_head_dim") is not None and cfg.get("qk_nope_head_dim") is not None:
-        extra = check_int("config['qk_nope_head_dim']", cfg["qk_nope_head_dim"]) // 2
-    n_pairs = head_dim // 2 + extra
+    layer_kind = _chosen_layer_kind(cfg, layer_kind)
+    n_pairs = _n_pairs(cfg)
     if layer_kind == "nope":
         return np.full(n_pairs, np.inf), np.full(n_pairs, 3, dtype=np.int64)
+    layer_type = _transformers_layer_type(cfg, layer_kind)
     theta, _ = rope_frequencies_from_config(cfg, seq_len=length, layer_type=layer_type)
     plain, _ = rope_frequencies_from_config(_without_scaling(cfg), seq_len=length,
                                             layer_type=layer_type)
@@ -219,14 +208,52 @@ def classify_config_pairs(
     # lambda_i = 2 pi / theta_i
     wavelengths[: theta.size][rotated] = 2.0 * math.pi / theta[rotated]
     changed = np.abs(theta / plain - 1.0) > 1e-9
-    span = length
-    window = {"sliding_attention": cfg.get("sliding_window"),
-              "chunked_attention": cfg.get("attention_chunk_size")}.get(layer_kind or "")
-    if window is not None:
-        # a local layer never sees two tokens further apart than its window
-        span = min(length, check_int("the layer's window", window, minimum=1))
     # turns r_i = L theta_i / (2 pi), with L capped by the layer's window
-    turns = span * theta / (2.0 * math.pi)
+    turns = _span(cfg, length, layer_kind) * theta / (2.0 * math.pi)
     classes[: theta.size] = np.where(changed, 2, np.where(turns >= 1.0, 0, 1))
     classes[: theta.size][~rotated] = 3
     return wavelengths, classes
+
+
+def _chosen_layer_kind(cfg: Mapping[str, Any], layer_kind: Any) -> str | None:
+    """``layer_kind`` checked against the config's kinds; None: the first kind with RoPE."""
+    kinds = config_layer_kinds(cfg) if cfg.get("num_hidden_layers") is not None else {}
+    if layer_kind is not None and layer_kind not in kinds:
+        raise ValueError(f"layer_kind must be None or one of the config's layer kinds "
+                         f"{list(kinds)}; got {_describe(layer_kind)}")
+    if layer_kind is None:
+        return next((k for k in kinds if k != "nope"), None)
+    return str(layer_kind)
+
+
+def _transformers_layer_type(cfg: Mapping[str, Any], layer_kind: str | None) -> str | None:
+    """The ``layer_type`` to read a per-layer RoPE with, or None when the config has one RoPE."""
+    # transformers knows a RoPE per layer type only for full and sliding layers
+    if layer_kind not in ("full_attention", "sliding_attention"):
+        return None
+    params = cfg.get("rope_parameters")
+    nested = (cfg.get("model_type") in ("gemma3", "gemma3_text") or "rope_local_base_freq" in cfg
+              or (isinstance(params, Mapping) and bool(params) and all(
+                  isinstance(v, Mapping) or v is None for v in params.values())))
+    if not nested and not isinstance(cfg.get("layer_types"), list):
+        return None
+    return layer_kind
+
+
+def _n_pairs(cfg: Mapping[str, Any]) -> int:
+    """head_dim / 2, plus qk_nope_head_dim / 2 for MLA's content dims."""
+    model_type = cfg.get("model_type")
+    head_dim = _head_dim(cfg, model_type if isinstance(model_type, str) else None)
+    extra = 0
+    if cfg.get("qk_rope_head_dim") is not None and cfg.get("qk_nope_head_dim") is not None:
+        extra = check_int("config['qk_nope_head_dim']", cfg["qk_nope_head_dim"]) // 2
+    return head_dim // 2 + extra
+
+
+def _span(cfg: Mapping[str, Any], length: int, layer_kind: str | None) -> int:
+    """``L' = min(L, window)``: a local layer never sees two tokens further apart."""
+    window = {"sliding_attention": cfg.get("sliding_window"),
+              "chunked_attention": cfg.get("attention_chunk_size")}.get(layer_kind or "")
+    if window is None:
+        return length
+    return min(length, check_int("the layer's window", window, minimum=1))

@@ -75,10 +75,7 @@ def rotate_half(x: ArrayLike) -> NDArray[Any]:
     >>> rotate_half(np.array([1.0, 2.0, 3.0, 4.0]))
     array([-3., -4.,  1.,  2.])
     """
-    return _turn_half(_check_pairs("x", x))
-
-
-def _turn_half(x: NDArray[Any]) -> NDArray[Any]:
+    x = _check_pairs("x", x)
     half = x.shape[-1] // 2
     # (x1, x2) -> (-x2, x1)
     return np.concatenate([-x[..., half:], x[..., :half]], axis=-1)
@@ -107,10 +104,7 @@ def rotate_interleaved(x: ArrayLike) -> NDArray[Any]:
     >>> rotate_interleaved(np.array([1.0, 2.0, 3.0, 4.0]))
     array([-2.,  1., -4.,  3.])
     """
-    return _turn_interleaved(_check_pairs("x", x))
-
-
-def _turn_interleaved(x: NDArray[Any]) -> NDArray[Any]:
+    x = _check_pairs("x", x)
     out = np.empty_like(x)
     # (a, b) -> (-b, a)
     out[..., 0::2] = -x[..., 1::2]
@@ -194,10 +188,10 @@ def apply_rope(
 
 
 def _rotate(x: NDArray[Any], phi: NDArray[np.float64], pairing: str) -> NDArray[Any]:
-    """Turn pair i of every row m of x by phi[m, i], in the dtype of x (the formula, unchecked)."""
+    """Turn pair i of every row m of x by phi[m, i], in the dtype of x (callers check both)."""
     cos = _on_both_members(np.cos(phi), pairing).astype(x.dtype)
     sin = _on_both_members(np.sin(phi), pairing).astype(x.dtype)
-    turn = _turn_interleaved if pairing == "interleaved" else _turn_half  # rotate_* unchecked
+    turn = rotate_interleaved if pairing == "interleaved" else rotate_half
     try:
         with np.errstate(over="raise", invalid="raise"):
             # x' = x cos(phi) + rotate(x) sin(phi)

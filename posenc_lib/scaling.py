@@ -242,37 +242,10 @@ def yarn_get_mscale(scale: float, mscale: float = 1.0) -> float:
     1.1386294361
     """
     scale, mscale = checked(scale=scale, mscale=mscale)
-    return _mscale(scale, mscale)
-
-
-def _mscale(scale: float, mscale: float) -> float:
     if scale <= 1.0:
         return 1.0
     # sqrt(1/t) = 0.1 mscale ln(s) + 1
     return 0.1 * mscale * math.log(scale) + 1.0
-
-
-def _yarn_attention_factor(factor: float, mscale: float | None, mscale_all_dim: float | None,
-                           attention_factor: float | None) -> float:
-    if attention_factor is not None:
-        return attention_factor
-    if mscale and mscale_all_dim:
-        # DeepSeek: m(s, mscale) / m(s, mscale_all_dim)
-        return _mscale(factor, mscale) / _mscale(factor, mscale_all_dim)
-    return _mscale(factor, 1.0)
-
-
-def _correction_range(head_dim: int, base: float, length: int, beta_fast: float,
-                      beta_slow: float, truncate: bool) -> tuple[float, float]:
-    def pair_index(turns: float) -> float:
-        # i(r) = d ln(L / (2 pi r)) / (2 ln base): the pair that turns r times in L
-        return head_dim * math.log(length / (turns * 2.0 * math.pi)) / (2.0 * math.log(base))
-
-    low, high = pair_index(beta_fast), pair_index(beta_slow)
-    if truncate:
-        low, high = float(math.floor(low)), float(math.ceil(high))
-    # clamp to [0, d - 1], as every reference does (d - 1, not d/2 - 1)
-    return max(low, 0.0), min(high, float(head_dim - 1))
 
 
 def yarn_correction_range(head_dim: int, base: float, original_max_position_embeddings: int,
@@ -317,14 +290,16 @@ def yarn_correction_range(head_dim: int, base: float, original_max_position_embe
             original_max_position_embeddings), beta_fast=beta_fast, beta_slow=beta_slow,
         truncate=truncate)
     check_betas(fast, slow)
-    return _correction_range(head_dim, base, length, fast, slow, truncate)
 
+    def pair_index(turns: float) -> float:
+        # i(r) = d ln(L / (2 pi r)) / (2 ln base): the pair that turns r times in L
+        return head_dim * math.log(length / (turns * 2.0 * math.pi)) / (2.0 * math.log(base))
 
-def _ramp(low: float, high: float, n: int) -> NDArray[np.float64]:
-    # equal bounds: the references add 0.001 to high, so the span is 0.001
-    span = high - low if low != high else 0.001
-    # gamma_i = clip((i - low) / (high - low), 0, 1)
-    return np.clip((np.arange(n, dtype=np.float64) - low) / span, 0.0, 1.0)
+    low, high = pair_index(fast), pair_index(slow)
+    if truncate:
+        low, high = float(math.floor(low)), float(math.ceil(high))
+    # clamp to [0, d - 1], as every reference does (d - 1, not d/2 - 1)
+    return max(low, 0.0), min(high, float(head_dim - 1))
 
 
 def yarn_ramp(low: float, high: float, n: int) -> NDArray[np.float64]:
@@ -352,7 +327,10 @@ def yarn_ramp(low: float, high: float, n: int) -> NDArray[np.float64]:
     array([0. , 0. , 0.5, 1. , 1. ])
     """
     low, high, n = checked(low=low, high=high, n=n)
-    return _ramp(low, high, n)
+    # equal bounds: the references add 0.001 to high, so the span is 0.001
+    span = high - low if low != high else 0.001
+    # gamma_i = clip((i - low) / (high - low), 0, 1)
+    return np.clip((np.arange(n, dtype=np.float64) - low) / span, 0.0, 1.0)
 
 
 def yarn_inv_freq(head_dim: int, base: float, factor: float,
@@ -402,7 +380,7 @@ def yarn_inv_freq(head_dim: int, base: float, factor: float,
                                       beta_fast, beta_slow, truncate)
     (factor,) = checked(factor=factor)
     theta = inverse_frequencies(head_dim, base)
-    gamma = _ramp(low, high, theta.shape[0])
+    gamma = yarn_ramp(low, high, theta.shape[0])
     # theta'_i = (1 - gamma_i) theta_i + gamma_i theta_i / s
     return (1.0 - gamma) * theta + gamma * (theta / factor)
 
@@ -584,13 +562,22 @@ def rope_frequencies(head_dim: int, base: float = 10000.0,
         return llama3_inv_freq(head_dim, base, keys["factor"], keys["low_freq_factor"],
                                keys["high_freq_factor"], length), 1.0
     if rope_type == "yarn":
-        inv_freq = yarn_inv_freq(head_dim, base, keys["factor"], length,
-                                 keys.get("beta_fast", 32.0), keys.get("beta_slow", 1.0),
-                                 keys.get("truncate", True))
-        return inv_freq, _yarn_attention_factor(keys["factor"], keys.get("mscale"),
-                                                keys.get("mscale_all_dim"),
-                                                keys.get("attention_factor"))
+        return _yarn(head_dim, base, keys)
     return _longrope(head_dim, base, keys, length, seq_len, sorted(map(str, config)))
+
+
+def _yarn(head_dim: int, base: float, keys: dict[str, Any]) -> tuple[NDArray[np.float64], float]:
+    factor = keys["factor"]
+    inv_freq = yarn_inv_freq(head_dim, base, factor, keys["original_max_position_embeddings"],
+                             keys.get("beta_fast", 32.0), keys.get("beta_slow", 1.0),
+                             keys.get("truncate", True))
+    if "attention_factor" in keys:
+        return inv_freq, keys["attention_factor"]
+    mscale, mscale_all_dim = keys.get("mscale"), keys.get("mscale_all_dim")
+    if mscale and mscale_all_dim:
+        # DeepSeek: m(s, mscale) / m(s, mscale_all_dim)
+        return inv_freq, yarn_get_mscale(factor, mscale) / yarn_get_mscale(factor, mscale_all_dim)
+    return inv_freq, yarn_get_mscale(factor)
 
 
 def _longrope(head_dim: int, base: float, keys: dict[str, Any], length: int, seq_len: int | None,

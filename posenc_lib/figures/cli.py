@@ -151,24 +151,32 @@ def _check_settings(
         key = key.strip()
         if not sep or not key:
             raise UsageError(f"--set needs KEY=VALUE; got {setting!r}")
-        target, dot, parameter = key.rpartition(".")
-        if dot:
-            if target not in params:
-                raise UsageError(
-                    f"--set {setting!r}: figure {target!r} is not among the figures being built"
-                )
-            chosen = [spec for spec in specs if spec.name == target]
-        else:
-            chosen = [spec for spec in specs if parameter in spec.defaults]
-        if not chosen or parameter not in chosen[0].defaults:
-            where = f"figure {target}" if dot else "any of the selected figures"
-            raise UsageError(f"--set {setting!r}: unknown parameter {parameter!r} for {where}")
+        parameter, chosen = _figures_setting(setting, key, specs)
         for spec in chosen:
             try:
                 params[spec.name][parameter] = parse_parameter(spec, parameter, text)
             except (TypeError, ValueError) as err:
                 raise UsageError(f"--set {setting!r}: {err}") from None
     return params
+
+
+def _figures_setting(
+    setting: str, key: str, specs: Sequence[FigureSpec]
+) -> tuple[str, list[FigureSpec]]:
+    """The parameter a ``--set`` key names, and the figures being built that take it."""
+    target, dot, parameter = key.rpartition(".")
+    if dot:
+        if target not in {spec.name for spec in specs}:
+            raise UsageError(
+                f"--set {setting!r}: figure {target!r} is not among the figures being built"
+            )
+        chosen = [spec for spec in specs if spec.name == target]
+    else:
+        chosen = [spec for spec in specs if parameter in spec.defaults]
+    if not chosen or parameter not in chosen[0].defaults:
+        where = f"figure {target}" if dot else "any of the selected figures"
+        raise UsageError(f"--set {setting!r}: unknown parameter {parameter!r} for {where}")
+    return parameter, chosen
 
 
 def plan_build(args: argparse.Namespace) -> BuildPlan:

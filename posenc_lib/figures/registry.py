@@ -243,12 +243,7 @@ def coerce_parameter(spec: FigureSpec, key: str, value: Any) -> Any:
 def _coerce(label: str, value: Any, default: Any) -> Any:
     wrong = TypeError(f"{label} must be {_type_name(default)}; got {value!r}")
     if isinstance(default, tuple):
-        if not isinstance(value, (tuple, list)) or not value:
-            raise wrong
-        try:
-            return tuple(_coerce(label, item, default[0]) for item in value)
-        except TypeError:
-            raise wrong from None
+        return _coerce_tuple(label, value, default, wrong)
     if isinstance(default, bool):
         if not isinstance(value, bool):
             raise wrong
@@ -266,6 +261,16 @@ def _coerce(label: str, value: Any, default: Any) -> Any:
     if not isinstance(value, str):
         raise wrong
     return value
+
+
+def _coerce_tuple(label: str, value: Any, default: tuple[Any, ...], wrong: TypeError) -> Any:
+    """A non-empty list or tuple, each item like the default's first, as a tuple."""
+    if not isinstance(value, (tuple, list)) or not value:
+        raise wrong
+    try:
+        return tuple(_coerce(label, item, default[0]) for item in value)
+    except TypeError:
+        raise wrong from None
 
 
 _TRUE = {"1", "true", "yes", "on"}

@@ -148,10 +148,7 @@ def draw_encoding_heatmap(
     """
     ax = check_axes(ax)
     matrix = as_matrix("encoding", encoding)
-    low = check_float("vmin", vmin)
-    high = check_float("vmax", vmax)
-    if not low < high:
-        raise ValueError(f"vmin must be < vmax; got vmin={low}, vmax={high}")
+    low, high = _colour_limits(vmin, vmax)
     transpose = check_bool("transpose", transpose)
     colorbar = check_bool("colorbar", colorbar)
     style.setdefault("aspect", "auto")
@@ -163,6 +160,13 @@ def draw_encoding_heatmap(
         ax, data, colorbar=colorbar, xlabel=xlabel, ylabel=ylabel,
         cmap=cmap, vmin=low, vmax=high, **style,
     )
+
+
+def _colour_limits(vmin: Any, vmax: Any) -> tuple[float, float]:
+    low, high = check_float("vmin", vmin), check_float("vmax", vmax)
+    if not low < high:
+        raise ValueError(f"vmin must be < vmax; got vmin={low}, vmax={high}")
+    return low, high
 
 
 def draw_similarity_matrix(
@@ -510,22 +514,34 @@ def draw_attention_weights(
         ax, matrix, colorbar=colorbar, xlabel=xlabel, ylabel=ylabel,
         cmap=cmap, vmin=0.0, vmax=1.0, **style,
     )
+    texts = _weight_texts(ax, matrix) if numbers else []
+    query_texts, key_texts = _word_texts(ax, rows, cols)
+    ax.set_xticks([])
+    ax.set_yticks([])
+    return AttentionMap(image, texts, query_texts, key_texts)
+
+
+def _weight_texts(ax: Axes, matrix: np.ndarray) -> list[Text]:
+    """Each weight written in its cell, two decimals, white on the dark cells."""
     texts: list[Text] = []
-    if numbers:
-        for (r, c), value in np.ndenumerate(matrix):
-            colour = "white" if value > 0.6 else "black"
-            texts.append(
-                ax.text(c, r, f"{value:.2f}", ha="center", va="center", fontsize=8, color=colour)
-            )
+    for (r, c), value in np.ndenumerate(matrix):
+        colour = "white" if value > 0.6 else "black"
+        texts.append(
+            ax.text(c, r, f"{value:.2f}", ha="center", va="center", fontsize=8, color=colour)
+        )
+    return texts
+
+
+def _word_texts(ax: Axes, rows: Sequence[str], cols: Sequence[str]) -> tuple[list[Text],
+                                                                           list[Text]]:
+    """The query words left of the rows and the key words above the columns."""
     # the words are texts (not tick labels) so that they can change without a full redraw
     query_texts = [ax.text(-0.65, r, word, ha="right", va="center") for r, word in enumerate(rows)]
     key_texts = [
         ax.text(c, -0.65, word, ha="left", va="bottom", rotation=45, rotation_mode="anchor")
         for c, word in enumerate(cols)
     ]
-    ax.set_xticks([])
-    ax.set_yticks([])
-    return AttentionMap(image, texts, query_texts, key_texts)
+    return query_texts, key_texts
 
 
 def draw_unseen_angles(

@@ -184,22 +184,7 @@ def draw_binary_table(
     if not np.all((table == 0) | (table == 1)):
         raise ValueError("bits must contain only 0 and 1")
     n_rows, n_bits = table.shape
-    if periods is None:
-        data: np.ndarray = table.astype(np.float64)
-        style.setdefault("cmap", _PLAIN_CMAP.with_extremes(bad="white"))
-        style.setdefault("vmin", 0.0)
-        style.setdefault("vmax", 1.0)
-    else:
-        period = np.asarray(check_array("periods", periods, ndim=1), dtype=np.float64)
-        if period.shape != (n_bits,) or np.any(period <= 0):
-            raise ValueError(
-                f"periods must hold {n_bits} positive numbers (one per bit column); got {period!r}"
-            )
-        rate = 1.0 / period
-        # rate_j = 1 / period_j (set bits; clear bits are masked)
-        data = np.ma.masked_equal(table * rate[None, :], 0.0)
-        style.setdefault("cmap", matplotlib.colormaps[cmap].with_extremes(bad="white"))
-        style.setdefault("norm", LogNorm(vmin=rate.min() / 2.5, vmax=rate.max()))
+    data = _bit_colours(table, periods, cmap, style)
     style.setdefault("aspect", "auto")
     image = ax.imshow(data, **style)
     digits = [
@@ -207,6 +192,35 @@ def draw_binary_table(
         for r in range(n_rows)
         for c in range(n_bits)
     ]
+    _label_cells(ax, n_rows, n_bits, row_labels, col_labels)
+    set_labels(ax, xlabel, ylabel)
+    return BinaryTable(image, digits)
+
+
+def _bit_colours(table: np.ndarray, periods: ArrayLike | None, cmap: str,
+                 style: dict[str, Any]) -> np.ndarray:
+    """The image data of the bits, and its colour defaults set in ``style``."""
+    if periods is None:
+        style.setdefault("cmap", _PLAIN_CMAP.with_extremes(bad="white"))
+        style.setdefault("vmin", 0.0)
+        style.setdefault("vmax", 1.0)
+        return table.astype(np.float64)
+    n_bits = table.shape[1]
+    period = np.asarray(check_array("periods", periods, ndim=1), dtype=np.float64)
+    if period.shape != (n_bits,) or np.any(period <= 0):
+        raise ValueError(
+            f"periods must hold {n_bits} positive numbers (one per bit column); got {period!r}"
+        )
+    rate = 1.0 / period
+    style.setdefault("cmap", matplotlib.colormaps[cmap].with_extremes(bad="white"))
+    style.setdefault("norm", LogNorm(vmin=rate.min() / 2.5, vmax=rate.max()))
+    # rate_j = 1 / period_j (set bits; clear bits are masked)
+    return np.ma.masked_equal(table * rate[None, :], 0.0)
+
+
+def _label_cells(ax: Axes, n_rows: int, n_bits: int, row_labels: Sequence[str] | None,
+                 col_labels: Sequence[str] | None) -> None:
+    """Positions down the side, place values 2^k on top, thin lines between the cells."""
     rows = [str(r) for r in range(n_rows)] if row_labels is None else list(row_labels)
     places = [f"$2^{n_bits - 1 - c}$" for c in range(n_bits)]
     cols = places if col_labels is None else list(col_labels)
@@ -224,8 +238,6 @@ def draw_binary_table(
     ax.grid(True, which="minor", color="#999999", linewidth=0.6)
     for spine in ax.spines.values():
         spine.set_visible(False)
-    set_labels(ax, xlabel, ylabel)
-    return BinaryTable(image, digits)
 
 
 @dataclass

@@ -244,33 +244,32 @@ def draw_even_odd(
     cos_lines: list[Line2D] = []
     for row, label in zip(matrix, labels, strict=True):
         (sin_line,) = ax.plot(index, row[0::2], marker="o", label=f"{label}: sin", **style)
-        (cos_line,) = ax.plot(
-            index,
-            row[1::2],
-            marker="x",
-            color=sin_line.get_color(),
-            label=f"{label}: cos",
-            **style,
-        )
+        (cos_line,) = ax.plot(index, row[1::2], marker="x", color=sin_line.get_color(),
+                              label=f"{label}: cos", **style)
         sin_lines.append(sin_line)
         cos_lines.append(cos_line)
     set_labels(ax, xlabel, ylabel)
     if legend:
-        handles = [
-            Line2D([], [], color=line.get_color(), marker="s", linestyle="none")
-            for line in sin_lines
-        ]
-        handles += [
-            Line2D([], [], color="black", marker="o", linestyle="none"),
-            Line2D([], [], color="black", marker="x", linestyle="none"),
-        ]
-        ax.legend(
-            handles,
-            [*labels, "sin, even index 2i", "cos, odd index 2i+1"],
-            loc="upper left",
-            bbox_to_anchor=(1.0, 1.0),
-        )
+        _even_odd_legend(ax, sin_lines, labels)
     return sin_lines, cos_lines
+
+
+def _even_odd_legend(ax: Axes, sin_lines: list[Line2D], labels: Sequence[str]) -> None:
+    """One colour per position, then the two marker shapes (sin round, cos cross)."""
+    handles = [
+        Line2D([], [], color=line.get_color(), marker="s", linestyle="none")
+        for line in sin_lines
+    ]
+    handles += [
+        Line2D([], [], color="black", marker="o", linestyle="none"),
+        Line2D([], [], color="black", marker="x", linestyle="none"),
+    ]
+    ax.legend(
+        handles,
+        [*labels, "sin, even index 2i", "cos, odd index 2i+1"],
+        loc="upper left",
+        bbox_to_anchor=(1.0, 1.0),
+    )
 
 
 def draw_values_by_dimension(
@@ -410,27 +409,11 @@ def draw_stacked_waves(
     (2, [0.0, 2.5], array([ 1.    ,  0.5403, -0.4161]))
     """
     ax = check_axes(ax)
-    samples = as_vector("x", x)
-    matrix = as_matrix("waves", waves)
-    if matrix.shape[0] != samples.size:
-        raise ValueError(
-            f"waves must have one row per sample of x ({samples.size}); got shape {matrix.shape}"
-        )
+    samples, matrix = _sampled_waves(x, waves)
     gap = check_float("spacing", spacing, greater_than=0.0)
     n_waves = matrix.shape[1]
     names = row_labels("labels", labels, n_waves, "" if labels is not None else "dim")
-    if (token_positions is None) != (token_values is None):
-        raise ValueError("token_positions and token_values must be given together")
-    marks: tuple[np.ndarray, np.ndarray] | None = None
-    if token_positions is not None:
-        where = as_vector("token_positions", token_positions)
-        values = as_matrix("token_values", token_values)
-        if values.shape != (where.size, n_waves):
-            raise ValueError(
-                f"token_values must have shape {(where.size, n_waves)} (tokens, waves); "
-                f"got {values.shape}"
-            )
-        marks = (where, values)
+    marks = _token_marks(token_positions, token_values, n_waves)
     offsets = [j * gap for j in range(n_waves)]
     wave_lines: list[Line2D] = []
     token_lines: list[Line2D] = []
@@ -439,16 +422,9 @@ def draw_stacked_waves(
         (line,) = ax.plot(samples, matrix[:, j] + offset, **style)
         wave_lines.append(line)
         if marks is not None:
-            (dots,) = ax.plot(
-                marks[0],
-                marks[1][:, j] + offset,
-                linestyle="none",
-                marker="o",
-                markersize=6,
-                color=line.get_color(),
-                markeredgecolor="black",
-                zorder=3,
-            )
+            (dots,) = ax.plot(marks[0], marks[1][:, j] + offset, linestyle="none", marker="o",
+                              markersize=6, color=line.get_color(), markeredgecolor="black",
+                              zorder=3)
             token_lines.append(dots)
     if marks is not None:
         for position in marks[0]:
@@ -457,6 +433,36 @@ def draw_stacked_waves(
     ax.grid(False, axis="y")
     set_labels(ax, xlabel, None)
     return StackedWaves(wave_lines, token_lines, offsets)
+
+
+def _sampled_waves(x: ArrayLike, waves: ArrayLike) -> tuple[NDArray[np.float64],
+                                                             NDArray[np.float64]]:
+    """The sample positions and the waves there (one row per sample), checked."""
+    samples = as_vector("x", x)
+    matrix = as_matrix("waves", waves)
+    if matrix.shape[0] != samples.size:
+        raise ValueError(
+            f"waves must have one row per sample of x ({samples.size}); got shape {matrix.shape}"
+        )
+    return samples, matrix
+
+
+def _token_marks(
+    token_positions: ArrayLike | None, token_values: ArrayLike | None, n_waves: int
+) -> tuple[NDArray[np.float64], NDArray[np.float64]] | None:
+    """The token positions and the encoding there, checked; None when no tokens are given."""
+    if (token_positions is None) != (token_values is None):
+        raise ValueError("token_positions and token_values must be given together")
+    if token_positions is None:
+        return None
+    where = as_vector("token_positions", token_positions)
+    values = as_matrix("token_values", token_values)
+    if values.shape != (where.size, n_waves):
+        raise ValueError(
+            f"token_values must have shape {(where.size, n_waves)} (tokens, waves); "
+            f"got {values.shape}"
+        )
+    return where, values
 
 
 @dataclass
