@@ -712,25 +712,33 @@ def effective_logit_scale(
         raise TypeError(f"config must be a dict (a model's config.json); got {_describe(config)}")
     cfg = _flatten(config)
     if nope_layer:
-        if not cfg.get("attn_temperature_tuning"):
-            return np.ones_like(pos)
-        floor_scale = check_float("config['floor_scale']", cfg.get("floor_scale", 8192.0))
-        attn_scale = check_float("config['attn_scale']", cfg.get("attn_scale", 0.1))
-        return nope_attention_scale(pos, floor_scale, attn_scale)
+        return _nope_layer_scale(cfg, pos)
     _, attention = rope_frequencies_from_config(config, layer_type=layer_type)
-    # cos and sin both carry a: q . k grows by a^2
-    scale = np.full_like(pos, attention**2)
+    return attention**2 * _softmax_and_query_scale(cfg, pos)  # cos and sin both carry a
+
+
+def _nope_layer_scale(cfg: Mapping[str, Any], pos: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Llama 4's NoPE-layer query temperature (1 without ``attn_temperature_tuning``)."""
+    if not cfg.get("attn_temperature_tuning"):
+        return np.ones_like(pos)
+    floor_scale = check_float("config['floor_scale']", cfg.get("floor_scale", 8192.0))
+    attn_scale = check_float("config['attn_scale']", cfg.get("attn_scale", 0.1))
+    return nope_attention_scale(pos, floor_scale, attn_scale)
+
+
+def _softmax_and_query_scale(cfg: Mapping[str, Any], pos: NDArray[np.float64]
+                             ) -> NDArray[np.float64]:
+    """DeepSeek's softmax-scale factor times Ministral 3's position-dependent query scale."""
+    scale = np.ones_like(pos)
     params, _ = _scaling_dict(cfg)
     kind = params.get("rope_type", params.get("type"))
     if cfg.get("model_type") in ("deepseek_v2", "deepseek_v3") and kind == "yarn":
         all_dim = check_float("mscale_all_dim", params.get("mscale_all_dim") or 0.0, at_least=0.0)
         factor = check_float("factor", params.get("factor"), at_least=1.0)
-        # softmax scale * (0.1 mscale_all_dim ln s + 1)^2
-        scale = scale * (0.1 * all_dim * math.log(factor) + 1.0) ** 2
+        scale = scale * (0.1 * all_dim * math.log(factor) + 1.0) ** 2  # (0.1 m ln s + 1)^2
     beta = params.get("llama_4_scaling_beta")
     if beta is not None:
         beta = check_float("llama_4_scaling_beta", beta, at_least=0.0)
         trained = _int_field(params, "original_max_position_embeddings")
-        # query * (1 + beta ln(1 + floor(m / L)))
-        scale = scale * (1.0 + beta * np.log1p(np.floor(pos / trained)))
+        scale = scale * (1.0 + beta * np.log1p(np.floor(pos / trained)))  # 1 + b ln(1 + m // L)
     return scale
