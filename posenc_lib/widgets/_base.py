@@ -7,15 +7,14 @@ existing artists in place (``set_data``, ``set_ydata``, ...), then :meth:`Explor
 the Agg canvas and puts the PNG into an ``ipywidgets.Image``. No figure or axes is ever rebuilt,
 and the notebook needs no interactive matplotlib backend (a plain JupyterLab is enough).
 
-Most of an Agg draw is text (tick labels, titles, legends), so two things keep it cheap.
-The canvas is a :class:`~posenc_lib.widgets._stamps.StampCanvas`, which rasterises each word
-once and copies its pixels afterwards. And an explorer that lists the artists its ``update``
-changes in :meth:`Explorer.changing_artists` is rendered by blitting: the rest of the figure
-is drawn once and kept as a pixel *background*, and each tick redraws only the changing
-artists over it. The background is drawn again when :meth:`Explorer.background_key` takes a
-new value (say an axis range follows a slider) or after :meth:`Explorer.invalidate_background`;
-the last few backgrounds are kept by key, so going back to a recent value (a dropdown's
-previous option) only copies its pixels.
+The canvas is Matplotlib's own ``FigureCanvasAgg``, so every text is drawn exactly as
+Matplotlib draws it. Most of an Agg draw is text (tick labels, titles, legends), so an
+explorer that lists the artists its ``update`` changes in :meth:`Explorer.changing_artists` is
+rendered by blitting: the rest of the figure is drawn once and kept as a pixel *background*,
+and each tick redraws only the changing artists over it. The background is drawn again when
+:meth:`Explorer.background_key` takes a new value (say an axis range follows a slider) or after
+:meth:`Explorer.invalidate_background`; the last few backgrounds are kept by key, so going back
+to a recent value (a dropdown's previous option) only copies its pixels.
 
 The PNG has ``pixel_ratio`` (2) device pixels per CSS pixel and the image is laid out at its CSS
 width, ``figsize`` x ``dpi``: it is neither stretched nor blurred on a high-density screen.
@@ -36,11 +35,11 @@ from typing import Any
 import ipywidgets
 import numpy as np
 from matplotlib.artist import Artist
+from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from posenc_lib._checks import check_float
 from posenc_lib.plots import course_style
-from posenc_lib.widgets._stamps import StampCanvas
 
 __all__ = ["Explorer", "ExplorerView", "png_bytes"]
 
@@ -170,7 +169,7 @@ class Explorer:
             self.pixel_ratio = check_float("pixel_ratio", pixel_ratio, greater_than=0.0)
         with course_style():
             self.figure = Figure(figsize=figsize, dpi=dpi * self.pixel_ratio)
-        self.canvas = StampCanvas(self.figure)  # Agg, drawing repeated texts from stamps
+        self.canvas = FigureCanvasAgg(self.figure)
         self.controls: dict[str, ipywidgets.ValueWidget] = {}
         width, height = self.css_size()
         # explicit size: a VBox would otherwise stretch the image to the output's width
