@@ -178,7 +178,7 @@ class Explorer:
         )
         self.n_updates = 0
         self._backgrounds: dict[Hashable, Any] = {}  # kept pixels by key, oldest first
-        self._laid_out = False
+        self._layout: Any = None  # the layout engine, run when a background is drawn
 
     @staticmethod
     def style() -> Any:
@@ -214,12 +214,28 @@ class Explorer:
         """Forget the stored backgrounds: the next render draws the whole figure again."""
         self._backgrounds.clear()
 
-    def _draw_background(self, changing: Sequence[Artist], key: Hashable) -> None:
-        """Draw everything but ``changing`` and keep the pixels; fix the layout the first time."""
-        if not self._laid_out:
-            self.canvas.draw()  # lay the figure out once with every artist, then keep that layout
+    def _lay_out(self) -> None:
+        """Lay the figure out for what it shows now; ticks between backgrounds keep this layout.
+
+        The figure's layout engine (the course style's constrained layout) is taken off the
+        figure, so a tick's draw never moves the axes, and run here, when a background is drawn:
+        a new axis range or new tick labels get room. When the axes move, the kept backgrounds
+        belong to the old layout and are forgotten. An explorer that set the engine to "none"
+        itself keeps its first layout.
+        """
+        if self._layout is None:
+            self._layout = self.figure.get_layout_engine()
             self.figure.set_layout_engine("none")
-            self._laid_out = True
+        if self._layout is None:
+            return
+        before = [ax.get_position().bounds for ax in self.figure.axes]
+        self._layout.execute(self.figure)
+        if [ax.get_position().bounds for ax in self.figure.axes] != before:
+            self._backgrounds.clear()
+
+    def _draw_background(self, changing: Sequence[Artist], key: Hashable) -> None:
+        """Lay the figure out, draw everything but ``changing`` and keep the pixels."""
+        self._lay_out()
         for artist in changing:
             artist.set_animated(True)  # animated artists are skipped by a full draw
         try:
