@@ -38,8 +38,13 @@ def extreme_values(control: Any) -> list[Any]:
 
 
 def extreme_states(explorer: Any) -> Iterator[dict[str, Any]]:
-    """Every combination of the controls' extreme values, as {name: value}."""
-    names = list(explorer.controls)
+    """Each control alone at each extreme value (the others as they start), then every
+    combination of the controls' extreme values, as {name: value}."""
+    start = explorer.values()
+    names = list(start)
+    for name in names:
+        for value in extreme_values(explorer.controls[name]):
+            yield {**start, name: value}
     for values in itertools.product(*(extreme_values(explorer.controls[n]) for n in names)):
         yield dict(zip(names, values, strict=True))
 
