@@ -174,8 +174,8 @@ def _diagonal_masked_attention() -> NDArray[np.float64]:
     q, k, v = (x @ w for w in (w_q, w_k, w_v))
     scores = np.where(np.tri(5, k=-1, dtype=bool), q @ k.T / np.sqrt(q.shape[-1]), -np.inf)
     with np.errstate(invalid="ignore"):
-        weights = np.exp(scores - scores.max(axis=-1, keepdims=True))
-        return (weights / weights.sum(axis=-1, keepdims=True)) @ v
+        exp = np.exp(scores - np.max(scores, axis=1, keepdims=True))  # row 0: NaN
+        return exp @ v / np.sum(exp, axis=1, keepdims=True)
 
 
 class _NaNAwareExercise(Exercise):
