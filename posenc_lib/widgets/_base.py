@@ -37,6 +37,7 @@ import numpy as np
 from matplotlib.artist import Artist
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
+from matplotlib.transforms import Bbox
 
 from posenc_lib._checks import check_float
 from posenc_lib.plots import course_style
@@ -177,7 +178,8 @@ class Explorer:
             format="png", layout={"width": f"{width}px", "height": "auto", "max_width": "100%"}
         )
         self.n_updates = 0
-        self._backgrounds: dict[Hashable, Any] = {}  # kept pixels by key, oldest first
+        # kept pixels and the axes positions they were drawn with, by key, oldest first
+        self._backgrounds: dict[Hashable, tuple[Any, list[Bbox]]] = {}
         self._layout: Any = None  # the layout engine, run when a background is drawn
 
     @staticmethod
@@ -219,19 +221,15 @@ class Explorer:
 
         The figure's layout engine (the course style's constrained layout) is taken off the
         figure, so a tick's draw never moves the axes, and run here, when a background is drawn:
-        a new axis range or new tick labels get room. When the axes move, the kept backgrounds
-        belong to the old layout and are forgotten. An explorer that set the engine to "none"
-        itself keeps its first layout.
+        a new axis range or new tick labels get room. Each kept background keeps the axes
+        positions it was drawn with, and gets them back when it is used again. An explorer that
+        set the engine to "none" itself keeps its first layout.
         """
         if self._layout is None:
             self._layout = self.figure.get_layout_engine()
             self.figure.set_layout_engine("none")
-        if self._layout is None:
-            return
-        before = [ax.get_position().bounds for ax in self.figure.axes]
-        self._layout.execute(self.figure)
-        if [ax.get_position().bounds for ax in self.figure.axes] != before:
-            self._backgrounds.clear()
+        if self._layout is not None:
+            self._layout.execute(self.figure)
 
     def _draw_background(self, changing: Sequence[Artist], key: Hashable) -> None:
         """Lay the figure out, draw everything but ``changing`` and keep the pixels."""
@@ -245,7 +243,8 @@ class Explorer:
                 artist.set_animated(False)
         if len(self._backgrounds) >= self.kept_backgrounds:
             del self._backgrounds[next(iter(self._backgrounds))]  # the oldest
-        self._backgrounds[key] = self.canvas.copy_from_bbox(self.figure.bbox)
+        positions = [ax.get_position().frozen() for ax in self.figure.axes]
+        self._backgrounds[key] = (self.canvas.copy_from_bbox(self.figure.bbox), positions)
 
     def render(self) -> bytes:
         """Draw the canvas with Agg and show it in :attr:`image`; return the PNG bytes."""
@@ -256,7 +255,11 @@ class Explorer:
             renderer = self.canvas.get_renderer()
             key = (self.background_key(), id(renderer), renderer.width, renderer.height)
             if key in self._backgrounds:
-                self.canvas.restore_region(self._backgrounds[key])
+                region, positions = self._backgrounds[key]
+                for ax, position in zip(self.figure.axes, positions, strict=True):
+                    ax.set_position(position)
+                    ax.set_in_layout(True)  # set_position takes it out of the layout
+                self.canvas.restore_region(region)
             else:
                 self._draw_background(changing, key)
             for artist in changing:
