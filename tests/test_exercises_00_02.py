@@ -80,3 +80,30 @@ def test_decode_position_refuses_a_table_lookup_and_accepts_the_angles() -> None
 
     assert nb02.decode_position.check(from_angles).passed
     assert not nb02.decode_position.check(lambda rows: np.round(from_angles(rows))).passed
+
+
+def test_a_causal_mask_that_hides_the_diagonal_is_named() -> None:
+    from posenc_lib.exercises import nb00
+
+    def learner(x, w_q, w_k, w_v):  # the mask keeps only the keys strictly before the query
+        q, k, v = x @ w_q, x @ w_k, x @ w_v
+        scores = q @ k.T / np.sqrt(q.shape[-1])
+        scores[np.triu_indices(len(x))] = -np.inf
+        with np.errstate(invalid="ignore"):
+            weights = np.exp(scores - scores.max(axis=1, keepdims=True))
+            return weights / weights.sum(axis=1, keepdims=True) @ v
+
+    result = nb00.causal_attention.check(learner)
+    assert not result.passed
+    assert "NaN" in result.message and "hides the diagonal" in result.message
+
+
+def test_set_and_array_messages_agree_in_number() -> None:
+    from posenc_lib.exercises._core import _compare
+
+    assert _compare({1, 2}, {1, 2, 4}, 1e-6, 1e-9)[1] == "1 is missing."
+    assert _compare({1, 2, 5, 6}, {1, 2, 4}, 1e-6, 1e-9)[1] == (
+        "2 items should not be there and 1 is missing."
+    )
+    message = _compare(np.array([1.0, 2.0, 3.0]), np.array([1.0, 2.0, 4.0]), 1e-6, 1e-9)[1]
+    assert "1 of 3 values differs " in message

@@ -154,7 +154,7 @@ def _compare_numbers(answer: Any, expected: Any, rtol: float, atol: float) -> tu
     close = np.isclose(got, want, rtol=rtol, atol=atol)
     tolerance = f"(tolerance: rtol={rtol:g}, atol={atol:g})"
     if close.all():
-        what = "value" if want.ndim == 0 else f"all {want.size} values"
+        what = "value" if want.ndim == 0 or want.size == 1 else f"all {want.size} values"
         return True, f"Shape {want.shape} and {what} match {tolerance}."
     if np.asarray(expected).dtype == bool:
         return False, f"Shape {want.shape} is right, but not every entry is {tolerance}."
@@ -171,7 +171,8 @@ def _compare_numbers(answer: Any, expected: Any, rtol: float, atol: float) -> tu
     bad = np.argwhere(~close)
     index = tuple(int(i) for i in bad[0])
     return False, (
-        f"Shape {want.shape} is right, but {len(bad)} of {want.size} values differ {tolerance}.\n"
+        f"Shape {want.shape} is right, but {len(bad)} of {want.size} "
+        f"values {'differs' if len(bad) == 1 else 'differ'} {tolerance}.\n"
         f"First difference at index {index}, where you have {got[index]:.8g}.{near}"
     )
 
@@ -225,7 +226,9 @@ def _compare(answer: Any, expected: Any, rtol: float, atol: float) -> tuple[bool
         if got == expected:
             return True, f"All {len(expected)} items are right."
         extra, missing = len(got - expected), len(expected - got)
-        return False, f"{extra} item(s) should not be there and {missing} are missing."
+        wrong = [f"{extra} {'item' if extra == 1 else 'items'} should not be there",
+                 f"{missing} {'is' if missing == 1 else 'are'} missing"]
+        return False, " and ".join(w for w in wrong if not w.startswith("0 ")) + "."
     if isinstance(expected, numbers.Integral):
         if isinstance(answer, (bool, np.bool_)) or not isinstance(answer, numbers.Real):
             return False, f"Expected a whole number; got {answer!r}."

@@ -164,7 +164,43 @@ def _masked_attention(
     return softmax(np.where(allowed, scores, -np.inf)) @ v
 
 
-causal_attention = Exercise(
+def _diagonal_masked_attention() -> NDArray[np.float64]:
+    """Causal attention whose mask also hides the diagonal, with a learner's own softmax.
+
+    Token 0 is left with no key: every score of its row is -inf, and exp(s - max(s)) is
+    exp(-inf - (-inf)) = NaN, so its row of outputs is NaN.
+    """
+    x, w_q, w_k, w_v = _attention_inputs()
+    q, k, v = (x @ w for w in (w_q, w_k, w_v))
+    scores = np.where(np.tri(5, k=-1, dtype=bool), q @ k.T / np.sqrt(q.shape[-1]), -np.inf)
+    with np.errstate(invalid="ignore"):
+        exp = np.exp(scores - np.max(scores, axis=1, keepdims=True))  # row 0: NaN
+        return exp @ v / np.sum(exp, axis=1, keepdims=True)
+
+
+class _NaNAwareExercise(Exercise):
+    """An exercise whose known mistakes may give NaN, and are then named as well.
+
+    The shared comparison stops at "contains NaN or inf"; here a NaN answer is also compared
+    with each mistake, NaN matching NaN in the same place.
+    """
+
+    def _mistake_made(self, value: Any) -> Mistake | None:
+        found = super()._mistake_made(value)
+        try:
+            got = np.asarray(value, dtype=float)
+        except (TypeError, ValueError):
+            return found
+        for mistake in self.mistakes if found is None else ():
+            wrong = np.asarray(mistake.value(), dtype=float)
+            if wrong.shape == got.shape and np.allclose(
+                got, wrong, rtol=self.rtol, atol=self.atol, equal_nan=True
+            ):
+                return mistake
+        return found
+
+
+causal_attention = _NaNAwareExercise(
     key="00.causal_attention",
     title="Write self-attention with a causal mask, from scratch",
     answer_name="causal_attention",
@@ -199,6 +235,11 @@ causal_attention = Exercise(
         Mistake(
             "the scores are not divided by sqrt(d)",
             lambda: _masked_attention(causal_mask(5), scale=False),
+        ),
+        Mistake(
+            "the mask also hides the diagonal: each token must see itself, and token 0, left "
+            "with no key at all, gets a softmax of 0/0 = NaN",
+            _diagonal_masked_attention,
         ),
     ),
     shortcuts=(_LIBRARY_ATTENTION,),

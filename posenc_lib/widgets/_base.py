@@ -7,15 +7,14 @@ existing artists in place (``set_data``, ``set_ydata``, ...), then :meth:`Explor
 the Agg canvas and puts the PNG into an ``ipywidgets.Image``. No figure or axes is ever rebuilt,
 and the notebook needs no interactive matplotlib backend (a plain JupyterLab is enough).
 
-Most of an Agg draw is text (tick labels, titles, legends), so two things keep it cheap.
-The canvas is a :class:`~posenc_lib.widgets._stamps.StampCanvas`, which rasterises each word
-once and copies its pixels afterwards. And an explorer that lists the artists its ``update``
-changes in :meth:`Explorer.changing_artists` is rendered by blitting: the rest of the figure
-is drawn once and kept as a pixel *background*, and each tick redraws only the changing
-artists over it. The background is drawn again when :meth:`Explorer.background_key` takes a
-new value (say an axis range follows a slider) or after :meth:`Explorer.invalidate_background`;
-the last few backgrounds are kept by key, so going back to a recent value (a dropdown's
-previous option) only copies its pixels.
+The canvas is Matplotlib's own ``FigureCanvasAgg``, so every text is drawn exactly as
+Matplotlib draws it. Most of an Agg draw is text (tick labels, titles, legends), so an
+explorer that lists the artists its ``update`` changes in :meth:`Explorer.changing_artists` is
+rendered by blitting: the rest of the figure is drawn once and kept as a pixel *background*,
+and each tick redraws only the changing artists over it. The background is drawn again when
+:meth:`Explorer.background_key` takes a new value (say an axis range follows a slider) or after
+:meth:`Explorer.invalidate_background`; the last few backgrounds are kept by key, so going back
+to a recent value (a dropdown's previous option) only copies its pixels.
 
 The PNG has ``pixel_ratio`` (2) device pixels per CSS pixel and the image is laid out at its CSS
 width, ``figsize`` x ``dpi``: it is neither stretched nor blurred on a high-density screen.
@@ -36,11 +35,12 @@ from typing import Any
 import ipywidgets
 import numpy as np
 from matplotlib.artist import Artist
+from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
+from matplotlib.transforms import Bbox
 
 from posenc_lib._checks import check_float
 from posenc_lib.plots import course_style
-from posenc_lib.widgets._stamps import StampCanvas
 
 __all__ = ["Explorer", "ExplorerView", "png_bytes"]
 
@@ -170,7 +170,7 @@ class Explorer:
             self.pixel_ratio = check_float("pixel_ratio", pixel_ratio, greater_than=0.0)
         with course_style():
             self.figure = Figure(figsize=figsize, dpi=dpi * self.pixel_ratio)
-        self.canvas = StampCanvas(self.figure)  # Agg, drawing repeated texts from stamps
+        self.canvas = FigureCanvasAgg(self.figure)
         self.controls: dict[str, ipywidgets.ValueWidget] = {}
         width, height = self.css_size()
         # explicit size: a VBox would otherwise stretch the image to the output's width
@@ -178,8 +178,9 @@ class Explorer:
             format="png", layout={"width": f"{width}px", "height": "auto", "max_width": "100%"}
         )
         self.n_updates = 0
-        self._backgrounds: dict[Hashable, Any] = {}  # kept pixels by key, oldest first
-        self._laid_out = False
+        # kept pixels and the axes positions they were drawn with, by key, oldest first
+        self._backgrounds: dict[Hashable, tuple[Any, list[Bbox]]] = {}
+        self._layout: Any = None  # the layout engine, run when a background is drawn
 
     @staticmethod
     def style() -> Any:
@@ -215,12 +216,24 @@ class Explorer:
         """Forget the stored backgrounds: the next render draws the whole figure again."""
         self._backgrounds.clear()
 
-    def _draw_background(self, changing: Sequence[Artist], key: Hashable) -> None:
-        """Draw everything but ``changing`` and keep the pixels; fix the layout the first time."""
-        if not self._laid_out:
-            self.canvas.draw()  # lay the figure out once with every artist, then keep that layout
+    def _lay_out(self) -> None:
+        """Lay the figure out for what it shows now; ticks between backgrounds keep this layout.
+
+        The figure's layout engine (the course style's constrained layout) is taken off the
+        figure, so a tick's draw never moves the axes, and run here, when a background is drawn:
+        a new axis range or new tick labels get room. Each kept background keeps the axes
+        positions it was drawn with, and gets them back when it is used again. An explorer that
+        set the engine to "none" itself keeps its first layout.
+        """
+        if self._layout is None:
+            self._layout = self.figure.get_layout_engine()
             self.figure.set_layout_engine("none")
-            self._laid_out = True
+        if self._layout is not None:
+            self._layout.execute(self.figure)
+
+    def _draw_background(self, changing: Sequence[Artist], key: Hashable) -> None:
+        """Lay the figure out, draw everything but ``changing`` and keep the pixels."""
+        self._lay_out()
         for artist in changing:
             artist.set_animated(True)  # animated artists are skipped by a full draw
         try:
@@ -230,7 +243,8 @@ class Explorer:
                 artist.set_animated(False)
         if len(self._backgrounds) >= self.kept_backgrounds:
             del self._backgrounds[next(iter(self._backgrounds))]  # the oldest
-        self._backgrounds[key] = self.canvas.copy_from_bbox(self.figure.bbox)
+        positions = [ax.get_position().frozen() for ax in self.figure.axes]
+        self._backgrounds[key] = (self.canvas.copy_from_bbox(self.figure.bbox), positions)
 
     def render(self) -> bytes:
         """Draw the canvas with Agg and show it in :attr:`image`; return the PNG bytes."""
@@ -241,7 +255,11 @@ class Explorer:
             renderer = self.canvas.get_renderer()
             key = (self.background_key(), id(renderer), renderer.width, renderer.height)
             if key in self._backgrounds:
-                self.canvas.restore_region(self._backgrounds[key])
+                region, positions = self._backgrounds[key]
+                for ax, position in zip(self.figure.axes, positions, strict=True):
+                    ax.set_position(position)
+                    ax.set_in_layout(True)  # set_position takes it out of the layout
+                self.canvas.restore_region(region)
             else:
                 self._draw_background(changing, key)
             for artist in changing:

@@ -57,15 +57,19 @@ class WordOrderExplorer(Explorer):
         self.table, self.w_q, self.w_k, self.w_v = word_order_model(d_model, seed)
         runs = {(o, e): self._run(o, e) for o in ORDERS for e in ENCODINGS}
         self.reference = {e: runs[ORDERS[0], e][0] for e in ENCODINGS}
-        # one y range per encoding, wide enough for every order and word
+        # one y range per encoding and word, wide enough for that word's bars in every order
         self.limits = {
-            e: 1.1 * max(float(np.abs(runs[o, e][0]).max()) for o in ORDERS) for e in ENCODINGS
+            (e, w): 1.15 * max(
+                float(np.abs(runs[o, e][0][o.split().index(w)]).max()) for o in ORDERS
+            )
+            for e in ENCODINGS
+            for w in self.words
         }
         out, weights = runs[ORDERS[0], "none"]
         with self.style():
             left, right = self.figure.subplots(1, 2, width_ratios=[1.0, 1.3])
             self.attention = draw_attention_weights(
-                left, weights, query_labels=ORDERS[0].split(), numbers=False
+                left, weights, query_labels=ORDERS[0].split(), numbers=False, colorbar=True
             )
             left.set_title("attention weights (row: query)", fontsize=9, pad=42)
             self.bars = draw_grouped_bars(
@@ -73,19 +77,28 @@ class WordOrderExplorer(Explorer):
                 {"in this order": out[1], f"in '{ORDERS[0]}'": out[1]},
                 xlabel="Output dimension",
                 ylabel="Value",
+                legend=False,
             )
+            # under the axis, never over the bars (their heights change with every control)
+            right.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2)
             self.title = right.set_title("", fontsize=9, y=1.0)  # fixed y: drawn alone
         self.bar_axes = right
         self.raster = PixelRaster(self.attention.image)  # paints the weights without resampling
+        # descriptions and options shown whole: no "position c..." and no cut-off order
+        whole = {"style": {"description_width": "initial"}, "layout": {"width": "auto"}}
         self.add_control(
-            "order", ipywidgets.Dropdown(options=ORDERS, value=ORDERS[1], description="order")
+            "order",
+            ipywidgets.Dropdown(options=ORDERS, value=ORDERS[1], description="order", **whole),
         )
         self.add_control(
             "encoding",
-            ipywidgets.Dropdown(options=ENCODINGS, value="none", description="position code"),
+            ipywidgets.Dropdown(
+                options=ENCODINGS, value="none", description="position code", **whole
+            ),
         )
         self.add_control(
-            "word", ipywidgets.Dropdown(options=self.words, value="cat", description="word")
+            "word",
+            ipywidgets.Dropdown(options=self.words, value="cat", description="word", **whole),
         )
         self.refresh()
 
@@ -98,7 +111,7 @@ class WordOrderExplorer(Explorer):
         return self_attention(x, self.w_q, self.w_k, self.w_v)
 
     def background_key(self) -> Hashable:
-        return self.controls["encoding"].value  # the bars' y range
+        return self.controls["encoding"].value, self.controls["word"].value  # the bars' y range
 
     def changing_artists(self) -> list[Artist]:
         patches = [p for container in self.bars for p in container.patches]
@@ -117,6 +130,6 @@ class WordOrderExplorer(Explorer):
         for container, values in zip(self.bars, (mine, theirs), strict=True):
             for patch, value in zip(container.patches, values, strict=True):
                 patch.set_height(float(value))
-        self.bar_axes.set_ylim(-self.limits[encoding], self.limits[encoding])
+        self.bar_axes.set_ylim(-self.limits[encoding, word], self.limits[encoding, word])
         change = float(np.abs(mine - theirs).max())
         self.title.set_text(f"output of '{word}' ({encoding}): largest change {change:.3f}")

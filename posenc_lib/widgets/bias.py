@@ -120,7 +120,7 @@ class RelativeBiasExplorer(Explorer):
             ticks = [-256, -64, -16, 0, 16, 64, 256]
             right.set_xticks(ticks, [str(t) for t in ticks])
             right.xaxis.set_minor_locator(NullLocator())
-            self.t5_title = right.set_title("", fontsize="medium")
+            self.t5_title = right.set_title("", fontsize=9)  # fits at 64 buckets, max 256
         self.alibi_axes, self.t5_axes = left, right
         self.add_control(
             "n_heads",

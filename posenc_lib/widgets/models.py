@@ -83,16 +83,13 @@ class ModelPairsExplorer(Explorer):
                 ax.set_ylabel(r"Wavelength $\lambda_i$")
                 # fixed y: the title is drawn alone over the kept background
                 self.panel_titles.append(ax.set_title("", fontsize=9, loc="left", y=1.0))
-            self.axes[1].set_xlabel("Pair index $i$ (rotated dims first)")
-            self.axes[0].legend(loc="lower right", fontsize=7, ncol=2)
+            # beside the panels, never over the dots
+            self.axes[0].legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=7)
             self.title = self.figure.suptitle("", fontsize=10, fontweight="bold")
         self.add_control("preset", ipywidgets.Dropdown(options=list(PRESETS), value=preset,
                                                        description="model"))
         self.add_control("length", ipywidgets.FloatLogSlider(
             value=length, base=2, min=MIN_LOG2, max=MAX_LOG2, step=1, description="context L"))
-        self.update(**self.values())
-        self.canvas.draw()
-        self.figure.set_layout_engine("none")  # the panels never move: keep the first layout
         self.refresh()
 
     def background_key(self) -> Hashable:
@@ -118,6 +115,8 @@ class ModelPairsExplorer(Explorer):
         for row, ax in enumerate(self.axes):
             kind = shown[row] if row < len(shown) else None
             ax.set_visible(kind is not None)
+            # the x label under the lowest panel shown
+            ax.set_xlabel("Pair index $i$ (rotated dims first)" if row == len(shown) - 1 else "")
             if kind is None:
                 continue
             wavelengths, classes = classify_config_pairs(config, context, layer_kind=kind)

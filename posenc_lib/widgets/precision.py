@@ -24,6 +24,7 @@ from posenc_lib.frequencies import inverse_frequencies
 from posenc_lib.plots import draw_error_curves, draw_unit_circle, for_log_axis
 from posenc_lib.precision import angle_error, machine_epsilon, round_to_dtype, rounded_angles
 from posenc_lib.widgets._base import Explorer
+from posenc_lib.widgets._labels import place_circle_labels
 
 __all__ = ["AngleErrorExplorer"]
 
@@ -101,7 +102,8 @@ class AngleErrorExplorer(Explorer):
             self.circle = draw_unit_circle(
                 right, [1.0, 0.0], [1.0, 0.0], point_label="exact", rotated_label="rounded"
             )
-            self.circle_title = right.set_title("")
+            right.set_xlim(-1.7, 1.7)  # room for the labels beside the points
+            self.circle_title = right.set_title("", fontsize=9)
         self.error_axes, self.circle_axes = left, right
         self.add_control(
             "dtype_name", ipywidgets.Dropdown(options=DTYPES, value=dtype_name, description="dtype")
@@ -157,6 +159,7 @@ class AngleErrorExplorer(Explorer):
         start = [np.cos(exact), np.sin(exact)]
         if np.isfinite(approx):
             self.circle.update(start, [np.cos(approx), np.sin(approx)])
+            place_circle_labels(self.circle.labels, start, [np.cos(approx), np.sin(approx)])
             self.circle_title.set_text(f"pos {pos}: error {gap:.3g} rad")
         else:
             self.circle.update(start, None)

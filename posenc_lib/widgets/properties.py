@@ -65,7 +65,8 @@ class SimilarityDecayExplorer(Explorer):
             )
             right.set_ylim(-1.05, 1.05)
             right.set_xlim(0, int(self.offsets[-1]))
-            right.legend(loc="upper right")
+            # under the axis: the curve may reach any height at any offset
+            right.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2))
             self.title = right.set_title(" ")
         self._changing = [self.matrix, self.curve.line, self.curve.bounces, self.title]
         self.add_control("d_model", ipywidgets.IntSlider(

@@ -16,6 +16,7 @@ from posenc_lib.frequencies import inverse_frequencies
 from posenc_lib.plots import draw_pair_waves, draw_unit_circle
 from posenc_lib.shift import pair_shift_matrix
 from posenc_lib.widgets._base import Explorer
+from posenc_lib.widgets._labels import place_circle_labels
 
 __all__ = ["RotationExplorer"]
 
@@ -69,6 +70,9 @@ class RotationExplorer(Explorer):
             left.set_xlabel(r"$\sin(\theta t)$")
             left.set_ylabel(r"$\cos(\theta t)$")
             self.waves = draw_pair_waves(right, samples, float(self.theta[0]), 0.0, 0.0)
+            # the legend under the axis, where the lines at t and t + k never cross it
+            right.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncols=4, fontsize=8)
+            right.set_ylim(-1.15, 1.15)
             self.title = right.set_title(" ", fontsize=9)
         c, w = self.circle, self.waves
         self._changing = [
@@ -99,6 +103,7 @@ class RotationExplorer(Explorer):
         point = np.array([np.sin(theta * t), np.cos(theta * t)])
         shift = pair_shift_matrix(k, theta)
         self.circle.update(point, shift @ point)
+        place_circle_labels(self.circle.labels, point, shift @ point)
         self.waves.update(theta, t, k)
         (c, s), (minus_s, _) = shift
         self.title.set_text(

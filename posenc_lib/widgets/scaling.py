@@ -99,7 +99,8 @@ class ScalingExplorer(Explorer):
                 left, {"trained (default)": np.ones(n_pairs), "scaled": np.ones(n_pairs)}
             )
             left.set_ylim(1.0 / 60.0, 1.6)
-            left.legend(loc="lower left")
+            # under the axis: a method's curve may run anywhere from 1 down to 1/32
+            left.legend(loc="upper center", bbox_to_anchor=(0.5, -0.22), ncols=2)
             columns = np.linspace(0.0, 1.0, self.n_columns)
             self.unseen_image = draw_unseen_angles(
                 right, np.zeros((self.n_columns, n_pairs), dtype=bool), columns,
