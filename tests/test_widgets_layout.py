@@ -17,27 +17,12 @@ from posenc_lib.widgets import (
     EncodingHeatmapExplorer,
     Explorer,
     RelativeBiasExplorer,
-    RopeScoreExplorer,
     RotationExplorer,
-    SourceHeatmapExplorer,
 )
 from tests.explorer_layout import extreme_states, named_texts, set_values, text_problems
 
-OTHERS = {
-    RopeScoreExplorer: "notebook 05's explorer (widgets/rope.py) belongs to another branch",
-    SourceHeatmapExplorer: "notebook 11's explorer (widgets/gallery.py) belongs to another branch",
-}
 
-
-def _cases() -> list[object]:
-    return [
-        pytest.param(cls, marks=pytest.mark.xfail(reason=OTHERS[cls], strict=False))
-        if cls in OTHERS else cls
-        for cls in EXPLORERS
-    ]
-
-
-@pytest.mark.parametrize("cls", _cases(), ids=[c.__name__ for c in EXPLORERS])
+@pytest.mark.parametrize("cls", EXPLORERS, ids=[c.__name__ for c in EXPLORERS])
 def test_every_text_fits_at_the_extreme_control_values(cls: type[Explorer]) -> None:
     explorer = cls()
     found = {}

@@ -224,7 +224,8 @@ def _compare(answer: Any, expected: Any, rtol: float, atol: float) -> tuple[bool
         except TypeError:
             return False, f"Expected a collection of items; got {type(answer).__name__}."
         if got == expected:
-            return True, f"All {len(expected)} items are right."
+            n = len(expected)
+            return True, ("The one item is right." if n == 1 else f"All {n} items are right.")
         extra, missing = len(got - expected), len(expected - got)
         wrong = [f"{extra} {'item' if extra == 1 else 'items'} should not be there",
                  f"{missing} {'is' if missing == 1 else 'are'} missing"]

@@ -102,7 +102,7 @@ class AngleErrorExplorer(Explorer):
             self.circle = draw_unit_circle(
                 right, [1.0, 0.0], [1.0, 0.0], point_label="exact", rotated_label="rounded"
             )
-            right.set_xlim(-1.7, 1.7)  # room for the labels beside the points
+            right.set_xlim(-2.0, 2.0)  # room for the labels beside the points
             self.circle_title = right.set_title("", fontsize=9)
         self.error_axes, self.circle_axes = left, right
         self.add_control(

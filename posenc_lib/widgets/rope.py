@@ -81,7 +81,7 @@ class RopeScoreExplorer(Explorer):
             ax.set_yscale("log")
             ax.set_ylim(1e-3, 200.0)
             ax.set_xlim(0, self.distances[-1])
-            ax.legend(loc="upper right", ncols=2)
+            ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0))  # beside the axes, off the data
             self.title = ax.text(
                 0.0, 1.03, "", transform=ax.transAxes, ha="left", va="bottom",
                 fontsize=10, fontweight="bold",
