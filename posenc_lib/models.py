@@ -2,9 +2,12 @@
 
 A published model does not say "``head_dim=128, base=5e5``": it ships a ``config.json`` whose
 RoPE fields come in several generations of format. :func:`rope_frequencies_from_config` reads
-any of them, normalises them into the three things RoPE needs (the rotary dimension, the base
-and a ``rope_scaling`` dict) and hands those to :func:`posenc_lib.scaling.rope_frequencies`, so
-every formula keeps its one home in :mod:`posenc_lib.scaling`.
+any of them in three steps, as transformers does: an adapter (:func:`_read_config`) normalises
+them into what RoPE needs (the rope type, the rotary dimension, the base and one scaling dict);
+``posenc_lib._scaling_checks.read_keys`` checks the dict's keys once (the same pass as
+:func:`posenc_lib.scaling.rope_frequencies`); the type's ``_compute_<type>`` function from the
+dispatch table gives the frequencies. Every formula keeps its one home in
+:mod:`posenc_lib.scaling`, except Gemma 4's ``proportional`` (:func:`_compute_proportional`).
 
 =================================  =========================================================
 config.json form                   read as
@@ -25,8 +28,46 @@ config.json form                   read as
 ``mrope_section``                  Qwen2.5-VL / Qwen3-VL: checked to cover the rotated pairs
 =================================  =========================================================
 
+Normalisation, in transformers' order of precedence:
+
+- scaling dict: ``rope_scaling`` if truthy, else ``rope_parameters`` (for a per-layer dict, the
+  ``layer_type`` entry); type from ``rope_type``, else ``type``, else ``"default"``
+  (``"mrope"`` is ``"default"``; for ``model_type == "phi3"``, ``"yarn"`` is ``"longrope"``);
+- base: the dict's ``rope_theta``, else the top-level ``rope_theta`` (``rotary_emb_base`` for
+  GPT-NeoX), else the model class default (10000 unless listed in ``_MODEL_DEFAULTS``);
+- ``head_dim``: ``qk_rope_head_dim`` (MLA), else ``head_dim``, else the class default, else
+  ``hidden_size // num_attention_heads``; ``rotary_dim = int(head_dim * p)`` with ``p`` the
+  dict's or the top level's ``partial_rotary_factor`` (``rotary_pct``; class default 0.25 for
+  GPT-NeoX and Qwen3-Next); MiniMax-M2's ``rotary_dim`` gives ``p = rotary_dim / head_dim``
+  (a config that gives both must agree);
+- trained length ``L``: for ``dynamic``, ``max_position_embeddings`` (transformers' dynamic
+  NTK reads that, not ``original_max_position_embeddings``); for ``llama3``, ``yarn`` and
+  ``longrope``, a top-level ``original_max_position_embeddings`` (flat dicts only; 4096 by
+  default for phi3), else the dict's, else ``max_position_embeddings``;
+- ``yarn``: ``beta_fast`` / ``beta_slow`` absent, None or 0 mean 32 / 1 (transformers'
+  ``get(key) or default``, the same rule as :func:`~posenc_lib.scaling.rope_frequencies`);
+  ``truncate`` defaults to True and is read only from a flat dict;
+- ``longrope`` without ``factor`` and ``attention_factor``: ``s = max_position_embeddings / L``
+  (``s <= 1``: attention factor 1); the long list is used when ``seq_len > L``;
+- ``llama3`` with ``low_freq_factor == high_freq_factor`` (Llama 4 Scout): no band to blend,
+  ``theta_i / s`` where ``2 pi / theta_i > L / low_freq_factor``, ``theta_i`` elsewhere
+  (:func:`~posenc_lib.scaling.llama3_inv_freq` gives this step);
+- ``proportional`` (Gemma 4's p-RoPE): on a head of ``D`` dims (``global_head_dim``, else 512
+  on Gemma 4's full-attention layers), the first ``int(p * D // 2)`` pairs keep
+  ``theta_i = base**(-2i/D)`` and the others get 0, all divided by ``factor`` (default 1); the
+  result has ``D // 2`` entries;
+- no RoPE at all is a ValueError with the reason: ``layer_type="linear_attention"`` (Gated
+  DeltaNet, KDA; Qwen3-Next's layer pattern is full attention every
+  ``full_attention_interval``-th layer, 4 by default) and MLA with ``mla_use_nope`` or
+  ``qk_rope_head_dim == 0`` (Kimi Linear);
+- ``mrope_section`` (Qwen2.5-VL, Qwen3-VL) must be three counts adding up to
+  ``rotary_dim // 2``; the frequencies are the default ones.
+
 The reference is transformers 5.23.0 (``modeling_rope_utils.py`` and each model's
-``RotaryEmbedding`` and configuration class); ``tests/test_models.py`` compares the result with
+``RotaryEmbedding`` and configuration class: ``configuration_gemma3.py``,
+``configuration_gpt_neox.py``, ``configuration_phi3.py``, ``configuration_deepseek_v3.py``,
+``configuration_gemma4.py``, ``modeling_gemma4.py``, ``configuration_qwen3_next.py``,
+``configuration_kimi_linear.py``); ``tests/test_models.py`` compares the result with
 values that transformers itself produced (``tools/make_hf_reference.py``).
 
 Notebook: 09_rope_in_todays_models.
