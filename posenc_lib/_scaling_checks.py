@@ -151,7 +151,10 @@ def _check_ntk(keys: Mapping[str, Any], head_dim: int, where: str, head_dim_name
 
 
 def _check_yarn(keys: Mapping[str, Any], head_dim: int, where: str, head_dim_name: str) -> None:
-    check_betas(keys["beta_fast"], keys["beta_slow"])
+    fast, slow = keys["beta_fast"], keys["beta_slow"]
+    if not fast > slow:
+        raise ValueError(f"{where}['beta_fast'] must be > {where}['beta_slow'] (defaults 32 and "
+                         f"1, also for 0); got beta_fast={fast} and beta_slow={slow}")
 
 
 def _check_llama3(keys: Mapping[str, Any], head_dim: int, where: str, head_dim_name: str) -> None:
