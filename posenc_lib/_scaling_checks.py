@@ -2,20 +2,33 @@
 
 Each rule takes the parameter's name and its value and returns the cleaned value, or raises a
 ValueError or TypeError that names the parameter, the value and what is allowed. A public
-function of :mod:`posenc_lib.scaling` calls :func:`checked` once, first; :func:`read_keys`
-does the same for the keys of a Hugging Face ``rope_scaling`` dict, under the names
-``rope_scaling['key']``. The formulas then trust their inputs.
+function of :mod:`posenc_lib.scaling` calls :func:`checked` once, first.
+
+:func:`read_keys` is the one validation pass over a Hugging Face ``rope_scaling`` dict, for
+both front ends: :func:`posenc_lib.scaling.rope_frequencies` (names ``rope_scaling['key']``)
+and :func:`posenc_lib.models.rope_frequencies_from_config` (names such as
+``config['rope_scaling']['key']``). It follows transformers' rules, ``get(key) or default``
+included, and runs each method's cross-checks (list lengths, band edges, betas). The
+``_compute_<type>`` functions then trust the keys it returns.
 """
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-from posenc_lib._checks import check_array, check_bool, check_even, check_float, check_int
+from posenc_lib._checks import (
+    _describe,
+    check_array,
+    check_bool,
+    check_even,
+    check_float,
+    check_int,
+)
 
 
 def _length(name: str, value: Any) -> int:
@@ -25,6 +38,8 @@ def _length(name: str, value: Any) -> int:
 
 
 def _factor_list(name: str, value: Any) -> NDArray[np.float64]:
+    if not isinstance(value, (list, tuple, np.ndarray)):
+        raise TypeError(f"{name} must be a list of positive numbers; got {_describe(value)}")
     array = check_array(name, value, ndim=1).astype(np.float64, copy=False)
     if array.size == 0 or not np.all(array > 0):
         raise ValueError(f"{name} must be a list of positive numbers; got {value!r}")
@@ -61,9 +76,9 @@ def checked(prefix: str = "", **values: Any) -> tuple[Any, ...]:
                  values.items())
 
 
-def check_ntk_head_dim(head_dim: int) -> None:
+def check_ntk_head_dim(head_dim: int, name: str = "head_dim") -> None:
     if head_dim < 4:
-        raise ValueError(f"head_dim must be an even integer >= 4 for NTK scaling (exponent "
+        raise ValueError(f"{name} must be an even integer >= 4 for NTK scaling (exponent "
                          f"d/(d-2)); got {head_dim}")
 
 
@@ -85,19 +100,96 @@ _KEYS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {  # (required, opti
                 "original_max_position_embeddings"), ()),
     "longrope": (("short_factor", "long_factor", "original_max_position_embeddings"),
                  ("factor", "attention_factor")),
+    "proportional": ((), ("factor",)),
 }
 
+# transformers: beta_fast = get("beta_fast") or 32, beta_slow = get("beta_slow") or 1 (so None
+# and 0 both mean the default), truncate = get("truncate", True)
+_OR_DEFAULTS: dict[str, float] = {"beta_fast": 32.0, "beta_slow": 1.0}
+_DEFAULTS: dict[str, dict[str, Any]] = {"yarn": {**_OR_DEFAULTS, "truncate": True}}
 
-def read_keys(rope_type: str, config: Mapping[str, Any]) -> dict[str, Any]:
-    """The keys the method reads, each checked by its rule under the name rope_scaling['key']."""
+
+def _absent(key: str, value: Any) -> bool:
+    """None, or a numeric 0 for a key that transformers reads with ``get(key) or default``."""
+    if value is None:
+        return True
+    is_number = isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
+    return key in _OR_DEFAULTS and is_number and value == 0
+
+
+def read_keys(rope_type: str, rope_scaling: Mapping[str, Any], head_dim: int, *,
+              given: Mapping[str, Any] | None = None, where: str = "rope_scaling",
+              head_dim_name: str = "head_dim") -> dict[str, Any]:
+    """Check, once, every key that ``rope_type`` reads; return them with their defaults.
+
+    Each key of ``rope_scaling`` that the method reads is checked by its rule in ``_RULES``
+    under the name ``{where}['key']``; a missing required key, a None and (for ``beta_fast`` /
+    ``beta_slow``) a 0 count as absent, as transformers' ``get(key) or default`` does. Then the
+    method's defaults are filled in and its cross-checks (``_CROSS_CHECKS``) run against the
+    rotary dimension ``head_dim`` (named ``head_dim_name`` in messages). ``given`` holds values
+    the caller has already read and checked elsewhere (the config reader's trained length, for
+    example): they count as present, replace the dict's own and are not checked again.
+    """
+    given = dict(given or {})
     required, optional = _KEYS[rope_type]
     for key in required:
-        if config.get(key) is None:
-            raise ValueError(f"rope_scaling['{key}'] is required for rope_type {rope_type!r}; "
-                             f"got keys {sorted(map(str, config))}")
-    present = {key: config[key] for key in required + optional if config.get(key) is not None}
-    values = checked("rope_scaling['{}']", **present)
-    return dict(zip(present, values, strict=True))
+        if key not in given and _absent(key, rope_scaling.get(key)):
+            raise ValueError(f"{where}[{key!r}] is required for rope_type {rope_type!r}; "
+                             f"got keys {sorted(map(str, rope_scaling))}")
+    present = {key: rope_scaling[key] for key in required + optional
+               if key not in given and not _absent(key, rope_scaling.get(key))}
+    keys = dict(zip(present, checked(where + "[{!r}]", **present), strict=True))
+    keys = {**_DEFAULTS.get(rope_type, {}), **keys, **given}
+    check = _CROSS_CHECKS.get(rope_type)
+    if check is not None:
+        check(keys, head_dim, where, head_dim_name)
+    return keys
+
+
+def _check_ntk(keys: Mapping[str, Any], head_dim: int, where: str, head_dim_name: str) -> None:
+    check_ntk_head_dim(head_dim, head_dim_name)
+
+
+def _check_yarn(keys: Mapping[str, Any], head_dim: int, where: str, head_dim_name: str) -> None:
+    fast, slow = keys["beta_fast"], keys["beta_slow"]
+    if not fast > slow:
+        raise ValueError(f"{where}['beta_fast'] must be > {where}['beta_slow'] (defaults 32 and "
+                         f"1, also for 0); got beta_fast={fast} and beta_slow={slow}")
+
+
+def _check_llama3(keys: Mapping[str, Any], head_dim: int, where: str, head_dim_name: str) -> None:
+    low, high = keys["low_freq_factor"], keys["high_freq_factor"]
+    if not low <= high:
+        raise ValueError(f"{where}['low_freq_factor'] must be <= {where}['high_freq_factor']; "
+                         f"got low_freq_factor={low} and high_freq_factor={high}")
+
+
+def _check_longrope(keys: Mapping[str, Any], head_dim: int, where: str,
+                    head_dim_name: str) -> None:
+    for key in ("short_factor", "long_factor"):
+        if keys[key].shape[0] != head_dim // 2:
+            raise ValueError(f"{where}[{key!r}] must have {head_dim_name} // 2 = {head_dim // 2} "
+                             f"entries; got {keys[key].shape[0]}")
+    if "attention_factor" in keys:
+        return
+    if "factor" not in keys:
+        raise ValueError(f"{where}['factor'] (or {where}['attention_factor']) is required for "
+                         "rope_type 'longrope': Hugging Face derives it from "
+                         "max_position_embeddings / original_max_position_embeddings, which "
+                         "this function does not receive")
+    length = keys["original_max_position_embeddings"]
+    if keys["factor"] > 1.0 and length < 2:
+        raise ValueError("the trained length original_max_position_embeddings must be >= 2 for "
+                         f"the LongRoPE attention factor sqrt(1 + ln s / ln L); got {length}")
+
+
+_CROSS_CHECKS: dict[str, Callable[[Mapping[str, Any], int, str, str], None]] = {
+    "ntk": _check_ntk,
+    "dynamic": _check_ntk,
+    "yarn": _check_yarn,
+    "llama3": _check_llama3,
+    "longrope": _check_longrope,
+}
 
 
 def refuse_misplaced_keys(config: Mapping[str, Any], base: float) -> None:

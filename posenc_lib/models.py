@@ -2,9 +2,12 @@
 
 A published model does not say "``head_dim=128, base=5e5``": it ships a ``config.json`` whose
 RoPE fields come in several generations of format. :func:`rope_frequencies_from_config` reads
-any of them, normalises them into the three things RoPE needs (the rotary dimension, the base
-and a ``rope_scaling`` dict) and hands those to :func:`posenc_lib.scaling.rope_frequencies`, so
-every formula keeps its one home in :mod:`posenc_lib.scaling`.
+any of them in three steps, as transformers does: an adapter (:func:`_read_config`) normalises
+them into what RoPE needs (the rope type, the rotary dimension, the base and one scaling dict);
+``posenc_lib._scaling_checks.read_keys`` checks the dict's keys once (the same pass as
+:func:`posenc_lib.scaling.rope_frequencies`); the type's ``_compute_<type>`` function from the
+dispatch table gives the frequencies. Every formula keeps its one home in
+:mod:`posenc_lib.scaling`, except Gemma 4's ``proportional`` (:func:`_compute_proportional`).
 
 =================================  =========================================================
 config.json form                   read as
@@ -25,8 +28,46 @@ config.json form                   read as
 ``mrope_section``                  Qwen2.5-VL / Qwen3-VL: checked to cover the rotated pairs
 =================================  =========================================================
 
+Normalisation, in transformers' order of precedence:
+
+- scaling dict: ``rope_scaling`` if truthy, else ``rope_parameters`` (for a per-layer dict, the
+  ``layer_type`` entry); type from ``rope_type``, else ``type``, else ``"default"``
+  (``"mrope"`` is ``"default"``; for ``model_type == "phi3"``, ``"yarn"`` is ``"longrope"``);
+- base: the dict's ``rope_theta``, else the top-level ``rope_theta`` (``rotary_emb_base`` for
+  GPT-NeoX), else the model class default (10000 unless listed in ``_MODEL_DEFAULTS``);
+- ``head_dim``: ``qk_rope_head_dim`` (MLA), else ``head_dim``, else the class default, else
+  ``hidden_size // num_attention_heads``; ``rotary_dim = int(head_dim * p)`` with ``p`` the
+  dict's or the top level's ``partial_rotary_factor`` (``rotary_pct``; class default 0.25 for
+  GPT-NeoX and Qwen3-Next); MiniMax-M2's ``rotary_dim`` gives ``p = rotary_dim / head_dim``
+  (a config that gives both must agree);
+- trained length ``L``: for ``dynamic``, ``max_position_embeddings`` (transformers' dynamic
+  NTK reads that, not ``original_max_position_embeddings``); for ``llama3``, ``yarn`` and
+  ``longrope``, a top-level ``original_max_position_embeddings`` (flat dicts only; 4096 by
+  default for phi3), else the dict's, else ``max_position_embeddings``;
+- ``yarn``: ``beta_fast`` / ``beta_slow`` absent, None or 0 mean 32 / 1 (transformers'
+  ``get(key) or default``, the same rule as :func:`~posenc_lib.scaling.rope_frequencies`);
+  ``truncate`` defaults to True and is read only from a flat dict;
+- ``longrope`` without ``factor`` and ``attention_factor``: ``s = max_position_embeddings / L``
+  (``s <= 1``: attention factor 1); the long list is used when ``seq_len > L``;
+- ``llama3`` with ``low_freq_factor == high_freq_factor`` (Llama 4 Scout): no band to blend,
+  ``theta_i / s`` where ``2 pi / theta_i > L / low_freq_factor``, ``theta_i`` elsewhere
+  (:func:`~posenc_lib.scaling.llama3_inv_freq` gives this step);
+- ``proportional`` (Gemma 4's p-RoPE): on a head of ``D`` dims (``global_head_dim``, else 512
+  on Gemma 4's full-attention layers), the first ``int(p * D // 2)`` pairs keep
+  ``theta_i = base**(-2i/D)`` and the others get 0, all divided by ``factor`` (default 1); the
+  result has ``D // 2`` entries;
+- no RoPE at all is a ValueError with the reason: ``layer_type="linear_attention"`` (Gated
+  DeltaNet, KDA; Qwen3-Next's layer pattern is full attention every
+  ``full_attention_interval``-th layer, 4 by default) and MLA with ``mla_use_nope`` or
+  ``qk_rope_head_dim == 0`` (Kimi Linear);
+- ``mrope_section`` (Qwen2.5-VL, Qwen3-VL) must be three counts adding up to
+  ``rotary_dim // 2``; the frequencies are the default ones.
+
 The reference is transformers 5.23.0 (``modeling_rope_utils.py`` and each model's
-``RotaryEmbedding`` and configuration class); ``tests/test_models.py`` compares the result with
+``RotaryEmbedding`` and configuration class: ``configuration_gemma3.py``,
+``configuration_gpt_neox.py``, ``configuration_phi3.py``, ``configuration_deepseek_v3.py``,
+``configuration_gemma4.py``, ``modeling_gemma4.py``, ``configuration_qwen3_next.py``,
+``configuration_kimi_linear.py``); ``tests/test_models.py`` compares the result with
 values that transformers itself produced (``tools/make_hf_reference.py``).
 
 Notebook: 09_rope_in_todays_models.
@@ -36,14 +77,15 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
 
 from posenc_lib._checks import _describe, check_float, check_int, check_positions
+from posenc_lib._scaling_checks import read_keys
 from posenc_lib.attention_variants import nope_attention_scale
-from posenc_lib.scaling import rope_frequencies
+from posenc_lib.scaling import COMPUTE
 
 __all__ = ["HF_ROPE_TYPES", "effective_logit_scale", "rope_frequencies_from_config"]
 
@@ -83,12 +125,12 @@ _MODEL_DEFAULTS: dict[str, tuple[float, int | None]] = {
 }
 # Gemma4TextConfig: full-attention layers use 512-wide heads unless global_head_dim says otherwise
 _GEMMA4_GLOBAL_HEAD_DIM = 512
-# Qwen3NextConfig: partial_rotary_factor 0.25 and every 4th layer full attention by default
-_QWEN3_NEXT_PARTIAL = 0.25
+# Qwen3NextConfig: every 4th layer is full attention by default
 _QWEN3_NEXT_INTERVAL = 4
 # layer types whose attention carries no position encoding at all
 _UNROTATED_LAYER_TYPES = ("linear_attention",)
-_NEOX_ROTARY_PCT = 0.25
+# model_type -> default partial_rotary_factor (GPT-NeoX's rotary_pct, Qwen3NextConfig's)
+_PARTIAL_DEFAULTS: dict[str, float] = {"gpt_neox": 0.25, "qwen3_next": 0.25}
 _PHI3_ORIGINAL_MAX_POSITION_EMBEDDINGS = 4096
 _GEMMA3_LAYER_TYPES = ("full_attention", "sliding_attention")
 
@@ -108,11 +150,14 @@ def _flatten(config: Mapping[str, Any]) -> dict[str, Any]:
     return flat
 
 
-def _int_field(cfg: Mapping[str, Any], key: str, *, minimum: int = 1) -> int:
+def _int_field(
+    cfg: Mapping[str, Any], key: str, *, minimum: int = 1, name: str | None = None
+) -> int:
+    """``cfg[key]`` as an int >= ``minimum`` (32768.0 accepted), named ``config['key']``."""
     value = cfg[key]
     if isinstance(value, float) and value.is_integer():
         value = int(value)  # JSON configs sometimes store 32768.0
-    return check_int(f"config[{key!r}]", value, minimum=minimum)
+    return check_int(name or f"config[{key!r}]", value, minimum=minimum)
 
 
 def _head_dim(cfg: Mapping[str, Any], model_type: str | None) -> int:
@@ -218,34 +263,6 @@ def _select_layer(
     return dict(chosen), f"{where}[{layer_type!r}]"
 
 
-def _number(params: Mapping[str, Any], key: str, where: str, **bounds: float) -> float:
-    return check_float(f"{where}[{key!r}]", params[key], **bounds)
-
-
-def _required(params: Mapping[str, Any], key: str, where: str, rope_type: str) -> Any:
-    value = params.get(key)
-    if value is None:
-        raise ValueError(
-            f"{where}[{key!r}] is required for rope_type {rope_type!r}; got keys "
-            f"{sorted(map(str, params))}"
-        )
-    return value
-
-
-def _factor_list(params: Mapping[str, Any], key: str, where: str, n_pairs: int) -> list[float]:
-    values = _required(params, key, where, "longrope")
-    if isinstance(values, (str, bytes, Mapping)) or not hasattr(values, "__len__"):
-        raise TypeError(f"{where}[{key!r}] must be a list of numbers; got {_describe(values)}")
-    if len(values) != n_pairs:
-        raise ValueError(
-            f"{where}[{key!r}] must have rotary_dim // 2 = {n_pairs} entries; got {len(values)}"
-        )
-    out = []
-    for i, v in enumerate(values):
-        out.append(check_float(f"{where}[{key!r}][{i}]", v, greater_than=0.0))
-    return out
-
-
 def _max_positions(cfg: Mapping[str, Any], rope_type: str) -> int:
     if cfg.get("max_position_embeddings") is None:
         raise ValueError(
@@ -253,16 +270,6 @@ def _max_positions(cfg: Mapping[str, Any], rope_type: str) -> int:
             "transformers reads the trained or target length from it"
         )
     return _int_field(cfg, "max_position_embeddings")
-
-
-def _llama3_step(
-    rotary_dim: int, base: float, factor: float, wavelength_cut: float
-) -> NDArray[np.float64]:
-    """llama3 with low_freq_factor == high_freq_factor: no smooth band, a step at one wavelength."""
-    kept, _ = rope_frequencies(rotary_dim, base, None)
-    divided, _ = rope_frequencies(rotary_dim, base, {"rope_type": "linear", "factor": factor})
-    # theta_i / s where 2 pi / theta_i > L / low_freq_factor, else theta_i
-    return np.where(2.0 * math.pi / kept > wavelength_cut, divided, kept)
 
 
 def _declared_layer_types(cfg: Mapping[str, Any], model_type: str | None) -> list[str]:
@@ -334,24 +341,203 @@ def _check_mrope_section(params: Mapping[str, Any], where: str, rotary_dim: int)
         )
 
 
-def _proportional(
-    params: Mapping[str, Any], where: str, base: float, partial: float, head: int
-) -> tuple[NDArray[np.float64], float]:
-    """Gemma 4's p-RoPE: the first pairs keep full-head frequencies, the rest do not turn."""
-    factor = 1.0
-    if params.get("factor") is not None:
-        factor = _number(params, "factor", where, at_least=1.0)
-    # pairs that rotate: int(p * head_dim // 2)
-    n_rotated = int((partial * head) // 2)
-    if n_rotated < 1:
+def _layer_parameters(
+    cfg: Mapping[str, Any], model_type: str | None, layer_type: Any
+) -> tuple[dict[str, Any], str, bool]:
+    """Return the scaling dict that applies to ``layer_type``, the name it is read under, and
+    whether the config has one dict per layer type.
+
+    Gemma 3 (or a config with ``rope_local_base_freq``) gets its two dicts from
+    :func:`_gemma3_parameters`. Layers without RoPE are refused first. A nested dict needs
+    ``layer_type``; a flat one accepts None or any of the config's ``layer_types``.
+    """
+    params, key = _scaling_dict(cfg)
+    where = f"config[{key!r}]"
+    gemma = model_type in ("gemma3", "gemma3_text")
+    if gemma or "rope_local_base_freq" in cfg:
+        params, where = _gemma3_parameters(cfg, gemma), "config['rope_parameters']"
+    _refuse_unrotated(cfg, layer_type)
+    if _is_nested(params):
+        params, where = _select_layer(params, layer_type, where)
+        return params, where, True
+    kinds = sorted(set(_declared_layer_types(cfg, model_type)))
+    if layer_type is not None and layer_type not in kinds:
         raise ValueError(
-            f"{where}['partial_rotary_factor'] = {partial} leaves no rotated pair of a "
-            f"{head}-dim head"
+            "layer_type must be None for a config with one RoPE for every layer, or one of "
+            f"its layer_types {kinds}; got {_describe(layer_type)}"
         )
-    i = np.arange(head // 2, dtype=np.float64)
-    # theta_i = base^(-2i / head_dim) for i < n_rotated (full-head exponent), 0 after; / factor
-    inv_freq = np.where(i < n_rotated, base ** (-2.0 * i / head), 0.0) / factor
-    return inv_freq, 1.0
+    return params, where, False
+
+
+def _base(
+    cfg: Mapping[str, Any], params: Mapping[str, Any], where: str, model_type: str | None,
+    neox: bool,
+) -> float:
+    """``rope_theta``: the dict's, else the top level's (``rotary_emb_base`` for GPT-NeoX), else
+    the model class default (``_MODEL_DEFAULTS``, 10000 otherwise); > 1."""
+    if params.get("rope_theta") is not None:
+        return check_float(f"{where}['rope_theta']", params["rope_theta"], greater_than=1.0)
+    key = "rotary_emb_base" if neox else "rope_theta"
+    if cfg.get(key) is not None:
+        return check_float(f"config[{key!r}]", cfg[key], greater_than=1.0)
+    return _MODEL_DEFAULTS.get(model_type or "", (_DEFAULT_THETA, None))[0]
+
+
+def _partial_rotary_factor(
+    cfg: Mapping[str, Any], params: Mapping[str, Any], where: str, model_type: str | None,
+    neox: bool,
+) -> tuple[float, str, bool]:
+    """Return ``p``, the name it was read under, and whether the config (or its class) gave it.
+
+    ``p`` is the dict's ``partial_rotary_factor``, else the top level's (GPT-NeoX: ``rotary_pct``
+    unless ``partial_rotary_factor`` is there), else the class default (0.25 for GPT-NeoX and
+    Qwen3-Next), else 1; it must lie in (0, 1].
+    """
+    if params.get("partial_rotary_factor") is not None:
+        name, value = f"{where}['partial_rotary_factor']", params["partial_rotary_factor"]
+    else:
+        neox_key = neox and "partial_rotary_factor" not in cfg
+        key = "rotary_pct" if neox_key else "partial_rotary_factor"
+        name, value = f"config[{key!r}]", cfg.get(key)
+    if value is None:
+        value = _PARTIAL_DEFAULTS.get(model_type or "")
+    if value is None:
+        return 1.0, name, False
+    partial = check_float(name, value)
+    if not 0.0 < partial <= 1.0:
+        raise ValueError(f"{name} must be in (0, 1]; got {partial}")
+    return partial, name, True
+
+
+def _rotary_dim(
+    cfg: Mapping[str, Any], head_dim: int, partial: float, given: bool, neox: bool
+) -> int:
+    """``rotary_dim = int(head_dim * p)``, even and >= 2; MiniMax-M2's ``rotary_dim`` sets ``p``."""
+    if cfg.get("rotary_dim") is not None and not neox:
+        partial = _rotary_dim_field(cfg, head_dim, partial if given else None)
+    # rotary_dim = int(head_dim * p)
+    rotary_dim = int(head_dim * partial)
+    if rotary_dim < 2 or rotary_dim % 2:
+        raise ValueError(
+            f"the rotary dimension int(head_dim * partial_rotary_factor) = int({head_dim} * "
+            f"{partial}) = {rotary_dim} must be an even integer >= 2 (pairs)"
+        )
+    return rotary_dim
+
+
+def _proportional_head(
+    cfg: Mapping[str, Any], model_type: str | None, layer_type: Any, head_dim: int,
+    partial: float, partial_name: str,
+) -> int:
+    """Gemma 4's head ``D`` for p-RoPE: ``global_head_dim``, else 512 on Gemma 4's
+    full-attention layers, else ``head_dim``; ``int(p D // 2)`` pairs must turn (at least 1)."""
+    head = head_dim
+    if cfg.get("global_head_dim") is not None:
+        head = _int_field(cfg, "global_head_dim", minimum=2)
+    elif model_type in ("gemma4", "gemma4_text") and layer_type == "full_attention":
+        head = _GEMMA4_GLOBAL_HEAD_DIM
+    if int((partial * head) // 2) < 1:
+        raise ValueError(f"{partial_name} = {partial} leaves no rotated pair of a {head}-dim head")
+    return head
+
+
+def _trained_length(
+    cfg: Mapping[str, Any], params: Mapping[str, Any], where: str, nested: bool,
+    model_type: str | None, rope_type: str,
+) -> int:
+    """transformers' trained length ``L`` for llama3, yarn and longrope: a top-level
+    ``original_max_position_embeddings`` (flat dicts only; 4096 by default for phi3), else the
+    dict's, else ``max_position_embeddings``."""
+    if not nested and cfg.get("original_max_position_embeddings") is not None:
+        return _int_field(cfg, "original_max_position_embeddings")
+    if not nested and model_type == "phi3":
+        return _PHI3_ORIGINAL_MAX_POSITION_EMBEDDINGS
+    if params.get("original_max_position_embeddings") is not None:
+        name = f"{where}['original_max_position_embeddings']"
+        return _int_field(params, "original_max_position_embeddings", name=name)
+    return _max_positions(cfg, rope_type)
+
+
+def _given_keys(
+    cfg: Mapping[str, Any], params: Mapping[str, Any], rope_type: str, where: str, nested: bool,
+    model_type: str | None,
+) -> dict[str, Any]:
+    """The scaling keys transformers takes from elsewhere in the config, read and checked here.
+
+    - ``dynamic``: ``L = max_position_embeddings`` (not the dict's
+      ``original_max_position_embeddings``);
+    - ``llama3``, ``yarn``, ``longrope``: ``L`` from :func:`_trained_length`;
+    - ``yarn`` in a per-layer dict: ``truncate`` is True (transformers reads it from flat dicts);
+    - ``longrope`` without ``factor`` and ``attention_factor`` (Phi-3):
+      ``s = max_position_embeddings / L``, and ``s <= 1`` counts as 1 (attention factor 1).
+    """
+    if rope_type == "dynamic":
+        return {"original_max_position_embeddings": _max_positions(cfg, rope_type)}
+    if rope_type not in ("llama3", "yarn", "longrope"):
+        return {}
+    length = _trained_length(cfg, params, where, nested, model_type, rope_type)
+    given: dict[str, Any] = {"original_max_position_embeddings": length}
+    if rope_type == "yarn" and nested:
+        given["truncate"] = True
+    no_factor = params.get("factor") is None and params.get("attention_factor") is None
+    if rope_type == "longrope" and no_factor:
+        # s = max_position_embeddings / L
+        given["factor"] = max(_max_positions(cfg, rope_type) / length, 1.0)
+    return given
+
+
+class _RopeInputs(NamedTuple):
+    """One config.json read as transformers normalises it, ready for :func:`read_keys`."""
+
+    rope_type: str
+    head_dim: int  # the rotary dimension (Gemma 4's p-RoPE: the whole head D)
+    base: float
+    params: dict[str, Any]  # the layer's scaling dict, keys not yet checked
+    given: dict[str, Any]  # keys read and checked here (trained length, Phi-3's factor, p)
+    where: str  # the name params is read under, e.g. "config['rope_scaling']"
+
+
+def _read_config(config: Mapping[str, Any], layer_type: Any) -> _RopeInputs:
+    """The adapter: a ``config.json`` (any Hub form) -> rope type, rotary dimension, base and
+    the one scaling dict, in transformers' order of precedence (see the module docstring)."""
+    cfg = _flatten(config)
+    model_type = cfg.get("model_type")
+    model_type = model_type if isinstance(model_type, str) else None
+    params, where, nested = _layer_parameters(cfg, model_type, layer_type)
+    rope_type = _rope_type(params, where, model_type)
+    neox = model_type == "gpt_neox" or "rotary_emb_base" in cfg or "rotary_pct" in cfg
+    base = _base(cfg, params, where, model_type, neox)
+    partial, partial_name, given_partial = _partial_rotary_factor(
+        cfg, params, where, model_type, neox
+    )
+    head_dim = _head_dim(cfg, model_type)
+    if rope_type == "proportional":
+        head = _proportional_head(cfg, model_type, layer_type, head_dim, partial, partial_name)
+        return _RopeInputs(rope_type, head, base, params, {"partial_rotary_factor": partial}, where)
+    rotary_dim = _rotary_dim(cfg, head_dim, partial, given_partial, neox)
+    _check_mrope_section(params, where, rotary_dim)
+    given = _given_keys(cfg, params, rope_type, where, nested, model_type)
+    return _RopeInputs(rope_type, rotary_dim, base, params, given, where)
+
+
+def _compute_proportional(
+    head_dim: int, base: float, keys: Mapping[str, Any], seq_len: int | None
+) -> tuple[NDArray[np.float64], float]:
+    """Gemma 4's p-RoPE on a head of ``D = head_dim`` dims; attention factor 1.
+
+    The first ``int(p D // 2)`` pairs keep the whole head's ``theta_i = base**(-2i/D)``, the
+    other pairs get 0 (they do not turn); all are divided by ``factor`` (default 1).
+    """
+    n_rotated = int((keys["partial_rotary_factor"] * head_dim) // 2)
+    i = np.arange(head_dim // 2, dtype=np.float64)
+    # theta_i = base^(-2i / D) for i < int(p D // 2), 0 after; / factor
+    inv_freq = np.where(i < n_rotated, base ** (-2.0 * i / head_dim), 0.0)
+    return inv_freq / keys.get("factor", 1.0), 1.0
+
+
+# rope_type -> its _compute_<type>: scaling's table (the "ntk" entry is never reached: it is
+# not a transformers type) plus Gemma 4's p-RoPE
+_COMPUTE = {**COMPUTE, "proportional": _compute_proportional}
 
 
 def rope_frequencies_from_config(
@@ -365,291 +551,60 @@ def rope_frequencies_from_config(
     Parameters
     ----------
     config : dict
-        A model's ``config.json`` as a dict (``json.load``), in any Hub form: legacy
-        ``rope_scaling`` + ``rope_theta``, transformers 5 ``rope_parameters`` (flat, or one dict
-        per layer type such as Gemma 3's), Gemma 3's ``rope_local_base_freq``, ``type`` or
-        ``rope_type``, ``head_dim`` / ``qk_rope_head_dim`` / ``hidden_size //
-        num_attention_heads``, ``partial_rotary_factor`` or GPT-NeoX's ``rotary_pct`` and
-        ``rotary_emb_base``, a top-level ``original_max_position_embeddings``. A multimodal
-        config's ``text_config`` is merged over its top level.
+        A model's ``config.json`` as a dict (``json.load``), in any Hub form listed in the
+        module docstring; a multimodal config's ``text_config`` is merged over its top level.
     seq_len : int or None, default None
         Current sequence length (>= 1), read by ``dynamic`` and ``longrope``; None means "at
         initialisation", as transformers builds its buffers.
     layer_type : str or None, default None
-        For configs with one RoPE per layer type (e.g. ``"full_attention"`` or
-        ``"sliding_attention"`` for Gemma 3): which one. Otherwise None, or one of the config's
+        For configs with one RoPE per layer type (e.g. Gemma 3's ``"full_attention"`` or
+        ``"sliding_attention"``): which one. Otherwise None, or one of the config's
         ``layer_types`` (they all share the same RoPE).
 
     Returns
     -------
     inv_freq : ndarray of float64, shape (rotary_dim // 2,)
-        ``rotary_dim = int(head_dim * partial_rotary_factor)``; pair ``i`` turns by
-        ``m * inv_freq[i]`` at position ``m``.
+        ``rotary_dim = int(head_dim * partial_rotary_factor)`` (Gemma 4's ``proportional``:
+        ``D // 2``); pair ``i`` turns by ``m * inv_freq[i]`` at position ``m``.
     attention_factor : float
         Multiplier of cos and sin (1.0 except for ``yarn`` and ``longrope``).
 
     Notes
     -----
-    Normalisation, in transformers' order of precedence:
-
-    - scaling dict: ``rope_scaling`` if truthy, else ``rope_parameters``; type from
-      ``rope_type``, else ``type``, else ``"default"`` (``"mrope"`` is ``"default"``; for
-      ``model_type == "phi3"``, ``"yarn"`` is ``"longrope"``);
-    - base: the dict's ``rope_theta``, else the top-level ``rope_theta`` (``rotary_emb_base`` for
-      GPT-NeoX), else the model class default (10000 unless listed in ``_MODEL_DEFAULTS``);
-    - ``head_dim``: ``qk_rope_head_dim`` (MLA), else ``head_dim``, else the class default, else
-      ``hidden_size // num_attention_heads``; ``rotary_dim = int(head_dim * p)`` with ``p`` the
-      dict's or the top level's ``partial_rotary_factor`` (``rotary_pct``, default 0.25 for
-      GPT-NeoX);
-    - trained length ``L`` for ``llama3``/``yarn``/``longrope``: a top-level
-      ``original_max_position_embeddings`` (flat dicts only; 4096 by default for phi3), else the
-      dict's, else ``max_position_embeddings``.
-
-    Then, with ``theta_i = base**(-2i/rotary_dim)``:
-
-    - ``dynamic``: transformers' trained length is ``max_position_embeddings`` (not
-      ``original_max_position_embeddings``), so it is passed as that to
-      :func:`~posenc_lib.scaling.rope_frequencies`: ``base' = base (s n / L - (s - 1))**(d/(d-2))``
-      with ``n = max(seq_len, L)``;
-    - ``yarn``: ``beta_fast``/``beta_slow`` falsy mean 32/1, ``truncate`` defaults to True (and
-      is read only from a flat dict, as transformers does);
-    - ``longrope``: without ``factor``, ``s = max_position_embeddings / L``; attention factor
-      ``sqrt(1 + ln s / ln L)``, or 1 when ``s <= 1``; the long list is used when
-      ``seq_len > L``;
-    - ``llama3`` with ``low_freq_factor == high_freq_factor`` (Llama 4 Scout): the smooth band is
-      empty, ``theta'_i = theta_i / s`` where ``2 pi / theta_i > L / low_freq_factor`` and
-      ``theta_i`` elsewhere (transformers' result; ``rope_frequencies`` itself refuses equal
-      band edges).
-
-    2025-26 forms:
-
-    - ``proportional`` (Gemma 4's p-RoPE): on a head of ``D`` dims (``global_head_dim`` on
-      full-attention layers, 512 by default for Gemma 4), the first ``int(p * D // 2)`` pairs
-      keep ``theta_i = base**(-2i/D)`` (the full head's exponent) and the other pairs get 0 (they
-      do not turn); all divided by ``factor`` (default 1). The result has ``D // 2`` entries;
-    - ``rotary_dim`` (MiniMax-M2): ``p = rotary_dim / head_dim`` (transformers reads only
-      ``partial_rotary_factor``; a config that gives both must agree);
-    - Qwen3-Next: ``p`` defaults to 0.25, its ``layer_types`` to full attention every
-      ``full_attention_interval``-th layer (4);
-    - no RoPE at all is a ValueError with the reason: ``layer_type="linear_attention"`` (Gated
-      DeltaNet, KDA layers) and MLA with ``mla_use_nope`` or ``qk_rope_head_dim == 0``
-      (Kimi Linear);
-    - ``mrope_section`` (Qwen2.5-VL, Qwen3-VL) must be three counts adding up to
-      ``rotary_dim // 2``; the frequencies are the default ones.
-
-    Validation happens here, once: a non-dict config, an unknown type, a missing key, a factor
-    list of the wrong length, a negative, zero or NaN value raise a ValueError or TypeError that
-    names the key.
+    Three steps, as in transformers: :func:`_read_config` reads the config into one scaling
+    dict with its rotary dimension ``d`` and base (the precedence rules are in the module
+    docstring); ``posenc_lib._scaling_checks.read_keys`` checks its keys once, with
+    transformers' defaults (``beta_fast or 32``, ``beta_slow or 1``, ``truncate`` True); the
+    type's ``_compute_<type>`` gives the frequencies, e.g. ``theta_i = base**(-2i/d)`` for
+    ``default`` and ``theta_i / s`` for ``linear`` (:mod:`posenc_lib.scaling` has each formula).
+    A bad value raises a ValueError or TypeError that names its key.
 
     References
     ----------
     Hugging Face transformers 5.23.0, ``src/transformers/modeling_rope_utils.py``
-    (``ROPE_INIT_FUNCTIONS``, ``RotaryEmbeddingConfigMixin.standardize_rope_params``) and the
-    model classes ``configuration_gemma3.py``, ``configuration_gpt_neox.py``,
-    ``configuration_phi3.py``, ``configuration_deepseek_v3.py``, ``configuration_gemma4.py``,
-    ``modeling_gemma4.py``, ``configuration_qwen3_next.py``, ``configuration_kimi_linear.py``.
+    (``ROPE_INIT_FUNCTIONS``, ``RotaryEmbeddingConfigMixin.standardize_rope_params``).
 
     Examples
     --------
     >>> cfg = {"hidden_size": 4096, "num_attention_heads": 32, "rope_theta": 500000.0,
-    ...        "max_position_embeddings": 131072,
     ...        "rope_scaling": {"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0,
     ...                         "high_freq_factor": 4.0,
     ...                         "original_max_position_embeddings": 8192}}
     >>> inv_freq, attention = rope_frequencies_from_config(cfg)
     >>> inv_freq.shape, attention
     ((64,), 1.0)
-    >>> neox = {"hidden_size": 2048, "num_attention_heads": 16, "rotary_pct": 0.25,
-    ...         "rotary_emb_base": 10000, "model_type": "gpt_neox"}
-    >>> rope_frequencies_from_config(neox)[0].shape
-    (16,)
     """
     if not isinstance(config, Mapping):
         raise TypeError(
             f"config must be a dict (a model's config.json); got {_describe(config)} "
             f"({type(config).__name__})"
         )
-    cfg = _flatten(config)
-    model_type = cfg.get("model_type")
-    model_type = model_type if isinstance(model_type, str) else None
     if seq_len is not None:
         seq_len = check_int("seq_len", seq_len, minimum=1)
-
-    params, where = _scaling_dict(cfg)
-    where = f"config[{where!r}]"
-    gemma = model_type in ("gemma3", "gemma3_text")
-    if gemma or "rope_local_base_freq" in cfg:
-        params = _gemma3_parameters(cfg, gemma)
-        where = "config['rope_parameters']"
-    _refuse_unrotated(cfg, layer_type)
-    nested = _is_nested(params)
-    if nested:
-        params, where = _select_layer(params, layer_type, where)
-    elif layer_type is not None:
-        kinds = sorted(set(_declared_layer_types(cfg, model_type)))
-        if layer_type not in kinds:
-            raise ValueError(
-                "layer_type must be None for a config with one RoPE for every layer, or one of "
-                f"its layer_types {kinds}; got {_describe(layer_type)}"
-            )
-
-    rope_type = _rope_type(params, where, model_type)
-
-    # base: the dict's rope_theta, else the top level's, else the model class default
-    neox = model_type == "gpt_neox" or "rotary_emb_base" in cfg or "rotary_pct" in cfg
-    top_theta = cfg.get("rotary_emb_base") if neox else cfg.get("rope_theta")
-    theta_value = params.get("rope_theta")
-    theta_where = f"{where}['rope_theta']"
-    if theta_value is None:
-        theta_value = top_theta
-        theta_where = "config['rotary_emb_base']" if neox else "config['rope_theta']"
-    if theta_value is None:
-        theta_value = _MODEL_DEFAULTS.get(model_type or "", (_DEFAULT_THETA, None))[0]
-    base = check_float(theta_where, theta_value, greater_than=1.0)
-
-    # partial rotary factor p: the dict's, else the top level's (GPT-NeoX: rotary_pct)
-    partial_value = params.get("partial_rotary_factor")
-    partial_where = f"{where}['partial_rotary_factor']"
-    if partial_value is None:
-        key = (
-            "rotary_pct" if neox and "partial_rotary_factor" not in cfg else "partial_rotary_factor"
-        )
-        partial_value = cfg.get(key)
-        partial_where = f"config[{key!r}]"
-        if partial_value is None and model_type == "gpt_neox":
-            partial_value = _NEOX_ROTARY_PCT
-        if partial_value is None and model_type == "qwen3_next":
-            partial_value = _QWEN3_NEXT_PARTIAL
-    partial = 1.0 if partial_value is None else check_float(partial_where, partial_value)
-    if not 0.0 < partial <= 1.0:
-        raise ValueError(f"{partial_where} must be in (0, 1]; got {partial}")
-
-    head_dim = _head_dim(cfg, model_type)
-    if rope_type == "proportional":
-        head = head_dim
-        if cfg.get("global_head_dim") is not None:
-            head = _int_field(cfg, "global_head_dim", minimum=2)
-        elif model_type in ("gemma4", "gemma4_text") and layer_type == "full_attention":
-            head = _GEMMA4_GLOBAL_HEAD_DIM
-        return _proportional(params, where, base, partial, head)
-    if cfg.get("rotary_dim") is not None and not neox:
-        partial = _rotary_dim_field(cfg, head_dim, None if partial_value is None else partial)
-    # rotary_dim = int(head_dim * p)
-    rotary_dim = int(head_dim * partial)
-    if rotary_dim < 2 or rotary_dim % 2:
-        raise ValueError(
-            f"the rotary dimension int(head_dim * partial_rotary_factor) = int({head_dim} * "
-            f"{partial}) = {rotary_dim} must be an even integer >= 2 (pairs)"
-        )
-
-    _check_mrope_section(params, where, rotary_dim)
-    if rope_type == "default":
-        return rope_frequencies(rotary_dim, base, None)
-    scaling: dict[str, Any]
-    factor_value = params.get("factor")
-    if rope_type in ("linear", "dynamic", "yarn", "llama3"):
-        factor_value = _required(params, "factor", where, rope_type)
-    factor = (
-        None
-        if factor_value is None
-        else check_float(f"{where}['factor']", factor_value, at_least=1.0)
-    )
-    if rope_type == "linear":
-        return rope_frequencies(rotary_dim, base, {"rope_type": "linear", "factor": factor})
-    if rope_type == "dynamic":
-        if rotary_dim < 4:
-            raise ValueError(
-                f"dynamic NTK needs a rotary dimension >= 4 (exponent d/(d-2)); got {rotary_dim}"
-            )
-        trained = _max_positions(cfg, rope_type)
-        scaling = {
-            "rope_type": "dynamic",
-            "factor": factor,
-            "original_max_position_embeddings": trained,
-        }
-        return rope_frequencies(rotary_dim, base, scaling, seq_len=seq_len)
-
-    # llama3, yarn, longrope: the trained length L
-    if not nested and cfg.get("original_max_position_embeddings") is not None:
-        length = _int_field(cfg, "original_max_position_embeddings")
-    elif not nested and model_type == "phi3":
-        length = _PHI3_ORIGINAL_MAX_POSITION_EMBEDDINGS
-    elif params.get("original_max_position_embeddings") is not None:
-        length = _int_field(params, "original_max_position_embeddings")
-    else:
-        length = _max_positions(cfg, rope_type)
-
-    if rope_type == "llama3":
-        _required(params, "low_freq_factor", where, rope_type)
-        _required(params, "high_freq_factor", where, rope_type)
-        low = _number(params, "low_freq_factor", where, greater_than=0.0)
-        high = _number(params, "high_freq_factor", where, greater_than=0.0)
-        if high < low:
-            raise ValueError(
-                f"{where}['high_freq_factor'] must be >= {where}['low_freq_factor']; got "
-                f"high_freq_factor={high} and low_freq_factor={low}"
-            )
-        assert factor is not None
-        if high == low:
-            return _llama3_step(rotary_dim, base, factor, length / low), 1.0
-        scaling = {
-            "rope_type": "llama3",
-            "factor": factor,
-            "low_freq_factor": low,
-            "high_freq_factor": high,
-            "original_max_position_embeddings": length,
-        }
-        return rope_frequencies(rotary_dim, base, scaling)
-
-    if rope_type == "yarn":
-        scaling = {
-            "rope_type": "yarn",
-            "factor": factor,
-            "original_max_position_embeddings": length,
-        }
-        for key, fallback in (("beta_fast", 32.0), ("beta_slow", 1.0)):
-            value = params.get(key)
-            # transformers: beta_fast = get("beta_fast") or 32, beta_slow = get("beta_slow") or 1
-            scaling[key] = fallback if not value else _number(params, key, where, greater_than=0.0)
-        for key in ("mscale", "mscale_all_dim"):
-            if params.get(key) is not None:
-                scaling[key] = _number(params, key, where, at_least=0.0)
-        if params.get("attention_factor") is not None:
-            scaling["attention_factor"] = _number(
-                params, "attention_factor", where, greater_than=0.0
-            )
-        truncate = params.get("truncate", True) if not nested else True
-        if not isinstance(truncate, (bool, np.bool_)):
-            raise TypeError(f"{where}['truncate'] must be true or false; got {_describe(truncate)}")
-        scaling["truncate"] = bool(truncate)
-        return rope_frequencies(rotary_dim, base, scaling)
-
-    # longrope
-    n_pairs = rotary_dim // 2
-    short = _factor_list(params, "short_factor", where, n_pairs)
-    long = _factor_list(params, "long_factor", where, n_pairs)
-    scaling = {
-        "rope_type": "longrope",
-        "short_factor": short,
-        "long_factor": long,
-        "original_max_position_embeddings": length,
-    }
-    if params.get("attention_factor") is not None:
-        scaling["attention_factor"] = _number(params, "attention_factor", where, greater_than=0.0)
-    else:
-        if factor is None:
-            # s = max_position_embeddings / L when the config gives no factor (Phi-3)
-            factor = _max_positions(cfg, rope_type) / length
-        if factor <= 1.0:
-            scaling["attention_factor"] = 1.0
-        elif length < 2:
-            raise ValueError(
-                f"the trained length original_max_position_embeddings must be >= 2 for the "
-                f"LongRoPE attention factor sqrt(1 + ln s / ln L); got {length}"
-            )
-        else:
-            scaling["factor"] = factor
-    return rope_frequencies(rotary_dim, base, scaling, seq_len=seq_len)
+    rope = _read_config(config, layer_type)
+    keys = read_keys(rope.rope_type, rope.params, rope.head_dim, given=rope.given,
+                     where=rope.where, head_dim_name="rotary_dim")
+    return _COMPUTE[rope.rope_type](rope.head_dim, rope.base, keys, seq_len)
 
 
 def effective_logit_scale(

@@ -18,9 +18,12 @@ llama3        ``theta_i`` for short wavelengths, ``theta_i / s`` for long ones, 
 longrope      ``theta_i / f_i`` with searched per-pair factors ``f_i`` (short or long list)
 ============  =====================================================================================
 
-:func:`rope_frequencies` reads a ``rope_scaling`` dict in the Hugging Face format and calls the
-method's function. Each public function checks its arguments once, through one table of rules
-(``posenc_lib._scaling_checks``); the private helpers trust their callers. Everything is float64.
+:func:`rope_frequencies` reads a ``rope_scaling`` dict in the Hugging Face format: one
+validation pass (``posenc_lib._scaling_checks.read_keys``, shared with
+:func:`posenc_lib.models.rope_frequencies_from_config`), then the method's ``_compute_<type>``
+function from the dispatch table ``COMPUTE``, as transformers' ``ROPE_INIT_FUNCTIONS``. Each
+public formula function checks its own arguments through the same table of rules
+(``posenc_lib._scaling_checks``). Everything is float64.
 
 The values agree with Hugging Face ``transformers`` (``modeling_rope_utils.py``), the YaRN
 reference code and Meta's ``apply_scaling`` (tests/test_scaling.py).
@@ -31,15 +34,13 @@ Notebook: 06_context_extension.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-from posenc_lib._checks import (
-    check_choice,
-)
+from posenc_lib._checks import check_choice
 from posenc_lib._scaling_checks import (
     check_betas,
     check_ntk_head_dim,
@@ -443,13 +444,6 @@ def llama3_inv_freq(head_dim: int, base: float, factor: float, low_freq_factor: 
     return np.where(wavelength < length / high_ff, theta, slow)
 
 
-def _longrope_attention_factor(factor: float, length: int) -> float:
-    if factor <= 1.0:
-        return 1.0
-    # a = sqrt(1 + ln s / ln L)
-    return math.sqrt(1.0 + math.log(factor) / math.log(length))
-
-
 # --------------------------------------------------------------------------- a config dict
 
 
@@ -528,7 +522,9 @@ def rope_frequencies(head_dim: int, base: float = 10000.0,
     - ``longrope``: the attention factor uses ``factor``; without ``factor`` and
       ``attention_factor`` it is an error rather than a guess.
 
-    ``beta_fast`` / ``beta_slow`` default to 32 / 1 and ``truncate`` to True.
+    ``beta_fast`` / ``beta_slow`` follow transformers' ``get(key) or default``: absent, None or
+    0 mean 32 / 1 (so ``beta_fast = 0`` is 32, here and in
+    :func:`~posenc_lib.models.rope_frequencies_from_config`); ``truncate`` defaults to True.
     ``posenc_lib.models.rope_frequencies_from_config`` reads a whole config.json instead.
 
     References
@@ -547,58 +543,98 @@ def rope_frequencies(head_dim: int, base: float = 10000.0,
     head_dim, base, seq_len = checked(head_dim=head_dim, base=base, seq_len=seq_len)
     config: Mapping[str, Any] = rope_scaling or {}
     refuse_misplaced_keys(config, base)
-    keys = read_keys(rope_type, config)
-    length = keys.get("original_max_position_embeddings", 0)
-    if rope_type == "default":
-        return inverse_frequencies(head_dim, base), 1.0
-    if rope_type == "linear":
-        return linear_inv_freq(head_dim, base, keys["factor"]), 1.0
-    if rope_type == "ntk":
-        return ntk_inv_freq(head_dim, base, keys["factor"]), 1.0
-    if rope_type == "dynamic":
-        effective = dynamic_ntk_factor(keys["factor"], length, seq_len)
-        return ntk_inv_freq(head_dim, base, effective), 1.0
-    if rope_type == "llama3":
-        return llama3_inv_freq(head_dim, base, keys["factor"], keys["low_freq_factor"],
-                               keys["high_freq_factor"], length), 1.0
-    if rope_type == "yarn":
-        return _yarn(head_dim, base, keys)
-    return _longrope(head_dim, base, keys, length, seq_len, sorted(map(str, config)))
+    keys = read_keys(rope_type, config, head_dim)
+    return COMPUTE[rope_type](head_dim, base, keys, seq_len)
 
 
-def _yarn(head_dim: int, base: float, keys: dict[str, Any]) -> tuple[NDArray[np.float64], float]:
+# --------------------------------------------------------------------------- one per rope_type
+# Each takes the rotary dimension d, the base, the keys checked by read_keys (defaults filled
+# in) and the current length, and returns (inv_freq, attention_factor), as transformers'
+# _compute_<type>_parameters do. They trust their inputs.
+
+Frequencies = tuple[NDArray[np.float64], float]
+
+
+def _compute_default(head_dim: int, base: float, keys: Mapping[str, Any],
+                     seq_len: int | None) -> Frequencies:
+    """``theta_i = base**(-2i/d)``; attention factor 1."""
+    return inverse_frequencies(head_dim, base), 1.0
+
+
+def _compute_linear(head_dim: int, base: float, keys: Mapping[str, Any],
+                    seq_len: int | None) -> Frequencies:
+    """Position Interpolation: ``theta_i / s``; attention factor 1."""
+    return linear_inv_freq(head_dim, base, keys["factor"]), 1.0
+
+
+def _compute_ntk(head_dim: int, base: float, keys: Mapping[str, Any],
+                 seq_len: int | None) -> Frequencies:
+    """Static NTK-aware: ``base' = base s**(d/(d-2))``; attention factor 1."""
+    return ntk_inv_freq(head_dim, base, keys["factor"]), 1.0
+
+
+def _compute_dynamic(head_dim: int, base: float, keys: Mapping[str, Any],
+                     seq_len: int | None) -> Frequencies:
+    """Dynamic NTK: NTK-aware with ``s_eff = s l / L - (s - 1)`` once ``l > L``, else unscaled."""
+    effective = dynamic_ntk_factor(keys["factor"], keys["original_max_position_embeddings"],
+                                   seq_len)
+    return ntk_inv_freq(head_dim, base, effective), 1.0
+
+
+def _compute_yarn(head_dim: int, base: float, keys: Mapping[str, Any],
+                  seq_len: int | None) -> Frequencies:
+    """YaRN: the ramp of :func:`yarn_inv_freq`; attention factor ``a`` as transformers picks it.
+
+    ``a`` is the config's ``attention_factor`` if given; else, when ``mscale`` and
+    ``mscale_all_dim`` are both non-zero (DeepSeek), ``m(s, mscale) / m(s, mscale_all_dim)``
+    with ``m(s, k) = 0.1 k ln s + 1``; else ``0.1 ln s + 1``.
+    """
     factor = keys["factor"]
     inv_freq = yarn_inv_freq(head_dim, base, factor, keys["original_max_position_embeddings"],
-                             keys.get("beta_fast", 32.0), keys.get("beta_slow", 1.0),
-                             keys.get("truncate", True))
+                             keys["beta_fast"], keys["beta_slow"], keys["truncate"])
     if "attention_factor" in keys:
         return inv_freq, keys["attention_factor"]
     mscale, mscale_all_dim = keys.get("mscale"), keys.get("mscale_all_dim")
     if mscale and mscale_all_dim:
-        # DeepSeek: m(s, mscale) / m(s, mscale_all_dim)
+        # DeepSeek: a = m(s, mscale) / m(s, mscale_all_dim)
         return inv_freq, yarn_get_mscale(factor, mscale) / yarn_get_mscale(factor, mscale_all_dim)
+    # a = 0.1 ln s + 1
     return inv_freq, yarn_get_mscale(factor)
 
 
-def _longrope(head_dim: int, base: float, keys: dict[str, Any], length: int, seq_len: int | None,
-              names: list[str]) -> tuple[NDArray[np.float64], float]:
-    theta = inverse_frequencies(head_dim, base)
-    for name in ("short_factor", "long_factor"):
-        if keys[name].shape != theta.shape:
-            raise ValueError(f"rope_scaling['{name}'] must have length head_dim // 2 = "
-                             f"{theta.shape[0]}; got length {keys[name].shape[0]}")
+def _compute_llama3(head_dim: int, base: float, keys: Mapping[str, Any],
+                    seq_len: int | None) -> Frequencies:
+    """Llama 3.1's wavelength bands (:func:`llama3_inv_freq`; equal edges make a step)."""
+    return llama3_inv_freq(head_dim, base, keys["factor"], keys["low_freq_factor"],
+                           keys["high_freq_factor"], keys["original_max_position_embeddings"]), 1.0
+
+
+def _compute_longrope(head_dim: int, base: float, keys: Mapping[str, Any],
+                      seq_len: int | None) -> Frequencies:
+    """LongRoPE: ``theta_i / f_i``, long list past ``L``; ``a = sqrt(1 + ln s / ln L)``.
+
+    ``a`` is the config's ``attention_factor`` if given, else 1 when ``s <= 1``.
+    """
+    length = keys["original_max_position_embeddings"]
     past_trained = seq_len is not None and seq_len > length
     chosen = keys["long_factor"] if past_trained else keys["short_factor"]
     # theta'_i = theta_i / f_i, with the long list past L and the short list up to L
-    inv_freq = theta / chosen
+    inv_freq = inverse_frequencies(head_dim, base) / chosen
     if "attention_factor" in keys:
         return inv_freq, keys["attention_factor"]
-    if "factor" not in keys:
-        raise ValueError("rope_scaling['factor'] (or rope_scaling['attention_factor']) is "
-                         "required for rope_type 'longrope': Hugging Face derives it from "
-                         "max_position_embeddings / original_max_position_embeddings, which "
-                         f"this function does not receive. Got keys {names}")
-    if keys["factor"] > 1.0 and length < 2:
-        raise ValueError("rope_scaling['original_max_position_embeddings'] must be >= 2 for the "
-                         f"LongRoPE attention factor sqrt(1 + ln s / ln L); got {length}")
-    return inv_freq, _longrope_attention_factor(keys["factor"], length)
+    if keys["factor"] <= 1.0:
+        return inv_freq, 1.0
+    # a = sqrt(1 + ln s / ln L)
+    return inv_freq, math.sqrt(1.0 + math.log(keys["factor"]) / math.log(length))
+
+
+COMPUTE: dict[str, Callable[[int, float, Mapping[str, Any], int | None], Frequencies]] = {
+    "default": _compute_default,
+    "linear": _compute_linear,
+    "ntk": _compute_ntk,
+    "dynamic": _compute_dynamic,
+    "yarn": _compute_yarn,
+    "llama3": _compute_llama3,
+    "longrope": _compute_longrope,
+}
+"""``rope_type`` -> its ``_compute_<type>`` (transformers' ``ROPE_INIT_FUNCTIONS``)."""

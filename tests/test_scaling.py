@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from posenc_lib.analysis import frequency_ratio, max_trained_angle, unseen_angle_mask
 from posenc_lib.frequencies import inverse_frequencies, turns_in_context, wavelengths
+from posenc_lib.models import rope_frequencies_from_config
 from posenc_lib.scaling import (
     SCALING_METHODS,
     dynamic_ntk_factor,
@@ -471,6 +472,20 @@ def test_rope_type_alias_and_extra_keys() -> None:
     rope_frequencies(8, 1e6, {"rope_type": "default", "rope_theta": 1e6})
 
 
+def test_zero_betas_mean_the_defaults_as_in_transformers() -> None:
+    # transformers: beta_fast = get("beta_fast") or 32, beta_slow = get("beta_slow") or 1; the
+    # config reader (posenc_lib.models) follows the same rule through the same validation
+    yarn = {"rope_type": "yarn", "factor": 4.0, **_L(4096)}
+    explicit = rope_frequencies(64, 1e4, {**yarn, "beta_fast": 32, "beta_slow": 1})[0]
+    zeroed = rope_frequencies(64, 1e4, {**yarn, "beta_fast": 0, "beta_slow": 0.0})[0]
+    np.testing.assert_array_equal(zeroed, explicit)
+    other = rope_frequencies(64, 1e4, {**yarn, "beta_fast": 8, "beta_slow": 2})[0]
+    assert not np.array_equal(other, explicit)  # the betas do move the ramp
+    config = {"head_dim": 64, "rope_theta": 1e4, "max_position_embeddings": 16384,
+              "rope_scaling": {**yarn, "beta_fast": 0}}
+    np.testing.assert_array_equal(rope_frequencies_from_config(config)[0], explicit)
+
+
 _YARN4 = {"rope_type": "yarn", "factor": 4, "original_max_position_embeddings": 8}
 _LLAMA8 = {"rope_type": "llama3", "factor": 8}
 BAD_CONFIGS: list[tuple[object, type[Exception], str]] = [
@@ -531,7 +546,6 @@ BAD_CONFIGS: list[tuple[object, type[Exception], str]] = [
     ({**_YARN4, "beta_fast": 1, "beta_slow": 1}, ValueError, "beta_fast"),
     ({**_YARN4, "beta_fast": 1, "beta_slow": 2}, ValueError, "beta_fast"),
     ({"rope_type": "yarn", "factor": 4, "beta_fast": 0.5, **_L(8)}, ValueError, "beta_fast"),
-    ({"rope_type": "yarn", "factor": 4, "beta_fast": 0, **_L(8)}, ValueError, "beta_fast"),
     ({**_YARN4, "beta_slow": float("nan")}, ValueError, "beta_slow"),
     ({"rope_type": "yarn", "factor": 4, "beta_fast": True, **_L(8)}, TypeError, "beta_fast"),
     ({"rope_type": "yarn", "factor": 4, "truncate": "yes", **_L(8)}, TypeError, "truncate"),
