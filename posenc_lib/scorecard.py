@@ -186,15 +186,23 @@ def check_extends(codes: Codes) -> bool:
     "Inside" allows 1% of the seen span (sin(p) for p < 64 never quite reaches 1), and "new"
     means no unseen position repeats the code of a seen one.
     """
-    seen = codes(range(_LENGTH), _LENGTH, _LENGTH)
-    try:
-        unseen = codes(range(2 * _LENGTH, 3 * _LENGTH), 3 * _LENGTH, _LENGTH)
-    except CannotEncode:
+    found = _seen_and_unseen(codes)
+    if found is None:
         return False
+    seen, unseen = found
     slack = 0.01 * (seen.max() - seen.min())
     inside = seen.min() - slack <= unseen.min() and unseen.max() <= seen.max() + slack
     fresh = np.linalg.norm(unseen[:, None, :] - seen[None, :, :], axis=-1).min() > 1e-9
     return bool(inside and fresh)
+
+
+def _seen_and_unseen(codes: Codes) -> tuple[np.ndarray, np.ndarray] | None:
+    """The codes of positions 0..L-1 and 2L..3L-1 of a model built for L (None: cannot encode)."""
+    seen = codes(range(_LENGTH), _LENGTH, _LENGTH)
+    try:
+        return seen, codes(range(2 * _LENGTH, 3 * _LENGTH), 3 * _LENGTH, _LENGTH)
+    except CannotEncode:
+        return None
 
 
 def check_extends_per_dimension(codes: Codes) -> bool:
@@ -222,11 +230,10 @@ def check_extends_per_dimension(codes: Codes) -> bool:
     ``seen_j = {PE(p)_j : 0 <= p < L}``; the test is
     ``min seen_j - e <= PE(q)_j <= max seen_j + e`` for all ``2L <= q < 3L`` and all j.
     """
-    seen = codes(range(_LENGTH), _LENGTH, _LENGTH)
-    try:
-        unseen = codes(range(2 * _LENGTH, 3 * _LENGTH), 3 * _LENGTH, _LENGTH)
-    except CannotEncode:
+    found = _seen_and_unseen(codes)
+    if found is None:
         return False
+    seen, unseen = found
     slack = 0.01 * (seen.max() - seen.min())
     low, high = seen.min(axis=0) - slack, seen.max(axis=0) + slack  # per dimension j
     inside = bool(np.all((low <= unseen) & (unseen <= high)))
