@@ -57,6 +57,17 @@ def _spread(values: NDArray[Any]) -> float:
     return float(np.std(values, ddof=1)) if len(values) > 1 else 0.0
 
 
+def _values(curve: Any) -> NDArray[np.float64]:
+    """A stored curve as floats, NaN where nothing is scored (JSON stores None)."""
+    return np.array([np.nan if v is None else v for v in curve], dtype=float)
+
+
+def _by_seed(key: str) -> tuple[str, int]:
+    """Sort key of ``"task/method/seed"``: by task and method, then by the seed as a number."""
+    cell, seed = key.rsplit("/", 1)
+    return cell, int(seed)
+
+
 def write_json(path: Path, data: Any, *, indent: int | None = 1) -> None:
     """Write ``data`` as sorted JSON atomically (a temporary file, then a rename)."""
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -121,7 +132,7 @@ def beyond_training(curve: Any, multiple: int, trained_length: int) -> float:
     """
     multiple = check_int("multiple", multiple)
     trained_length = check_int("trained_length", trained_length)
-    values = np.array([np.nan if v is None else v for v in curve], dtype=float)
+    values = _values(curve)
     if values.shape != (multiple * trained_length,):
         raise ValueError(f"curve must have {multiple * trained_length} values for multiple="
                          f"{multiple}; got {values.shape[0]}")
@@ -140,7 +151,7 @@ def whole_sequence(curve: Any) -> float:
     >>> whole_sequence([None, 1.0, 0.5, 0.0])
     0.5
     """
-    return float(np.nanmean(np.array([np.nan if v is None else v for v in curve], dtype=float)))
+    return float(np.nanmean(_values(curve)))
 
 
 def summary(entries: dict[str, Any], trained_length: int, *, positions: str = "unseen"
@@ -164,7 +175,7 @@ def summary(entries: dict[str, Any], trained_length: int, *, positions: str = "u
     """
     unseen = check_choice("positions", positions, POSITIONS) == "unseen"
     rows: dict[tuple[str, str], list[list[float]]] = {}
-    for key in sorted(entries, key=lambda k: (k.rsplit("/", 1)[0], int(k.rsplit("/", 1)[1]))):
+    for key in sorted(entries, key=_by_seed):
         task, method, _ = key.split("/")
         rows.setdefault((task, method), []).append(
             [beyond_training(entries[key][str(m)], m, trained_length) if unseen
@@ -273,7 +284,7 @@ def mean_curves(entries: dict[str, Any], task: str, methods: Any, multiple: int
         raise ValueError(f"multiple must be one of {MULTIPLES}; got {multiple}")
     found: dict[str, NDArray[np.float64]] = {}
     for method in methods:
-        rows = [[np.nan if v is None else v for v in curve[str(multiple)]]
+        rows = [_values(curve[str(multiple)])
                 for key, curve in entries.items() if key.rsplit("/", 1)[0] == f"{task}/{method}"]
         if not rows:
             raise ValueError(f"methods: no results for {method!r} on task {task!r}")
@@ -428,7 +439,7 @@ def below_and_beyond(curve: Any, trained_length: int) -> tuple[float, float]:
     >>> below_and_beyond([None, 1.0, 0.5, 0.0], 2)
     (1.0, 0.25)
     """
-    values = np.array([np.nan if v is None else v for v in curve], dtype=float)
+    values = _values(curve)
     return float(np.nanmean(values[:trained_length])), float(np.nanmean(values[trained_length:]))
 
 
@@ -456,7 +467,7 @@ def fine_tune_stats(extended: dict[str, Any], plain: dict[str, Any], trained_len
                **{k: v[multiple] for k, v in plain.items() if k.split("/")[1] == "rope"},
                **extended["fine_tuned"]}
     rows: dict[tuple[str, str], list[tuple[float, float]]] = {}
-    for key in sorted(sources, key=lambda k: (k.rsplit("/", 1)[0], int(k.rsplit("/", 1)[1]))):
+    for key in sorted(sources, key=_by_seed):
         task, method, _ = key.split("/")
         if method != "dynamic":
             rows.setdefault((task, method), []).append(below_and_beyond(sources[key],
