@@ -307,8 +307,9 @@ def _refuse_unrotated(cfg: Mapping[str, Any], layer_type: Any) -> None:
         )
 
 
-def _rotary_dim_field(cfg: Mapping[str, Any], head_dim: int, partial: float | None) -> float:
-    """MiniMax-M2's ``rotary_dim``: the fraction ``rotary_dim / head_dim`` (checked)."""
+def _explicit_rotary_dim(cfg: Mapping[str, Any], head_dim: int, partial: float | None) -> int:
+    """MiniMax-M2's ``rotary_dim``, checked: even, at most ``head_dim``, and equal to
+    ``int(head_dim * partial_rotary_factor)`` when the config gives that too."""
     explicit = _int_field(cfg, "rotary_dim", minimum=2)
     if explicit > head_dim or explicit % 2:
         raise ValueError(
@@ -320,8 +321,7 @@ def _rotary_dim_field(cfg: Mapping[str, Any], head_dim: int, partial: float | No
             f"config['rotary_dim'] = {explicit} disagrees with partial_rotary_factor {partial} "
             f"(int({head_dim} * {partial}) = {int(head_dim * partial)}); give one of them"
         )
-    # p = rotary_dim / head_dim
-    return explicit / head_dim
+    return explicit
 
 
 def _check_mrope_section(params: Mapping[str, Any], where: str, rotary_dim: int) -> None:
@@ -412,9 +412,9 @@ def _partial_rotary_factor(
 def _rotary_dim(
     cfg: Mapping[str, Any], head_dim: int, partial: float, given: bool, neox: bool
 ) -> int:
-    """``rotary_dim = int(head_dim * p)``, even and >= 2; MiniMax-M2's ``rotary_dim`` sets ``p``."""
+    """``rotary_dim = int(head_dim * p)``, even and >= 2; MiniMax-M2 gives ``rotary_dim`` itself."""
     if cfg.get("rotary_dim") is not None and not neox:
-        partial = _rotary_dim_field(cfg, head_dim, partial if given else None)
+        return _explicit_rotary_dim(cfg, head_dim, partial if given else None)
     # rotary_dim = int(head_dim * p)
     rotary_dim = int(head_dim * partial)
     if rotary_dim < 2 or rotary_dim % 2:
