@@ -24,6 +24,8 @@ __all__ = ["RECENT_PRESETS", "RECENT_SOURCES"]
 
 _GEMMA4_E2B_LAYER_TYPES = (["sliding_attention"] * 4 + ["full_attention"]) * 7
 _KIMI_LINEAR_FULL = [4, 8, 12, 16, 20, 24, 27]  # 1-based, as the checkpoint writes them
+# 43 layers and the MTP block: 2 sliding layers, then 4 and 128 alternating, then the MTP's 0
+_DEEPSEEK_V4_FLASH_RATIOS = [0, 0] + [4, 128] * 20 + [4, 0]
 
 RECENT_PRESETS: dict[str, dict[str, Any]] = {
     "gemma-4-e2b": {
@@ -143,6 +145,56 @@ RECENT_PRESETS: dict[str, dict[str, Any]] = {
         },
         "rope_theta": 5000000,
     },
+    "deepseek-v3.2-exp": {
+        "model_type": "deepseek_v32",
+        "hidden_size": 7168,
+        "num_attention_heads": 128,
+        "num_key_value_heads": 128,
+        "num_hidden_layers": 61,
+        "q_lora_rank": 1536,
+        "kv_lora_rank": 512,
+        "qk_nope_head_dim": 128,
+        "qk_rope_head_dim": 64,
+        "v_head_dim": 128,
+        "index_n_heads": 64,
+        "index_head_dim": 128,
+        "index_topk": 2048,
+        "max_position_embeddings": 163840,
+        "rope_theta": 10000,
+        "rope_scaling": {
+            "beta_fast": 32,
+            "beta_slow": 1,
+            "factor": 40,
+            "mscale": 1.0,
+            "mscale_all_dim": 1.0,
+            "original_max_position_embeddings": 4096,
+            "type": "yarn",
+        },
+    },
+    "deepseek-v4-flash": {
+        "model_type": "deepseek_v4",
+        "hidden_size": 4096,
+        "num_hidden_layers": 43,
+        "num_attention_heads": 64,
+        "num_key_value_heads": 1,
+        "head_dim": 512,
+        "qk_rope_head_dim": 64,
+        "sliding_window": 128,
+        "index_n_heads": 64,
+        "index_head_dim": 128,
+        "index_topk": 512,
+        "max_position_embeddings": 1048576,
+        "rope_theta": 10000,
+        "compress_rope_theta": 160000,
+        "compress_ratios": _DEEPSEEK_V4_FLASH_RATIOS,
+        "rope_scaling": {
+            "beta_fast": 32,
+            "beta_slow": 1,
+            "factor": 16,
+            "original_max_position_embeddings": 65536,
+            "type": "yarn",
+        },
+    },
 }
 """Position-relevant config.json fields of 2025-26 models, keyed by a short name."""
 
@@ -200,6 +252,27 @@ RECENT_SOURCES: dict[str, str] = {
         "third-party port (kohya-ss/musubi-tuner's krea2 encoder): mrope_section [24, 20, 20], "
         "mrope_interleaved true, rope_theta 5e6, head_dim 128. The interleaving is "
         f"apply_interleaved_mrope in {_TF} modeling_qwen3_vl.py."
+    ),
+    "deepseek-v3.2-exp": (
+        "deepseek-ai/DeepSeek-V3.2-Exp, inference/config_671B_v3.2.json (GitHub, commit "
+        "3b99a5350d260b7c2a357e82362305509e2d0724): the MLA sizes of V3 and the indexer's "
+        "index_n_heads 64, index_head_dim 128, index_topk 2048; inference/model.py there gives "
+        "rope_theta 10000, rope_factor 40 over original_seq_len 4096, mscale 1, the same rotary "
+        "table for MLA and the indexer, and the indexer's split [rope, nope]. The half-split "
+        "pairing of the indexer is the repository README's update of 2025-11-17 (the commit above "
+        "predates it and still rotates the indexer interleaved), quoted by a third-party copy "
+        "(fredericowieser/DS-V3.2-Indexer-Viz). max_position_embeddings 163840 as in V3."
+    ),
+    "deepseek-v4-flash": (
+        "deepseek-ai/DeepSeek-V4-Flash config.json (Hub), quoted verbatim by a third-party port "
+        "(a mistral.rs audit note that fetched it): head_dim 512, qk_rope_head_dim 64, one KV "
+        "head, sliding_window 128, rope_theta 10000, compress_rope_theta 160000, yarn factor 16 "
+        "over 65536 without mscale, compress_ratios of 44 entries (the last is the MTP block). "
+        f"DeepseekV4Config in {_TF} configuration_deepseek_v4.py (commit "
+        "015c078164151a049126942989817713e83a8f3e) has the same defaults and reads the ratios "
+        "0, 4, 128 as sliding, compressed sparse and heavily compressed layers; its comments say "
+        "sliding layers rotate with rope_theta and no scaling, compressed layers with "
+        "compress_rope_theta and YaRN, with attention_factor forced to 1.0."
     ),
 }
 """Where each recent preset's values come from, and what could not be verified."""
