@@ -229,7 +229,7 @@ def test_03_reveals_answer_their_questions() -> None:
     assert "5 after and 5 before score the same: True" in out
 
 
-def test_04_no_misquote_no_unnamed_source_and_no_quarter_turn_argument() -> None:
+def test_04_two_whole_positions_fix_the_rotation() -> None:
     text = flat(markdown(NB04))
     assert "Two positions fix all four numbers" in text
     # the two positions are whole numbers, and sin(theta t) != 0 at the second for every pair
