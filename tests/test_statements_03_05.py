@@ -273,12 +273,19 @@ def test_04_gradient_descent_speed_is_set_by_the_uncentred_second_moments() -> N
 
 
 def test_04_fifty_positions_have_full_rank_in_exact_arithmetic() -> None:
-    # Vandermonde: 16 distinct nodes e^{+-i theta_m}, 50 consecutive powers -> rank 16 exactly;
-    # checked here on a well-conditioned relative: the same nodes, powers 0 .. 49, scaled per
-    # column so that the float64 rank is reliable for distinct, well-separated nodes.
-    out = outputs(NB04)
-    assert "rank float64 reports for 50 positions: 14 of 16" in out
-    assert "the failure is conditioning" in flat(markdown(NB04))
+    # Vandermonde: 16 distinct nodes e^{+-i theta_m}, n consecutive powers -> rank 16 exactly
+    text = flat(markdown(NB04))
+    rows, columns, rank = stated(r"in exact arithmetic the \$(\d+)\\times(\d+)\$ matrix has full "
+                                 r"rank (\d+)", text, int)
+    theta = 10000.0 ** (-np.arange(0, columns, 2) / columns)
+    nodes = np.concatenate([np.exp(1j * theta), np.exp(-1j * theta)])
+    apart = np.abs(nodes[:, None] - nodes[None, :])[~np.eye(columns, dtype=bool)].min()
+    assert apart > 1e-6 and rank == nodes.size == columns <= rows  # distinct nodes: full rank
+    assert "the failure is conditioning" in text
+    pe = _pe(np.arange(rows), columns)  # the same matrix, written out here
+    reported = np.linalg.matrix_rank(pe)
+    assert reported < rank
+    assert f"rank float64 reports for {rows} positions: {reported} of {columns}" in outputs(NB04)
 
 
 def test_05_middle_terms_vanish_only_without_content_position_coupling() -> None:
