@@ -6,14 +6,17 @@ without a test failing.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from posenc_lib.frequencies import inverse_frequencies
 from posenc_lib.scorecard import CRITERIA, check_extends, encode
 from posenc_lib.sinusoidal import sinusoidal_encoding
-from tools.notebook_cells import ROOT, load, source
+from tests.statements_helpers import stated
+from tools.notebook_cells import NOTEBOOKS, ROOT, load, source
 
 NB00 = ROOT / "notebooks" / "00_why_position.ipynb"
 NB01 = ROOT / "notebooks" / "01_binary_counting.ipynb"
@@ -53,9 +56,13 @@ def test_extends_definition_asks_for_new_codes() -> None:
 
 def test_collision_example_is_in_the_middle_of_a_sentence() -> None:
     text, code = markdown_and_code_above(NB00, "2/8 = 16/64")
-    assert "0.25" in text and "Position 191 of" not in all_markdown(NB00)
+    # the normalised index of position p in a sentence of n tokens is p / (n - 1)
+    value, p_short, last_short, p_long, last_long = stated(
+        r"Both get ([\d.]+), because (\d+)/(\d+) = (\d+)/(\d+)", text)
+    assert value == p_short / last_short == p_long / last_long
     printed = stdout(code)
-    assert "position 16 of 65 gets 0.2500; position 2 of 9 gets 0.2500" in printed
+    assert (f"position {p_long:.0f} of {last_long + 1:.0f} gets {value:.4f}; "
+            f"position {p_short:.0f} of {last_short + 1:.0f} gets {value:.4f}") in printed
     assert "they share a code: True" in printed
     assert np.array_equal(
         encode("normalised", [2], sentence_length=9), encode("normalised", [16], sentence_length=65)
@@ -68,22 +75,25 @@ def test_float_columns_differ_in_resolution_not_in_information() -> None:
     text, code = markdown_and_code_above(NB01, "in *resolution*, not in information")
     assert "np.float32" in source(code)
     printed = stdout(code)
-    assert "distinct values per column: {2}" in printed and "1023" in printed and "1023" in text
-    prose = all_markdown(NB01)
-    assert "ten times more information" not in prose and "bits per column" not in prose
-    assert "each float carries one bit" not in prose
+    assert "distinct values per column: {2}" in printed and "1023" in printed
     # the information: distinct rows, counted here from the integers and the angles themselves
     positions = np.arange(1024)
     bits = (positions[:, None] >> np.arange(10)) & 1
     angles = positions[:, None] * 10000.0 ** (-np.arange(0, 20, 2) / 20)
     sines = np.concatenate([np.sin(angles), np.cos(angles)], axis=1).astype(np.float32)
-    assert len({tuple(r) for r in bits}) == len({tuple(r) for r in sines}) == 1024
-    assert np.log2(1024) == 10
+    told_apart, log_of = stated(
+        r"both codes tell all (\d+) apart: that takes \$\\log_2 (\d+)\$ bits",
+        " ".join(text.split()), int)
+    assert told_apart == log_of == len({tuple(r) for r in bits}) == len({tuple(r) for r in sines})
+    assert 2 ** bits.shape[1] == told_apart  # the 10 bit columns are exactly log2 of it
+    per_column = [len(np.unique(c)) for c in sines.T]
+    fewest, where = stated(r"\((\d+) in (\w+) column, where two float32 sines round", text, str)
+    assert int(fewest) == min(per_column) and where == "one"
+    assert per_column.count(min(per_column)) == 1
     _, told = markdown_and_code_above(NB01, "**3. A fixed number of bits runs out.**")
     shown = stdout(told)
     assert "{'binary': 1024, 'sinusoidal': 1024}" in shown and "log2 1024 = 10" in shown
-    columns = [len(np.unique(c)) for c in sines.T]
-    assert f"{sum(n == 1024 for n in columns)} of 20" in shown
+    assert f"{sum(n == 1024 for n in per_column)} of 20" in shown
 
 
 def test_smooth_bit_wave_phase_is_explained_and_computed() -> None:
@@ -98,9 +108,18 @@ def test_smooth_bit_wave_phase_is_explained_and_computed() -> None:
 
 def test_pitfall_box_says_sin_0_03() -> None:
     text, code = markdown_and_code_above(NB02, '"pos 4"')
-    assert r"$\sin 0.03$, $\cos 0.03$" in text and r"$\sin 0.3$, $\cos 0.3$" not in text
-    assert "second slip" in text and "0.0299955" in text
-    assert "study notes" not in text and "popular" not in text  # issue 21: no unnamed source
+    flat = " ".join(text.replace(">", " ").split())
+    # position 3 of d = 4: angles 3 / 10000^(2i/4) for the pairs i = 0, 1
+    angles = 3 / 10000.0 ** (np.arange(0, 4, 2) / 4)
+    row = stated(r"last row holds \$\\sin ([\d.]+)\$, \$\\cos ([\d.]+)\$, \$\\sin ([\d.]+)\$, "
+                 r"\$\\cos ([\d.]+)\$", flat)
+    assert row == pytest.approx(np.repeat(angles, 2), rel=1e-12)
+    assert stated(r"the angle is \$3/100 = ([\d.]+)\$", flat) == pytest.approx(angles[1], rel=1e-12)
+    slip = 3 / 10000.0 ** (1 / 4)  # the exponent 2 * 1/4 misread as 1/4
+    assert stated(r"gives the angle \$3/10 = ([\d.]+)\$", flat) == pytest.approx(slip, rel=1e-12)
+    assert stated(r"The table's value (\d+\.\d+) is", flat, str) == f"{np.sin(angles[1]):.7f}"
+    assert stated(r"\$\\sin 0\.3\$ would be (\d+\.\d+)", flat, str) == f"{np.sin(slip):.7f}"
+    assert "second slip" in text
     assert "sin(0.03) = 0.0299955" in stdout(code)
     angle = 3 * inverse_frequencies(4)[1]
     assert round(angle, 12) == 0.03
@@ -108,19 +127,24 @@ def test_pitfall_box_says_sin_0_03() -> None:
 
 
 def test_write_up_exponent_uses_the_column_index() -> None:
-    text = all_markdown(NB02)
-    assert r"(t/10^4)^{j/d}" in text and r"(t/10^4)^{i/d}" not in text
+    text = " ".join(all_markdown(NB02).replace(">", " ").split())
+    assert r"$\sin\big((t/10^4)^{j/d}\big)$ in column $j$" in text
+    assert "Here $j = 2i$ is the column index" in text
 
 
 def test_exp_and_power_forms_differ_only_in_rounding() -> None:
     # issue 21: the float16 argument was wrong (nobody builds frequencies in float16); the forms
     # differ in float32 rounding, the exp form amplifying the rounding of its large argument
     text, code = markdown_and_code_above(NB02, "off by up to a few epsilons")
-    prose = all_markdown(NB02)
-    assert "beyond float16's 65504" not in prose and "size of the intermediate" not in prose
     assert "power form" in text and "style" in text
     printed = stdout(code)
     d, eps = 512, float(np.finfo(np.float32).eps)
+    # in float64 the two forms agree to the power of ten the prose states
+    k64 = np.arange(0, d, 2)
+    power_of_ten = stated(r"the two forms agree to \$10\^\{(-\d+)\}\$", " ".join(text.split()), int)
+    for base in (10000.0, 500000.0):
+        exp64, pow64 = np.exp(k64 * -(np.log(base) / d)), 1.0 / base ** (k64 / d)
+        assert np.max(np.abs(exp64 - pow64) / pow64) < 10.0**power_of_ten
     for base in (10000.0, 500000.0):
         exact = np.array([base ** (-k / d) for k in range(0, d, 2)])  # Python floats
         k32 = np.arange(0, d, 2, dtype=np.float32)
@@ -128,17 +152,31 @@ def test_exp_and_power_forms_differ_only_in_rounding() -> None:
         pow32 = (np.float32(1.0) / np.float32(base) ** (k32 / np.float32(d))).astype(float)
         err_exp = np.max(np.abs(exp32 - exact) / exact) / eps
         err_pow = np.max(np.abs(pow32 - exact) / exact) / eps
-        assert err_exp > 3 > 1.05 > err_pow  # "a few epsilons" against "about one"
         line = f"exp form {err_exp:.1f} eps, power form {err_pow:.1f} eps"
         assert line in printed, line
 
 
-def test_no_misquote_and_no_unnamed_sources_in_00_to_02() -> None:
-    for path in (NB00, NB01, NB02):
-        prose = all_markdown(path)
-        assert "mod 0" not in prose and r"\pmod 0" not in prose, path.name
-        for phrase in ("popular", "write-ups", "one write-up", "study notes", "well-known post"):
-            assert phrase not in prose, (path.name, phrase)
+NB11 = ROOT / "notebooks" / "11_figure_gallery.ipynb"
+INSTRUCTORS = ROOT / "notebooks" / "INSTRUCTORS.md"
+MISQUOTES = ("mod 0", r"\pmod 0")  # issues 21, 22: the posts write "d even", never "d = 2 (mod 0)"
+UNNAMED = ("popular", "well-known post", "the same notes")  # a source is cited by name
+NAMED_ONLY_IN_11 = ("write-up", "study notes")  # notebook 11 lists the four write-ups by name
+
+
+def test_no_misquote_and_no_unnamed_source_anywhere() -> None:
+    """The one home of the absence checks: every notebook's prose and the instructors' notes."""
+    pages = {path.name: all_markdown(path) for path in NOTEBOOKS}
+    pages[INSTRUCTORS.name] = INSTRUCTORS.read_text(encoding="utf-8")
+    assert len(pages) == 13
+    for name, prose in pages.items():
+        flat = " ".join(prose.replace(">", " ").split())
+        for phrase in MISQUOTES + UNNAMED:
+            assert phrase not in flat, (name, phrase)
+        if name not in (NB11.name, INSTRUCTORS.name):
+            for phrase in NAMED_ONLY_IN_11:
+                assert phrase not in flat, (name, phrase)
+    assert re.search(r"The four write-ups are listed under Further reading: 000 is the blog post",
+                     " ".join(pages[NB11.name].split()))
 
 
 def test_pairs_that_turn_and_columns_that_change_in_02() -> None:
