@@ -79,11 +79,8 @@ def rope_inv_freq(scheme: str, head_dim: int, rope_scaling: dict[str, Any] | Non
         "p_rope" keeps the fastest quarter of the pairs rotating and stops the rest, as in
         p-RoPE (Barbero et al., 2025).
     head_dim : int
-        Even head dimension d.
-    rope_scaling : dict or None
-        Passed to :func:`posenc_lib.rope_frequencies`.
-    seq_len : int or None
-        Current length (used by dynamic NTK).
+    rope_scaling, seq_len
+        Passed to :func:`posenc_lib.rope_frequencies` (``seq_len``: the current length).
 
     Returns
     -------

@@ -150,12 +150,10 @@ def match_statistics(task: str, length: int, *, far: int = 32, n_sequences: int 
     Parameters
     ----------
     task : str
-        A task of :func:`make_batch`.
-    length : int
+        A task of :func:`make_batch`, drawn with ``seed``, ``n_sequences`` by ``length``.
+    length, n_sequences, seed : int
     far : int, default 32
         A match counts as far when it lies ``far`` or more positions back.
-    n_sequences : int, default 256
-    seed : int, default 0
 
     Returns
     -------

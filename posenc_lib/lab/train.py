@@ -156,14 +156,14 @@ def train(scheme: str, task: str, seed: int = 0, *, cfg: ModelConfig | None = No
     seed : int, default 0
         Seeds the initial parameters and the training batches.
     cfg, tcfg : ModelConfig, TrainConfig, optional
-        Model sizes and training settings (the classes' defaults when None).
+        The classes' defaults when None.
     progress : bool, default True
         Show a tqdm progress bar.
 
     Returns
     -------
     Trained
-        Parameters, the loss every 50 steps (NaN elsewhere), seconds and compile seconds.
+        With the loss every 50 steps and at the last (NaN elsewhere).
 
     Notes
     -----
@@ -189,21 +189,20 @@ def fine_tune(model: Trained, extension: str, length: int, *, steps: int = 100,
     Parameters
     ----------
     model : Trained
-        A model trained with scheme "rope" or "p_rope", not fine-tuned yet.
+        Trained with scheme "rope" or "p_rope", not fine-tuned yet.
     extension : str
         One of :data:`posenc_lib.lab.schemes.EXTENSIONS` (PI fine-tunes with "pi").
     length : int
-        The new length L', from the trained length to ``cfg.max_len``.
+        The new length L', from the trained length L to ``cfg.max_len``.
     steps : int, default 100
-        Fine-tuning steps (at the same peak learning rate, with a short warm-up).
+        At the same peak learning rate, after a warm-up of min(10, steps) steps.
     progress : bool, default True
-        Show a tqdm progress bar.
 
     Returns
     -------
     Trained
-        ``tcfg.length`` is L', ``trained_length`` stays the first training's L, and every
-        later evaluation uses ``extension`` at ``factor`` s = L'/L.
+        ``tcfg.length`` is L', ``trained_length`` stays L, and every later evaluation uses
+        ``extension`` at ``factor`` s = L'/L.
 
     Notes
     -----
@@ -286,14 +285,11 @@ def accuracy_by_position(model: Trained, length: int, *, extension: str | None =
     n_sequences = check_int("n_sequences", n_sequences)
     batch = _eval_batch(check_choice("task", task or model.task, (*TASKS, *EVAL_TASKS)),
                         length, n_sequences, seed)
-    if extension == "dynamic":
-        correct = np.zeros((n_sequences, length))
-        start, end = 0, min(model.trained_length, length)
-        while start < length:
-            correct[:, start:end] = _correct(model, batch, extension, factor, end)[:, start:end]
-            start, end = end, min(2 * end, length)
-    else:
-        correct = _correct(model, batch, extension, factor, length)
+    correct = np.zeros((n_sequences, length))
+    start, end = 0, min(model.trained_length, length) if extension == "dynamic" else length
+    while start < length:  # dynamic: windows [0, L), [L, 2L), [2L, 4L), ... one pass each
+        correct[:, start:end] = _correct(model, batch, extension, factor, end)[:, start:end]
+        start, end = end, min(2 * end, length)
     scored = batch.mask.sum(0)
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(scored > 0, (correct * batch.mask).sum(0) / scored, np.nan)
