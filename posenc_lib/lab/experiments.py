@@ -1,17 +1,15 @@
 """The lab's full grid, behind ``make experiments``: every scheme x task x seed, evaluated at
-1x, 2x, 4x and 8x the trained length; the induction models also on ``induction_near``; longer
-trainings of the cells that 800 steps do not learn; RoPE's context extensions; PI with a short
-and a longer fine-tune; attention maps and the learned table. Writes ``lab_*.json`` and the
-figures ``lab_*.png``.
+1x, 2x, 4x and 8x the trained length (the induction models also on ``induction_near``);
+longer trainings of the cells that 800 steps do not learn; RoPE's context extensions; PI with
+a short and a longer fine-tune; attention maps and the learned table. Writes ``lab_*.json``
+and the figures ``lab_*.png``; everything is seeded, so deterministic given constraints.txt.
 
 Usage::
 
     python -m posenc_lib.lab.experiments [--out results] [--figures DIR] [--quick]
 
 ``--figures`` defaults to ``--out``; ``--quick`` (one seed, a few steps, a smoke run) writes to
-``build/lab-quick`` unless ``--out`` is given, never over the committed results. The results
-are deterministic given the versions in constraints.txt: data, initialisation and evaluation
-are all seeded.
+``build/lab-quick`` unless ``--out`` is given, never over the committed results.
 
 Notebook: 10_length_generalisation_lab.
 """
@@ -29,43 +27,34 @@ from typing import Any
 import numpy as np
 from tqdm.auto import tqdm
 
+from posenc_lib.lab import train as training
 from posenc_lib.lab.figures import write_figures
 from posenc_lib.lab.results import MULTIPLES, write_json
 from posenc_lib.lab.schemes import SCHEMES
 from posenc_lib.lab.tasks import COPY_OFFSET, EVAL_TASKS, TASKS
-from posenc_lib.lab.train import (
-    TrainConfig,
-    Trained,
-    accuracy_by_position,
-    attention_maps,
-    fine_tune,
-    train,
-)
 
 SEEDS = (0, 1, 2, 3, 4)
 ROPE_EXTENSIONS = ("pi", "ntk", "dynamic", "yarn")
-TRAIN = TrainConfig()
 # The cells that 800 steps leave below 0.9 at 1x, trained again for longer so that no
 # conclusion about extrapolation rests on a model that never learned its task.
 LONG_CELLS = (("copy_back", "nope"), ("copy_back", "alibi"), ("assoc_recall", "sinusoidal"))
-LONG_STEPS = 4000
 FINE_TUNE_MULTIPLE = 4
-FINE_TUNE_STEPS = (60, 300)
 MAP_MULTIPLE = 4
 MAP_TASK = "copy_back"
 
 
 @dataclass(frozen=True)
 class Plan:
-    """What one run of the grid trains: seeds and the two training budgets."""
+    """What one run of the grid trains: seeds and the training budgets."""
 
     seeds: tuple[int, ...] = SEEDS
-    tcfg: TrainConfig = TRAIN
-    long_steps: int = LONG_STEPS
-    fine_tune_steps: tuple[int, ...] = FINE_TUNE_STEPS
+    tcfg: training.TrainConfig = training.TrainConfig()
+    long_steps: int = 4000
+    fine_tune_steps: tuple[int, ...] = (60, 300)
 
 
-QUICK = Plan(seeds=(0,), tcfg=TrainConfig(steps=100), long_steps=200, fine_tune_steps=(20, 40))
+QUICK = Plan(seeds=(0,), tcfg=training.TrainConfig(steps=100), long_steps=200,
+             fine_tune_steps=(20, 40))
 
 
 def _rounded(values: np.ndarray, digits: int = 4) -> list[float | None]:
@@ -73,17 +62,15 @@ def _rounded(values: np.ndarray, digits: int = 4) -> list[float | None]:
 
 
 def _logged(losses: np.ndarray) -> dict[str, list[Any]]:
-    """The training losses at the steps where they were recorded (every 50th and the last)."""
+    """The training losses at the steps where they were recorded."""
     steps = np.flatnonzero(~np.isnan(losses))
     return {"step": steps.tolist(), "loss": _rounded(losses[steps])}
 
 
-def _curves(model: Trained, extension: str | None = None, task: str | None = None
+def _curves(model: training.Trained, extension: str | None = None, task: str | None = None
             ) -> dict[str, list[float | None]]:
-    length = model.tcfg.length
-    return {str(m): _rounded(accuracy_by_position(model, m * length, extension=extension,
-                                                  task=task))
-            for m in MULTIPLES}
+    return {str(m): _rounded(training.accuracy_by_position(
+        model, m * model.tcfg.length, extension=extension, task=task)) for m in MULTIPLES}
 
 
 def _chosen_head(maps: np.ndarray, offset: int, length: int) -> tuple[int, int]:
@@ -94,19 +81,19 @@ def _chosen_head(maps: np.ndarray, offset: int, length: int) -> tuple[int, int]:
     return int(layer), int(head)
 
 
-def _rope_results(model: Trained, plan: Plan, grid: dict[str, Any]) -> None:
+def _rope_results(model: training.Trained, plan: Plan, grid: dict[str, Any]) -> None:
     """Each context extension without training, then PI fine-tuned at 4x, scored at 4x."""
     task, seed = model.task, model.seed
     for extension in ROPE_EXTENSIONS:
         grid["extensions"][f"{task}/{extension}/{seed}"] = _curves(model, extension)
     length = FINE_TUNE_MULTIPLE * plan.tcfg.length
     for steps in plan.fine_tune_steps:
-        tuned = fine_tune(model, "pi", length, steps=steps, progress=False)
+        tuned = training.fine_tune(model, "pi", length, steps=steps, progress=False)
         grid["fine_tuned"][f"{task}/pi_{steps}/{seed}"] = _rounded(
-            accuracy_by_position(tuned, length))
+            training.accuracy_by_position(tuned, length))
 
 
-def _record(model: Trained, plan: Plan, grid: dict[str, Any]) -> None:
+def _record(model: training.Trained, plan: Plan, grid: dict[str, Any]) -> None:
     """Evaluate one model of the main grid and store what the JSON files hold."""
     task, scheme, seed = model.task, model.scheme, model.seed
     key = f"{task}/{scheme}/{seed}"
@@ -121,18 +108,10 @@ def _record(model: Trained, plan: Plan, grid: dict[str, Any]) -> None:
         grid["tables"][task] = np.round(np.asarray(model.params["wpe"][: plan.tcfg.length]),
                                         4).tolist()
     if task == MAP_TASK and seed == plan.seeds[0]:
-        long = attention_maps(model, MAP_MULTIPLE * plan.tcfg.length)
+        long = training.attention_maps(model, MAP_MULTIPLE * plan.tcfg.length)
         layer, head = _chosen_head(long, COPY_OFFSET, plan.tcfg.length)
         grid["maps"][scheme] = {"layer": layer, "head": head,
                                 "weights": np.round(long[layer, head], 2).tolist()}
-
-
-def _jobs(plan: Plan) -> list[tuple[str, str, int, TrainConfig]]:
-    main = [(task, scheme, seed, plan.tcfg) for task in TASKS for scheme in SCHEMES
-            for seed in plan.seeds]
-    longer = replace(plan.tcfg, steps=plan.long_steps)
-    return main + [(task, scheme, seed, longer) for task, scheme in LONG_CELLS
-                   for seed in plan.seeds]
 
 
 def run_grid(plan: Plan, progress: bool) -> dict[str, Any]:
@@ -140,16 +119,20 @@ def run_grid(plan: Plan, progress: bool) -> dict[str, Any]:
     grid: dict[str, Any] = {name: {} for name in ("curves", "losses", "extensions",
                                                   "fine_tuned", "maps", "tables", "long")}
     grid["timings"] = []
-    bar = tqdm(_jobs(plan), desc="grid", unit="model", disable=not progress)
+    longer = replace(plan.tcfg, steps=plan.long_steps)
+    jobs = [(task, scheme, seed, plan.tcfg) for task in TASKS for scheme in SCHEMES
+            for seed in plan.seeds]
+    jobs += [(task, scheme, seed, longer) for task, scheme in LONG_CELLS for seed in plan.seeds]
+    bar = tqdm(jobs, desc="grid", unit="model", disable=not progress)
     for task, scheme, seed, tcfg in bar:
         bar.set_postfix_str(f"{scheme} on {task}, seed {seed}, {tcfg.steps} steps")
         start = time.perf_counter()
-        model = train(scheme, task, seed, tcfg=tcfg, progress=False)
+        model = training.train(scheme, task, seed, tcfg=tcfg, progress=False)
         if tcfg.steps == plan.tcfg.steps:
             _record(model, plan, grid)
         else:
-            key = f"{task}/{scheme}/{seed}"
-            grid["long"][key] = {"curves": _curves(model), "losses": _logged(model.losses)}
+            grid["long"][f"{task}/{scheme}/{seed}"] = {"curves": _curves(model),
+                                                       "losses": _logged(model.losses)}
         grid["timings"].append({"scheme": scheme, "task": task, "seed": seed,
                                 "steps": tcfg.steps, "train": model.seconds,
                                 "total": time.perf_counter() - start})
@@ -163,18 +146,15 @@ def write_results(grid: dict[str, Any], plan: Plan, out: Path) -> None:
              "long": {"steps": plan.long_steps, "cells": [list(c) for c in LONG_CELLS]},
              "fine_tune": {"multiple": FINE_TUNE_MULTIPLE, "steps": list(plan.fine_tune_steps)},
              "map": {"task": MAP_TASK, "multiple": MAP_MULTIPLE}}
-    write_json(out / "lab_curves.json", {"setup": setup, "curves": grid["curves"],
-                                         "losses": grid["losses"], "long": grid["long"]})
-    write_json(out / "lab_extensions.json", {"setup": setup, "extensions": grid["extensions"],
-                                             "fine_tuned": grid["fine_tuned"]})
-    write_json(out / "lab_attention.json", {"setup": setup, "maps": grid["maps"]}, indent=None)
-    write_json(out / "lab_learned_table.json", {"setup": setup, "tables": grid["tables"]},
-               indent=None)
+    files = {"curves": ("curves", "losses", "long"), "extensions": ("extensions", "fine_tuned"),
+             "attention": ("maps",), "learned_table": ("tables",)}
+    for name, parts in files.items():
+        write_json(out / f"lab_{name}.json", {"setup": setup, **{p: grid[p] for p in parts}},
+                   indent=1 if name in ("curves", "extensions") else None)
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    """The command line, with the folders resolved: ``--out`` defaults to ``results`` (to
-    ``build/lab-quick`` with ``--quick``) and ``--figures`` to ``--out``."""
+    """The command line, with ``--out`` and ``--figures`` resolved to their defaults."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", help="folder of the JSON results (default: results, or "
                         "build/lab-quick with --quick)")
@@ -194,7 +174,6 @@ def main(argv: list[str] | None = None) -> int:
     grid = run_grid(plan, progress=not args.no_progress)
     write_results(grid, plan, args.out)
     minutes = (time.perf_counter() - start) / 60
-    Path("build").mkdir(exist_ok=True)
     write_json(Path("build") / "lab_timings.json", {
         "timings": grid["timings"], "minutes": minutes,
         "xla_flags": os.environ.get("XLA_FLAGS", "")})

@@ -1,5 +1,8 @@
 """Pictures of the lab's results: data in, matplotlib Figure out (no formulas here).
 
+Each function draws into ``ax`` (or ``figure``) when given one, else into a new Figure, and
+returns the Figure.
+
 Notebook: 10_length_generalisation_lab.
 """
 
@@ -15,22 +18,24 @@ from numpy.typing import NDArray
 
 from posenc_lib.lab.results import MULTIPLES
 
-__all__ = [
-    "plot_attention",
-    "plot_extrapolation",
-    "plot_learning_curves",
-    "plot_position_curves",
-    "plot_similarity",
-]
+__all__ = ["plot_attention", "plot_extrapolation", "plot_learning_curves",
+           "plot_position_curves", "plot_similarity"]
 
 
-def _axes(ax: Axes | None, figsize: tuple[float, float] = (7.0, 4.0)) -> tuple[Figure, Axes]:
+def _axes(ax: Axes | None) -> tuple[Figure, Axes]:
     if ax is not None:
         figure = ax.get_figure()
         assert isinstance(figure, Figure)
         return figure, ax
-    figure = Figure(figsize=figsize)
+    figure = Figure(figsize=(7.0, 4.0))
     return figure, figure.add_subplot()
+
+
+def _sized(figure: Figure | None, size: tuple[float, float]) -> Figure:
+    if figure is None:
+        return Figure(figsize=size)
+    figure.set_size_inches(*size)
+    return figure
 
 
 def plot_extrapolation(stats: Mapping[tuple[str, str], NDArray[Any]], task: str,
@@ -44,20 +49,13 @@ def plot_extrapolation(stats: Mapping[tuple[str, str], NDArray[Any]], task: str,
     stats : mapping
         From :func:`posenc_lib.lab.results.summary`: (task, method) to (seeds, multiples).
     task : str
-        The task to draw.
     methods : sequence of str
-        One line per method; each method's dots are shifted a little sideways so that the
-        seeds of different methods do not hide each other.
+        One line per method; each method's dots are shifted a little sideways.
     ax : Axes, optional
-        Where to draw (a new figure when None).
     title : str, optional
-        The axes title (default: the task).
+        Default: the task.
     legend : bool, default True
         Draw the legend, outside the axes on the right.
-
-    Returns
-    -------
-    Figure
     """
     figure, ax = _axes(ax)
     n_seeds = 0
@@ -90,13 +88,7 @@ def plot_learning_curves(runs: Mapping[str, Sequence[Mapping[str, Any]]], *,
     runs : mapping of str to sequence of mappings
         Label to the seeds' logged losses, each ``{"step": [...], "loss": [...]}``.
     ax : Axes, optional
-        Where to draw.
     title : str
-        The axes title.
-
-    Returns
-    -------
-    Figure
     """
     figure, ax = _axes(ax)
     for label, seeds in runs.items():
@@ -115,22 +107,15 @@ def plot_learning_curves(runs: Mapping[str, Sequence[Mapping[str, Any]]], *,
 
 def plot_position_curves(curves: Mapping[str, Any], trained_length: int, *,
                          ax: Axes | None = None, title: str = "") -> Figure:
-    """Accuracy at every position, one line per method, with the trained length marked.
+    """Accuracy at every position, one line per method, with the trained length dashed.
 
     Parameters
     ----------
     curves : mapping of str to sequence of float
         Method to accuracy by position (NaN where nothing is scored).
     trained_length : int
-        Drawn as a dashed vertical line.
     ax : Axes, optional
-        Where to draw.
     title : str
-        The axes title.
-
-    Returns
-    -------
-    Figure
     """
     figure, ax = _axes(ax)
     for method, curve in curves.items():
@@ -146,29 +131,20 @@ def plot_position_curves(curves: Mapping[str, Any], trained_length: int, *,
 
 def plot_attention(maps: Mapping[str, NDArray[Any]], trained_length: int, *,
                    ncols: int = 4, figure: Figure | None = None) -> Figure:
-    """Attention maps side by side, each with the trained length marked.
+    """Attention maps side by side, each with the trained length dashed.
 
     Parameters
     ----------
     maps : mapping of str to ndarray, shape (T, T)
         Title to attention weights (row: query, column: key).
     trained_length : int
-        Drawn as dashed lines at the trained length.
     ncols : int
         Panels per row.
     figure : Figure, optional
-        An empty figure to draw in (e.g. ``plt.figure()``); a new one when None.
-
-    Returns
-    -------
-    Figure
+        An empty figure to draw in (e.g. ``plt.figure()``).
     """
     nrows = -(-len(maps) // ncols)
-    size = (2.6 * ncols, 2.6 * nrows + 0.3)
-    if figure is None:
-        figure = Figure(figsize=size)
-    else:
-        figure.set_size_inches(*size)
+    figure = _sized(figure, (2.6 * ncols, 2.6 * nrows + 0.3))
     axes = figure.subplots(nrows, ncols, squeeze=False)
     for ax, (name, weights) in zip(axes.flat, maps.items(), strict=False):
         ax.imshow(np.asarray(weights) ** 0.5, cmap="magma", vmin=0, vmax=1)
@@ -193,17 +169,9 @@ def plot_similarity(matrices: Mapping[str, NDArray[Any]], *,
     matrices : mapping of str to ndarray, shape (n_positions, n_positions)
         Title to matrix (from :func:`posenc_lib.lab.results.cosine_similarity`).
     figure : Figure, optional
-        An empty figure to draw in (e.g. ``plt.figure()``); a new one when None.
-
-    Returns
-    -------
-    Figure
+        An empty figure to draw in (e.g. ``plt.figure()``).
     """
-    size = (3.4 * len(matrices), 3.4)
-    if figure is None:
-        figure = Figure(figsize=size)
-    else:
-        figure.set_size_inches(*size)
+    figure = _sized(figure, (3.4 * len(matrices), 3.4))
     axes = figure.subplots(1, len(matrices), squeeze=False)[0]
     for ax, (name, matrix) in zip(axes, matrices.items(), strict=True):
         image = ax.imshow(np.asarray(matrix), cmap="RdBu_r", vmin=-1, vmax=1)

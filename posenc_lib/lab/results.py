@@ -1,7 +1,8 @@
 """Reading and summarising the lab's committed results (NumPy only, no JAX).
 
-``make experiments`` writes ``results/lab_*.json``; the notebook and the tests read them here,
-so every number the notebook quotes is computed from those files on the page.
+``make experiments`` writes ``results/lab_*.json``; every number notebook 10 quotes is computed
+here from those files. Result keys are ``"task/method/seed"``; a curve is the accuracy at each
+position (None where nothing is scored), stored per length multiple ``"1"``, ``"2"``, ...
 
 Notebook: 10_length_generalisation_lab.
 """
@@ -12,6 +13,7 @@ import json
 import os
 import sys
 import tempfile
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -21,51 +23,52 @@ from numpy.typing import NDArray
 from posenc_lib._checks import check_choice, check_int
 
 __all__ = [
-    "MULTIPLES",
-    "RESULTS",
-    "COURSE_CLAIMS",
-    "CLEAR_MAJORITY",
-    "POSITIONS",
-    "behaviour",
-    "below_and_beyond",
-    "beyond_training",
-    "claims",
-    "cosine_similarity",
-    "fine_tune_stats",
-    "fine_tune_table",
-    "load",
-    "long_entries",
-    "mean_curves",
-    "seed_behaviours",
-    "summary",
-    "summary_table",
-    "whole_sequence",
+    "MULTIPLES", "RESULTS", "COURSE_CLAIMS", "CLEAR_MAJORITY", "POSITIONS", "behaviour",
+    "below_and_beyond", "beyond_training", "claims", "cosine_similarity", "fine_tune_stats",
+    "fine_tune_table", "load", "long_entries", "mean_curves", "summary", "summary_table",
     "write_json",
 ]
 
+Stats = dict[tuple[str, str], NDArray[Any]]  # (task, method) to one row per seed
 MULTIPLES = (1, 2, 4, 8)
-_REPOSITORY_RESULTS = Path(__file__).resolve().parents[2] / "results"
-_INSTALLED_RESULTS = Path(sys.prefix) / "share" / "posenc_lib" / "results"
-RESULTS = _REPOSITORY_RESULTS if _REPOSITORY_RESULTS.is_dir() else _INSTALLED_RESULTS
-"""results/ of the repository, else the copy a non-editable install (a wheel, a hub image)
-puts under ``sys.prefix``/share/posenc_lib/results (pyproject's data-files)."""
+POSITIONS = ("unseen", "all")
 FILES = ("curves", "extensions", "attention", "learned_table")
-
-
-def _spread(values: NDArray[Any]) -> float:
-    """Sample standard deviation over seeds (0 for a single seed)."""
-    return float(np.std(values, ddof=1)) if len(values) > 1 else 0.0
+CLEAR_MAJORITY = 0.8  # a verdict needs at least this share of the seeds (4 of 5)
+COURSE_CLAIMS: tuple[tuple[str, str, str], ...] = (
+    ("learned absolute tables do not extrapolate", "learned", "drops"),
+    ("sinusoidal tables do not extrapolate", "sinusoidal", "drops"),
+    ("ALiBi extrapolates", "alibi", "holds"),
+    ("T5's relative bias extrapolates", "t5", "holds"),
+    ("RoPE fails past its trained length", "rope", "drops"),
+)
+# results/ of the repository, else the copy a non-editable install (a wheel, a hub image) puts
+# under sys.prefix/share/posenc_lib/results (pyproject's data-files).
+_REPOSITORY_RESULTS = Path(__file__).resolve().parents[2] / "results"
+RESULTS = (_REPOSITORY_RESULTS if _REPOSITORY_RESULTS.is_dir()
+           else Path(sys.prefix) / "share" / "posenc_lib" / "results")
 
 
 def _values(curve: Any) -> NDArray[np.float64]:
-    """A stored curve as floats, NaN where nothing is scored (JSON stores None)."""
+    """A stored curve as floats, NaN where JSON stores None."""
     return np.array([np.nan if v is None else v for v in curve], dtype=float)
 
 
-def _by_seed(key: str) -> tuple[str, int]:
-    """Sort key of ``"task/method/seed"``: by task and method, then by the seed as a number."""
-    cell, seed = key.rsplit("/", 1)
-    return cell, int(seed)
+def _by_cell(rows: Iterable[tuple[str, Any]]) -> Stats:
+    """Rows keyed ``"task/method/seed"`` stacked per (task, method), in the order of the seeds."""
+    def by_seed(row: tuple[str, Any]) -> tuple[str, int]:
+        cell, seed = row[0].rsplit("/", 1)
+        return cell, int(seed)
+
+    grouped: dict[tuple[str, str], list[Any]] = {}
+    for key, row in sorted(rows, key=by_seed):
+        task, method, _ = key.split("/")
+        grouped.setdefault((task, method), []).append(row)
+    return {cell: np.array(found) for cell, found in grouped.items()}
+
+
+def _check_cell(stats: Stats, task: str, method: str, parameter: str = "methods") -> None:
+    if (task, method) not in stats:
+        raise ValueError(f"{parameter}: no results for {method!r} on task {task!r}")
 
 
 def write_json(path: Path, data: Any, *, indent: int | None = 1) -> None:
@@ -81,25 +84,23 @@ def write_json(path: Path, data: Any, *, indent: int | None = 1) -> None:
 
 
 def load(name: str, folder: Path | None = None) -> dict[str, Any]:
-    """Load ``results/lab_<name>.json``.
+    """The content of ``lab_<name>.json`` in ``folder`` (default :data:`RESULTS`).
 
     Parameters
     ----------
     name : {"curves", "extensions", "attention", "learned_table"}
-        Which file.
     folder : Path, optional
-        Where the files are (default: the repository's ``results/``).
-
-    Returns
-    -------
-    dict
-        The file's content.
     """
     name = check_choice("name", name, FILES)
     path = Path(folder or RESULTS) / f"lab_{name}.json"
     if not path.is_file():
         raise ValueError(f"name {name!r}: {path.name} not found; run `make experiments`")
     return dict(json.loads(path.read_text(encoding="utf-8")))
+
+
+def long_entries(curves: dict[str, Any]) -> dict[str, Any]:
+    """The longer trainings of ``lab_curves.json`` as ``"task/method/seed"`` to curves."""
+    return {key: value["curves"] for key, value in curves["long"].items()}
 
 
 def beyond_training(curve: Any, multiple: int, trained_length: int) -> float:
@@ -110,20 +111,13 @@ def beyond_training(curve: Any, multiple: int, trained_length: int) -> float:
     curve : sequence of float or None, shape (multiple * trained_length,)
         Accuracy by position (None or NaN where nothing is scored).
     multiple : int
-        The evaluation length over the trained length, >= 1.
+        The evaluation length over the trained length L.
     trained_length : int
-        The training length L.
 
     Returns
     -------
     float
-        For ``multiple == 1`` the mean over every scored position; otherwise the mean over the
-        positions ``L .. multiple * L - 1``.
-
-    Notes
-    -----
-    :math:`\\bar a = \\frac{1}{|S|}\\sum_{t \\in S} a_t` with :math:`S` the scored positions
-    :math:`t \\ge L` (all of them at 1x).
+        Mean of a_t over the scored t >= L (over every scored t when multiple is 1).
 
     Examples
     --------
@@ -136,97 +130,67 @@ def beyond_training(curve: Any, multiple: int, trained_length: int) -> float:
     if values.shape != (multiple * trained_length,):
         raise ValueError(f"curve must have {multiple * trained_length} values for multiple="
                          f"{multiple}; got {values.shape[0]}")
-    start = 0 if multiple == 1 else trained_length
-    return float(np.nanmean(values[start:]))
+    return float(np.nanmean(values[0 if multiple == 1 else trained_length:]))
 
 
-POSITIONS = ("unseen", "all")
-
-
-def whole_sequence(curve: Any) -> float:
-    """Mean accuracy of one curve over every scored position (seen and unseen alike).
+def below_and_beyond(curve: Any, trained_length: int) -> tuple[float, float]:
+    """Mean accuracy of one curve on the positions below L and on those from L on.
 
     Examples
     --------
-    >>> whole_sequence([None, 1.0, 0.5, 0.0])
-    0.5
+    >>> below_and_beyond([None, 1.0, 0.5, 0.0], 2)
+    (1.0, 0.25)
     """
-    return float(np.nanmean(_values(curve)))
+    values = _values(curve)
+    return float(np.nanmean(values[:trained_length])), float(np.nanmean(values[trained_length:]))
 
 
 def summary(entries: dict[str, Any], trained_length: int, *, positions: str = "unseen"
-            ) -> dict[tuple[str, str], NDArray[Any]]:
+            ) -> Stats:
     """Accuracy per (task, method), one row per seed and one column per multiple.
 
     Parameters
     ----------
     entries : dict
-        ``"task/method/seed"`` to ``{"1": curve, "2": curve, ...}`` (the ``curves`` or
-        ``extensions`` of the results).
+        ``"task/method/seed"`` to ``{"1": curve, "2": curve, ...}``.
     trained_length : int
-        The training length L.
     positions : {"unseen", "all"}, default "unseen"
-        Average the positions never trained on (:func:`beyond_training`) or every scored
-        position of the sequence (:func:`whole_sequence`).
+        Average the positions never trained on (:func:`beyond_training`) or every scored one.
 
     Returns
     -------
     dict of (task, method) to ndarray, shape (n_seeds, len(MULTIPLES))
     """
     unseen = check_choice("positions", positions, POSITIONS) == "unseen"
-    rows: dict[tuple[str, str], list[list[float]]] = {}
-    for key in sorted(entries, key=_by_seed):
-        task, method, _ = key.split("/")
-        rows.setdefault((task, method), []).append(
-            [beyond_training(entries[key][str(m)], m, trained_length) if unseen
-             else whole_sequence(entries[key][str(m)]) for m in MULTIPLES])
-    return {k: np.array(v) for k, v in rows.items()}
+    return _by_cell((key, [beyond_training(curves[str(m)], m, trained_length) if unseen
+                           else float(np.nanmean(_values(curves[str(m)]))) for m in MULTIPLES])
+                    for key, curves in entries.items())
 
 
-def long_entries(curves: dict[str, Any]) -> dict[str, Any]:
-    """The longer trainings of ``lab_curves.json`` as ``"task/method/seed"`` to curves."""
-    return {key: value["curves"] for key, value in curves["long"].items()}
-
-
-def summary_table(stats: dict[tuple[str, str], NDArray[Any]], task: str,
-                  methods: tuple[str, ...], *,
-                  whole: dict[tuple[str, str], NDArray[Any]] | None = None) -> str:
-    """A plain-text table: mean ± standard deviation over seeds, per method and multiple.
+def summary_table(stats: Stats, task: str, methods: tuple[str, ...], *,
+                  whole: Stats | None = None) -> str:
+    """A plain-text table of the seeds' mean ± sample standard deviation, per method (rows)
+    and multiple (columns).
 
     Parameters
     ----------
     stats : dict
-        From :func:`summary` (unseen positions).
+        From :func:`summary`.
     task : str
-        The task to show.
     methods : tuple of str
-        The rows, in order.
     whole : dict, optional
-        :func:`summary` with ``positions="all"``; its seed mean is printed in brackets beside
-        each multiple past 1x.
-
-    Returns
-    -------
-    str
-        One header line and one line per method.
-
-    Notes
-    -----
-    The spread is the sample standard deviation over seeds,
-    :math:`s = \\sqrt{\\sum (a - \\bar a)^2 / (n - 1)}`.
+        :func:`summary` with ``positions="all"``: its seed mean goes in brackets past 1x.
     """
     width = 20 if whole is not None else 13
     lines = [f"{task:<14}" + "".join(f"{f'{m}x':>{width}}" for m in MULTIPLES)]
     for method in methods:
-        if (task, method) not in stats:
-            raise ValueError(f"methods: no results for {method!r} on task {task!r}")
+        _check_cell(stats, task, method)
         values = stats[(task, method)]
         spread = values.std(0, ddof=1) if len(values) > 1 else np.zeros(values.shape[1])
         cells = [f"{mu:.2f} ± {sd:.2f}" for mu, sd in zip(values.mean(0), spread, strict=True)]
         if whole is not None:
             means = whole[(task, method)].mean(0)
-            cells = [cells[0]] + [f"{c} ({w:.2f})" for c, w in zip(cells[1:], means[1:],
-                                                                    strict=True)]
+            cells[1:] = [f"{c} ({w:.2f})" for c, w in zip(cells[1:], means[1:], strict=True)]
         lines.append(f"{method:<14}" + "".join(f"{c:>{width}}" for c in cells))
     return "\n".join(lines)
 
@@ -237,7 +201,6 @@ def cosine_similarity(table: Any) -> NDArray[np.float64]:
     Parameters
     ----------
     table : array_like, shape (n_positions, d)
-        A learned or sinusoidal table, one row per position.
 
     Returns
     -------
@@ -245,7 +208,7 @@ def cosine_similarity(table: Any) -> NDArray[np.float64]:
 
     Notes
     -----
-    :math:`S_{ij} = p_i \\cdot p_j / (\\lVert p_i \\rVert \\lVert p_j \\rVert)`.
+    S_ij = p_i . p_j / (|p_i| |p_j|).
 
     Examples
     --------
@@ -268,15 +231,13 @@ def mean_curves(entries: dict[str, Any], task: str, methods: Any, multiple: int
     entries : dict
         ``"task/method/seed"`` to ``{"1": curve, ...}``.
     task : str
-        The task.
     methods : iterable of str
-        The methods to average.
     multiple : int
         One of :data:`MULTIPLES`.
 
     Returns
     -------
-    dict of str to ndarray, shape (multiple * L,)
+    dict of method to ndarray, shape (multiple * L,)
         NaN where nothing is scored.
     """
     multiple = check_int("multiple", multiple)
@@ -296,129 +257,78 @@ def mean_curves(entries: dict[str, Any], task: str, methods: Any, multiple: int
     return found
 
 
-CLEAR_MAJORITY = 0.8  # a verdict needs at least this share of the seeds (4 of 5)
-
-
-def seed_behaviours(stats: dict[tuple[str, str], NDArray[Any]], task: str, method: str, *,
-                    multiple: int = 4, learned_at: float = 0.9, tolerance: float = 0.1
-                    ) -> list[str]:
-    """Classify each seed of a method on a task: "not learned", "holds" or "drops".
+def behaviour(stats: Stats, task: str, method: str, *, multiple: int = 4,
+              learned_at: float = 0.9, tolerance: float = 0.1) -> tuple[str, int, int]:
+    """The behaviour a clear majority of one cell's seeds share, with how many show it.
 
     Parameters
     ----------
     stats : dict
         From :func:`summary`.
     task, method : str
-        Which row.
     multiple : int, default 4
-        The length multiple judged.
-    learned_at : float, default 0.9
-        Accuracy at 1x from which a seed counts as having learned the task.
-    tolerance : float, default 0.1
-        How far below its 1x accuracy a seed may fall at ``multiple`` and still "hold".
-
-    Returns
-    -------
-    list of str
-        One label per seed.
-
-    Notes
-    -----
-    With :math:`a_m` one seed's accuracy at :math:`m`x: "not learned" if :math:`a_1 < 0.9`,
-    "holds" if :math:`a_m \\ge a_1 - 0.1`, else "drops".
-
-    Examples
-    --------
-    >>> stats = {("t", "m"): np.array([[1.0, 0.9, 0.95, 0.5], [0.5, 0.5, 0.5, 0.5]])}
-    >>> seed_behaviours(stats, "t", "m")
-    ['holds', 'not learned']
-    """
-    if (task, method) not in stats:
-        raise ValueError(f"method: no results for {method!r} on task {task!r}")
-    if multiple not in MULTIPLES:
-        raise ValueError(f"multiple must be one of {MULTIPLES}; got {multiple!r}")
-    values = stats[(task, method)]
-    first, later = values[:, 0], values[:, MULTIPLES.index(multiple)]
-    return ["not learned" if a < learned_at else "holds" if b >= a - tolerance else "drops"
-            for a, b in zip(first, later, strict=True)]
-
-
-def behaviour(stats: dict[tuple[str, str], NDArray[Any]], task: str, method: str, *,
-              multiple: int = 4) -> tuple[str, int, int]:
-    """The behaviour a clear majority of seeds share, with how many seeds show it.
-
-    Parameters
-    ----------
-    stats : dict
-        From :func:`summary`.
-    task, method : str
-        Which row.
-    multiple : int, default 4
-        The length multiple judged.
+    learned_at, tolerance : float, default 0.9 and 0.1
 
     Returns
     -------
     label : str
-        The most common label of :func:`seed_behaviours` if at least ``CLEAR_MAJORITY`` of the
-        seeds share it, else "mixed".
+        The most common seed label if at least :data:`CLEAR_MAJORITY` of the seeds share it,
+        else "mixed".
     count, n_seeds : int
         How many of the seeds show the most common label.
+
+    Notes
+    -----
+    Per seed, with a_m its accuracy at m x: "not learned" if a_1 < learned_at, "holds" if
+    a_m >= a_1 - tolerance, else "drops".
+
+    Examples
+    --------
+    >>> stats = {("t", "m"): np.array([[1.0, 0.9, 0.95, 0.5]] * 4 + [[0.5] * 4])}
+    >>> behaviour(stats, "t", "m")
+    ('holds', 4, 5)
     """
-    labels = seed_behaviours(stats, task, method, multiple=multiple)
+    _check_cell(stats, task, method, "method")
+    if multiple not in MULTIPLES:
+        raise ValueError(f"multiple must be one of {MULTIPLES}; got {multiple!r}")
+    values = stats[(task, method)]
+    first, later = values[:, 0], values[:, MULTIPLES.index(multiple)]
+    labels = ["not learned" if a < learned_at else "holds" if b >= a - tolerance else "drops"
+              for a, b in zip(first, later, strict=True)]
     common = max(dict.fromkeys(labels), key=labels.count)
     count = labels.count(common)
     return (common if count >= CLEAR_MAJORITY * len(labels) else "mixed"), count, len(labels)
 
 
-COURSE_CLAIMS: tuple[tuple[str, str, str], ...] = (
-    ("learned absolute tables do not extrapolate", "learned", "drops"),
-    ("sinusoidal tables do not extrapolate", "sinusoidal", "drops"),
-    ("ALiBi extrapolates", "alibi", "holds"),
-    ("T5's relative bias extrapolates", "t5", "holds"),
-    ("RoPE fails past its trained length", "rope", "drops"),
-)
-
-
-def _verdict(found: str, expected: str) -> str:
-    if found == "not learned":
-        return "untested (not learned at 1x)"
-    if found == "mixed":
-        return "no clear verdict"
-    return "agrees" if found == expected else "disagrees"
-
-
-def _claim_line(stats: dict[tuple[str, str], NDArray[Any]], task: str, method: str,
-                expected: str, label: str) -> str:
+def _claim_line(stats: Stats, task: str, method: str, expected: str, label: str) -> str:
     found, count, n_seeds = behaviour(stats, task, method)
+    verdict = {"not learned": "untested (not learned at 1x)", "mixed": "no clear verdict"}.get(
+        found, "agrees" if found == expected else "disagrees")
     mean = stats[(task, method)].mean(0)
     seeds = f"{count}/{n_seeds} seeds"
-    return (f"  {label:<22} 1x {mean[0]:.2f}  4x {mean[2]:.2f}  {found:<11} {seeds:<11} "
-            f"{_verdict(found, expected)}")
+    return f"  {label:<22} 1x {mean[0]:.2f}  4x {mean[2]:.2f}  {found:<11} {seeds:<11} {verdict}"
 
 
-def claims(stats: dict[tuple[str, str], NDArray[Any]], tasks: Any,
-           longer: dict[tuple[str, str], NDArray[Any]] | None = None,
+def claims(stats: Stats, tasks: Any, longer: Stats | None = None,
            longer_steps: int | None = None) -> list[str]:
     """One line per course claim and task: the seed means at 1x and 4x and the verdict.
 
     Parameters
     ----------
     stats : dict
-        From :func:`summary` of the grid's curves.
+        From :func:`summary`.
     tasks : iterable of str
-        The tasks to judge.
     longer : dict, optional
-        :func:`summary` of the longer trainings; a cell found there is judged again on a line
-        of its own, marked with ``longer_steps``.
+        :func:`summary` of the longer trainings: a cell found there gets a line of its own.
     longer_steps : int, optional
-        The longer trainings' number of steps, for that line's label.
+        The longer trainings' number of steps, for that line.
 
     Returns
     -------
     list of str
-        For every claim and task, the majority behaviour of :func:`behaviour` at 4x, how many
-        seeds show it, and "agrees", "disagrees", "no clear verdict" (no clear majority) or
-        "untested (not learned at 1x)".
+        Each claim of :data:`COURSE_CLAIMS`, then per task the :func:`behaviour` at 4x, how
+        many seeds show it, and "agrees", "disagrees", "no clear verdict" (no clear majority)
+        or "untested (not learned at 1x)".
     """
     lines = []
     for text, method, expected in COURSE_CLAIMS:
@@ -431,20 +341,8 @@ def claims(stats: dict[tuple[str, str], NDArray[Any]], tasks: Any,
     return lines
 
 
-def below_and_beyond(curve: Any, trained_length: int) -> tuple[float, float]:
-    """Mean accuracy of one curve on the positions below L and on those from L on.
-
-    Examples
-    --------
-    >>> below_and_beyond([None, 1.0, 0.5, 0.0], 2)
-    (1.0, 0.25)
-    """
-    values = _values(curve)
-    return float(np.nanmean(values[:trained_length])), float(np.nanmean(values[trained_length:]))
-
-
 def fine_tune_stats(extended: dict[str, Any], plain: dict[str, Any], trained_length: int
-                    ) -> dict[tuple[str, str], NDArray[Any]]:
+                    ) -> Stats:
     """Accuracy at the fine-tune length below and beyond L, per (task, method) and seed.
 
     Parameters
@@ -454,7 +352,6 @@ def fine_tune_stats(extended: dict[str, Any], plain: dict[str, Any], trained_len
     plain : dict
         The grid's curves (the plain "rope" models are read from them).
     trained_length : int
-        The training length L.
 
     Returns
     -------
@@ -466,30 +363,20 @@ def fine_tune_stats(extended: dict[str, Any], plain: dict[str, Any], trained_len
     sources = {**{k: v[multiple] for k, v in extended["extensions"].items()},
                **{k: v[multiple] for k, v in plain.items() if k.split("/")[1] == "rope"},
                **extended["fine_tuned"]}
-    rows: dict[tuple[str, str], list[tuple[float, float]]] = {}
-    for key in sorted(sources, key=_by_seed):
-        task, method, _ = key.split("/")
-        if method != "dynamic":
-            rows.setdefault((task, method), []).append(below_and_beyond(sources[key],
-                                                                        trained_length))
-    return {k: np.array(v) for k, v in rows.items()}
+    return _by_cell((key, below_and_beyond(curve, trained_length))
+                    for key, curve in sources.items() if key.split("/")[1] != "dynamic")
 
 
-def fine_tune_table(tuned: dict[tuple[str, str], NDArray[Any]], tasks: Any) -> str:
-    """PI after its fine-tunes against the methods without one, at the fine-tune length.
+def fine_tune_table(tuned: Stats, tasks: Any) -> str:
+    """PI after its fine-tunes against the methods without one, at the fine-tune length:
+    per method (rows) and task (columns), the seed mean on positions from L on and, in
+    brackets, on the positions below L.
 
     Parameters
     ----------
     tuned : dict
         From :func:`fine_tune_stats`.
     tasks : iterable of str
-        The columns.
-
-    Returns
-    -------
-    str
-        One row per method: the seed mean on positions from L on, and in brackets on the
-        positions below L.
     """
     tasks = list(tasks)
     tuned_steps = sorted({int(m[3:]) for _, m in tuned if m.startswith("pi_")})

@@ -1,9 +1,8 @@
 """Position schemes of the lab as plain NumPy inputs of one shared model.
 
-Every scheme becomes the same dictionary of arrays (:func:`position_inputs`), so a single
-compiled training step serves all of them: the scheme is data, not code. The tables and biases
-come from the course library (``sinusoidal_encoding``, ``rope_frequencies``, ``alibi_slopes``,
-``t5_relative_position_bucket``), so the lab uses exactly what the notebooks taught.
+Every scheme becomes the same dictionary of arrays (:func:`position_inputs`), so one compiled
+training step serves all of them: the scheme is data, not code. The tables and biases come
+from the course library, so the lab uses exactly what the notebooks taught.
 
 Notebook: 10_length_generalisation_lab.
 """
@@ -19,18 +18,12 @@ from posenc_lib import rope_frequencies, sinusoidal_encoding
 from posenc_lib._checks import check_choice, check_float, check_int
 from posenc_lib.bias import alibi_slopes, t5_relative_position_bucket
 
-__all__ = [
-    "EXTENSIONS",
-    "SCHEMES",
-    "T5_BUCKETS",
-    "T5_MAX_DISTANCE",
-    "extension_scaling",
-    "position_inputs",
-    "rope_inv_freq",
-]
+__all__ = ["EXTENSIONS", "SCHEMES", "T5_BUCKETS", "T5_MAX_DISTANCE", "extension_scaling",
+           "position_inputs", "rope_inv_freq"]
 
 SCHEMES = ("nope", "learned", "sinusoidal", "rope", "p_rope", "alibi", "t5")
 EXTENSIONS = ("none", "pi", "ntk", "dynamic", "yarn")
+_ROPE_TYPES = {"pi": "linear", "ntk": "ntk", "dynamic": "dynamic", "yarn": "yarn"}
 ROPE_BASE = 10000.0
 P_ROPE_KEEP = 0.25  # p-RoPE: the fraction of pairs (the fastest) that keep rotating
 T5_BUCKETS = 16
@@ -43,19 +36,18 @@ def extension_scaling(extension: str, factor: float, trained_length: int) -> dic
     Parameters
     ----------
     extension : {"none", "pi", "ntk", "dynamic", "yarn"}
-        ``pi`` is Position Interpolation (``rope_type="linear"``), ``ntk`` the static
-        NTK-aware base change, ``dynamic`` dynamic NTK (Hugging Face's ``factor`` is set to 1,
-        so the scale is ``seq_len / trained_length`` of the current pass), ``yarn`` YaRN with
-        its defaults (beta_fast 32, beta_slow 1).
+        "pi" is Position Interpolation (``rope_type="linear"``), "ntk" the static NTK-aware
+        base change, "dynamic" dynamic NTK (its ``factor`` is 1: the scale is ``seq_len /
+        trained_length`` of the current pass), "yarn" YaRN with beta_fast 32 and beta_slow 1.
     factor : float
         Scale factor s >= 1 (the target length over the trained length).
     trained_length : int
-        Length the model was trained on (``original_max_position_embeddings``), >= 1.
+        ``original_max_position_embeddings``.
 
     Returns
     -------
     dict or None
-        None for ``"none"``; otherwise a dict for :func:`posenc_lib.rope_frequencies`.
+        None for "none"; otherwise a ``rope_scaling`` for :func:`posenc_lib.rope_frequencies`.
 
     Examples
     --------
@@ -69,32 +61,26 @@ def extension_scaling(extension: str, factor: float, trained_length: int) -> dic
     trained_length = check_int("trained_length", trained_length)
     if extension == "none":
         return None
-    rope_type = {"pi": "linear", "ntk": "ntk", "dynamic": "dynamic", "yarn": "yarn"}[extension]
-    scaling: dict[str, Any] = {"rope_type": rope_type, "factor": factor}
-    if extension == "dynamic":
-        scaling["factor"] = 1.0  # s = seq_len / trained_length comes from seq_len at run time
+    # dynamic: s = seq_len / trained_length comes from seq_len at run time
+    scaling: dict[str, Any] = {"rope_type": _ROPE_TYPES[extension],
+                               "factor": 1.0 if extension == "dynamic" else factor}
     if extension in ("dynamic", "yarn"):
         scaling["original_max_position_embeddings"] = trained_length
     return scaling
 
 
-def rope_inv_freq(
-    scheme: str, head_dim: int, rope_scaling: dict[str, Any] | None = None, *,
-    seq_len: int | None = None,
-) -> tuple[NDArray[np.float64], float]:
+def rope_inv_freq(scheme: str, head_dim: int, rope_scaling: dict[str, Any] | None = None, *,
+                  seq_len: int | None = None) -> tuple[NDArray[np.float64], float]:
     """Inverse frequencies and attention factor of a rotary scheme.
 
     Parameters
     ----------
     scheme : {"rope", "p_rope"}
-        ``p_rope`` keeps the fastest quarter of the pairs rotating and sets the rest to
-        frequency 0 (no rotation), as in p-RoPE (Barbero et al., 2025).
+        "p_rope" keeps the fastest quarter of the pairs rotating and stops the rest, as in
+        p-RoPE (Barbero et al., 2025).
     head_dim : int
-        Even head dimension.
-    rope_scaling : dict or None
-        Passed to :func:`posenc_lib.rope_frequencies`.
-    seq_len : int or None
-        Current length (used by dynamic NTK).
+    rope_scaling, seq_len
+        Passed to :func:`posenc_lib.rope_frequencies` (``seq_len``: the current length).
 
     Returns
     -------
@@ -103,8 +89,7 @@ def rope_inv_freq(
 
     Notes
     -----
-    :math:`\\theta_i = b^{-2i/d}`, rescaled by the method; p-RoPE sets
-    :math:`\\theta_i = 0` for :math:`i \\ge p\\,d/2`.
+    theta_i = base^(-2i/d), rescaled by the method; p-RoPE sets theta_i = 0 for i >= p d/2.
     """
     scheme = check_choice("scheme", scheme, ("rope", "p_rope"))
     inv_freq, attention_factor = rope_frequencies(head_dim, ROPE_BASE, rope_scaling,
@@ -116,13 +101,9 @@ def rope_inv_freq(
     return np.asarray(inv_freq, dtype=np.float64), float(attention_factor)
 
 
-def _identity_rotation(length: int, head_dim: int) -> tuple[NDArray[Any], NDArray[Any]]:
-    return np.ones((length, head_dim // 2)), np.zeros((length, head_dim // 2))
-
-
-def _checked(scheme: str, length: int, d_model: int, n_heads: int, extension: str
-             ) -> tuple[str, int, int, str]:
-    """Validate :func:`position_inputs`' arguments; return scheme, length, head size, extension."""
+def _checked(scheme: str, length: int, d_model: int, n_heads: int, extension: str,
+             trained_length: int | None) -> tuple[str, int, int, str, int | None]:
+    """:func:`position_inputs`' arguments checked; the head size in place of ``d_model``."""
     scheme = check_choice("scheme", scheme, SCHEMES)
     length = check_int("length", length)
     d_model = check_int("d_model", d_model, minimum=2)
@@ -131,20 +112,21 @@ def _checked(scheme: str, length: int, d_model: int, n_heads: int, extension: st
         raise ValueError(f"d_model must be n_heads times an even head size; got d_model="
                          f"{d_model} with n_heads={n_heads}")
     extension = check_choice("extension", extension, EXTENSIONS)
-    if extension != "none" and scheme not in ("rope", "p_rope"):
-        raise ValueError(f"extension must be 'none' for scheme {scheme!r}; got {extension!r}")
-    return scheme, length, d_model // n_heads, extension
+    if extension != "none":
+        if scheme not in ("rope", "p_rope"):
+            raise ValueError(f"extension must be 'none' for scheme {scheme!r}; got {extension!r}")
+        if trained_length is None:
+            raise ValueError("trained_length must be given with an extension; got None")
+        trained_length = check_int("trained_length", trained_length)
+    return scheme, length, d_model // n_heads, extension, trained_length
 
 
 def _rotation(scheme: str, length: int, head_dim: int, extension: str, factor: float | None,
               trained_length: int | None) -> tuple[NDArray[Any], NDArray[Any]]:
-    """RoPE's :math:`a\\cos(m\\theta_i)` and :math:`a\\sin(m\\theta_i)`, shape (T, head_dim // 2),
-    with the extension's frequencies and attention factor a."""
+    """a cos(m theta_i) and a sin(m theta_i), shape (T, head_dim // 2), with the extension's
+    frequencies and attention factor a."""
     scaling = None
-    if extension != "none":
-        if trained_length is None:
-            raise ValueError("trained_length must be given with an extension; got None")
-        trained_length = check_int("trained_length", trained_length)
+    if extension != "none" and trained_length is not None:
         scale = max(length / trained_length, 1.0) if factor is None else factor  # s
         scaling = extension_scaling(extension, scale, trained_length)
     inv_freq, attention = rope_inv_freq(scheme, head_dim, scaling, seq_len=length)
@@ -152,35 +134,26 @@ def _rotation(scheme: str, length: int, head_dim: int, extension: str, factor: f
     return attention * np.cos(angles), attention * np.sin(angles)
 
 
-def position_inputs(
-    scheme: str,
-    length: int,
-    *,
-    d_model: int,
-    n_heads: int,
-    extension: str = "none",
-    factor: float | None = None,
-    trained_length: int | None = None,
-) -> dict[str, NDArray[Any]]:
+def position_inputs(scheme: str, length: int, *, d_model: int, n_heads: int,
+                    extension: str = "none", factor: float | None = None,
+                    trained_length: int | None = None) -> dict[str, NDArray[Any]]:
     """The arrays that put ``scheme`` into the shared model for sequences of ``length`` tokens.
 
     Parameters
     ----------
     scheme : str
-        One of :data:`SCHEMES`: "nope", "learned", "sinusoidal", "rope", "p_rope", "alibi",
-        "t5".
+        One of :data:`SCHEMES`.
     length : int
-        Sequence length T, >= 1.
+        Sequence length T.
     d_model, n_heads : int
         Model width and number of heads (``d_model`` divisible by ``n_heads``, even head size).
     extension : str, default "none"
-        A context extension of :data:`EXTENSIONS` for the rotary schemes.
+        A context extension of :data:`EXTENSIONS`, for the rotary schemes.
     factor : float, optional
         The extension's scale s >= 1 (default ``length / trained_length``, at least 1); a
-        fine-tuned model keeps the s it was fine-tuned with at every length. Dynamic NTK
-        ignores it and scales by the current length.
+        fine-tuned model keeps its s at every length. Dynamic NTK scales by the length.
     trained_length : int, optional
-        The length of the first training; needed when ``extension`` is not "none".
+        The length of the first training; needed with an extension.
 
     Returns
     -------
@@ -192,10 +165,9 @@ def position_inputs(
 
     Notes
     -----
-    Sinusoidal: ``table = PE``. RoPE: :math:`a\\cos(m\\theta_i)` and
-    :math:`a\\sin(m\\theta_i)` with the attention factor a.
-    ALiBi: :math:`b_h(i, j) = -m_h (i - j)`. T5: bucket of :math:`j - i` (causal, 16 buckets,
-    max distance 32).
+    Sinusoidal: table = PE. RoPE: a cos(m theta_i), a sin(m theta_i) with the attention
+    factor a. ALiBi: b_h(i, j) = -m_h (i - j). T5: bucket of j - i (causal, 16 buckets, max
+    distance 32).
 
     Examples
     --------
@@ -203,9 +175,10 @@ def position_inputs(
     >>> inputs["bias"][0, 3].tolist()
     [-0.1875, -0.125, -0.0625, 0.0]
     """
-    scheme, length, head_dim, extension = _checked(scheme, length, d_model, n_heads, extension)
+    scheme, length, head_dim, extension, trained_length = _checked(
+        scheme, length, d_model, n_heads, extension, trained_length)
     table = np.zeros((length, d_model))
-    cos, sin = _identity_rotation(length, head_dim)
+    cos, sin = np.ones((length, head_dim // 2)), np.zeros((length, head_dim // 2))
     bias = np.zeros((n_heads, length, length))
     offsets = np.arange(length)[None, :] - np.arange(length)[:, None]  # (T, T): j - i
     buckets = np.zeros((length, length), dtype=np.int32)

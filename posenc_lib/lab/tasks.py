@@ -9,24 +9,17 @@ Notebook: 10_length_generalisation_lab.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
 
 from posenc_lib._checks import check_choice, check_int
 
-__all__ = [
-    "EVAL_TASKS",
-    "NEAR_GAP",
-    "TASKS",
-    "VOCAB_SIZE",
-    "Batch",
-    "make_batch",
-    "match_statistics",
-    "min_length",
-]
+__all__ = ["EVAL_TASKS", "NEAR_GAP", "TASKS", "VOCAB_SIZE", "Batch", "make_batch",
+           "match_statistics"]
 
 VOCAB_SIZE = 32
 COPY_OFFSET = 5  # copy_back: the target at t is the token at t - COPY_OFFSET
@@ -44,18 +37,20 @@ class Batch(NamedTuple):
     mask: NDArray[np.float32]
 
 
+def _batch(tokens: NDArray[Any], targets: NDArray[Any], mask: NDArray[Any]) -> Batch:
+    return Batch(tokens.astype(np.int32), targets.astype(np.int32), mask.astype(np.float32))
+
+
 def _copy_back(rng: np.random.Generator, batch: int, length: int) -> Batch:
-    """Random tokens; the target at position t is the token COPY_OFFSET positions back."""
     tokens = rng.integers(0, VOCAB_SIZE, size=(batch, length))  # (B, T)
     targets = np.zeros_like(tokens)
     targets[:, COPY_OFFSET:] = tokens[:, :-COPY_OFFSET]  # y_t = x_{t-k}
     mask = np.zeros((batch, length))
     mask[:, COPY_OFFSET:] = 1.0
-    return Batch(tokens.astype(np.int32), targets.astype(np.int32), mask.astype(np.float32))
+    return _batch(tokens, targets, mask)
 
 
 def _assoc_recall(rng: np.random.Generator, batch: int, length: int) -> Batch:
-    """A prefix k1 v1 ... k8 v8 defines a dictionary; each later key must output its value."""
     prefix = 2 * N_PAIRS
     keys = np.argsort(rng.random((batch, N_KEYS)), axis=1)[:, :N_PAIRS]  # (B, P) distinct keys
     values = rng.integers(N_KEYS, VOCAB_SIZE, size=(batch, N_PAIRS))  # (B, P)
@@ -65,55 +60,42 @@ def _assoc_recall(rng: np.random.Generator, batch: int, length: int) -> Batch:
     tokens[:, 0:prefix:2], tokens[:, 1:prefix:2] = keys, values
     tokens[:, prefix:] = keys[rows, which]
     targets = np.zeros_like(tokens)
-    targets[:, prefix:] = values[rows, which]
+    targets[:, prefix:] = values[rows, which]  # y_t = v(x_t)
     mask = np.zeros((batch, length))
     mask[:, prefix:] = 1.0
-    return Batch(tokens.astype(np.int32), targets.astype(np.int32), mask.astype(np.float32))
+    return _batch(tokens, targets, mask)
 
 
 def _induction(rng: np.random.Generator, batch: int, length: int,
                max_gap: int | None = None) -> Batch:
-    """Random tokens; at a repeated token, the target is what followed its last occurrence.
-
-    With ``max_gap``, only the positions whose last occurrence is at most ``max_gap`` back are
-    scored; the tokens are the same as without it.
-    """
+    """With ``max_gap``, only positions whose last earlier copy is at most ``max_gap`` back are
+    scored; the tokens are the same."""
     tokens = rng.integers(0, INDUCTION_VOCAB, size=(batch, length))  # (B, T)
     last = np.full((batch, INDUCTION_VOCAB), -1)  # (B, V) last position of each token so far
     targets = np.zeros_like(tokens)
     mask = np.zeros((batch, length))
     rows = np.arange(batch)
     for t in range(length):
-        seen = last[rows, tokens[:, t]]  # (B,) previous position of x_t, or -1
-        follow = np.minimum(seen + 1, t)
-        targets[:, t] = np.where(seen >= 0, tokens[rows, follow], 0)
+        seen = last[rows, tokens[:, t]]  # (B,) previous position j of x_t, or -1
+        targets[:, t] = np.where(seen >= 0, tokens[rows, np.minimum(seen + 1, t)], 0)  # x_{j+1}
         near = t - seen <= (length if max_gap is None else max_gap)
         mask[:, t] = (seen >= 0) & near
         last[rows, tokens[:, t]] = t
-    return Batch(tokens.astype(np.int32), targets.astype(np.int32), mask.astype(np.float32))
+    return _batch(tokens, targets, mask)
 
 
-def _induction_near(rng: np.random.Generator, batch: int, length: int) -> Batch:
-    """Induction scored only where the match lies within NEAR_GAP positions (a control)."""
-    return _induction(rng, batch, length, max_gap=NEAR_GAP)
-
-
-TASKS: dict[str, Callable[[np.random.Generator, int, int], Batch]] = {
+Generator = Callable[[np.random.Generator, int, int], Batch]
+TASKS: dict[str, Generator] = {
     "copy_back": _copy_back,
     "assoc_recall": _assoc_recall,
     "induction": _induction,
 }
 # Tasks that only evaluate models trained on another task: induction_near tests a model
 # trained on induction on inputs whose matches never lie farther back than in training.
-EVAL_TASKS: dict[str, tuple[str, Callable[[np.random.Generator, int, int], Batch]]] = {
-    "induction_near": ("induction", _induction_near),
+EVAL_TASKS: dict[str, tuple[str, Generator]] = {
+    "induction_near": ("induction", functools.partial(_induction, max_gap=NEAR_GAP)),
 }
-
-
-def min_length(task: str) -> int:
-    """The shortest sequence ``task`` can make (one scored position at least)."""
-    task = check_choice("task", task, (*TASKS, *EVAL_TASKS))
-    return {"copy_back": COPY_OFFSET + 1, "assoc_recall": 2 * N_PAIRS + 1}.get(task, 2)
+_MIN_LENGTH = {"copy_back": COPY_OFFSET + 1, "assoc_recall": 2 * N_PAIRS + 1}  # else 2
 
 
 def make_batch(task: str, rng: np.random.Generator, batch: int, length: int) -> Batch:
@@ -122,20 +104,19 @@ def make_batch(task: str, rng: np.random.Generator, batch: int, length: int) -> 
     Parameters
     ----------
     task : {"copy_back", "assoc_recall", "induction", "induction_near"}
-        ``copy_back``: output the token 5 positions back (a fixed *relative* offset).
-        ``assoc_recall``: a prefix of 8 key-value pairs, then keys whose values must be
+        "copy_back": output the token 5 positions back (a fixed *relative* offset).
+        "assoc_recall": a prefix of 8 key-value pairs, then keys whose values must be
         recalled from the prefix (*long range*: the distance grows with the length).
-        ``induction``: at a token seen before, output the token that followed its last
+        "induction": at a token seen before, output the token that followed its last
         occurrence (content search plus the relative offset +1).
-        ``induction_near``: the same sequences as ``induction``, scored only where the last
-        occurrence is at most 31 back (a control: a model trained on ``induction`` at length
+        "induction_near": the sequences of "induction", scored only where the last
+        occurrence is at most 31 back (a control: a model trained on "induction" at length
         32 never met a farther match).
     rng : numpy.random.Generator
-        The source of randomness (seed it for reproducible batches).
     batch : int
-        Number of sequences, >= 1.
+        Number of sequences.
     length : int
-        Tokens per sequence, at least :func:`min_length` of the task.
+        Tokens per sequence: at least 6 for copy_back, 17 for assoc_recall, 2 otherwise.
 
     Returns
     -------
@@ -144,9 +125,8 @@ def make_batch(task: str, rng: np.random.Generator, batch: int, length: int) -> 
 
     Notes
     -----
-    copy_back: :math:`y_t = x_{t-5}` for :math:`t \\ge 5`. assoc_recall: :math:`y_t = v(x_t)`
-    for :math:`t \\ge 16`. induction: :math:`y_t = x_{j+1}` with
-    :math:`j = \\max\\{j < t : x_j = x_t\\}` when such a j exists.
+    copy_back: y_t = x_{t-5} for t >= 5. assoc_recall: y_t = v(x_t) for t >= 16. induction:
+    y_t = x_{j+1} with j = max{j < t : x_j = x_t} when such a j exists.
 
     Examples
     --------
@@ -158,7 +138,7 @@ def make_batch(task: str, rng: np.random.Generator, batch: int, length: int) -> 
     if not isinstance(rng, np.random.Generator):
         raise ValueError(f"rng must be a numpy.random.Generator; got {type(rng).__name__}")
     batch = check_int("batch", batch)
-    length = check_int("length", length, minimum=min_length(task))
+    length = check_int("length", length, minimum=_MIN_LENGTH.get(task, 2))
     generate = TASKS[task] if task in TASKS else EVAL_TASKS[task][1]
     return generate(rng, batch, length)
 
@@ -170,28 +150,22 @@ def match_statistics(task: str, length: int, *, far: int = 32, n_sequences: int 
     Parameters
     ----------
     task : str
-        A task of :func:`make_batch`.
-    length : int
-        Sequence length.
+        A task of :func:`make_batch`, drawn with ``seed``, ``n_sequences`` by ``length``.
+    length, n_sequences, seed : int
     far : int, default 32
-        A match counts as far when it lies ``far`` or more positions back (the trained length).
-    n_sequences : int, default 256
-        Sequences drawn.
-    seed : int, default 0
-        Seeds the draw.
+        A match counts as far when it lies ``far`` or more positions back.
 
     Returns
     -------
     dict
         ``far_share``: among scored positions t >= ``far`` whose token occurred before, the
-        share whose last occurrence j has :math:`t - j \\ge` ``far`` (NaN when there is none);
-        ``copies``: the mean number of earlier copies of the current token over all scored
-        positions.
+        share whose last occurrence j has t - j >= ``far`` (NaN when there is none);
+        ``copies``: the mean number of earlier copies of the token over the scored positions.
 
     Notes
     -----
-    copies :math:`= \\operatorname{mean}_t |\\{j < t : x_j = x_t\\}|`; for induction on 16
-    uniform tokens the share of far matches is :math:`(15/16)^{far-1}` at large t.
+    copies = mean_t |{j < t : x_j = x_t}|; for induction on 16 uniform tokens the share of
+    far matches is (15/16)^(far - 1) at large t.
 
     Examples
     --------
@@ -199,13 +173,11 @@ def match_statistics(task: str, length: int, *, far: int = 32, n_sequences: int 
     0.0
     """
     batch = make_batch(task, np.random.default_rng(seed), n_sequences, length)
-    x = batch.tokens
-    same = x[:, :, None] == x[:, None, :]  # (B, T, T): x_t == x_j
-    earlier = same & (np.arange(length)[None, :] < np.arange(length)[:, None])[None]  # j < t
+    x, t = batch.tokens, np.arange(length)
+    earlier = (x[:, :, None] == x[:, None, :]) & (t[None, :] < t[:, None])[None]  # x_j = x_t, j < t
     copies = earlier.sum(-1)  # (B, T)
-    last = np.where(earlier, np.arange(length)[None, None, :], -1).max(-1)  # (B, T) last j
-    gap = np.arange(length)[None, :] - last  # t - j
+    last = np.where(earlier, t[None, None, :], -1).max(-1)  # (B, T) last j
     scored = batch.mask > 0
-    late = scored & (last >= 0) & (np.arange(length)[None, :] >= far)
-    share = float(np.mean(gap[late] >= far)) if late.any() else float("nan")
+    late = scored & (last >= 0) & (t[None, :] >= far)
+    share = float(np.mean((t[None, :] - last)[late] >= far)) if late.any() else float("nan")
     return {"far_share": share, "copies": float(copies[scored].mean())}

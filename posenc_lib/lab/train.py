@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import jax
@@ -24,16 +24,10 @@ from tqdm.auto import tqdm
 from posenc_lib._checks import check_choice, check_float, check_int
 from posenc_lib.lab.model import ModelConfig, Params, forward, init_params, loss_fn
 from posenc_lib.lab.schemes import EXTENSIONS, SCHEMES, position_inputs
-from posenc_lib.lab.tasks import EVAL_TASKS, TASKS, make_batch
+from posenc_lib.lab.tasks import EVAL_TASKS, TASKS, Batch, make_batch
 
-__all__ = [
-    "TrainConfig",
-    "Trained",
-    "accuracy_by_position",
-    "attention_maps",
-    "fine_tune",
-    "train",
-]
+__all__ = ["TrainConfig", "Trained", "accuracy_by_position", "attention_maps", "fine_tune",
+           "train"]
 
 
 @dataclass(frozen=True)
@@ -60,8 +54,8 @@ class Trained:
     """A trained model: its parameters, how it was made, its losses and its timings.
 
     A fine-tuned model keeps the length of its first training (``trained_length``) and the
-    context extension it was fine-tuned with (``extension`` at scale ``factor``), so that every
-    evaluation applies the same extension at the same scale.
+    context extension it was fine-tuned with (``extension`` at scale ``factor``), which every
+    evaluation of it applies.
     """
 
     params: Params
@@ -109,23 +103,26 @@ def _logits_and_maps(params: Params, tokens: jax.Array, pos: dict[str, jax.Array
     return forward(params, tokens, pos, cfg)
 
 
-def _check_scheme_task(scheme: str, task: str) -> None:
-    check_choice("scheme", scheme, SCHEMES)
-    check_choice("task", task, TASKS)
+def _inputs(model: Trained, length: int, extension: str = "none", factor: float = 1.0
+            ) -> dict[str, Any]:
+    return position_inputs(model.scheme, length, d_model=model.cfg.d_model,
+                           n_heads=model.cfg.n_heads, extension=extension, factor=factor,
+                           trained_length=model.trained_length)
 
 
-def _run_steps(params: Params, scheme: str, task: str, seed: int, cfg: ModelConfig,
-               tcfg: TrainConfig, pos: dict[str, Any], progress: bool, desc: str,
-               ) -> tuple[Params, NDArray[np.float64], float, float]:
+def _fit(model: Trained, pos: dict[str, Any], data_seed: int, progress: bool, desc: str
+         ) -> Trained:
+    """Train ``model.params`` for ``model.tcfg``; the loss is logged every 50 steps and last."""
+    cfg, tcfg = model.cfg, model.tcfg
     step = _step_function(cfg, tcfg)
-    opt_state = _optimizer(tcfg).init(params)
-    rng = np.random.default_rng([seed, tcfg.length, 1])
+    params, opt_state = model.params, _optimizer(tcfg).init(model.params)
+    rng = np.random.default_rng([data_seed, tcfg.length, 1])
     losses = np.zeros(tcfg.steps)
     compile_seconds = 0.0
     start = time.perf_counter()
     bar = tqdm(range(tcfg.steps), desc=desc, disable=not progress, leave=True, mininterval=0.5)
     for i in bar:
-        batch = make_batch(task, rng, tcfg.batch, tcfg.length)
+        batch = make_batch(model.task, rng, tcfg.batch, tcfg.length)
         params, opt_state, loss = step(params, opt_state, batch.tokens, batch.targets,
                                        batch.mask, pos)
         if i == 0:
@@ -135,7 +132,15 @@ def _run_steps(params: Params, scheme: str, task: str, seed: int, cfg: ModelConf
         if i % 100 == 0:
             bar.set_postfix(loss=f"{losses[i]:.3f}")
     jax.block_until_ready(params)
-    return params, losses, time.perf_counter() - start, compile_seconds
+    return replace(model, params=params, losses=losses, seconds=time.perf_counter() - start,
+                   compile_seconds=compile_seconds)
+
+
+def _check_length(model_cfg: ModelConfig, length: int, minimum: int = 1) -> int:
+    length = check_int("length", length, minimum=minimum)
+    if length > model_cfg.max_len:
+        raise ValueError(f"length must be <= cfg.max_len={model_cfg.max_len}; got {length}")
+    return length
 
 
 def train(scheme: str, task: str, seed: int = 0, *, cfg: ModelConfig | None = None,
@@ -151,32 +156,30 @@ def train(scheme: str, task: str, seed: int = 0, *, cfg: ModelConfig | None = No
     seed : int, default 0
         Seeds the initial parameters and the training batches.
     cfg, tcfg : ModelConfig, TrainConfig, optional
-        Model sizes and training settings (the defaults of the classes when None).
+        The classes' defaults when None.
     progress : bool, default True
         Show a tqdm progress bar.
 
     Returns
     -------
     Trained
-        Parameters, the loss every 50 steps (NaN elsewhere), seconds and compile seconds.
+        With the loss every 50 steps and at the last (NaN elsewhere).
 
     Notes
     -----
-    AdamW (decoupled weight decay), linear warm-up then cosine decay to lr/10, gradients
-    clipped to global norm 1: :math:`\\theta \\leftarrow \\theta - \\eta_t(\\hat m/(\\sqrt{\\hat v}
-    + \\epsilon) + \\lambda\\theta)`.
+    AdamW, theta <- theta - eta_t (m_hat / (sqrt(v_hat) + eps) + lambda theta), with a linear
+    warm-up then cosine decay of eta_t to lr/10, and gradients clipped to global norm 1.
     """
-    _check_scheme_task(scheme, task)
+    check_choice("scheme", scheme, SCHEMES)
+    check_choice("task", task, TASKS)
     seed = check_int("seed", seed, minimum=0)
     cfg = cfg or ModelConfig()
     tcfg = tcfg or TrainConfig()
     if tcfg.length > cfg.max_len:
         raise ValueError(f"tcfg.length must be <= cfg.max_len={cfg.max_len}; got {tcfg.length}")
-    params = init_params(jax.random.key(seed), cfg)
-    pos = position_inputs(scheme, tcfg.length, d_model=cfg.d_model, n_heads=cfg.n_heads)
-    params, losses, seconds, compile_seconds = _run_steps(
-        params, scheme, task, seed, cfg, tcfg, pos, progress, f"{scheme} on {task}")
-    return Trained(params, scheme, task, seed, cfg, tcfg, losses, seconds, compile_seconds)
+    model = Trained(init_params(jax.random.key(seed), cfg), scheme, task, seed, cfg, tcfg,
+                    np.zeros(0))
+    return _fit(model, _inputs(model, tcfg.length), seed, progress, f"{scheme} on {task}")
 
 
 def fine_tune(model: Trained, extension: str, length: int, *, steps: int = 100,
@@ -186,27 +189,25 @@ def fine_tune(model: Trained, extension: str, length: int, *, steps: int = 100,
     Parameters
     ----------
     model : Trained
-        A model trained with scheme "rope" or "p_rope".
+        Trained with scheme "rope" or "p_rope", not fine-tuned yet.
     extension : str
         One of :data:`posenc_lib.lab.schemes.EXTENSIONS` (PI fine-tunes with "pi").
     length : int
-        The new length, >= the trained length and <= ``cfg.max_len``.
+        The new length L', from the trained length L to ``cfg.max_len``.
     steps : int, default 100
-        Fine-tuning steps (at the same peak learning rate, with a short warm-up).
+        At the same peak learning rate, after a warm-up of min(10, steps) steps.
     progress : bool, default True
-        Show a tqdm progress bar.
 
     Returns
     -------
     Trained
-        The fine-tuned model: ``tcfg.length`` is the new length, ``trained_length`` stays the
-        first training's L, and ``extension`` and ``factor`` :math:`s = L'/L` are what every
-        later evaluation of it uses.
+        ``tcfg.length`` is L', ``trained_length`` stays L, and every later evaluation uses
+        ``extension`` at ``factor`` s = L'/L.
 
     Notes
     -----
-    PI (Chen et al., 2023) uses positions :math:`m / s` with :math:`s = L'/L`, then fine-tunes
-    for about 1000 steps; here a few dozen to a few hundred steps at this tiny scale.
+    PI (Chen et al., 2023) uses positions m / s, then fine-tunes for about 1000 steps; a few
+    dozen to a few hundred steps suffice at this tiny scale.
     """
     if model.scheme not in ("rope", "p_rope"):
         raise ValueError(f"model.scheme must be 'rope' or 'p_rope'; got {model.scheme!r}")
@@ -214,31 +215,19 @@ def fine_tune(model: Trained, extension: str, length: int, *, steps: int = 100,
         raise ValueError(f"model must not be fine-tuned already; got extension "
                          f"{model.extension!r}")
     check_choice("extension", extension, EXTENSIONS)
-    length = check_int("length", length, minimum=model.tcfg.length)
+    length = _check_length(model.cfg, length, minimum=model.tcfg.length)
     steps = check_int("steps", steps)
-    if length > model.cfg.max_len:
-        raise ValueError(f"length must be <= cfg.max_len={model.cfg.max_len}; got {length}")
-    tcfg = TrainConfig(steps=steps, batch=model.tcfg.batch, length=length, lr=model.tcfg.lr,
-                       weight_decay=model.tcfg.weight_decay, warmup=min(10, steps))
+    tcfg = replace(model.tcfg, steps=steps, length=length, warmup=min(10, steps))
     factor = length / model.trained_length  # s = L' / L
-    pos = _inputs(model, length, extension, factor)
-    params, losses, seconds, compile_seconds = _run_steps(
-        model.params, model.scheme, model.task, model.seed + 1000, model.cfg, tcfg, pos,
-        progress, f"fine-tune {model.scheme} {extension} at {length}")
-    return Trained(params, model.scheme, model.task, model.seed, model.cfg, tcfg, losses,
-                   seconds, compile_seconds, extension, factor, model.trained_length)
-
-
-def _inputs(model: Trained, length: int, extension: str, factor: float) -> dict[str, Any]:
-    return position_inputs(model.scheme, length, d_model=model.cfg.d_model,
-                           n_heads=model.cfg.n_heads, extension=extension, factor=factor,
-                           trained_length=model.trained_length)
+    tuned = replace(model, tcfg=tcfg, extension=extension, factor=factor)
+    return _fit(tuned, _inputs(tuned, length, extension, factor), model.seed + 1000, progress,
+                f"fine-tune {model.scheme} {extension} at {length}")
 
 
 def _extension_and_factor(model: Trained, extension: str | None, length: int
                           ) -> tuple[str, float]:
-    """The extension an evaluation uses and its scale: the model's own after a fine-tune;
-    otherwise the one asked for, configured for the evaluation length (s = length / L)."""
+    """The model's own extension and factor after a fine-tune; otherwise ``extension`` at
+    s = length / L."""
     if model.extension != "none":
         if extension not in (None, model.extension):
             raise ValueError(f"extension must be None or {model.extension!r} for a model "
@@ -248,12 +237,11 @@ def _extension_and_factor(model: Trained, extension: str | None, length: int
     return extension, max(length / model.trained_length, 1.0)
 
 
-def _eval_batch(task: str, length: int, n_sequences: int, seed: int) -> Any:
-    rng = np.random.default_rng([seed, length, 2])
-    return make_batch(task, rng, n_sequences, length)
+def _eval_batch(task: str, length: int, n_sequences: int, seed: int) -> Batch:
+    return make_batch(task, np.random.default_rng([seed, length, 2]), n_sequences, length)
 
 
-def _correct(model: Trained, batch: Any, extension: str, factor: float, length: int
+def _correct(model: Trained, batch: Batch, extension: str, factor: float, length: int
              ) -> NDArray[np.float64]:
     pos = _inputs(model, length, extension, factor)
     logits, _ = _logits_and_maps(model.params, batch.tokens[:, :length], pos, model.cfg)
@@ -268,84 +256,59 @@ def accuracy_by_position(model: Trained, length: int, *, extension: str | None =
     Parameters
     ----------
     model : Trained
-        The model to evaluate.
     length : int
         Evaluation length, 1 .. ``cfg.max_len``.
     extension : str, optional
-        A context extension for a rotary model that was not fine-tuned (:data:`EXTENSIONS`),
-        with factor ``length / model.trained_length``. With "dynamic", each position is scored
+        A context extension of :data:`EXTENSIONS` for a rotary model that was not fine-tuned,
+        at factor ``length / model.trained_length``. With "dynamic", each position is scored
         by a pass over the shortest prefix of length ``trained_length * 2**j`` that contains
-        it, with that prefix length as the current length (as dynamic NTK does while a text
-        grows). A fine-tuned model is always evaluated with its own extension and factor
-        (None or that extension).
+        it, that prefix's length being the current length (as dynamic NTK does while a text
+        grows). A fine-tuned model always uses its own extension and factor.
     task : str, optional
-        The task of the evaluation data (default: the model's task); "induction_near"
-        evaluates an induction model where every match lies within 31 positions.
+        The task of the evaluation data (default: the model's); "induction_near" scores an
+        induction model only where the match lies within 31 positions.
     n_sequences : int, default 64
-        Number of evaluation sequences.
     seed : int, default 12345
         Seeds the evaluation data (the same for every model).
 
     Returns
     -------
     ndarray, shape (length,)
-        Fraction of sequences whose argmax equals the target at each position; NaN where the
-        task scores no position.
+        NaN where the task scores no position.
 
     Notes
     -----
-    :math:`\\mathrm{acc}_t = \\sum_b m_{bt} [\\hat y_{bt} = y_{bt}] / \\sum_b m_{bt}`.
+    acc_t = sum_b m_bt [y_hat_bt = y_bt] / sum_b m_bt, with m the task's mask.
     """
-    length = _check_length(model, length)
+    length = _check_length(model.cfg, length)
     extension, factor = _extension_and_factor(model, extension, length)
     n_sequences = check_int("n_sequences", n_sequences)
     batch = _eval_batch(check_choice("task", task or model.task, (*TASKS, *EVAL_TASKS)),
                         length, n_sequences, seed)
-    if extension == "dynamic":
-        correct = np.zeros((n_sequences, length))
-        start, end = 0, min(model.trained_length, length)
-        while start < length:
-            correct[:, start:end] = _correct(model, batch, extension, factor, end)[:, start:end]
-            start, end = end, min(2 * end, length)
-    else:
-        correct = _correct(model, batch, extension, factor, length)
+    correct = np.zeros((n_sequences, length))
+    start, end = 0, min(model.trained_length, length) if extension == "dynamic" else length
+    while start < length:  # dynamic: windows [0, L), [L, 2L), [2L, 4L), ... one pass each
+        correct[:, start:end] = _correct(model, batch, extension, factor, end)[:, start:end]
+        start, end = end, min(2 * end, length)
     scored = batch.mask.sum(0)
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(scored > 0, (correct * batch.mask).sum(0) / scored, np.nan)
-
-
-def _check_length(model: Trained, length: int) -> int:
-    length = check_int("length", length)
-    if length > model.cfg.max_len:
-        raise ValueError(f"length must be <= cfg.max_len={model.cfg.max_len}; got {length}")
-    return length
 
 
 def attention_maps(model: Trained, length: int, *, extension: str | None = None,
                    n_sequences: int = 8, seed: int = 12345) -> NDArray[np.float64]:
     """Attention weights of every layer and head, averaged over fresh sequences.
 
-    Parameters
-    ----------
-    model : Trained
-        The model.
-    length : int
-        Sequence length, 1 .. ``cfg.max_len``.
-    extension : str, optional
-        Context extension, as in :func:`accuracy_by_position`.
-    n_sequences : int, default 8
-        Sequences averaged.
-    seed : int, default 12345
-        Seeds the data.
+    Parameters are those of :func:`accuracy_by_position`.
 
     Returns
     -------
     ndarray, shape (n_layers, n_heads, length, length)
         Row i is the distribution of query i over keys j <= i.
     """
-    length = _check_length(model, length)
+    length = _check_length(model.cfg, length)
     extension, factor = _extension_and_factor(model, extension, length)
     batch = _eval_batch(model.task, length, check_int("n_sequences", n_sequences), seed)
-    _, maps = _logits_and_maps(model.params, batch.tokens, _inputs(model, length, extension,
-                                                                   factor), model.cfg)
+    pos = _inputs(model, length, extension, factor)
+    _, maps = _logits_and_maps(model.params, batch.tokens, pos, model.cfg)
     return np.stack([np.asarray(m, dtype=np.float64).mean(0) for m in maps])
