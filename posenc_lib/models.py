@@ -1,13 +1,10 @@
 """RoPE frequencies straight from a model's ``config.json``, as Hugging Face computes them.
 
-A published model does not say "``head_dim=128, base=5e5``": it ships a ``config.json`` whose
-RoPE fields come in several generations of format. :func:`rope_frequencies_from_config` reads
-any of them in three steps, as transformers does: an adapter (:func:`_read_config`) normalises
-them into what RoPE needs (the rope type, the rotary dimension, the base and one scaling dict);
-``posenc_lib._scaling_checks.read_keys`` checks the dict's keys once (the same pass as
-:func:`posenc_lib.scaling.rope_frequencies`); the type's ``_compute_<type>`` function from the
-dispatch table gives the frequencies. Every formula keeps its one home in
-:mod:`posenc_lib.scaling`, except Gemma 4's ``proportional`` (:func:`_compute_proportional`).
+A ``config.json`` states RoPE in several generations of format;
+:func:`rope_frequencies_from_config` reads any of them in three steps, as transformers does:
+:func:`_read_config` normalises it into the rope type, rotary dimension, base and one scaling
+dict; ``_scaling_checks.read_keys`` checks the keys once; the type's ``_compute_<type>``
+(:mod:`posenc_lib.scaling`, plus Gemma 4's ``proportional`` here) gives the frequencies.
 
 =================================  =========================================================
 config.json form                   read as
@@ -28,47 +25,12 @@ config.json form                   read as
 ``mrope_section``                  Qwen2.5-VL / Qwen3-VL: checked to cover the rotated pairs
 =================================  =========================================================
 
-Normalisation, in transformers' order of precedence:
-
-- scaling dict: ``rope_scaling`` if truthy, else ``rope_parameters`` (for a per-layer dict, the
-  ``layer_type`` entry); type from ``rope_type``, else ``type``, else ``"default"``
-  (``"mrope"`` is ``"default"``; for ``model_type == "phi3"``, ``"yarn"`` is ``"longrope"``);
-- base: the dict's ``rope_theta``, else the top-level ``rope_theta`` (``rotary_emb_base`` for
-  GPT-NeoX), else the model class default (10000 unless listed in ``_MODEL_DEFAULTS``);
-- ``head_dim``: ``qk_rope_head_dim`` (MLA), else ``head_dim``, else the class default, else
-  ``hidden_size // num_attention_heads``; ``rotary_dim = int(head_dim * p)`` with ``p`` the
-  dict's or the top level's ``partial_rotary_factor`` (``rotary_pct``; class default 0.25 for
-  GPT-NeoX and Qwen3-Next); MiniMax-M2's ``rotary_dim`` gives ``p = rotary_dim / head_dim``
-  (a config that gives both must agree);
-- trained length ``L``: for ``dynamic``, ``max_position_embeddings`` (transformers' dynamic
-  NTK reads that, not ``original_max_position_embeddings``); for ``llama3``, ``yarn`` and
-  ``longrope``, a top-level ``original_max_position_embeddings`` (flat dicts only; 4096 by
-  default for phi3), else the dict's, else ``max_position_embeddings``;
-- ``yarn``: ``beta_fast`` / ``beta_slow`` absent, None or 0 mean 32 / 1 (transformers'
-  ``get(key) or default``, the same rule as :func:`~posenc_lib.scaling.rope_frequencies`);
-  ``truncate`` defaults to True and is read only from a flat dict;
-- ``longrope`` without ``factor`` and ``attention_factor``: ``s = max_position_embeddings / L``
-  (``s <= 1``: attention factor 1); the long list is used when ``seq_len > L``;
-- ``llama3`` with ``low_freq_factor == high_freq_factor`` (Llama 4 Scout): no band to blend,
-  ``theta_i / s`` where ``2 pi / theta_i > L / low_freq_factor``, ``theta_i`` elsewhere
-  (:func:`~posenc_lib.scaling.llama3_inv_freq` gives this step);
-- ``proportional`` (Gemma 4's p-RoPE): on a head of ``D`` dims (``global_head_dim``, else 512
-  on Gemma 4's full-attention layers), the first ``int(p * D // 2)`` pairs keep
-  ``theta_i = base**(-2i/D)`` and the others get 0, all divided by ``factor`` (default 1); the
-  result has ``D // 2`` entries;
-- no RoPE at all is a ValueError with the reason: ``layer_type="linear_attention"`` (Gated
-  DeltaNet, KDA; Qwen3-Next's layer pattern is full attention every
-  ``full_attention_interval``-th layer, 4 by default) and MLA with ``mla_use_nope`` or
-  ``qk_rope_head_dim == 0`` (Kimi Linear);
-- ``mrope_section`` (Qwen2.5-VL, Qwen3-VL) must be three counts adding up to
-  ``rotary_dim // 2``; the frequencies are the default ones.
-
-The reference is transformers 5.23.0 (``modeling_rope_utils.py`` and each model's
-``RotaryEmbedding`` and configuration class: ``configuration_gemma3.py``,
-``configuration_gpt_neox.py``, ``configuration_phi3.py``, ``configuration_deepseek_v3.py``,
-``configuration_gemma4.py``, ``modeling_gemma4.py``, ``configuration_qwen3_next.py``,
-``configuration_kimi_linear.py``); ``tests/test_models.py`` compares the result with
-values that transformers itself produced (``tools/make_hf_reference.py``).
+Each helper of :func:`_read_config` states the precedence rule it implements (transformers'
+``rope_scaling or rope_parameters``, ``get(key) or default``, class defaults in
+``_MODEL_DEFAULTS``). No RoPE at all (linear-attention layers, MLA with ``mla_use_nope``) is a
+ValueError with the reason. The reference is transformers 5.23.0 (``modeling_rope_utils.py`` and
+the models' configuration classes); ``tests/test_models.py`` compares with values transformers
+produced (``tools/make_hf_reference.py``).
 
 Notebook: 09_rope_in_todays_models.
 """
@@ -92,18 +54,14 @@ __all__ = ["HF_ROPE_TYPES", "effective_logit_scale", "rope_frequencies_from_conf
 HF_ROPE_TYPES: tuple[str, ...] = (
     "default", "linear", "dynamic", "yarn", "llama3", "longrope", "proportional"
 )
-"""The ``rope_type`` values of transformers 5.23.0 that :func:`rope_frequencies_from_config`
-reproduces (plus the aliases in ``_TYPE_ALIASES``)."""
+"""The transformers 5.23.0 ``rope_type`` values read here (plus ``_TYPE_ALIASES``)."""
 
-# Legacy names that transformers' configuration classes rewrite before computing anything.
-# "mrope": Qwen2-VL / Qwen2.5-VL (the frequencies are the default ones; the sections only say
-# which position axis each pair reads). "yarn" for phi3: Phi3Config runs it as longrope. (Phi-3's
-# first name "su" is refused: transformers 5.23.0 renames it only after filling in the trained
-# length, and then fails on the missing original_max_position_embeddings.)
+# Legacy names transformers rewrites first: "mrope" (Qwen2-VL: default frequencies), "yarn" for
+# phi3 (run as longrope). Phi-3's "su" is refused, as transformers 5.23.0 fails on it too.
 _TYPE_ALIASES: dict[str, str] = {"mrope": "default"}
 _PHI3_ALIASES: dict[str, str] = {"yarn": "longrope"}
 
-# Defaults of transformers' configuration classes for keys a config.json may leave out.
+# transformers' configuration class defaults for keys a config.json may leave out
 _DEFAULT_THETA = 10_000.0
 _GEMMA3_LOCAL_THETA = 10_000.0
 # model_type -> (default rope_theta, default head_dim or None for hidden_size // heads)
@@ -344,13 +302,8 @@ def _check_mrope_section(params: Mapping[str, Any], where: str, rotary_dim: int)
 def _layer_parameters(
     cfg: Mapping[str, Any], model_type: str | None, layer_type: Any
 ) -> tuple[dict[str, Any], str, bool]:
-    """Return the scaling dict that applies to ``layer_type``, the name it is read under, and
-    whether the config has one dict per layer type.
-
-    Gemma 3 (or a config with ``rope_local_base_freq``) gets its two dicts from
-    :func:`_gemma3_parameters`. Layers without RoPE are refused first. A nested dict needs
-    ``layer_type``; a flat one accepts None or any of the config's ``layer_types``.
-    """
+    """The scaling dict for ``layer_type`` (transformers: ``rope_scaling or rope_parameters``,
+    Gemma 3's two dicts), its name, and whether the config has one dict per layer type."""
     params, key = _scaling_dict(cfg)
     where = f"config[{key!r}]"
     gemma = model_type in ("gemma3", "gemma3_text")
@@ -387,12 +340,8 @@ def _partial_rotary_factor(
     cfg: Mapping[str, Any], params: Mapping[str, Any], where: str, model_type: str | None,
     neox: bool,
 ) -> tuple[float, str, bool]:
-    """Return ``p``, the name it was read under, and whether the config (or its class) gave it.
-
-    ``p`` is the dict's ``partial_rotary_factor``, else the top level's (GPT-NeoX: ``rotary_pct``
-    unless ``partial_rotary_factor`` is there), else the class default (0.25 for GPT-NeoX and
-    Qwen3-Next), else 1; it must lie in (0, 1].
-    """
+    """``p`` in (0, 1], its name, and whether it was given: the dict's, else the top level's
+    (GPT-NeoX: ``rotary_pct``), else the class default, else 1."""
     if params.get("partial_rotary_factor") is not None:
         name, value = f"{where}['partial_rotary_factor']", params["partial_rotary_factor"]
     else:
@@ -462,15 +411,9 @@ def _given_keys(
     cfg: Mapping[str, Any], params: Mapping[str, Any], rope_type: str, where: str, nested: bool,
     model_type: str | None,
 ) -> dict[str, Any]:
-    """The scaling keys transformers takes from elsewhere in the config, read and checked here.
-
-    - ``dynamic``: ``L = max_position_embeddings`` (not the dict's
-      ``original_max_position_embeddings``);
-    - ``llama3``, ``yarn``, ``longrope``: ``L`` from :func:`_trained_length`;
-    - ``yarn`` in a per-layer dict: ``truncate`` is True (transformers reads it from flat dicts);
-    - ``longrope`` without ``factor`` and ``attention_factor`` (Phi-3):
-      ``s = max_position_embeddings / L``, and ``s <= 1`` counts as 1 (attention factor 1).
-    """
+    """Scaling keys transformers takes from elsewhere in the config: ``L`` (``dynamic``:
+    ``max_position_embeddings``), ``truncate`` True in a per-layer yarn dict, and Phi-3's
+    ``s = max(max_position_embeddings / L, 1)`` for longrope without factor."""
     if rope_type == "dynamic":
         return {"original_max_position_embeddings": _max_positions(cfg, rope_type)}
     if rope_type not in ("llama3", "yarn", "longrope"):
@@ -487,7 +430,7 @@ def _given_keys(
 
 
 class _RopeInputs(NamedTuple):
-    """One config.json read as transformers normalises it, ready for :func:`read_keys`."""
+    """One config.json as transformers normalises it, ready for ``read_keys``."""
 
     rope_type: str
     head_dim: int  # the rotary dimension (Gemma 4's p-RoPE: the whole head D)
@@ -498,8 +441,7 @@ class _RopeInputs(NamedTuple):
 
 
 def _read_config(config: Mapping[str, Any], layer_type: Any) -> _RopeInputs:
-    """The adapter: a ``config.json`` (any Hub form) -> rope type, rotary dimension, base and
-    the one scaling dict, in transformers' order of precedence (see the module docstring)."""
+    """A ``config.json`` (any Hub form) -> rope type, rotary dimension, base, scaling dict."""
     cfg = _flatten(config)
     model_type = cfg.get("model_type")
     model_type = model_type if isinstance(model_type, str) else None
@@ -523,11 +465,7 @@ def _read_config(config: Mapping[str, Any], layer_type: Any) -> _RopeInputs:
 def _compute_proportional(
     head_dim: int, base: float, keys: Mapping[str, Any], seq_len: int | None
 ) -> tuple[NDArray[np.float64], float]:
-    """Gemma 4's p-RoPE on a head of ``D = head_dim`` dims; attention factor 1.
-
-    The first ``int(p D // 2)`` pairs keep the whole head's ``theta_i = base**(-2i/D)``, the
-    other pairs get 0 (they do not turn); all are divided by ``factor`` (default 1).
-    """
+    """Gemma 4's p-RoPE on a head of ``D = head_dim`` dims; attention factor 1."""
     n_rotated = int((keys["partial_rotary_factor"] * head_dim) // 2)
     i = np.arange(head_dim // 2, dtype=np.float64)
     # theta_i = base^(-2i / D) for i < int(p D // 2), 0 after; / factor
@@ -551,38 +489,27 @@ def rope_frequencies_from_config(
     Parameters
     ----------
     config : dict
-        A model's ``config.json`` as a dict (``json.load``), in any Hub form listed in the
-        module docstring; a multimodal config's ``text_config`` is merged over its top level.
+        A model's ``config.json`` (``json.load``) in any Hub form of the module table; a
+        multimodal config's ``text_config`` is merged over its top level.
     seq_len : int or None, default None
         Current sequence length (>= 1), read by ``dynamic`` and ``longrope``; None means "at
         initialisation", as transformers builds its buffers.
     layer_type : str or None, default None
-        For configs with one RoPE per layer type (e.g. Gemma 3's ``"full_attention"`` or
-        ``"sliding_attention"``): which one. Otherwise None, or one of the config's
-        ``layer_types`` (they all share the same RoPE).
+        Which RoPE of a config with one per layer type (Gemma 3's ``"full_attention"`` or
+        ``"sliding_attention"``); otherwise None or one of the config's ``layer_types``.
 
     Returns
     -------
     inv_freq : ndarray of float64, shape (rotary_dim // 2,)
-        ``rotary_dim = int(head_dim * partial_rotary_factor)`` (Gemma 4's ``proportional``:
-        ``D // 2``); pair ``i`` turns by ``m * inv_freq[i]`` at position ``m``.
+        ``rotary_dim = int(head_dim * partial_rotary_factor)`` (``proportional``: ``D // 2``).
     attention_factor : float
         Multiplier of cos and sin (1.0 except for ``yarn`` and ``longrope``).
 
     Notes
     -----
-    Three steps, as in transformers: :func:`_read_config` reads the config into one scaling
-    dict with its rotary dimension ``d`` and base (the precedence rules are in the module
-    docstring); ``posenc_lib._scaling_checks.read_keys`` checks its keys once, with
-    transformers' defaults (``beta_fast or 32``, ``beta_slow or 1``, ``truncate`` True); the
-    type's ``_compute_<type>`` gives the frequencies, e.g. ``theta_i = base**(-2i/d)`` for
-    ``default`` and ``theta_i / s`` for ``linear`` (:mod:`posenc_lib.scaling` has each formula).
-    A bad value raises a ValueError or TypeError that names its key.
-
-    References
-    ----------
-    Hugging Face transformers 5.23.0, ``src/transformers/modeling_rope_utils.py``
-    (``ROPE_INIT_FUNCTIONS``, ``RotaryEmbeddingConfigMixin.standardize_rope_params``).
+    ``theta_i = base**(-2i/d)`` rescaled by the config's rope type (:mod:`posenc_lib.scaling`
+    has each formula), with transformers' defaults (``beta_fast or 32``, ``beta_slow or 1``,
+    ``truncate`` True). A bad value raises a ValueError or TypeError that names its key.
 
     Examples
     --------
@@ -619,36 +546,26 @@ def effective_logit_scale(
     Parameters
     ----------
     config : dict
-        A model's ``config.json`` as a dict (see :func:`rope_frequencies_from_config`).
+        A model's ``config.json`` (see :func:`rope_frequencies_from_config`).
     positions : array_like of int, shape (seq,)
         Query positions ``m`` >= 0.
     layer_type : str or None, default None
-        Passed on to :func:`rope_frequencies_from_config` (e.g. ``"full_attention"``).
+        Passed on to :func:`rope_frequencies_from_config`.
     nope_layer : bool, default False
         True for a NoPE layer (Llama 4's every 4th layer): only its own temperature applies.
 
     Returns
     -------
     scale : ndarray of float64, shape (seq,)
-        Factor by which ``q . k / sqrt(d)`` is multiplied, beyond what the rotation does.
+        Factor on ``q . k / sqrt(d)`` beyond what the rotation does.
 
     Notes
     -----
-    The product of the factors a model applies (each 1 when absent):
-
-    - YaRN / LongRoPE attention factor ``a``: cos and sin both carry it, so ``q . k`` grows by
-      ``a**2`` (on the rotated dimensions: with partial rotary the others are not scaled);
-    - DeepSeek-V2/V3 (``yarn`` with ``mscale_all_dim``): the softmax scale is multiplied by
-      ``(0.1 mscale_all_dim ln s + 1)**2``, although the rotary ``a`` is 1;
-    - Ministral 3 / Mistral (``llama_4_scaling_beta`` = beta): the query is multiplied by
-      ``1 + beta ln(1 + floor(m / L))``, ``L`` the trained length;
-    - Llama 4 NoPE layers (``attn_temperature_tuning``): ``1 + attn_scale ln(1 + floor((m + 1) /
-      floor_scale))``, see :func:`~posenc_lib.attention_variants.nope_attention_scale`.
-
-    References
-    ----------
-    transformers ``DeepseekV3Attention`` (``self.scaling * mscale * mscale``),
-    ``modeling_ministral3.py`` (``_get_llama_4_attn_scale``), ``Llama4TextAttention``.
+    The product of (each 1 when absent): ``a**2`` for the YaRN / LongRoPE attention factor
+    ``a`` (cos and sin both carry it); DeepSeek-V2/V3's ``(0.1 mscale_all_dim ln s + 1)**2``
+    on the softmax scale; Ministral 3's ``1 + beta ln(1 + floor(m / L))`` with
+    ``llama_4_scaling_beta``; Llama 4 NoPE layers' ``1 + attn_scale ln(1 + floor((m + 1) /
+    floor_scale))`` (:func:`~posenc_lib.attention_variants.nope_attention_scale`).
 
     Examples
     --------
