@@ -164,8 +164,7 @@ def _check_llama3(keys: Mapping[str, Any], head_dim: int, where: str, head_dim_n
                          f"got low_freq_factor={low} and high_freq_factor={high}")
 
 
-def _check_longrope(keys: Mapping[str, Any], head_dim: int, where: str,
-                    head_dim_name: str) -> None:
+def _check_longrope(keys: Mapping[str, Any], head_dim: int, where: str, head_dim_name: str) -> None:
     for key in ("short_factor", "long_factor"):
         if keys[key].shape[0] != head_dim // 2:
             raise ValueError(f"{where}[{key!r}] must have {head_dim_name} // 2 = {head_dim // 2} "

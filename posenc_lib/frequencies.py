@@ -173,10 +173,8 @@ def angles(positions: ArrayLike, inv_freq: ArrayLike) -> NDArray[np.float64]:
     with np.errstate(over="ignore"):
         largest = np.max(np.abs(pos), initial=0.0) * np.max(np.abs(theta))
     if largest == np.inf:
-        raise ValueError(
-            f"positions * inv_freq must stay finite in float64; got |positions| up to "
-            f"{np.max(np.abs(pos)):g} and |inv_freq| up to {np.max(np.abs(theta)):g}"
-        )
+        raise ValueError(f"positions * inv_freq must stay finite in float64; got |positions| up to "
+                         f"{np.max(np.abs(pos)):g} and |inv_freq| up to {np.max(np.abs(theta)):g}")
     # phi[m, i] = m * theta_i
     return np.multiply.outer(pos, theta)
 

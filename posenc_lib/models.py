@@ -100,17 +100,14 @@ def _flatten(config: Mapping[str, Any]) -> dict[str, Any]:
     if text is None:
         return flat
     if not isinstance(text, Mapping):
-        raise TypeError(
-            f"config['text_config'] must be a dict (the language model's config); "
-            f"got {_describe(text)} ({type(text).__name__})"
-        )
+        raise TypeError(f"config['text_config'] must be a dict (the language model's config); "
+                        f"got {_describe(text)} ({type(text).__name__})")
     flat.update(text)
     return flat
 
 
-def _int_field(
-    cfg: Mapping[str, Any], key: str, *, minimum: int = 1, name: str | None = None
-) -> int:
+def _int_field(cfg: Mapping[str, Any], key: str, *, minimum: int = 1,
+               name: str | None = None) -> int:
     """``cfg[key]`` as an int >= ``minimum`` (32768.0 accepted), named ``config['key']``."""
     value = cfg[key]
     if isinstance(value, float) and value.is_integer():
@@ -166,10 +163,8 @@ def _scaling_dict(cfg: Mapping[str, Any]) -> tuple[dict[str, Any], str]:
     if value is None:
         return {}, key
     if not isinstance(value, Mapping):
-        raise TypeError(
-            f"config[{key!r}] must be a dict (or null); got {_describe(value)} "
-            f"({type(value).__name__})"
-        )
+        raise TypeError(f"config[{key!r}] must be a dict (or null); got {_describe(value)} "
+                        f"({type(value).__name__})")
     return dict(value), key
 
 
@@ -203,9 +198,8 @@ def _gemma3_parameters(cfg: Mapping[str, Any], gemma: bool) -> dict[str, Any]:
     return nested
 
 
-def _select_layer(
-    nested: Mapping[str, Any], layer_type: Any, where: str
-) -> tuple[dict[str, Any], str]:
+def _select_layer(nested: Mapping[str, Any], layer_type: Any,
+                  where: str) -> tuple[dict[str, Any], str]:
     kinds = ", ".join(map(repr, nested))
     if layer_type is None:
         raise ValueError(
@@ -299,9 +293,8 @@ def _check_mrope_section(params: Mapping[str, Any], where: str, rotary_dim: int)
         )
 
 
-def _layer_parameters(
-    cfg: Mapping[str, Any], model_type: str | None, layer_type: Any
-) -> tuple[dict[str, Any], str, bool]:
+def _layer_parameters(cfg: Mapping[str, Any], model_type: str | None,
+                      layer_type: Any) -> tuple[dict[str, Any], str, bool]:
     """The scaling dict for ``layer_type`` (transformers: ``rope_scaling or rope_parameters``,
     Gemma 3's two dicts), its name, and whether the config has one dict per layer type."""
     params, key = _scaling_dict(cfg)
@@ -322,10 +315,8 @@ def _layer_parameters(
     return params, where, False
 
 
-def _base(
-    cfg: Mapping[str, Any], params: Mapping[str, Any], where: str, model_type: str | None,
-    neox: bool,
-) -> float:
+def _base(cfg: Mapping[str, Any], params: Mapping[str, Any], where: str, model_type: str | None,
+          neox: bool) -> float:
     """``rope_theta``: the dict's, else the top level's (``rotary_emb_base`` for GPT-NeoX), else
     the model class default (``_MODEL_DEFAULTS``, 10000 otherwise); > 1."""
     if params.get("rope_theta") is not None:
@@ -336,10 +327,8 @@ def _base(
     return _MODEL_DEFAULTS.get(model_type or "", (_DEFAULT_THETA, None))[0]
 
 
-def _partial_rotary_factor(
-    cfg: Mapping[str, Any], params: Mapping[str, Any], where: str, model_type: str | None,
-    neox: bool,
-) -> tuple[float, str, bool]:
+def _partial_rotary_factor(cfg: Mapping[str, Any], params: Mapping[str, Any], where: str,
+                           model_type: str | None, neox: bool) -> tuple[float, str, bool]:
     """``p`` in (0, 1], its name, and whether it was given: the dict's, else the top level's
     (GPT-NeoX: ``rotary_pct``), else the class default, else 1."""
     if params.get("partial_rotary_factor") is not None:
@@ -358,9 +347,8 @@ def _partial_rotary_factor(
     return partial, name, True
 
 
-def _rotary_dim(
-    cfg: Mapping[str, Any], head_dim: int, partial: float, given: bool, neox: bool
-) -> int:
+def _rotary_dim(cfg: Mapping[str, Any], head_dim: int, partial: float, given: bool,
+                neox: bool) -> int:
     """``rotary_dim = int(head_dim * p)``, even and >= 2; MiniMax-M2 gives ``rotary_dim`` itself."""
     if cfg.get("rotary_dim") is not None and not neox:
         return _explicit_rotary_dim(cfg, head_dim, partial if given else None)
@@ -374,10 +362,8 @@ def _rotary_dim(
     return rotary_dim
 
 
-def _proportional_head(
-    cfg: Mapping[str, Any], model_type: str | None, layer_type: Any, head_dim: int,
-    partial: float, partial_name: str,
-) -> int:
+def _proportional_head(cfg: Mapping[str, Any], model_type: str | None, layer_type: Any,
+                       head_dim: int, partial: float, partial_name: str) -> int:
     """Gemma 4's head ``D`` for p-RoPE: ``global_head_dim``, else 512 on Gemma 4's
     full-attention layers, else ``head_dim``; ``int(p D // 2)`` pairs must turn (at least 1)."""
     head = head_dim
@@ -390,10 +376,8 @@ def _proportional_head(
     return head
 
 
-def _trained_length(
-    cfg: Mapping[str, Any], params: Mapping[str, Any], where: str, nested: bool,
-    model_type: str | None, rope_type: str,
-) -> int:
+def _trained_length(cfg: Mapping[str, Any], params: Mapping[str, Any], where: str, nested: bool,
+                    model_type: str | None, rope_type: str) -> int:
     """transformers' trained length ``L`` for llama3, yarn and longrope: a top-level
     ``original_max_position_embeddings`` (flat dicts only; 4096 by default for phi3), else the
     dict's, else ``max_position_embeddings``."""
@@ -407,10 +391,8 @@ def _trained_length(
     return _max_positions(cfg, rope_type)
 
 
-def _given_keys(
-    cfg: Mapping[str, Any], params: Mapping[str, Any], rope_type: str, where: str, nested: bool,
-    model_type: str | None,
-) -> dict[str, Any]:
+def _given_keys(cfg: Mapping[str, Any], params: Mapping[str, Any], rope_type: str, where: str,
+                nested: bool, model_type: str | None) -> dict[str, Any]:
     """Scaling keys transformers takes from elsewhere in the config: ``L`` (``dynamic``:
     ``max_position_embeddings``), ``truncate`` True in a per-layer yarn dict, and Phi-3's
     ``s = max(max_position_embeddings / L, 1)`` for longrope without factor."""
@@ -462,9 +444,8 @@ def _read_config(config: Mapping[str, Any], layer_type: Any) -> _RopeInputs:
     return _RopeInputs(rope_type, rotary_dim, base, params, given, where)
 
 
-def _compute_proportional(
-    head_dim: int, base: float, keys: Mapping[str, Any], seq_len: int | None
-) -> tuple[NDArray[np.float64], float]:
+def _compute_proportional(head_dim: int, base: float, keys: Mapping[str, Any],
+                          seq_len: int | None) -> tuple[NDArray[np.float64], float]:
     """Gemma 4's p-RoPE on a head of ``D = head_dim`` dims; attention factor 1."""
     n_rotated = int((keys["partial_rotary_factor"] * head_dim) // 2)
     i = np.arange(head_dim // 2, dtype=np.float64)
@@ -522,10 +503,8 @@ def rope_frequencies_from_config(
     ((64,), 1.0)
     """
     if not isinstance(config, Mapping):
-        raise TypeError(
-            f"config must be a dict (a model's config.json); got {_describe(config)} "
-            f"({type(config).__name__})"
-        )
+        raise TypeError(f"config must be a dict (a model's config.json); got {_describe(config)} "
+                        f"({type(config).__name__})")
     if seq_len is not None:
         seq_len = check_int("seq_len", seq_len, minimum=1)
     rope = _read_config(config, layer_type)
@@ -534,13 +513,9 @@ def rope_frequencies_from_config(
     return _COMPUTE[rope.rope_type](rope.head_dim, rope.base, keys, seq_len)
 
 
-def effective_logit_scale(
-    config: Mapping[str, Any],
-    positions: Any,
-    *,
-    layer_type: str | None = None,
-    nope_layer: bool = False,
-) -> NDArray[np.float64]:
+def effective_logit_scale(config: Mapping[str, Any], positions: Any, *,
+                          layer_type: str | None = None,
+                          nope_layer: bool = False) -> NDArray[np.float64]:
     """Return the temperature that multiplies a model's attention logits at each query position.
 
     Parameters

@@ -121,14 +121,8 @@ def partial_rotary_dims(head_dim: int, partial_rotary_factor: float) -> NDArray[
     return np.arange(dim) < rotary
 
 
-def apply_partial_rope(
-    x: ArrayLike,
-    positions: ArrayLike,
-    partial_rotary_factor: float,
-    base: float = 10000.0,
-    *,
-    pairing: str = "half",
-) -> NDArray[np.float64]:
+def apply_partial_rope(x: ArrayLike, positions: ArrayLike, partial_rotary_factor: float,
+                       base: float = 10000.0, *, pairing: str = "half") -> NDArray[np.float64]:
     """Rotate the first ``int(p * head_dim)`` dims of ``x`` and pass the others through.
 
     Parameters
@@ -409,13 +403,8 @@ def mrope_axes(mrope_section: ArrayLike, *, interleaved: bool = False) -> NDArra
     return axes
 
 
-def mrope_angles(
-    positions_thw: ArrayLike,
-    inv_freq: ArrayLike,
-    mrope_section: ArrayLike,
-    *,
-    interleaved: bool = False,
-) -> NDArray[np.float64]:
+def mrope_angles(positions_thw: ArrayLike, inv_freq: ArrayLike, mrope_section: ArrayLike, *,
+                 interleaved: bool = False) -> NDArray[np.float64]:
     """Return M-RoPE angles: pair ``i`` turns by its axis' position times ``theta_i``.
 
     Parameters
@@ -461,9 +450,8 @@ def mrope_angles(
     return np.asarray(per_axis[axes, :, np.arange(axes.size)].T, dtype=np.float64)
 
 
-def mrope_image_positions(
-    n_before: int, grid_rows: int, grid_cols: int, n_after: int
-) -> NDArray[np.int64]:
+def mrope_image_positions(n_before: int, grid_rows: int, grid_cols: int,
+                          n_after: int) -> NDArray[np.int64]:
     """Return Qwen2-VL's (t, h, w) positions for text, one image of patches, then text.
 
     Parameters
