@@ -52,8 +52,7 @@ from posenc_lib.scaling import COMPUTE
 __all__ = ["HF_ROPE_TYPES", "effective_logit_scale", "rope_frequencies_from_config"]
 
 HF_ROPE_TYPES: tuple[str, ...] = (
-    "default", "linear", "dynamic", "yarn", "llama3", "longrope", "proportional"
-)
+    "default", "linear", "dynamic", "yarn", "llama3", "longrope", "proportional")
 """The transformers 5.23.0 ``rope_type`` values read here (plus ``_TYPE_ALIASES``)."""
 
 # Legacy names transformers rewrites first: "mrope" (Qwen2-VL: default frequencies), "yarn" for
@@ -130,8 +129,7 @@ def _head_dim(cfg: Mapping[str, Any], model_type: str | None) -> int:
     if missing:
         raise ValueError(
             "config needs 'head_dim' (or 'qk_rope_head_dim'), or both 'hidden_size' and "
-            f"'num_attention_heads' to derive it; missing {missing}"
-        )
+            f"'num_attention_heads' to derive it; missing {missing}")
     hidden = _int_field(cfg, "hidden_size")
     heads = _int_field(cfg, "num_attention_heads")
     # head_dim = hidden_size // num_attention_heads
@@ -188,8 +186,7 @@ def _gemma3_parameters(cfg: Mapping[str, Any], gemma: bool) -> dict[str, Any]:
     if legacy is not None:
         if not isinstance(legacy, Mapping):
             raise TypeError(
-                f"config['rope_scaling'] must be a dict (or null); got {_describe(legacy)}"
-            )
+                f"config['rope_scaling'] must be a dict (or null); got {_describe(legacy)}")
         full.update(legacy)  # the legacy scaling applies to the global layers only
     global_theta = _MODEL_DEFAULTS["gemma3_text"][0] if gemma else _DEFAULT_THETA
     full.setdefault("rope_theta", cfg.get("rope_theta", global_theta))
@@ -203,15 +200,13 @@ def _select_layer(nested: Mapping[str, Any], layer_type: Any,
     kinds = ", ".join(map(repr, nested))
     if layer_type is None:
         raise ValueError(
-            f"layer_type is required: {where} has one RoPE per layer type; pass one of {kinds}"
-        )
+            f"layer_type is required: {where} has one RoPE per layer type; pass one of {kinds}")
     if not isinstance(layer_type, str) or layer_type not in nested:
         raise ValueError(f"layer_type must be one of {kinds}; got {_describe(layer_type)}")
     chosen = nested[layer_type]
     if chosen is None:
         raise ValueError(
-            f"{where}[{layer_type!r}] is null: layers of type {layer_type!r} use no RoPE (NoPE)"
-        )
+            f"{where}[{layer_type!r}] is null: layers of type {layer_type!r} use no RoPE (NoPE)")
     return dict(chosen), f"{where}[{layer_type!r}]"
 
 
@@ -219,8 +214,7 @@ def _max_positions(cfg: Mapping[str, Any], rope_type: str) -> int:
     if cfg.get("max_position_embeddings") is None:
         raise ValueError(
             f"config['max_position_embeddings'] is required for rope_type {rope_type!r}; "
-            "transformers reads the trained or target length from it"
-        )
+            "transformers reads the trained or target length from it")
     return _int_field(cfg, "max_position_embeddings")
 
 
@@ -249,14 +243,12 @@ def _refuse_unrotated(cfg: Mapping[str, Any], layer_type: Any) -> None:
         raise ValueError(
             "config['mla_use_nope'] is true (or qk_rope_head_dim is 0): the MLA layers use no "
             "RoPE (NoPE, as in Kimi Linear), so there are no frequencies to compute; its linear-"
-            "attention (KDA) layers carry order through their recurrence instead"
-        )
+            "attention (KDA) layers carry order through their recurrence instead")
     if isinstance(layer_type, str) and layer_type in _UNROTATED_LAYER_TYPES:
         raise ValueError(
             f"layer_type {layer_type!r} has no position encoding: a linear-attention layer "
             "(Gated DeltaNet, KDA) keeps a recurrent state, not rotated keys; pass "
-            "'full_attention' for the layers that rotate"
-        )
+            "'full_attention' for the layers that rotate")
 
 
 def _explicit_rotary_dim(cfg: Mapping[str, Any], head_dim: int, partial: float | None) -> int:
@@ -266,13 +258,11 @@ def _explicit_rotary_dim(cfg: Mapping[str, Any], head_dim: int, partial: float |
     if explicit > head_dim or explicit % 2:
         raise ValueError(
             f"config['rotary_dim'] must be an even number of dimensions <= head_dim = {head_dim};"
-            f" got {explicit}"
-        )
+            f" got {explicit}")
     if partial is not None and int(head_dim * partial) != explicit:
         raise ValueError(
             f"config['rotary_dim'] = {explicit} disagrees with partial_rotary_factor {partial} "
-            f"(int({head_dim} * {partial}) = {int(head_dim * partial)}); give one of them"
-        )
+            f"(int({head_dim} * {partial}) = {int(head_dim * partial)}); give one of them")
     return explicit
 
 
@@ -289,8 +279,7 @@ def _check_mrope_section(params: Mapping[str, Any], where: str, rotary_dim: int)
     if len(counts) != 3 or sum(counts) != rotary_dim // 2:
         raise ValueError(
             f"{where}['mrope_section'] must be 3 counts (time, height, width) adding up to the "
-            f"{rotary_dim // 2} rotated pairs; got {counts}"
-        )
+            f"{rotary_dim // 2} rotated pairs; got {counts}")
 
 
 def _layer_parameters(cfg: Mapping[str, Any], model_type: str | None,
@@ -310,8 +299,7 @@ def _layer_parameters(cfg: Mapping[str, Any], model_type: str | None,
     if layer_type is not None and layer_type not in kinds:
         raise ValueError(
             "layer_type must be None for a config with one RoPE for every layer, or one of "
-            f"its layer_types {kinds}; got {_describe(layer_type)}"
-        )
+            f"its layer_types {kinds}; got {_describe(layer_type)}")
     return params, where, False
 
 
@@ -357,8 +345,7 @@ def _rotary_dim(cfg: Mapping[str, Any], head_dim: int, partial: float, given: bo
     if rotary_dim < 2 or rotary_dim % 2:
         raise ValueError(
             f"the rotary dimension int(head_dim * partial_rotary_factor) = int({head_dim} * "
-            f"{partial}) = {rotary_dim} must be an even integer >= 2 (pairs)"
-        )
+            f"{partial}) = {rotary_dim} must be an even integer >= 2 (pairs)")
     return rotary_dim
 
 
@@ -432,8 +419,7 @@ def _read_config(config: Mapping[str, Any], layer_type: Any) -> _RopeInputs:
     neox = model_type == "gpt_neox" or "rotary_emb_base" in cfg or "rotary_pct" in cfg
     base = _base(cfg, params, where, model_type, neox)
     partial, partial_name, given_partial = _partial_rotary_factor(
-        cfg, params, where, model_type, neox
-    )
+        cfg, params, where, model_type, neox)
     head_dim = _head_dim(cfg, model_type)
     if rope_type == "proportional":
         head = _proportional_head(cfg, model_type, layer_type, head_dim, partial, partial_name)

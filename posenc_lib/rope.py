@@ -41,8 +41,7 @@ def _check_pairs(name: str, x: Any, *, finite: bool = True) -> NDArray[Any]:
     array = check_array(name, x, min_ndim=1, finite=finite)
     if array.shape[-1] < 2 or array.shape[-1] % 2:
         raise ValueError(
-            f"{name} must have an even last axis head_dim >= 2 (pairs); got shape {array.shape}"
-        )
+            f"{name} must have an even last axis head_dim >= 2 (pairs); got shape {array.shape}")
     return array
 
 
@@ -292,8 +291,7 @@ def relative_scores(q: ArrayLike, k: ArrayLike, distances: ArrayLike, inv_freq: 
     if qv.ndim != 1 or kv.shape != qv.shape or phi.shape[1] != qv.shape[0] // 2:
         raise ValueError(
             f"q and k must be vectors of one shape (head_dim,) with head_dim = 2 len(inv_freq) "
-            f"= {2 * phi.shape[1]}; got shapes {qv.shape} and {kv.shape}"
-        )
+            f"= {2 * phi.shape[1]}; got shapes {qv.shape} and {kv.shape}")
     qc = _as_complex_pairs(qv.astype(np.float64), pairing)
     kc = _as_complex_pairs(kv.astype(np.float64), pairing)
     # score(r) = Re sum_i conj(q_i) k_i exp(i r theta_i)

@@ -108,8 +108,7 @@ def partial_rotary_dims(head_dim: int, partial_rotary_factor: float) -> NDArray[
     if rotary < 2 or rotary % 2:
         raise ValueError(
             f"int(head_dim * partial_rotary_factor) = int({dim} * {p}) = {rotary} must be an "
-            "even integer >= 2 (pairs)"
-        )
+            "even integer >= 2 (pairs)")
     return np.arange(dim) < rotary
 
 
@@ -279,12 +278,10 @@ def mrope_axes(mrope_section: ArrayLike, *, interleaved: bool = False) -> NDArra
     section = check_array("mrope_section", mrope_section, ndim=1)
     if section.shape != (3,) or not np.issubdtype(section.dtype, np.integer):
         raise ValueError(
-            f"mrope_section must be 3 integers (t, h, w pairs); got {section.tolist()}"
-        )
+            f"mrope_section must be 3 integers (t, h, w pairs); got {section.tolist()}")
     if np.any(section < 0) or section.sum() < 1 or section.sum() > _MAX_DIM:
         raise ValueError(
-            f"mrope_section must be >= 0 with a sum in [1, {_MAX_DIM}]; got {section.tolist()}"
-        )
+            f"mrope_section must be >= 0 with a sum in [1, {_MAX_DIM}]; got {section.tolist()}")
     interleaved = check_bool("interleaved", interleaved)
     t, h, w = (int(v) for v in section)
     if not interleaved:
@@ -293,8 +290,7 @@ def mrope_axes(mrope_section: ArrayLike, *, interleaved: bool = False) -> NDArra
     if 3 * h > t + h + w + 1 or 3 * w > t + h + w:
         raise ValueError(
             "interleaved M-RoPE needs 3 * h <= n_pairs + 1 and 3 * w <= n_pairs (pairs "
-            f"3j+1 and 3j+2 must exist); got mrope_section {section.tolist()}"
-        )
+            f"3j+1 and 3j+2 must exist); got mrope_section {section.tolist()}")
     axes = np.zeros(t + h + w, dtype=np.int64)
     # pair 3j + 1 reads h (j < h), pair 3j + 2 reads w (j < w)
     axes[1 : 3 * h : 3] = 1
