@@ -76,16 +76,29 @@ def checked(prefix: str = "", **values: Any) -> tuple[Any, ...]:
                  values.items())
 
 
+def _key(where: str, key: str) -> str:
+    return f"{where}[{key!r}]" if where else key
+
+
 def check_ntk_head_dim(head_dim: int, name: str = "head_dim") -> None:
     if head_dim < 4:
         raise ValueError(f"{name} must be an even integer >= 4 for NTK scaling (exponent "
                          f"d/(d-2)); got {head_dim}")
 
 
-def check_betas(beta_fast: float, beta_slow: float) -> None:
+def check_betas(beta_fast: float, beta_slow: float, where: str = "") -> None:
     if not beta_fast > beta_slow:
-        raise ValueError(f"beta_fast must be > beta_slow (defaults 32 and 1); got "
-                         f"beta_fast={beta_fast} and beta_slow={beta_slow}")
+        zero = ", also for 0" if where else ""
+        raise ValueError(f"{_key(where, 'beta_fast')} must be > {_key(where, 'beta_slow')} "
+                         f"(defaults 32 and 1{zero}); got beta_fast={beta_fast} and "
+                         f"beta_slow={beta_slow}")
+
+
+def check_bands(low: float, high: float, where: str = "") -> None:
+    if not low <= high:
+        raise ValueError(f"{_key(where, 'low_freq_factor')} must be <= "
+                         f"{_key(where, 'high_freq_factor')}; got low_freq_factor={low} and "
+                         f"high_freq_factor={high}")
 
 
 _KEYS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {  # (required, optional) keys
@@ -151,17 +164,11 @@ def _check_ntk(keys: Mapping[str, Any], head_dim: int, where: str, head_dim_name
 
 
 def _check_yarn(keys: Mapping[str, Any], head_dim: int, where: str, head_dim_name: str) -> None:
-    fast, slow = keys["beta_fast"], keys["beta_slow"]
-    if not fast > slow:
-        raise ValueError(f"{where}['beta_fast'] must be > {where}['beta_slow'] (defaults 32 and "
-                         f"1, also for 0); got beta_fast={fast} and beta_slow={slow}")
+    check_betas(keys["beta_fast"], keys["beta_slow"], where)
 
 
 def _check_llama3(keys: Mapping[str, Any], head_dim: int, where: str, head_dim_name: str) -> None:
-    low, high = keys["low_freq_factor"], keys["high_freq_factor"]
-    if not low <= high:
-        raise ValueError(f"{where}['low_freq_factor'] must be <= {where}['high_freq_factor']; "
-                         f"got low_freq_factor={low} and high_freq_factor={high}")
+    check_bands(keys["low_freq_factor"], keys["high_freq_factor"], where)
 
 
 def _check_longrope(keys: Mapping[str, Any], head_dim: int, where: str, head_dim_name: str) -> None:

@@ -21,17 +21,8 @@ from numpy.typing import ArrayLike, NDArray
 from posenc_lib._checks import check_array, check_choice, check_even, check_float, check_positions
 from posenc_lib.frequencies import angles, inverse_frequencies
 
-__all__ = [
-    "PAIRINGS",
-    "rotate_half",
-    "rotate_interleaved",
-    "apply_rope",
-    "apply_rope_angles",
-    "rope_matrix",
-    "relative_scores",
-    "rope_decay_bound",
-    "normalised_score_curves",
-]
+__all__ = ["PAIRINGS", "rotate_half", "rotate_interleaved", "apply_rope", "apply_rope_angles",
+           "rope_matrix", "relative_scores", "rope_decay_bound", "normalised_score_curves"]
 
 PAIRINGS: tuple[str, ...] = ("interleaved", "half")
 """The two pair layouts: ``"interleaved"`` = (2i, 2i+1), ``"half"`` = (i, i + d/2)."""

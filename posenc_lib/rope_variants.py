@@ -38,15 +38,8 @@ from posenc_lib._checks import (
 )
 from posenc_lib.frequencies import angles, inverse_frequencies
 
-__all__ = [
-    "partial_rotary_dims",
-    "p_rope_frequencies",
-    "axial_rope_frequencies",
-    "patch_grid_positions",
-    "axial_rope_angles",
-    "mrope_axes",
-    "mrope_image_positions",
-]
+__all__ = ["partial_rotary_dims", "p_rope_frequencies", "axial_rope_frequencies",
+           "patch_grid_positions", "axial_rope_angles", "mrope_axes", "mrope_image_positions"]
 
 _MAX_DIM = 1 << 16  # head sizes and grid sides beyond this are refused rather than allocated
 

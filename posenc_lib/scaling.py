@@ -40,6 +40,7 @@ from numpy.typing import NDArray
 
 from posenc_lib._checks import check_choice
 from posenc_lib._scaling_checks import (
+    check_bands,
     check_betas,
     check_ntk_head_dim,
     checked,
@@ -48,27 +49,13 @@ from posenc_lib._scaling_checks import (
 )
 from posenc_lib.frequencies import inverse_frequencies
 
-__all__ = [
-    "SCALING_METHODS",
-    "rope_frequencies",
-    "resolve_rope_type",
-    "linear_inv_freq",
-    "ntk_scaled_base",
-    "ntk_inv_freq",
-    "dynamic_ntk_factor",
-    "yarn_get_mscale",
-    "yarn_correction_range",
-    "yarn_ramp",
-    "yarn_inv_freq",
-    "llama3_inv_freq",
-]
+__all__ = ["SCALING_METHODS", "rope_frequencies", "resolve_rope_type", "linear_inv_freq",
+           "ntk_scaled_base", "ntk_inv_freq", "dynamic_ntk_factor", "yarn_get_mscale",
+           "yarn_correction_range", "yarn_ramp", "yarn_inv_freq", "llama3_inv_freq"]
 
 SCALING_METHODS: tuple[str, ...] = ("default", "linear", "ntk", "dynamic", "yarn", "llama3",
                                     "longrope")
 """The ``rope_type`` values understood by :func:`rope_frequencies`."""
-
-
-# --------------------------------------------------------------------------- one function each
 
 
 def linear_inv_freq(head_dim: int, base: float, factor: float) -> NDArray[np.float64]:
@@ -76,12 +63,8 @@ def linear_inv_freq(head_dim: int, base: float, factor: float) -> NDArray[np.flo
 
     Parameters
     ----------
-    head_dim : int
-        Rotary dimension, even and >= 2.
-    base : float
-        RoPE base, > 1.
-    factor : float
-        Scale ``s = L' / L`` >= 1.
+    head_dim, base, factor : int, float, float
+        Rotary dimension (even), RoPE base (> 1), scale ``s = L' / L`` (>= 1).
 
     Returns
     -------
@@ -106,10 +89,8 @@ def ntk_scaled_base(head_dim: int, base: float, factor: float) -> float:
 
     Parameters
     ----------
-    head_dim : int
-        Rotary dimension, even and >= 4.
-    base, factor : float
-        RoPE base > 1 and scale ``s`` >= 1.
+    head_dim, base, factor : int, float, float
+        Rotary dimension (even, >= 4), RoPE base (> 1), scale ``s`` (>= 1).
 
     Returns
     -------
@@ -161,10 +142,8 @@ def dynamic_ntk_factor(factor: float, original_max_position_embeddings: int,
 
     Parameters
     ----------
-    factor : float
-        The configured ``s`` >= 1.
-    original_max_position_embeddings : int
-        Trained length ``L`` >= 1.
+    factor, original_max_position_embeddings : float, int
+        The configured ``s`` (>= 1) and trained length ``L`` (>= 1).
     seq_len : int or None
         Current length ``l`` >= 1; None means no scaling.
 
@@ -194,10 +173,8 @@ def yarn_get_mscale(scale: float, mscale: float = 1.0) -> float:
 
     Parameters
     ----------
-    scale : float
-        Scale ``s`` > 0.
-    mscale : float, default 1.0
-        Multiplier of the log term (DeepSeek), >= 0.
+    scale, mscale : float, float (default 1.0)
+        Scale ``s`` > 0; multiplier of the log term (DeepSeek) >= 0.
 
     Returns
     -------
@@ -270,10 +247,8 @@ def yarn_ramp(low: float, high: float, n: int) -> NDArray[np.float64]:
 
     Parameters
     ----------
-    low, high : float
-        The range from :func:`yarn_correction_range`.
-    n : int
-        Number of pairs, >= 1.
+    low, high, n : float, float, int
+        The range from :func:`yarn_correction_range`; number of pairs, >= 1.
 
     Returns
     -------
@@ -342,10 +317,8 @@ def llama3_inv_freq(head_dim: int, base: float, factor: float, low_freq_factor: 
     ----------
     head_dim, base, factor : int, float, float
         Rotary dimension (even), RoPE base (> 1), scale ``s`` (>= 1; 8 for Llama 3.1).
-    low_freq_factor, high_freq_factor : float
-        Band edges as fractions of ``L``, ``0 < low <= high`` (equal: a step, Llama 4 Scout).
-    original_max_position_embeddings : int
-        Trained length ``L``.
+    low_freq_factor, high_freq_factor, original_max_position_embeddings : float, float, int
+        Band edges as fractions of ``L`` (``0 < low <= high``; equal: a step) and ``L``.
 
     Returns
     -------
@@ -366,9 +339,7 @@ def llama3_inv_freq(head_dim: int, base: float, factor: float, low_freq_factor: 
     factor, low_ff, high_ff, length = checked(
         factor=factor, low_freq_factor=low_freq_factor, high_freq_factor=high_freq_factor,
         original_max_position_embeddings=original_max_position_embeddings)
-    if not low_ff <= high_ff:
-        raise ValueError(f"low_freq_factor must be <= high_freq_factor; got low_freq_factor="
-                         f"{low_ff} and high_freq_factor={high_ff}")
+    check_bands(low_ff, high_ff)
     theta = inverse_frequencies(head_dim, base)
     # lambda_i = 2 pi / theta_i
     wavelength = 2.0 * math.pi / theta
@@ -379,9 +350,6 @@ def llama3_inv_freq(head_dim: int, base: float, factor: float, low_freq_factor: 
     blended = (1.0 - g) * theta / factor + g * theta
     slow = np.where(wavelength > length / low_ff, theta / factor, blended)
     return np.where(wavelength < length / high_ff, theta, slow)
-
-
-# --------------------------------------------------------------------------- a config dict
 
 
 def resolve_rope_type(rope_scaling: Mapping[str, Any] | None) -> str:
@@ -395,11 +363,10 @@ def resolve_rope_type(rope_scaling: Mapping[str, Any] | None) -> str:
     Returns
     -------
     rope_type : str
-        One of :data:`SCALING_METHODS`; ``"default"`` for None.
 
     Notes
     -----
-    A dict with neither key is an error, as in Hugging Face.
+    One of :data:`SCALING_METHODS`; ``"default"`` for None; a dict with neither key is an error.
 
     Examples
     --------
