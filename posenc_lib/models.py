@@ -47,6 +47,7 @@ from numpy.typing import NDArray
 from posenc_lib._checks import _describe, check_float, check_int, check_positions
 from posenc_lib._scaling_checks import read_keys
 from posenc_lib.attention_variants import nope_attention_scale
+from posenc_lib.rope_variants import p_rope_frequencies
 from posenc_lib.scaling import COMPUTE
 
 __all__ = ["HF_ROPE_TYPES", "effective_logit_scale", "rope_frequencies_from_config"]
@@ -433,10 +434,8 @@ def _read_config(config: Mapping[str, Any], layer_type: Any) -> _RopeInputs:
 def _compute_proportional(head_dim: int, base: float, keys: Mapping[str, Any],
                           seq_len: int | None) -> tuple[NDArray[np.float64], float]:
     """Gemma 4's p-RoPE on a head of ``D = head_dim`` dims; attention factor 1."""
-    n_rotated = int((keys["partial_rotary_factor"] * head_dim) // 2)
-    i = np.arange(head_dim // 2, dtype=np.float64)
     # theta_i = base^(-2i / D) for i < int(p D // 2), 0 after; / factor
-    inv_freq = np.where(i < n_rotated, base ** (-2.0 * i / head_dim), 0.0)
+    inv_freq = p_rope_frequencies(head_dim, keys["partial_rotary_factor"], base)
     return inv_freq / keys.get("factor", 1.0), 1.0
 
 

@@ -67,9 +67,6 @@ def _check_fraction(name: str, value: Any, *, allow_zero: bool) -> float:
     return fraction
 
 
-# --------------------------------------------------------------------------- partial rotary, p-RoPE
-
-
 def partial_rotary_dims(head_dim: int, partial_rotary_factor: float) -> NDArray[np.bool_]:
     """Return which dims of a head rotate under partial rotary (GPT-NeoX, Phi, Pythia).
 
@@ -105,7 +102,6 @@ def partial_rotary_dims(head_dim: int, partial_rotary_factor: float) -> NDArray[
     return np.arange(dim) < rotary
 
 
-
 def p_rope_frequencies(head_dim: int, p: float, base: float = 10000.0) -> NDArray[np.float64]:
     """Return p-RoPE frequencies: the fastest fraction ``p`` of pairs rotate, the rest do not.
 
@@ -138,9 +134,6 @@ def p_rope_frequencies(head_dim: int, p: float, base: float = 10000.0) -> NDArra
     # keep = floor(p * d / 2) fastest pairs; theta_i = 0 for the others
     keep = int(fraction * dim // 2)
     return np.where(np.arange(dim // 2) < keep, theta, 0.0)
-
-
-# --------------------------------------------------------------------------- 2-D axial RoPE
 
 
 def axial_rope_frequencies(head_dim: int, base: float = 10000.0) -> NDArray[np.float64]:
@@ -238,9 +231,6 @@ def axial_rope_angles(rows: ArrayLike, cols: ArrayLike, inv_freq: ArrayLike) -> 
         return np.concatenate([angles(r, inv_freq), angles(c, inv_freq)], axis=-1)
 
 
-# --------------------------------------------------------------------------- M-RoPE
-
-
 def mrope_axes(mrope_section: ArrayLike, *, interleaved: bool = False) -> NDArray[np.int64]:
     """Return which position axis (0 = t, 1 = h, 2 = w) each RoPE pair reads in M-RoPE.
 
@@ -289,7 +279,6 @@ def mrope_axes(mrope_section: ArrayLike, *, interleaved: bool = False) -> NDArra
     axes[1 : 3 * h : 3] = 1
     axes[2 : 3 * w : 3] = 2
     return axes
-
 
 
 def mrope_image_positions(n_before: int, grid_rows: int, grid_cols: int,
