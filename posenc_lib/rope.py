@@ -57,10 +57,7 @@ def rotate_half(x: ArrayLike) -> NDArray[Any]:
     >>> rotate_half(np.array([1.0, 2.0, 3.0, 4.0]))
     array([-3., -4.,  1.,  2.])
     """
-    x = _check_pairs("x", x)
-    half = x.shape[-1] // 2
-    # (x1, x2) -> (-x2, x1)
-    return np.concatenate([-x[..., half:], x[..., :half]], axis=-1)
+    return _quarter_turn(_check_pairs("x", x), "half")
 
 
 def rotate_interleaved(x: ArrayLike) -> NDArray[Any]:
@@ -85,12 +82,16 @@ def rotate_interleaved(x: ArrayLike) -> NDArray[Any]:
     >>> rotate_interleaved(np.array([1.0, 2.0, 3.0, 4.0]))
     array([-2.,  1., -4.,  3.])
     """
-    x = _check_pairs("x", x)
-    out = np.empty_like(x)
+    return _quarter_turn(_check_pairs("x", x), "interleaved")
+
+
+def _quarter_turn(x: NDArray[Any], pairing: str) -> NDArray[Any]:
+    """Pair ``(a, b)`` -> ``(-b, a)`` along the last axis, pairs laid out as ``pairing`` says."""
+    axis = -1 if pairing == "interleaved" else -2
+    pairs = x.reshape(*x.shape[:-1], *((-1, 2) if pairing == "interleaved" else (2, -1)))
+    a, b = np.take(pairs, 0, axis=axis), np.take(pairs, 1, axis=axis)
     # (a, b) -> (-b, a)
-    out[..., 0::2] = -x[..., 1::2]
-    out[..., 1::2] = x[..., 0::2]
-    return out
+    return np.stack([-b, a], axis=axis).reshape(x.shape)
 
 
 def _on_both_members(per_pair: NDArray[np.float64], pairing: str) -> NDArray[np.float64]:
@@ -149,11 +150,10 @@ def _rotate(x: NDArray[Any], phi: NDArray[np.float64], pairing: str) -> NDArray[
     """Turn pair i of row m of x by phi[m, i], in the dtype of x."""
     cos = _on_both_members(np.cos(phi), pairing).astype(x.dtype)
     sin = _on_both_members(np.sin(phi), pairing).astype(x.dtype)
-    turn = rotate_interleaved if pairing == "interleaved" else rotate_half
     try:
         with np.errstate(over="raise", invalid="raise"):
             # x' = x cos(phi) + rotate(x) sin(phi)
-            return x * cos + turn(x) * sin
+            return x * cos + _quarter_turn(x, pairing) * sin
     except FloatingPointError as err:
         raise ValueError(f"x values are too large: the rotation overflows {x.dtype}") from err
 
