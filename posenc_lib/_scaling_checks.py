@@ -1,15 +1,10 @@
-"""The rules that every input of :mod:`posenc_lib.scaling` is checked by, in one place.
+"""The rules that check every input of :mod:`posenc_lib.scaling`, in one place.
 
-Each rule takes the parameter's name and its value and returns the cleaned value, or raises a
-ValueError or TypeError that names the parameter, the value and what is allowed. A public
-function of :mod:`posenc_lib.scaling` calls :func:`checked` once, first.
-
-:func:`read_keys` is the one validation pass over a Hugging Face ``rope_scaling`` dict, for
-both front ends: :func:`posenc_lib.scaling.rope_frequencies` (names ``rope_scaling['key']``)
-and :func:`posenc_lib.models.rope_frequencies_from_config` (names such as
-``config['rope_scaling']['key']``). It follows transformers' rules, ``get(key) or default``
-included, and runs each method's cross-checks (list lengths, band edges, betas). The
-``_compute_<type>`` functions then trust the keys it returns.
+A rule takes a name and a value and returns the cleaned value, or raises a ValueError or
+TypeError naming the parameter, the value and what is allowed. :func:`read_keys` is the one pass
+over a Hugging Face ``rope_scaling`` dict for both front ends (``scaling.rope_frequencies`` and
+``models.rope_frequencies_from_config``), with transformers' ``get(key) or default`` and each
+method's cross-checks; the ``_compute_<type>`` functions then trust the keys it returns.
 """
 
 from __future__ import annotations
@@ -31,10 +26,11 @@ from posenc_lib._checks import (
 )
 
 
-def _length(name: str, value: Any) -> int:
+def whole_number(name: str, value: Any, minimum: int = 1) -> int:
+    """An int >= ``minimum``; a whole float such as JSON's 32768.0 is accepted, as in HF."""
     if isinstance(value, float) and value.is_integer():
-        value = int(value)  # JSON configs sometimes store 32768.0; Hugging Face accepts it
-    return check_int(name, value)
+        value = int(value)
+    return check_int(name, value, minimum=minimum)
 
 
 def _factor_list(name: str, value: Any) -> NDArray[np.float64]:
@@ -51,7 +47,7 @@ _RULES: dict[str, Callable[[str, Any], Any]] = {
     "base": lambda name, v: check_float(name, v, greater_than=1.0),
     "factor": lambda name, v: check_float(name, v, at_least=1.0),
     "scale": lambda name, v: check_float(name, v, greater_than=0.0),
-    "original_max_position_embeddings": _length,
+    "original_max_position_embeddings": whole_number,
     "seq_len": lambda name, v: None if v is None else check_int(name, v),
     "beta_fast": lambda name, v: check_float(name, v, greater_than=0.0),
     "beta_slow": lambda name, v: check_float(name, v, greater_than=0.0),

@@ -45,7 +45,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from posenc_lib._checks import _describe, check_float, check_int, check_positions
-from posenc_lib._scaling_checks import read_keys
+from posenc_lib._scaling_checks import read_keys, whole_number
 from posenc_lib.attention_variants import nope_attention_scale
 from posenc_lib.rope_variants import p_rope_frequencies
 from posenc_lib.scaling import COMPUTE
@@ -109,10 +109,7 @@ def _flatten(config: Mapping[str, Any]) -> dict[str, Any]:
 def _int_field(cfg: Mapping[str, Any], key: str, *, minimum: int = 1,
                name: str | None = None) -> int:
     """``cfg[key]`` as an int >= ``minimum`` (32768.0 accepted), named ``config['key']``."""
-    value = cfg[key]
-    if isinstance(value, float) and value.is_integer():
-        value = int(value)  # JSON configs sometimes store 32768.0
-    return check_int(name or f"config[{key!r}]", value, minimum=minimum)
+    return whole_number(name or f"config[{key!r}]", cfg[key], minimum)
 
 
 def _head_dim(cfg: Mapping[str, Any], model_type: str | None) -> int:
