@@ -297,10 +297,8 @@ def rope_decay_bound(distances: ArrayLike, head_dim: int,
     ----------
     distances : array_like, shape (n,)
         Relative distances ``r``.
-    head_dim : int
-        Size of one head, even and >= 2.
-    base : float, default 10000.0
-        RoPE base, > 1.
+    head_dim, base : int, float (default 10000.0)
+        Size of one head (even, >= 2); RoPE base (> 1).
 
     Returns
     -------

@@ -72,10 +72,8 @@ def partial_rotary_dims(head_dim: int, partial_rotary_factor: float) -> NDArray[
 
     Parameters
     ----------
-    head_dim : int
-        Size of one head, even.
-    partial_rotary_factor : float
-        Fraction ``p`` in (0, 1] (``rotary_pct`` in GPT-NeoX configs).
+    head_dim, partial_rotary_factor : int, float
+        Size of one head (even); fraction ``p`` in (0, 1] (GPT-NeoX's ``rotary_pct``).
 
     Returns
     -------
@@ -107,12 +105,8 @@ def p_rope_frequencies(head_dim: int, p: float, base: float = 10000.0) -> NDArra
 
     Parameters
     ----------
-    head_dim : int
-        Size of one head, even.
-    p : float
-        Fraction of pairs kept, in [0, 1]: 0 is NoPE, 1 is RoPE.
-    base : float, default 10000.0
-        RoPE base, > 1.
+    head_dim, p, base : int, float, float (default 10000.0)
+        Size of one head (even); fraction of pairs kept in [0, 1] (0 is NoPE, 1 is RoPE); base.
 
     Returns
     -------
@@ -141,10 +135,8 @@ def axial_rope_frequencies(head_dim: int, base: float = 10000.0) -> NDArray[np.f
 
     Parameters
     ----------
-    head_dim : int
-        Size of one head, a multiple of 4 (two axes of pairs).
-    base : float, default 10000.0
-        RoPE base, > 1.
+    head_dim, base : int, float (default 10000.0)
+        Size of one head, a multiple of 4; RoPE base, > 1.
 
     Returns
     -------
@@ -287,12 +279,9 @@ def mrope_image_positions(n_before: int, grid_rows: int, grid_cols: int,
 
     Parameters
     ----------
-    n_before : int
-        Text tokens before the image, >= 0.
-    grid_rows, grid_cols : int
-        Image grid in tokens (after the 2x2 spatial merge), >= 1 each.
-    n_after : int
-        Text tokens after the image, >= 0.
+    n_before, grid_rows, grid_cols, n_after : int
+        Text tokens before (>= 0), image grid in tokens after the 2x2 merge (>= 1 each), text
+        tokens after (>= 0).
 
     Returns
     -------
