@@ -66,19 +66,12 @@ _DEFAULT_THETA = 10_000.0
 _GEMMA3_LOCAL_THETA = 10_000.0
 # model_type -> (default rope_theta, default head_dim or None for hidden_size // heads)
 _MODEL_DEFAULTS: dict[str, tuple[float, int | None]] = {
-    "gpt_oss": (150_000.0, 64),
-    "llama4": (500_000.0, 128),
-    "llama4_text": (500_000.0, 128),
-    "smollm3": (2_000_000.0, None),
-    "qwen2_5_vl": (1_000_000.0, None),
-    "qwen2_5_vl_text": (1_000_000.0, None),
-    "qwen3": (_DEFAULT_THETA, 128),
-    "gemma3": (1_000_000.0, 256),
-    "gemma3_text": (1_000_000.0, 256),
-    "gemma4": (_DEFAULT_THETA, 256),
-    "gemma4_text": (_DEFAULT_THETA, 256),
-    "qwen3_next": (_DEFAULT_THETA, 256),
-    "ministral3": (_DEFAULT_THETA, 128),
+    "gpt_oss": (150_000.0, 64), "llama4": (500_000.0, 128), "llama4_text": (500_000.0, 128),
+    "smollm3": (2_000_000.0, None), "qwen2_5_vl": (1_000_000.0, None),
+    "qwen2_5_vl_text": (1_000_000.0, None), "qwen3": (_DEFAULT_THETA, 128),
+    "gemma3": (1_000_000.0, 256), "gemma3_text": (1_000_000.0, 256),
+    "gemma4": (_DEFAULT_THETA, 256), "gemma4_text": (_DEFAULT_THETA, 256),
+    "qwen3_next": (_DEFAULT_THETA, 256), "ministral3": (_DEFAULT_THETA, 128),
     "minimax_m2": (5_000_000.0, 128),
 }
 # Gemma4TextConfig: full-attention layers use 512-wide heads unless global_head_dim says otherwise
@@ -90,7 +83,6 @@ _UNROTATED_LAYER_TYPES = ("linear_attention",)
 # model_type -> default partial_rotary_factor (GPT-NeoX's rotary_pct, Qwen3NextConfig's)
 _PARTIAL_DEFAULTS: dict[str, float] = {"gpt_neox": 0.25, "qwen3_next": 0.25}
 _PHI3_ORIGINAL_MAX_POSITION_EMBEDDINGS = 4096
-_GEMMA3_LAYER_TYPES = ("full_attention", "sliding_attention")
 
 
 def _flatten(config: Mapping[str, Any]) -> dict[str, Any]:
