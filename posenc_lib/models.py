@@ -6,24 +6,13 @@ A ``config.json`` states RoPE in several generations of format;
 dict; ``_scaling_checks.read_keys`` checks the keys once; the type's ``_compute_<type>``
 (:mod:`posenc_lib.scaling`, plus Gemma 4's ``proportional`` here) gives the frequencies.
 
-=================================  =========================================================
-config.json form                   read as
-=================================  =========================================================
-``rope_scaling`` + ``rope_theta``  legacy (transformers 4.x): the scaling dict and the base
-``rope_parameters``                transformers 5: one dict holding ``rope_theta`` as well
-``rope_parameters`` by layer type  e.g. Gemma 3's ``full_attention`` / ``sliding_attention``
-``rope_local_base_freq``           Gemma 3's legacy base of the sliding-window layers
-``type`` / ``rope_type``           legacy and new name of the scaling type
-``head_dim``, ``qk_rope_head_dim`` explicit head size; MLA's rotary part (DeepSeek)
-``partial_rotary_factor``          only the first fraction of each head rotates
-``rotary_pct``, ``rotary_emb_base`` GPT-NeoX / Pythia names of the two above
-``original_max_position_embeddings`` at the top level: Phi-3's trained length
-``rotary_dim``                     MiniMax-M2's count of rotated dims: ``p = rotary_dim / head``
-``"proportional"``, ``global_head_dim`` Gemma 4's p-RoPE on its wide global heads
-``layer_types`` / ``full_attention_interval`` hybrids: linear-attention layers have no RoPE
-``mla_use_nope``                   Kimi Linear: MLA without RoPE (refused, with the reason)
-``mrope_section``                  Qwen2.5-VL / Qwen3-VL: checked to cover the rotated pairs
-=================================  =========================================================
+Forms read: legacy ``rope_scaling`` + ``rope_theta``; transformers 5's ``rope_parameters``, flat
+or per layer type (Gemma 3, with ``rope_local_base_freq``); ``type`` / ``rope_type``;
+``head_dim`` or MLA's ``qk_rope_head_dim``; ``partial_rotary_factor`` (GPT-NeoX:
+``rotary_pct``, ``rotary_emb_base``; MiniMax-M2: ``rotary_dim``); Phi-3's top-level
+``original_max_position_embeddings``; Gemma 4's ``"proportional"`` with ``global_head_dim``;
+hybrids' ``layer_types`` / ``full_attention_interval``; Kimi Linear's ``mla_use_nope`` (refused
+with the reason); Qwen-VL's ``mrope_section`` (checked to cover the rotated pairs).
 
 Each helper of :func:`_read_config` states the precedence rule it implements (transformers'
 ``rope_scaling or rope_parameters``, ``get(key) or default``, class defaults in
