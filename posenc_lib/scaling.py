@@ -416,7 +416,10 @@ def rope_frequencies(head_dim: int, base: float = 10000.0,
     ``theta_i = base**(-2i/d)`` rescaled as in the module table. This function does not see
     ``max_position_embeddings``, so ``dynamic``'s ``L`` is the dict's
     ``original_max_position_embeddings``, and ``longrope`` needs ``factor`` or
-    ``attention_factor``. ``beta_fast`` / ``beta_slow`` absent, None or 0 mean 32 / 1
+    ``attention_factor``. ``yarn`` uses the dict's ``factor``; some transformers versions
+    replaced it by ``max_position_embeddings / original_max_position_embeddings`` (issue #38224,
+    fixed in #40320), which left configs with equal lengths, as in Qwen2.5's model cards,
+    unscaled. ``beta_fast`` / ``beta_slow`` absent, None or 0 mean 32 / 1
     (transformers' ``get(key) or default``); ``truncate`` defaults to True. A whole config.json
     goes to :func:`posenc_lib.models.rope_frequencies_from_config`.
 
