@@ -1,15 +1,10 @@
-"""The rules that every input of :mod:`posenc_lib.scaling` is checked by, in one place.
+"""The rules that check every input of :mod:`posenc_lib.scaling`, in one place.
 
-Each rule takes the parameter's name and its value and returns the cleaned value, or raises a
-ValueError or TypeError that names the parameter, the value and what is allowed. A public
-function of :mod:`posenc_lib.scaling` calls :func:`checked` once, first.
-
-:func:`read_keys` is the one validation pass over a Hugging Face ``rope_scaling`` dict, for
-both front ends: :func:`posenc_lib.scaling.rope_frequencies` (names ``rope_scaling['key']``)
-and :func:`posenc_lib.models.rope_frequencies_from_config` (names such as
-``config['rope_scaling']['key']``). It follows transformers' rules, ``get(key) or default``
-included, and runs each method's cross-checks (list lengths, band edges, betas). The
-``_compute_<type>`` functions then trust the keys it returns.
+A rule takes a name and a value and returns the cleaned value, or raises a ValueError or
+TypeError naming the parameter, the value and what is allowed. :func:`read_keys` is the one pass
+over a Hugging Face ``rope_scaling`` dict for both front ends (``scaling.rope_frequencies`` and
+``models.rope_frequencies_from_config``), with transformers' ``get(key) or default`` and each
+method's cross-checks; the ``_compute_<type>`` functions then trust the keys it returns.
 """
 
 from __future__ import annotations
@@ -31,10 +26,11 @@ from posenc_lib._checks import (
 )
 
 
-def _length(name: str, value: Any) -> int:
+def whole_number(name: str, value: Any, minimum: int = 1) -> int:
+    """An int >= ``minimum``; a whole float such as JSON's 32768.0 is accepted, as in HF."""
     if isinstance(value, float) and value.is_integer():
-        value = int(value)  # JSON configs sometimes store 32768.0; Hugging Face accepts it
-    return check_int(name, value)
+        value = int(value)
+    return check_int(name, value, minimum=minimum)
 
 
 def _factor_list(name: str, value: Any) -> NDArray[np.float64]:
@@ -51,7 +47,7 @@ _RULES: dict[str, Callable[[str, Any], Any]] = {
     "base": lambda name, v: check_float(name, v, greater_than=1.0),
     "factor": lambda name, v: check_float(name, v, at_least=1.0),
     "scale": lambda name, v: check_float(name, v, greater_than=0.0),
-    "original_max_position_embeddings": _length,
+    "original_max_position_embeddings": whole_number,
     "seq_len": lambda name, v: None if v is None else check_int(name, v),
     "beta_fast": lambda name, v: check_float(name, v, greater_than=0.0),
     "beta_slow": lambda name, v: check_float(name, v, greater_than=0.0),
@@ -76,16 +72,29 @@ def checked(prefix: str = "", **values: Any) -> tuple[Any, ...]:
                  values.items())
 
 
+def _key(where: str, key: str) -> str:
+    return f"{where}[{key!r}]" if where else key
+
+
 def check_ntk_head_dim(head_dim: int, name: str = "head_dim") -> None:
     if head_dim < 4:
         raise ValueError(f"{name} must be an even integer >= 4 for NTK scaling (exponent "
                          f"d/(d-2)); got {head_dim}")
 
 
-def check_betas(beta_fast: float, beta_slow: float) -> None:
+def check_betas(beta_fast: float, beta_slow: float, where: str = "") -> None:
     if not beta_fast > beta_slow:
-        raise ValueError(f"beta_fast must be > beta_slow (defaults 32 and 1); got "
-                         f"beta_fast={beta_fast} and beta_slow={beta_slow}")
+        zero = ", also for 0" if where else ""
+        raise ValueError(f"{_key(where, 'beta_fast')} must be > {_key(where, 'beta_slow')} "
+                         f"(defaults 32 and 1{zero}); got beta_fast={beta_fast} and "
+                         f"beta_slow={beta_slow}")
+
+
+def check_bands(low: float, high: float, where: str = "") -> None:
+    if not low <= high:
+        raise ValueError(f"{_key(where, 'low_freq_factor')} must be <= "
+                         f"{_key(where, 'high_freq_factor')}; got low_freq_factor={low} and "
+                         f"high_freq_factor={high}")
 
 
 _KEYS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {  # (required, optional) keys
@@ -151,21 +160,14 @@ def _check_ntk(keys: Mapping[str, Any], head_dim: int, where: str, head_dim_name
 
 
 def _check_yarn(keys: Mapping[str, Any], head_dim: int, where: str, head_dim_name: str) -> None:
-    fast, slow = keys["beta_fast"], keys["beta_slow"]
-    if not fast > slow:
-        raise ValueError(f"{where}['beta_fast'] must be > {where}['beta_slow'] (defaults 32 and "
-                         f"1, also for 0); got beta_fast={fast} and beta_slow={slow}")
+    check_betas(keys["beta_fast"], keys["beta_slow"], where)
 
 
 def _check_llama3(keys: Mapping[str, Any], head_dim: int, where: str, head_dim_name: str) -> None:
-    low, high = keys["low_freq_factor"], keys["high_freq_factor"]
-    if not low <= high:
-        raise ValueError(f"{where}['low_freq_factor'] must be <= {where}['high_freq_factor']; "
-                         f"got low_freq_factor={low} and high_freq_factor={high}")
+    check_bands(keys["low_freq_factor"], keys["high_freq_factor"], where)
 
 
-def _check_longrope(keys: Mapping[str, Any], head_dim: int, where: str,
-                    head_dim_name: str) -> None:
+def _check_longrope(keys: Mapping[str, Any], head_dim: int, where: str, head_dim_name: str) -> None:
     for key in ("short_factor", "long_factor"):
         if keys[key].shape[0] != head_dim // 2:
             raise ValueError(f"{where}[{key!r}] must have {head_dim_name} // 2 = {head_dim // 2} "

@@ -1,18 +1,13 @@
 """The formulas that the sinusoidal encoding and RoPE share: frequencies, wavelengths, angles.
 
-Symbols, the same in every module, notebook and figure of the course:
+Symbols used in every module, notebook and figure: ``theta_i = base**(-2i/d)`` is the
+*frequency* of pair ``i`` (radians per position), ``m theta_i`` its *angle* at position ``m``,
+``lambda_i = 2 pi / theta_i`` its *wavelength* and ``r_i = L / lambda_i`` its number of turns in
+``L`` positions. Pair ``i`` sits in columns ``(2i, 2i+1)`` (*interleaved*, the paper, RoFormer)
+or ``(i, i + d/2)`` (*split*, tensor2tensor, GPT-NeoX / Hugging Face).
 
-- ``theta_i = base**(-2i/d)`` is the *frequency* of pair ``i`` (radians per position);
-- ``m * theta_i`` is the *angle* of pair ``i`` at position ``m``;
-- ``lambda_i = 2 pi / theta_i`` is the *wavelength* of pair ``i`` (positions per full turn);
-- ``r_i = L / lambda_i`` is the number of full turns pair ``i`` makes in ``L`` positions.
-
-Pairs are laid out in one of two ways: *interleaved*, pair ``i`` in columns ``(2i, 2i+1)``, as
-in the paper and in RoFormer; or *split*, pair ``i`` in columns ``(i, i + d/2)``, as in
-tensor2tensor's [sin | cos] encoding and in GPT-NeoX / Hugging Face RoPE.
-:func:`split_permutation` takes one to the other.
-
-The sinusoidal encoding and RoPE both build on these functions.
+References: Vaswani et al., "Attention Is All You Need", 2017, section 3.5; Su et al.,
+"RoFormer", arXiv 2104.09864.
 
 Notebooks: 02_sinusoidal_formula and 05_rope.
 """
@@ -31,13 +26,7 @@ from posenc_lib._checks import (
     check_positions,
 )
 
-__all__ = [
-    "inverse_frequencies",
-    "wavelengths",
-    "turns_in_context",
-    "angles",
-    "split_permutation",
-]
+__all__ = ["inverse_frequencies", "wavelengths", "turns_in_context", "angles", "split_permutation"]
 
 
 def inverse_frequencies(dim: int, base: float = 10000.0) -> NDArray[np.float64]:
@@ -46,25 +35,17 @@ def inverse_frequencies(dim: int, base: float = 10000.0) -> NDArray[np.float64]:
     Parameters
     ----------
     dim : int
-        ``d_model`` of the sinusoidal encoding, or the rotary ``head_dim`` of RoPE; even, >= 2.
+        ``d_model``, or RoPE's rotary ``head_dim``; even, >= 2.
     base : float, default 10000.0
-        The base of the geometric progression (``rope_theta`` in model configs), > 1.
+        ``rope_theta``, > 1.
 
     Returns
     -------
     inv_freq : ndarray of float64, shape (dim // 2,)
-        Radians per position, from ``theta_0 = 1`` down to ``base**(-(dim-2)/dim)``.
 
     Notes
     -----
-    ``theta_i = base**(-2i/d) = exp(-(2i/d) ln base)`` for ``i = 0 .. d/2 - 1``. A large
-    ``theta_i`` turns fast (short wavelength); a small one turns slowly. The paper writes it as
-    the "division term" ``1 / base**(2i/d)``; Hugging Face calls the array ``inv_freq``.
-
-    References
-    ----------
-    Vaswani et al., "Attention Is All You Need", 2017, section 3.5; Su et al., "RoFormer",
-    arXiv 2104.09864, eq. (15).
+    ``theta_i = base**(-2i/d)`` for ``i = 0 .. d/2 - 1`` (Hugging Face's ``inv_freq``).
 
     Examples
     --------
@@ -83,17 +64,15 @@ def wavelengths(inv_freq: ArrayLike) -> NDArray[np.float64]:
     Parameters
     ----------
     inv_freq : array_like, shape (n_pairs,)
-        Frequencies ``theta_i`` > 0, for example from :func:`inverse_frequencies`.
+        Frequencies ``theta_i`` > 0.
 
     Returns
     -------
     wavelength : ndarray of float64, shape (n_pairs,)
-        Positions per full turn of each pair.
 
     Notes
     -----
-    ``lambda_i = 2 pi / theta_i``. With the default frequencies the wavelengths grow
-    geometrically from ``2 pi`` to about ``2 pi base``.
+    ``lambda_i = 2 pi / theta_i``.
 
     Examples
     --------
@@ -116,7 +95,7 @@ def turns_in_context(inv_freq: ArrayLike, length: int) -> NDArray[np.float64]:
     inv_freq : array_like, shape (n_pairs,)
         Frequencies ``theta_i`` > 0.
     length : int
-        A context length ``L`` >= 1 (for example the trained length).
+        A context length ``L`` >= 1.
 
     Returns
     -------
@@ -124,9 +103,7 @@ def turns_in_context(inv_freq: ArrayLike, length: int) -> NDArray[np.float64]:
 
     Notes
     -----
-    ``r_i = L / lambda_i = L theta_i / (2 pi)``. A pair with ``r_i < 1`` never completes a turn
-    within ``L``, so positions past ``L`` show it angles it has never seen. YaRN's
-    ``beta_fast`` and ``beta_slow`` are thresholds on ``r``.
+    ``r_i = L / lambda_i = L theta_i / (2 pi)``; pairs with ``r_i < 1`` never complete a turn.
 
     Examples
     --------
@@ -145,19 +122,17 @@ def angles(positions: ArrayLike, inv_freq: ArrayLike) -> NDArray[np.float64]:
     Parameters
     ----------
     positions : array_like, shape (n,)
-        Positions ``m``: integers, or floats for interpolated positions; may be negative.
+        Positions ``m`` (floats and negatives allowed).
     inv_freq : array_like, shape (n_pairs,)
         Frequencies ``theta_i``.
 
     Returns
     -------
     angle : ndarray of float64, shape (n, n_pairs)
-        ``angle[m, i] = positions[m] * inv_freq[i]``.
 
     Notes
     -----
-    ``phi_(m,i) = m theta_i``. The product is formed in float64 whatever the inputs are, so
-    large positions keep their precision before any cast (notebook 08).
+    ``phi_(m,i) = m theta_i``, formed in float64 whatever the inputs are.
 
     Examples
     --------
@@ -173,10 +148,8 @@ def angles(positions: ArrayLike, inv_freq: ArrayLike) -> NDArray[np.float64]:
     with np.errstate(over="ignore"):
         largest = np.max(np.abs(pos), initial=0.0) * np.max(np.abs(theta))
     if largest == np.inf:
-        raise ValueError(
-            f"positions * inv_freq must stay finite in float64; got |positions| up to "
-            f"{np.max(np.abs(pos)):g} and |inv_freq| up to {np.max(np.abs(theta)):g}"
-        )
+        raise ValueError(f"positions * inv_freq must stay finite in float64; got |positions| up to "
+                         f"{np.max(np.abs(pos)):g} and |inv_freq| up to {np.max(np.abs(theta)):g}")
     # phi[m, i] = m * theta_i
     return np.multiply.outer(pos, theta)
 
@@ -192,14 +165,10 @@ def split_permutation(dim: int) -> NDArray[np.intp]:
     Returns
     -------
     perm : ndarray of int, shape (dim,)
-        ``[0, 2, 4, ..., dim-2, 1, 3, ..., dim-1]``.
 
     Notes
     -----
-    Interleaved pair ``i`` sits in columns ``(2i, 2i+1)``; split pair ``i`` in ``(i, i + d/2)``.
-    So ``split = interleaved[..., perm]`` and ``interleaved = split[..., np.argsort(perm)]``.
-    It maps the paper's sinusoidal encoding onto tensor2tensor's [sin | cos] layout, and Meta's
-    interleaved RoPE weights onto Hugging Face's ``rotate_half`` layout.
+    ``perm = [0, 2, ..., d-2, 1, 3, ..., d-1]``: ``split = interleaved[..., perm]``.
 
     Examples
     --------

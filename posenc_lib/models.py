@@ -1,74 +1,25 @@
 """RoPE frequencies straight from a model's ``config.json``, as Hugging Face computes them.
 
-A published model does not say "``head_dim=128, base=5e5``": it ships a ``config.json`` whose
-RoPE fields come in several generations of format. :func:`rope_frequencies_from_config` reads
-any of them in three steps, as transformers does: an adapter (:func:`_read_config`) normalises
-them into what RoPE needs (the rope type, the rotary dimension, the base and one scaling dict);
-``posenc_lib._scaling_checks.read_keys`` checks the dict's keys once (the same pass as
-:func:`posenc_lib.scaling.rope_frequencies`); the type's ``_compute_<type>`` function from the
-dispatch table gives the frequencies. Every formula keeps its one home in
-:mod:`posenc_lib.scaling`, except Gemma 4's ``proportional`` (:func:`_compute_proportional`).
+A ``config.json`` states RoPE in several generations of format;
+:func:`rope_frequencies_from_config` reads any of them in three steps, as transformers does:
+:func:`_read_config` normalises it into the rope type, rotary dimension, base and one scaling
+dict; ``_scaling_checks.read_keys`` checks the keys once; the type's ``_compute_<type>``
+(:mod:`posenc_lib.scaling`, plus Gemma 4's ``proportional`` here) gives the frequencies.
 
-=================================  =========================================================
-config.json form                   read as
-=================================  =========================================================
-``rope_scaling`` + ``rope_theta``  legacy (transformers 4.x): the scaling dict and the base
-``rope_parameters``                transformers 5: one dict holding ``rope_theta`` as well
-``rope_parameters`` by layer type  e.g. Gemma 3's ``full_attention`` / ``sliding_attention``
-``rope_local_base_freq``           Gemma 3's legacy base of the sliding-window layers
-``type`` / ``rope_type``           legacy and new name of the scaling type
-``head_dim``, ``qk_rope_head_dim`` explicit head size; MLA's rotary part (DeepSeek)
-``partial_rotary_factor``          only the first fraction of each head rotates
-``rotary_pct``, ``rotary_emb_base`` GPT-NeoX / Pythia names of the two above
-``original_max_position_embeddings`` at the top level: Phi-3's trained length
-``rotary_dim``                     MiniMax-M2's count of rotated dims: ``p = rotary_dim / head``
-``"proportional"``, ``global_head_dim`` Gemma 4's p-RoPE on its wide global heads
-``layer_types`` / ``full_attention_interval`` hybrids: linear-attention layers have no RoPE
-``mla_use_nope``                   Kimi Linear: MLA without RoPE (refused, with the reason)
-``mrope_section``                  Qwen2.5-VL / Qwen3-VL: checked to cover the rotated pairs
-=================================  =========================================================
+Forms read: legacy ``rope_scaling`` + ``rope_theta``; transformers 5's ``rope_parameters``, flat
+or per layer type (Gemma 3, with ``rope_local_base_freq``); ``type`` / ``rope_type``;
+``head_dim`` or MLA's ``qk_rope_head_dim``; ``partial_rotary_factor`` (GPT-NeoX:
+``rotary_pct``, ``rotary_emb_base``; MiniMax-M2: ``rotary_dim``); Phi-3's top-level
+``original_max_position_embeddings``; Gemma 4's ``"proportional"`` with ``global_head_dim``;
+hybrids' ``layer_types`` / ``full_attention_interval``; Kimi Linear's ``mla_use_nope`` (refused
+with the reason); Qwen-VL's ``mrope_section`` (checked to cover the rotated pairs).
 
-Normalisation, in transformers' order of precedence:
-
-- scaling dict: ``rope_scaling`` if truthy, else ``rope_parameters`` (for a per-layer dict, the
-  ``layer_type`` entry); type from ``rope_type``, else ``type``, else ``"default"``
-  (``"mrope"`` is ``"default"``; for ``model_type == "phi3"``, ``"yarn"`` is ``"longrope"``);
-- base: the dict's ``rope_theta``, else the top-level ``rope_theta`` (``rotary_emb_base`` for
-  GPT-NeoX), else the model class default (10000 unless listed in ``_MODEL_DEFAULTS``);
-- ``head_dim``: ``qk_rope_head_dim`` (MLA), else ``head_dim``, else the class default, else
-  ``hidden_size // num_attention_heads``; ``rotary_dim = int(head_dim * p)`` with ``p`` the
-  dict's or the top level's ``partial_rotary_factor`` (``rotary_pct``; class default 0.25 for
-  GPT-NeoX and Qwen3-Next); MiniMax-M2's ``rotary_dim`` gives ``p = rotary_dim / head_dim``
-  (a config that gives both must agree);
-- trained length ``L``: for ``dynamic``, ``max_position_embeddings`` (transformers' dynamic
-  NTK reads that, not ``original_max_position_embeddings``); for ``llama3``, ``yarn`` and
-  ``longrope``, a top-level ``original_max_position_embeddings`` (flat dicts only; 4096 by
-  default for phi3), else the dict's, else ``max_position_embeddings``;
-- ``yarn``: ``beta_fast`` / ``beta_slow`` absent, None or 0 mean 32 / 1 (transformers'
-  ``get(key) or default``, the same rule as :func:`~posenc_lib.scaling.rope_frequencies`);
-  ``truncate`` defaults to True and is read only from a flat dict;
-- ``longrope`` without ``factor`` and ``attention_factor``: ``s = max_position_embeddings / L``
-  (``s <= 1``: attention factor 1); the long list is used when ``seq_len > L``;
-- ``llama3`` with ``low_freq_factor == high_freq_factor`` (Llama 4 Scout): no band to blend,
-  ``theta_i / s`` where ``2 pi / theta_i > L / low_freq_factor``, ``theta_i`` elsewhere
-  (:func:`~posenc_lib.scaling.llama3_inv_freq` gives this step);
-- ``proportional`` (Gemma 4's p-RoPE): on a head of ``D`` dims (``global_head_dim``, else 512
-  on Gemma 4's full-attention layers), the first ``int(p * D // 2)`` pairs keep
-  ``theta_i = base**(-2i/D)`` and the others get 0, all divided by ``factor`` (default 1); the
-  result has ``D // 2`` entries;
-- no RoPE at all is a ValueError with the reason: ``layer_type="linear_attention"`` (Gated
-  DeltaNet, KDA; Qwen3-Next's layer pattern is full attention every
-  ``full_attention_interval``-th layer, 4 by default) and MLA with ``mla_use_nope`` or
-  ``qk_rope_head_dim == 0`` (Kimi Linear);
-- ``mrope_section`` (Qwen2.5-VL, Qwen3-VL) must be three counts adding up to
-  ``rotary_dim // 2``; the frequencies are the default ones.
-
-The reference is transformers 5.23.0 (``modeling_rope_utils.py`` and each model's
-``RotaryEmbedding`` and configuration class: ``configuration_gemma3.py``,
-``configuration_gpt_neox.py``, ``configuration_phi3.py``, ``configuration_deepseek_v3.py``,
-``configuration_gemma4.py``, ``modeling_gemma4.py``, ``configuration_qwen3_next.py``,
-``configuration_kimi_linear.py``); ``tests/test_models.py`` compares the result with
-values that transformers itself produced (``tools/make_hf_reference.py``).
+Each helper of :func:`_read_config` states the precedence rule it implements (transformers'
+``rope_scaling or rope_parameters``, ``get(key) or default``, class defaults in
+``_MODEL_DEFAULTS``). No RoPE at all (linear-attention layers, MLA with ``mla_use_nope``) is a
+ValueError with the reason. The reference is transformers 5.23.0 (``modeling_rope_utils.py`` and
+the models' configuration classes); ``tests/test_models.py`` compares with values transformers
+produced (``tools/make_hf_reference.py``).
 
 Notebook: 09_rope_in_todays_models.
 """
@@ -83,44 +34,33 @@ import numpy as np
 from numpy.typing import NDArray
 
 from posenc_lib._checks import _describe, check_float, check_int, check_positions
-from posenc_lib._scaling_checks import read_keys
+from posenc_lib._scaling_checks import read_keys, whole_number
 from posenc_lib.attention_variants import nope_attention_scale
+from posenc_lib.rope_variants import p_rope_frequencies
 from posenc_lib.scaling import COMPUTE
 
 __all__ = ["HF_ROPE_TYPES", "effective_logit_scale", "rope_frequencies_from_config"]
 
 HF_ROPE_TYPES: tuple[str, ...] = (
-    "default", "linear", "dynamic", "yarn", "llama3", "longrope", "proportional"
-)
-"""The ``rope_type`` values of transformers 5.23.0 that :func:`rope_frequencies_from_config`
-reproduces (plus the aliases in ``_TYPE_ALIASES``)."""
+    "default", "linear", "dynamic", "yarn", "llama3", "longrope", "proportional")
+"""The transformers 5.23.0 ``rope_type`` values read here (plus ``_TYPE_ALIASES``)."""
 
-# Legacy names that transformers' configuration classes rewrite before computing anything.
-# "mrope": Qwen2-VL / Qwen2.5-VL (the frequencies are the default ones; the sections only say
-# which position axis each pair reads). "yarn" for phi3: Phi3Config runs it as longrope. (Phi-3's
-# first name "su" is refused: transformers 5.23.0 renames it only after filling in the trained
-# length, and then fails on the missing original_max_position_embeddings.)
+# Legacy names transformers rewrites first: "mrope" (Qwen2-VL: default frequencies), "yarn" for
+# phi3 (run as longrope). Phi-3's "su" is refused, as transformers 5.23.0 fails on it too.
 _TYPE_ALIASES: dict[str, str] = {"mrope": "default"}
 _PHI3_ALIASES: dict[str, str] = {"yarn": "longrope"}
 
-# Defaults of transformers' configuration classes for keys a config.json may leave out.
+# transformers' configuration class defaults for keys a config.json may leave out
 _DEFAULT_THETA = 10_000.0
 _GEMMA3_LOCAL_THETA = 10_000.0
 # model_type -> (default rope_theta, default head_dim or None for hidden_size // heads)
 _MODEL_DEFAULTS: dict[str, tuple[float, int | None]] = {
-    "gpt_oss": (150_000.0, 64),
-    "llama4": (500_000.0, 128),
-    "llama4_text": (500_000.0, 128),
-    "smollm3": (2_000_000.0, None),
-    "qwen2_5_vl": (1_000_000.0, None),
-    "qwen2_5_vl_text": (1_000_000.0, None),
-    "qwen3": (_DEFAULT_THETA, 128),
-    "gemma3": (1_000_000.0, 256),
-    "gemma3_text": (1_000_000.0, 256),
-    "gemma4": (_DEFAULT_THETA, 256),
-    "gemma4_text": (_DEFAULT_THETA, 256),
-    "qwen3_next": (_DEFAULT_THETA, 256),
-    "ministral3": (_DEFAULT_THETA, 128),
+    "gpt_oss": (150_000.0, 64), "llama4": (500_000.0, 128), "llama4_text": (500_000.0, 128),
+    "smollm3": (2_000_000.0, None), "qwen2_5_vl": (1_000_000.0, None),
+    "qwen2_5_vl_text": (1_000_000.0, None), "qwen3": (_DEFAULT_THETA, 128),
+    "gemma3": (1_000_000.0, 256), "gemma3_text": (1_000_000.0, 256),
+    "gemma4": (_DEFAULT_THETA, 256), "gemma4_text": (_DEFAULT_THETA, 256),
+    "qwen3_next": (_DEFAULT_THETA, 256), "ministral3": (_DEFAULT_THETA, 128),
     "minimax_m2": (5_000_000.0, 128),
 }
 # Gemma4TextConfig: full-attention layers use 512-wide heads unless global_head_dim says otherwise
@@ -132,7 +72,6 @@ _UNROTATED_LAYER_TYPES = ("linear_attention",)
 # model_type -> default partial_rotary_factor (GPT-NeoX's rotary_pct, Qwen3NextConfig's)
 _PARTIAL_DEFAULTS: dict[str, float] = {"gpt_neox": 0.25, "qwen3_next": 0.25}
 _PHI3_ORIGINAL_MAX_POSITION_EMBEDDINGS = 4096
-_GEMMA3_LAYER_TYPES = ("full_attention", "sliding_attention")
 
 
 def _flatten(config: Mapping[str, Any]) -> dict[str, Any]:
@@ -142,22 +81,16 @@ def _flatten(config: Mapping[str, Any]) -> dict[str, Any]:
     if text is None:
         return flat
     if not isinstance(text, Mapping):
-        raise TypeError(
-            f"config['text_config'] must be a dict (the language model's config); "
-            f"got {_describe(text)} ({type(text).__name__})"
-        )
+        raise TypeError(f"config['text_config'] must be a dict (the language model's config); "
+                        f"got {_describe(text)} ({type(text).__name__})")
     flat.update(text)
     return flat
 
 
-def _int_field(
-    cfg: Mapping[str, Any], key: str, *, minimum: int = 1, name: str | None = None
-) -> int:
+def _int_field(cfg: Mapping[str, Any], key: str, *, minimum: int = 1,
+               name: str | None = None) -> int:
     """``cfg[key]`` as an int >= ``minimum`` (32768.0 accepted), named ``config['key']``."""
-    value = cfg[key]
-    if isinstance(value, float) and value.is_integer():
-        value = int(value)  # JSON configs sometimes store 32768.0
-    return check_int(name or f"config[{key!r}]", value, minimum=minimum)
+    return whole_number(name or f"config[{key!r}]", cfg[key], minimum)
 
 
 def _head_dim(cfg: Mapping[str, Any], model_type: str | None) -> int:
@@ -175,8 +108,7 @@ def _head_dim(cfg: Mapping[str, Any], model_type: str | None) -> int:
     if missing:
         raise ValueError(
             "config needs 'head_dim' (or 'qk_rope_head_dim'), or both 'hidden_size' and "
-            f"'num_attention_heads' to derive it; missing {missing}"
-        )
+            f"'num_attention_heads' to derive it; missing {missing}")
     hidden = _int_field(cfg, "hidden_size")
     heads = _int_field(cfg, "num_attention_heads")
     # head_dim = hidden_size // num_attention_heads
@@ -208,10 +140,8 @@ def _scaling_dict(cfg: Mapping[str, Any]) -> tuple[dict[str, Any], str]:
     if value is None:
         return {}, key
     if not isinstance(value, Mapping):
-        raise TypeError(
-            f"config[{key!r}] must be a dict (or null); got {_describe(value)} "
-            f"({type(value).__name__})"
-        )
+        raise TypeError(f"config[{key!r}] must be a dict (or null); got {_describe(value)} "
+                        f"({type(value).__name__})")
     return dict(value), key
 
 
@@ -235,8 +165,7 @@ def _gemma3_parameters(cfg: Mapping[str, Any], gemma: bool) -> dict[str, Any]:
     if legacy is not None:
         if not isinstance(legacy, Mapping):
             raise TypeError(
-                f"config['rope_scaling'] must be a dict (or null); got {_describe(legacy)}"
-            )
+                f"config['rope_scaling'] must be a dict (or null); got {_describe(legacy)}")
         full.update(legacy)  # the legacy scaling applies to the global layers only
     global_theta = _MODEL_DEFAULTS["gemma3_text"][0] if gemma else _DEFAULT_THETA
     full.setdefault("rope_theta", cfg.get("rope_theta", global_theta))
@@ -245,21 +174,18 @@ def _gemma3_parameters(cfg: Mapping[str, Any], gemma: bool) -> dict[str, Any]:
     return nested
 
 
-def _select_layer(
-    nested: Mapping[str, Any], layer_type: Any, where: str
-) -> tuple[dict[str, Any], str]:
+def _select_layer(nested: Mapping[str, Any], layer_type: Any,
+                  where: str) -> tuple[dict[str, Any], str]:
     kinds = ", ".join(map(repr, nested))
     if layer_type is None:
         raise ValueError(
-            f"layer_type is required: {where} has one RoPE per layer type; pass one of {kinds}"
-        )
+            f"layer_type is required: {where} has one RoPE per layer type; pass one of {kinds}")
     if not isinstance(layer_type, str) or layer_type not in nested:
         raise ValueError(f"layer_type must be one of {kinds}; got {_describe(layer_type)}")
     chosen = nested[layer_type]
     if chosen is None:
         raise ValueError(
-            f"{where}[{layer_type!r}] is null: layers of type {layer_type!r} use no RoPE (NoPE)"
-        )
+            f"{where}[{layer_type!r}] is null: layers of type {layer_type!r} use no RoPE (NoPE)")
     return dict(chosen), f"{where}[{layer_type!r}]"
 
 
@@ -267,8 +193,7 @@ def _max_positions(cfg: Mapping[str, Any], rope_type: str) -> int:
     if cfg.get("max_position_embeddings") is None:
         raise ValueError(
             f"config['max_position_embeddings'] is required for rope_type {rope_type!r}; "
-            "transformers reads the trained or target length from it"
-        )
+            "transformers reads the trained or target length from it")
     return _int_field(cfg, "max_position_embeddings")
 
 
@@ -297,14 +222,12 @@ def _refuse_unrotated(cfg: Mapping[str, Any], layer_type: Any) -> None:
         raise ValueError(
             "config['mla_use_nope'] is true (or qk_rope_head_dim is 0): the MLA layers use no "
             "RoPE (NoPE, as in Kimi Linear), so there are no frequencies to compute; its linear-"
-            "attention (KDA) layers carry order through their recurrence instead"
-        )
+            "attention (KDA) layers carry order through their recurrence instead")
     if isinstance(layer_type, str) and layer_type in _UNROTATED_LAYER_TYPES:
         raise ValueError(
             f"layer_type {layer_type!r} has no position encoding: a linear-attention layer "
             "(Gated DeltaNet, KDA) keeps a recurrent state, not rotated keys; pass "
-            "'full_attention' for the layers that rotate"
-        )
+            "'full_attention' for the layers that rotate")
 
 
 def _explicit_rotary_dim(cfg: Mapping[str, Any], head_dim: int, partial: float | None) -> int:
@@ -314,13 +237,11 @@ def _explicit_rotary_dim(cfg: Mapping[str, Any], head_dim: int, partial: float |
     if explicit > head_dim or explicit % 2:
         raise ValueError(
             f"config['rotary_dim'] must be an even number of dimensions <= head_dim = {head_dim};"
-            f" got {explicit}"
-        )
+            f" got {explicit}")
     if partial is not None and int(head_dim * partial) != explicit:
         raise ValueError(
             f"config['rotary_dim'] = {explicit} disagrees with partial_rotary_factor {partial} "
-            f"(int({head_dim} * {partial}) = {int(head_dim * partial)}); give one of them"
-        )
+            f"(int({head_dim} * {partial}) = {int(head_dim * partial)}); give one of them")
     return explicit
 
 
@@ -337,20 +258,13 @@ def _check_mrope_section(params: Mapping[str, Any], where: str, rotary_dim: int)
     if len(counts) != 3 or sum(counts) != rotary_dim // 2:
         raise ValueError(
             f"{where}['mrope_section'] must be 3 counts (time, height, width) adding up to the "
-            f"{rotary_dim // 2} rotated pairs; got {counts}"
-        )
+            f"{rotary_dim // 2} rotated pairs; got {counts}")
 
 
-def _layer_parameters(
-    cfg: Mapping[str, Any], model_type: str | None, layer_type: Any
-) -> tuple[dict[str, Any], str, bool]:
-    """Return the scaling dict that applies to ``layer_type``, the name it is read under, and
-    whether the config has one dict per layer type.
-
-    Gemma 3 (or a config with ``rope_local_base_freq``) gets its two dicts from
-    :func:`_gemma3_parameters`. Layers without RoPE are refused first. A nested dict needs
-    ``layer_type``; a flat one accepts None or any of the config's ``layer_types``.
-    """
+def _layer_parameters(cfg: Mapping[str, Any], model_type: str | None,
+                      layer_type: Any) -> tuple[dict[str, Any], str, bool]:
+    """The scaling dict for ``layer_type`` (transformers: ``rope_scaling or rope_parameters``,
+    Gemma 3's two dicts), its name, and whether the config has one dict per layer type."""
     params, key = _scaling_dict(cfg)
     where = f"config[{key!r}]"
     gemma = model_type in ("gemma3", "gemma3_text")
@@ -364,15 +278,12 @@ def _layer_parameters(
     if layer_type is not None and layer_type not in kinds:
         raise ValueError(
             "layer_type must be None for a config with one RoPE for every layer, or one of "
-            f"its layer_types {kinds}; got {_describe(layer_type)}"
-        )
+            f"its layer_types {kinds}; got {_describe(layer_type)}")
     return params, where, False
 
 
-def _base(
-    cfg: Mapping[str, Any], params: Mapping[str, Any], where: str, model_type: str | None,
-    neox: bool,
-) -> float:
+def _base(cfg: Mapping[str, Any], params: Mapping[str, Any], where: str, model_type: str | None,
+          neox: bool) -> float:
     """``rope_theta``: the dict's, else the top level's (``rotary_emb_base`` for GPT-NeoX), else
     the model class default (``_MODEL_DEFAULTS``, 10000 otherwise); > 1."""
     if params.get("rope_theta") is not None:
@@ -383,16 +294,10 @@ def _base(
     return _MODEL_DEFAULTS.get(model_type or "", (_DEFAULT_THETA, None))[0]
 
 
-def _partial_rotary_factor(
-    cfg: Mapping[str, Any], params: Mapping[str, Any], where: str, model_type: str | None,
-    neox: bool,
-) -> tuple[float, str, bool]:
-    """Return ``p``, the name it was read under, and whether the config (or its class) gave it.
-
-    ``p`` is the dict's ``partial_rotary_factor``, else the top level's (GPT-NeoX: ``rotary_pct``
-    unless ``partial_rotary_factor`` is there), else the class default (0.25 for GPT-NeoX and
-    Qwen3-Next), else 1; it must lie in (0, 1].
-    """
+def _partial_rotary_factor(cfg: Mapping[str, Any], params: Mapping[str, Any], where: str,
+                           model_type: str | None, neox: bool) -> tuple[float, str, bool]:
+    """``p`` in (0, 1], its name, and whether it was given: the dict's, else the top level's
+    (GPT-NeoX: ``rotary_pct``), else the class default, else 1."""
     if params.get("partial_rotary_factor") is not None:
         name, value = f"{where}['partial_rotary_factor']", params["partial_rotary_factor"]
     else:
@@ -409,9 +314,8 @@ def _partial_rotary_factor(
     return partial, name, True
 
 
-def _rotary_dim(
-    cfg: Mapping[str, Any], head_dim: int, partial: float, given: bool, neox: bool
-) -> int:
+def _rotary_dim(cfg: Mapping[str, Any], head_dim: int, partial: float, given: bool,
+                neox: bool) -> int:
     """``rotary_dim = int(head_dim * p)``, even and >= 2; MiniMax-M2 gives ``rotary_dim`` itself."""
     if cfg.get("rotary_dim") is not None and not neox:
         return _explicit_rotary_dim(cfg, head_dim, partial if given else None)
@@ -420,15 +324,12 @@ def _rotary_dim(
     if rotary_dim < 2 or rotary_dim % 2:
         raise ValueError(
             f"the rotary dimension int(head_dim * partial_rotary_factor) = int({head_dim} * "
-            f"{partial}) = {rotary_dim} must be an even integer >= 2 (pairs)"
-        )
+            f"{partial}) = {rotary_dim} must be an even integer >= 2 (pairs)")
     return rotary_dim
 
 
-def _proportional_head(
-    cfg: Mapping[str, Any], model_type: str | None, layer_type: Any, head_dim: int,
-    partial: float, partial_name: str,
-) -> int:
+def _proportional_head(cfg: Mapping[str, Any], model_type: str | None, layer_type: Any,
+                       head_dim: int, partial: float, partial_name: str) -> int:
     """Gemma 4's head ``D`` for p-RoPE: ``global_head_dim``, else 512 on Gemma 4's
     full-attention layers, else ``head_dim``; ``int(p D // 2)`` pairs must turn (at least 1)."""
     head = head_dim
@@ -441,10 +342,8 @@ def _proportional_head(
     return head
 
 
-def _trained_length(
-    cfg: Mapping[str, Any], params: Mapping[str, Any], where: str, nested: bool,
-    model_type: str | None, rope_type: str,
-) -> int:
+def _trained_length(cfg: Mapping[str, Any], params: Mapping[str, Any], where: str, nested: bool,
+                    model_type: str | None, rope_type: str) -> int:
     """transformers' trained length ``L`` for llama3, yarn and longrope: a top-level
     ``original_max_position_embeddings`` (flat dicts only; 4096 by default for phi3), else the
     dict's, else ``max_position_embeddings``."""
@@ -458,19 +357,11 @@ def _trained_length(
     return _max_positions(cfg, rope_type)
 
 
-def _given_keys(
-    cfg: Mapping[str, Any], params: Mapping[str, Any], rope_type: str, where: str, nested: bool,
-    model_type: str | None,
-) -> dict[str, Any]:
-    """The scaling keys transformers takes from elsewhere in the config, read and checked here.
-
-    - ``dynamic``: ``L = max_position_embeddings`` (not the dict's
-      ``original_max_position_embeddings``);
-    - ``llama3``, ``yarn``, ``longrope``: ``L`` from :func:`_trained_length`;
-    - ``yarn`` in a per-layer dict: ``truncate`` is True (transformers reads it from flat dicts);
-    - ``longrope`` without ``factor`` and ``attention_factor`` (Phi-3):
-      ``s = max_position_embeddings / L``, and ``s <= 1`` counts as 1 (attention factor 1).
-    """
+def _given_keys(cfg: Mapping[str, Any], params: Mapping[str, Any], rope_type: str, where: str,
+                nested: bool, model_type: str | None) -> dict[str, Any]:
+    """Scaling keys transformers takes from elsewhere in the config: ``L`` (``dynamic``:
+    ``max_position_embeddings``), ``truncate`` True in a per-layer yarn dict, and Phi-3's
+    ``s = max(max_position_embeddings / L, 1)`` for longrope without factor."""
     if rope_type == "dynamic":
         return {"original_max_position_embeddings": _max_positions(cfg, rope_type)}
     if rope_type not in ("llama3", "yarn", "longrope"):
@@ -487,7 +378,7 @@ def _given_keys(
 
 
 class _RopeInputs(NamedTuple):
-    """One config.json read as transformers normalises it, ready for :func:`read_keys`."""
+    """One config.json as transformers normalises it, ready for ``read_keys``."""
 
     rope_type: str
     head_dim: int  # the rotary dimension (Gemma 4's p-RoPE: the whole head D)
@@ -498,8 +389,7 @@ class _RopeInputs(NamedTuple):
 
 
 def _read_config(config: Mapping[str, Any], layer_type: Any) -> _RopeInputs:
-    """The adapter: a ``config.json`` (any Hub form) -> rope type, rotary dimension, base and
-    the one scaling dict, in transformers' order of precedence (see the module docstring)."""
+    """A ``config.json`` (any Hub form) -> rope type, rotary dimension, base, scaling dict."""
     cfg = _flatten(config)
     model_type = cfg.get("model_type")
     model_type = model_type if isinstance(model_type, str) else None
@@ -508,8 +398,7 @@ def _read_config(config: Mapping[str, Any], layer_type: Any) -> _RopeInputs:
     neox = model_type == "gpt_neox" or "rotary_emb_base" in cfg or "rotary_pct" in cfg
     base = _base(cfg, params, where, model_type, neox)
     partial, partial_name, given_partial = _partial_rotary_factor(
-        cfg, params, where, model_type, neox
-    )
+        cfg, params, where, model_type, neox)
     head_dim = _head_dim(cfg, model_type)
     if rope_type == "proportional":
         head = _proportional_head(cfg, model_type, layer_type, head_dim, partial, partial_name)
@@ -520,18 +409,11 @@ def _read_config(config: Mapping[str, Any], layer_type: Any) -> _RopeInputs:
     return _RopeInputs(rope_type, rotary_dim, base, params, given, where)
 
 
-def _compute_proportional(
-    head_dim: int, base: float, keys: Mapping[str, Any], seq_len: int | None
-) -> tuple[NDArray[np.float64], float]:
-    """Gemma 4's p-RoPE on a head of ``D = head_dim`` dims; attention factor 1.
-
-    The first ``int(p D // 2)`` pairs keep the whole head's ``theta_i = base**(-2i/D)``, the
-    other pairs get 0 (they do not turn); all are divided by ``factor`` (default 1).
-    """
-    n_rotated = int((keys["partial_rotary_factor"] * head_dim) // 2)
-    i = np.arange(head_dim // 2, dtype=np.float64)
+def _compute_proportional(head_dim: int, base: float, keys: Mapping[str, Any],
+                          seq_len: int | None) -> tuple[NDArray[np.float64], float]:
+    """Gemma 4's p-RoPE on a head of ``D = head_dim`` dims; attention factor 1."""
     # theta_i = base^(-2i / D) for i < int(p D // 2), 0 after; / factor
-    inv_freq = np.where(i < n_rotated, base ** (-2.0 * i / head_dim), 0.0)
+    inv_freq = p_rope_frequencies(head_dim, keys["partial_rotary_factor"], base)
     return inv_freq / keys.get("factor", 1.0), 1.0
 
 
@@ -551,38 +433,27 @@ def rope_frequencies_from_config(
     Parameters
     ----------
     config : dict
-        A model's ``config.json`` as a dict (``json.load``), in any Hub form listed in the
-        module docstring; a multimodal config's ``text_config`` is merged over its top level.
+        A model's ``config.json`` (``json.load``) in any Hub form of the module table; a
+        multimodal config's ``text_config`` is merged over its top level.
     seq_len : int or None, default None
         Current sequence length (>= 1), read by ``dynamic`` and ``longrope``; None means "at
         initialisation", as transformers builds its buffers.
     layer_type : str or None, default None
-        For configs with one RoPE per layer type (e.g. Gemma 3's ``"full_attention"`` or
-        ``"sliding_attention"``): which one. Otherwise None, or one of the config's
-        ``layer_types`` (they all share the same RoPE).
+        Which RoPE of a config with one per layer type (Gemma 3's ``"full_attention"`` or
+        ``"sliding_attention"``); otherwise None or one of the config's ``layer_types``.
 
     Returns
     -------
     inv_freq : ndarray of float64, shape (rotary_dim // 2,)
-        ``rotary_dim = int(head_dim * partial_rotary_factor)`` (Gemma 4's ``proportional``:
-        ``D // 2``); pair ``i`` turns by ``m * inv_freq[i]`` at position ``m``.
+        ``rotary_dim = int(head_dim * partial_rotary_factor)`` (``proportional``: ``D // 2``).
     attention_factor : float
         Multiplier of cos and sin (1.0 except for ``yarn`` and ``longrope``).
 
     Notes
     -----
-    Three steps, as in transformers: :func:`_read_config` reads the config into one scaling
-    dict with its rotary dimension ``d`` and base (the precedence rules are in the module
-    docstring); ``posenc_lib._scaling_checks.read_keys`` checks its keys once, with
-    transformers' defaults (``beta_fast or 32``, ``beta_slow or 1``, ``truncate`` True); the
-    type's ``_compute_<type>`` gives the frequencies, e.g. ``theta_i = base**(-2i/d)`` for
-    ``default`` and ``theta_i / s`` for ``linear`` (:mod:`posenc_lib.scaling` has each formula).
-    A bad value raises a ValueError or TypeError that names its key.
-
-    References
-    ----------
-    Hugging Face transformers 5.23.0, ``src/transformers/modeling_rope_utils.py``
-    (``ROPE_INIT_FUNCTIONS``, ``RotaryEmbeddingConfigMixin.standardize_rope_params``).
+    ``theta_i = base**(-2i/d)`` rescaled by the config's rope type (:mod:`posenc_lib.scaling`
+    has each formula), with transformers' defaults (``beta_fast or 32``, ``beta_slow or 1``,
+    ``truncate`` True). A bad value raises a ValueError or TypeError that names its key.
 
     Examples
     --------
@@ -595,10 +466,8 @@ def rope_frequencies_from_config(
     ((64,), 1.0)
     """
     if not isinstance(config, Mapping):
-        raise TypeError(
-            f"config must be a dict (a model's config.json); got {_describe(config)} "
-            f"({type(config).__name__})"
-        )
+        raise TypeError(f"config must be a dict (a model's config.json); got {_describe(config)} "
+                        f"({type(config).__name__})")
     if seq_len is not None:
         seq_len = check_int("seq_len", seq_len, minimum=1)
     rope = _read_config(config, layer_type)
@@ -607,48 +476,34 @@ def rope_frequencies_from_config(
     return _COMPUTE[rope.rope_type](rope.head_dim, rope.base, keys, seq_len)
 
 
-def effective_logit_scale(
-    config: Mapping[str, Any],
-    positions: Any,
-    *,
-    layer_type: str | None = None,
-    nope_layer: bool = False,
-) -> NDArray[np.float64]:
+def effective_logit_scale(config: Mapping[str, Any], positions: Any, *,
+                          layer_type: str | None = None,
+                          nope_layer: bool = False) -> NDArray[np.float64]:
     """Return the temperature that multiplies a model's attention logits at each query position.
 
     Parameters
     ----------
     config : dict
-        A model's ``config.json`` as a dict (see :func:`rope_frequencies_from_config`).
+        A model's ``config.json`` (see :func:`rope_frequencies_from_config`).
     positions : array_like of int, shape (seq,)
         Query positions ``m`` >= 0.
     layer_type : str or None, default None
-        Passed on to :func:`rope_frequencies_from_config` (e.g. ``"full_attention"``).
+        Passed on to :func:`rope_frequencies_from_config`.
     nope_layer : bool, default False
         True for a NoPE layer (Llama 4's every 4th layer): only its own temperature applies.
 
     Returns
     -------
     scale : ndarray of float64, shape (seq,)
-        Factor by which ``q . k / sqrt(d)`` is multiplied, beyond what the rotation does.
+        Factor on ``q . k / sqrt(d)`` beyond what the rotation does.
 
     Notes
     -----
-    The product of the factors a model applies (each 1 when absent):
-
-    - YaRN / LongRoPE attention factor ``a``: cos and sin both carry it, so ``q . k`` grows by
-      ``a**2`` (on the rotated dimensions: with partial rotary the others are not scaled);
-    - DeepSeek-V2/V3 (``yarn`` with ``mscale_all_dim``): the softmax scale is multiplied by
-      ``(0.1 mscale_all_dim ln s + 1)**2``, although the rotary ``a`` is 1;
-    - Ministral 3 / Mistral (``llama_4_scaling_beta`` = beta): the query is multiplied by
-      ``1 + beta ln(1 + floor(m / L))``, ``L`` the trained length;
-    - Llama 4 NoPE layers (``attn_temperature_tuning``): ``1 + attn_scale ln(1 + floor((m + 1) /
-      floor_scale))``, see :func:`~posenc_lib.attention_variants.nope_attention_scale`.
-
-    References
-    ----------
-    transformers ``DeepseekV3Attention`` (``self.scaling * mscale * mscale``),
-    ``modeling_ministral3.py`` (``_get_llama_4_attn_scale``), ``Llama4TextAttention``.
+    The product of (each 1 when absent): ``a**2`` for the YaRN / LongRoPE attention factor
+    ``a`` (cos and sin both carry it); DeepSeek-V2/V3's ``(0.1 mscale_all_dim ln s + 1)**2``
+    on the softmax scale; Ministral 3's ``1 + beta ln(1 + floor(m / L))`` with
+    ``llama_4_scaling_beta``; Llama 4 NoPE layers' ``1 + attn_scale ln(1 + floor((m + 1) /
+    floor_scale))`` (:func:`~posenc_lib.attention_variants.nope_attention_scale`).
 
     Examples
     --------

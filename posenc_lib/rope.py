@@ -1,18 +1,12 @@
 """Rotary position embedding (RoPE): rotate queries and keys by position-dependent angles.
 
-A head vector of even size ``d`` is cut into ``d/2`` pairs. At position ``m``, pair ``i`` is
-turned by the angle ``m theta_i`` with ``theta_i = base**(-2i/d)``
-(:func:`posenc_lib.frequencies.inverse_frequencies`). Rotations compose, so the score
-``<R_m q, R_n k>`` depends on the offset ``n - m`` only.
+At position ``m``, pair ``i`` of a head of even size ``d`` turns by ``m theta_i`` with
+``theta_i = base**(-2i/d)``, so the score ``<R_m q, R_n k>`` depends on ``n - m`` only. Pairs are
+``(2i, 2i+1)`` for ``pairing="interleaved"`` (RoFormer, GPT-J, Meta Llama) or ``(i, i + d/2)``
+for ``pairing="half"`` (GPT-NeoX, Hugging Face); :func:`posenc_lib.frequencies.split_permutation`
+maps one to the other. Shapes: ``x`` is ``(..., seq, head_dim)``.
 
-Two layouts of the pairs are in use, and every function here says which one it gets:
-
-- ``pairing="interleaved"``: pairs ``(2i, 2i+1)``, as in RoFormer, GPT-J and Meta's Llama code
-  (which treats each adjacent pair as one complex number);
-- ``pairing="half"``: pairs ``(i, i + d/2)``, as in GPT-NeoX and Hugging Face (``rotate_half``).
-
-They give the same scores once the query and key features are permuted with
-:func:`posenc_lib.frequencies.split_permutation`. Shapes: ``x`` is ``(..., seq, head_dim)``.
+Reference: Su et al., "RoFormer", arXiv 2104.09864.
 
 Notebook: 05_rope.
 """
@@ -27,17 +21,8 @@ from numpy.typing import ArrayLike, NDArray
 from posenc_lib._checks import check_array, check_choice, check_even, check_float, check_positions
 from posenc_lib.frequencies import angles, inverse_frequencies
 
-__all__ = [
-    "PAIRINGS",
-    "rotate_half",
-    "rotate_interleaved",
-    "apply_rope",
-    "apply_rope_angles",
-    "rope_matrix",
-    "relative_scores",
-    "rope_decay_bound",
-    "normalised_score_curves",
-]
+__all__ = ["PAIRINGS", "rotate_half", "rotate_interleaved", "apply_rope", "apply_rope_angles",
+           "rope_matrix", "relative_scores", "rope_decay_bound", "normalised_score_curves"]
 
 PAIRINGS: tuple[str, ...] = ("interleaved", "half")
 """The two pair layouts: ``"interleaved"`` = (2i, 2i+1), ``"half"`` = (i, i + d/2)."""
@@ -47,8 +32,7 @@ def _check_pairs(name: str, x: Any, *, finite: bool = True) -> NDArray[Any]:
     array = check_array(name, x, min_ndim=1, finite=finite)
     if array.shape[-1] < 2 or array.shape[-1] % 2:
         raise ValueError(
-            f"{name} must have an even last axis head_dim >= 2 (pairs); got shape {array.shape}"
-        )
+            f"{name} must have an even last axis head_dim >= 2 (pairs); got shape {array.shape}")
     return array
 
 
@@ -58,7 +42,7 @@ def rotate_half(x: ArrayLike) -> NDArray[Any]:
     Parameters
     ----------
     x : array_like, shape (..., head_dim)
-        Vectors with an even last axis; ``x1`` and ``x2`` are its two halves.
+        Vectors with an even last axis; ``x1`` and ``x2`` are its halves.
 
     Returns
     -------
@@ -66,19 +50,14 @@ def rotate_half(x: ArrayLike) -> NDArray[Any]:
 
     Notes
     -----
-    ``rotated[..., i] = -x[..., i + d/2]`` and ``rotated[..., i + d/2] = x[..., i]``. With pairs
-    ``(i, i + d/2)`` the rotation by ``phi`` is ``x cos(phi) + rotate_half(x) sin(phi)``
-    (GPT-NeoX, Hugging Face).
+    ``rotated[..., i] = -x[..., i + d/2]``, ``rotated[..., i + d/2] = x[..., i]``.
 
     Examples
     --------
     >>> rotate_half(np.array([1.0, 2.0, 3.0, 4.0]))
     array([-3., -4.,  1.,  2.])
     """
-    x = _check_pairs("x", x)
-    half = x.shape[-1] // 2
-    # (x1, x2) -> (-x2, x1)
-    return np.concatenate([-x[..., half:], x[..., :half]], axis=-1)
+    return _quarter_turn(_check_pairs("x", x), "half")
 
 
 def rotate_interleaved(x: ArrayLike) -> NDArray[Any]:
@@ -95,21 +74,24 @@ def rotate_interleaved(x: ArrayLike) -> NDArray[Any]:
 
     Notes
     -----
-    ``rotated[..., 2i] = -x[..., 2i+1]`` and ``rotated[..., 2i+1] = x[..., 2i]``. With pairs
-    ``(2i, 2i+1)`` the rotation by ``phi`` is ``x cos(phi) + rotate_interleaved(x) sin(phi)``.
-    In the complex view ``x_2i + i x_2i+1`` it is the multiplication by ``i``.
+    ``rotated[..., 2i] = -x[..., 2i+1]``, ``rotated[..., 2i+1] = x[..., 2i]`` (times ``i`` in
+    the complex view).
 
     Examples
     --------
     >>> rotate_interleaved(np.array([1.0, 2.0, 3.0, 4.0]))
     array([-2.,  1., -4.,  3.])
     """
-    x = _check_pairs("x", x)
-    out = np.empty_like(x)
+    return _quarter_turn(_check_pairs("x", x), "interleaved")
+
+
+def _quarter_turn(x: NDArray[Any], pairing: str) -> NDArray[Any]:
+    """Pair ``(a, b)`` -> ``(-b, a)`` along the last axis, pairs laid out as ``pairing`` says."""
+    axis = -1 if pairing == "interleaved" else -2
+    pairs = x.reshape(*x.shape[:-1], *((-1, 2) if pairing == "interleaved" else (2, -1)))
+    a, b = np.take(pairs, 0, axis=axis), np.take(pairs, 1, axis=axis)
     # (a, b) -> (-b, a)
-    out[..., 0::2] = -x[..., 1::2]
-    out[..., 1::2] = x[..., 0::2]
-    return out
+    return np.stack([-b, a], axis=axis).reshape(x.shape)
 
 
 def _on_both_members(per_pair: NDArray[np.float64], pairing: str) -> NDArray[np.float64]:
@@ -119,57 +101,36 @@ def _on_both_members(per_pair: NDArray[np.float64], pairing: str) -> NDArray[np.
     return np.concatenate([per_pair, per_pair], axis=-1)
 
 
-def apply_rope(
-    x: ArrayLike,
-    positions: ArrayLike,
-    inv_freq: ArrayLike,
-    *,
-    pairing: str = "interleaved",
-) -> NDArray[Any]:
+def apply_rope(x: ArrayLike, positions: ArrayLike, inv_freq: ArrayLike, *,
+               pairing: str = "interleaved") -> NDArray[Any]:
     """Rotate every pair of ``x`` by the angle ``position * inv_freq[i]``.
 
     Parameters
     ----------
     x : array_like, shape (..., seq, head_dim)
-        Queries or keys (never values). ``head_dim`` must be even.
+        Queries or keys; ``head_dim`` even.
     positions : array_like, shape (seq,)
-        Position of each row of ``x`` (integers, or floats for interpolated positions).
+        Position of each row (floats allowed, for interpolated positions).
     inv_freq : array_like, shape (head_dim // 2,)
-        Frequency ``theta_i`` of each pair, for example from
-        :func:`posenc_lib.frequencies.inverse_frequencies` or
-        :func:`posenc_lib.scaling.rope_frequencies`.
+        Frequency ``theta_i`` of each pair (e.g. from :func:`posenc_lib.scaling.rope_frequencies`).
     pairing : {"interleaved", "half"}, default "interleaved"
-        ``"interleaved"``: pairs ``(2i, 2i+1)`` (RoFormer, GPT-J, Meta Llama).
-        ``"half"``: pairs ``(i, i + d/2)`` (GPT-NeoX, Hugging Face).
+        Pairs ``(2i, 2i+1)`` or ``(i, i + d/2)``.
 
     Returns
     -------
     rotated : ndarray, shape (..., seq, head_dim)
-        The floating dtype of ``x`` (float32 in, float32 out); integers give float64.
+        The floating dtype of ``x``; integers give float64.
 
     Notes
     -----
-    For a pair ``(a, b)`` at position ``m`` and ``phi = m theta_i``::
-
-        a' = a cos(phi) - b sin(phi)
-        b' = a sin(phi) + b cos(phi)
-
-    that is ``x' = x cos(phi) + rotate(x) sin(phi)``, with :func:`rotate_interleaved` or
-    :func:`rotate_half` as the quarter turn; in complex form ``(a + i b) exp(i phi)``, and as a
-    matrix ``R_m x`` (:func:`rope_matrix`). The angles are formed in float64; cos and sin are
-    then cast to the dtype of ``x`` (float16 is computed in float32).
-
-    References
-    ----------
-    Su et al., "RoFormer", arXiv 2104.09864, eq. (34). Hugging Face ``apply_rotary_pos_emb``.
+    With ``phi = m theta_i``, pair ``(a, b)`` becomes ``(a cos(phi) - b sin(phi), a sin(phi) +
+    b cos(phi))``: ``x' = x cos(phi) + rotate(x) sin(phi)`` (RoFormer eq. 34). Angles are formed
+    in float64, then cos and sin cast to the dtype of ``x`` (float16 computed in float32).
 
     Examples
     --------
-    >>> x = np.array([[1.0, 0.0, 1.0, 0.0]])
-    >>> np.round(apply_rope(x, [1], [np.pi / 2, 0.0]), 6)
+    >>> np.round(apply_rope([[1.0, 0.0, 1.0, 0.0]], [1], [np.pi / 2, 0.0]), 6)
     array([[0., 1., 1., 0.]])
-    >>> np.round(apply_rope(x, [1], [np.pi / 2, 0.0], pairing="half"), 6)
-    array([[0., 0., 1., 1.]])
     """
     pairing = check_choice("pairing", pairing, PAIRINGS)
     array = _check_pairs("x", x)
@@ -177,25 +138,22 @@ def apply_rope(
         raise ValueError(f"x must have shape (..., seq, head_dim); got shape {array.shape}")
     phi = angles(positions, inv_freq)  # (seq, head_dim // 2), float64
     if phi.shape != (array.shape[-2], array.shape[-1] // 2):
-        raise ValueError(
-            f"positions and inv_freq must have lengths seq = {array.shape[-2]} and "
-            f"head_dim // 2 = {array.shape[-1] // 2} for x of shape {array.shape}; "
-            f"got {phi.shape[0]} and {phi.shape[1]}"
-        )
+        raise ValueError(f"positions and inv_freq must have lengths seq = {array.shape[-2]} and "
+                         f"head_dim // 2 = {array.shape[-1] // 2} for x of shape {array.shape}; "
+                         f"got {phi.shape[0]} and {phi.shape[1]}")
     out_dtype = array.dtype if np.issubdtype(array.dtype, np.floating) else np.dtype(np.float64)
     work = array.astype(np.promote_types(out_dtype, np.float32), copy=False)
     return _rotate(work, phi, pairing).astype(out_dtype, copy=False)
 
 
 def _rotate(x: NDArray[Any], phi: NDArray[np.float64], pairing: str) -> NDArray[Any]:
-    """Turn pair i of every row m of x by phi[m, i], in the dtype of x (callers check both)."""
+    """Turn pair i of row m of x by phi[m, i], in the dtype of x."""
     cos = _on_both_members(np.cos(phi), pairing).astype(x.dtype)
     sin = _on_both_members(np.sin(phi), pairing).astype(x.dtype)
-    turn = rotate_interleaved if pairing == "interleaved" else rotate_half
     try:
         with np.errstate(over="raise", invalid="raise"):
             # x' = x cos(phi) + rotate(x) sin(phi)
-            return x * cos + turn(x) * sin
+            return x * cos + _quarter_turn(x, pairing) * sin
     except FloatingPointError as err:
         raise ValueError(f"x values are too large: the rotation overflows {x.dtype}") from err
 
@@ -209,11 +167,9 @@ def apply_rope_angles(x: ArrayLike, angles: ArrayLike, *,
     x : array_like, shape (..., seq, head_dim)
         Queries or keys; ``head_dim`` even.
     angles : array_like, shape (seq, head_dim // 2)
-        The angle of every pair at every row: ``m theta_i`` for plain RoPE (that is
-        :func:`apply_rope`), a row or column angle for 2-D axial RoPE, a time, height or width
-        angle for M-RoPE (:mod:`posenc_lib.rope_variants`).
+        Angle of every pair at every row (axial or M-RoPE: :mod:`posenc_lib.rope_variants`).
     pairing : {"interleaved", "half"}, default "interleaved"
-        The pair layout, as for :func:`apply_rope`.
+        As for :func:`apply_rope`.
 
     Returns
     -------
@@ -221,8 +177,7 @@ def apply_rope_angles(x: ArrayLike, angles: ArrayLike, *,
 
     Notes
     -----
-    ``x' = x cos(phi) + rotate(x) sin(phi)`` with ``phi = angles``, the same formula as
-    :func:`apply_rope`, which passes ``phi = positions (x) inv_freq``.
+    ``x' = x cos(phi) + rotate(x) sin(phi)`` with ``phi = angles``.
 
     Examples
     --------
@@ -238,34 +193,28 @@ def apply_rope_angles(x: ArrayLike, angles: ArrayLike, *,
     return _rotate(array, phi, pairing)
 
 
-def rope_matrix(
-    position: float, inv_freq: ArrayLike, *, pairing: str = "interleaved"
-) -> NDArray[np.float64]:
+def rope_matrix(position: float, inv_freq: ArrayLike, *,
+                pairing: str = "interleaved") -> NDArray[np.float64]:
     """Return the rotation matrix ``R_m`` of shape (head_dim, head_dim).
 
     Parameters
     ----------
     position : float
-        The position ``m`` (an integer or a float).
+        The position ``m``.
     inv_freq : array_like, shape (head_dim // 2,)
         Frequency ``theta_i`` of each pair.
     pairing : {"interleaved", "half"}, default "interleaved"
-        Which coordinates form pair ``i``: ``(2i, 2i+1)`` or ``(i, i + d/2)``.
+        As for :func:`apply_rope`.
 
     Returns
     -------
     R : ndarray of float64, shape (head_dim, head_dim)
-        Orthogonal; block diagonal for ``"interleaved"``, a permuted block diagonal for
-        ``"half"``; ``apply_rope(x, [m], inv_freq)[0] == R @ x[0]``.
+        Orthogonal; ``apply_rope(x, [m], inv_freq)[0] == R @ x[0]``.
 
     Notes
     -----
     Pair ``i`` gets the block ``[[cos(m theta_i), -sin(m theta_i)], [sin(m theta_i),
-    cos(m theta_i)]]``. :func:`apply_rope` gives the same numbers without building it.
-
-    References
-    ----------
-    Su et al., "RoFormer", arXiv 2104.09864, eq. (15).
+    cos(m theta_i)]]`` (RoFormer eq. 15).
 
     Examples
     --------
@@ -295,14 +244,8 @@ def _as_complex_pairs(v: NDArray[np.float64], pairing: str) -> NDArray[np.comple
     return v[:half] + 1j * v[half:]
 
 
-def relative_scores(
-    q: ArrayLike,
-    k: ArrayLike,
-    distances: ArrayLike,
-    inv_freq: ArrayLike,
-    *,
-    pairing: str = "interleaved",
-) -> NDArray[np.float64]:
+def relative_scores(q: ArrayLike, k: ArrayLike, distances: ArrayLike, inv_freq: ArrayLike, *,
+                    pairing: str = "interleaved") -> NDArray[np.float64]:
     """Return the score ``<R_m q, R_(m+r) k>`` for every distance ``r`` (it does not depend on m).
 
     Parameters
@@ -310,7 +253,7 @@ def relative_scores(
     q, k : array_like, shape (head_dim,)
         One query and one key (before rotation).
     distances : array_like, shape (n,)
-        Distances ``r = n - m`` (key position minus query position), may be negative.
+        Distances ``r = n - m`` (key minus query position), may be negative.
     inv_freq : array_like, shape (head_dim // 2,)
         Frequency ``theta_i`` of each pair.
     pairing : {"interleaved", "half"}, default "interleaved"
@@ -322,15 +265,8 @@ def relative_scores(
 
     Notes
     -----
-    With complex pairs ``q_i = q_a + i q_b`` (and ``k_i`` likewise)::
-
-        <R_m q, R_n k> = Re sum_i conj(q_i) k_i exp(i (n - m) theta_i)
-
-    which depends on ``n - m`` only: the relative property of RoPE.
-
-    References
-    ----------
-    Su et al., "RoFormer", arXiv 2104.09864, eq. (16) and section 3.4.3.
+    With complex pairs ``q_i``, ``k_i``: ``<R_m q, R_n k> = Re sum_i conj(q_i) k_i
+    exp(i (n - m) theta_i)``, a function of ``n - m`` only (RoFormer eq. 16).
 
     Examples
     --------
@@ -346,27 +282,23 @@ def relative_scores(
     if qv.ndim != 1 or kv.shape != qv.shape or phi.shape[1] != qv.shape[0] // 2:
         raise ValueError(
             f"q and k must be vectors of one shape (head_dim,) with head_dim = 2 len(inv_freq) "
-            f"= {2 * phi.shape[1]}; got shapes {qv.shape} and {kv.shape}"
-        )
+            f"= {2 * phi.shape[1]}; got shapes {qv.shape} and {kv.shape}")
     qc = _as_complex_pairs(qv.astype(np.float64), pairing)
     kc = _as_complex_pairs(kv.astype(np.float64), pairing)
     # score(r) = Re sum_i conj(q_i) k_i exp(i r theta_i)
     return np.real(np.exp(1j * phi) @ (np.conj(qc) * kc))
 
 
-def rope_decay_bound(
-    distances: ArrayLike, head_dim: int, base: float = 10000.0
-) -> NDArray[np.float64]:
+def rope_decay_bound(distances: ArrayLike, head_dim: int,
+                     base: float = 10000.0) -> NDArray[np.float64]:
     """Return RoFormer's long-term decay bound ``(1/(d/2)) sum_j |S_j|`` for each distance.
 
     Parameters
     ----------
     distances : array_like, shape (n,)
-        Relative distances ``r`` (the bound is even in ``r``).
-    head_dim : int
-        Size of one head, even and >= 2.
-    base : float, default 10000.0
-        RoPE base, > 1.
+        Relative distances ``r``.
+    head_dim, base : int, float (default 10000.0)
+        Size of one head (even, >= 2); RoPE base (> 1).
 
     Returns
     -------
@@ -374,15 +306,9 @@ def rope_decay_bound(
 
     Notes
     -----
-    ``S_j = sum_{k=0}^{j-1} exp(i r theta_k)`` and ``bound = (1/(d/2)) sum_{j=1}^{d/2} |S_j|``.
-    RoFormer writes the score as ``Re sum_i h_i exp(i r theta_i)`` and, by Abel summation,
-    bounds it by ``max_i |h_(i+1) - h_i| sum_j |S_j|``; this mean is the curve of its Figure 2.
-    At ``r = 0`` every ``S_j = j``, so the bound is ``(d/2 + 1)/2``. It decays on average but
-    not monotonically: it rises again in places.
-
-    References
-    ----------
-    Su et al., "RoFormer", arXiv 2104.09864, section 3.4.3 and Figure 2.
+    ``S_j = sum_{k<j} exp(i r theta_k)`` and ``bound = (1/(d/2)) sum_{j=1}^{d/2} |S_j|``, the
+    Abel-summation bound of RoFormer section 3.4.3 (its Figure 2): ``(d/2 + 1)/2`` at ``r = 0``,
+    decaying on average but not monotonically.
 
     Examples
     --------
@@ -400,34 +326,26 @@ def rope_decay_bound(
 def normalised_score_curves(
     distances: ArrayLike, head_dim: int, base: float = 10000.0
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    """Return the score of aligned pairs and RoFormer's bound on it, both divided by the score at 0.
-
-    Notebook: 05_rope (the explorer of the score against the distance).
+    """Return the score of aligned pairs and RoFormer's bound on it, both divided by ``d``.
 
     Parameters
     ----------
     distances : array_like, shape (n,)
-        Relative distances ``r`` at which both curves are sampled.
+        Relative distances ``r``.
     head_dim, base : int, float
         As for :func:`rope_decay_bound`.
 
     Returns
     -------
     score : ndarray of float64, shape (n,)
-        ``<R_m 1, R_(m+r) 1> / d = sum_i cos(r theta_i) / (d/2)`` for ``q = k = (1, ..., 1)``;
-        1 at ``r = 0``.
+        ``<R_m 1, R_(m+r) 1> / d = sum_i cos(r theta_i) / (d/2)``; 1 at ``r = 0``.
     bound : ndarray of float64, shape (n,)
-        RoFormer's bound on ``|<R_m 1, R_(m+r) 1>|``, divided by the same ``d``: it equals
-        ``rope_decay_bound(r)``, ``(d/2 + 1)/2`` at ``r = 0``, and ``|score| <= bound``
-        everywhere.
+        ``rope_decay_bound(r)``; ``|score| <= bound``.
 
     Notes
     -----
-    With ``q = k = 1`` every complex pair is ``1 + i``, so ``h_i = conj(q_i) k_i = 2`` and the
-    score is ``2 sum_i cos(r theta_i)``, which is ``d`` at ``r = 0``. Abel summation with
-    RoFormer's convention ``h_(d/2) = 0`` bounds it by ``max_j |h_(j-1) - h_j| sum_j |S_j| =
-    2 (d/2) rope_decay_bound(r) = d rope_decay_bound(r)``. Without that convention every
-    difference ``h_(j-1) - h_j`` is 0 and the "bound" would be 0, below the score.
+    With ``q = k = 1``, ``h_i = conj(q_i) k_i = 2`` and Abel summation with RoFormer's
+    ``h_(d/2) = 0`` bounds the score ``2 sum_i cos(r theta_i)`` by ``d rope_decay_bound(r)``.
 
     Examples
     --------
@@ -439,7 +357,6 @@ def normalised_score_curves(
     ones = np.ones(inv_freq.shape[0] * 2)
     # score(r) = <R_m 1, R_(m+r) 1> / d
     score = relative_scores(ones, ones, distances, inv_freq) / ones.shape[0]
-    # bound(r) = max_j |h_(j-1) - h_j| sum_j |S_j| / d = 2 (d/2) rope_decay_bound(r) / d
-    bound = rope_decay_bound(distances, head_dim, base)
-    return score, bound
+    # bound(r) = max_j |h_(j-1) - h_j| sum_j |S_j| / d = rope_decay_bound(r)
+    return score, rope_decay_bound(distances, head_dim, base)
 

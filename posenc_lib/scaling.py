@@ -1,9 +1,8 @@
 """Stretching RoPE's context: how each published method rescales the frequencies.
 
-Every method changes the frequencies ``theta_i = base**(-2i/d)`` of RoPE; YaRN and LongRoPE also
-return an *attention factor* that multiplies cos and sin. ``s`` is the scale factor and ``L`` the
-trained length (``original_max_position_embeddings``); ``lambda_i = 2 pi / theta_i`` is always a
-wavelength, never a scale.
+Every method changes ``theta_i = base**(-2i/d)``; YaRN and LongRoPE also return an *attention
+factor* that multiplies cos and sin. ``s`` is the scale factor, ``L`` the trained length
+(``original_max_position_embeddings``) and ``lambda_i = 2 pi / theta_i`` a wavelength.
 
 ============  =====================================================================================
 rope_type     effect on ``theta_i``
@@ -18,15 +17,14 @@ llama3        ``theta_i`` for short wavelengths, ``theta_i / s`` for long ones, 
 longrope      ``theta_i / f_i`` with searched per-pair factors ``f_i`` (short or long list)
 ============  =====================================================================================
 
-:func:`rope_frequencies` reads a ``rope_scaling`` dict in the Hugging Face format: one
-validation pass (``posenc_lib._scaling_checks.read_keys``, shared with
-:func:`posenc_lib.models.rope_frequencies_from_config`), then the method's ``_compute_<type>``
-function from the dispatch table ``COMPUTE``, as transformers' ``ROPE_INIT_FUNCTIONS``. Each
-public formula function checks its own arguments through the same table of rules
-(``posenc_lib._scaling_checks``). Everything is float64.
+:func:`rope_frequencies` checks a Hugging Face ``rope_scaling`` dict once
+(``posenc_lib._scaling_checks.read_keys``) and dispatches to ``_compute_<type>`` through
+``COMPUTE``, as transformers' ``ROPE_INIT_FUNCTIONS``. Everything is float64; the values agree
+with transformers' ``modeling_rope_utils.py``, the YaRN code and Meta's ``apply_scaling``.
 
-The values agree with Hugging Face ``transformers`` (``modeling_rope_utils.py``), the YaRN
-reference code and Meta's ``apply_scaling`` (tests/test_scaling.py).
+References: PI arXiv 2306.15595; bloc97 "NTK-Aware Scaled RoPE" and emozilla "Dynamically
+Scaled RoPE" (r/LocalLLaMA, 2023); YaRN arXiv 2309.00071; LongRoPE arXiv 2402.13753;
+Llama 3 arXiv 2407.21783.
 
 Notebook: 06_context_extension.
 """
@@ -42,6 +40,7 @@ from numpy.typing import NDArray
 
 from posenc_lib._checks import check_choice
 from posenc_lib._scaling_checks import (
+    check_bands,
     check_betas,
     check_ntk_head_dim,
     checked,
@@ -50,27 +49,13 @@ from posenc_lib._scaling_checks import (
 )
 from posenc_lib.frequencies import inverse_frequencies
 
-__all__ = [
-    "SCALING_METHODS",
-    "rope_frequencies",
-    "resolve_rope_type",
-    "linear_inv_freq",
-    "ntk_scaled_base",
-    "ntk_inv_freq",
-    "dynamic_ntk_factor",
-    "yarn_get_mscale",
-    "yarn_correction_range",
-    "yarn_ramp",
-    "yarn_inv_freq",
-    "llama3_inv_freq",
-]
+__all__ = ["SCALING_METHODS", "rope_frequencies", "resolve_rope_type", "linear_inv_freq",
+           "ntk_scaled_base", "ntk_inv_freq", "dynamic_ntk_factor", "yarn_get_mscale",
+           "yarn_correction_range", "yarn_ramp", "yarn_inv_freq", "llama3_inv_freq"]
 
 SCALING_METHODS: tuple[str, ...] = ("default", "linear", "ntk", "dynamic", "yarn", "llama3",
                                     "longrope")
 """The ``rope_type`` values understood by :func:`rope_frequencies`."""
-
-
-# --------------------------------------------------------------------------- one function each
 
 
 def linear_inv_freq(head_dim: int, base: float, factor: float) -> NDArray[np.float64]:
@@ -78,12 +63,8 @@ def linear_inv_freq(head_dim: int, base: float, factor: float) -> NDArray[np.flo
 
     Parameters
     ----------
-    head_dim : int
-        Rotary dimension, even and >= 2.
-    base : float
-        RoPE base, > 1.
-    factor : float
-        Scale ``s = L' / L`` >= 1.
+    head_dim, base, factor : int, float, float
+        Rotary dimension (even), RoPE base (> 1), scale ``s = L' / L`` (>= 1).
 
     Returns
     -------
@@ -91,13 +72,7 @@ def linear_inv_freq(head_dim: int, base: float, factor: float) -> NDArray[np.flo
 
     Notes
     -----
-    ``theta'_i = theta_i / s``, the same as feeding the positions ``m / s``: neighbouring
-    positions move ``s`` times closer.
-
-    References
-    ----------
-    Chen et al., "Extending Context Window of Large Language Models via Positional
-    Interpolation", arXiv 2306.15595.
+    ``theta'_i = theta_i / s``, the same as feeding the positions ``m / s``.
 
     Examples
     --------
@@ -114,12 +89,8 @@ def ntk_scaled_base(head_dim: int, base: float, factor: float) -> float:
 
     Parameters
     ----------
-    head_dim : int
-        Rotary dimension, even and >= 4.
-    base : float
-        RoPE base, > 1.
-    factor : float
-        Scale ``s`` >= 1.
+    head_dim, base, factor : int, float, float
+        Rotary dimension (even, >= 4), RoPE base (> 1), scale ``s`` (>= 1).
 
     Returns
     -------
@@ -127,12 +98,8 @@ def ntk_scaled_base(head_dim: int, base: float, factor: float) -> float:
 
     Notes
     -----
-    ``base' = base s**(d/(d-2))`` divides the slowest frequency ``base**(-(d-2)/d)`` by exactly
-    ``s`` and leaves ``theta_0 = 1`` alone; in between ``theta'_i / theta_i = s**(-2i/(d-2))``.
-
-    References
-    ----------
-    bloc97, "NTK-Aware Scaled RoPE" (r/LocalLLaMA, 2023); YaRN arXiv 2309.00071, eq. (16).
+    ``base' = base s**(d/(d-2))`` divides the slowest frequency by exactly ``s`` and keeps
+    ``theta_0 = 1`` (YaRN eq. 16).
 
     Examples
     --------
@@ -159,8 +126,7 @@ def ntk_inv_freq(head_dim: int, base: float, factor: float) -> NDArray[np.float6
 
     Notes
     -----
-    ``theta'_i = (base s**(d/(d-2)))**(-2i/d) = theta_i s**(-2i/(d-2))``: pair 0 is kept, the
-    last pair is divided by ``s``.
+    ``theta'_i = (base s**(d/(d-2)))**(-2i/d) = theta_i s**(-2i/(d-2))``.
 
     Examples
     --------
@@ -176,35 +142,23 @@ def dynamic_ntk_factor(factor: float, original_max_position_embeddings: int,
 
     Parameters
     ----------
-    factor : float
-        The configured ``s`` >= 1.
-    original_max_position_embeddings : int
-        Trained length ``L`` >= 1.
+    factor, original_max_position_embeddings : float, int
+        The configured ``s`` (>= 1) and trained length ``L`` (>= 1).
     seq_len : int or None
         Current length ``l`` >= 1; None means no scaling.
 
     Returns
     -------
     s_eff : float
-        ``s l / L - (s - 1)`` when ``l > L``, else 1.
 
     Notes
     -----
-    ``s_eff(l) = s l / L - (s - 1)``: 1 at ``l = L``, growing linearly with ``l``. With
-    ``factor = 1`` it is ``l / L`` (the scale follows the length); with ``factor = s`` it
-    reaches ``s**2 - s + 1`` at ``l = s L``.
-
-    References
-    ----------
-    emozilla, "Dynamically Scaled RoPE" (r/LocalLLaMA, 2023); HF
-    ``_compute_dynamic_ntk_parameters``.
+    ``s_eff = s l / L - (s - 1)`` when ``l > L`` (1 at ``l = L``), else 1.
 
     Examples
     --------
     >>> dynamic_ntk_factor(2.0, 4096, 8192)
     3.0
-    >>> dynamic_ntk_factor(2.0, 4096, 100)
-    1.0
     """
     factor, length, current = checked(factor=factor, original_max_position_embeddings=(
         original_max_position_embeddings), seq_len=seq_len)
@@ -219,10 +173,8 @@ def yarn_get_mscale(scale: float, mscale: float = 1.0) -> float:
 
     Parameters
     ----------
-    scale : float
-        Scale ``s`` > 0.
-    mscale : float, default 1.0
-        Multiplier of the log term (DeepSeek configs use such values), >= 0.
+    scale, mscale : float, float (default 1.0)
+        Scale ``s`` > 0; multiplier of the log term (DeepSeek) >= 0.
 
     Returns
     -------
@@ -230,12 +182,8 @@ def yarn_get_mscale(scale: float, mscale: float = 1.0) -> float:
 
     Notes
     -----
-    ``sqrt(1/t) = 0.1 ln(s) + 1`` is the paper's fitted temperature. It multiplies cos and sin,
-    so the logits are multiplied by its square.
-
-    References
-    ----------
-    Peng et al., "YaRN", arXiv 2309.00071, eq. (22).
+    ``sqrt(1/t) = 0.1 mscale ln(s) + 1`` (YaRN eq. 22) multiplies cos and sin, so the logits
+    by its square.
 
     Examples
     --------
@@ -256,14 +204,10 @@ def yarn_correction_range(head_dim: int, base: float, original_max_position_embe
 
     Parameters
     ----------
-    head_dim : int
-        Rotary dimension ``d``, even.
-    base : float
-        RoPE base, > 1.
-    original_max_position_embeddings : int
-        Trained length ``L``.
+    head_dim, base, original_max_position_embeddings : int, float, int
+        Rotary dimension ``d`` (even), RoPE base (> 1) and trained length ``L``.
     beta_fast, beta_slow : float, default 32 and 1
-        Turn counts (``beta`` and ``alpha`` of the paper), ``beta_fast > beta_slow > 0``.
+        Turn counts (the paper's ``beta`` and ``alpha``), ``beta_fast > beta_slow > 0``.
     truncate : bool, default True
         Floor ``low`` and ceil ``high``, as the reference code does.
 
@@ -273,13 +217,8 @@ def yarn_correction_range(head_dim: int, base: float, original_max_position_embe
 
     Notes
     -----
-    Pair ``i`` turns ``r_i = L theta_i / (2 pi)`` times in ``L``; solving ``r_i = r`` gives
-    ``i(r) = d ln(L / (2 pi r)) / (2 ln base)``. ``low = i(beta_fast)`` and
-    ``high = i(beta_slow)``, clamped to ``[0, d - 1]``.
-
-    References
-    ----------
-    YaRN arXiv 2309.00071, eq. (17)-(18); jquesnelle/yarn ``find_correction_range``.
+    Solving ``r_i = L theta_i / (2 pi) = r`` gives ``i(r) = d ln(L / (2 pi r)) / (2 ln base)``;
+    ``low = i(beta_fast)``, ``high = i(beta_slow)``, clamped to ``[0, d - 1]`` (eq. 17-18).
 
     Examples
     --------
@@ -308,10 +247,8 @@ def yarn_ramp(low: float, high: float, n: int) -> NDArray[np.float64]:
 
     Parameters
     ----------
-    low, high : float
-        The range from :func:`yarn_correction_range`.
-    n : int
-        Number of pairs, >= 1.
+    low, high, n : float, float, int
+        The range from :func:`yarn_correction_range`; number of pairs, >= 1.
 
     Returns
     -------
@@ -319,8 +256,7 @@ def yarn_ramp(low: float, high: float, n: int) -> NDArray[np.float64]:
 
     Notes
     -----
-    ``gamma_i = clip((i - low) / (high - low), 0, 1)``; YaRN then uses
-    ``theta'_i = (1 - gamma_i) theta_i + gamma_i theta_i / s``.
+    ``gamma_i = clip((i - low) / (high - low), 0, 1)``.
 
     Examples
     --------
@@ -328,7 +264,7 @@ def yarn_ramp(low: float, high: float, n: int) -> NDArray[np.float64]:
     array([0. , 0. , 0.5, 1. , 1. ])
     """
     low, high, n = checked(low=low, high=high, n=n)
-    # equal bounds: the references add 0.001 to high, so the span is 0.001
+    # equal bounds: the references add 0.001 to high
     span = high - low if low != high else 0.001
     # gamma_i = clip((i - low) / (high - low), 0, 1)
     return np.clip((np.arange(n, dtype=np.float64) - low) / span, 0.0, 1.0)
@@ -341,18 +277,10 @@ def yarn_inv_freq(head_dim: int, base: float, factor: float,
 
     Parameters
     ----------
-    head_dim : int
-        Rotary dimension, even.
-    base : float
-        RoPE base, > 1.
-    factor : float
-        Scale ``s`` >= 1.
-    original_max_position_embeddings : int
-        Trained length ``L``.
-    beta_fast, beta_slow : float, default 32 and 1
-        Turn counts that bound the ramp.
-    truncate : bool, default True
-        Round the ramp's range outward to whole pairs.
+    head_dim, base, factor, original_max_position_embeddings : int, float, float, int
+        Rotary dimension (even), RoPE base (> 1), scale ``s`` (>= 1), trained length ``L``.
+    beta_fast, beta_slow, truncate : float, float, bool
+        As for :func:`yarn_correction_range`.
 
     Returns
     -------
@@ -361,15 +289,9 @@ def yarn_inv_freq(head_dim: int, base: float, factor: float,
     Notes
     -----
     ``theta'_i = (1 - gamma_i) theta_i + gamma_i theta_i / s`` with ``gamma`` from
-    :func:`yarn_ramp` over :func:`yarn_correction_range`. Pairs with more than ``beta_fast``
-    turns in ``L`` keep their frequency, which keeps the model's local resolution; pairs with
-    fewer than ``beta_slow`` are interpolated like PI. The paper writes the ramp over the turn
-    count ``r_i``; the reference code, Hugging Face and this function ramp linearly over the
-    pair index between the two boundaries (both agree outside the ramp).
-
-    References
-    ----------
-    Peng et al., "YaRN", arXiv 2309.00071, sections 3.2-3.4; HF ``_compute_yarn_parameters``.
+    :func:`yarn_ramp` over :func:`yarn_correction_range`: pairs with more than ``beta_fast``
+    turns in ``L`` are kept, pairs with fewer than ``beta_slow`` interpolated like PI. As the
+    reference code, the ramp is linear in the pair index (the paper's is over ``r_i``).
 
     Examples
     --------
@@ -393,17 +315,10 @@ def llama3_inv_freq(head_dim: int, base: float, factor: float, low_freq_factor: 
 
     Parameters
     ----------
-    head_dim : int
-        Rotary dimension, even.
-    base : float
-        RoPE base (500000 for Llama 3), > 1.
-    factor : float
-        Scale ``s`` >= 1 (8 for Llama 3.1).
-    low_freq_factor, high_freq_factor : float
-        Band edges as fractions of ``L`` (1 and 4 for Llama 3.1), ``0 < low <= high``
-        (Llama 4 Scout sets both to 1: a step, no blend).
-    original_max_position_embeddings : int
-        Trained length ``L`` (8192 for Llama 3.1).
+    head_dim, base, factor : int, float, float
+        Rotary dimension (even), RoPE base (> 1), scale ``s`` (>= 1; 8 for Llama 3.1).
+    low_freq_factor, high_freq_factor, original_max_position_embeddings : float, float, int
+        Band edges as fractions of ``L`` (``0 < low <= high``; equal: a step) and ``L``.
 
     Returns
     -------
@@ -411,14 +326,9 @@ def llama3_inv_freq(head_dim: int, base: float, factor: float, low_freq_factor: 
 
     Notes
     -----
-    With the wavelength ``lambda_i = 2 pi / theta_i``: ``theta_i`` when
-    ``lambda_i < L / high_freq_factor``; ``theta_i / s`` when ``lambda_i > L / low_freq_factor``;
-    otherwise ``(1 - g) theta_i / s + g theta_i`` with
-    ``g = (L / lambda_i - low_freq_factor) / (high_freq_factor - low_freq_factor)``.
-
-    References
-    ----------
-    Meta llama-models ``apply_scaling``; "The Llama 3 Herd of Models", arXiv 2407.21783.
+    With ``lambda_i = 2 pi / theta_i``: ``theta_i`` if ``lambda_i < L / high_freq_factor``,
+    ``theta_i / s`` if ``lambda_i > L / low_freq_factor``, else ``(1 - g) theta_i / s + g
+    theta_i`` with ``g = (L / lambda_i - low_freq_factor) / (high_freq_factor - low_freq_factor)``.
 
     Examples
     --------
@@ -429,9 +339,7 @@ def llama3_inv_freq(head_dim: int, base: float, factor: float, low_freq_factor: 
     factor, low_ff, high_ff, length = checked(
         factor=factor, low_freq_factor=low_freq_factor, high_freq_factor=high_freq_factor,
         original_max_position_embeddings=original_max_position_embeddings)
-    if not low_ff <= high_ff:
-        raise ValueError(f"low_freq_factor must be <= high_freq_factor; got low_freq_factor="
-                         f"{low_ff} and high_freq_factor={high_ff}")
+    check_bands(low_ff, high_ff)
     theta = inverse_frequencies(head_dim, base)
     # lambda_i = 2 pi / theta_i
     wavelength = 2.0 * math.pi / theta
@@ -442,9 +350,6 @@ def llama3_inv_freq(head_dim: int, base: float, factor: float, low_freq_factor: 
     blended = (1.0 - g) * theta / factor + g * theta
     slow = np.where(wavelength > length / low_ff, theta / factor, blended)
     return np.where(wavelength < length / high_ff, theta, slow)
-
-
-# --------------------------------------------------------------------------- a config dict
 
 
 def resolve_rope_type(rope_scaling: Mapping[str, Any] | None) -> str:
@@ -458,11 +363,10 @@ def resolve_rope_type(rope_scaling: Mapping[str, Any] | None) -> str:
     Returns
     -------
     rope_type : str
-        One of :data:`SCALING_METHODS`; ``"default"`` for None.
 
     Notes
     -----
-    A dict with neither key is an error: Hugging Face cannot pick a function for it either.
+    One of :data:`SCALING_METHODS`; ``"default"`` for None; a dict with neither key is an error.
 
     Examples
     --------
@@ -489,48 +393,35 @@ def rope_frequencies(head_dim: int, base: float = 10000.0,
     Parameters
     ----------
     head_dim : int
-        Rotary dimension of one head, even and >= 2 (>= 4 for ``ntk`` and ``dynamic``).
+        Rotary dimension, even and >= 2 (>= 4 for ``ntk`` and ``dynamic``).
     base : float, default 10000.0
-        ``rope_theta`` of the config, > 1.
+        ``rope_theta``, > 1.
     rope_scaling : dict or None, default None
-        The config's ``rope_scaling`` field (``rope_type`` or legacy ``type``, one of
+        The config's ``rope_scaling`` (``rope_type`` or legacy ``type`` in
         :data:`SCALING_METHODS`). Keys read: factor, original_max_position_embeddings,
         beta_fast, beta_slow, mscale, mscale_all_dim, attention_factor, truncate,
-        low_freq_factor, high_freq_factor, short_factor, long_factor. Other keys are ignored,
-        and a key set to None counts as absent (as ``dict.get`` does in Hugging Face).
+        low_freq_factor, high_freq_factor, short_factor, long_factor; others are ignored and
+        None counts as absent.
     seq_len : int or None, default None
         Current sequence length, read by ``dynamic`` and ``longrope``.
 
     Returns
     -------
     inv_freq : ndarray of float64, shape (head_dim // 2,)
-        ``base**(-2i/head_dim)`` rescaled by the method.
     attention_factor : float
         Multiplier of cos and sin (1.0 except for ``yarn`` and ``longrope``).
 
     Notes
     -----
-    Where Hugging Face reads ``config.max_position_embeddings``, which this function does not
-    receive, the trained length is the dict's ``original_max_position_embeddings``:
-
-    - ``dynamic``: Hugging Face takes ``L = max_position_embeddings``; here ``L`` is
-      ``original_max_position_embeddings`` (the same numbers when the two are equal).
-    - ``yarn``: ``factor`` is the dict's factor. Some transformers versions replace it by
-      ``max_position_embeddings / original_max_position_embeddings`` when both are set
-      (transformers issue #38224, fixed in #40320); a config whose two lengths are equal, as in
-      Qwen2.5's model cards, then runs unscaled under those versions.
-    - ``longrope``: the attention factor uses ``factor``; without ``factor`` and
-      ``attention_factor`` it is an error rather than a guess.
-
-    ``beta_fast`` / ``beta_slow`` follow transformers' ``get(key) or default``: absent, None or
-    0 mean 32 / 1 (so ``beta_fast = 0`` is 32, here and in
-    :func:`~posenc_lib.models.rope_frequencies_from_config`); ``truncate`` defaults to True.
-    ``posenc_lib.models.rope_frequencies_from_config`` reads a whole config.json instead.
-
-    References
-    ----------
-    Hugging Face transformers ``src/transformers/modeling_rope_utils.py``; YaRN arXiv 2309.00071;
-    PI arXiv 2306.15595; LongRoPE arXiv 2402.13753; Llama 3 arXiv 2407.21783.
+    ``theta_i = base**(-2i/d)`` rescaled as in the module table. This function does not see
+    ``max_position_embeddings``, so ``dynamic``'s ``L`` is the dict's
+    ``original_max_position_embeddings``, and ``longrope`` needs ``factor`` or
+    ``attention_factor``. ``yarn`` uses the dict's ``factor``; some transformers versions
+    replaced it by ``max_position_embeddings / original_max_position_embeddings`` (issue #38224,
+    fixed in #40320), which left configs with equal lengths, as in Qwen2.5's model cards,
+    unscaled. ``beta_fast`` / ``beta_slow`` absent, None or 0 mean 32 / 1
+    (transformers' ``get(key) or default``); ``truncate`` defaults to True. A whole config.json
+    goes to :func:`posenc_lib.models.rope_frequencies_from_config`.
 
     Examples
     --------
@@ -548,78 +439,57 @@ def rope_frequencies(head_dim: int, base: float = 10000.0,
 
 
 # --------------------------------------------------------------------------- one per rope_type
-# Each takes the rotary dimension d, the base, the keys checked by read_keys (defaults filled
-# in) and the current length, and returns (inv_freq, attention_factor), as transformers'
-# _compute_<type>_parameters do. They trust their inputs.
+# (d, base, keys checked by read_keys, seq_len) -> (inv_freq, attention_factor), as transformers'
+# _compute_<type>_parameters.
 
 Frequencies = tuple[NDArray[np.float64], float]
+Keys = Mapping[str, Any]
 
 
-def _compute_default(head_dim: int, base: float, keys: Mapping[str, Any],
-                     seq_len: int | None) -> Frequencies:
-    """``theta_i = base**(-2i/d)``; attention factor 1."""
-    return inverse_frequencies(head_dim, base), 1.0
+def _compute_default(d: int, base: float, keys: Keys, seq_len: int | None) -> Frequencies:
+    return inverse_frequencies(d, base), 1.0
 
 
-def _compute_linear(head_dim: int, base: float, keys: Mapping[str, Any],
-                    seq_len: int | None) -> Frequencies:
-    """Position Interpolation: ``theta_i / s``; attention factor 1."""
-    return linear_inv_freq(head_dim, base, keys["factor"]), 1.0
+def _compute_linear(d: int, base: float, keys: Keys, seq_len: int | None) -> Frequencies:
+    return linear_inv_freq(d, base, keys["factor"]), 1.0
 
 
-def _compute_ntk(head_dim: int, base: float, keys: Mapping[str, Any],
-                 seq_len: int | None) -> Frequencies:
-    """Static NTK-aware: ``base' = base s**(d/(d-2))``; attention factor 1."""
-    return ntk_inv_freq(head_dim, base, keys["factor"]), 1.0
+def _compute_ntk(d: int, base: float, keys: Keys, seq_len: int | None) -> Frequencies:
+    return ntk_inv_freq(d, base, keys["factor"]), 1.0
 
 
-def _compute_dynamic(head_dim: int, base: float, keys: Mapping[str, Any],
-                     seq_len: int | None) -> Frequencies:
-    """Dynamic NTK: NTK-aware with ``s_eff = s l / L - (s - 1)`` once ``l > L``, else unscaled."""
-    effective = dynamic_ntk_factor(keys["factor"], keys["original_max_position_embeddings"],
-                                   seq_len)
-    return ntk_inv_freq(head_dim, base, effective), 1.0
+def _compute_dynamic(d: int, base: float, keys: Keys, seq_len: int | None) -> Frequencies:
+    # s_eff = s l / L - (s - 1) once l > L
+    s_eff = dynamic_ntk_factor(keys["factor"], keys["original_max_position_embeddings"], seq_len)
+    return ntk_inv_freq(d, base, s_eff), 1.0
 
 
-def _compute_yarn(head_dim: int, base: float, keys: Mapping[str, Any],
-                  seq_len: int | None) -> Frequencies:
-    """YaRN: the ramp of :func:`yarn_inv_freq`; attention factor ``a`` as transformers picks it.
-
-    ``a`` is the config's ``attention_factor`` if given; else, when ``mscale`` and
-    ``mscale_all_dim`` are both non-zero (DeepSeek), ``m(s, mscale) / m(s, mscale_all_dim)``
-    with ``m(s, k) = 0.1 k ln s + 1``; else ``0.1 ln s + 1``.
-    """
-    factor = keys["factor"]
-    inv_freq = yarn_inv_freq(head_dim, base, factor, keys["original_max_position_embeddings"],
+def _compute_yarn(d: int, base: float, keys: Keys, seq_len: int | None) -> Frequencies:
+    """YaRN's ramp; ``a`` = attention_factor, else (DeepSeek) ``m(s, mscale) / m(s,
+    mscale_all_dim)`` with ``m(s, k) = 0.1 k ln s + 1``, else ``0.1 ln s + 1``."""
+    s = keys["factor"]
+    inv_freq = yarn_inv_freq(d, base, s, keys["original_max_position_embeddings"],
                              keys["beta_fast"], keys["beta_slow"], keys["truncate"])
     if "attention_factor" in keys:
         return inv_freq, keys["attention_factor"]
     mscale, mscale_all_dim = keys.get("mscale"), keys.get("mscale_all_dim")
     if mscale and mscale_all_dim:
-        # DeepSeek: a = m(s, mscale) / m(s, mscale_all_dim)
-        return inv_freq, yarn_get_mscale(factor, mscale) / yarn_get_mscale(factor, mscale_all_dim)
-    # a = 0.1 ln s + 1
-    return inv_freq, yarn_get_mscale(factor)
+        # a = m(s, mscale) / m(s, mscale_all_dim)
+        return inv_freq, yarn_get_mscale(s, mscale) / yarn_get_mscale(s, mscale_all_dim)
+    return inv_freq, yarn_get_mscale(s)  # a = 0.1 ln s + 1
 
 
-def _compute_llama3(head_dim: int, base: float, keys: Mapping[str, Any],
-                    seq_len: int | None) -> Frequencies:
-    """Llama 3.1's wavelength bands (:func:`llama3_inv_freq`; equal edges make a step)."""
-    return llama3_inv_freq(head_dim, base, keys["factor"], keys["low_freq_factor"],
+def _compute_llama3(d: int, base: float, keys: Keys, seq_len: int | None) -> Frequencies:
+    return llama3_inv_freq(d, base, keys["factor"], keys["low_freq_factor"],
                            keys["high_freq_factor"], keys["original_max_position_embeddings"]), 1.0
 
 
-def _compute_longrope(head_dim: int, base: float, keys: Mapping[str, Any],
-                      seq_len: int | None) -> Frequencies:
-    """LongRoPE: ``theta_i / f_i``, long list past ``L``; ``a = sqrt(1 + ln s / ln L)``.
-
-    ``a`` is the config's ``attention_factor`` if given, else 1 when ``s <= 1``.
-    """
+def _compute_longrope(d: int, base: float, keys: Keys, seq_len: int | None) -> Frequencies:
+    """LongRoPE: ``theta_i / f_i`` (long list past ``L``); ``a = sqrt(1 + ln s / ln L)``."""
     length = keys["original_max_position_embeddings"]
-    past_trained = seq_len is not None and seq_len > length
-    chosen = keys["long_factor"] if past_trained else keys["short_factor"]
-    # theta'_i = theta_i / f_i, with the long list past L and the short list up to L
-    inv_freq = inverse_frequencies(head_dim, base) / chosen
+    chosen = "long_factor" if seq_len is not None and seq_len > length else "short_factor"
+    # theta'_i = theta_i / f_i, with the long list past L
+    inv_freq = inverse_frequencies(d, base) / keys[chosen]
     if "attention_factor" in keys:
         return inv_freq, keys["attention_factor"]
     if keys["factor"] <= 1.0:
@@ -628,7 +498,7 @@ def _compute_longrope(head_dim: int, base: float, keys: Mapping[str, Any],
     return inv_freq, math.sqrt(1.0 + math.log(keys["factor"]) / math.log(length))
 
 
-COMPUTE: dict[str, Callable[[int, float, Mapping[str, Any], int | None], Frequencies]] = {
+COMPUTE: dict[str, Callable[[int, float, Keys, int | None], Frequencies]] = {
     "default": _compute_default,
     "linear": _compute_linear,
     "ntk": _compute_ntk,

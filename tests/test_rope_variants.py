@@ -32,10 +32,8 @@ from posenc_lib.models import rope_frequencies_from_config
 from posenc_lib.presets import PRESETS
 from posenc_lib.rope import apply_rope, apply_rope_angles, rope_matrix
 from posenc_lib.rope_variants import (
-    apply_partial_rope,
     axial_rope_angles,
     axial_rope_frequencies,
-    mrope_angles,
     mrope_axes,
     mrope_image_positions,
     p_rope_frequencies,
@@ -102,22 +100,6 @@ def test_partial_rotary_dims_count() -> None:
         n_freq = rope_frequencies_from_config(PRESETS[name])[0].shape[0]
         assert partial_rotary_dims(head, p).sum() == 2 * n_freq
 
-
-def test_apply_partial_rope_matches_a_neox_loop() -> None:
-    rng = np.random.default_rng(1)
-    d, p, base = 16, 0.5, 100.0
-    x = rng.normal(size=(3, d))
-    positions = [0, 5, 11]
-    got = apply_partial_rope(x, positions, p, base)
-    r = 8
-    freqs = theta(r, base)  # denominator r, not d
-    for row, m in zip(range(3), positions, strict=True):
-        expected = list(x[row])
-        for i in range(r // 2):  # pairs (i, i + r/2) inside the rotated block
-            a, b = x[row, i], x[row, i + r // 2]
-            expected[i], expected[i + r // 2] = rotate_pair(a, b, m * freqs[i])
-        np.testing.assert_allclose(got[row], expected, rtol=1e-12, atol=1e-12)
-    np.testing.assert_array_equal(got[:, r:], x[:, r:])  # pass-through dims untouched
 
 
 # --------------------------------------------------------------------------- p-RoPE
@@ -230,26 +212,6 @@ def test_mrope_section_counts() -> None:
         assert np.bincount(axes).tolist() == [24, 20, 20]
 
 
-def test_mrope_of_text_is_plain_rope() -> None:
-    inv_freq = inverse_frequencies(128, 1e6)
-    positions = np.arange(7)
-    thw = np.stack([positions] * 3)
-    expected = np.multiply.outer(positions, inv_freq)
-    for interleaved, section in ((False, [16, 24, 24]), (True, [24, 20, 20])):
-        got = mrope_angles(thw, inv_freq, section, interleaved=interleaved)
-        np.testing.assert_allclose(got, expected, rtol=1e-14)
-
-
-def test_mrope_angles_loop() -> None:
-    rng = np.random.default_rng(4)
-    thw = rng.integers(0, 50, size=(3, 5))
-    inv_freq = rng.uniform(0.01, 1, size=8)
-    section = [2, 3, 3]
-    got = mrope_angles(thw, inv_freq, section)
-    axis_of_pair = [0, 0, 1, 1, 1, 2, 2, 2]
-    for m in range(5):
-        for i in range(8):
-            assert got[m, i] == pytest.approx(thw[axis_of_pair[i], m] * inv_freq[i])
 
 
 def test_mrope_image_positions() -> None:
@@ -397,7 +359,6 @@ BAD = [
     (apply_rope_angles, ([[1.0, 2.0]], [[0.1]]), {"pairing": "odd"}, ValueError, "pairing"),
     (partial_rotary_dims, (10, 0.3), {}, ValueError, "int"),
     (partial_rotary_dims, (8, 1.5), {}, ValueError, "partial_rotary_factor"),
-    (apply_partial_rope, (np.ones((2, 8)), [0], 0.5), {}, ValueError, "positions"),
     (p_rope_frequencies, (8, -0.1), {}, ValueError, "p must be in"),
     (p_rope_frequencies, (8, float("nan")), {}, ValueError, "p must be a finite"),
     (p_rope_frequencies, (7, 0.5), {}, ValueError, "head_dim"),
@@ -406,7 +367,6 @@ BAD = [
     (mrope_axes, ([16, 24],), {}, ValueError, "mrope_section"),
     (mrope_axes, ([16.0, 24.0, 24.0],), {}, ValueError, "mrope_section"),
     (mrope_axes, ([1, 2, 2],), {"interleaved": True}, ValueError, "interleaved"),
-    (mrope_angles, (np.zeros((3, 2)), [1.0, 0.5], [1, 1, 1]), {}, ValueError, "sum"),
     (mrope_image_positions, (-1, 2, 2, 0), {}, ValueError, "n_before"),
     (nope_layers, (8, 0), {}, ValueError, "no_rope_layer_interval"),
     (nope_attention_scale, ([-1],), {}, ValueError, "positions"),
