@@ -11,7 +11,8 @@ or per layer type (Gemma 3, with ``rope_local_base_freq``); ``type`` / ``rope_ty
 ``head_dim`` or MLA's ``qk_rope_head_dim``; ``partial_rotary_factor`` (GPT-NeoX:
 ``rotary_pct``, ``rotary_emb_base``; MiniMax-M2: ``rotary_dim``); Phi-3's top-level
 ``original_max_position_embeddings``; Gemma 4's ``"proportional"`` with ``global_head_dim``;
-hybrids' ``layer_types`` / ``full_attention_interval``; Kimi Linear's ``mla_use_nope`` (refused
+hybrids' ``layer_types`` / ``full_attention_interval``; DeepSeek-V4's ``compress_rope_theta``
+(one RoPE per layer type: sliding, compressed sparse, heavily compressed); Kimi Linear's ``mla_use_nope`` (refused
 with the reason); Qwen-VL's ``mrope_section`` (checked to cover the rotated pairs).
 
 Each helper of :func:`_read_config` states the precedence rule it implements (transformers'
@@ -261,6 +262,23 @@ def _check_mrope_section(params: Mapping[str, Any], where: str, rotary_dim: int)
             f"{rotary_dim // 2} rotated pairs; got {counts}")
 
 
+# DeepseekV4Config: compress_ratios 0, 4 and 128 name these layer types
+_DEEPSEEK_V4_KINDS = {0: "sliding_attention", 4: "compressed_sparse_attention",
+                      128: "heavily_compressed_attention"}
+
+
+def _deepseek_v4_parameters(cfg: Mapping[str, Any]) -> dict[str, Any]:
+    """DeepSeek-V4: sliding layers rotate with ``rope_theta`` and no scaling, compressed layers
+    with ``compress_rope_theta`` and the config's YaRN, its attention factor forced to 1.0
+    (DeepseekV4Config's ``main`` and ``compress`` dicts)."""
+    scaling, _ = _scaling_dict(cfg)
+    main = {"rope_type": "default", "rope_theta": cfg.get("rope_theta", _DEFAULT_THETA)}
+    compress = {**scaling, "rope_theta": cfg["compress_rope_theta"]}
+    if _rope_type(compress, "config['rope_scaling']", None) == "yarn":
+        compress.setdefault("attention_factor", 1.0)
+    return {kind: (main if ratio == 0 else compress) for ratio, kind in _DEEPSEEK_V4_KINDS.items()}
+
+
 def _layer_parameters(cfg: Mapping[str, Any], model_type: str | None,
                       layer_type: Any) -> tuple[dict[str, Any], str, bool]:
     """The scaling dict for ``layer_type`` (transformers: ``rope_scaling or rope_parameters``,
@@ -270,6 +288,8 @@ def _layer_parameters(cfg: Mapping[str, Any], model_type: str | None,
     gemma = model_type in ("gemma3", "gemma3_text")
     if gemma or "rope_local_base_freq" in cfg:
         params, where = _gemma3_parameters(cfg, gemma), "config['rope_parameters']"
+    if "compress_rope_theta" in cfg:
+        params, where = _deepseek_v4_parameters(cfg), "config (DeepSeek-V4)"
     _refuse_unrotated(cfg, layer_type)
     if _is_nested(params):
         params, where = _select_layer(params, layer_type, where)

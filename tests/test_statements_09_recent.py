@@ -1,0 +1,126 @@
+"""Notebook 09's newest sections (issue 22): Qwen3-VL's interleaved M-RoPE, DeepSeek-V3.2's
+indexer and DeepSeek-V4's two bases.
+
+Every number the notebook prints or states is recomputed here from the published config values
+(``posenc_lib.presets_recent`` records where each comes from) with the formulas written out in
+numpy: RoPE's ``theta_i = base**(-2i/d)``, YaRN's ramp as transformers computes it, and the
+score of a rotated pair as a sum of cosines.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+import numpy as np
+import pytest
+
+from posenc_lib.models import rope_frequencies_from_config
+from posenc_lib.presets_recent import RECENT_PRESETS
+from tools.notebook_cells import ROOT, load, source
+
+NB09 = ROOT / "notebooks" / "09_rope_in_todays_models.ipynb"
+
+
+def _printed(marker: str) -> str:
+    cells = [c for c in load(NB09)["cells"] if c["cell_type"] == "code" and marker in source(c)]
+    assert len(cells) == 1, marker
+    return "".join("".join(o.get("text", "")) for o in cells[0]["outputs"])
+
+
+def _markdown() -> str:
+    return "\n".join(source(c) for c in load(NB09)["cells"] if c["cell_type"] == "markdown")
+
+
+def _plain(d: int, base: float) -> np.ndarray:
+    return base ** (-np.arange(0, d, 2) / d)
+
+
+def _yarn(d: int, base: float, s: float, length: int) -> np.ndarray:
+    """transformers' YaRN frequencies (beta_fast 32, beta_slow 1, truncate): written out."""
+    def dim_of(turns: float) -> float:
+        return d * math.log(length / (turns * 2 * math.pi)) / (2 * math.log(base))
+    low, high = max(math.floor(dim_of(32)), 0), min(math.ceil(dim_of(1)), d - 1)
+    ramp = np.clip((np.arange(d // 2) - low) / (high - low), 0, 1)   # 1 = interpolated
+    return _plain(d, base) / s * ramp + _plain(d, base) * (1 - ramp)
+
+
+def test_qwen3_vl_wavelengths_per_axis_in_both_layouts() -> None:
+    lam = 2 * np.pi / _plain(128, 5_000_000.0)
+    pair = np.arange(64)
+    contiguous = np.repeat([0, 1, 2], [24, 20, 20])
+    interleaved = np.zeros(64, dtype=int)       # pair 3j+1 reads h, 3j+2 reads w, for j < 20
+    interleaved[(pair % 3 == 1) & (pair < 60)] = 1
+    interleaved[(pair % 3 == 2) & (pair < 60)] = 2
+    rows = _printed("theta_vl3").splitlines()
+    for row, axes in zip(rows, (contiguous, interleaved), strict=True):
+        numbers = [float(x.replace(",", "")) for x in re.findall(r"[\d,]+(?:\.\d+)?", row)]
+        expected = [v for axis in range(3)
+                    for v in (lam[axes == axis].min(), lam[axes == axis].max())]
+        assert numbers == pytest.approx(expected, abs=0.5)
+    # the prose: contiguous height starts near 2 000, width near 250 000; interleaved, every axis
+    # spans from about ten tokens to millions
+    assert round(lam[contiguous == 1].min(), -3) == 2000
+    assert round(lam[contiguous == 2].min(), -4) == 250000
+    assert all(lam[interleaved == axis].min() < 10.5 for axis in range(3))
+    assert all(lam[interleaved == axis].max() > 1e6 for axis in range(3))
+    assert "every axis spans from about ten tokens to millions" in _markdown()
+    text = " ".join(_markdown().split())
+    assert "height has a wavelength of about 2 000 and the fastest reading width about 250 000" \
+        in text
+    assert "more than a 250 000th of a turn" in text
+
+
+def test_the_indexer_keeps_2048_of_the_earlier_tokens() -> None:
+    rows = _printed("index_topk").splitlines()
+    for n in (2048, 8192, 32768, 131072, 163840):
+        (row,) = [r for r in rows if r.strip().startswith(f"{n:,} ")]
+        assert row.endswith(f"{min(2048, n) / n:6.1%} of them")
+
+
+def test_the_slow_channel_read_in_the_wrong_layout_scores_by_distance() -> None:
+    theta = _yarn(64, 10_000.0, 40.0, 4096)
+    read, _ = rope_frequencies_from_config(RECENT_PRESETS["deepseek-v3.2-exp"])
+    assert read == pytest.approx(theta)
+    d = np.array([0, 100, 1000, 10000])
+    half = 2 * np.cos(d * theta[31])                        # dims 31 and 63 are pair 31
+    interleaved = np.cos(d * theta[15]) + np.cos(d * theta[31])   # dim 31 -> pair 15, 63 -> pair 31
+    rows = _printed("keys @ channel").splitlines()
+    for row, expected in zip(rows, (half, interleaved), strict=True):
+        values = [float(v) for v in re.findall(r"-?\d+\.\d*", row.split(":")[1])]
+        assert values == pytest.approx(np.round(expected, 3), abs=1e-3)
+    text = _markdown()
+    assert "wavelength is about 1.9 million tokens" in text
+    assert round(2 * np.pi / theta[31], -5) == 1_900_000
+    assert "about 750 tokens" in text and round(2 * np.pi / theta[15], -1) == 750
+    assert "moves by a thousandth" in text and 1e-3 <= 2 - half[-1] < 2e-3
+
+
+def test_deepseek_v4_two_bases() -> None:
+    v4 = RECENT_PRESETS["deepseek-v4-flash"]
+    out = _printed("compress_rope_theta")
+    assert "{0: 2, 4: 21, 128: 20}" in out
+    sliding = _plain(64, 10_000.0)
+    slow = int(np.sum(sliding * 128 / (2 * np.pi) < 1))
+    assert f"sliding: {slow} of 32 pairs" in out and slow == 21
+    assert "Two thirds of a sliding layer's pairs" in _markdown() and abs(slow / 32 - 2 / 3) < 0.02
+    compressed = _yarn(64, 160_000.0, 16.0, 65536)
+    ratio = compressed / _plain(64, 160_000.0)
+    kept, divided = int(np.isclose(ratio, 1).sum()), int(np.isclose(ratio, 1 / 16).sum())
+    assert f"{kept} pairs kept, {divided} divided by 16" in out and (kept, divided) == (16, 7)
+    assert "attention factor 1.0" in out
+    slowest = 2 * np.pi / compressed.min()
+    under = int(np.sum(compressed * 1_048_576 / (2 * np.pi) < 1))
+    assert f"slowest wavelength {slowest:,.0f}; {under} pairs under one turn" in out
+    # the YaRN factor the compressed layers do not use
+    assert "$0.1 \\ln 16 + 1 = 1.28$" in _markdown() and round(0.1 * math.log(16) + 1, 2) == 1.28
+    for kind, expected in (("sliding_attention", sliding),
+                           ("compressed_sparse_attention", compressed),
+                           ("heavily_compressed_attention", compressed)):
+        inv_freq, factor = rope_frequencies_from_config(v4, layer_type=kind)
+        assert inv_freq == pytest.approx(expected) and factor == 1.0
+
+
+def test_deepseek_v4_needs_a_layer_type() -> None:
+    with pytest.raises(ValueError, match="layer_type"):
+        rope_frequencies_from_config(RECENT_PRESETS["deepseek-v4-flash"])
