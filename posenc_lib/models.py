@@ -12,8 +12,9 @@ or per layer type (Gemma 3, with ``rope_local_base_freq``); ``type`` / ``rope_ty
 ``rotary_pct``, ``rotary_emb_base``; MiniMax-M2: ``rotary_dim``); Phi-3's top-level
 ``original_max_position_embeddings``; Gemma 4's ``"proportional"`` with ``global_head_dim``;
 hybrids' ``layer_types`` / ``full_attention_interval``; DeepSeek-V4's ``compress_rope_theta``
-(one RoPE per layer type: sliding, compressed sparse, heavily compressed); Kimi Linear's ``mla_use_nope`` (refused
-with the reason); Qwen-VL's ``mrope_section`` (checked to cover the rotated pairs).
+(one RoPE per layer type: sliding, compressed sparse, heavily compressed); Kimi Linear's
+``mla_use_nope`` (refused with the reason); Qwen-VL's ``mrope_section`` (checked to cover the
+rotated pairs).
 
 Each helper of :func:`_read_config` states the precedence rule it implements (transformers'
 ``rope_scaling or rope_parameters``, ``get(key) or default``, class defaults in
