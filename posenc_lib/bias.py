@@ -1,21 +1,13 @@
 """Relative schemes that act inside attention: ALiBi, T5's bucketed bias, Shaw's embeddings.
 
-None of these adds a vector to the token embeddings. They change the attention scores of query
-``i`` and key ``j`` through the offset ``j - i`` only:
+They change the score of query ``i`` and key ``j`` through the offset ``j - i`` only (key
+minus query: a key in the past has a negative offset). Bias arrays have shape
+``(n_heads, n_queries, n_keys)``; query ``i`` sits at ``query_offset + i``, key ``j`` at ``j``.
 
-* ALiBi (Press et al., 2022) adds ``-m_h (i - j)``, a fixed penalty growing with distance, with
-  one slope ``m_h`` per head and no parameter at all;
-* T5 (Raffel et al., 2020) adds one learned scalar per head and per *bucket* of offsets: exact
-  buckets for small offsets, logarithmically wider ones up to ``max_distance``, then one bucket
-  for everything further;
-* Shaw et al. (2018) add a learned vector ``a_{clip(j - i, k)}`` to the key (and the value) of
-  every query-key pair.
-
-Conventions: the relative position is ``key position - query position`` (T5 calls it
-``memory_position - query_position``), so a key in the past has a negative offset. Bias arrays
-have shape ``(n_heads, n_queries, n_keys)``; query ``i`` sits at absolute position
-``query_offset + i`` and key ``j`` at position ``j`` (``query_offset > 0`` is the decoding step
-of a model with a KV cache).
+References: Press, Smith, Lewis, "Train Short, Test Long" (ALiBi), ICLR 2022, arXiv:2108.12409;
+Raffel et al., "Exploring the Limits of Transfer Learning" (T5), JMLR 2020, arXiv:1910.10683,
+with Hugging Face ``T5Attention._relative_position_bucket``; Shaw, Uszkoreit, Vaswani,
+"Self-Attention with Relative Position Representations", NAACL 2018, arXiv:1803.02155.
 
 Notebook: 07_other_schemes.
 """
@@ -44,16 +36,11 @@ __all__ = [
 ]
 
 
-
-
 def _check_lengths(n_queries: Any, n_keys: Any, query_offset: Any) -> tuple[int, int, int]:
     n_q = check_int("n_queries", n_queries)
     n_k = n_q if n_keys is None else check_int("n_keys", n_keys)
     offset = check_int("query_offset", query_offset, minimum=0)
     return n_q, n_k, offset
-
-
-# --------------------------------------------------------------------------------- ALiBi
 
 
 def _power_of_two_slopes(n_heads: int) -> list[float]:
@@ -72,23 +59,12 @@ def alibi_slopes(n_heads: int) -> NDArray[np.float64]:
     Returns
     -------
     numpy.ndarray, shape (n_heads,), float64
-        The slope of every head. For ``H = 8``: 1/2, 1/4, ..., 1/256.
 
     Notes
     -----
-    When ``H`` is a power of two the slopes are the geometric sequence
-
-    ``m_h = 2**(-8h/H)`` for ``h = 1 .. H``,
-
-    which starts at ``2^(-8/H)`` with the same ratio. Otherwise, with ``c`` the largest power
-    of two below ``H``, the heads get the ``c`` slopes for ``c`` heads followed by the first
-    ``H - c`` slopes *at odd positions* ``h = 1, 3, 5, ...`` of the sequence for ``2c`` heads,
-    i.e. ``2^(-4(2j+1)/c)`` for ``j = 0 .. H-c-1`` (the rule of the paper's reference code).
-
-    References
-    ----------
-    Press, O., Smith, N. A., Lewis, M. (2022). Train Short, Test Long: Attention with Linear
-    Biases Enables Input Length Extrapolation. ICLR 2022. arXiv:2108.12409, section 3.
+    ``m_h = 2**(-8h/H)`` for ``h = 1 .. H`` when ``H`` is a power of two. Otherwise, with ``c``
+    the largest power of two below ``H``: the ``c`` slopes for ``c`` heads, then the first
+    ``H - c`` odd-numbered slopes of the sequence for ``2c`` heads, ``2^(-4(2j+1)/c)``.
 
     Examples
     --------
@@ -112,31 +88,20 @@ def alibi_bias(slopes: Any, length: int, *, causal: bool = True) -> NDArray[np.f
     Parameters
     ----------
     slopes : array_like, shape (n_heads,)
-        Positive, finite slopes, usually ``alibi_slopes(n_heads)``.
+        Positive slopes, usually ``alibi_slopes(n_heads)``.
     length : int
-        Sequence length ``n``, >= 1.
+        Sequence length, >= 1.
     causal : bool, default True
-        True (a decoder, as in the paper): ``-m_h (i - j)`` for keys ``j <= i`` and ``-inf``
-        for future keys ``j > i``, so the bias also acts as the causal mask. False (the
-        symmetric variant for encoders): ``-m_h |i - j|`` everywhere.
+        True: ``-inf`` for future keys ``j > i`` (the bias is also the causal mask). False:
+        the symmetric encoder variant ``-m_h |i - j|``.
 
     Returns
     -------
     numpy.ndarray, shape (n_heads, length, length), float64
-        ``bias[h, i, j]``; 0 on the diagonal, more negative the further key ``j`` is.
 
     Notes
     -----
-    ``softmax(q_i K^T / sqrt(d) + m_h [-(i-1), ..., -2, -1, 0])``.
-
-    The penalty is linear in the distance and needs no parameter. A softmax row does not change
-    when a constant is added to it, so adding ``m_h j`` (what the reference code does) gives
-    the same weights as ``-m_h (i - j)``.
-
-    References
-    ----------
-    Press, O., Smith, N. A., Lewis, M. (2022). Train Short, Test Long. ICLR 2022.
-    arXiv:2108.12409.
+    ``bias[h, i, j] = -m_h (i - j)`` for ``j <= i``: a linear penalty with no parameter.
 
     Examples
     --------
@@ -177,12 +142,11 @@ def alibi_weights_by_distance(n_heads: int, length: int) -> NDArray[np.float64]:
     Returns
     -------
     weights : ndarray of float64, shape (n_heads, length)
-        ``w[h, r]``: the weight on the key ``r`` tokens back; each row sums to 1.
+        ``w[h, r]``: the weight on the key ``r`` tokens back.
 
     Notes
     -----
-    ``w[h, r] = exp(-m_h r) / sum_r' exp(-m_h r')``: the softmax of ALiBi's bias alone, so a
-    head with a steep slope looks only at its neighbours.
+    ``w[h, r] = exp(-m_h r) / sum_r' exp(-m_h r')``, the softmax of ALiBi's bias alone.
 
     Examples
     --------
@@ -194,9 +158,6 @@ def alibi_weights_by_distance(n_heads: int, length: int) -> NDArray[np.float64]:
     return softmax(bias[:, -1, :], axis=-1)[:, ::-1]
 
 
-# ------------------------------------------------------------------------------ relative
-
-
 def relative_position_matrix(
     n_queries: int, n_keys: int | None = None, *, query_offset: int = 0
 ) -> NDArray[np.int64]:
@@ -205,22 +166,19 @@ def relative_position_matrix(
     Parameters
     ----------
     n_queries : int
-        Number of queries, >= 1; query ``i`` sits at position ``query_offset + i``.
+        Number of queries, >= 1, at positions ``query_offset + i``.
     n_keys : int, optional
         Number of keys, >= 1, at positions ``0 .. n_keys - 1``; ``n_queries`` when omitted.
     query_offset : int, default 0
-        Position of the first query (``t`` for the single query of decoding step ``t``).
+        Position of the first query (a decoding step with a KV cache).
 
     Returns
     -------
     numpy.ndarray, shape (n_queries, n_keys), int64
-        ``rel[i, j] = j - (query_offset + i)``: negative for keys in the past.
 
     Notes
     -----
-    ``r[i, j] = j - i``.
-
-    The matrix is Toeplitz: it is constant along every diagonal.
+    ``r[i, j] = j - (query_offset + i)``, constant along every diagonal.
 
     Examples
     --------
@@ -265,16 +223,14 @@ def t5_relative_position_bucket(
     Parameters
     ----------
     relative_position : array_like of int, any shape
-        Key position minus query position (``memory_position - query_position``).
+        Key position minus query position.
     bidirectional : bool, default True
-        True (T5's encoder): half of the buckets for keys before or at the query, half for keys
-        after it. False (T5's decoder, causal): future keys (positive offsets) all fall into
-        bucket 0, the bucket of offset 0.
+        True (encoder): half of the buckets for keys after the query. False (causal decoder):
+        future keys fall into bucket 0.
     num_buckets : int, default 32
-        Number of buckets, even and >= 4 (T5 uses 32).
+        Even, >= 4.
     max_distance : int, default 128
-        Distances from ``max_distance`` on share the last bucket (T5 uses 128). Must exceed the
-        number of exact buckets.
+        Distances from here on share the last bucket; must exceed the exact buckets.
 
     Returns
     -------
@@ -283,23 +239,10 @@ def t5_relative_position_bucket(
 
     Notes
     -----
-    Let ``B = num_buckets``. Bidirectional: ``B <- B/2``, keys after the query get ``+B`` and
-    ``n = |r|``. Causal: ``n = max(-r, 0)``. With ``E = B // 2`` exact buckets, the bucket is
-
-    ``b(n) = n`` for ``n < E``, else
-    ``min(B - 1, E + floor(ln(n/E) / ln(D/E) (B - E)))``.
-
-    with ``D = max_distance``. As in the references, the logarithm is evaluated in float32 and
-    truncated toward zero. For the defaults (bidirectional) ``E = 8``, ``B = 16`` and
-    ``b = 8 + floor(2 log2(n / 8))``: offsets 8-11 share bucket 8, 12-15 bucket 9, 16-22
-    bucket 10, ..., 91 and beyond bucket 15.
-
-    References
-    ----------
-    Raffel, C. et al. (2020). Exploring the Limits of Transfer Learning with a Unified
-    Text-to-Text Transformer. JMLR 21(140). arXiv:1910.10683.
-    Mesh TensorFlow ``transformer_layers._relative_position_bucket``; Hugging Face
-    ``T5Attention._relative_position_bucket``.
+    ``B = num_buckets``. Bidirectional: ``B <- B/2``, keys after the query get ``+B`` and
+    ``n = |r|``; causal: ``n = max(-r, 0)``. With ``E = B // 2`` and ``D = max_distance``,
+    ``b(n) = n`` for ``n < E``, else ``min(B - 1, E + floor(ln(n/E) / ln(D/E) (B - E)))``,
+    the logarithm in float32 as in the references.
 
     Examples
     --------
@@ -367,27 +310,19 @@ def t5_bias(
     Parameters
     ----------
     table : array_like, shape (num_buckets, n_heads)
-        The learned biases (Hugging Face's ``relative_attention_bias`` embedding weight).
-        ``num_buckets`` is its number of rows (even, >= 4).
-    n_queries, n_keys : int
-        Numbers of queries and keys, as in :func:`relative_position_matrix`.
-    bidirectional : bool, default True
-        Encoder (True) or causal decoder (False) buckets.
-    max_distance : int, default 128
-        See :func:`t5_relative_position_bucket`.
-    query_offset : int, default 0
-        Position of the first query (decoding step with a KV cache).
+        The learned biases (Hugging Face's ``relative_attention_bias`` weight).
+    n_queries, n_keys, query_offset
+        As in :func:`relative_position_matrix`.
+    bidirectional, max_distance
+        As in :func:`t5_relative_position_bucket`.
 
     Returns
     -------
     numpy.ndarray, shape (n_heads, n_queries, n_keys), float64
-        ``bias[h, i, j] = table[bucket(j - i), h]``, added to the attention scores.
 
     Notes
     -----
-    ``B[h, i, j] = w[h, b(j - i)]``.
-
-    T5 computes this bias in the first layer of a stack and reuses it in every layer.
+    ``B[h, i, j] = table[b(j - i), h]``.
 
     Examples
     --------
@@ -406,9 +341,6 @@ def t5_bias(
     return np.asarray(np.moveaxis(weights[buckets], -1, 0), dtype=np.float64)
 
 
-# ---------------------------------------------------------------------------------- Shaw
-
-
 def shaw_relative_index(
     n_queries: int,
     n_keys: int | None = None,
@@ -420,26 +352,19 @@ def shaw_relative_index(
 
     Parameters
     ----------
-    n_queries, n_keys : int
-        Numbers of queries and keys, as in :func:`relative_position_matrix`.
+    n_queries, n_keys, query_offset
+        As in :func:`relative_position_matrix`.
     max_relative_position : int
-        The clipping distance ``k`` >= 1: offsets beyond ``+-k`` share the end rows.
-    query_offset : int, default 0
-        Position of the first query.
+        The clipping distance ``k`` >= 1.
 
     Returns
     -------
     numpy.ndarray, shape (n_queries, n_keys), int64
-        ``clip(j - i, -k, k) + k``, in ``0 .. 2k`` (row ``k`` is offset 0).
+        In ``0 .. 2k`` (row ``k`` is offset 0).
 
     Notes
     -----
     ``index[i, j] = clip(j - i, -k, k) + k``.
-
-    References
-    ----------
-    Shaw, P., Uszkoreit, J., Vaswani, A. (2018). Self-Attention with Relative Position
-    Representations. NAACL 2018. arXiv:1803.02155, section 3.2.
 
     Examples
     --------
@@ -474,15 +399,12 @@ def shaw_relative_embeddings(
     ----------
     table : array_like, shape (2k + 1, d)
         Learned vectors ``w_{-k} .. w_k`` (row ``k`` is offset 0).
-    n_queries, n_keys : int
-        Numbers of queries and keys, as in :func:`relative_position_matrix`.
-    query_offset : int, default 0
-        Position of the first query.
+    n_queries, n_keys, query_offset
+        As in :func:`relative_position_matrix`.
 
     Returns
     -------
     numpy.ndarray, shape (n_queries, n_keys, d), float64
-        ``a[i, j] = w_{clip(j - i, -k, k)}``.
 
     Notes
     -----
@@ -519,19 +441,17 @@ def shaw_attention(
     Parameters
     ----------
     q : array_like, shape (n_queries, d)
-        Queries; query ``i`` sits at position ``query_offset + i``.
+        Queries at positions ``query_offset + i``.
     k : array_like, shape (n_keys, d)
         Keys at positions ``0 .. n_keys - 1``.
     v : array_like, shape (n_keys, d_v)
-        Values.
     table_k : array_like, shape (2K + 1, d)
         Relative embeddings added to the keys.
     table_v : array_like, shape (2K' + 1, d_v), optional
-        Relative embeddings added to the values; none when omitted.
+        Relative embeddings added to the values.
     causal : bool, default False
         Mask keys after the query.
     query_offset : int, default 0
-        Position of the first query.
 
     Returns
     -------
@@ -542,13 +462,6 @@ def shaw_attention(
     -----
     ``e_ij = q_i . (k_j + a^K_ij) / sqrt(d)``, ``alpha_ij = softmax_j(e_ij)`` and
     ``z_i = sum_j alpha_ij (v_j + a^V_ij)``.
-
-    The effective key ``k_j + a^K_ij`` depends on the query: a KV cache cannot store it once.
-
-    References
-    ----------
-    Shaw, P., Uszkoreit, J., Vaswani, A. (2018). Self-Attention with Relative Position
-    Representations. NAACL 2018. arXiv:1803.02155, equations (3)-(4).
 
     Examples
     --------
