@@ -1,12 +1,9 @@
 """What a real model's config does to each RoPE pair at a given context length, layer by layer.
 
-A model's ``config.json`` decides, for every pair of dims of a query/key head, whether it turns
-at all (partial rotary, MLA's content dims, NoPE layers), whether a scaling method changed its
-frequency (PI, YaRN, Llama 3, LongRoPE, ...) and how far it turns within a context of ``L``
-tokens. :func:`classify_config_pairs` answers this for one kind of layer, and
-:func:`config_layer_kinds` lists the kinds of layers a model has (full or sliding-window
-attention, Llama 4's chunked attention, NoPE layers). The frequencies come from
-:func:`posenc_lib.models.rope_frequencies_from_config`; nothing here recomputes them.
+:func:`classify_config_pairs` says, for one kind of layer, whether each pair turns at all,
+whether a scaling changed its frequency and how far it turns in ``L`` tokens;
+:func:`config_layer_kinds` lists the kinds of layers. The frequencies come from
+:func:`posenc_lib.models.rope_frequencies_from_config`.
 
 Notebook: 09_rope_in_todays_models.
 """
@@ -95,21 +92,18 @@ def config_layer_kinds(config: Mapping[str, Any]) -> dict[str, int]:
     Parameters
     ----------
     config : dict
-        A model's ``config.json`` (e.g. :data:`posenc_lib.presets.PRESETS` entries); needs
-        ``num_hidden_layers``.
+        A model's ``config.json`` with ``num_hidden_layers``.
 
     Returns
     -------
     dict of str to int
-        Kind (one of :data:`LAYER_KINDS`) to number of layers; the counts sum to
-        ``num_hidden_layers``.
+        Kind (one of :data:`LAYER_KINDS`) to number of layers.
 
     Notes
     -----
-    ``layer_types`` when the config lists them (gpt-oss); for Gemma 3 without it, layer ``l`` is
-    full attention when ``(l + 1) mod 6 == 0`` and sliding otherwise (transformers' default);
-    ``no_rope_layers[l] == 0`` makes layer ``l`` a NoPE layer (Llama 4, SmolLM3), and Llama 4's
-    RoPE layers, with ``attention_chunk_size``, attend within chunks.
+    ``layer_types`` when listed; Gemma 3 otherwise has full attention where
+    ``(l + 1) mod 6 == 0``; ``no_rope_layers[l] == 0`` marks a NoPE layer, and with
+    ``attention_chunk_size`` (Llama 4) the RoPE layers are chunked.
 
     Examples
     --------
@@ -156,34 +150,24 @@ def classify_config_pairs(
     Parameters
     ----------
     config : dict
-        A model's ``config.json`` (see :func:`posenc_lib.models.rope_frequencies_from_config`).
+        A model's ``config.json``.
     length : int
-        Context length ``L`` >= 2 (passed as ``seq_len``, so dynamic NTK and LongRoPE switch
-        as they do at that length).
+        Context length ``L`` >= 2 (also the ``seq_len`` of dynamic NTK and LongRoPE).
     layer_kind : str or None, default None
-        One of the config's kinds from :func:`config_layer_kinds`; None is its first kind with
-        RoPE. ``"nope"`` layers rotate nothing.
+        One of :func:`config_layer_kinds`; None is the first kind with RoPE.
 
     Returns
     -------
     wavelengths : ndarray of float64, shape (n_pairs,)
-        ``lambda_i = 2 pi / theta_i`` of the frequency the model uses; ``inf`` where the pair
-        does not rotate. The rotated pairs come first, then the pairs that never rotate
-        (partial rotary's pass-through dims, MLA's ``qk_nope_head_dim`` content dims).
+        ``2 pi / theta_i``; ``inf`` for the pairs that never rotate, which come last.
     classes : ndarray of int64, shape (n_pairs,)
-        Index into :data:`PAIR_CLASSES`: 0 "rotated" (frequency as without scaling, at least
-        one turn in ``L``), 1 "kept" (frequency as without scaling, less than one turn in
-        ``L``: it barely moves), 2 "interpolated" (a scaling changed its frequency), 3 "not
-        rotated". In a sliding-window or chunked layer ``L`` is capped by the window
-        (``sliding_window``, ``attention_chunk_size``): no two of its tokens are further apart.
+        Index into :data:`PAIR_CLASSES`.
 
     Notes
     -----
-    ``n_pairs = head_dim / 2 (+ qk_nope_head_dim / 2 for MLA)``. With ``theta_i`` the model's
-    frequency and ``theta_i^0`` the one of the same config without ``rope_scaling``: class 2
-    when ``|theta_i / theta_i^0 - 1| > 1e-9``; else class 0 when ``L' theta_i / (2 pi) >= 1``
-    with ``L' = min(L, window)`` (``L' / lambda_i`` turns,
-    :func:`posenc_lib.frequencies.turns_in_context`), class 1 otherwise.
+    ``n_pairs = head_dim / 2 (+ qk_nope_head_dim / 2 for MLA)``. With ``theta_i^0`` the
+    frequency without scaling: "interpolated" when ``|theta_i / theta_i^0 - 1| > 1e-9``, else
+    "rotated" when ``L' theta_i / (2 pi) >= 1`` with ``L' = min(L, window)``, else "kept".
 
     Examples
     --------
@@ -195,23 +179,21 @@ def classify_config_pairs(
     cfg = _config(config)
     length = check_int("length", length, minimum=2)
     layer_kind = _chosen_layer_kind(cfg, layer_kind)
-    n_pairs = _n_pairs(cfg)
+    wavelengths = np.full(_n_pairs(cfg), np.inf)
+    classes = np.full(wavelengths.size, 3, dtype=np.int64)  # "not rotated"
     if layer_kind == "nope":
-        return np.full(n_pairs, np.inf), np.full(n_pairs, 3, dtype=np.int64)
+        return wavelengths, classes
     layer_type = _transformers_layer_type(cfg, layer_kind)
     theta, _ = rope_frequencies_from_config(cfg, seq_len=length, layer_type=layer_type)
     plain, _ = rope_frequencies_from_config(_without_scaling(cfg), seq_len=length,
                                             layer_type=layer_type)
-    wavelengths = np.full(n_pairs, np.inf)
-    classes = np.full(n_pairs, 3, dtype=np.int64)
-    rotated = theta > 0  # p-RoPE style zero frequencies never turn
-    # lambda_i = 2 pi / theta_i
+    # lambda_i = 2 pi / theta_i; zero frequencies (p-RoPE) never turn
+    rotated = theta > 0
     wavelengths[: theta.size][rotated] = 2.0 * math.pi / theta[rotated]
-    changed = np.abs(theta / plain - 1.0) > 1e-9
-    # turns r_i = L theta_i / (2 pi), with L capped by the layer's window
+    # turns r_i = L' theta_i / (2 pi), L' = min(L, window)
     turns = _span(cfg, length, layer_kind) * theta / (2.0 * math.pi)
-    classes[: theta.size] = np.where(changed, 2, np.where(turns >= 1.0, 0, 1))
-    classes[: theta.size][~rotated] = 3
+    changed = np.abs(theta / plain - 1.0) > 1e-9
+    classes[: theta.size] = np.where(~rotated, 3, np.where(changed, 2, np.where(turns >= 1, 0, 1)))
     return wavelengths, classes
 
 
