@@ -1,12 +1,8 @@
 """Learned absolute position embeddings: a lookup table with one trained row per position.
 
-BERT and GPT-2 keep a matrix ``P`` of shape ``(max_positions, d_model)`` and add row ``p`` to
-the embedding of the token at position ``p``. The table is a parameter like any other, so
-
-* a position past the last row has no code at all (:func:`learned_lookup` raises
-  :class:`PositionOutOfTable`);
-* a row that no training sequence reached keeps its random initial values: training moves only
-  the rows of positions it sees (:func:`fit_learned_table` shows it on a toy task).
+BERT and GPT-2 add row ``p`` of a trained matrix ``P`` (max_positions, d_model) to the token at
+position ``p``. A position past the last row has no code (:class:`PositionOutOfTable`), and a
+row no training sequence reached keeps its random initial values (:func:`fit_learned_table`).
 
 Notebook: 07_other_schemes.
 """
@@ -39,26 +35,20 @@ def learned_table(
 
     Parameters
     ----------
-    max_positions : int
-        Number of rows: positions ``0 .. max_positions - 1`` get a code (GPT-2: 1024), >= 1.
-    d_model : int
-        Width of every row, >= 1.
+    max_positions, d_model : int
+        Rows (positions with a code) and width, >= 1.
     seed : int, default 0
-        Seed of ``numpy.random.default_rng`` (>= 0).
+        Seed of ``numpy.random.default_rng``.
     std : float, default 0.02
-        Standard deviation of the normal initialisation, > 0 (BERT's ``initializer_range``).
+        Standard deviation (BERT's ``initializer_range``), > 0.
 
     Returns
     -------
     numpy.ndarray, shape (max_positions, d_model), float64
-        ``P[p, :] ~ N(0, std^2)`` independently.
 
     Notes
     -----
-    ``P`` has shape ``(L_max, d)`` with every ``P[p, c] ~ N(0, std**2)``.
-
-    Two seeds give two different tables: unlike a formula, the code of a position depends on
-    the initialisation and on training.
+    Every ``P[p, c] ~ N(0, std**2)`` independently.
 
     Examples
     --------
@@ -87,21 +77,16 @@ def learned_lookup(table: Any, positions: Any) -> NDArray[np.float64]:
     Parameters
     ----------
     table : array_like, shape (max_positions, d_model)
-        The learned table ``P``.
     positions : array_like of int, shape (n,)
-        Token positions, each in ``0 .. max_positions - 1``.
 
     Returns
     -------
     numpy.ndarray, shape (n, d_model), float64
-        ``P[positions]``.
 
     Raises
     ------
     PositionOutOfTable
-        (a ValueError) for a position with no row: the table cannot encode it.
-    TypeError
-        For positions that are not integers.
+        (a ValueError) for a position with no row.
 
     Notes
     -----
@@ -110,9 +95,6 @@ def learned_lookup(table: Any, positions: Any) -> NDArray[np.float64]:
     Examples
     --------
     >>> table = np.arange(6.0).reshape(3, 2)
-    >>> learned_lookup(table, [2, 0])
-    array([[4., 5.],
-           [0., 1.]])
     >>> try:
     ...     learned_lookup(table, [3])
     ... except PositionOutOfTable as err:
@@ -144,38 +126,32 @@ def fit_learned_table(
     steps: int = 40,
     learning_rate: float = 0.25,
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    """Train a position table by gradient descent on a toy task that only sees short sequences.
-
-    The task: a fixed linear readout ``w`` must read the normalised position
-    ``y_p = p / (L - 1)`` from row ``p``, for the positions ``p < L`` of the training sequences.
-    The loss touches no row ``p >= L``, so those rows never move.
+    """Train a position table by gradient descent on a toy task that only sees positions < L.
 
     Parameters
     ----------
     table : array_like, shape (max_positions, d_model)
-        Initial table (e.g. :func:`learned_table`); it is not modified.
+        Initial table (not modified).
     readout : array_like, shape (d_model,)
-        The fixed readout vector ``w``, not all zero.
+        The fixed readout ``w``, not all zero.
     trained_length : int
-        ``L``: training sequences cover positions ``0 .. L - 1``; 2 <= L <= max_positions.
+        ``L``, 2 <= L <= max_positions.
     steps : int, default 40
-        Gradient steps, >= 1.
+        Gradient steps.
     learning_rate : float, default 0.25
-        Step size ``eta`` > 0; with ``eta |w|^2 < 1`` every trained row converges.
+        Step size ``eta`` with ``eta |w|^2 < 1``.
 
     Returns
     -------
     trained : numpy.ndarray, shape (max_positions, d_model), float64
-        The table after training; rows ``L ..`` equal the initial rows exactly.
+        Rows ``L ..`` equal the initial rows exactly.
     losses : numpy.ndarray, shape (steps,), float64
-        The loss ``sum_{p<L} (w . P_p - y_p)^2`` before each step.
+        The loss before each step.
 
     Notes
     -----
-    ``loss = sum_{p < L} (w . P_p - y_p)**2`` and, for ``p < L`` only,
-    ``P_p <- P_p - 2 lr (w . P_p - y_p) w``.
-
-    and :math:`\\partial \\mathcal{L} / \\partial P_p = 0` for :math:`p \\ge L`.
+    ``loss = sum_{p < L} (w . P_p - y_p)**2`` with ``y_p = p / (L - 1)``, and for ``p < L``
+    only ``P_p <- P_p - 2 eta (w . P_p - y_p) w``.
 
     Examples
     --------
