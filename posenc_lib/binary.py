@@ -243,10 +243,11 @@ def hamming_matrix(n_positions: int) -> NDArray[np.int64]:
            [1, 0, 2],
            [1, 2, 0]])
     """
+    n_bits = bits_needed(n_positions)
     positions = np.arange(n_positions, dtype=np.int64)
     xor = positions[:, None] ^ positions[None, :]
     counts = np.zeros_like(xor)
-    for k in range(bits_needed(n_positions)):
+    for k in range(n_bits):
         # H_ab = sum_k ((a XOR b) >> k) & 1
         counts += (xor >> k) & 1
     return counts
