@@ -35,12 +35,7 @@ __all__ = [
     "shaw_attention",
 ]
 
-
-def _check_lengths(n_queries: Any, n_keys: Any, query_offset: Any) -> tuple[int, int, int]:
-    n_q = check_int("n_queries", n_queries)
-    n_k = n_q if n_keys is None else check_int("n_keys", n_keys)
-    offset = check_int("query_offset", query_offset, minimum=0)
-    return n_q, n_k, offset
+Array = NDArray[np.float64]
 
 
 def _power_of_two_slopes(n_heads: int) -> list[float]:
@@ -48,13 +43,13 @@ def _power_of_two_slopes(n_heads: int) -> list[float]:
     return [2.0 ** (-8.0 * h / n_heads) for h in range(1, n_heads + 1)]
 
 
-def alibi_slopes(n_heads: int) -> NDArray[np.float64]:
+def alibi_slopes(n_heads: int) -> Array:
     """ALiBi's head-specific slopes ``m_h = 2^(-8h/H)``, with the paper's rule for any ``H``.
 
     Parameters
     ----------
     n_heads : int
-        Number of attention heads ``H``, >= 1.
+        Number of heads ``H``, >= 1.
 
     Returns
     -------
@@ -64,12 +59,10 @@ def alibi_slopes(n_heads: int) -> NDArray[np.float64]:
     -----
     ``m_h = 2**(-8h/H)`` for ``h = 1 .. H`` when ``H`` is a power of two. Otherwise, with ``c``
     the largest power of two below ``H``: the ``c`` slopes for ``c`` heads, then the first
-    ``H - c`` odd-numbered slopes of the sequence for ``2c`` heads, ``2^(-4(2j+1)/c)``.
+    ``H - c`` odd-numbered slopes of the sequence for ``2c`` heads.
 
     Examples
     --------
-    >>> [float(1 / m) for m in alibi_slopes(8)]
-    [2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 128.0, 256.0]
     >>> np.round(np.log2(alibi_slopes(12)), 6)
     array([-1. , -2. , -3. , -4. , -5. , -6. , -7. , -8. , -0.5, -1.5, -2.5, -3.5])
     """
@@ -82,7 +75,7 @@ def alibi_slopes(n_heads: int) -> NDArray[np.float64]:
     return np.asarray(slopes, dtype=np.float64)
 
 
-def alibi_bias(slopes: Any, length: int, *, causal: bool = True) -> NDArray[np.float64]:
+def alibi_bias(slopes: Any, length: int, *, causal: bool = True) -> Array:
     """ALiBi's bias matrices, one per head: ``-m_h (i - j)`` added to the score of query i, key j.
 
     Parameters
@@ -92,8 +85,8 @@ def alibi_bias(slopes: Any, length: int, *, causal: bool = True) -> NDArray[np.f
     length : int
         Sequence length, >= 1.
     causal : bool, default True
-        True: ``-inf`` for future keys ``j > i`` (the bias is also the causal mask). False:
-        the symmetric encoder variant ``-m_h |i - j|``.
+        ``-inf`` for future keys (the bias is also the causal mask); False gives the symmetric
+        encoder variant.
 
     Returns
     -------
@@ -101,17 +94,13 @@ def alibi_bias(slopes: Any, length: int, *, causal: bool = True) -> NDArray[np.f
 
     Notes
     -----
-    ``bias[h, i, j] = -m_h (i - j)`` for ``j <= i``: a linear penalty with no parameter.
+    ``bias[h, i, j] = -m_h (i - j)`` for ``j <= i`` (``-m_h |i - j|`` when not causal).
 
     Examples
     --------
     >>> alibi_bias([0.5], 3)[0]
     array([[ 0. , -inf, -inf],
            [-0.5,  0. , -inf],
-           [-1. , -0.5,  0. ]])
-    >>> alibi_bias([0.5], 3, causal=False)[0]
-    array([[ 0. , -0.5, -1. ],
-           [-0.5,  0. , -0.5],
            [-1. , -0.5,  0. ]])
     """
     m = check_array("slopes", slopes, ndim=1).astype(np.float64)
@@ -129,13 +118,13 @@ def alibi_bias(slopes: Any, length: int, *, causal: bool = True) -> NDArray[np.f
     return np.asarray(0.0 - slope * np.abs(rel), dtype=np.float64)
 
 
-def alibi_weights_by_distance(n_heads: int, length: int) -> NDArray[np.float64]:
+def alibi_weights_by_distance(n_heads: int, length: int) -> Array:
     """Return the last query's attention weights on the keys behind it, when content is equal.
 
     Parameters
     ----------
     n_heads : int
-        Number of heads (slopes from :func:`alibi_slopes`), >= 1.
+        Number of heads, >= 1 (slopes from :func:`alibi_slopes`).
     length : int
         Number of keys, >= 1.
 
@@ -182,40 +171,18 @@ def relative_position_matrix(
 
     Examples
     --------
-    >>> relative_position_matrix(3)
-    array([[ 0,  1,  2],
-           [-1,  0,  1],
-           [-2, -1,  0]])
     >>> relative_position_matrix(1, 4, query_offset=3)
     array([[-3, -2, -1,  0]])
     """
-    n_q, n_k, offset = _check_lengths(n_queries, n_keys, query_offset)
-    queries = offset + np.arange(n_q, dtype=np.int64)
-    keys = np.arange(n_k, dtype=np.int64)
+    n_q = check_int("n_queries", n_queries)
+    n_k = n_q if n_keys is None else check_int("n_keys", n_keys)
+    queries = check_int("query_offset", query_offset, minimum=0) + np.arange(n_q, dtype=np.int64)
     # r_ij = j - i
-    return np.asarray(keys[None, :] - queries[:, None], dtype=np.int64)
-
-
-def _check_bucket_setup(
-    bidirectional: Any, num_buckets: Any, max_distance: Any
-) -> tuple[bool, int, int]:
-    bidirectional = check_bool("bidirectional", bidirectional)
-    num_buckets = check_even("num_buckets", num_buckets, minimum=4)
-    max_distance = check_int("max_distance", max_distance)
-    max_exact = (num_buckets // 2 if bidirectional else num_buckets) // 2
-    if max_distance <= max_exact:
-        raise ValueError(
-            f"max_distance must be > {max_exact} (the last exact offset + 1 for "
-            f"num_buckets={num_buckets}, bidirectional={bidirectional}); got {max_distance}"
-        )
-    return bidirectional, num_buckets, max_distance
+    return np.asarray(np.arange(n_k, dtype=np.int64)[None, :] - queries[:, None], dtype=np.int64)
 
 
 def t5_relative_position_bucket(
-    relative_position: Any,
-    *,
-    bidirectional: bool = True,
-    num_buckets: int = 32,
+    relative_position: Any, *, bidirectional: bool = True, num_buckets: int = 32,
     max_distance: int = 128,
 ) -> NDArray[np.int64]:
     """T5's bucket number of every relative position, as in Mesh TensorFlow and Hugging Face.
@@ -235,7 +202,6 @@ def t5_relative_position_bucket(
     Returns
     -------
     numpy.ndarray, same shape as ``relative_position``, int64
-        Bucket numbers in ``0 .. num_buckets - 1``.
 
     Notes
     -----
@@ -248,63 +214,49 @@ def t5_relative_position_bucket(
     --------
     >>> t5_relative_position_bucket([-200, -20, -8, -7, 0, 7, 8, 20, 200])
     array([15, 10,  8,  7,  0, 23, 24, 26, 31])
-    >>> t5_relative_position_bucket([-200, -20, -8, 0, 3], bidirectional=False)
-    array([31, 17,  8,  0,  0])
     """
     position = _check_relative_positions(relative_position)
-    bidirectional, num_buckets, max_distance = _check_bucket_setup(
-        bidirectional, num_buckets, max_distance
-    )
-    bucket = np.zeros(position.shape, dtype=np.int64)
+    bidirectional = check_bool("bidirectional", bidirectional)
+    num_buckets = check_even("num_buckets", num_buckets, minimum=4)
+    max_distance = check_int("max_distance", max_distance)
     if bidirectional:
         num_buckets //= 2
         # keys after the query use the upper half: + B/2
-        bucket += (position > 0).astype(np.int64) * num_buckets
+        bucket = (position > 0).astype(np.int64) * num_buckets
         n = np.abs(position)
     else:
         # n = max(-r, 0): every future key counts as offset 0
-        n = np.maximum(-position, 0)
+        bucket, n = np.zeros(position.shape, dtype=np.int64), np.maximum(-position, 0)
     max_exact = num_buckets // 2
+    if max_distance <= max_exact:
+        raise ValueError(f"max_distance must be > {max_exact} (the last exact offset + 1 for "
+                         f"num_buckets={2 * num_buckets if bidirectional else num_buckets}, "
+                         f"bidirectional={bidirectional}); got {max_distance}")
+    # only n >= E reach the log; clamping the others keeps log() away from 0
+    ratio = np.maximum(n, max_exact).astype(np.float32) / np.float32(max_exact)
+    # E + trunc(ln(n/E) / ln(D/E) * (B - E)), in float32 as the references
+    spread = np.log(ratio) / np.float32(math.log(max_distance / max_exact))
+    spread = spread * np.float32(num_buckets - max_exact)
+    large = np.minimum(max_exact + spread.astype(np.int64), num_buckets - 1)
     # b(n) = n below E exact buckets, logarithmic from E on
-    if_large = _log_bucket(n, num_buckets, max_distance)
-    return np.asarray(bucket + np.where(n < max_exact, n, if_large), dtype=np.int64)
+    return np.asarray(bucket + np.where(n < max_exact, n, large), dtype=np.int64)
 
 
 def _check_relative_positions(relative_position: Any) -> NDArray[np.int64]:
     position = check_array("relative_position", relative_position)
     if not np.issubdtype(position.dtype, np.integer):
-        raise TypeError(
-            f"relative_position must hold integers (key - query positions); got dtype "
-            f"{position.dtype}"
-        )
+        raise TypeError(f"relative_position must hold integers (key - query positions); got "
+                        f"dtype {position.dtype}")
     if position.size and (int(position.min()) <= -(2**62) or int(position.max()) >= 2**62):
-        raise ValueError(
-            f"relative_position must lie strictly between -2**62 and 2**62; got values in "
-            f"[{position.min()}, {position.max()}]"
-        )
+        raise ValueError(f"relative_position must lie strictly between -2**62 and 2**62; got "
+                         f"values in [{position.min()}, {position.max()}]")
     return position.astype(np.int64)
 
 
-def _log_bucket(n: NDArray[np.int64], num_buckets: int, max_distance: int) -> NDArray[np.int64]:
-    """T5's logarithmic bucket of each offset n >= E = B // 2, in float32 as the references."""
-    max_exact = num_buckets // 2
-    # only n >= E reach the log; clamping the others keeps log() away from 0
-    ratio = np.maximum(n, max_exact).astype(np.float32) / np.float32(max_exact)
-    scale = np.float32(math.log(max_distance / max_exact))
-    # E + trunc(ln(n/E) / ln(D/E) * (B - E)), in float32
-    spread = np.log(ratio) / scale * np.float32(num_buckets - max_exact)
-    return np.minimum(max_exact + spread.astype(np.int64), num_buckets - 1)
-
-
 def t5_bias(
-    table: Any,
-    n_queries: int,
-    n_keys: int | None = None,
-    *,
-    bidirectional: bool = True,
-    max_distance: int = 128,
-    query_offset: int = 0,
-) -> NDArray[np.float64]:
+    table: Any, n_queries: int, n_keys: int | None = None, *, bidirectional: bool = True,
+    max_distance: int = 128, query_offset: int = 0,
+) -> Array:
     """T5's relative attention bias: one learned scalar per head and per bucket of offsets.
 
     Parameters
@@ -326,8 +278,7 @@ def t5_bias(
 
     Examples
     --------
-    >>> table = np.arange(64.0).reshape(32, 2)
-    >>> t5_bias(table, 3)[1]
+    >>> t5_bias(np.arange(64.0).reshape(32, 2), 3)[1]
     array([[ 1., 35., 37.],
            [ 3.,  1., 35.],
            [ 5.,  3.,  1.]])
@@ -342,10 +293,7 @@ def t5_bias(
 
 
 def shaw_relative_index(
-    n_queries: int,
-    n_keys: int | None = None,
-    *,
-    max_relative_position: int,
+    n_queries: int, n_keys: int | None = None, *, max_relative_position: int,
     query_offset: int = 0,
 ) -> NDArray[np.int64]:
     """Row of Shaw's relative-embedding table used by every query-key pair.
@@ -368,11 +316,10 @@ def shaw_relative_index(
 
     Examples
     --------
-    >>> shaw_relative_index(4, max_relative_position=2)
-    array([[2, 3, 4, 4],
-           [1, 2, 3, 4],
-           [0, 1, 2, 3],
-           [0, 0, 1, 2]])
+    >>> shaw_relative_index(3, max_relative_position=1)
+    array([[1, 2, 2],
+           [0, 1, 2],
+           [0, 0, 1]])
     """
     k = check_int("max_relative_position", max_relative_position)
     rel = relative_position_matrix(n_queries, n_keys, query_offset=query_offset)
@@ -380,19 +327,9 @@ def shaw_relative_index(
     return np.asarray(np.clip(rel, -k, k) + k, dtype=np.int64)
 
 
-def _check_shaw_table(name: str, table: Any) -> tuple[NDArray[np.float64], int]:
-    weights = check_array(name, table, ndim=2).astype(np.float64)
-    rows = weights.shape[0]
-    if rows < 3 or rows % 2 == 0:
-        raise ValueError(
-            f"{name} must have 2k + 1 rows (k >= 1, offsets -k..k); got shape {weights.shape}"
-        )
-    return weights, (rows - 1) // 2
-
-
 def shaw_relative_embeddings(
     table: Any, n_queries: int, n_keys: int | None = None, *, query_offset: int = 0
-) -> NDArray[np.float64]:
+) -> Array:
     """Shaw's relative embedding ``a_ij`` of every query-key pair, looked up in ``table``.
 
     Parameters
@@ -412,30 +349,25 @@ def shaw_relative_embeddings(
 
     Examples
     --------
-    >>> table = np.array([[-1.0], [0.0], [1.0]])      # k = 1, d = 1
-    >>> shaw_relative_embeddings(table, 3)[..., 0]
+    >>> shaw_relative_embeddings(np.array([[-1.0], [0.0], [1.0]]), 3)[..., 0]
     array([[ 0.,  1.,  1.],
            [-1.,  0.,  1.],
            [-1., -1.,  0.]])
     """
-    weights, k = _check_shaw_table("table", table)
-    index = shaw_relative_index(
-        n_queries, n_keys, max_relative_position=k, query_offset=query_offset
-    )
+    weights = check_array("table", table, ndim=2).astype(np.float64)
+    if weights.shape[0] < 3 or weights.shape[0] % 2 == 0:
+        raise ValueError(f"table must have 2k + 1 rows (k >= 1, offsets -k..k); got shape "
+                         f"{weights.shape}")
+    index = shaw_relative_index(n_queries, n_keys, max_relative_position=weights.shape[0] // 2,
+                                query_offset=query_offset)
     # a_ij = w[clip(j - i, -k, k) + k]
     return np.asarray(weights[index], dtype=np.float64)
 
 
 def shaw_attention(
-    q: Any,
-    k: Any,
-    v: Any,
-    table_k: Any,
-    table_v: Any = None,
-    *,
-    causal: bool = False,
+    q: Any, k: Any, v: Any, table_k: Any, table_v: Any = None, *, causal: bool = False,
     query_offset: int = 0,
-) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+) -> tuple[Array, Array]:
     """Single-head attention with Shaw's relative position representations.
 
     Parameters
@@ -466,8 +398,7 @@ def shaw_attention(
     Examples
     --------
     >>> q = k = np.zeros((2, 2))
-    >>> v = np.array([[1.0], [3.0]])
-    >>> out, w = shaw_attention(q, k, v, np.zeros((3, 2)))
+    >>> out, w = shaw_attention(q, k, np.array([[1.0], [3.0]]), np.zeros((3, 2)))
     >>> out.ravel(), w[0]
     (array([2., 2.]), array([0.5, 0.5]))
     """
