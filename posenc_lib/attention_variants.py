@@ -64,9 +64,8 @@ def nope_layers(num_hidden_layers: int, no_rope_layer_interval: int = 4) -> NDAr
     return (np.arange(layers) + 1) % interval == 0
 
 
-def nope_attention_scale(
-    positions: ArrayLike, floor_scale: float = 8192.0, attn_scale: float = 0.1
-) -> NDArray[np.float64]:
+def nope_attention_scale(positions: ArrayLike, floor_scale: float = 8192.0,
+                         attn_scale: float = 0.1) -> NDArray[np.float64]:
     """Return Llama 4's query scale for NoPE layers: ``1 + attn_scale * ln(1 + floor((m+1)/F))``.
 
     Parameters
@@ -105,17 +104,19 @@ def nope_attention_scale(
     return _finite_result("the scale", scale)
 
 
-def _check_rope_part(positions: Any, inv_freq: Any, n_tokens: int, rope_dim: int) -> None:
-    """Check the positions and frequencies of the rotary part."""
+def _check_rope_part(name: str, rope_dim: int, positions: Any, inv_freq: Any, n_tokens: int,
+                     pairing: Any) -> str:
+    """Check the rotary part (its width, positions, frequencies and pairing); return pairing."""
+    if rope_dim < 2 or rope_dim % 2:
+        raise ValueError(f"qk_rope_head_dim = {name} must be even; got {rope_dim}")
     pos = check_positions("positions", positions)
     if pos.shape[0] != n_tokens:
         raise ValueError(f"positions must have length n_tokens = {n_tokens}; got {pos.shape[0]}")
     theta = check_array("inv_freq", inv_freq, ndim=1)
     if theta.shape[0] * 2 != rope_dim:
-        raise ValueError(
-            f"inv_freq must have qk_rope_head_dim // 2 = {rope_dim // 2} entries; "
-            f"got {theta.shape[0]}"
-        )
+        raise ValueError(f"inv_freq must have qk_rope_head_dim // 2 = {rope_dim // 2} entries; "
+                         f"got {theta.shape[0]}")
+    return check_choice("pairing", pairing, PAIRINGS)
 
 
 def _matmul(name: str, a: NDArray[Any], b: NDArray[Any]) -> NDArray[np.float64]:
@@ -125,24 +126,16 @@ def _matmul(name: str, a: NDArray[Any], b: NDArray[Any]) -> NDArray[np.float64]:
     return np.asarray(_finite_result(name, out), dtype=np.float64)
 
 
-def _rope(
-    name: str, x: NDArray[np.float64], positions: Any, inv_freq: Any, pairing: str
-) -> NDArray[np.float64]:
+def _rope(name: str, x: NDArray[np.float64], positions: Any, inv_freq: Any,
+          pairing: str) -> NDArray[np.float64]:
     """:func:`posenc_lib.rope.apply_rope` in float64, refusing a result that overflows."""
     with np.errstate(over="ignore", invalid="ignore"):
         rotated = apply_rope(x, positions, inv_freq, pairing=pairing)
     return np.asarray(_finite_result(name, rotated), dtype=np.float64)
 
 
-def mla_queries(
-    c_q: ArrayLike,
-    w_uq: ArrayLike,
-    w_qr: ArrayLike,
-    positions: ArrayLike,
-    inv_freq: ArrayLike,
-    *,
-    pairing: str = "interleaved",
-) -> NDArray[np.float64]:
+def mla_queries(c_q: ArrayLike, w_uq: ArrayLike, w_qr: ArrayLike, positions: ArrayLike,
+                inv_freq: ArrayLike, *, pairing: str = "interleaved") -> NDArray[np.float64]:
     """Return MLA's decoupled queries: ``[c_q W_uq^h | RoPE_m(c_q W_qr^h)]`` for every head.
 
     Parameters
@@ -176,14 +169,11 @@ def mla_queries(
     up = check_array("w_uq", w_uq, ndim=3)
     rope_w = check_array("w_qr", w_qr, ndim=3)
     if up.shape[:2] != (rope_w.shape[0], latent.shape[1]) or rope_w.shape[1] != latent.shape[1]:
-        raise ValueError(
-            "w_uq and w_qr must have shapes (heads, q_lora_rank, ...) with q_lora_rank = "
-            f"c_q.shape[1] = {latent.shape[1]}; got {up.shape} and {rope_w.shape}"
-        )
-    if rope_w.shape[2] < 2 or rope_w.shape[2] % 2:
-        raise ValueError(f"qk_rope_head_dim = w_qr.shape[2] must be even; got {rope_w.shape[2]}")
-    _check_rope_part(positions, inv_freq, latent.shape[0], rope_w.shape[2])
-    pairing = check_choice("pairing", pairing, PAIRINGS)
+        raise ValueError("w_uq and w_qr must have shapes (heads, q_lora_rank, ...) with "
+                         f"q_lora_rank = c_q.shape[1] = {latent.shape[1]}; got {up.shape} and "
+                         f"{rope_w.shape}")
+    pairing = _check_rope_part("w_qr.shape[2]", rope_w.shape[2], positions, inv_freq,
+                               latent.shape[0], pairing)
     # q^C = c_q W_uq^h (no rotation)
     content = _matmul("c_q @ w_uq", latent, up)
     # q^R = R_m (c_q W_qr^h)
@@ -191,16 +181,9 @@ def mla_queries(
     return np.concatenate([content, rotary], axis=-1)
 
 
-def mla_keys(
-    c_kv: ArrayLike,
-    w_uk: ArrayLike,
-    x: ArrayLike,
-    w_kr: ArrayLike,
-    positions: ArrayLike,
-    inv_freq: ArrayLike,
-    *,
-    pairing: str = "interleaved",
-) -> NDArray[np.float64]:
+def mla_keys(c_kv: ArrayLike, w_uk: ArrayLike, x: ArrayLike, w_kr: ArrayLike,
+             positions: ArrayLike, inv_freq: ArrayLike, *,
+             pairing: str = "interleaved") -> NDArray[np.float64]:
     """Return MLA's decoupled keys: ``[c_kv W_uk^h | RoPE_m(x W_kr)]``, the rotary part shared.
 
     Parameters
@@ -237,19 +220,14 @@ def mla_keys(
     hidden = check_array("x", x, ndim=2)
     rope_w = check_array("w_kr", w_kr, ndim=2)
     if up.shape[1] != latent.shape[1]:
-        raise ValueError(
-            f"w_uk must have shape (heads, kv_lora_rank = {latent.shape[1]}, qk_nope_head_dim); "
-            f"got {up.shape}"
-        )
+        raise ValueError(f"w_uk must have shape (heads, kv_lora_rank = {latent.shape[1]}, "
+                         f"qk_nope_head_dim); got {up.shape}")
     if hidden.shape[0] != latent.shape[0] or rope_w.shape[0] != hidden.shape[1]:
-        raise ValueError(
-            f"x must have shape (n_tokens = {latent.shape[0]}, hidden_size) and w_kr "
-            f"(hidden_size, qk_rope_head_dim); got {hidden.shape} and {rope_w.shape}"
-        )
-    if rope_w.shape[1] < 2 or rope_w.shape[1] % 2:
-        raise ValueError(f"qk_rope_head_dim = w_kr.shape[1] must be even; got {rope_w.shape[1]}")
-    _check_rope_part(positions, inv_freq, latent.shape[0], rope_w.shape[1])
-    pairing = check_choice("pairing", pairing, PAIRINGS)
+        raise ValueError(f"x must have shape (n_tokens = {latent.shape[0]}, hidden_size) and "
+                         f"w_kr (hidden_size, qk_rope_head_dim); got {hidden.shape} and "
+                         f"{rope_w.shape}")
+    pairing = _check_rope_part("w_kr.shape[1]", rope_w.shape[1], positions, inv_freq,
+                               latent.shape[0], pairing)
     # k^C = c_kv W_uk^h (no rotation)
     content = _matmul("c_kv @ w_uk", latent, up)
     # k^R = R_m (x W_kr), one per token, shared by every head
@@ -258,14 +236,8 @@ def mla_keys(
     return np.concatenate([content, shared], axis=-1)
 
 
-def mla_absorption_error(
-    c_q: ArrayLike,
-    c_kv: ArrayLike,
-    w_uq: ArrayLike,
-    w_uk: ArrayLike,
-    positions: ArrayLike,
-    inv_freq: ArrayLike,
-) -> tuple[float, float]:
+def mla_absorption_error(c_q: ArrayLike, c_kv: ArrayLike, w_uq: ArrayLike, w_uk: ArrayLike,
+                         positions: ArrayLike, inv_freq: ArrayLike) -> tuple[float, float]:
     """Show why MLA needs decoupled RoPE: with RoPE inside, ``W_uq R W_uk^T`` cannot be absorbed.
 
     Parameters
@@ -304,7 +276,8 @@ def mla_absorption_error(
     (True, True)
     """
     c_q, c_kv, w_uq, w_uk = _checked_absorption_inputs(c_q, c_kv, w_uq, w_uk)
-    _check_rope_part(positions, inv_freq, c_q.shape[0], w_uq.shape[1])
+    _check_rope_part("w_uq.shape[1]", w_uq.shape[1], positions, inv_freq, c_q.shape[0],
+                     "interleaved")
     # q = C_q W_uq, k = C_kv W_uk
     q, k = _matmul("c_q @ w_uq", c_q, w_uq), _matmul("c_kv @ w_uk", c_kv, w_uk)
     # S_abs = C_q (W_uq W_uk^T) C_kv^T
@@ -323,18 +296,15 @@ def _checked_absorption_inputs(
     named = (("c_q", c_q), ("c_kv", c_kv), ("w_uq", w_uq), ("w_uk", w_uk))
     q_latent, kv_latent, up_q, up_k = (check_array(name, value, ndim=2) for name, value in named)
     if up_q.shape[0] != q_latent.shape[1] or up_k.shape[0] != kv_latent.shape[1]:
-        raise ValueError(
-            f"w_uq must have {q_latent.shape[1]} rows (c_q.shape[1]) and w_uk "
-            f"{kv_latent.shape[1]} rows (c_kv.shape[1]); got {up_q.shape} and {up_k.shape}"
-        )
+        raise ValueError(f"w_uq must have {q_latent.shape[1]} rows (c_q.shape[1]) and w_uk "
+                         f"{kv_latent.shape[1]} rows (c_kv.shape[1]); got {up_q.shape} and "
+                         f"{up_k.shape}")
     if up_q.shape[1] != up_k.shape[1] or up_q.shape[1] % 2:
-        raise ValueError(
-            f"w_uq and w_uk must share an even head_dim; got {up_q.shape} and {up_k.shape}"
-        )
+        raise ValueError(f"w_uq and w_uk must share an even head_dim; got {up_q.shape} and "
+                         f"{up_k.shape}")
     if q_latent.shape[0] != kv_latent.shape[0]:
-        raise ValueError(
-            f"c_q and c_kv must have the same n_tokens; got {q_latent.shape} and {kv_latent.shape}"
-        )
+        raise ValueError(f"c_q and c_kv must have the same n_tokens; got {q_latent.shape} and "
+                         f"{kv_latent.shape}")
     return q_latent, kv_latent, up_q, up_k
 
 
@@ -350,9 +320,8 @@ def _relative_gap(exact: NDArray[np.float64], absorbed: NDArray[np.float64]) -> 
     return gap
 
 
-def attention_with_sink(
-    scores: ArrayLike, sink: ArrayLike, *, mask: ArrayLike | None = None
-) -> NDArray[np.float64]:
+def attention_with_sink(scores: ArrayLike, sink: ArrayLike, *,
+                        mask: ArrayLike | None = None) -> NDArray[np.float64]:
     """Return attention weights with a sink logit: softmax over ``[scores, sink]``, sink dropped.
 
     Parameters
@@ -386,9 +355,8 @@ def attention_with_sink(
     try:
         z = np.broadcast_to(z, logits.shape[:-1])[..., None]
     except ValueError as err:
-        raise ValueError(
-            f"sink must broadcast to scores.shape[:-1] = {logits.shape[:-1]}; got {z.shape}"
-        ) from err
+        raise ValueError(f"sink must broadcast to scores.shape[:-1] = {logits.shape[:-1]}; got "
+                         f"{z.shape}") from err
     if mask is not None:
         allowed = _check_mask(mask)
         _check_broadcast("mask", allowed.shape, logits.shape)
