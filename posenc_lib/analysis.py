@@ -28,20 +28,10 @@ from posenc_lib.scaling import SCALING_METHODS, rope_frequencies
 from posenc_lib.shift import fit_linear_map
 
 __all__ = [
-    "max_trained_angle",
-    "unseen_angle_mask",
-    "frequency_ratio",
-    "step_angle",
-    "illustrative_longrope_factors",
-    "method_rope_scaling",
-    "method_frequencies",
-    "method_frequency_ratios",
-    "extension_positions",
-    "method_unseen_mask",
-    "local_minima",
-    "similarity_matrix",
-    "offset_similarity",
-    "fit_position_probe",
+    "max_trained_angle", "unseen_angle_mask", "frequency_ratio", "step_angle",
+    "illustrative_longrope_factors", "method_rope_scaling", "method_frequencies",
+    "method_frequency_ratios", "extension_positions", "method_unseen_mask", "local_minima",
+    "similarity_matrix", "offset_similarity", "fit_position_probe",
 ]
 
 

@@ -17,13 +17,8 @@ from numpy.typing import NDArray
 from posenc_lib._checks import check_array, check_int
 
 __all__ = [
-    "VOCAB",
-    "word_order_model",
-    "softmax",
-    "scaled_dot_product_attention",
-    "self_attention",
-    "causal_mask",
-    "permutation_equivariance_gap",
+    "VOCAB", "word_order_model", "softmax", "scaled_dot_product_attention", "self_attention",
+    "causal_mask", "permutation_equivariance_gap",
 ]
 
 Array = NDArray[np.float64]

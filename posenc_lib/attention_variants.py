@@ -23,11 +23,7 @@ from posenc_lib.rope import PAIRINGS, apply_rope
 from posenc_lib.rope_variants import _MAX_DIM, _finite_result
 
 __all__ = [
-    "nope_layers",
-    "nope_attention_scale",
-    "mla_queries",
-    "mla_keys",
-    "mla_absorption_error",
+    "nope_layers", "nope_attention_scale", "mla_queries", "mla_keys", "mla_absorption_error",
     "attention_with_sink",
 ]
 

@@ -24,14 +24,8 @@ from posenc_lib._checks import check_array, check_bool, check_even, check_int
 from posenc_lib.attention import scaled_dot_product_attention, softmax
 
 __all__ = [
-    "alibi_weights_by_distance",
-    "alibi_slopes",
-    "alibi_bias",
-    "relative_position_matrix",
-    "t5_relative_position_bucket",
-    "t5_bias",
-    "shaw_relative_index",
-    "shaw_relative_embeddings",
+    "alibi_weights_by_distance", "alibi_slopes", "alibi_bias", "relative_position_matrix",
+    "t5_relative_position_bucket", "t5_bias", "shaw_relative_index", "shaw_relative_embeddings",
     "shaw_attention",
 ]
 

@@ -16,14 +16,8 @@ from numpy.typing import NDArray
 from posenc_lib._checks import check_int, check_positions
 
 __all__ = [
-    "MAX_BITS",
-    "bits_needed",
-    "binary_table",
-    "bit_periods",
-    "bit_wave",
-    "smooth_bit_wave",
-    "hamming_distance",
-    "hamming_matrix",
+    "MAX_BITS", "bits_needed", "binary_table", "bit_periods", "bit_wave", "smooth_bit_wave",
+    "hamming_distance", "hamming_matrix",
 ]
 
 MAX_BITS = 62  # positions and periods stay exact in int64

@@ -16,12 +16,7 @@ from numpy.typing import NDArray
 
 from posenc_lib._checks import check_array, check_float, check_int
 
-__all__ = [
-    "PositionOutOfTable",
-    "learned_table",
-    "learned_lookup",
-    "fit_learned_table",
-]
+__all__ = ["PositionOutOfTable", "learned_table", "learned_lookup", "fit_learned_table"]
 
 
 class PositionOutOfTable(ValueError):

@@ -16,13 +16,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from posenc_lib._checks import (
-    check_array,
-    check_choice,
-    check_float,
-    check_int,
-    check_positions,
-)
+from posenc_lib._checks import check_array, check_choice, check_float, check_int, check_positions
 from posenc_lib.frequencies import angles
 from posenc_lib.rope import (
     PAIRINGS,
@@ -33,13 +27,8 @@ from posenc_lib.rope import (
 )
 
 __all__ = [
-    "LOW_PRECISION_NAMES",
-    "ANGLE_DTYPES",
-    "low_precision_limits",
-    "to_low_precision",
-    "rope_scores_at_offset",
-    "cached_key_scores",
-    "tile_scaled_e4m3",
+    "LOW_PRECISION_NAMES", "ANGLE_DTYPES", "low_precision_limits", "to_low_precision",
+    "rope_scores_at_offset", "cached_key_scores", "tile_scaled_e4m3",
 ]
 
 

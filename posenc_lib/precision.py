@@ -15,24 +15,12 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from posenc_lib._checks import (
-    check_array,
-    check_bool,
-    check_choice,
-    check_positions,
-)
+from posenc_lib._checks import check_array, check_bool, check_choice, check_positions
 from posenc_lib.frequencies import angles
 
 __all__ = [
-    "DTYPE_NAMES",
-    "round_to_bfloat16",
-    "round_to_dtype",
-    "machine_epsilon",
-    "spacing_at",
-    "rounded_angles",
-    "angle_error",
-    "sincos_error",
-    "float32_bits",
+    "DTYPE_NAMES", "round_to_bfloat16", "round_to_dtype", "machine_epsilon", "spacing_at",
+    "rounded_angles", "angle_error", "sincos_error", "float32_bits",
 ]
 
 DTYPE_NAMES = ("float16", "bfloat16", "float32", "float64")

@@ -25,15 +25,8 @@ from posenc_lib.learned import learned_table
 from posenc_lib.sinusoidal import sinusoidal_encoding_at
 
 __all__ = [
-    "COST_SCHEMES",
-    "parameter_count",
-    "CRITERIA",
-    "SCHEMES",
-    "CannotEncode",
-    "Scorecard",
-    "encode",
-    "evaluate",
-    "scorecard",
+    "COST_SCHEMES", "parameter_count", "CRITERIA", "SCHEMES", "CannotEncode", "Scorecard",
+    "encode", "evaluate", "scorecard",
 ]
 
 SCHEMES: tuple[str, ...] = (

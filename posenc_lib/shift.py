@@ -19,12 +19,7 @@ from numpy.typing import NDArray
 from posenc_lib._checks import check_array, check_even, check_float
 from posenc_lib.frequencies import inverse_frequencies
 
-__all__ = [
-    "rotation_matrix",
-    "pair_shift_matrix",
-    "shift_matrix",
-    "fit_linear_map",
-]
+__all__ = ["rotation_matrix", "pair_shift_matrix", "shift_matrix", "fit_linear_map"]
 
 
 def rotation_matrix(angle: float) -> NDArray[np.float64]:

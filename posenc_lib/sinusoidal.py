@@ -27,10 +27,7 @@ from posenc_lib._checks import (
 from posenc_lib.frequencies import angles, inverse_frequencies
 
 __all__ = [
-    "LAYOUTS",
-    "sinusoidal_encoding",
-    "sinusoidal_encoding_at",
-    "encoding_from_frequencies",
+    "LAYOUTS", "sinusoidal_encoding", "sinusoidal_encoding_at", "encoding_from_frequencies",
     "tensor2tensor_frequencies",
 ]
 
