@@ -247,10 +247,8 @@ def _check_relative_positions(relative_position: Any) -> NDArray[np.int64]:
     return position.astype(np.int64)
 
 
-def t5_bias(
-    table: Any, n_queries: int, n_keys: int | None = None, *, bidirectional: bool = True,
-    max_distance: int = 128, query_offset: int = 0,
-) -> Array:
+def t5_bias(table: Any, n_queries: int, n_keys: int | None = None, *, bidirectional: bool = True,
+            max_distance: int = 128, query_offset: int = 0) -> Array:
     """T5's relative attention bias: one learned scalar per head and per bucket of offsets.
 
     Parameters
@@ -286,10 +284,8 @@ def t5_bias(
     return np.asarray(np.moveaxis(weights[buckets], -1, 0), dtype=np.float64)
 
 
-def shaw_relative_index(
-    n_queries: int, n_keys: int | None = None, *, max_relative_position: int,
-    query_offset: int = 0,
-) -> NDArray[np.int64]:
+def shaw_relative_index(n_queries: int, n_keys: int | None = None, *, max_relative_position: int,
+                        query_offset: int = 0) -> NDArray[np.int64]:
     """Row of Shaw's relative-embedding table used by every query-key pair.
 
     Parameters

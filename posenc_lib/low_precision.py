@@ -147,17 +147,10 @@ def _low_precision_rope(x: NDArray[Any], positions: NDArray[Any], theta: NDArray
     return out
 
 
-def rope_scores_at_offset(
-    q: ArrayLike,
-    k: ArrayLike,
-    offset: int,
-    positions: ArrayLike,
-    inv_freq: ArrayLike,
-    dtype_name: str = "bfloat16",
-    *,
-    pairing: str = "half",
-    angle_dtype: str = "float32",
-) -> NDArray[np.float64]:
+def rope_scores_at_offset(q: ArrayLike, k: ArrayLike, offset: int, positions: ArrayLike,
+                          inv_freq: ArrayLike, dtype_name: str = "bfloat16", *,
+                          pairing: str = "half",
+                          angle_dtype: str = "float32") -> NDArray[np.float64]:
     """Return RoPE scores ``<R_(m+offset) q, R_m k>`` with the rotation done in a narrow format.
 
     Parameters

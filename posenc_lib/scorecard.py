@@ -50,15 +50,9 @@ class CannotEncode(ValueError):
     """Raised when a scheme has no code for a position (a table or bit width runs out)."""
 
 
-def encode(
-    scheme: str,
-    positions: Iterable[int],
-    *,
-    sentence_length: int | None = None,
-    trained_length: int = _LENGTH,
-    d_model: int = _D_MODEL,
-    seed: int = 0,
-) -> NDArray[np.float64]:
+def encode(scheme: str, positions: Iterable[int], *, sentence_length: int | None = None,
+           trained_length: int = _LENGTH, d_model: int = _D_MODEL,
+           seed: int = 0) -> NDArray[np.float64]:
     """Codes of ``positions`` under ``scheme`` for a model built for ``trained_length`` tokens.
 
     Parameters
@@ -313,16 +307,8 @@ COST_SCHEMES: tuple[str, ...] = ("none", "sinusoidal", "learned", "shaw", "t5", 
 """The schemes :func:`parameter_count` knows, in the order of notebook 07's cost table."""
 
 
-def parameter_count(
-    scheme: str,
-    *,
-    d_model: int,
-    n_heads: int,
-    n_layers: int,
-    max_positions: int,
-    num_buckets: int = 32,
-    max_relative_position: int = 16,
-) -> int:
+def parameter_count(scheme: str, *, d_model: int, n_heads: int, n_layers: int, max_positions: int,
+                    num_buckets: int = 32, max_relative_position: int = 16) -> int:
     """Number of learned parameters a position scheme adds to a Transformer.
 
     Parameters

@@ -35,13 +35,9 @@ LAYOUTS = ("interleaved", "concat")
 _BLOCK_ELEMENTS = 1 << 17  # bounds the float64 angles held at once (1 MiB)
 
 
-def encoding_from_frequencies(
-    positions: ArrayLike,
-    inv_freq: ArrayLike,
-    *,
-    layout: str = "interleaved",
-    dtype: DTypeLike = np.float64,
-) -> NDArray[Any]:
+def encoding_from_frequencies(positions: ArrayLike, inv_freq: ArrayLike, *,
+                              layout: str = "interleaved",
+                              dtype: DTypeLike = np.float64) -> NDArray[Any]:
     """Return the sin/cos encoding of ``positions`` for any given frequencies.
 
     Parameters
@@ -88,14 +84,9 @@ def encoding_from_frequencies(
     return out
 
 
-def sinusoidal_encoding_at(
-    positions: ArrayLike,
-    d_model: int,
-    base: float = 10000.0,
-    *,
-    layout: str = "interleaved",
-    dtype: DTypeLike = np.float64,
-) -> NDArray[Any]:
+def sinusoidal_encoding_at(positions: ArrayLike, d_model: int, base: float = 10000.0, *,
+                           layout: str = "interleaved",
+                           dtype: DTypeLike = np.float64) -> NDArray[Any]:
     """Return the encoding rows of arbitrary (huge, negative or fractional) positions.
 
     Parameters
@@ -122,14 +113,8 @@ def sinusoidal_encoding_at(
     return encoding_from_frequencies(positions, inv_freq, layout=layout, dtype=dtype)
 
 
-def sinusoidal_encoding(
-    n_positions: int,
-    d_model: int,
-    base: float = 10000.0,
-    *,
-    layout: str = "interleaved",
-    dtype: DTypeLike = np.float64,
-) -> NDArray[Any]:
+def sinusoidal_encoding(n_positions: int, d_model: int, base: float = 10000.0, *,
+                        layout: str = "interleaved", dtype: DTypeLike = np.float64) -> NDArray[Any]:
     """Return the positional-encoding matrix of positions ``0 .. n_positions - 1``.
 
     Parameters
