@@ -11,6 +11,7 @@ Notebook: 09_rope_in_todays_models.
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
@@ -36,16 +37,9 @@ _MAX_LAYERS = 1 << 16
 
 def _config(config: Any) -> dict[str, Any]:
     if not isinstance(config, Mapping):
-        raise TypeError(
-            f"config must be a dict (a model's config.json); got {_describe(config)} "
-            f"({type(config).__name__})"
-        )
+        raise TypeError(f"config must be a dict (a model's config.json); got "
+                        f"{_describe(config)} ({type(config).__name__})")
     return _flatten(config)
-
-
-def _layer_list(cfg: Mapping[str, Any], n_layers: int) -> list[str]:
-    """The kind of every layer, in order (validated config)."""
-    return _with_nope_layers(cfg, _attention_kinds(cfg, n_layers))
 
 
 def _attention_kinds(cfg: Mapping[str, Any], n_layers: int) -> list[str]:
@@ -53,10 +47,8 @@ def _attention_kinds(cfg: Mapping[str, Any], n_layers: int) -> list[str]:
     declared = cfg.get("layer_types")
     if isinstance(declared, list) and declared:
         if len(declared) != n_layers or not all(k in LAYER_KINDS[:3] for k in declared):
-            raise ValueError(
-                f"config['layer_types'] must list one of {LAYER_KINDS[:3]} for each of the "
-                f"{n_layers} layers; got {_describe(declared)}"
-            )
+            raise ValueError(f"config['layer_types'] must list one of {LAYER_KINDS[:3]} for each "
+                             f"of the {n_layers} layers; got {_describe(declared)}")
         return list(declared)
     if cfg.get("model_type") in ("gemma3", "gemma3_text"):
         pattern = check_int("config['sliding_window_pattern']",
@@ -73,13 +65,10 @@ def _with_nope_layers(cfg: Mapping[str, Any], kinds: list[str]) -> list[str]:
     if not no_rope:
         return kinds
     n_layers = len(kinds)
-    if not isinstance(no_rope, list) or len(no_rope) != n_layers or not all(
-        v in (0, 1) for v in no_rope
-    ):
-        raise ValueError(
-            f"config['no_rope_layers'] must list 0 (NoPE) or 1 (RoPE) for each of the "
-            f"{n_layers} layers; got {_describe(no_rope)}"
-        )
+    if not (isinstance(no_rope, list) and len(no_rope) == n_layers
+            and all(v in (0, 1) for v in no_rope)):
+        raise ValueError(f"config['no_rope_layers'] must list 0 (NoPE) or 1 (RoPE) for each of "
+                         f"the {n_layers} layers; got {_describe(no_rope)}")
     # Llama 4: RoPE layers attend within chunks of attention_chunk_size, NoPE layers globally
     rope_kind = "chunked_attention" if cfg.get("attention_chunk_size") else None
     return ["nope" if flag == 0 else (rope_kind or kind)
@@ -116,10 +105,8 @@ def config_layer_kinds(config: Mapping[str, Any]) -> dict[str, int]:
     n_layers = check_int("config['num_hidden_layers']", cfg["num_hidden_layers"])
     if n_layers > _MAX_LAYERS:
         raise ValueError(f"config['num_hidden_layers'] must be <= {_MAX_LAYERS}; got {n_layers}")
-    counts: dict[str, int] = {}
-    for kind in _layer_list(cfg, n_layers):
-        counts[kind] = counts.get(kind, 0) + 1
-    return counts
+    # dicts keep insertion order: the kinds in the order they first appear
+    return dict(Counter(_with_nope_layers(cfg, _attention_kinds(cfg, n_layers))))
 
 
 def _without_scaling(cfg: Mapping[str, Any]) -> dict[str, Any]:
