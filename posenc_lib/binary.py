@@ -80,9 +80,8 @@ def binary_table(n_positions: int, n_bits: int | None = None) -> NDArray[np.int6
     if n_bits > MAX_BITS:
         raise ValueError(f"n_bits must be <= {MAX_BITS}; got {n_bits}")
     if n_bits < needed:
-        raise ValueError(
-            f"n_bits must be >= {needed} to write position {n_positions - 1}; got {n_bits}"
-        )
+        raise ValueError(f"n_bits must be >= {needed} to write position {n_positions - 1}; "
+                         f"got {n_bits}")
     positions = np.arange(n_positions, dtype=np.int64)
     shifts = np.arange(n_bits - 1, -1, -1, dtype=np.int64)
     # table[p, j] = (p >> k) & 1 with k = n_bits - 1 - j

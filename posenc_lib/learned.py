@@ -168,35 +168,28 @@ def fit_learned_table(
             # P_p <- P_p - 2 eta r_p w
             weights[:length] -= 2.0 * eta * residual[:, None] * w[None, :]
     if not (np.isfinite(weights).all() and np.isfinite(losses).all()):
-        raise ValueError(
-            "table and readout hold values too large for float64: the descent overflowed"
-        )
+        raise ValueError("table and readout hold values too large for float64: the descent "
+                         "overflowed")
     return weights, losses
 
 
-def _checked_fit(
-    table: Any, readout: Any, trained_length: Any, steps: Any, learning_rate: Any
-) -> tuple[NDArray[np.float64], NDArray[np.float64], int, int, float]:
+def _checked_fit(table: Any, readout: Any, trained_length: Any, steps: Any, learning_rate: Any
+                 ) -> tuple[NDArray[np.float64], NDArray[np.float64], int, int, float]:
     """The inputs of :func:`fit_learned_table`, checked; the table is a copy."""
     weights = _check_table(table).copy()
     w = check_array("readout", readout, ndim=1).astype(np.float64)
     if w.shape != (weights.shape[1],):
-        raise ValueError(
-            f"readout must have shape ({weights.shape[1]},) (one weight per column of table); "
-            f"got {w.shape}"
-        )
+        raise ValueError(f"readout must have shape ({weights.shape[1]},) (one weight per column "
+                         f"of table); got {w.shape}")
     if not np.any(w):
         raise ValueError("readout must not be all zero (the task would not depend on the table)")
     length = check_int("trained_length", trained_length, minimum=2)
     if length > weights.shape[0]:
-        raise ValueError(
-            f"trained_length must be <= the number of rows {weights.shape[0]}; got {length}"
-        )
+        raise ValueError(f"trained_length must be <= the number of rows {weights.shape[0]}; "
+                         f"got {length}")
     steps = check_int("steps", steps)
     eta = check_float("learning_rate", learning_rate, greater_than=0.0)
     if eta * float(w @ w) >= 1.0:
-        raise ValueError(
-            f"learning_rate must be < 1 / |readout|^2 = {1.0 / float(w @ w):.6g} for the "
-            f"descent to converge; got {eta}"
-        )
+        raise ValueError(f"learning_rate must be < 1 / |readout|^2 = {1.0 / float(w @ w):.6g} "
+                         f"for the descent to converge; got {eta}")
     return weights, w, length, steps, eta
