@@ -393,7 +393,6 @@ def local_minima(values: ArrayLike) -> NDArray[np.int64]:
     Parameters
     ----------
     values : array_like, shape (n,)
-        A sampled curve.
 
     Returns
     -------
@@ -483,7 +482,6 @@ def fit_position_probe(features: ArrayLike,
     Parameters
     ----------
     features : array_like, shape (n, d)
-        One feature vector per position.
     positions : array_like, shape (n,)
 
     Returns

@@ -86,11 +86,8 @@ def scaled_dot_product_attention(
     Parameters
     ----------
     q : array_like, shape (..., n_q, d)
-        Queries.
     k : array_like, shape (..., n_k, d)
-        Keys.
     v : array_like, shape (..., n_k, d_v)
-        Values.
     mask : array_like of bool, broadcastable to (..., n_q, n_k), optional
         True where query ``i`` may attend to key ``j``; every query needs one allowed key.
     bias : array_like, broadcastable to (..., n_q, n_k), optional
@@ -185,9 +182,7 @@ def self_attention(
     x : array_like, shape (n, d_model)
         One token vector per row.
     w_q, w_k : array_like, shape (d_model, d_head)
-        Query and key projections.
     w_v : array_like, shape (d_model, d_v)
-        Value projection.
     mask, bias : optional
         As in :func:`scaled_dot_product_attention`, broadcastable to (n, n).
 
@@ -257,7 +252,6 @@ def permutation_equivariance_gap(x: Any, w_q: Any, w_k: Any, w_v: Any, permutati
     Parameters
     ----------
     x : array_like, shape (n, d_model)
-        Token vectors.
     w_q, w_k, w_v : array_like
         Projections, as in :func:`self_attention`.
     permutation : array_like of int, shape (n,)

@@ -137,7 +137,6 @@ def mla_queries(c_q: ArrayLike, w_uq: ArrayLike, w_qr: ArrayLike, positions: Arr
     Parameters
     ----------
     c_q : array_like, shape (n_tokens, q_lora_rank)
-        Compressed query latents.
     w_uq : array_like, shape (heads, q_lora_rank, qk_nope_head_dim)
         Up-projection of the content part, not rotated.
     w_qr : array_like, shape (heads, q_lora_rank, qk_rope_head_dim)
@@ -239,7 +238,6 @@ def mla_absorption_error(c_q: ArrayLike, c_kv: ArrayLike, w_uq: ArrayLike, w_uk:
     Parameters
     ----------
     c_q : array_like, shape (n_tokens, q_lora_rank)
-        Query latents.
     c_kv : array_like, shape (n_tokens, kv_lora_rank)
         Key latents (what MLA caches).
     w_uq : array_like, shape (q_lora_rank, head_dim)

@@ -132,7 +132,6 @@ def fit_learned_table(
     trained_length : int
         ``L``, 2 <= L <= max_positions.
     steps : int, default 40
-        Gradient steps.
     learning_rate : float, default 0.25
         Step size ``eta`` with ``eta |w|^2 < 1``.
 

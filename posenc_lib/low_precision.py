@@ -156,7 +156,6 @@ def rope_scores_at_offset(q: ArrayLike, k: ArrayLike, offset: int, positions: Ar
     Parameters
     ----------
     q, k : array_like, shape (head_dim,)
-        One query and one key.
     offset : int
         Query position minus key position.
     positions : array_like, shape (n,)

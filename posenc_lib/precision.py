@@ -182,9 +182,7 @@ def rounded_angles(positions: ArrayLike, inv_freq: ArrayLike,
     Parameters
     ----------
     positions : array_like, shape (n,)
-        Positions ``m``.
     inv_freq : array_like, shape (n_pairs,)
-        Frequencies ``theta_i``.
     dtype_name : {"float16", "bfloat16", "float32", "float64"}
         Format of the position, the frequency and the product.
 

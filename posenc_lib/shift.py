@@ -28,7 +28,6 @@ def rotation_matrix(angle: float) -> NDArray[np.float64]:
     Parameters
     ----------
     angle : float
-        Radians.
 
     Returns
     -------
@@ -58,7 +57,6 @@ def pair_shift_matrix(k: float, theta: float) -> NDArray[np.float64]:
     k : float
         Offset in positions (negative allowed).
     theta : float
-        Frequency of the pair.
 
     Returns
     -------

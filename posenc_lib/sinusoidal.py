@@ -44,7 +44,6 @@ def encoding_from_frequencies(positions: ArrayLike, inv_freq: ArrayLike, *,
     ----------
     positions : array_like, shape (n,)
     inv_freq : array_like, shape (m,)
-        Frequencies ``theta_i``.
     layout : {"interleaved", "concat"}, default "interleaved"
         Column ``2i`` sin and ``2i+1`` cos, or [all sin | all cos].
     dtype : {float16, float32, float64}, default float64
@@ -128,7 +127,6 @@ def sinusoidal_encoding(n_positions: int, d_model: int, base: float = 10000.0, *
     layout : {"interleaved", "concat"}, default "interleaved"
         The paper's (sin, cos) pairs, or tensor2tensor's [all sin | all cos].
     dtype : {float16, float32, float64}, default float64
-        Output dtype.
 
     Returns
     -------
