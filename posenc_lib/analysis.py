@@ -1,14 +1,8 @@
 """Measurements the notebooks make on the formulas: dot products, probes, unseen angles.
 
-Notebook 03 measures the sinusoidal encoding: the dot product of two rows depends only on their
-offset (:func:`offset_similarity`), the curve bounces (:func:`local_minima`), and a linear probe
-reads the position back (:func:`fit_position_probe`).
-
-Notebook 06 asks, for every context-extension method, which pairs are slowed down and which
-angles a model meets past its trained length ``L`` that it never saw in training, and how much
-of the trained resolution per position step each method keeps (:func:`step_angle`). Its figure,
-its explorer and its tables all call the functions here with the same illustrative configs
-(:func:`method_rope_scaling`), so they cannot disagree.
+Notebook 03 measures the sinusoidal encoding (offset dot products, bounces, a linear probe);
+notebook 06 measures, per context-extension method, slowed pairs, unseen angles past the trained
+length ``L`` and the kept resolution, all from the same configs (:func:`method_rope_scaling`).
 
 Notebooks: 03_properties and 06_context_extension.
 """
@@ -34,20 +28,10 @@ from posenc_lib.scaling import SCALING_METHODS, rope_frequencies
 from posenc_lib.shift import fit_linear_map
 
 __all__ = [
-    "max_trained_angle",
-    "unseen_angle_mask",
-    "frequency_ratio",
-    "step_angle",
-    "illustrative_longrope_factors",
-    "method_rope_scaling",
-    "method_frequencies",
-    "method_frequency_ratios",
-    "extension_positions",
-    "method_unseen_mask",
-    "local_minima",
-    "similarity_matrix",
-    "offset_similarity",
-    "fit_position_probe",
+    "max_trained_angle", "unseen_angle_mask", "frequency_ratio", "step_angle",
+    "illustrative_longrope_factors", "method_rope_scaling", "method_frequencies",
+    "method_frequency_ratios", "extension_positions", "method_unseen_mask", "local_minima",
+    "similarity_matrix", "offset_similarity", "fit_position_probe",
 ]
 
 
@@ -57,9 +41,9 @@ def max_trained_angle(inv_freq: ArrayLike, trained_length: int) -> NDArray[np.fl
     Parameters
     ----------
     inv_freq : array_like, shape (n_pairs,)
-        The frequencies used in training, > 0.
+        Trained frequencies, > 0.
     trained_length : int
-        Trained length ``L`` (positions ``0 .. L-1``).
+        Trained length ``L``.
 
     Returns
     -------
@@ -87,11 +71,9 @@ def unseen_angle_mask(positions: ArrayLike, inv_freq: ArrayLike, trained_inv_fre
     Parameters
     ----------
     positions : array_like, shape (n,)
-        Positions to look at, >= 0.
-    inv_freq : array_like, shape (n_pairs,)
-        Frequencies used now (scaled by a method).
-    trained_inv_freq : array_like, shape (n_pairs,)
-        Frequencies used in training.
+        Positions, >= 0.
+    inv_freq, trained_inv_freq : array_like, shape (n_pairs,)
+        Frequencies used now and in training.
     trained_length : int
         Trained length ``L``.
 
@@ -101,9 +83,7 @@ def unseen_angle_mask(positions: ArrayLike, inv_freq: ArrayLike, trained_inv_fre
 
     Notes
     -----
-    Training covered the arc ``[0, A_i]`` with ``A_i = (L - 1) theta_i`` (the whole circle when
-    ``A_i >= 2 pi``). The angle ``m theta'_i`` is unseen when ``A_i < 2 pi`` and
-    ``(m theta'_i mod 2 pi) > A_i``.
+    Unseen when ``A_i < 2 pi`` and ``(m theta'_i mod 2 pi) > A_i``, ``A_i = (L - 1) theta_i``.
 
     Examples
     --------
@@ -131,17 +111,12 @@ def frequency_ratio(head_dim: int, base: float, rope_scaling: dict[str, Any] | N
 
     Parameters
     ----------
-    head_dim, base : int, float
-        The rotary dimension and the RoPE base the ratio is taken against.
-    rope_scaling : dict or None
+    head_dim, base, rope_scaling, seq_len
         As for :func:`posenc_lib.scaling.rope_frequencies`.
-    seq_len : int or None, default None
-        Current length (dynamic, longrope).
 
     Returns
     -------
     ratio : ndarray of float64, shape (head_dim // 2,)
-        1 where a pair is untouched, ``1/s`` where it is fully interpolated.
 
     Notes
     -----
@@ -158,29 +133,22 @@ def frequency_ratio(head_dim: int, base: float, rope_scaling: dict[str, Any] | N
 
 
 def step_angle(inv_freq: ArrayLike) -> NDArray[np.float64]:
-    """Return the angle, in radians, between each pair's codes at neighbouring positions.
-
-    It measures a pair's local resolution: how far apart on its circle RoPE puts positions
-    ``m`` and ``m + 1``. The angle is the same for every ``m``.
+    """Return the angle, in radians, between each pair's codes at positions ``m`` and ``m + 1``.
 
     Parameters
     ----------
     inv_freq : array_like, shape (n_pairs,)
-        Frequencies ``theta'_i`` > 0, trained or scaled by a method.
+        Frequencies ``theta'_i`` > 0.
 
     Returns
     -------
     delta : ndarray of float64, shape (n_pairs,)
-        In ``[0, pi]``; equal to ``theta'_i`` when ``theta'_i <= pi``.
+        In ``[0, pi]``.
 
     Notes
     -----
-    The codes of positions ``m`` and ``m + 1`` differ by the rotation ``theta'_i``, and the
-    angle between two points of a circle is at most ``pi``:
-    ``delta_i = min(theta'_i mod 2 pi, 2 pi - (theta'_i mod 2 pi))``.
-    Dividing ``delta_i`` of a method by ``delta_i`` of training gives the share of the
-    trained resolution the method keeps: 1 for a kept pair, ``1/s`` under Position
-    Interpolation.
+    ``delta_i = min(theta'_i mod 2 pi, 2 pi - (theta'_i mod 2 pi))``; a method's ``delta_i``
+    over training's is the share of the trained resolution it keeps.
 
     Examples
     --------
@@ -206,16 +174,13 @@ def illustrative_longrope_factors(head_dim: int,
 
     Returns
     -------
-    short : ndarray of float64, shape (head_dim // 2,)
-        All ones: short inputs keep the trained frequencies.
-    long : ndarray of float64, shape (head_dim // 2,)
-        ``f_i = s**e_i``: 1 for pair 0, ``s`` for the last pair, uneven in between.
+    short, long : ndarray of float64, shape (head_dim // 2,)
+        All ones, and 1 rising unevenly to ``s``.
 
     Notes
     -----
     ``f_i = s**e_i`` with ``e_i = max(u_i**0.6 + 0.05 sin(7 pi u_i), 0)``, ``u_i = i/(d/2 - 1)``
-    and ``e`` of the last pair set to 1. LongRoPE finds its factors by an evolutionary search, and
-    the lists it ships (Phi-3's configs) are not smooth; this stand-in has their rough shape.
+    and the last ``e`` set to 1: the rough shape of Phi-3's searched factors.
 
     Examples
     --------
@@ -251,15 +216,13 @@ def method_rope_scaling(method: str, factor: float, original_max_position_embedd
     Returns
     -------
     dict or None
-        None for ``"default"``. ``"dynamic"`` gets ``factor = 1``, so its scale at the current
-        length ``l`` is ``l / L``. ``"llama3"`` uses Llama 3.1's band edges (1 and 4).
-        ``"longrope"`` uses :func:`illustrative_longrope_factors`.
+        None for ``"default"``; llama3 uses Llama 3.1's band edges (1 and 4), longrope
+        :func:`illustrative_longrope_factors`.
 
     Notes
     -----
-    Dynamic NTK's scale is ``s_eff = factor l / L - (factor - 1)``: ``l / L`` with factor 1, the
-    "scale follows the length" rule. A config that sets ``factor = s`` reaches
-    ``s**2 - s + 1`` at ``l = s L`` instead.
+    ``"dynamic"`` gets factor 1, so its scale ``s_eff = factor l / L - (factor - 1)`` is
+    ``l / L``: the scale follows the length.
 
     Examples
     --------
@@ -294,9 +257,9 @@ def method_frequencies(method: str, head_dim: int, base: float, factor: float,
     method : str
         One of :data:`posenc_lib.scaling.SCALING_METHODS`.
     head_dim, base, factor, trained_length : int, float, float, int
-        As for :func:`method_frequency_ratios` (``head_dim >= 4`` for ntk and dynamic).
+        As for :func:`method_frequency_ratios`.
     seq_len : int or None, default None
-        Current length (dynamic, longrope); None means the target ``s L``.
+        Current length; None means the target ``s L``.
 
     Returns
     -------
@@ -309,8 +272,7 @@ def method_frequencies(method: str, head_dim: int, base: float, factor: float,
 
     Examples
     --------
-    >>> inv, att = method_frequencies("linear", 4, 100.0, 2.0, 10)
-    >>> inv, att
+    >>> method_frequencies("linear", 4, 100.0, 2.0, 10)
     (array([0.5 , 0.05]), 1.0)
     """
     trained_length = check_int("trained_length", trained_length)
@@ -327,19 +289,17 @@ def method_frequency_ratios(head_dim: int, base: float, factor: float, trained_l
     Parameters
     ----------
     head_dim, base, factor, trained_length : int, float, float, int
-        The running example: rotary dimension, RoPE base, scale ``s`` and trained length ``L``.
-    methods : tuple of str, default all of :data:`posenc_lib.scaling.SCALING_METHODS`
-        The methods to include, in order.
+        Rotary dimension, RoPE base, scale ``s`` and trained length ``L``.
+    methods : tuple of str, default :data:`posenc_lib.scaling.SCALING_METHODS`
 
     Returns
     -------
     ratios : dict of str to ndarray of float64, shape (head_dim // 2,)
-        Keyed by a label that states the convention: ``"dynamic (factor 1)"`` and
-        ``"longrope (illustrative)"``; the others by their method name.
+        Keyed by method, with "dynamic (factor 1)" and "longrope (illustrative)".
 
     Notes
     -----
-    Notebook 06's key chart, its registered figure and its explorer all draw these curves.
+    ``ratio_i = theta'_i / theta_i`` at ``seq_len = s L``.
 
     Examples
     --------
@@ -371,11 +331,10 @@ def extension_positions(trained_length: int, factor: float, n: int = 512) -> NDA
     Returns
     -------
     positions : ndarray of int64, shape (<= n,)
-        Increasing, from 0 to ``round(s L) - 1``.
 
     Notes
     -----
-    Notebook 06's tables and its explorer look at the unseen angles on this one grid.
+    ``unique(floor(linspace(0, round(s L) - 1, n)))``.
 
     Examples
     --------
@@ -398,15 +357,9 @@ def method_unseen_mask(method: str, positions: ArrayLike, head_dim: int, base: f
     method : str
         One of :data:`posenc_lib.scaling.SCALING_METHODS`.
     positions : array_like of int, shape (n,)
-        Non-negative integer positions of one sequence, increasing.
-    head_dim : int
-        Rotary dimension, even.
-    base : float
-        The RoPE base of training, > 1.
-    factor : float
-        Scale ``s`` >= 1.
-    trained_length : int
-        Trained length ``L``.
+        Increasing positions of one sequence, >= 0.
+    head_dim, base, factor, trained_length : int, float, float, int
+        As for :func:`method_frequency_ratios`.
 
     Returns
     -------
@@ -414,8 +367,8 @@ def method_unseen_mask(method: str, positions: ArrayLike, head_dim: int, base: f
 
     Notes
     -----
-    Training used ``theta_i = base**(-2i/d)`` on ``0 .. L - 1``. The method is evaluated on one
-    sequence of length ``l = positions[-1] + 1``, then :func:`unseen_angle_mask` applies.
+    :func:`unseen_angle_mask` of the method at ``seq_len = positions[-1] + 1`` against
+    ``theta_i = base**(-2i/d)`` on ``0 .. L - 1``.
 
     Examples
     --------
@@ -440,17 +393,14 @@ def local_minima(values: ArrayLike) -> NDArray[np.int64]:
     Parameters
     ----------
     values : array_like, shape (n,)
-        A sampled curve, for example the dot product against the offset.
 
     Returns
     -------
     indices : ndarray of int64, shape (k,)
-        Increasing; ``values[j-1] > values[j] < values[j+1]``.
 
     Notes
     -----
-    A curve that decays monotonically has none; the sinusoidal dot product
-    ``sum_i cos(k theta_i)`` has many.
+    ``values[j-1] > values[j] < values[j+1]``.
 
     Examples
     --------
@@ -469,16 +419,14 @@ def similarity_matrix(encoding: ArrayLike) -> NDArray[np.float64]:
     Parameters
     ----------
     encoding : array_like, shape (n_positions, d_model)
-        One encoding vector per row (finite).
 
     Returns
     -------
     S : ndarray of float64, shape (n_positions, n_positions)
-        ``S[a, b] = PE(a) . PE(b)``.
 
     Notes
     -----
-    ``S = PE PE^T``, symmetric like every Gram matrix.
+    ``S[a, b] = PE(a) . PE(b)``, i.e. ``S = PE PE^T``.
 
     Examples
     --------
@@ -504,21 +452,17 @@ def offset_similarity(offsets: ArrayLike, d_model: int,
     Parameters
     ----------
     offsets : array_like, shape (m,)
-        Offsets ``k`` (integers or finite floats, negative allowed).
+        Offsets ``k`` (negative allowed).
     d_model, base : int, float, default base 10000.0
-        The encoding, as for :func:`posenc_lib.sinusoidal.sinusoidal_encoding`.
+        As for :func:`posenc_lib.sinusoidal.sinusoidal_encoding`.
 
     Returns
     -------
     dots : ndarray of float64, shape (m,)
-        The same for every ``t``: the diagonals of :func:`similarity_matrix`. ``d_model / 2`` at
-        ``k = 0``.
 
     Notes
     -----
-    ``PE(t) . PE(t+k) = sum_i [sin(theta_i t) sin(theta_i (t+k)) + cos(theta_i t)
-    cos(theta_i (t+k))] = sum_i cos(theta_i k)``. Since cos is even, ``f(k) = f(-k)``: the dot
-    product cannot tell a token before from a token after.
+    ``PE(t) . PE(t+k) = sum_i cos(theta_i k)``, even in ``k``: it cannot tell before from after.
 
     Examples
     --------
@@ -538,16 +482,13 @@ def fit_position_probe(features: ArrayLike,
     Parameters
     ----------
     features : array_like, shape (n, d)
-        One feature vector per position (finite), for example ``embeddings + encoding``.
     positions : array_like, shape (n,)
-        The position of each row (finite).
 
     Returns
     -------
     weights : ndarray of float64, shape (d + 1,)
-        The probe's weights; the last entry is the bias.
+        The last entry is the bias.
     predictions : ndarray of float64, shape (n,)
-        ``features @ weights[:-1] + weights[-1]``.
 
     Notes
     -----

@@ -1,7 +1,8 @@
 """A tiny NumPy softmax attention for the demonstrations.
 
-Shapes follow the usual convention: queries ``(..., n_q, d)``, keys ``(..., n_k, d)``, values
-``(..., n_k, d_v)``, attention weights ``(..., n_q, n_k)`` (each row sums to 1).
+Shapes: queries ``(..., n_q, d)``, keys ``(..., n_k, d)``, values ``(..., n_k, d_v)``, weights
+``(..., n_q, n_k)`` (each row sums to 1). Reference: Vaswani et al., "Attention Is All You
+Need", NeurIPS 2017, section 3.2.1.
 
 Notebooks: 00_why_position, 04_rotation_proof and 07_other_schemes.
 """
@@ -16,17 +17,14 @@ from numpy.typing import NDArray
 from posenc_lib._checks import check_array, check_int
 
 __all__ = [
-    "VOCAB",
-    "word_order_model",
-    "softmax",
-    "scaled_dot_product_attention",
-    "self_attention",
-    "causal_mask",
-    "permutation_equivariance_gap",
+    "VOCAB", "word_order_model", "softmax", "scaled_dot_product_attention", "self_attention",
+    "causal_mask", "permutation_equivariance_gap",
 ]
 
+Array = NDArray[np.float64]
 
-def _check_scores(name: str, value: Any, *, min_ndim: int = 1) -> NDArray[np.float64]:
+
+def _check_scores(name: str, value: Any, *, min_ndim: int = 1) -> Array:
     """A float array that may hold -inf (masked entries) but no NaN and no +inf."""
     array = check_array(name, value, min_ndim=min_ndim, finite=False).astype(np.float64)
     if np.isnan(array).any() or np.isposinf(array).any():
@@ -34,27 +32,26 @@ def _check_scores(name: str, value: Any, *, min_ndim: int = 1) -> NDArray[np.flo
     return array
 
 
-def softmax(scores: Any, axis: int = -1) -> NDArray[np.float64]:
+def softmax(scores: Any, axis: int = -1) -> Array:
     """Numerically stable softmax along ``axis``.
 
     Parameters
     ----------
     scores : array_like, shape (..., n)
-        Real scores; ``-inf`` entries are allowed and get weight 0 (masked), but every slice
-        along ``axis`` needs at least one finite entry. NaN and +inf are rejected.
+        Real scores; ``-inf`` entries get weight 0 (masked), but every slice along ``axis``
+        needs one finite entry. NaN and +inf are rejected.
     axis : int, default -1
         Axis to normalise over.
 
     Returns
     -------
     numpy.ndarray, same shape as ``scores``, float64
-        Non-negative, sums to 1 along ``axis``; unchanged if a constant is added along ``axis``.
+        Non-negative, sums to 1 along ``axis``.
 
     Notes
     -----
-    ``softmax(s)_j = exp(s_j - max s) / sum_l exp(s_l - max s)``.
-
-    Subtracting the maximum changes nothing mathematically and keeps ``exp`` from overflowing.
+    ``softmax(s)_j = exp(s_j - max s) / sum_l exp(s_l - max s)``; subtracting the maximum
+    changes nothing mathematically and keeps ``exp`` from overflowing.
 
     Examples
     --------
@@ -66,19 +63,15 @@ def softmax(scores: Any, axis: int = -1) -> NDArray[np.float64]:
     array = _check_scores("scores", scores)
     axis = check_int("axis", axis, minimum=None)
     if not -array.ndim <= axis < array.ndim:
-        raise ValueError(
-            f"axis must be in [{-array.ndim}, {array.ndim - 1}] for scores of shape "
-            f"{array.shape}; got {axis}"
-        )
+        raise ValueError(f"axis must be in [{-array.ndim}, {array.ndim - 1}] for scores of "
+                         f"shape {array.shape}; got {axis}")
     if array.shape[axis] == 0:
-        raise ValueError(
-            f"scores must have at least one entry along axis {axis}; got shape {array.shape}"
-        )
+        raise ValueError(f"scores must have at least one entry along axis {axis}; got shape "
+                         f"{array.shape}")
     peak = np.max(array, axis=axis, keepdims=True)
     if np.isneginf(peak).any():
-        raise ValueError(
-            "scores must have at least one finite entry along axis (a fully masked row)"
-        )
+        raise ValueError("scores must have at least one finite entry along axis (a fully "
+                         "masked row)")
     # softmax(s)_j = exp(s_j - max s) / sum_l exp(s_l - max s)
     with np.errstate(over="ignore", under="ignore"):
         shifted = np.exp(array - peak)
@@ -86,149 +79,110 @@ def softmax(scores: Any, axis: int = -1) -> NDArray[np.float64]:
 
 
 def scaled_dot_product_attention(
-    q: Any,
-    k: Any,
-    v: Any,
-    *,
-    mask: Any = None,
-    bias: Any = None,
-) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    q: Any, k: Any, v: Any, *, mask: Any = None, bias: Any = None
+) -> tuple[Array, Array]:
     """Scaled dot-product attention with an optional boolean mask and additive bias.
 
     Parameters
     ----------
     q : array_like, shape (..., n_q, d)
-        Queries (finite).
     k : array_like, shape (..., n_k, d)
-        Keys (finite), same ``d`` as ``q``.
     v : array_like, shape (..., n_k, d_v)
-        Values (finite), same ``n_k`` as ``k``.
     mask : array_like of bool, broadcastable to (..., n_q, n_k), optional
-        True where query ``i`` may attend to key ``j``; False entries get ``-inf`` before the
-        softmax. Every query needs at least one allowed key.
+        True where query ``i`` may attend to key ``j``; every query needs one allowed key.
     bias : array_like, broadcastable to (..., n_q, n_k), optional
-        Added to the scaled scores (e.g. ALiBi or T5 relative bias). ``-inf`` is allowed.
+        Added to the scaled scores (ALiBi, T5); ``-inf`` is allowed.
 
     Returns
     -------
     output : numpy.ndarray, shape (..., n_q, d_v), float64
-        ``weights @ v``.
     weights : numpy.ndarray, shape (..., n_q, n_k), float64
-        Attention weights; every row sums to 1.
+        Every row sums to 1.
 
     Notes
     -----
     ``Attention(Q, K, V) = softmax(Q K^T / sqrt(d) + B) V``, with ``-inf`` where the mask
     is False.
 
-    References
-    ----------
-    Vaswani et al., "Attention Is All You Need", NeurIPS 2017, section 3.2.1.
-
     Examples
     --------
-    >>> q = np.array([[1.0, 0.0]])
-    >>> k = np.array([[1.0, 0.0], [0.0, 1.0]])
-    >>> v = np.array([[10.0], [20.0]])
-    >>> out, w = scaled_dot_product_attention(q, k, v)
+    >>> q, k = np.array([[1.0, 0.0]]), np.array([[1.0, 0.0], [0.0, 1.0]])
+    >>> out, w = scaled_dot_product_attention(q, k, np.array([[10.0], [20.0]]))
     >>> np.round(w, 6), np.round(out, 6)
     (array([[0.669762, 0.330238]]), array([[13.302385]]))
     """
-    q_arr, k_arr, v_arr, bias_arr, allowed = _checked_attention_inputs(q, k, v, mask, bias)
+    q, k, v, bias, allowed = _checked_attention_inputs(q, k, v, mask, bias)
     with np.errstate(over="ignore", invalid="ignore"):
-        # S = Q K^T / sqrt(d)
-        scores = q_arr @ np.swapaxes(k_arr, -1, -2) / np.sqrt(q_arr.shape[-1])
-        _refuse_overflow(~np.isfinite(scores),
-                         "q and k values are too large: the scores q k^T overflow float64")
-        # S = S + B
-        scores = scores + bias_arr
-        _refuse_overflow(np.isnan(scores) | np.isposinf(scores),
-                         "bias values are too large: scores + bias overflow float64")
-        # masked entries: S_ij = -inf
-        weights = softmax(np.where(allowed, scores, -np.inf), axis=-1)
-        output = weights @ v_arr
-        _refuse_overflow(~np.isfinite(output),
-                         "v values are too large: the output overflows float64")
+        # S = Q K^T / sqrt(d) + B, and S_ij = -inf where the mask is False
+        scores = q @ np.swapaxes(k, -1, -2) / np.sqrt(q.shape[-1]) + bias
+        scores = np.where(allowed, scores, -np.inf)
+        if np.isnan(scores).any() or np.isposinf(scores).any():
+            raise ValueError("the scores q k^T / sqrt(d) + bias overflow float64: q and k (or "
+                             "the bias) are too large")
+        weights = softmax(scores, axis=-1)
+        # out = softmax(S) V
+        output = weights @ v
+    if not np.isfinite(output).all():
+        raise ValueError("v values are too large: the output overflows float64")
     return output, weights
 
 
 def _checked_attention_inputs(
     q: Any, k: Any, v: Any, mask: Any, bias: Any
-) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64], NDArray[np.float64],
-           NDArray[np.bool_]]:
-    """q, k, v as float64 arrays, bias (0 if None) and mask (True if None), or a clear error."""
-    q_arr = check_array("q", q, min_ndim=2).astype(np.float64, copy=False)
-    k_arr = check_array("k", k, min_ndim=2).astype(np.float64, copy=False)
-    v_arr = check_array("v", v, min_ndim=2).astype(np.float64, copy=False)
-    if q_arr.shape[-1] != k_arr.shape[-1]:
-        raise ValueError(
-            f"q and k must have the same last axis d; got q {q_arr.shape} and k {k_arr.shape}"
-        )
-    if q_arr.shape[-1] == 0:
-        raise ValueError(f"q must have a last axis d >= 1; got shape {q_arr.shape}")
-    if k_arr.shape[-2] != v_arr.shape[-2]:
-        raise ValueError(
-            f"v must have as many rows as k (n_k = {k_arr.shape[-2]}); got v {v_arr.shape}"
-        )
+) -> tuple[Array, Array, Array, Array, NDArray[np.bool_]]:
+    """q, k, v as float64, bias (0 if None) and mask (True if None), or a clear error."""
+    q, k, v = (check_array(name, value, min_ndim=2).astype(np.float64, copy=False)
+               for name, value in (("q", q), ("k", k), ("v", v)))
+    if q.shape[-1] != k.shape[-1]:
+        raise ValueError(f"q and k must have the same last axis d; got q {q.shape} and k "
+                         f"{k.shape}")
+    if q.shape[-1] == 0:
+        raise ValueError(f"q must have a last axis d >= 1; got shape {q.shape}")
+    if k.shape[-2] != v.shape[-2]:
+        raise ValueError(f"v must have as many rows as k (n_k = {k.shape[-2]}); got v {v.shape}")
     try:
-        batch = np.broadcast_shapes(q_arr.shape[:-2], k_arr.shape[:-2], v_arr.shape[:-2])
+        batch = np.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])
     except ValueError as err:
-        raise ValueError(
-            f"q, k and v batch axes must broadcast; got q {q_arr.shape}, k {k_arr.shape}, "
-            f"v {v_arr.shape}"
-        ) from err
-    score_shape = (*batch, q_arr.shape[-2], k_arr.shape[-2])
+        raise ValueError(f"q, k and v batch axes must broadcast; got q {q.shape}, k {k.shape}, "
+                         f"v {v.shape}") from err
+    score_shape = (*batch, q.shape[-2], k.shape[-2])
     bias_arr = np.zeros(()) if bias is None else _check_scores("bias", bias, min_ndim=0)
     _check_broadcast("bias", bias_arr.shape, score_shape)
     allowed = np.ones((), dtype=np.bool_) if mask is None else _check_mask(mask)
     _check_broadcast("mask", allowed.shape, score_shape)
     if not np.broadcast_to(allowed, score_shape).any(axis=-1).all():
         raise ValueError("mask must allow at least one key for every query (a row is all False)")
-    return q_arr, k_arr, v_arr, bias_arr, allowed
-
-
-def _refuse_overflow(overflowed: NDArray[np.bool_], message: str) -> None:
-    if overflowed.any():
-        raise ValueError(message)
+    return q, k, v, bias_arr, allowed
 
 
 def _check_mask(mask: Any) -> NDArray[np.bool_]:
     array = np.asarray(mask)
     if array.dtype != np.bool_:
-        raise TypeError(
-            f"mask must be a boolean array (True = may attend); got dtype {array.dtype}"
-        )
+        raise TypeError(f"mask must be a boolean array (True = may attend); got dtype "
+                        f"{array.dtype}")
     return array
 
 
 def _check_broadcast(name: str, shape: tuple[int, ...], target: tuple[int, ...]) -> None:
     try:
         full = np.broadcast_shapes(shape, target)
-    except ValueError as err:
-        raise ValueError(f"{name} of shape {shape} must broadcast to the scores {target}") from err
+    except ValueError:
+        full = ()
     if full != target:
         raise ValueError(f"{name} of shape {shape} must broadcast to the scores {target}")
 
 
 def self_attention(
-    x: Any,
-    w_q: Any,
-    w_k: Any,
-    w_v: Any,
-    *,
-    mask: Any = None,
-    bias: Any = None,
-) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    x: Any, w_q: Any, w_k: Any, w_v: Any, *, mask: Any = None, bias: Any = None
+) -> tuple[Array, Array]:
     """Single-head self-attention of a sequence of token vectors.
 
     Parameters
     ----------
     x : array_like, shape (n, d_model)
-        One token vector per row (finite).
+        One token vector per row.
     w_q, w_k : array_like, shape (d_model, d_head)
-        Query and key projections (same shape).
     w_v : array_like, shape (d_model, d_v)
-        Value projection.
     mask, bias : optional
         As in :func:`scaled_dot_product_attention`, broadcastable to (n, n).
 
@@ -250,23 +204,17 @@ def self_attention(
     True
     """
     x_arr = check_array("x", x, ndim=2)
-    d_model = x_arr.shape[1]
-    projections = []
-    for name, w in (("w_q", w_q), ("w_k", w_k), ("w_v", w_v)):
-        w_arr = check_array(name, w, ndim=2)
-        if w_arr.shape[0] != d_model:
-            raise ValueError(
-                f"{name} must have d_model = {d_model} rows (x has shape {x_arr.shape}); "
-                f"got shape {w_arr.shape}"
-            )
-        projections.append(w_arr)
-    w_q_arr, w_k_arr, w_v_arr = projections
-    if w_q_arr.shape != w_k_arr.shape:
-        raise ValueError(
-            f"w_k must have the same shape as w_q {w_q_arr.shape}; got shape {w_k_arr.shape}"
-        )
+    w = {name: check_array(name, value, ndim=2)
+         for name, value in (("w_q", w_q), ("w_k", w_k), ("w_v", w_v))}
+    for name, w_arr in w.items():
+        if w_arr.shape[0] != x_arr.shape[1]:
+            raise ValueError(f"{name} must have d_model = {x_arr.shape[1]} rows (x has shape "
+                             f"{x_arr.shape}); got shape {w_arr.shape}")
+    if w["w_q"].shape != w["w_k"].shape:
+        raise ValueError(f"w_k must have the same shape as w_q {w['w_q'].shape}; got shape "
+                         f"{w['w_k'].shape}")
     # Q = X W_q, K = X W_k, V = X W_v
-    q, k, v = x_arr @ w_q_arr, x_arr @ w_k_arr, x_arr @ w_v_arr
+    q, k, v = x_arr @ w["w_q"], x_arr @ w["w_k"], x_arr @ w["w_v"]
     return scaled_dot_product_attention(q, k, v, mask=mask, bias=bias)
 
 
@@ -284,7 +232,7 @@ def causal_mask(n: int) -> NDArray[np.bool_]:
 
     Notes
     -----
-    ``mask[i, j] = (j <= i)``: query ``i`` sees keys ``0 .. i``.
+    ``mask[i, j] = (j <= i)``.
 
     Examples
     --------
@@ -299,16 +247,12 @@ def causal_mask(n: int) -> NDArray[np.bool_]:
 
 
 def permutation_equivariance_gap(x: Any, w_q: Any, w_k: Any, w_v: Any, permutation: Any) -> float:
-    """How far self-attention is from permutation-equivariant on ``x``.
-
-    Without position information the gap is at
-    rounding level (~1e-16), so attention cannot tell word order.
+    """How far self-attention is from permutation-equivariant on ``x`` (~1e-16 without positions).
 
     Parameters
     ----------
     x : array_like, shape (n, d_model)
-        Token vectors.
-    w_q, w_k, w_v : array_like, shape (d_model, d_head) / (d_model, d_v)
+    w_q, w_k, w_v : array_like
         Projections, as in :func:`self_attention`.
     permutation : array_like of int, shape (n,)
         A permutation of ``0 .. n-1``.
@@ -316,7 +260,6 @@ def permutation_equivariance_gap(x: Any, w_q: Any, w_k: Any, w_v: Any, permutati
     Returns
     -------
     float
-        ``max |attn(x[perm]) - attn(x)[perm]|``.
 
     Notes
     -----
@@ -346,29 +289,26 @@ VOCAB: tuple[str, ...] = ("the", "cat", "was", "chasing", "mouse")
 
 def word_order_model(
     d_model: int = 8, seed: int = 0, *, n_words: int = len(VOCAB)
-) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
+) -> tuple[Array, Array, Array, Array]:
     """Return notebook 00's toy model: embeddings of :data:`VOCAB` and W_q, W_k, W_v.
 
     Parameters
     ----------
     d_model : int, default 8
-        Width of the embeddings and of the projections.
+        Width of the embeddings and projections.
     seed : int, default 0
         Seed of ``np.random.default_rng``.
     n_words : int, default len(VOCAB)
-        Number of embedding rows (another sentence's vocabulary).
+        Number of embedding rows.
 
     Returns
     -------
     table : numpy.ndarray, shape (n_words, d_model)
-        Standard normal embeddings, one row per word (of :data:`VOCAB` by default).
     w_q, w_k, w_v : numpy.ndarray, shape (d_model, d_model)
-        Normal projections scaled by 1/sqrt(d_model).
 
     Notes
     -----
-    ``table ~ N(0, 1)`` and ``W ~ N(0, 1/d_model)`` from one seeded generator, so every run
-    builds the same model.
+    ``table ~ N(0, 1)`` and ``W ~ N(0, 1/d_model)`` from one seeded generator.
 
     Examples
     --------
@@ -377,8 +317,7 @@ def word_order_model(
     ((5, 8), (8, 8))
     """
     d_model = check_int("d_model", d_model)
-    seed = check_int("seed", seed, minimum=0)
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(check_int("seed", seed, minimum=0))
     table = rng.normal(size=(check_int("n_words", n_words), d_model))
     w_q, w_k, w_v = rng.normal(size=(3, d_model, d_model)) / np.sqrt(d_model)
     return table, w_q, w_k, w_v

@@ -1,17 +1,10 @@
 """What surrounds RoPE in today's attention layers: NoPE layers, decoupled RoPE, sinks.
 
-==============================  ==================================================================
-mechanism                       what it does
-==============================  ==================================================================
-NoPE layers (Llama 4, SmolLM3)  every 4th layer has no rotation; Llama 4 scales its queries by
-                                ``1 + a ln(1 + floor((m + 1) / F))``
-decoupled RoPE (DeepSeek MLA)   a rotated 64-dim part beside the compressed, unrotated part
-attention sink (gpt-oss)        one learned logit per head joins the softmax, then is dropped
-==============================  ==================================================================
-
-The rotation is :func:`posenc_lib.rope.apply_rope` and the softmax
-:func:`posenc_lib.attention.softmax`; this module only arranges what goes in and out of them.
-Everything is NumPy, in float64, with the position axis before the feature axis.
+NoPE layers (Llama 4, SmolLM3: every 4th layer unrotated, Hugging Face ``Llama4TextConfig``);
+DeepSeek MLA's decoupled RoPE (DeepSeek-AI, "DeepSeek-V2", arXiv 2405.04434, section 2.1.3);
+gpt-oss's attention sink (one learned logit per head joins the softmax; Xiao et al., arXiv
+2309.17453). The rotation is :func:`posenc_lib.rope.apply_rope` and the softmax
+:func:`posenc_lib.attention.softmax`; everything is float64.
 
 Notebook: 09_rope_in_todays_models.
 """
@@ -30,16 +23,9 @@ from posenc_lib.rope import PAIRINGS, apply_rope
 from posenc_lib.rope_variants import _MAX_DIM, _finite_result
 
 __all__ = [
-    "nope_layers",
-    "nope_attention_scale",
-    "mla_queries",
-    "mla_keys",
-    "mla_absorption_error",
+    "nope_layers", "nope_attention_scale", "mla_queries", "mla_keys", "mla_absorption_error",
     "attention_with_sink",
 ]
-
-
-# --------------------------------------------------------------------------- NoPE layers
 
 
 def nope_layers(num_hidden_layers: int, no_rope_layer_interval: int = 4) -> NDArray[np.bool_]:
@@ -50,23 +36,16 @@ def nope_layers(num_hidden_layers: int, no_rope_layer_interval: int = 4) -> NDAr
     num_hidden_layers : int
         Number of layers, >= 1.
     no_rope_layer_interval : int, default 4
-        Every this-many layers is a NoPE layer (Llama 4, SmolLM3: 4), >= 1.
+        Every this-many layers is a NoPE layer, >= 1.
 
     Returns
     -------
     is_nope : ndarray of bool, shape (num_hidden_layers,)
-        True for layers ``interval - 1, 2 interval - 1, ...``.
 
     Notes
     -----
-    ``is_nope[l] = ((l + 1) mod interval == 0)``. transformers stores the opposite flag,
-    ``no_rope_layers[l] = int((l + 1) % interval != 0)``
-    (1 = this layer uses RoPE).
-
-    References
-    ----------
-    Hugging Face ``Llama4TextConfig`` and ``SmolLM3Config`` (``no_rope_layer_interval``);
-    Meta, "The Llama 4 herd" (iRoPE: interleaved NoPE layers).
+    ``is_nope[l] = ((l + 1) mod interval == 0)``; transformers stores the opposite flag
+    ``no_rope_layers[l]``.
 
     Examples
     --------
@@ -81,9 +60,8 @@ def nope_layers(num_hidden_layers: int, no_rope_layer_interval: int = 4) -> NDAr
     return (np.arange(layers) + 1) % interval == 0
 
 
-def nope_attention_scale(
-    positions: ArrayLike, floor_scale: float = 8192.0, attn_scale: float = 0.1
-) -> NDArray[np.float64]:
+def nope_attention_scale(positions: ArrayLike, floor_scale: float = 8192.0,
+                         attn_scale: float = 0.1) -> NDArray[np.float64]:
     """Return Llama 4's query scale for NoPE layers: ``1 + attn_scale * ln(1 + floor((m+1)/F))``.
 
     Parameters
@@ -91,27 +69,20 @@ def nope_attention_scale(
     positions : array_like, shape (seq,)
         Token positions ``m`` >= 0.
     floor_scale : float, default 8192.0
-        ``F`` (``floor_scale`` in the config), > 0.
+        ``F``, > 0.
     attn_scale : float, default 0.1
-        ``a`` (``attn_scale``), >= 0.
+        ``a``, >= 0.
 
     Returns
     -------
     scale : ndarray of float64, shape (seq,)
-        Multiplier of the query at each position (the logits grow by the same factor).
+        Multiplier of the query at each position.
 
     Notes
     -----
-    ``s(m) = ln(floor((m + 1) / F) + 1) a + 1``: exactly 1 for the first ``F - 1`` positions,
-    then a step up every ``F`` tokens, growing like ``a ln(m / F)``. It sharpens attention in
-    the NoPE layers at long context, where otherwise the softmax flattens over more and more
-    keys. Applied only when ``attn_temperature_tuning`` is set and only to NoPE layers.
-
-    References
-    ----------
-    Hugging Face 5.23.0 ``Llama4TextAttention.forward``
-    (``log1p(floor((positions + 1) / floor_scale)) * attn_scale + 1``); Nakanishi, "Scalable-
-    Softmax Is Superior for Attention", arXiv 2501.19399.
+    ``s(m) = ln(floor((m + 1) / F) + 1) a + 1`` (Hugging Face ``Llama4TextAttention``): 1 for
+    the first ``F - 1`` positions, then a step up every ``F`` tokens, so the softmax of the
+    NoPE layers does not flatten at long context.
 
     Examples
     --------
@@ -129,20 +100,19 @@ def nope_attention_scale(
     return _finite_result("the scale", scale)
 
 
-# --------------------------------------------------------------------------- DeepSeek MLA
-
-
-def _check_rope_part(positions: Any, inv_freq: Any, n_tokens: int, rope_dim: int) -> None:
-    """Check the positions and frequencies of the rotary part before any product is formed."""
+def _check_rope_part(name: str, rope_dim: int, positions: Any, inv_freq: Any, n_tokens: int,
+                     pairing: Any) -> str:
+    """Check the rotary part (its width, positions, frequencies and pairing); return pairing."""
+    if rope_dim < 2 or rope_dim % 2:
+        raise ValueError(f"qk_rope_head_dim = {name} must be even; got {rope_dim}")
     pos = check_positions("positions", positions)
     if pos.shape[0] != n_tokens:
         raise ValueError(f"positions must have length n_tokens = {n_tokens}; got {pos.shape[0]}")
     theta = check_array("inv_freq", inv_freq, ndim=1)
     if theta.shape[0] * 2 != rope_dim:
-        raise ValueError(
-            f"inv_freq must have qk_rope_head_dim // 2 = {rope_dim // 2} entries; "
-            f"got {theta.shape[0]}"
-        )
+        raise ValueError(f"inv_freq must have qk_rope_head_dim // 2 = {rope_dim // 2} entries; "
+                         f"got {theta.shape[0]}")
+    return check_choice("pairing", pairing, PAIRINGS)
 
 
 def _matmul(name: str, a: NDArray[Any], b: NDArray[Any]) -> NDArray[np.float64]:
@@ -152,40 +122,28 @@ def _matmul(name: str, a: NDArray[Any], b: NDArray[Any]) -> NDArray[np.float64]:
     return np.asarray(_finite_result(name, out), dtype=np.float64)
 
 
-def _rope(
-    name: str, x: NDArray[np.float64], positions: Any, inv_freq: Any, pairing: str
-) -> NDArray[np.float64]:
+def _rope(name: str, x: NDArray[np.float64], positions: Any, inv_freq: Any,
+          pairing: str) -> NDArray[np.float64]:
     """:func:`posenc_lib.rope.apply_rope` in float64, refusing a result that overflows."""
     with np.errstate(over="ignore", invalid="ignore"):
         rotated = apply_rope(x, positions, inv_freq, pairing=pairing)
     return np.asarray(_finite_result(name, rotated), dtype=np.float64)
 
 
-def mla_queries(
-    c_q: ArrayLike,
-    w_uq: ArrayLike,
-    w_qr: ArrayLike,
-    positions: ArrayLike,
-    inv_freq: ArrayLike,
-    *,
-    pairing: str = "interleaved",
-) -> NDArray[np.float64]:
+def mla_queries(c_q: ArrayLike, w_uq: ArrayLike, w_qr: ArrayLike, positions: ArrayLike,
+                inv_freq: ArrayLike, *, pairing: str = "interleaved") -> NDArray[np.float64]:
     """Return MLA's decoupled queries: ``[c_q W_uq^h | RoPE_m(c_q W_qr^h)]`` for every head.
 
     Parameters
     ----------
     c_q : array_like, shape (n_tokens, q_lora_rank)
-        Compressed query latents (DeepSeek-V3: rank 1536).
     w_uq : array_like, shape (heads, q_lora_rank, qk_nope_head_dim)
-        Up-projection of the content part (128 per head in DeepSeek-V3), not rotated.
+        Up-projection of the content part, not rotated.
     w_qr : array_like, shape (heads, q_lora_rank, qk_rope_head_dim)
-        Projection of the decoupled rotary part (64 per head), rotated by position.
+        Projection of the decoupled rotary part.
     positions : array_like, shape (n_tokens,)
-        Token positions.
     inv_freq : array_like, shape (qk_rope_head_dim // 2,)
-        RoPE frequencies of the rotary part.
     pairing : {"interleaved", "half"}, default "interleaved"
-        Pair layout of the rotary part.
 
     Returns
     -------
@@ -193,13 +151,8 @@ def mla_queries(
 
     Notes
     -----
-    ``q_t^h = [q^C | q^R] = [c_q W_uq^h | R_m (c_q W_qr^h)]``. Only the last
+    ``q_t^h = [q^C | q^R] = [c_q W_uq^h | R_m (c_q W_qr^h)]``; only the last
     ``qk_rope_head_dim`` dims carry position.
-
-    References
-    ----------
-    DeepSeek-AI, "DeepSeek-V2", arXiv 2405.04434, section 2.1.3 (decoupled RoPE), eqs. (12)-(19);
-    Hugging Face ``DeepseekV3Attention``.
 
     Examples
     --------
@@ -211,14 +164,11 @@ def mla_queries(
     up = check_array("w_uq", w_uq, ndim=3)
     rope_w = check_array("w_qr", w_qr, ndim=3)
     if up.shape[:2] != (rope_w.shape[0], latent.shape[1]) or rope_w.shape[1] != latent.shape[1]:
-        raise ValueError(
-            "w_uq and w_qr must have shapes (heads, q_lora_rank, ...) with q_lora_rank = "
-            f"c_q.shape[1] = {latent.shape[1]}; got {up.shape} and {rope_w.shape}"
-        )
-    if rope_w.shape[2] < 2 or rope_w.shape[2] % 2:
-        raise ValueError(f"qk_rope_head_dim = w_qr.shape[2] must be even; got {rope_w.shape[2]}")
-    _check_rope_part(positions, inv_freq, latent.shape[0], rope_w.shape[2])
-    pairing = check_choice("pairing", pairing, PAIRINGS)
+        raise ValueError("w_uq and w_qr must have shapes (heads, q_lora_rank, ...) with "
+                         f"q_lora_rank = c_q.shape[1] = {latent.shape[1]}; got {up.shape} and "
+                         f"{rope_w.shape}")
+    pairing = _check_rope_part("w_qr.shape[2]", rope_w.shape[2], positions, inv_freq,
+                               latent.shape[0], pairing)
     # q^C = c_q W_uq^h (no rotation)
     content = _matmul("c_q @ w_uq", latent, up)
     # q^R = R_m (c_q W_qr^h)
@@ -226,50 +176,32 @@ def mla_queries(
     return np.concatenate([content, rotary], axis=-1)
 
 
-def mla_keys(
-    c_kv: ArrayLike,
-    w_uk: ArrayLike,
-    x: ArrayLike,
-    w_kr: ArrayLike,
-    positions: ArrayLike,
-    inv_freq: ArrayLike,
-    *,
-    pairing: str = "interleaved",
-) -> NDArray[np.float64]:
+def mla_keys(c_kv: ArrayLike, w_uk: ArrayLike, x: ArrayLike, w_kr: ArrayLike,
+             positions: ArrayLike, inv_freq: ArrayLike, *,
+             pairing: str = "interleaved") -> NDArray[np.float64]:
     """Return MLA's decoupled keys: ``[c_kv W_uk^h | RoPE_m(x W_kr)]``, the rotary part shared.
 
     Parameters
     ----------
     c_kv : array_like, shape (n_tokens, kv_lora_rank)
-        Compressed key-value latents (DeepSeek-V3: 512 per token, cached).
+        Compressed key-value latents (cached).
     w_uk : array_like, shape (heads, kv_lora_rank, qk_nope_head_dim)
-        Up-projection of the key content part, per head, not rotated.
+        Up-projection of the key content part, not rotated.
     x : array_like, shape (n_tokens, hidden_size)
         Hidden states the shared rotary key is projected from.
     w_kr : array_like, shape (hidden_size, qk_rope_head_dim)
-        Projection of the single rotary key per token (64 dims), shared by all heads.
-    positions : array_like, shape (n_tokens,)
-        Token positions.
-    inv_freq : array_like, shape (qk_rope_head_dim // 2,)
-        RoPE frequencies of the rotary part.
-    pairing : {"interleaved", "half"}, default "interleaved"
-        Pair layout of the rotary part.
+        Projection of the one rotary key per token, shared by all heads.
+    positions, inv_freq, pairing
+        As in :func:`mla_queries`.
 
     Returns
     -------
     keys : ndarray of float64, shape (heads, n_tokens, qk_nope_head_dim + qk_rope_head_dim)
-        The last ``qk_rope_head_dim`` dims are identical across heads.
 
     Notes
     -----
-    ``k_t^h = [k^C | k^R] = [c_kv W_uk^h | R_m (x_t W_kr)]``. The cache keeps ``c_kv`` and the
-    already rotated ``k^R``: ``kv_lora_rank + qk_rope_head_dim`` = 576 numbers per token and
-    layer in DeepSeek-V3, instead of ``2 * heads * head_dim``.
-
-    References
-    ----------
-    DeepSeek-AI, "DeepSeek-V2", arXiv 2405.04434, section 2.1.3, eqs. (14)-(19);
-    Hugging Face ``DeepseekV3Attention`` (``kv_a_proj_with_mqa`` splits ``c_kv`` and ``k_pe``).
+    ``k_t^h = [k^C | k^R] = [c_kv W_uk^h | R_m (x_t W_kr)]``; the cache keeps ``c_kv`` and the
+    rotated ``k^R`` (512 + 64 = 576 numbers per token and layer in DeepSeek-V3).
 
     Examples
     --------
@@ -283,19 +215,14 @@ def mla_keys(
     hidden = check_array("x", x, ndim=2)
     rope_w = check_array("w_kr", w_kr, ndim=2)
     if up.shape[1] != latent.shape[1]:
-        raise ValueError(
-            f"w_uk must have shape (heads, kv_lora_rank = {latent.shape[1]}, qk_nope_head_dim); "
-            f"got {up.shape}"
-        )
+        raise ValueError(f"w_uk must have shape (heads, kv_lora_rank = {latent.shape[1]}, "
+                         f"qk_nope_head_dim); got {up.shape}")
     if hidden.shape[0] != latent.shape[0] or rope_w.shape[0] != hidden.shape[1]:
-        raise ValueError(
-            f"x must have shape (n_tokens = {latent.shape[0]}, hidden_size) and w_kr "
-            f"(hidden_size, qk_rope_head_dim); got {hidden.shape} and {rope_w.shape}"
-        )
-    if rope_w.shape[1] < 2 or rope_w.shape[1] % 2:
-        raise ValueError(f"qk_rope_head_dim = w_kr.shape[1] must be even; got {rope_w.shape[1]}")
-    _check_rope_part(positions, inv_freq, latent.shape[0], rope_w.shape[1])
-    pairing = check_choice("pairing", pairing, PAIRINGS)
+        raise ValueError(f"x must have shape (n_tokens = {latent.shape[0]}, hidden_size) and "
+                         f"w_kr (hidden_size, qk_rope_head_dim); got {hidden.shape} and "
+                         f"{rope_w.shape}")
+    pairing = _check_rope_part("w_kr.shape[1]", rope_w.shape[1], positions, inv_freq,
+                               latent.shape[0], pairing)
     # k^C = c_kv W_uk^h (no rotation)
     content = _matmul("c_kv @ w_uk", latent, up)
     # k^R = R_m (x W_kr), one per token, shared by every head
@@ -304,20 +231,13 @@ def mla_keys(
     return np.concatenate([content, shared], axis=-1)
 
 
-def mla_absorption_error(
-    c_q: ArrayLike,
-    c_kv: ArrayLike,
-    w_uq: ArrayLike,
-    w_uk: ArrayLike,
-    positions: ArrayLike,
-    inv_freq: ArrayLike,
-) -> tuple[float, float]:
+def mla_absorption_error(c_q: ArrayLike, c_kv: ArrayLike, w_uq: ArrayLike, w_uk: ArrayLike,
+                         positions: ArrayLike, inv_freq: ArrayLike) -> tuple[float, float]:
     """Show why MLA needs decoupled RoPE: with RoPE inside, ``W_uq R W_uk^T`` cannot be absorbed.
 
     Parameters
     ----------
     c_q : array_like, shape (n_tokens, q_lora_rank)
-        Query latents.
     c_kv : array_like, shape (n_tokens, kv_lora_rank)
         Key latents (what MLA caches).
     w_uq : array_like, shape (q_lora_rank, head_dim)
@@ -325,30 +245,19 @@ def mla_absorption_error(
     w_uk : array_like, shape (kv_lora_rank, head_dim)
         Key up-projection of the same head.
     positions : array_like, shape (n_tokens,)
-        Token positions.
     inv_freq : array_like, shape (head_dim // 2,)
-        RoPE frequencies applied (hypothetically) to the up-projected query and key.
+        RoPE frequencies applied to the up-projected query and key.
 
     Returns
     -------
-    error_without_rope : float
-        ``max |S - S_abs| / max |S|`` when no RoPE sits between the projections: rounding only.
-    error_with_rope : float
-        The same when RoPE rotates the up-projected query and key: of order 1.
+    error_without_rope, error_with_rope : float
+        ``max |S - S_abs| / max |S|``: rounding only without RoPE, of order 1 with it.
 
     Notes
     -----
-    Without RoPE, ``s_mn = (c_q,m W_uq)(c_kv,n W_uk)^T = c_q,m (W_uq W_uk^T) c_kv,n^T``: one
-    position-independent matrix ``W_uq W_uk^T`` can be absorbed into the query projection, and
-    attention runs on the cached latents directly. With RoPE on the up-projected vectors,
-    ``s_mn = c_q,m W_uq R_{n-m} W_uk^T c_kv,n^T``: the middle matrix depends on ``n - m``, so
-    ``S_abs = C_q (W_uq W_uk^T) C_kv^T`` is wrong, and every cached key would need its up-
-    projection recomputed at each step. Hence DeepSeek's separate rotary part (see
-    :func:`mla_queries`, :func:`mla_keys`).
-
-    References
-    ----------
-    DeepSeek-AI, "DeepSeek-V2", arXiv 2405.04434, section 2.1.3.
+    Without RoPE ``s_mn = c_q,m (W_uq W_uk^T) c_kv,n^T``, so ``W_uq W_uk^T`` can be absorbed:
+    ``S_abs = C_q (W_uq W_uk^T) C_kv^T``. With RoPE ``s_mn = c_q,m W_uq R_{n-m} W_uk^T
+    c_kv,n^T`` depends on ``n - m``, and ``S_abs`` is wrong; hence the decoupled rotary part.
 
     Examples
     --------
@@ -360,22 +269,17 @@ def mla_absorption_error(
     >>> bool(without < 1e-12), bool(with_rope > 0.1)
     (True, True)
     """
-    q_latent, kv_latent, up_q, up_k = _checked_absorption_inputs(c_q, c_kv, w_uq, w_uk)
-    _check_rope_part(positions, inv_freq, q_latent.shape[0], up_q.shape[1])
-    # q = c_q W_uq, k = c_kv W_uk (one head, up-projected)
-    queries = _matmul("c_q @ w_uq", q_latent, up_q)
-    keys = _matmul("c_kv @ w_uk", kv_latent, up_k)
-    # absorbed: S_abs = C_q (W_uq W_uk^T) C_kv^T, one matrix for every pair of positions
-    absorbed_w = _matmul("W_uq W_uk^T", up_q, up_k.T)
-    absorbed = _matmul("S_abs", _matmul("c_q W", q_latent, absorbed_w), kv_latent.T)
-    # without RoPE: S = (C_q W_uq)(C_kv W_uk)^T
-    plain = _matmul("S", queries, keys.T)
-    # with RoPE: S = R_m(C_q W_uq) . R_n(C_kv W_uk)
-    rotated = _matmul(
-        "S",
-        _rope("R_m q", queries, positions, inv_freq, "interleaved"),
-        _rope("R_n k", keys, positions, inv_freq, "interleaved").T,
-    )
+    c_q, c_kv, w_uq, w_uk = _checked_absorption_inputs(c_q, c_kv, w_uq, w_uk)
+    _check_rope_part("w_uq.shape[1]", w_uq.shape[1], positions, inv_freq, c_q.shape[0],
+                     "interleaved")
+    # q = C_q W_uq, k = C_kv W_uk
+    q, k = _matmul("c_q @ w_uq", c_q, w_uq), _matmul("c_kv @ w_uk", c_kv, w_uk)
+    # S_abs = C_q (W_uq W_uk^T) C_kv^T
+    absorbed = _matmul("S_abs", _matmul("c_q W", c_q, _matmul("W", w_uq, w_uk.T)), c_kv.T)
+    # S = q k^T without RoPE; S = R_m(q) R_n(k)^T with it
+    plain = _matmul("S", q, k.T)
+    rotated = _matmul("S", _rope("R_m q", q, positions, inv_freq, "interleaved"),
+                      _rope("R_n k", k, positions, inv_freq, "interleaved").T)
     return _relative_gap(plain, absorbed), _relative_gap(rotated, absorbed)
 
 
@@ -383,23 +287,18 @@ def _checked_absorption_inputs(
     c_q: ArrayLike, c_kv: ArrayLike, w_uq: ArrayLike, w_uk: ArrayLike
 ) -> tuple[NDArray[Any], NDArray[Any], NDArray[Any], NDArray[Any]]:
     """The latents and up-projections of :func:`mla_absorption_error`, or a clear error."""
-    q_latent = check_array("c_q", c_q, ndim=2)
-    kv_latent = check_array("c_kv", c_kv, ndim=2)
-    up_q = check_array("w_uq", w_uq, ndim=2)
-    up_k = check_array("w_uk", w_uk, ndim=2)
+    named = (("c_q", c_q), ("c_kv", c_kv), ("w_uq", w_uq), ("w_uk", w_uk))
+    q_latent, kv_latent, up_q, up_k = (check_array(name, value, ndim=2) for name, value in named)
     if up_q.shape[0] != q_latent.shape[1] or up_k.shape[0] != kv_latent.shape[1]:
-        raise ValueError(
-            f"w_uq must have {q_latent.shape[1]} rows (c_q.shape[1]) and w_uk "
-            f"{kv_latent.shape[1]} rows (c_kv.shape[1]); got {up_q.shape} and {up_k.shape}"
-        )
+        raise ValueError(f"w_uq must have {q_latent.shape[1]} rows (c_q.shape[1]) and w_uk "
+                         f"{kv_latent.shape[1]} rows (c_kv.shape[1]); got {up_q.shape} and "
+                         f"{up_k.shape}")
     if up_q.shape[1] != up_k.shape[1] or up_q.shape[1] % 2:
-        raise ValueError(
-            f"w_uq and w_uk must share an even head_dim; got {up_q.shape} and {up_k.shape}"
-        )
+        raise ValueError(f"w_uq and w_uk must share an even head_dim; got {up_q.shape} and "
+                         f"{up_k.shape}")
     if q_latent.shape[0] != kv_latent.shape[0]:
-        raise ValueError(
-            f"c_q and c_kv must have the same n_tokens; got {q_latent.shape} and {kv_latent.shape}"
-        )
+        raise ValueError(f"c_q and c_kv must have the same n_tokens; got {q_latent.shape} and "
+                         f"{kv_latent.shape}")
     return q_latent, kv_latent, up_q, up_k
 
 
@@ -415,41 +314,28 @@ def _relative_gap(exact: NDArray[np.float64], absorbed: NDArray[np.float64]) -> 
     return gap
 
 
-# --------------------------------------------------------------------------- attention sinks
-
-
-def attention_with_sink(
-    scores: ArrayLike, sink: ArrayLike, *, mask: ArrayLike | None = None
-) -> NDArray[np.float64]:
+def attention_with_sink(scores: ArrayLike, sink: ArrayLike, *,
+                        mask: ArrayLike | None = None) -> NDArray[np.float64]:
     """Return attention weights with a sink logit: softmax over ``[scores, sink]``, sink dropped.
 
     Parameters
     ----------
     scores : array_like, shape (..., n_queries, n_keys)
-        Scaled logits ``q.k / sqrt(d)`` (e.g. ``(heads, n_queries, n_keys)``).
+        Scaled logits ``q.k / sqrt(d)``.
     sink : array_like, broadcastable to ``scores.shape[:-1]``
-        The sink logit: a scalar, or gpt-oss's one learned value per head passed as
-        ``sinks[:, None]`` for scores of shape (heads, n_queries, n_keys).
+        The sink logit (per head: ``sinks[:, None]`` for scores (heads, n_queries, n_keys)).
     mask : array_like of bool, broadcastable to ``scores.shape``, optional
-        True where a query may attend to a key (e.g. causal); masked keys get weight 0.
+        True where a query may attend to a key; masked keys get weight 0.
 
     Returns
     -------
     weights : ndarray of float64, shape (..., n_queries, n_keys)
-        Each row sums to ``1 - p_sink`` < 1: the sink absorbs the rest of the probability.
+        Each row sums to ``1 - p_sink`` < 1.
 
     Notes
     -----
-    ``w_j = exp(s_j) / (sum_k exp(s_k) + exp(z))`` with ``z`` the sink logit: a softmax over the
-    scores and one extra column, which is then dropped. A head can thereby attend to "nothing",
-    instead of dumping its attention on the first token. ``z -> -inf`` gives the ordinary
-    softmax.
-
-    References
-    ----------
-    openai/gpt-oss ``gpt_oss/torch/model.py`` (``sdpa``: ``cat([QK, S])``, softmax,
-    ``W[..., :-1]``); Hugging Face ``GptOssAttention``; Xiao et al., "Efficient Streaming
-    Language Models with Attention Sinks", arXiv 2309.17453.
+    ``w_j = exp(s_j) / (sum_k exp(s_k) + exp(z))`` with ``z`` the sink logit (gpt-oss ``sdpa``):
+    a head can attend to "nothing"; ``z -> -inf`` gives the ordinary softmax.
 
     Examples
     --------
@@ -463,9 +349,8 @@ def attention_with_sink(
     try:
         z = np.broadcast_to(z, logits.shape[:-1])[..., None]
     except ValueError as err:
-        raise ValueError(
-            f"sink must broadcast to scores.shape[:-1] = {logits.shape[:-1]}; got {z.shape}"
-        ) from err
+        raise ValueError(f"sink must broadcast to scores.shape[:-1] = {logits.shape[:-1]}; got "
+                         f"{z.shape}") from err
     if mask is not None:
         allowed = _check_mask(mask)
         _check_broadcast("mask", allowed.shape, logits.shape)

@@ -1,21 +1,13 @@
 """Relative schemes that act inside attention: ALiBi, T5's bucketed bias, Shaw's embeddings.
 
-None of these adds a vector to the token embeddings. They change the attention scores of query
-``i`` and key ``j`` through the offset ``j - i`` only:
+They change the score of query ``i`` and key ``j`` through the offset ``j - i`` only (key
+minus query: a key in the past has a negative offset). Bias arrays have shape
+``(n_heads, n_queries, n_keys)``; query ``i`` sits at ``query_offset + i``, key ``j`` at ``j``.
 
-* ALiBi (Press et al., 2022) adds ``-m_h (i - j)``, a fixed penalty growing with distance, with
-  one slope ``m_h`` per head and no parameter at all;
-* T5 (Raffel et al., 2020) adds one learned scalar per head and per *bucket* of offsets: exact
-  buckets for small offsets, logarithmically wider ones up to ``max_distance``, then one bucket
-  for everything further;
-* Shaw et al. (2018) add a learned vector ``a_{clip(j - i, k)}`` to the key (and the value) of
-  every query-key pair.
-
-Conventions: the relative position is ``key position - query position`` (T5 calls it
-``memory_position - query_position``), so a key in the past has a negative offset. Bias arrays
-have shape ``(n_heads, n_queries, n_keys)``; query ``i`` sits at absolute position
-``query_offset + i`` and key ``j`` at position ``j`` (``query_offset > 0`` is the decoding step
-of a model with a KV cache).
+References: Press, Smith, Lewis, "Train Short, Test Long" (ALiBi), ICLR 2022, arXiv:2108.12409;
+Raffel et al., "Exploring the Limits of Transfer Learning" (T5), JMLR 2020, arXiv:1910.10683,
+with Hugging Face ``T5Attention._relative_position_bucket``; Shaw, Uszkoreit, Vaswani,
+"Self-Attention with Relative Position Representations", NAACL 2018, arXiv:1803.02155.
 
 Notebook: 07_other_schemes.
 """
@@ -32,28 +24,12 @@ from posenc_lib._checks import check_array, check_bool, check_even, check_int
 from posenc_lib.attention import scaled_dot_product_attention, softmax
 
 __all__ = [
-    "alibi_weights_by_distance",
-    "alibi_slopes",
-    "alibi_bias",
-    "relative_position_matrix",
-    "t5_relative_position_bucket",
-    "t5_bias",
-    "shaw_relative_index",
-    "shaw_relative_embeddings",
+    "alibi_weights_by_distance", "alibi_slopes", "alibi_bias", "relative_position_matrix",
+    "t5_relative_position_bucket", "t5_bias", "shaw_relative_index", "shaw_relative_embeddings",
     "shaw_attention",
 ]
 
-
-
-
-def _check_lengths(n_queries: Any, n_keys: Any, query_offset: Any) -> tuple[int, int, int]:
-    n_q = check_int("n_queries", n_queries)
-    n_k = n_q if n_keys is None else check_int("n_keys", n_keys)
-    offset = check_int("query_offset", query_offset, minimum=0)
-    return n_q, n_k, offset
-
-
-# --------------------------------------------------------------------------------- ALiBi
+Array = NDArray[np.float64]
 
 
 def _power_of_two_slopes(n_heads: int) -> list[float]:
@@ -61,39 +37,26 @@ def _power_of_two_slopes(n_heads: int) -> list[float]:
     return [2.0 ** (-8.0 * h / n_heads) for h in range(1, n_heads + 1)]
 
 
-def alibi_slopes(n_heads: int) -> NDArray[np.float64]:
+def alibi_slopes(n_heads: int) -> Array:
     """ALiBi's head-specific slopes ``m_h = 2^(-8h/H)``, with the paper's rule for any ``H``.
 
     Parameters
     ----------
     n_heads : int
-        Number of attention heads ``H``, >= 1.
+        Number of heads ``H``, >= 1.
 
     Returns
     -------
     numpy.ndarray, shape (n_heads,), float64
-        The slope of every head. For ``H = 8``: 1/2, 1/4, ..., 1/256.
 
     Notes
     -----
-    When ``H`` is a power of two the slopes are the geometric sequence
-
-    ``m_h = 2**(-8h/H)`` for ``h = 1 .. H``,
-
-    which starts at ``2^(-8/H)`` with the same ratio. Otherwise, with ``c`` the largest power
-    of two below ``H``, the heads get the ``c`` slopes for ``c`` heads followed by the first
-    ``H - c`` slopes *at odd positions* ``h = 1, 3, 5, ...`` of the sequence for ``2c`` heads,
-    i.e. ``2^(-4(2j+1)/c)`` for ``j = 0 .. H-c-1`` (the rule of the paper's reference code).
-
-    References
-    ----------
-    Press, O., Smith, N. A., Lewis, M. (2022). Train Short, Test Long: Attention with Linear
-    Biases Enables Input Length Extrapolation. ICLR 2022. arXiv:2108.12409, section 3.
+    ``m_h = 2**(-8h/H)`` for ``h = 1 .. H`` when ``H`` is a power of two. Otherwise, with ``c``
+    the largest power of two below ``H``: the ``c`` slopes for ``c`` heads, then the first
+    ``H - c`` odd-numbered slopes of the sequence for ``2c`` heads.
 
     Examples
     --------
-    >>> [float(1 / m) for m in alibi_slopes(8)]
-    [2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 128.0, 256.0]
     >>> np.round(np.log2(alibi_slopes(12)), 6)
     array([-1. , -2. , -3. , -4. , -5. , -6. , -7. , -8. , -0.5, -1.5, -2.5, -3.5])
     """
@@ -106,47 +69,32 @@ def alibi_slopes(n_heads: int) -> NDArray[np.float64]:
     return np.asarray(slopes, dtype=np.float64)
 
 
-def alibi_bias(slopes: Any, length: int, *, causal: bool = True) -> NDArray[np.float64]:
+def alibi_bias(slopes: Any, length: int, *, causal: bool = True) -> Array:
     """ALiBi's bias matrices, one per head: ``-m_h (i - j)`` added to the score of query i, key j.
 
     Parameters
     ----------
     slopes : array_like, shape (n_heads,)
-        Positive, finite slopes, usually ``alibi_slopes(n_heads)``.
+        Positive slopes, usually ``alibi_slopes(n_heads)``.
     length : int
-        Sequence length ``n``, >= 1.
+        Sequence length, >= 1.
     causal : bool, default True
-        True (a decoder, as in the paper): ``-m_h (i - j)`` for keys ``j <= i`` and ``-inf``
-        for future keys ``j > i``, so the bias also acts as the causal mask. False (the
-        symmetric variant for encoders): ``-m_h |i - j|`` everywhere.
+        ``-inf`` for future keys (the bias is also the causal mask); False gives the symmetric
+        encoder variant.
 
     Returns
     -------
     numpy.ndarray, shape (n_heads, length, length), float64
-        ``bias[h, i, j]``; 0 on the diagonal, more negative the further key ``j`` is.
 
     Notes
     -----
-    ``softmax(q_i K^T / sqrt(d) + m_h [-(i-1), ..., -2, -1, 0])``.
-
-    The penalty is linear in the distance and needs no parameter. A softmax row does not change
-    when a constant is added to it, so adding ``m_h j`` (what the reference code does) gives
-    the same weights as ``-m_h (i - j)``.
-
-    References
-    ----------
-    Press, O., Smith, N. A., Lewis, M. (2022). Train Short, Test Long. ICLR 2022.
-    arXiv:2108.12409.
+    ``bias[h, i, j] = -m_h (i - j)`` for ``j <= i`` (``-m_h |i - j|`` when not causal).
 
     Examples
     --------
     >>> alibi_bias([0.5], 3)[0]
     array([[ 0. , -inf, -inf],
            [-0.5,  0. , -inf],
-           [-1. , -0.5,  0. ]])
-    >>> alibi_bias([0.5], 3, causal=False)[0]
-    array([[ 0. , -0.5, -1. ],
-           [-0.5,  0. , -0.5],
            [-1. , -0.5,  0. ]])
     """
     m = check_array("slopes", slopes, ndim=1).astype(np.float64)
@@ -164,25 +112,24 @@ def alibi_bias(slopes: Any, length: int, *, causal: bool = True) -> NDArray[np.f
     return np.asarray(0.0 - slope * np.abs(rel), dtype=np.float64)
 
 
-def alibi_weights_by_distance(n_heads: int, length: int) -> NDArray[np.float64]:
+def alibi_weights_by_distance(n_heads: int, length: int) -> Array:
     """Return the last query's attention weights on the keys behind it, when content is equal.
 
     Parameters
     ----------
     n_heads : int
-        Number of heads (slopes from :func:`alibi_slopes`), >= 1.
+        Number of heads, >= 1 (slopes from :func:`alibi_slopes`).
     length : int
         Number of keys, >= 1.
 
     Returns
     -------
     weights : ndarray of float64, shape (n_heads, length)
-        ``w[h, r]``: the weight on the key ``r`` tokens back; each row sums to 1.
+        ``w[h, r]``: the weight on the key ``r`` tokens back.
 
     Notes
     -----
-    ``w[h, r] = exp(-m_h r) / sum_r' exp(-m_h r')``: the softmax of ALiBi's bias alone, so a
-    head with a steep slope looks only at its neighbours.
+    ``w[h, r] = exp(-m_h r) / sum_r' exp(-m_h r')``, the softmax of ALiBi's bias alone.
 
     Examples
     --------
@@ -194,9 +141,6 @@ def alibi_weights_by_distance(n_heads: int, length: int) -> NDArray[np.float64]:
     return softmax(bias[:, -1, :], axis=-1)[:, ::-1]
 
 
-# ------------------------------------------------------------------------------ relative
-
-
 def relative_position_matrix(
     n_queries: int, n_keys: int | None = None, *, query_offset: int = 0
 ) -> NDArray[np.int64]:
@@ -205,59 +149,34 @@ def relative_position_matrix(
     Parameters
     ----------
     n_queries : int
-        Number of queries, >= 1; query ``i`` sits at position ``query_offset + i``.
+        Number of queries, >= 1, at positions ``query_offset + i``.
     n_keys : int, optional
         Number of keys, >= 1, at positions ``0 .. n_keys - 1``; ``n_queries`` when omitted.
     query_offset : int, default 0
-        Position of the first query (``t`` for the single query of decoding step ``t``).
+        Position of the first query (a decoding step with a KV cache).
 
     Returns
     -------
     numpy.ndarray, shape (n_queries, n_keys), int64
-        ``rel[i, j] = j - (query_offset + i)``: negative for keys in the past.
 
     Notes
     -----
-    ``r[i, j] = j - i``.
-
-    The matrix is Toeplitz: it is constant along every diagonal.
+    ``r[i, j] = j - (query_offset + i)``, constant along every diagonal.
 
     Examples
     --------
-    >>> relative_position_matrix(3)
-    array([[ 0,  1,  2],
-           [-1,  0,  1],
-           [-2, -1,  0]])
     >>> relative_position_matrix(1, 4, query_offset=3)
     array([[-3, -2, -1,  0]])
     """
-    n_q, n_k, offset = _check_lengths(n_queries, n_keys, query_offset)
-    queries = offset + np.arange(n_q, dtype=np.int64)
-    keys = np.arange(n_k, dtype=np.int64)
+    n_q = check_int("n_queries", n_queries)
+    n_k = n_q if n_keys is None else check_int("n_keys", n_keys)
+    queries = check_int("query_offset", query_offset, minimum=0) + np.arange(n_q, dtype=np.int64)
     # r_ij = j - i
-    return np.asarray(keys[None, :] - queries[:, None], dtype=np.int64)
-
-
-def _check_bucket_setup(
-    bidirectional: Any, num_buckets: Any, max_distance: Any
-) -> tuple[bool, int, int]:
-    bidirectional = check_bool("bidirectional", bidirectional)
-    num_buckets = check_even("num_buckets", num_buckets, minimum=4)
-    max_distance = check_int("max_distance", max_distance)
-    max_exact = (num_buckets // 2 if bidirectional else num_buckets) // 2
-    if max_distance <= max_exact:
-        raise ValueError(
-            f"max_distance must be > {max_exact} (the last exact offset + 1 for "
-            f"num_buckets={num_buckets}, bidirectional={bidirectional}); got {max_distance}"
-        )
-    return bidirectional, num_buckets, max_distance
+    return np.asarray(np.arange(n_k, dtype=np.int64)[None, :] - queries[:, None], dtype=np.int64)
 
 
 def t5_relative_position_bucket(
-    relative_position: Any,
-    *,
-    bidirectional: bool = True,
-    num_buckets: int = 32,
+    relative_position: Any, *, bidirectional: bool = True, num_buckets: int = 32,
     max_distance: int = 128,
 ) -> NDArray[np.int64]:
     """T5's bucket number of every relative position, as in Mesh TensorFlow and Hugging Face.
@@ -265,134 +184,93 @@ def t5_relative_position_bucket(
     Parameters
     ----------
     relative_position : array_like of int, any shape
-        Key position minus query position (``memory_position - query_position``).
+        Key position minus query position.
     bidirectional : bool, default True
-        True (T5's encoder): half of the buckets for keys before or at the query, half for keys
-        after it. False (T5's decoder, causal): future keys (positive offsets) all fall into
-        bucket 0, the bucket of offset 0.
+        True (encoder): half of the buckets for keys after the query. False (causal decoder):
+        future keys fall into bucket 0.
     num_buckets : int, default 32
-        Number of buckets, even and >= 4 (T5 uses 32).
+        Even, >= 4.
     max_distance : int, default 128
-        Distances from ``max_distance`` on share the last bucket (T5 uses 128). Must exceed the
-        number of exact buckets.
+        Distances from here on share the last bucket; must exceed the exact buckets.
 
     Returns
     -------
     numpy.ndarray, same shape as ``relative_position``, int64
-        Bucket numbers in ``0 .. num_buckets - 1``.
 
     Notes
     -----
-    Let ``B = num_buckets``. Bidirectional: ``B <- B/2``, keys after the query get ``+B`` and
-    ``n = |r|``. Causal: ``n = max(-r, 0)``. With ``E = B // 2`` exact buckets, the bucket is
-
-    ``b(n) = n`` for ``n < E``, else
-    ``min(B - 1, E + floor(ln(n/E) / ln(D/E) (B - E)))``.
-
-    with ``D = max_distance``. As in the references, the logarithm is evaluated in float32 and
-    truncated toward zero. For the defaults (bidirectional) ``E = 8``, ``B = 16`` and
-    ``b = 8 + floor(2 log2(n / 8))``: offsets 8-11 share bucket 8, 12-15 bucket 9, 16-22
-    bucket 10, ..., 91 and beyond bucket 15.
-
-    References
-    ----------
-    Raffel, C. et al. (2020). Exploring the Limits of Transfer Learning with a Unified
-    Text-to-Text Transformer. JMLR 21(140). arXiv:1910.10683.
-    Mesh TensorFlow ``transformer_layers._relative_position_bucket``; Hugging Face
-    ``T5Attention._relative_position_bucket``.
+    ``B = num_buckets``. Bidirectional: ``B <- B/2``, keys after the query get ``+B`` and
+    ``n = |r|``; causal: ``n = max(-r, 0)``. With ``E = B // 2`` and ``D = max_distance``,
+    ``b(n) = n`` for ``n < E``, else ``min(B - 1, E + floor(ln(n/E) / ln(D/E) (B - E)))``,
+    the logarithm in float32 as in the references.
 
     Examples
     --------
     >>> t5_relative_position_bucket([-200, -20, -8, -7, 0, 7, 8, 20, 200])
     array([15, 10,  8,  7,  0, 23, 24, 26, 31])
-    >>> t5_relative_position_bucket([-200, -20, -8, 0, 3], bidirectional=False)
-    array([31, 17,  8,  0,  0])
     """
     position = _check_relative_positions(relative_position)
-    bidirectional, num_buckets, max_distance = _check_bucket_setup(
-        bidirectional, num_buckets, max_distance
-    )
-    bucket = np.zeros(position.shape, dtype=np.int64)
+    bidirectional = check_bool("bidirectional", bidirectional)
+    num_buckets = check_even("num_buckets", num_buckets, minimum=4)
+    max_distance = check_int("max_distance", max_distance)
     if bidirectional:
         num_buckets //= 2
         # keys after the query use the upper half: + B/2
-        bucket += (position > 0).astype(np.int64) * num_buckets
+        bucket = (position > 0).astype(np.int64) * num_buckets
         n = np.abs(position)
     else:
         # n = max(-r, 0): every future key counts as offset 0
-        n = np.maximum(-position, 0)
+        bucket, n = np.zeros(position.shape, dtype=np.int64), np.maximum(-position, 0)
     max_exact = num_buckets // 2
+    if max_distance <= max_exact:
+        raise ValueError(f"max_distance must be > {max_exact} (the last exact offset + 1 for "
+                         f"num_buckets={2 * num_buckets if bidirectional else num_buckets}, "
+                         f"bidirectional={bidirectional}); got {max_distance}")
+    # only n >= E reach the log; clamping the others keeps log() away from 0
+    ratio = np.maximum(n, max_exact).astype(np.float32) / np.float32(max_exact)
+    # E + trunc(ln(n/E) / ln(D/E) * (B - E)), in float32 as the references
+    spread = np.log(ratio) / np.float32(math.log(max_distance / max_exact))
+    spread = spread * np.float32(num_buckets - max_exact)
+    large = np.minimum(max_exact + spread.astype(np.int64), num_buckets - 1)
     # b(n) = n below E exact buckets, logarithmic from E on
-    if_large = _log_bucket(n, num_buckets, max_distance)
-    return np.asarray(bucket + np.where(n < max_exact, n, if_large), dtype=np.int64)
+    return np.asarray(bucket + np.where(n < max_exact, n, large), dtype=np.int64)
 
 
 def _check_relative_positions(relative_position: Any) -> NDArray[np.int64]:
     position = check_array("relative_position", relative_position)
     if not np.issubdtype(position.dtype, np.integer):
-        raise TypeError(
-            f"relative_position must hold integers (key - query positions); got dtype "
-            f"{position.dtype}"
-        )
+        raise TypeError(f"relative_position must hold integers (key - query positions); got "
+                        f"dtype {position.dtype}")
     if position.size and (int(position.min()) <= -(2**62) or int(position.max()) >= 2**62):
-        raise ValueError(
-            f"relative_position must lie strictly between -2**62 and 2**62; got values in "
-            f"[{position.min()}, {position.max()}]"
-        )
+        raise ValueError(f"relative_position must lie strictly between -2**62 and 2**62; got "
+                         f"values in [{position.min()}, {position.max()}]")
     return position.astype(np.int64)
 
 
-def _log_bucket(n: NDArray[np.int64], num_buckets: int, max_distance: int) -> NDArray[np.int64]:
-    """T5's logarithmic bucket of each offset n >= E = B // 2, in float32 as the references."""
-    max_exact = num_buckets // 2
-    # only n >= E reach the log; clamping the others keeps log() away from 0
-    ratio = np.maximum(n, max_exact).astype(np.float32) / np.float32(max_exact)
-    scale = np.float32(math.log(max_distance / max_exact))
-    # E + trunc(ln(n/E) / ln(D/E) * (B - E)), in float32
-    spread = np.log(ratio) / scale * np.float32(num_buckets - max_exact)
-    return np.minimum(max_exact + spread.astype(np.int64), num_buckets - 1)
-
-
-def t5_bias(
-    table: Any,
-    n_queries: int,
-    n_keys: int | None = None,
-    *,
-    bidirectional: bool = True,
-    max_distance: int = 128,
-    query_offset: int = 0,
-) -> NDArray[np.float64]:
+def t5_bias(table: Any, n_queries: int, n_keys: int | None = None, *, bidirectional: bool = True,
+            max_distance: int = 128, query_offset: int = 0) -> Array:
     """T5's relative attention bias: one learned scalar per head and per bucket of offsets.
 
     Parameters
     ----------
     table : array_like, shape (num_buckets, n_heads)
-        The learned biases (Hugging Face's ``relative_attention_bias`` embedding weight).
-        ``num_buckets`` is its number of rows (even, >= 4).
-    n_queries, n_keys : int
-        Numbers of queries and keys, as in :func:`relative_position_matrix`.
-    bidirectional : bool, default True
-        Encoder (True) or causal decoder (False) buckets.
-    max_distance : int, default 128
-        See :func:`t5_relative_position_bucket`.
-    query_offset : int, default 0
-        Position of the first query (decoding step with a KV cache).
+        The learned biases (Hugging Face's ``relative_attention_bias`` weight).
+    n_queries, n_keys, query_offset
+        As in :func:`relative_position_matrix`.
+    bidirectional, max_distance
+        As in :func:`t5_relative_position_bucket`.
 
     Returns
     -------
     numpy.ndarray, shape (n_heads, n_queries, n_keys), float64
-        ``bias[h, i, j] = table[bucket(j - i), h]``, added to the attention scores.
 
     Notes
     -----
-    ``B[h, i, j] = w[h, b(j - i)]``.
-
-    T5 computes this bias in the first layer of a stack and reuses it in every layer.
+    ``B[h, i, j] = table[b(j - i), h]``.
 
     Examples
     --------
-    >>> table = np.arange(64.0).reshape(32, 2)
-    >>> t5_bias(table, 3)[1]
+    >>> t5_bias(np.arange(64.0).reshape(32, 2), 3)[1]
     array([[ 1., 35., 37.],
            [ 3.,  1., 35.],
            [ 5.,  3.,  1.]])
@@ -406,48 +284,32 @@ def t5_bias(
     return np.asarray(np.moveaxis(weights[buckets], -1, 0), dtype=np.float64)
 
 
-# ---------------------------------------------------------------------------------- Shaw
-
-
-def shaw_relative_index(
-    n_queries: int,
-    n_keys: int | None = None,
-    *,
-    max_relative_position: int,
-    query_offset: int = 0,
-) -> NDArray[np.int64]:
+def shaw_relative_index(n_queries: int, n_keys: int | None = None, *, max_relative_position: int,
+                        query_offset: int = 0) -> NDArray[np.int64]:
     """Row of Shaw's relative-embedding table used by every query-key pair.
 
     Parameters
     ----------
-    n_queries, n_keys : int
-        Numbers of queries and keys, as in :func:`relative_position_matrix`.
+    n_queries, n_keys, query_offset
+        As in :func:`relative_position_matrix`.
     max_relative_position : int
-        The clipping distance ``k`` >= 1: offsets beyond ``+-k`` share the end rows.
-    query_offset : int, default 0
-        Position of the first query.
+        The clipping distance ``k`` >= 1.
 
     Returns
     -------
     numpy.ndarray, shape (n_queries, n_keys), int64
-        ``clip(j - i, -k, k) + k``, in ``0 .. 2k`` (row ``k`` is offset 0).
+        In ``0 .. 2k`` (row ``k`` is offset 0).
 
     Notes
     -----
     ``index[i, j] = clip(j - i, -k, k) + k``.
 
-    References
-    ----------
-    Shaw, P., Uszkoreit, J., Vaswani, A. (2018). Self-Attention with Relative Position
-    Representations. NAACL 2018. arXiv:1803.02155, section 3.2.
-
     Examples
     --------
-    >>> shaw_relative_index(4, max_relative_position=2)
-    array([[2, 3, 4, 4],
-           [1, 2, 3, 4],
-           [0, 1, 2, 3],
-           [0, 0, 1, 2]])
+    >>> shaw_relative_index(3, max_relative_position=1)
+    array([[1, 2, 2],
+           [0, 1, 2],
+           [0, 0, 1]])
     """
     k = check_int("max_relative_position", max_relative_position)
     rel = relative_position_matrix(n_queries, n_keys, query_offset=query_offset)
@@ -455,34 +317,21 @@ def shaw_relative_index(
     return np.asarray(np.clip(rel, -k, k) + k, dtype=np.int64)
 
 
-def _check_shaw_table(name: str, table: Any) -> tuple[NDArray[np.float64], int]:
-    weights = check_array(name, table, ndim=2).astype(np.float64)
-    rows = weights.shape[0]
-    if rows < 3 or rows % 2 == 0:
-        raise ValueError(
-            f"{name} must have 2k + 1 rows (k >= 1, offsets -k..k); got shape {weights.shape}"
-        )
-    return weights, (rows - 1) // 2
-
-
 def shaw_relative_embeddings(
     table: Any, n_queries: int, n_keys: int | None = None, *, query_offset: int = 0
-) -> NDArray[np.float64]:
+) -> Array:
     """Shaw's relative embedding ``a_ij`` of every query-key pair, looked up in ``table``.
 
     Parameters
     ----------
     table : array_like, shape (2k + 1, d)
         Learned vectors ``w_{-k} .. w_k`` (row ``k`` is offset 0).
-    n_queries, n_keys : int
-        Numbers of queries and keys, as in :func:`relative_position_matrix`.
-    query_offset : int, default 0
-        Position of the first query.
+    n_queries, n_keys, query_offset
+        As in :func:`relative_position_matrix`.
 
     Returns
     -------
     numpy.ndarray, shape (n_queries, n_keys, d), float64
-        ``a[i, j] = w_{clip(j - i, -k, k)}``.
 
     Notes
     -----
@@ -490,48 +339,41 @@ def shaw_relative_embeddings(
 
     Examples
     --------
-    >>> table = np.array([[-1.0], [0.0], [1.0]])      # k = 1, d = 1
-    >>> shaw_relative_embeddings(table, 3)[..., 0]
+    >>> shaw_relative_embeddings(np.array([[-1.0], [0.0], [1.0]]), 3)[..., 0]
     array([[ 0.,  1.,  1.],
            [-1.,  0.,  1.],
            [-1., -1.,  0.]])
     """
-    weights, k = _check_shaw_table("table", table)
-    index = shaw_relative_index(
-        n_queries, n_keys, max_relative_position=k, query_offset=query_offset
-    )
+    weights = check_array("table", table, ndim=2).astype(np.float64)
+    if weights.shape[0] < 3 or weights.shape[0] % 2 == 0:
+        raise ValueError(f"table must have 2k + 1 rows (k >= 1, offsets -k..k); got shape "
+                         f"{weights.shape}")
+    index = shaw_relative_index(n_queries, n_keys, max_relative_position=weights.shape[0] // 2,
+                                query_offset=query_offset)
     # a_ij = w[clip(j - i, -k, k) + k]
     return np.asarray(weights[index], dtype=np.float64)
 
 
 def shaw_attention(
-    q: Any,
-    k: Any,
-    v: Any,
-    table_k: Any,
-    table_v: Any = None,
-    *,
-    causal: bool = False,
+    q: Any, k: Any, v: Any, table_k: Any, table_v: Any = None, *, causal: bool = False,
     query_offset: int = 0,
-) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+) -> tuple[Array, Array]:
     """Single-head attention with Shaw's relative position representations.
 
     Parameters
     ----------
     q : array_like, shape (n_queries, d)
-        Queries; query ``i`` sits at position ``query_offset + i``.
+        Queries at positions ``query_offset + i``.
     k : array_like, shape (n_keys, d)
         Keys at positions ``0 .. n_keys - 1``.
     v : array_like, shape (n_keys, d_v)
-        Values.
     table_k : array_like, shape (2K + 1, d)
         Relative embeddings added to the keys.
     table_v : array_like, shape (2K' + 1, d_v), optional
-        Relative embeddings added to the values; none when omitted.
+        Relative embeddings added to the values.
     causal : bool, default False
         Mask keys after the query.
     query_offset : int, default 0
-        Position of the first query.
 
     Returns
     -------
@@ -543,18 +385,10 @@ def shaw_attention(
     ``e_ij = q_i . (k_j + a^K_ij) / sqrt(d)``, ``alpha_ij = softmax_j(e_ij)`` and
     ``z_i = sum_j alpha_ij (v_j + a^V_ij)``.
 
-    The effective key ``k_j + a^K_ij`` depends on the query: a KV cache cannot store it once.
-
-    References
-    ----------
-    Shaw, P., Uszkoreit, J., Vaswani, A. (2018). Self-Attention with Relative Position
-    Representations. NAACL 2018. arXiv:1803.02155, equations (3)-(4).
-
     Examples
     --------
     >>> q = k = np.zeros((2, 2))
-    >>> v = np.array([[1.0], [3.0]])
-    >>> out, w = shaw_attention(q, k, v, np.zeros((3, 2)))
+    >>> out, w = shaw_attention(q, k, np.array([[1.0], [3.0]]), np.zeros((3, 2)))
     >>> out.ravel(), w[0]
     (array([2., 2.]), array([0.5, 0.5]))
     """

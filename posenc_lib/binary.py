@@ -1,8 +1,7 @@
 """Counting in binary: the intuition behind sinusoidal position encodings.
 
-Bit tables are written the way people write numbers: the most significant bit FIRST, so 5
-with four bits is ``0 1 0 1``. Column ``j`` of an ``n_bits`` table therefore holds bit
-``k = n_bits - 1 - j``.
+Bit tables put the most significant bit first (5 in four bits is ``0 1 0 1``), so column ``j``
+of an ``n_bits`` table holds bit ``k = n_bits - 1 - j``.
 
 Notebook: 01_binary_counting.
 """
@@ -17,14 +16,8 @@ from numpy.typing import NDArray
 from posenc_lib._checks import check_int, check_positions
 
 __all__ = [
-    "MAX_BITS",
-    "bits_needed",
-    "binary_table",
-    "bit_periods",
-    "bit_wave",
-    "smooth_bit_wave",
-    "hamming_distance",
-    "hamming_matrix",
+    "MAX_BITS", "bits_needed", "binary_table", "bit_periods", "bit_wave", "smooth_bit_wave",
+    "hamming_distance", "hamming_matrix",
 ]
 
 MAX_BITS = 62  # positions and periods stay exact in int64
@@ -41,12 +34,10 @@ def bits_needed(n_positions: int) -> int:
     Returns
     -------
     int
-        ``max(1, bit_length(n_positions - 1))``.
 
     Notes
     -----
-    ``n_bits = ceil(log2(n_positions))``, at least 1: the largest position ``n - 1`` needs
-    ``bit_length(n - 1)`` bits.
+    ``n_bits = max(1, ceil(log2(n_positions)))``.
 
     Examples
     --------
@@ -65,13 +56,11 @@ def binary_table(n_positions: int, n_bits: int | None = None) -> NDArray[np.int6
     n_positions : int
         Number of positions, >= 1.
     n_bits : int or None, default None
-        Number of bit columns, 1 .. 62. ``None`` uses :func:`bits_needed`. A ValueError is
-        raised if ``n_positions - 1`` does not fit.
+        Number of bit columns, up to 62; None uses :func:`bits_needed`.
 
     Returns
     -------
     numpy.ndarray, shape (n_positions, n_bits), int64
-        ``table[p, j]`` is bit ``k = n_bits - 1 - j`` of ``p`` (most significant bit first).
 
     Notes
     -----
@@ -79,13 +68,10 @@ def binary_table(n_positions: int, n_bits: int | None = None) -> NDArray[np.int6
 
     Examples
     --------
-    >>> binary_table(6)
-    array([[0, 0, 0],
-           [0, 0, 1],
-           [0, 1, 0],
-           [0, 1, 1],
-           [1, 0, 0],
-           [1, 0, 1]])
+    >>> binary_table(3)
+    array([[0, 0],
+           [0, 1],
+           [1, 0]])
     """
     needed = bits_needed(n_positions)
     if n_bits is None:
@@ -94,9 +80,8 @@ def binary_table(n_positions: int, n_bits: int | None = None) -> NDArray[np.int6
     if n_bits > MAX_BITS:
         raise ValueError(f"n_bits must be <= {MAX_BITS}; got {n_bits}")
     if n_bits < needed:
-        raise ValueError(
-            f"n_bits must be >= {needed} to write position {n_positions - 1}; got {n_bits}"
-        )
+        raise ValueError(f"n_bits must be >= {needed} to write position {n_positions - 1}; "
+                         f"got {n_bits}")
     positions = np.arange(n_positions, dtype=np.int64)
     shifts = np.arange(n_bits - 1, -1, -1, dtype=np.int64)
     # table[p, j] = (p >> k) & 1 with k = n_bits - 1 - j
@@ -114,12 +99,10 @@ def bit_periods(n_bits: int) -> NDArray[np.int64]:
     Returns
     -------
     numpy.ndarray, shape (n_bits,), int64
-        ``[2**n_bits, ..., 4, 2]``: column ``j`` holds bit ``k = n_bits - 1 - j``, which flips
-        every ``2**k`` steps and repeats every ``2**(k+1)``.
 
     Notes
     -----
-    ``T_k = 2**(k + 1)``.
+    ``T_k = 2**(k + 1)`` for column ``j``'s bit ``k = n_bits - 1 - j``.
 
     Examples
     --------
@@ -147,14 +130,13 @@ def bit_wave(positions: Any, bit: int) -> NDArray[np.float64]:
     Parameters
     ----------
     positions : array_like, shape (n,)
-        Positions, ints or finite floats.
     bit : int
-        Bit index ``k >= 0`` (0 is the least significant, fastest bit).
+        Bit index ``k >= 0`` (0 is the fastest bit).
 
     Returns
     -------
     numpy.ndarray, shape (n,), float64
-        0.0 or 1.0; jumps at every multiple of ``2**k``; period ``2**(k+1)``.
+        0.0 or 1.0.
 
     Notes
     -----
@@ -182,18 +164,11 @@ def smooth_bit_wave(positions: Any, bit: int) -> NDArray[np.float64]:
     Returns
     -------
     numpy.ndarray, shape (n,), float64
-        Values in [0, 1] with period ``2**(k+1)``.
 
     Notes
     -----
-    ``s_k(x) = 1/2 - 1/2 sin(pi (x + 1/2) / 2**k)``.
-
-    Phase choice: at integer positions bit ``k`` is 0 for ``p = 0 .. 2**k - 1``, a run centred
-    on ``(2**k - 1) / 2``; the trough of ``s_k`` is put exactly there (hence the ``+ 1/2``), so
-    ``s_k`` is below 1/2 on the whole 0-run and above 1/2 on the whole 1-run. Consequently
-    ``round(s_k(p)) == bit k of p`` for EVERY integer ``p`` (it is never exactly 1/2 there). On
-    the continuous axis ``s_k`` is the fundamental harmonic of the square wave
-    ``bit_wave(x + 1/2, k)``: it crosses 1/2 half a step before each jump of ``bit_wave``.
+    ``s_k(x) = 1/2 - 1/2 sin(pi (x + 1/2) / 2**k)``: the trough sits at the centre of the
+    0-run, so ``round(s_k(p))`` is bit ``k`` of every integer ``p``.
 
     Examples
     --------
@@ -222,11 +197,10 @@ def hamming_distance(a: int, b: int) -> int:
     Returns
     -------
     int
-        ``popcount(a XOR b)``.
 
     Notes
     -----
-    ``H(a, b) = sum_k |b_k(a) - b_k(b)| = popcount(a XOR b)``.
+    ``H(a, b) = popcount(a XOR b)``.
 
     Examples
     --------
@@ -245,12 +219,11 @@ def hamming_matrix(n_positions: int) -> NDArray[np.int64]:
     Parameters
     ----------
     n_positions : int
-        Number of positions, >= 1; each is written with :func:`bits_needed` bits.
+        Number of positions, >= 1.
 
     Returns
     -------
     numpy.ndarray, shape (n_positions, n_positions), int64
-        ``H[a, b] = hamming_distance(a, b)``; symmetric with a zero diagonal.
 
     Notes
     -----
@@ -258,11 +231,10 @@ def hamming_matrix(n_positions: int) -> NDArray[np.int64]:
 
     Examples
     --------
-    >>> hamming_matrix(4)
-    array([[0, 1, 1, 2],
-           [1, 0, 2, 1],
-           [1, 2, 0, 1],
-           [2, 1, 1, 0]])
+    >>> hamming_matrix(3)
+    array([[0, 1, 1],
+           [1, 0, 2],
+           [1, 2, 0]])
     """
     n_bits = bits_needed(n_positions)
     positions = np.arange(n_positions, dtype=np.int64)

@@ -1,12 +1,8 @@
 """Learned absolute position embeddings: a lookup table with one trained row per position.
 
-BERT and GPT-2 keep a matrix ``P`` of shape ``(max_positions, d_model)`` and add row ``p`` to
-the embedding of the token at position ``p``. The table is a parameter like any other, so
-
-* a position past the last row has no code at all (:func:`learned_lookup` raises
-  :class:`PositionOutOfTable`);
-* a row that no training sequence reached keeps its random initial values: training moves only
-  the rows of positions it sees (:func:`fit_learned_table` shows it on a toy task).
+BERT and GPT-2 add row ``p`` of a trained matrix ``P`` (max_positions, d_model) to the token at
+position ``p``. A position past the last row has no code (:class:`PositionOutOfTable`), and a
+row no training sequence reached keeps its random initial values (:func:`fit_learned_table`).
 
 Notebook: 07_other_schemes.
 """
@@ -20,12 +16,7 @@ from numpy.typing import NDArray
 
 from posenc_lib._checks import check_array, check_float, check_int
 
-__all__ = [
-    "PositionOutOfTable",
-    "learned_table",
-    "learned_lookup",
-    "fit_learned_table",
-]
+__all__ = ["PositionOutOfTable", "learned_table", "learned_lookup", "fit_learned_table"]
 
 
 class PositionOutOfTable(ValueError):
@@ -39,26 +30,20 @@ def learned_table(
 
     Parameters
     ----------
-    max_positions : int
-        Number of rows: positions ``0 .. max_positions - 1`` get a code (GPT-2: 1024), >= 1.
-    d_model : int
-        Width of every row, >= 1.
+    max_positions, d_model : int
+        Rows (positions with a code) and width, >= 1.
     seed : int, default 0
-        Seed of ``numpy.random.default_rng`` (>= 0).
+        Seed of ``numpy.random.default_rng``.
     std : float, default 0.02
-        Standard deviation of the normal initialisation, > 0 (BERT's ``initializer_range``).
+        Standard deviation (BERT's ``initializer_range``), > 0.
 
     Returns
     -------
     numpy.ndarray, shape (max_positions, d_model), float64
-        ``P[p, :] ~ N(0, std^2)`` independently.
 
     Notes
     -----
-    ``P`` has shape ``(L_max, d)`` with every ``P[p, c] ~ N(0, std**2)``.
-
-    Two seeds give two different tables: unlike a formula, the code of a position depends on
-    the initialisation and on training.
+    Every ``P[p, c] ~ N(0, std**2)`` independently.
 
     Examples
     --------
@@ -87,21 +72,16 @@ def learned_lookup(table: Any, positions: Any) -> NDArray[np.float64]:
     Parameters
     ----------
     table : array_like, shape (max_positions, d_model)
-        The learned table ``P``.
     positions : array_like of int, shape (n,)
-        Token positions, each in ``0 .. max_positions - 1``.
 
     Returns
     -------
     numpy.ndarray, shape (n, d_model), float64
-        ``P[positions]``.
 
     Raises
     ------
     PositionOutOfTable
-        (a ValueError) for a position with no row: the table cannot encode it.
-    TypeError
-        For positions that are not integers.
+        (a ValueError) for a position with no row.
 
     Notes
     -----
@@ -110,9 +90,6 @@ def learned_lookup(table: Any, positions: Any) -> NDArray[np.float64]:
     Examples
     --------
     >>> table = np.arange(6.0).reshape(3, 2)
-    >>> learned_lookup(table, [2, 0])
-    array([[4., 5.],
-           [0., 1.]])
     >>> try:
     ...     learned_lookup(table, [3])
     ... except PositionOutOfTable as err:
@@ -144,38 +121,31 @@ def fit_learned_table(
     steps: int = 40,
     learning_rate: float = 0.25,
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    """Train a position table by gradient descent on a toy task that only sees short sequences.
-
-    The task: a fixed linear readout ``w`` must read the normalised position
-    ``y_p = p / (L - 1)`` from row ``p``, for the positions ``p < L`` of the training sequences.
-    The loss touches no row ``p >= L``, so those rows never move.
+    """Train a position table by gradient descent on a toy task that only sees positions < L.
 
     Parameters
     ----------
     table : array_like, shape (max_positions, d_model)
-        Initial table (e.g. :func:`learned_table`); it is not modified.
+        Initial table (not modified).
     readout : array_like, shape (d_model,)
-        The fixed readout vector ``w``, not all zero.
+        The fixed readout ``w``, not all zero.
     trained_length : int
-        ``L``: training sequences cover positions ``0 .. L - 1``; 2 <= L <= max_positions.
+        ``L``, 2 <= L <= max_positions.
     steps : int, default 40
-        Gradient steps, >= 1.
     learning_rate : float, default 0.25
-        Step size ``eta`` > 0; with ``eta |w|^2 < 1`` every trained row converges.
+        Step size ``eta`` with ``eta |w|^2 < 1``.
 
     Returns
     -------
     trained : numpy.ndarray, shape (max_positions, d_model), float64
-        The table after training; rows ``L ..`` equal the initial rows exactly.
+        Rows ``L ..`` equal the initial rows exactly.
     losses : numpy.ndarray, shape (steps,), float64
-        The loss ``sum_{p<L} (w . P_p - y_p)^2`` before each step.
+        The loss before each step.
 
     Notes
     -----
-    ``loss = sum_{p < L} (w . P_p - y_p)**2`` and, for ``p < L`` only,
-    ``P_p <- P_p - 2 lr (w . P_p - y_p) w``.
-
-    and :math:`\\partial \\mathcal{L} / \\partial P_p = 0` for :math:`p \\ge L`.
+    ``loss = sum_{p < L} (w . P_p - y_p)**2`` with ``y_p = p / (L - 1)``, and for ``p < L``
+    only ``P_p <- P_p - 2 eta (w . P_p - y_p) w``.
 
     Examples
     --------
@@ -197,35 +167,28 @@ def fit_learned_table(
             # P_p <- P_p - 2 eta r_p w
             weights[:length] -= 2.0 * eta * residual[:, None] * w[None, :]
     if not (np.isfinite(weights).all() and np.isfinite(losses).all()):
-        raise ValueError(
-            "table and readout hold values too large for float64: the descent overflowed"
-        )
+        raise ValueError("table and readout hold values too large for float64: the descent "
+                         "overflowed")
     return weights, losses
 
 
-def _checked_fit(
-    table: Any, readout: Any, trained_length: Any, steps: Any, learning_rate: Any
-) -> tuple[NDArray[np.float64], NDArray[np.float64], int, int, float]:
+def _checked_fit(table: Any, readout: Any, trained_length: Any, steps: Any, learning_rate: Any
+                 ) -> tuple[NDArray[np.float64], NDArray[np.float64], int, int, float]:
     """The inputs of :func:`fit_learned_table`, checked; the table is a copy."""
     weights = _check_table(table).copy()
     w = check_array("readout", readout, ndim=1).astype(np.float64)
     if w.shape != (weights.shape[1],):
-        raise ValueError(
-            f"readout must have shape ({weights.shape[1]},) (one weight per column of table); "
-            f"got {w.shape}"
-        )
+        raise ValueError(f"readout must have shape ({weights.shape[1]},) (one weight per column "
+                         f"of table); got {w.shape}")
     if not np.any(w):
         raise ValueError("readout must not be all zero (the task would not depend on the table)")
     length = check_int("trained_length", trained_length, minimum=2)
     if length > weights.shape[0]:
-        raise ValueError(
-            f"trained_length must be <= the number of rows {weights.shape[0]}; got {length}"
-        )
+        raise ValueError(f"trained_length must be <= the number of rows {weights.shape[0]}; "
+                         f"got {length}")
     steps = check_int("steps", steps)
     eta = check_float("learning_rate", learning_rate, greater_than=0.0)
     if eta * float(w @ w) >= 1.0:
-        raise ValueError(
-            f"learning_rate must be < 1 / |readout|^2 = {1.0 / float(w @ w):.6g} for the "
-            f"descent to converge; got {eta}"
-        )
+        raise ValueError(f"learning_rate must be < 1 / |readout|^2 = {1.0 / float(w @ w):.6g} "
+                         f"for the descent to converge; got {eta}")
     return weights, w, length, steps, eta

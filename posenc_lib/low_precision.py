@@ -1,15 +1,10 @@
 """Real low-precision arrays: bfloat16 and the two float8 formats of today's accelerators.
 
-:mod:`posenc_lib.precision` explains the formats by their bit patterns and emulates them in
-NumPy. This module uses the real types of ``ml_dtypes`` (imported on first use, so that
-``import posenc_lib`` stays light): :func:`to_low_precision` casts to them, and two measurements
-show what they do to attention:
-
-- :func:`rope_scores_at_offset`: RoPE applied in a narrow format, so that the score at one fixed
-  offset starts to depend on the absolute position;
-- :func:`cached_key_scores`: scores against keys stored in a bfloat16 or float8 KV cache;
-- :func:`tile_scaled_e4m3`: float8 e4m3 with one power-of-two scale per tile of a row, the
-  layout of FlashMLA's FP8 MLA cache.
+The real types of ``ml_dtypes`` (imported on first use, so ``import posenc_lib`` stays light),
+and what they do to attention: RoPE in a narrow format, keys in a narrow KV cache, FlashMLA's
+tile-scaled e4m3 cache. References: Micikevicius et al., "FP8 Formats for Deep Learning",
+arXiv 2209.05433; Hugging Face ``LlamaRotaryEmbedding``; vLLM "Quantized KV Cache";
+deepseek-ai/FlashMLA ``tests/quant.py`` (``quantize_k_cache``).
 
 Notebook: 08_numerical_precision.
 """
@@ -21,13 +16,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from posenc_lib._checks import (
-    check_array,
-    check_choice,
-    check_float,
-    check_int,
-    check_positions,
-)
+from posenc_lib._checks import check_array, check_choice, check_float, check_int, check_positions
 from posenc_lib.frequencies import angles
 from posenc_lib.rope import (
     PAIRINGS,
@@ -38,13 +27,8 @@ from posenc_lib.rope import (
 )
 
 __all__ = [
-    "LOW_PRECISION_NAMES",
-    "ANGLE_DTYPES",
-    "low_precision_limits",
-    "to_low_precision",
-    "rope_scores_at_offset",
-    "cached_key_scores",
-    "tile_scaled_e4m3",
+    "LOW_PRECISION_NAMES", "ANGLE_DTYPES", "low_precision_limits", "to_low_precision",
+    "rope_scores_at_offset", "cached_key_scores", "tile_scaled_e4m3",
 ]
 
 
@@ -91,18 +75,16 @@ def low_precision_limits(dtype_name: str) -> tuple[float, float, float]:
 
     Parameters
     ----------
-    dtype_name : {"float64", "float32", "bfloat16", "float8_e4m3fn", "float8_e5m2"}
-        The format.
+    dtype_name : one of :data:`LOW_PRECISION_NAMES`
 
     Returns
     -------
     epsilon, largest, smallest_normal : float
-        ``2**-p`` for ``p`` fraction bits, the largest finite value, ``2**emin``.
 
     Notes
     -----
-    ``epsilon = 2**-p``: bfloat16 ``p = 7``, e4m3 ``p = 3`` (largest 448, no inf), e5m2
-    ``p = 2`` (largest 57344, with inf). Read from ``ml_dtypes.finfo``.
+    ``epsilon = 2**-p`` with ``p`` fraction bits (bfloat16 7, e4m3 3, e5m2 2), smallest normal
+    ``2**emin``; read from ``ml_dtypes.finfo``.
 
     Examples
     --------
@@ -118,31 +100,20 @@ def to_low_precision(x: Any, dtype_name: str) -> NDArray[Any]:
     Parameters
     ----------
     x : array_like
-        Finite real values (any shape), within the format's finite range.
-    dtype_name : {"float64", "float32", "bfloat16", "float8_e4m3fn", "float8_e5m2"}
-        The format; the three last are ``ml_dtypes`` types, which NumPy computes with
-        (each operation rounds its result back to the format).
+        Finite values (any shape) within the format's range.
+    dtype_name : one of :data:`LOW_PRECISION_NAMES`
 
     Returns
     -------
     numpy.ndarray, same shape as ``x``, dtype ``dtype_name``
-        ``fl(x)``; ``.astype(np.float64)`` gives its exact values.
 
     Notes
     -----
-    ``fl(x)`` is the representable number nearest to ``x``, ties to even. For float32 input
-    and bfloat16 it equals the bit-pattern rounding of :func:`round_to_bfloat16`. A value
-    beyond the largest finite one raises a ValueError (e4m3fn would give NaN, the others inf).
-
-    References
-    ----------
-    ``ml_dtypes`` (JAX / OpenXLA); Micikevicius et al., "FP8 Formats for Deep Learning",
-    arXiv 2209.05433.
+    ``fl(x)``, the representable number nearest to ``x``, ties to even; a value beyond the
+    largest finite one raises a ValueError.
 
     Examples
     --------
-    >>> to_low_precision([1.0, 3.14159, 300.0], "bfloat16")
-    array([1, 3.14062, 300], dtype=bfloat16)
     >>> to_low_precision([0.3, 17.0], "float8_e4m3fn").astype(float)
     array([ 0.3125, 16.    ])
     """
@@ -176,63 +147,40 @@ def _low_precision_rope(x: NDArray[Any], positions: NDArray[Any], theta: NDArray
     return out
 
 
-def rope_scores_at_offset(
-    q: ArrayLike,
-    k: ArrayLike,
-    offset: int,
-    positions: ArrayLike,
-    inv_freq: ArrayLike,
-    dtype_name: str = "bfloat16",
-    *,
-    pairing: str = "half",
-    angle_dtype: str = "float32",
-) -> NDArray[np.float64]:
+def rope_scores_at_offset(q: ArrayLike, k: ArrayLike, offset: int, positions: ArrayLike,
+                          inv_freq: ArrayLike, dtype_name: str = "bfloat16", *,
+                          pairing: str = "half",
+                          angle_dtype: str = "float32") -> NDArray[np.float64]:
     """Return RoPE scores ``<R_(m+offset) q, R_m k>`` with the rotation done in a narrow format.
 
     Parameters
     ----------
     q, k : array_like, shape (head_dim,)
-        One query and one key (finite, within the format's range).
     offset : int
         Query position minus key position.
     positions : array_like, shape (n,)
-        Key positions ``m`` (>= 0); the query sits at ``m + offset``.
+        Key positions ``m`` >= 0.
     inv_freq : array_like, shape (head_dim // 2,)
-        RoPE frequencies ``theta_i``.
-    dtype_name : {"float64", "float32", "bfloat16", "float8_e4m3fn", "float8_e5m2"}
-        Format of q, k, cos, sin and of every product and sum of the rotation.
+    dtype_name : one of :data:`LOW_PRECISION_NAMES`, default "bfloat16"
+        Format of q, k, cos, sin and of every step of the rotation.
     pairing : {"half", "interleaved"}, default "half"
-        Pair layout (Hugging Face uses "half").
     angle_dtype : {"float32", "float64"}, default "float32"
-        Format the angles ``m theta_i`` and their cos/sin are computed in before the cast
-        (transformers: float32).
+        Format of the angles and their cos/sin before the cast (transformers: float32).
 
     Returns
     -------
     scores : ndarray of float64, shape (n,)
-        ``s(m)``; the dot product of the rotated vectors is summed in float64 (GPUs accumulate
-        in float32), so only the rotation's rounding shows.
+        Summed in float64, so only the rotation's rounding shows.
 
     Notes
     -----
-    In exact arithmetic ``s(m) = q^T R_(m+offset)^T R_m k = q^T R_(-offset) k`` does not depend
-    on ``m``: RoPE's relative property. With ``x' = fl(fl(x cos phi) + fl(rotate(x) sin phi))``
-    each rotated vector carries a rounding error of about ``eps |x|`` that changes with ``m``, and
-    the angle computed in float32 is off by about ``m theta_i 2**-24``; together they make
-    ``s(m)`` depend on the absolute position.
-
-    References
-    ----------
-    Hugging Face ``LlamaRotaryEmbedding`` (float32 angles, cos/sin cast to the model dtype) and
-    ``apply_rotary_pos_emb``; Su et al., "RoFormer", arXiv 2104.09864.
+    Exactly, ``s(m) = q^T R_(-offset) k`` for every ``m``. With
+    ``x' = fl(fl(x cos phi) + fl(rotate(x) sin phi))`` and float32 angles, ``s(m)`` depends on
+    the absolute position.
 
     Examples
     --------
     >>> q, k, theta = [1.0, 0.5], [0.25, 2.0], [0.1]
-    >>> exact = rope_scores_at_offset(q, k, 3, [0, 10, 100], theta, "float64",
-    ...                               angle_dtype="float64")
-    >>> bool(np.ptp(exact) < 1e-12)
-    True
     >>> bf16 = rope_scores_at_offset(q, k, 3, [0, 10, 100], theta, "bfloat16")
     >>> bool(np.ptp(bf16) > 1e-3)
     True
@@ -278,29 +226,21 @@ def cached_key_scores(
     Parameters
     ----------
     queries : array_like, shape (n_queries, head_dim)
-        Queries, kept exact (float64).
+        Kept exact (float64).
     keys : array_like, shape (n_keys, head_dim)
-        Keys as computed (already rotated); they are stored as ``fl(k / scale)``.
-    dtype_name : {"float64", "float32", "bfloat16", "float8_e4m3fn", "float8_e5m2"}
+        Stored as ``fl(k / scale)``.
+    dtype_name : one of :data:`LOW_PRECISION_NAMES`
         Format of the cache.
     scale : float, default 1.0
-        Per-tensor scale (> 0) of the cache: keys are divided by it before the cast and
-        multiplied by it when read, as FP8 KV caches do to use the format's range.
+        Per-tensor scale of the cache, > 0.
 
     Returns
     -------
     scores : ndarray of float64, shape (n_queries, n_keys)
-        ``Q (scale fl(K / scale))^T``, summed in float64.
 
     Notes
     -----
-    ``s_mn = q_m . (c fl(k_n / c))``. Each stored entry has a relative error of at most
-    ``eps / 2`` (e4m3: 1/16, e5m2: 1/8), so ``|s - s_exact| <= (eps / 2) sum_j |q_j k_j|``.
-
-    References
-    ----------
-    vLLM documentation, "Quantized KV Cache" (FP8 E4M3 / E5M2 with per-tensor scales);
-    Micikevicius et al., "FP8 Formats for Deep Learning", arXiv 2209.05433.
+    ``s_mn = q_m . (c fl(k_n / c))``, so ``|s - s_exact| <= (eps / 2) sum_j |q_j k_j|``.
 
     Examples
     --------
@@ -337,33 +277,18 @@ def tile_scaled_e4m3(x: ArrayLike, tile: int = 128) -> NDArray[np.float64]:
     Parameters
     ----------
     x : array_like, shape (n_rows, n_columns)
-        Rows to store (one token's cached vector per row); ``n_columns`` must be a multiple of
-        ``tile``.
+        One cached vector per row; ``n_columns`` a multiple of ``tile``.
     tile : int, default 128
-        Number of consecutive entries of a row that share one scale (>= 1).
+        Entries of a row that share one scale.
 
     Returns
     -------
     stored : ndarray of float64, shape (n_rows, n_columns)
-        ``c fl_e4m3(x / c)`` tile by tile: the values the attention kernel computes with.
 
     Notes
     -----
-    For each row and tile ``T``, the scale is the power of two at or above the tile's largest
-    magnitude divided by e4m3's largest finite value,
-
-    ``c_T = 2**ceil(log2(max(max_{j in T} |x_j| / 448, 1e-4)))``,
-
-    so that ``|x_j / c_T| <= 448`` fits the format; a power of two only shifts the exponent, so
-    the division and the multiplication back are exact and the only error is the cast, at most
-    ``|x_j| eps / 2 = |x_j| / 16`` for a normal value. The 1e-4 floor keeps an all-zero tile
-    finite. This is how FlashMLA quantises the 512-dim latent of DeepSeek-V3.2's cache (four
-    tiles of 128, its 64 RoPE dims kept in bfloat16 beside them).
-
-    References
-    ----------
-    deepseek-ai/FlashMLA, README ("FP8 KV Cache": 656 bytes per token) and ``tests/quant.py``
-    (``quantize_k_cache``), commit 9241ae3e (2026).
+    ``c_T fl_e4m3(x / c_T)`` per tile with ``c_T = 2**ceil(log2(max(max_T |x_j| / 448, 1e-4)))``:
+    a power of two, so only the cast errs (at most ``|x_j| / 16``), as in FlashMLA's cache.
 
     Examples
     --------

@@ -1,12 +1,9 @@
 """What a real model's config does to each RoPE pair at a given context length, layer by layer.
 
-A model's ``config.json`` decides, for every pair of dims of a query/key head, whether it turns
-at all (partial rotary, MLA's content dims, NoPE layers), whether a scaling method changed its
-frequency (PI, YaRN, Llama 3, LongRoPE, ...) and how far it turns within a context of ``L``
-tokens. :func:`classify_config_pairs` answers this for one kind of layer, and
-:func:`config_layer_kinds` lists the kinds of layers a model has (full or sliding-window
-attention, Llama 4's chunked attention, NoPE layers). The frequencies come from
-:func:`posenc_lib.models.rope_frequencies_from_config`; nothing here recomputes them.
+:func:`classify_config_pairs` says, for one kind of layer, whether each pair turns at all,
+whether a scaling changed its frequency and how far it turns in ``L`` tokens;
+:func:`config_layer_kinds` lists the kinds of layers. The frequencies come from
+:func:`posenc_lib.models.rope_frequencies_from_config`.
 
 Notebook: 09_rope_in_todays_models.
 """
@@ -14,6 +11,7 @@ Notebook: 09_rope_in_todays_models.
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
@@ -39,16 +37,9 @@ _MAX_LAYERS = 1 << 16
 
 def _config(config: Any) -> dict[str, Any]:
     if not isinstance(config, Mapping):
-        raise TypeError(
-            f"config must be a dict (a model's config.json); got {_describe(config)} "
-            f"({type(config).__name__})"
-        )
+        raise TypeError(f"config must be a dict (a model's config.json); got "
+                        f"{_describe(config)} ({type(config).__name__})")
     return _flatten(config)
-
-
-def _layer_list(cfg: Mapping[str, Any], n_layers: int) -> list[str]:
-    """The kind of every layer, in order (validated config)."""
-    return _with_nope_layers(cfg, _attention_kinds(cfg, n_layers))
 
 
 def _attention_kinds(cfg: Mapping[str, Any], n_layers: int) -> list[str]:
@@ -56,10 +47,8 @@ def _attention_kinds(cfg: Mapping[str, Any], n_layers: int) -> list[str]:
     declared = cfg.get("layer_types")
     if isinstance(declared, list) and declared:
         if len(declared) != n_layers or not all(k in LAYER_KINDS[:3] for k in declared):
-            raise ValueError(
-                f"config['layer_types'] must list one of {LAYER_KINDS[:3]} for each of the "
-                f"{n_layers} layers; got {_describe(declared)}"
-            )
+            raise ValueError(f"config['layer_types'] must list one of {LAYER_KINDS[:3]} for each "
+                             f"of the {n_layers} layers; got {_describe(declared)}")
         return list(declared)
     if cfg.get("model_type") in ("gemma3", "gemma3_text"):
         pattern = check_int("config['sliding_window_pattern']",
@@ -76,13 +65,10 @@ def _with_nope_layers(cfg: Mapping[str, Any], kinds: list[str]) -> list[str]:
     if not no_rope:
         return kinds
     n_layers = len(kinds)
-    if not isinstance(no_rope, list) or len(no_rope) != n_layers or not all(
-        v in (0, 1) for v in no_rope
-    ):
-        raise ValueError(
-            f"config['no_rope_layers'] must list 0 (NoPE) or 1 (RoPE) for each of the "
-            f"{n_layers} layers; got {_describe(no_rope)}"
-        )
+    if not (isinstance(no_rope, list) and len(no_rope) == n_layers
+            and all(v in (0, 1) for v in no_rope)):
+        raise ValueError(f"config['no_rope_layers'] must list 0 (NoPE) or 1 (RoPE) for each of "
+                         f"the {n_layers} layers; got {_describe(no_rope)}")
     # Llama 4: RoPE layers attend within chunks of attention_chunk_size, NoPE layers globally
     rope_kind = "chunked_attention" if cfg.get("attention_chunk_size") else None
     return ["nope" if flag == 0 else (rope_kind or kind)
@@ -95,21 +81,18 @@ def config_layer_kinds(config: Mapping[str, Any]) -> dict[str, int]:
     Parameters
     ----------
     config : dict
-        A model's ``config.json`` (e.g. :data:`posenc_lib.presets.PRESETS` entries); needs
-        ``num_hidden_layers``.
+        A model's ``config.json`` with ``num_hidden_layers``.
 
     Returns
     -------
     dict of str to int
-        Kind (one of :data:`LAYER_KINDS`) to number of layers; the counts sum to
-        ``num_hidden_layers``.
+        Kind (one of :data:`LAYER_KINDS`) to number of layers.
 
     Notes
     -----
-    ``layer_types`` when the config lists them (gpt-oss); for Gemma 3 without it, layer ``l`` is
-    full attention when ``(l + 1) mod 6 == 0`` and sliding otherwise (transformers' default);
-    ``no_rope_layers[l] == 0`` makes layer ``l`` a NoPE layer (Llama 4, SmolLM3), and Llama 4's
-    RoPE layers, with ``attention_chunk_size``, attend within chunks.
+    ``layer_types`` when listed; Gemma 3 otherwise has full attention where
+    ``(l + 1) mod 6 == 0``; ``no_rope_layers[l] == 0`` marks a NoPE layer, and with
+    ``attention_chunk_size`` (Llama 4) the RoPE layers are chunked.
 
     Examples
     --------
@@ -122,10 +105,8 @@ def config_layer_kinds(config: Mapping[str, Any]) -> dict[str, int]:
     n_layers = check_int("config['num_hidden_layers']", cfg["num_hidden_layers"])
     if n_layers > _MAX_LAYERS:
         raise ValueError(f"config['num_hidden_layers'] must be <= {_MAX_LAYERS}; got {n_layers}")
-    counts: dict[str, int] = {}
-    for kind in _layer_list(cfg, n_layers):
-        counts[kind] = counts.get(kind, 0) + 1
-    return counts
+    # dicts keep insertion order: the kinds in the order they first appear
+    return dict(Counter(_with_nope_layers(cfg, _attention_kinds(cfg, n_layers))))
 
 
 def _without_scaling(cfg: Mapping[str, Any]) -> dict[str, Any]:
@@ -156,34 +137,24 @@ def classify_config_pairs(
     Parameters
     ----------
     config : dict
-        A model's ``config.json`` (see :func:`posenc_lib.models.rope_frequencies_from_config`).
+        A model's ``config.json``.
     length : int
-        Context length ``L`` >= 2 (passed as ``seq_len``, so dynamic NTK and LongRoPE switch
-        as they do at that length).
+        Context length ``L`` >= 2 (also the ``seq_len`` of dynamic NTK and LongRoPE).
     layer_kind : str or None, default None
-        One of the config's kinds from :func:`config_layer_kinds`; None is its first kind with
-        RoPE. ``"nope"`` layers rotate nothing.
+        One of :func:`config_layer_kinds`; None is the first kind with RoPE.
 
     Returns
     -------
     wavelengths : ndarray of float64, shape (n_pairs,)
-        ``lambda_i = 2 pi / theta_i`` of the frequency the model uses; ``inf`` where the pair
-        does not rotate. The rotated pairs come first, then the pairs that never rotate
-        (partial rotary's pass-through dims, MLA's ``qk_nope_head_dim`` content dims).
+        ``2 pi / theta_i``; ``inf`` for the pairs that never rotate, which come last.
     classes : ndarray of int64, shape (n_pairs,)
-        Index into :data:`PAIR_CLASSES`: 0 "rotated" (frequency as without scaling, at least
-        one turn in ``L``), 1 "kept" (frequency as without scaling, less than one turn in
-        ``L``: it barely moves), 2 "interpolated" (a scaling changed its frequency), 3 "not
-        rotated". In a sliding-window or chunked layer ``L`` is capped by the window
-        (``sliding_window``, ``attention_chunk_size``): no two of its tokens are further apart.
+        Index into :data:`PAIR_CLASSES`.
 
     Notes
     -----
-    ``n_pairs = head_dim / 2 (+ qk_nope_head_dim / 2 for MLA)``. With ``theta_i`` the model's
-    frequency and ``theta_i^0`` the one of the same config without ``rope_scaling``: class 2
-    when ``|theta_i / theta_i^0 - 1| > 1e-9``; else class 0 when ``L' theta_i / (2 pi) >= 1``
-    with ``L' = min(L, window)`` (``L' / lambda_i`` turns,
-    :func:`posenc_lib.frequencies.turns_in_context`), class 1 otherwise.
+    ``n_pairs = head_dim / 2 (+ qk_nope_head_dim / 2 for MLA)``. With ``theta_i^0`` the
+    frequency without scaling: "interpolated" when ``|theta_i / theta_i^0 - 1| > 1e-9``, else
+    "rotated" when ``L' theta_i / (2 pi) >= 1`` with ``L' = min(L, window)``, else "kept".
 
     Examples
     --------
@@ -195,23 +166,21 @@ def classify_config_pairs(
     cfg = _config(config)
     length = check_int("length", length, minimum=2)
     layer_kind = _chosen_layer_kind(cfg, layer_kind)
-    n_pairs = _n_pairs(cfg)
+    wavelengths = np.full(_n_pairs(cfg), np.inf)
+    classes = np.full(wavelengths.size, 3, dtype=np.int64)  # "not rotated"
     if layer_kind == "nope":
-        return np.full(n_pairs, np.inf), np.full(n_pairs, 3, dtype=np.int64)
+        return wavelengths, classes
     layer_type = _transformers_layer_type(cfg, layer_kind)
     theta, _ = rope_frequencies_from_config(cfg, seq_len=length, layer_type=layer_type)
     plain, _ = rope_frequencies_from_config(_without_scaling(cfg), seq_len=length,
                                             layer_type=layer_type)
-    wavelengths = np.full(n_pairs, np.inf)
-    classes = np.full(n_pairs, 3, dtype=np.int64)
-    rotated = theta > 0  # p-RoPE style zero frequencies never turn
-    # lambda_i = 2 pi / theta_i
+    # lambda_i = 2 pi / theta_i; zero frequencies (p-RoPE) never turn
+    rotated = theta > 0
     wavelengths[: theta.size][rotated] = 2.0 * math.pi / theta[rotated]
-    changed = np.abs(theta / plain - 1.0) > 1e-9
-    # turns r_i = L theta_i / (2 pi), with L capped by the layer's window
+    # turns r_i = L' theta_i / (2 pi), L' = min(L, window)
     turns = _span(cfg, length, layer_kind) * theta / (2.0 * math.pi)
-    classes[: theta.size] = np.where(changed, 2, np.where(turns >= 1.0, 0, 1))
-    classes[: theta.size][~rotated] = 3
+    changed = np.abs(theta / plain - 1.0) > 1e-9
+    classes[: theta.size] = np.where(~rotated, 3, np.where(changed, 2, np.where(turns >= 1, 0, 1)))
     return wavelengths, classes
 
 

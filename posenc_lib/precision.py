@@ -1,20 +1,9 @@
 """Emulating float16 / bfloat16 rounding in NumPy to see angles go wrong.
 
-The four formats, by significand bits p (stored fraction bits) and smallest normal exponent:
-
-=========  ==  =======  ==================
-format      p  emin     machine epsilon
-=========  ==  =======  ==================
-float16    10  -14      2**-10 ~ 9.8e-4
-bfloat16    7  -126     2**-7  ~ 7.8e-3
-float32    23  -126     2**-23 ~ 1.2e-7
-float64    52  -1022    2**-52 ~ 2.2e-16
-=========  ==  =======  ==================
-
-bfloat16 is float32 with the low 16 bits of the bit pattern removed: the same exponent range,
-only 7 fraction bits. NumPy has no bfloat16 type, so it is emulated on ``uint32`` bit patterns.
-Non-finite inputs (NaN, inf) are rejected; finite values beyond a format's range become
-``+-inf``, as the hardware does.
+Fraction bits p and smallest normal exponent emin: float16 10, -14; bfloat16 7, -126;
+float32 23, -126; float64 52, -1022. bfloat16 is float32 without the low 16 bits, emulated on
+``uint32`` bit patterns. NaN and inf inputs are rejected; finite values beyond a format's
+range become ``+-inf``, as the hardware does.
 
 Notebook: 08_numerical_precision.
 """
@@ -26,24 +15,12 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from posenc_lib._checks import (
-    check_array,
-    check_bool,
-    check_choice,
-    check_positions,
-)
+from posenc_lib._checks import check_array, check_bool, check_choice, check_positions
 from posenc_lib.frequencies import angles
 
 __all__ = [
-    "DTYPE_NAMES",
-    "round_to_bfloat16",
-    "round_to_dtype",
-    "machine_epsilon",
-    "spacing_at",
-    "rounded_angles",
-    "angle_error",
-    "sincos_error",
-    "float32_bits",
+    "DTYPE_NAMES", "round_to_bfloat16", "round_to_dtype", "machine_epsilon", "spacing_at",
+    "rounded_angles", "angle_error", "sincos_error", "float32_bits",
 ]
 
 DTYPE_NAMES = ("float16", "bfloat16", "float32", "float64")
@@ -60,31 +37,22 @@ def round_to_bfloat16(x: Any, *, mode: str = "nearest") -> NDArray[np.float32]:
     Parameters
     ----------
     x : array_like
-        Finite real values (any shape). They are first cast to float32 (exact for float32 input).
+        Finite values (any shape), first cast to float32.
     mode : {"nearest", "truncate"}, default "nearest"
-        "nearest": round to nearest, ties to even (what hardware conversions do).
-        "truncate": drop the low 16 bits (round toward zero).
+        Round to nearest, ties to even, or drop the low 16 bits (toward zero).
 
     Returns
     -------
     numpy.ndarray, same shape as ``x``, float32
-        Every value is exactly representable in bfloat16.
 
     Notes
     -----
-    With ``u`` the float32 bit pattern as uint32:
-
-    truncate: ``u & 0xFFFF0000``; nearest:
-    ``(u + 0x7FFF + ((u >> 16) & 1)) & 0xFFFF0000``, where ``u`` is the float32 bit pattern.
-
-    A carry out of the fraction correctly bumps the exponent. For float64 input the cast to
-    float32 rounds first; in rare exact-tie cases this double rounding can differ from a direct
-    float64 -> bfloat16 rounding by one bfloat16 step.
+    With ``u`` the float32 bit pattern as uint32, truncate is ``u & 0xFFFF0000`` and nearest is
+    ``(u + 0x7FFF + ((u >> 16) & 1)) & 0xFFFF0000``. Float64 input is rounded twice (to float32
+    first), which can differ by one bfloat16 step in rare exact ties.
 
     Examples
     --------
-    >>> round_to_bfloat16([1 + 2**-8], mode="truncate")
-    array([1.], dtype=float32)
     >>> round_to_bfloat16([1 + 3 * 2**-9, 3.14159265])
     array([1.0078125, 3.140625 ], dtype=float32)
     """
@@ -105,28 +73,19 @@ def _check_dtype_name(dtype_name: Any) -> str:
     return check_choice("dtype_name", dtype_name, DTYPE_NAMES)
 
 
-def _round(array: NDArray[Any], dtype_name: str) -> NDArray[np.float64]:
-    """``array`` (already validated) rounded to ``dtype_name``, as float64."""
-    if dtype_name == "bfloat16":
-        return round_to_bfloat16(array).astype(np.float64)
-    with np.errstate(over="ignore"):
-        return np.asarray(array, dtype=np.float64).astype(dtype_name).astype(np.float64)
-
-
 def round_to_dtype(x: Any, dtype_name: str) -> NDArray[np.float64]:
     """The value of ``x`` after rounding to a storage format, returned as float64.
 
     Parameters
     ----------
     x : array_like
-        Finite real values (any shape).
+        Finite values (any shape).
     dtype_name : {"float16", "bfloat16", "float32", "float64"}
-        The format to round to (round to nearest, ties to even).
+        The format (round to nearest, ties to even).
 
     Returns
     -------
     numpy.ndarray, same shape as ``x``, float64
-        ``fl(x)``: the nearest value representable in ``dtype_name``.
 
     Notes
     -----
@@ -138,7 +97,10 @@ def round_to_dtype(x: Any, dtype_name: str) -> NDArray[np.float64]:
     [2048.0, 2052.0, 0.0999755859375]
     """
     array = check_array("x", x)
-    return _round(array, _check_dtype_name(dtype_name))
+    if _check_dtype_name(dtype_name) == "bfloat16":
+        return round_to_bfloat16(array).astype(np.float64)
+    with np.errstate(over="ignore"):
+        return np.asarray(array, dtype=np.float64).astype(dtype_name).astype(np.float64)
 
 
 def machine_epsilon(dtype_name: str) -> float:
@@ -151,7 +113,6 @@ def machine_epsilon(dtype_name: str) -> float:
     Returns
     -------
     float
-        ``2**-p`` with ``p`` fraction bits: 2**-10, 2**-7, 2**-23, 2**-52.
 
     Notes
     -----
@@ -173,20 +134,17 @@ def spacing_at(x: Any, dtype_name: str) -> NDArray[np.float64]:
     Parameters
     ----------
     x : array_like
-        Finite real values (any shape); only ``|x|`` matters.
+        Finite values (any shape); only ``|x|`` matters.
     dtype_name : {"float16", "bfloat16", "float32", "float64"}
 
     Returns
     -------
     numpy.ndarray, same shape as ``x``, float64
-        ``2**(e - p)`` where ``2**e <= |x| < 2**(e+1)`` (the binade of ``|x|``); in the
-        subnormal range (and at 0) the constant ``2**(emin - p)``.
 
     Notes
     -----
-    ``spacing(x) = 2**(max(floor(log2 |x|), e_min) - p)``.
-
-    The largest possible rounding error when storing ``x`` is half of this.
+    ``spacing(x) = 2**(max(floor(log2 |x|), e_min) - p)`` (``2**(e_min - p)`` at 0); the
+    largest rounding error when storing ``x`` is half of this.
 
     Examples
     --------
@@ -208,7 +166,7 @@ def _checked_angles(positions: ArrayLike, inv_freq: ArrayLike,
     """The exact angles and the rounded ones; raise if the rounded ones overflow."""
     rounded = rounded_angles(positions, inv_freq, dtype_name)
     for name, values in (("positions", positions), ("inv_freq", inv_freq)):
-        if not np.all(np.isfinite(_round(np.asarray(values, dtype=np.float64), dtype_name))):
+        if not np.all(np.isfinite(round_to_dtype(values, dtype_name))):
             raise ValueError(f"{name} must fit in {dtype_name}: some values overflow to inf")
     if not np.all(np.isfinite(rounded)):
         raise ValueError(f"positions * inv_freq must fit in {dtype_name}: some angles overflow "
@@ -224,22 +182,19 @@ def rounded_angles(positions: ArrayLike, inv_freq: ArrayLike,
     Parameters
     ----------
     positions : array_like, shape (n,)
-        Positions ``m`` (integers or finite floats).
     inv_freq : array_like, shape (n_pairs,)
-        Frequencies ``theta_i`` (finite).
     dtype_name : {"float16", "bfloat16", "float32", "float64"}
-        Format in which the position, the frequency and the product are stored.
+        Format of the position, the frequency and the product.
 
     Returns
     -------
     angle : ndarray of float64, shape (n, n_pairs)
-        ``inf`` where the position or the product overflows the format (float16 past 65504).
+        ``inf`` where the format overflows (float16 past 65504).
 
     Notes
     -----
-    ``phi_hat = fl(fl(m) fl(theta_i))``. The float64 product of two rounded narrow values is
-    exact (at most 2 x 24 significant bits), so one more rounding gives the correctly rounded
-    product in the narrow format.
+    ``phi_hat = fl(fl(m) fl(theta_i))``; the float64 product of two narrow values is exact,
+    so one more rounding gives the correctly rounded narrow product.
 
     Examples
     --------
@@ -250,10 +205,10 @@ def rounded_angles(positions: ArrayLike, inv_freq: ArrayLike,
     theta = check_array("inv_freq", inv_freq, ndim=1)
     name = _check_dtype_name(dtype_name)
     with np.errstate(over="ignore", invalid="ignore"):
-        product = np.multiply.outer(_round(pos, name), _round(theta, name))
+        product = np.multiply.outer(round_to_dtype(pos, name), round_to_dtype(theta, name))
     fits = np.isfinite(product)
     # phi_hat = fl(fl(m) fl(theta_i)), inf where the format overflows
-    return np.where(fits, _round(np.where(fits, product, 0.0), name), np.inf)
+    return np.where(fits, round_to_dtype(np.where(fits, product, 0.0), name), np.inf)
 
 
 def angle_error(positions: ArrayLike, inv_freq: ArrayLike, dtype_name: str) -> NDArray[np.float64]:
@@ -266,19 +221,15 @@ def angle_error(positions: ArrayLike, inv_freq: ArrayLike, dtype_name: str) -> N
 
     Returns
     -------
-    numpy.ndarray, shape (n, m), float64
-        ``|fl(fl(m) fl(theta_i)) - m theta_i|``; 0 for "float64" (the reference is float64).
-        It grows roughly like ``m theta_i eps``.
+    numpy.ndarray, shape (n, n_pairs), float64
 
     Notes
     -----
-    ``e = |phi_hat - phi|`` with ``phi = m theta_i`` and ``phi_hat`` from :func:`rounded_angles`.
+    ``e = |phi_hat - phi|`` with ``phi = m theta_i`` and ``phi_hat`` from :func:`rounded_angles`;
+    it grows roughly like ``m theta_i eps``.
 
     Examples
     --------
-    >>> angle_error([1000, 3000], [1.0], "float16")
-    array([[0.],
-           [0.]])
     >>> angle_error([2049, 4099], [1.0], "float16")
     array([[1.],
            [1.]])
@@ -296,22 +247,18 @@ def sincos_error(
     Parameters
     ----------
     positions, inv_freq, dtype_name : array_like, array_like, str
-        The angles ``m theta_i`` and the format they are computed in, as for
-        :func:`angle_error`.
+        As for :func:`rounded_angles`.
     round_result : bool, default False
-        Also round the sin/cos values to ``dtype_name`` (as when they are stored in that
-        format). This adds an error floor of about half an epsilon.
+        Also round the sin/cos values to ``dtype_name`` (an error floor of ~eps/2).
 
     Returns
     -------
-    numpy.ndarray, shape (n, m), float64
-        ``max(|sin(phi_hat) - sin(phi)|, |cos(phi_hat) - cos(phi)|)`` with sin/cos of
-        the rounded angle evaluated in float64. Bounded by the angle error (``|sin'| <= 1``)
-        and by 2.
+    numpy.ndarray, shape (n, n_pairs), float64
 
     Notes
     -----
-    ``e = max(|sin(phi_hat) - sin(phi)|, |cos(phi_hat) - cos(phi)|)``.
+    ``e = max(|sin(phi_hat) - sin(phi)|, |cos(phi_hat) - cos(phi)|)``, sin/cos evaluated in
+    float64; bounded by the angle error and by 2.
 
     Examples
     --------
@@ -325,7 +272,7 @@ def sincos_error(
     exact, rounded = _checked_angles(positions, inv_freq, name)
     sin_hat, cos_hat = np.sin(rounded), np.cos(rounded)
     if round_result:
-        sin_hat, cos_hat = _round(sin_hat, name), _round(cos_hat, name)
+        sin_hat, cos_hat = round_to_dtype(sin_hat, name), round_to_dtype(cos_hat, name)
     # e = max(|sin(phi_hat) - sin(phi)|, |cos(phi_hat) - cos(phi)|)
     error = np.maximum(np.abs(sin_hat - np.sin(exact)), np.abs(cos_hat - np.cos(exact)))
     return np.asarray(error, dtype=np.float64)
@@ -337,7 +284,7 @@ def float32_bits(values: ArrayLike) -> NDArray[np.int64]:
     Parameters
     ----------
     values : array_like, shape (n,)
-        Finite numbers; they are rounded to float32 first.
+        Finite numbers, rounded to float32 first.
 
     Returns
     -------
@@ -346,8 +293,7 @@ def float32_bits(values: ArrayLike) -> NDArray[np.int64]:
 
     Notes
     -----
-    ``u = float32(x)`` read as an unsigned 32-bit integer; bit ``k`` from the left is
-    ``(u >> (31 - k)) & 1``. bfloat16 keeps bits 0-15.
+    With ``u = float32(x)`` as uint32, bit ``k`` from the left is ``(u >> (31 - k)) & 1``.
 
     Examples
     --------

@@ -1,12 +1,8 @@
 """Predict, then run: the reveal cell's comparison of a learner's guess with the computed value.
 
-At a turning point of a lesson a markdown cell beginning with **Predict** asks a question, a
-code cell holds the learner's guess (``None`` until one is typed), and the reveal cell, tagged
-``predict``, computes the answer and ends with :func:`compare`. With no guess it shows the
-computed value and nothing else, so a notebook run top to bottom reads naturally; with a guess
-it also says how far off the guess was.
-
-A prediction is not an exercise: nothing is recorded and nothing is graded.
+A **Predict** cell asks a question, a code cell holds the learner's guess (``None`` until one
+is typed), and the reveal cell, tagged ``predict``, ends with :func:`compare`: the computed value,
+and with a guess how far off it was. Nothing is recorded or graded.
 
 Notebooks: 00_why_position, 01_binary_counting, 02_sinusoidal_formula.
 """
@@ -25,22 +21,9 @@ __all__ = ["Reveal", "compare"]
 
 @dataclass(frozen=True)
 class Reveal:
-    """What a reveal cell shows: the computed value and, when a guess was typed, the verdict.
+    """What a reveal cell shows (its ``repr`` is :attr:`text`).
 
-    Jupyter shows it through its plain-text ``repr``: the lines of :attr:`text`.
-
-    Attributes
-    ----------
-    label : str
-        What the value is, in the words of the question.
-    value : object
-        The computed answer.
-    guess : object
-        The learner's guess, or None when none was typed.
-    verdict : str
-        "" without a guess, else "right", "close" or "off".
-    text : str
-        The lines shown.
+    ``verdict`` is "" without a guess, else "right", "close" or "off".
     """
 
     label: str
@@ -117,26 +100,22 @@ def compare(guess: Any, value: Any, *, label: str = "answer", rtol: float = 0.1)
     Parameters
     ----------
     guess : object
-        The learner's guess; ``None`` (or ``...``) means no guess was typed.
+        The learner's guess; ``None`` (or ``...``) means no guess.
     value : object
-        The computed answer: a number, an array of numbers, a bool, a set or a string.
+        A number, an array of numbers, a bool, a set or a string.
     label : str, default "answer"
-        What the value is, shown before it.
+        Shown before the value.
     rtol : float, default 0.1
-        A numeric guess within this relative distance of the value (every entry, for an array)
-        counts as "close".
+        Relative distance (every entry) within which a numeric guess is "close".
 
     Returns
     -------
     Reveal
-        Shows ``label: value`` and, with a guess, a second line: the guess and its verdict.
 
     Notes
     -----
-    Numbers are compared entry by entry: the absolute error ``|guess - value|`` and the
-    relative error ``|guess - value| / |value|``. A bool or a string must be equal (a string
-    ignoring case and surrounding spaces); a set must have the same items, and the missing and
-    extra items are named.
+    Numbers are compared entry by entry by ``|guess - value| / |value|``; a bool or a string
+    (ignoring case and spaces) must be equal; a set must have the same items.
 
     Examples
     --------

@@ -1,8 +1,7 @@
 """The running scorecard: candidate position encodings against what a good encoding needs.
 
-Every "yes" or "no" for a vector encoding is the result of a computation on the codes the
-scheme gives positions (see the ``check_*`` functions), not a typed-in verdict. ALiBi gives no
-vector per position, only a bias per offset, so its row is checked on its bias matrix.
+Every "yes" or "no" is computed on the codes a scheme gives positions (the ``check_*``
+functions); ALiBi, which has only a bias per offset, is checked on its bias matrix.
 :func:`parameter_count` adds what each scheme costs in parameters.
 
 Notebooks: 00_why_position opens it; 01_binary_counting, 02_sinusoidal_formula and
@@ -26,26 +25,13 @@ from posenc_lib.learned import learned_table
 from posenc_lib.sinusoidal import sinusoidal_encoding_at
 
 __all__ = [
-    "COST_SCHEMES",
-    "parameter_count",
-    "CRITERIA",
-    "SCHEMES",
-    "CannotEncode",
-    "Scorecard",
-    "encode",
-    "evaluate",
-    "scorecard",
+    "COST_SCHEMES", "parameter_count", "CRITERIA", "SCHEMES", "CannotEncode", "Scorecard",
+    "encode", "evaluate", "scorecard",
 ]
 
 SCHEMES: tuple[str, ...] = (
-    "integer",
-    "normalised",
-    "binary",
-    "sinusoidal",
-    "learned",
-    "rope",
-    "alibi",
-)
+    "integer", "normalised", "binary", "sinusoidal", "learned", "rope", "alibi",
+)  # fmt: skip
 
 CRITERIA: dict[str, str] = {
     "unique": "every position gets its own code",
@@ -64,41 +50,29 @@ class CannotEncode(ValueError):
     """Raised when a scheme has no code for a position (a table or bit width runs out)."""
 
 
-def encode(
-    scheme: str,
-    positions: Iterable[int],
-    *,
-    sentence_length: int | None = None,
-    trained_length: int = _LENGTH,
-    d_model: int = _D_MODEL,
-    seed: int = 0,
-) -> NDArray[np.float64]:
+def encode(scheme: str, positions: Iterable[int], *, sentence_length: int | None = None,
+           trained_length: int = _LENGTH, d_model: int = _D_MODEL,
+           seed: int = 0) -> NDArray[np.float64]:
     """Codes of ``positions`` under ``scheme`` for a model built for ``trained_length`` tokens.
 
     Parameters
     ----------
     scheme : str
-        One of the vector schemes: "integer", "normalised", "binary", "sinusoidal", "learned",
-        "rope". ("alibi" has no vector per position; see :func:`posenc_lib.bias.alibi_bias`.)
+        One of :data:`SCHEMES` but "alibi" (no vector per position).
     positions : iterable of int
         Token positions, 0-based.
     sentence_length : int, optional
-        Length of the sentence being encoded; only the normalised index uses it (its divisor).
-        Defaults to the largest position + 1.
+        The normalised index's divisor + 1; defaults to the largest position + 1.
     trained_length : int
-        The length the model was built for: it sets the number of bits of the binary code
-        and the number of rows of the learned table.
+        Sets the bits of the binary code and the rows of the learned table.
     d_model : int
-        Width of the vector codes (sinusoidal, learned, rope).
+        Width of the sinusoidal, learned and rope codes.
     seed : int
-        Random seed of the learned table's initialisation.
+        Seed of the learned table.
 
     Returns
     -------
     ndarray, shape (n_positions, width)
-        integer: pos; normalised: pos / (sentence_length - 1); binary: the bits of pos;
-        sinusoidal: PE(pos); learned: a row of :func:`posenc_lib.learned.learned_table` with
-        ``trained_length`` rows; rope: the rotation's [cos(pos theta_i), sin(pos theta_i)] pairs.
 
     Raises
     ------
@@ -107,11 +81,11 @@ def encode(
 
     Notes
     -----
+    integer: ``pos``; normalised: ``pos / (sentence_length - 1)``; binary: the bits of pos;
+    sinusoidal: ``PE(pos)``; learned: a table row; rope: ``[cos(pos theta_i), sin(pos theta_i)]``.
 
     Examples
     --------
-    >>> encode("normalised", [0, 1, 4]).ravel()
-    array([0.  , 0.25, 1.  ])
     >>> encode("binary", [5], trained_length=8)
     array([[1., 0., 1.]])
     """
@@ -164,11 +138,7 @@ def check_length_free(codes: Codes) -> bool:
 
 
 def check_bounded(codes: Codes) -> bool:
-    """A model for 4096 tokens uses values at most twice as large as a model for 64 tokens.
-
-    64 times more tokens: a growing code (the integer index grows 65-fold) fails by far, while
-    a random table only reaches a little further into its fixed range.
-    """
+    """A model for 4096 tokens uses values at most twice as large as a model for 64 tokens."""
     small = np.abs(codes(range(64), 64, 64)).max()
     large = np.abs(codes(range(4096), 4096, 4096)).max()
     return bool(large <= 2 * small)
@@ -180,63 +150,22 @@ def check_deterministic(codes: Codes, codes_other_seed: Codes) -> bool:
     return bool(np.array_equal(first, codes_other_seed(range(_LENGTH), _LENGTH, _LENGTH)))
 
 
-def check_extends(codes: Codes) -> bool:
+def check_extends(codes: Codes, *, per_dimension: bool = False) -> bool:
     """Positions 2L..3L of a model built for L get new codes inside the range seen for 0..L-1.
 
-    "Inside" allows 1% of the seen span (sin(p) for p < 64 never quite reaches 1), and "new"
-    means no unseen position repeats the code of a seen one.
+    "Inside" allows 1% of the seen span (sin(p) for p < 64 never quite reaches 1); with
+    ``per_dimension`` (notebook 07) every dimension must stay inside its own seen interval.
+    "New" means no unseen position repeats the code of a seen one.
     """
-    found = _seen_and_unseen(codes)
-    if found is None:
-        return False
-    seen, unseen = found
-    slack = 0.01 * (seen.max() - seen.min())
-    inside = seen.min() - slack <= unseen.min() and unseen.max() <= seen.max() + slack
-    fresh = np.linalg.norm(unseen[:, None, :] - seen[None, :, :], axis=-1).min() > 1e-9
-    return bool(inside and fresh)
-
-
-def _seen_and_unseen(codes: Codes) -> tuple[np.ndarray, np.ndarray] | None:
-    """The codes of positions 0..L-1 and 2L..3L-1 of a model built for L (None: cannot encode)."""
     seen = codes(range(_LENGTH), _LENGTH, _LENGTH)
     try:
-        return seen, codes(range(2 * _LENGTH, 3 * _LENGTH), 3 * _LENGTH, _LENGTH)
+        unseen = codes(range(2 * _LENGTH, 3 * _LENGTH), 3 * _LENGTH, _LENGTH)
     except CannotEncode:
-        return None
-
-
-def check_extends_per_dimension(codes: Codes) -> bool:
-    """Positions 2L..3L of a model built for L stay, dimension by dimension, in the trained range.
-
-    The stricter reading of "extends" that notebook 06 motivates: a model learned what each
-    dimension (for RoPE, each pair's cos and sin) did over positions 0..L-1, so an unseen
-    position must keep every dimension inside the interval that dimension covered, not merely
-    inside the range of all values together.
-
-    Parameters
-    ----------
-    codes : callable
-        ``codes(positions, sentence_length, trained_length)``, shape (n, width).
-
-    Returns
-    -------
-    bool
-        True when every unseen code lies in ``[min_j - slack_j, max_j + slack_j]`` for every
-        dimension j, with ``slack_j`` 1% of the global span (as in :func:`check_extends`), and
-        no unseen code repeats a seen one.
-
-    Notes
-    -----
-    ``seen_j = {PE(p)_j : 0 <= p < L}``; the test is
-    ``min seen_j - e <= PE(q)_j <= max seen_j + e`` for all ``2L <= q < 3L`` and all j.
-    """
-    found = _seen_and_unseen(codes)
-    if found is None:
         return False
-    seen, unseen = found
     slack = 0.01 * (seen.max() - seen.min())
-    low, high = seen.min(axis=0) - slack, seen.max(axis=0) + slack  # per dimension j
-    inside = bool(np.all((low <= unseen) & (unseen <= high)))
+    axis = 0 if per_dimension else None
+    inside = np.all((seen.min(axis=axis) - slack <= unseen)
+                    & (unseen <= seen.max(axis=axis) + slack))
     fresh = np.linalg.norm(unseen[:, None, :] - seen[None, :, :], axis=-1).min() > 1e-9
     return bool(inside and fresh)
 
@@ -274,8 +203,7 @@ def evaluate(scheme: str, *, per_dimension: bool = False) -> dict[str, bool]:
     scheme : str
         One of :data:`SCHEMES`.
     per_dimension : bool, default False
-        Score "extends" with :func:`check_extends_per_dimension` (notebook 07, after 06 showed
-        RoPE's slow pairs leaving their trained arc) instead of :func:`check_extends`.
+        Score "extends" per dimension (see :func:`check_extends`).
 
     Returns
     -------
@@ -284,13 +212,10 @@ def evaluate(scheme: str, *, per_dimension: bool = False) -> dict[str, bool]:
 
     Notes
     -----
-    Every row is computed, see the ``check_*``
-    functions (ALiBi's on its bias matrices).
+    Every entry is a ``check_*`` computation (ALiBi's on its bias matrices).
 
     Examples
     --------
-    >>> evaluate("normalised")["length-free"]
-    False
     >>> evaluate("sinusoidal")["relative"]
     True
     """
@@ -309,7 +234,7 @@ def evaluate(scheme: str, *, per_dimension: bool = False) -> dict[str, bool]:
         "length-free": check_length_free(codes),
         "bounded": check_bounded(codes),
         "deterministic": check_deterministic(codes, codes_other_seed),
-        "extends": (check_extends_per_dimension if per_dimension else check_extends)(codes),
+        "extends": check_extends(codes, per_dimension=per_dimension),
         "relative": check_relative(codes),
     }
 
@@ -355,19 +280,18 @@ def scorecard(schemes: Iterable[str] = SCHEMES, *, per_dimension: bool = False) 
     Parameters
     ----------
     schemes : iterable of str
-        The candidates earned so far, from :data:`SCHEMES`. Rows of the others show "·".
+        The candidates earned so far, from :data:`SCHEMES`; the other rows show "·".
     per_dimension : bool, default False
-        Score "extends" dimension by dimension (:func:`check_extends_per_dimension`).
+        As in :func:`evaluate`.
 
     Returns
     -------
     Scorecard
-        Shows as a table in a notebook; ``.results[scheme][criterion]`` holds the booleans.
+        ``.results[scheme][criterion]`` holds the booleans.
 
     Notes
     -----
-    Each cell is ``check_<criterion>(codes)`` of :func:`evaluate`: a computation on the codes the
-    scheme gives, never a typed-in verdict.
+    Each cell is ``check_<criterion>(codes)`` of :func:`evaluate`.
 
     Examples
     --------
@@ -379,42 +303,23 @@ def scorecard(schemes: Iterable[str] = SCHEMES, *, per_dimension: bool = False) 
     return Scorecard({s: evaluate(s, per_dimension=per_dimension) for s in chosen})
 
 
-COST_SCHEMES: tuple[str, ...] = (
-    "none",
-    "sinusoidal",
-    "learned",
-    "shaw",
-    "t5",
-    "rope",
-    "alibi",
-)
+COST_SCHEMES: tuple[str, ...] = ("none", "sinusoidal", "learned", "shaw", "t5", "rope", "alibi")
 """The schemes :func:`parameter_count` knows, in the order of notebook 07's cost table."""
 
 
-def parameter_count(
-    scheme: str,
-    *,
-    d_model: int,
-    n_heads: int,
-    n_layers: int,
-    max_positions: int,
-    num_buckets: int = 32,
-    max_relative_position: int = 16,
-) -> int:
+def parameter_count(scheme: str, *, d_model: int, n_heads: int, n_layers: int, max_positions: int,
+                    num_buckets: int = 32, max_relative_position: int = 16) -> int:
     """Number of learned parameters a position scheme adds to a Transformer.
 
     Parameters
     ----------
-    scheme : {"none", "sinusoidal", "learned", "shaw", "t5", "rope", "alibi"}
-        The position scheme.
+    scheme : one of :data:`COST_SCHEMES`
     d_model : int
-        Model width, >= 1 and a multiple of ``n_heads``.
-    n_heads : int
-        Attention heads per layer, >= 1.
-    n_layers : int
-        Number of layers, >= 1.
+        Model width, a multiple of ``n_heads``.
+    n_heads, n_layers : int
+        Heads per layer and layers, >= 1.
     max_positions : int
-        Rows of a learned absolute table (the longest sequence it can encode), >= 1.
+        Rows of a learned absolute table, >= 1.
     num_buckets : int, default 32
         T5's number of buckets.
     max_relative_position : int, default 16
@@ -423,13 +328,11 @@ def parameter_count(
     Returns
     -------
     int
-        none, sinusoidal, rope, alibi: 0. learned: ``max_positions * d_model``.
-        shaw: ``2 (2k + 1) d_head`` per layer (key and value tables, shared by the heads).
-        t5: ``num_buckets * n_heads`` (one table, shared by all layers of a stack).
 
     Notes
     -----
-    ``P_learned = L_max d``, ``P_Shaw = 2 (2k + 1) (d / H) N`` and ``P_T5 = B H``.
+    ``P_learned = L_max d``, ``P_Shaw = 2 (2k + 1) (d / H) N`` (key and value tables per layer),
+    ``P_T5 = B H`` (one table per stack); 0 for the others.
 
     Examples
     --------

@@ -1,24 +1,10 @@
 """The shift operator M_k: a shift by k positions of the sinusoidal encoding is a rotation.
 
-Sign convention of the course. A (sin, cos) pair is ordered as in the paper,
-``p(t) = [sin(theta t), cos(theta t)]`` with the frequency ``theta``. The angle-addition
-formulas give
-
-    sin(theta(t+k)) =  cos(theta k) sin(theta t) + sin(theta k) cos(theta t)
-    cos(theta(t+k)) = -sin(theta k) sin(theta t) + cos(theta k) cos(theta t)
-
-so the shift by ``k`` positions is
-
-    M_k = [[ cos(theta k), sin(theta k)],
-           [-sin(theta k), cos(theta k)]]        with  M_k @ p(t) = p(t + k).
-
-With this (sin, cos) ordering ``M_k`` is the standard counter-clockwise rotation by
-``-theta k``, i.e. a CLOCKWISE rotation by ``theta k``: the point ``(sin, cos)`` walks
-clockwise. Texts that order a pair as ``(cos, sin)`` (the unit circle, complex numbers, RoPE)
-get the usual counter-clockwise matrix ``[[cos, -sin], [sin, cos]]`` instead. Both are the same
-rotation of the same circle seen with the two axes swapped; only the ordering differs.
-
-:func:`fit_linear_map` learns such a map back from data by least squares.
+A pair is ordered as in the paper, ``p(t) = [sin(theta t), cos(theta t)]``, so the angle-addition
+formulas give ``M_k = [[cos(theta k), sin(theta k)], [-sin(theta k), cos(theta k)]]`` with
+``M_k @ p(t) = p(t + k)``: a clockwise rotation by ``theta k``. With the (cos, sin) order of
+RoPE it is the usual counter-clockwise ``[[cos, -sin], [sin, cos]]``. Proof: A. Kazemnejad,
+"Transformer Architecture: The Positional Encoding", 2019.
 
 Notebook: 04_rotation_proof.
 """
@@ -33,12 +19,7 @@ from numpy.typing import NDArray
 from posenc_lib._checks import check_array, check_even, check_float
 from posenc_lib.frequencies import inverse_frequencies
 
-__all__ = [
-    "rotation_matrix",
-    "pair_shift_matrix",
-    "shift_matrix",
-    "fit_linear_map",
-]
+__all__ = ["rotation_matrix", "pair_shift_matrix", "shift_matrix", "fit_linear_map"]
 
 
 def rotation_matrix(angle: float) -> NDArray[np.float64]:
@@ -47,7 +28,6 @@ def rotation_matrix(angle: float) -> NDArray[np.float64]:
     Parameters
     ----------
     angle : float
-        Rotation angle in radians (finite).
 
     Returns
     -------
@@ -75,23 +55,17 @@ def pair_shift_matrix(k: float, theta: float) -> NDArray[np.float64]:
     Parameters
     ----------
     k : float
-        Offset in positions (any finite real, negative allowed).
+        Offset in positions (negative allowed).
     theta : float
-        Frequency of the pair (finite).
 
     Returns
     -------
     M_k : ndarray of float64, shape (2, 2)
-        ``M_k @ [sin(theta t), cos(theta t)] == [sin(theta(t+k)), cos(theta(t+k))]`` for every
-        ``t``; equal to ``rotation_matrix(-theta * k)``.
+        Equal to ``rotation_matrix(-theta * k)``.
 
     Notes
     -----
     ``M_k = [[cos(theta k), sin(theta k)], [-sin(theta k), cos(theta k)]]``.
-
-    References
-    ----------
-    A. Kazemnejad, "Transformer Architecture: The Positional Encoding", 2019 (the proof).
 
     Examples
     --------
@@ -116,21 +90,19 @@ def shift_matrix(k: float, d_model: int, base: float = 10000.0) -> NDArray[np.fl
     Parameters
     ----------
     k : float
-        Offset in positions (any finite real, negative allowed).
+        Offset in positions (negative allowed).
     d_model : int
-        Model width, even and >= 2.
+        Model width, even.
     base : float, default 10000.0
-        Base of the frequencies, > 1.
 
     Returns
     -------
     M_k : ndarray of float64, shape (d_model, d_model)
-        Block ``i`` (rows and columns ``2i, 2i+1``) is ``pair_shift_matrix(k, theta_i)``, so
-        ``shift_matrix(k, d) @ PE(t) == PE(t + k)`` for every row of ``sinusoidal_encoding``.
+        ``M_k @ PE(t) == PE(t + k)``.
 
     Notes
     -----
-    ``M_k = diag(M_k^(0), ..., M_k^(d/2-1))``, one rotation block per pair.
+    ``M_k = diag(M_k^(0), ..., M_k^(d/2-1))`` with blocks ``pair_shift_matrix(k, theta_i)``.
 
     Examples
     --------
@@ -152,49 +124,25 @@ def shift_matrix(k: float, d_model: int, base: float = 10000.0) -> NDArray[np.fl
     return matrix
 
 
-def _finite(name: str, result: Any) -> NDArray[np.float64]:
-    """Return ``result`` as float64, or raise if it overflowed (values of ``name`` too large)."""
-    array = np.asarray(result, dtype=np.float64)
-    if not np.all(np.isfinite(array)):
-        raise ValueError(f"{name} values are too large: the result overflows float64")
-    return array
-
-
-def _check_rows(name_a: str, a: NDArray[Any], name_b: str, b: NDArray[Any]) -> None:
-    if a.shape[0] != b.shape[0]:
-        raise ValueError(
-            f"{name_b} must have as many rows as {name_a} ({a.shape[0]}); got shape {b.shape}"
-        )
-    if a.shape[0] == 0 or a.shape[1] == 0:
-        raise ValueError(f"{name_a} must have at least one row and column; got shape {a.shape}")
-
-
 def fit_linear_map(inputs: Any, targets: Any) -> tuple[NDArray[np.float64], float]:
     """Return the least-squares linear map ``M`` with ``targets ≈ inputs @ M.T``.
-
-    Notebook 04 learns ``M_k`` from pairs ``(PE(t), PE(t+k))`` with it, and shows that the sine
-    channels alone admit no linear shift.
 
     Parameters
     ----------
     inputs : array_like, shape (n, a)
-        One input vector per row (finite).
     targets : array_like, shape (n, b)
-        One target vector per row (finite), same ``n``.
 
     Returns
     -------
     matrix : numpy.ndarray, shape (b, a), float64
-        The fitted map (minimum-norm solution from ``np.linalg.lstsq`` when underdetermined).
+        Minimum-norm when underdetermined.
     residual : float
-        Root-mean-square error ``sqrt(mean((inputs @ M.T - targets) ** 2))``.
+        Root-mean-square error.
 
     Notes
     -----
-    ``M = argmin_M ||X M^T - Y||_F^2`` and ``residual = sqrt(||X M^T - Y||_F^2 / (n b))``.
-
-    A residual near 0 only means something when ``n`` is larger than ``a`` (more equations than
-    unknowns per output); with ``n <= a`` any targets can be fitted exactly.
+    ``M = argmin_M ||X M^T - Y||_F^2`` and ``residual = sqrt(||X M^T - Y||_F^2 / (n b))``; a
+    small residual means something only when ``n > a``.
 
     Examples
     --------
@@ -206,13 +154,17 @@ def fit_linear_map(inputs: Any, targets: Any) -> tuple[NDArray[np.float64], floa
     """
     x = check_array("inputs", inputs, ndim=2).astype(np.float64, copy=False)
     y = check_array("targets", targets, ndim=2).astype(np.float64, copy=False)
-    _check_rows("inputs", x, "targets", y)
+    if y.shape[0] != x.shape[0]:
+        raise ValueError(f"targets must have as many rows as inputs ({x.shape[0]}); got shape "
+                         f"{y.shape}")
+    if x.shape[0] == 0 or x.shape[1] == 0:
+        raise ValueError(f"inputs must have at least one row and column; got shape {x.shape}")
     with np.errstate(over="ignore", invalid="ignore"):
         solution, *_ = np.linalg.lstsq(x, y, rcond=None)
         # residual = sqrt(mean((X M^T - Y)^2)), with M^T = solution
         residual = float(np.sqrt(np.mean((x @ solution - y) ** 2)))
-    if not np.isfinite(residual):
+    if not (np.isfinite(residual) and np.isfinite(solution).all()):
         raise ValueError("inputs or targets values are too large: the fit overflows float64")
-    return _finite("inputs", solution.T), residual
+    return np.asarray(solution.T, dtype=np.float64), residual
 
 

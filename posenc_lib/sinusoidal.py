@@ -1,10 +1,9 @@
 """The sinusoidal positional encoding of "Attention Is All You Need".
 
-Pair ``i`` of a ``d_model``-wide encoding turns at the frequency ``theta_i = base**(-2i/d_model)``
-(:func:`posenc_lib.frequencies.inverse_frequencies`). The paper's *interleaved* layout puts
-``sin(pos theta_i)`` in column ``2i`` and ``cos(pos theta_i)`` in column ``2i + 1``;
-tensor2tensor's *concat* layout puts all the sines first, then all the cosines. The angles are
-always formed in float64, whatever the output dtype.
+Pair ``i`` turns at ``theta_i = base**(-2i/d_model)``. The paper's interleaved layout puts
+``sin(pos theta_i)`` in column ``2i`` and ``cos`` in ``2i + 1``; tensor2tensor's concat layout
+puts all sines first. Angles are formed in float64 whatever the output dtype. Reference:
+Vaswani et al., "Attention Is All You Need", NeurIPS 2017, section 3.5.
 
 Notebook: 02_sinusoidal_formula (notebook 08 uses it at position 2**20).
 """
@@ -28,10 +27,7 @@ from posenc_lib._checks import (
 from posenc_lib.frequencies import angles, inverse_frequencies
 
 __all__ = [
-    "LAYOUTS",
-    "sinusoidal_encoding",
-    "sinusoidal_encoding_at",
-    "encoding_from_frequencies",
+    "LAYOUTS", "sinusoidal_encoding", "sinusoidal_encoding_at", "encoding_from_frequencies",
     "tensor2tensor_frequencies",
 ]
 
@@ -39,25 +35,19 @@ LAYOUTS = ("interleaved", "concat")
 _BLOCK_ELEMENTS = 1 << 17  # bounds the float64 angles held at once (1 MiB)
 
 
-def encoding_from_frequencies(
-    positions: ArrayLike,
-    inv_freq: ArrayLike,
-    *,
-    layout: str = "interleaved",
-    dtype: DTypeLike = np.float64,
-) -> NDArray[Any]:
+def encoding_from_frequencies(positions: ArrayLike, inv_freq: ArrayLike, *,
+                              layout: str = "interleaved",
+                              dtype: DTypeLike = np.float64) -> NDArray[Any]:
     """Return the sin/cos encoding of ``positions`` for any given frequencies.
 
     Parameters
     ----------
     positions : array_like, shape (n,)
-        Positions (integers or finite floats).
     inv_freq : array_like, shape (m,)
-        Frequencies ``theta_i`` (finite).
     layout : {"interleaved", "concat"}, default "interleaved"
-        "interleaved": column ``2i`` is sin, ``2i+1`` is cos. "concat": [all sin | all cos].
+        Column ``2i`` sin and ``2i+1`` cos, or [all sin | all cos].
     dtype : {float16, float32, float64}, default float64
-        Output dtype. The angles and sin/cos are evaluated in float64, then cast once.
+        Output dtype; sin/cos are evaluated in float64, then cast once.
 
     Returns
     -------
@@ -65,11 +55,8 @@ def encoding_from_frequencies(
 
     Notes
     -----
-    ``PE[pos, 2i] = sin(pos theta_i)`` and ``PE[pos, 2i+1] = cos(pos theta_i)``. The angles are
-    formed in float64 a block of rows at a time, and sin/cos write straight into views of the
-    output, so the extra memory stays small.
-    tensor2tensor's encoding is
-    ``encoding_from_frequencies(positions, tensor2tensor_frequencies(d), layout="concat")``.
+    ``PE[pos, 2i] = sin(pos theta_i)`` and ``PE[pos, 2i+1] = cos(pos theta_i)``, formed a block
+    of rows at a time to bound the memory.
 
     Examples
     --------
@@ -96,24 +83,17 @@ def encoding_from_frequencies(
     return out
 
 
-def sinusoidal_encoding_at(
-    positions: ArrayLike,
-    d_model: int,
-    base: float = 10000.0,
-    *,
-    layout: str = "interleaved",
-    dtype: DTypeLike = np.float64,
-) -> NDArray[Any]:
+def sinusoidal_encoding_at(positions: ArrayLike, d_model: int, base: float = 10000.0, *,
+                           layout: str = "interleaved",
+                           dtype: DTypeLike = np.float64) -> NDArray[Any]:
     """Return the encoding rows of arbitrary (huge, negative or fractional) positions.
 
     Parameters
     ----------
     positions : array_like, shape (n,)
-        Positions: integers (exact in float64 up to 2**53) or finite floats.
-    d_model, base, layout : int, float, str
+        Integers (exact up to 2**53) or floats.
+    d_model, base, layout, dtype
         As for :func:`sinusoidal_encoding`.
-    dtype : {float16, float32, float64}, default float64
-        Output dtype; the angles are formed in float64 regardless.
 
     Returns
     -------
@@ -132,30 +112,21 @@ def sinusoidal_encoding_at(
     return encoding_from_frequencies(positions, inv_freq, layout=layout, dtype=dtype)
 
 
-def sinusoidal_encoding(
-    n_positions: int,
-    d_model: int,
-    base: float = 10000.0,
-    *,
-    layout: str = "interleaved",
-    dtype: DTypeLike = np.float64,
-) -> NDArray[Any]:
+def sinusoidal_encoding(n_positions: int, d_model: int, base: float = 10000.0, *,
+                        layout: str = "interleaved", dtype: DTypeLike = np.float64) -> NDArray[Any]:
     """Return the positional-encoding matrix of positions ``0 .. n_positions - 1``.
 
     Parameters
     ----------
     n_positions : int
-        Number of positions, >= 1. The positions are an integer ``arange``.
+        Number of positions ``0 .. n_positions - 1``, >= 1.
     d_model : int
-        Model width, even and >= 2.
+        Model width, even.
     base : float, default 10000.0
-        Base of the frequencies, > 1 (the paper uses 10000).
+        Base of the frequencies, > 1.
     layout : {"interleaved", "concat"}, default "interleaved"
-        "interleaved" (the paper): column ``2i`` is sin, column ``2i+1`` is cos of one angle.
-        "concat" (tensor2tensor): [all sin | all cos] with the same frequencies, that is
-        ``sinusoidal_encoding(n, d)[:, split_permutation(d)]``.
+        The paper's (sin, cos) pairs, or tensor2tensor's [all sin | all cos].
     dtype : {float16, float32, float64}, default float64
-        Output dtype; the angles are formed in float64 whatever this is.
 
     Returns
     -------
@@ -164,20 +135,14 @@ def sinusoidal_encoding(
     Notes
     -----
     ``PE[pos, 2i] = sin(pos theta_i)``, ``PE[pos, 2i+1] = cos(pos theta_i)`` with
-    ``theta_i = base**(-2i/d_model)``. Every row has norm ``sqrt(d_model / 2)`` because
-    ``sin**2 + cos**2 = 1`` in each pair.
-
-    References
-    ----------
-    Vaswani et al., "Attention Is All You Need", NeurIPS 2017, section 3.5.
+    ``theta_i = base**(-2i/d_model)``; every row has norm ``sqrt(d_model / 2)``.
 
     Examples
     --------
-    >>> np.round(sinusoidal_encoding(4, 4), 6)
+    >>> np.round(sinusoidal_encoding(3, 4), 6)
     array([[ 0.      ,  1.      ,  0.      ,  1.      ],
            [ 0.841471,  0.540302,  0.01    ,  0.99995 ],
-           [ 0.909297, -0.416147,  0.019999,  0.9998  ],
-           [ 0.14112 , -0.989992,  0.029996,  0.99955 ]])
+           [ 0.909297, -0.416147,  0.019999,  0.9998  ]])
     """
     n_positions = check_int("n_positions", n_positions)
     positions = np.arange(n_positions, dtype=np.int64)
@@ -190,7 +155,7 @@ def tensor2tensor_frequencies(d_model: int, base: float = 10000.0) -> NDArray[np
     Parameters
     ----------
     d_model : int
-        Model width, even and >= 4 (the spacing needs two timescales).
+        Model width, even and >= 4.
     base : float, default 10000.0
         The largest timescale, > 1.
 
@@ -201,14 +166,7 @@ def tensor2tensor_frequencies(d_model: int, base: float = 10000.0) -> NDArray[np
 
     Notes
     -----
-    ``theta_i = exp(-i ln(base) / (n - 1))`` with ``n = d_model/2`` and ``i = 0 .. n-1``:
-    tensor2tensor divides ``ln base`` by ``n - 1`` where the paper divides by ``n``, so its
-    slowest frequency is ``1/base`` instead of ``base**(-(d-2)/d)``.
-
-    References
-    ----------
-    tensor2tensor, ``layers/common_attention.py``, ``get_timing_signal_1d``
-    (min_timescale=1, max_timescale=base).
+    ``theta_i = exp(-i ln(base) / (n - 1))`` with ``n = d_model/2``: the paper divides by ``n``.
 
     Examples
     --------
