@@ -29,8 +29,6 @@ OKABE_ITO: tuple[str, ...] = (
 )
 """The colour-blind friendly palette of the course style, in cycle order."""
 
-POSITION_ORANGE = "#E69F00"
-EMBEDDING_BLUE = "#0072B2"
 BLUE, VERMILLION = OKABE_ITO[0], OKABE_ITO[3]
 GUIDE_GREY = "#BBBBBB"
 """Colour of the thin guide lines behind the data (zero lines, number lines)."""

@@ -27,11 +27,7 @@ from posenc_lib.plots._common import (
 )
 
 __all__ = [
-    "WavelengthChart",
-    "draw_dimension_range",
-    "draw_dot_rows",
-    "draw_grouped_bars",
-    "draw_probe",
+    "WavelengthChart", "draw_dimension_range", "draw_dot_rows", "draw_grouped_bars", "draw_probe",
     "draw_wavelengths",
 ]
 
@@ -59,10 +55,6 @@ def draw_grouped_bars(
         x tick labels; ``0 .. n-1`` by default.
     width : float, default 0.8
         Total width of a group, in (0, 1].
-    legend : bool, default True
-        Add a legend of the series.
-    **style
-        Passed on to every ``Axes.bar`` call.
 
     Returns
     -------
@@ -115,8 +107,6 @@ def draw_dot_rows(
         y tick labels.
     annotate : bool, default False
         Write the index of each dot above it.
-    **style
-        Passed on to every ``Axes.plot`` call.
 
     Returns
     -------
@@ -236,8 +226,6 @@ def draw_dimension_range(
         ``np.ptp(encoding, axis=0)`` of an interleaved encoding (even length >= 2).
     log : bool, default True
         Logarithmic y axis (the ranges span many orders of magnitude).
-    **style
-        Passed on to both ``Axes.plot`` calls.
 
     Returns
     -------
@@ -281,12 +269,8 @@ def draw_probe(
     ----------
     true_positions, predicted : array_like, shape (n,)
         The positions and what the probe predicts for each.
-    label : str, optional
-        Legend label of the points.
     diagonal_label : str or None, default "perfect"
         Legend label of the diagonal; None keeps it out (for a second probe on the same axes).
-    **style
-        Passed on to ``Axes.scatter``.
 
     Returns
     -------

@@ -34,10 +34,7 @@ from posenc_lib.plots._common import (
 )
 
 __all__ = [
-    "UnitCircle",
-    "draw_circle_points",
-    "draw_unit_circle",
-    "draw_vectors_2d",
+    "UnitCircle", "draw_circle_points", "draw_unit_circle", "draw_vectors_2d",
 ]
 
 _SWEEP = np.linspace(0.0, 2.0 * np.pi, 361)
@@ -164,8 +161,6 @@ def draw_vectors_2d(
         Label -> (x, y).
     limit : float, optional
         Half-width of the square view; 1.2 times the longest vector by default.
-    **style
-        Passed on to every ``Axes.plot`` call.
 
     Returns
     -------

@@ -31,14 +31,8 @@ from posenc_lib.plots._common import (
 )
 
 __all__ = [
-    "OffsetCurve",
-    "draw_curves",
-    "draw_decay_bound",
-    "draw_error_curves",
-    "draw_frequency_ratios",
-    "draw_offset_curve",
-    "draw_reference_lines",
-    "for_log_axis",
+    "OffsetCurve", "draw_curves", "draw_decay_bound", "draw_error_curves",
+    "draw_frequency_ratios", "draw_offset_curve", "draw_reference_lines", "for_log_axis",
 ]
 
 
@@ -112,10 +106,6 @@ def draw_curves(
         Label -> y values; labels starting with ``"_"`` stay out of the legend.
     xscale, yscale : {"linear", "log"}
         Axis scales (a log axis needs values > 0).
-    legend : bool, default True
-        Add a legend (if at least one label is public).
-    **style
-        Passed on to every ``Axes.plot`` call.
 
     Returns
     -------
@@ -329,8 +319,6 @@ def draw_offset_curve(
         Offsets k and ``offset_similarity(offsets, d_model, base)`` (or a normalised version).
     bounces : array_like of int, shape (m,), default ()
         Indices into ``offsets`` of the local minima; each gets a marker.
-    label : str, optional
-        Legend label of the curve.
     bounce_label : str or None, default "bounce (local minimum)"
         Legend label of the markers; None keeps them out of the legend.
     **style
@@ -392,10 +380,6 @@ def draw_error_curves(
     errors : mapping of str to array_like, each shape (n,)
         Label -> errors, passed through :func:`for_log_axis` (zeros and infinities leave gaps).
         Labels starting with ``"_"`` stay out of the legend.
-    legend : bool, default True
-        Add a legend.
-    **style
-        Passed on to every ``Axes.plot`` call.
 
     Returns
     -------

@@ -35,17 +35,9 @@ from posenc_lib.plots._common import (
 )
 
 __all__ = [
-    "AttentionMap",
-    "DIVERGING_CMAP",
-    "MASKED_COLOUR",
-    "UNSEEN_COLOURS",
-    "draw_attention_weights",
-    "draw_bias_matrix",
-    "draw_encoding_heatmap",
-    "draw_signed_matrix",
-    "draw_similarity_matrix",
-    "draw_unseen_angles",
-    "masked_bias",
+    "AttentionMap", "DIVERGING_CMAP", "MASKED_COLOUR", "UNSEEN_COLOURS", "draw_attention_weights",
+    "draw_bias_matrix", "draw_encoding_heatmap", "draw_signed_matrix", "draw_similarity_matrix",
+    "draw_unseen_angles", "masked_bias",
 ]
 
 
@@ -104,8 +96,6 @@ def draw_encoding_heatmap(
         True puts the dimensions on the y axis: the image array is ``encoding.T``.
     cmap, vmin, vmax : colormap name and colour limits
         Diverging and symmetric by default, so 0 is white and the sign shows.
-    colorbar : bool, default False
-        Add a colorbar (``image.colorbar``).
     position_label, dimension_label : str or None
         Axis labels.
     **style

@@ -25,14 +25,8 @@ from matplotlib.figure import Figure
 from posenc_lib._checks import check_float, check_int
 
 __all__ = [
-    "COURSE_STYLE",
-    "SAVE_FORMATS",
-    "course_style",
-    "figure_png",
-    "freeze_layout",
-    "new_figure",
-    "save_figure",
-    "use_course_style",
+    "COURSE_STYLE", "SAVE_FORMATS", "course_style", "figure_png", "freeze_layout", "new_figure",
+    "save_figure", "use_course_style",
 ]
 
 COURSE_STYLE: Path = Path(__file__).with_name("course.mplstyle")

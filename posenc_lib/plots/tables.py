@@ -34,11 +34,7 @@ from posenc_lib.plots._common import (
 from posenc_lib.precision import float32_bits
 
 __all__ = [
-    "BinaryTable",
-    "BitRows",
-    "draw_binary_table",
-    "draw_float32_bits",
-    "draw_value_table",
+    "BinaryTable", "BitRows", "draw_binary_table", "draw_float32_bits", "draw_value_table",
 ]
 
 _PLAIN_CMAP = ListedColormap(["#FFFFFF", "#9CC9E8"], name="posenc_bits")
@@ -135,8 +131,6 @@ def draw_binary_table(
         ``cmap`` (fast bits dark) and clear bits stay white; without it set bits are light blue.
     row_labels, col_labels : sequence of str, optional
         Tick labels; the positions ``0 .. n-1`` and the place values ``2^k`` by default.
-    **style
-        Passed on to ``Axes.imshow``.
 
     Returns
     -------

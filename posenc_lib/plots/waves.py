@@ -33,14 +33,8 @@ from posenc_lib.plots._common import (
 )
 
 __all__ = [
-    "PairWaves",
-    "StackedWaves",
-    "draw_angles",
-    "draw_division_term",
-    "draw_even_odd",
-    "draw_pair_waves",
-    "draw_stacked_waves",
-    "draw_values_by_dimension",
+    "PairWaves", "StackedWaves", "draw_angles", "draw_division_term", "draw_even_odd",
+    "draw_pair_waves", "draw_stacked_waves", "draw_values_by_dimension",
 ]
 
 _COLUMNS = {"all": slice(None), "sin": slice(0, None, 2), "cos": slice(1, None, 2)}
