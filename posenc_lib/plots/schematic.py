@@ -14,7 +14,7 @@ from matplotlib.image import AxesImage
 from matplotlib.text import Text
 from numpy.typing import ArrayLike
 
-from posenc_lib.plots._common import as_matrix, check_axes
+from posenc_lib.plots._common import as_matrix, check_axes, check_labels
 
 __all__ = ["EmbeddingSchematic", "draw_embedding_schematic"]
 
@@ -82,8 +82,7 @@ def draw_embedding_schematic(
         raise ValueError(
             f"encodings must have the shape of embeddings {words.shape}; got {places.shape}"
         )
-    if isinstance(tokens, str) or len(tokens) != words.shape[0]:
-        raise ValueError(f"tokens must be a sequence of {words.shape[0]} words; got {tokens!r}")
+    tokens = check_labels("tokens", tokens, words.shape[0])
     # w_n = e_n + p_n
     inputs = words + places
     limit = float(max(np.abs(words).max(), np.abs(places).max(), 1e-12))

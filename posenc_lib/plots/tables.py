@@ -28,6 +28,7 @@ from posenc_lib.plots._common import (
     as_matrix,
     cell_texts,
     check_axes,
+    check_labels,
     hide_frame,
     set_labels,
 )
@@ -74,10 +75,8 @@ def draw_value_table(
     ax = check_axes(ax)
     matrix = as_matrix("values", values)
     n_rows, n_cols = matrix.shape
-    expected_labels = (("row_labels", row_labels, n_rows), ("col_labels", col_labels, n_cols))
-    for name, labels, expected in expected_labels:
-        if isinstance(labels, str) or len(labels) != expected:
-            raise ValueError(f"{name} must be a sequence of {expected} labels; got {labels!r}")
+    rows = check_labels("row_labels", row_labels, n_rows)
+    cols = check_labels("col_labels", col_labels, n_cols)
     if not isinstance(fmt, str):
         raise TypeError(f"fmt must be a format string such as '{{:.4f}}'; got {fmt!r}")
     try:
@@ -86,12 +85,7 @@ def draw_value_table(
         raise ValueError(f"fmt must format one number, such as '{{:.4f}}'; got {fmt!r}") from err
     style = {"loc": "center", "cellLoc": "right", "colColours": [_HEADER_GREY] * n_cols,
              "rowColours": [_HEADER_GREY] * n_rows, **style}
-    table = ax.table(
-        cellText=cells,
-        rowLabels=[str(label) for label in row_labels],
-        colLabels=[str(label) for label in col_labels],
-        **style,
-    )
+    table = ax.table(cellText=cells, rowLabels=rows, colLabels=cols, **style)
     table.auto_set_font_size(False)
     table.set_fontsize(font_size)
     table.scale(1.0, 1.6)
@@ -145,14 +139,9 @@ def draw_binary_table(
     if not np.all((table == 0) | (table == 1)):
         raise ValueError("bits must contain only 0 and 1")
     n_rows, n_bits = table.shape
-    rows = [str(r) for r in range(n_rows)] if row_labels is None else list(row_labels)
-    cols = [f"$2^{n_bits - 1 - c}$" for c in range(n_bits)] if col_labels is None else list(
-        col_labels
-    )
-    if len(rows) != n_rows:
-        raise ValueError(f"row_labels must have {n_rows} entries; got {len(rows)}")
-    if len(cols) != n_bits:
-        raise ValueError(f"col_labels must have {n_bits} entries; got {len(cols)}")
+    places = [f"$2^{n_bits - 1 - c}$" for c in range(n_bits)]
+    rows = check_labels("row_labels", range(n_rows) if row_labels is None else row_labels, n_rows)
+    cols = check_labels("col_labels", places if col_labels is None else col_labels, n_bits)
     data = _bit_colours(table, periods, cmap, style)
     image = ax.imshow(data, **{"aspect": "auto", **style})
     digits = cell_texts(ax, table.astype(int).astype(str), fontsize=9)
@@ -231,11 +220,8 @@ def draw_float32_bits(
         raise ValueError(f"kept_bits must be in 1..32; got {kept}")
     n = bits.shape[0]
     if labels is None:
-        names = [f"{v:.8g}" for v in np.asarray(values, dtype=np.float32).tolist()]
-    else:
-        if isinstance(labels, str) or len(labels) != n:
-            raise ValueError(f"labels must be a sequence of {n} strings; got {labels!r}")
-        names = [str(label) for label in labels]
+        labels = [f"{v:.8g}" for v in np.asarray(values, dtype=np.float32).tolist()]
+    names = check_labels("labels", labels, n)
     field = np.array([3] + [0] * 8 + [2] * 23)  # Okabe-Ito index: sign, exponent, fraction
     colours = np.array([to_rgba(OKABE_ITO[i]) for i in field])  # (32, 4)
     rgba = np.repeat(colours[None, :, :], n, axis=0)
