@@ -60,16 +60,11 @@ def as_vector(name: str, value: Any) -> NDArray[np.float64]:
 
 
 def row_labels(name: str, labels: Sequence[Any] | None, n_rows: int, prefix: str) -> list[str]:
-    """Legend labels for ``n_rows`` curves: ``labels`` as text, or ``prefix 0..n-1``."""
+    """Labels of ``n_rows`` rows: ``prefix label`` for each of ``labels``, or ``prefix 0..n-1``."""
     if labels is None:
         return [f"{prefix} {row}" for row in range(n_rows)]
-    if isinstance(labels, str) or not isinstance(labels, Sequence) and not isinstance(
-        labels, np.ndarray
-    ):
-        raise TypeError(f"{name} must be a sequence with one entry per row; got {labels!r}")
-    if len(labels) != n_rows:
-        raise ValueError(f"{name} must have {n_rows} entries (one per row); got {len(labels)}")
-    return [f"{prefix} {label}" if prefix else str(label) for label in labels]
+    return [f"{prefix} {label}" if prefix else label
+            for label in check_labels(name, labels, n_rows)]
 
 
 def set_labels(ax: Axes, xlabel: str | None, ylabel: str | None) -> None:

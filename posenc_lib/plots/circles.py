@@ -2,9 +2,6 @@
 
 Notebooks: 04_rotation_proof, 05_rope, 06_context_extension, 08_numerical_precision and
 11_figure_gallery.
-
-The unit circle with a point and its rotated copy, 2-D vectors from the origin, and points at
-given angles on nested circles. ``UnitCircle.update`` moves the points in place.
 """
 
 from __future__ import annotations

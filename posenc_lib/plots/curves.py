@@ -3,10 +3,7 @@
 Notebooks: 00_why_position to 03_properties, 05_rope to 08_numerical_precision and
 11_figure_gallery.
 
-Generic drawers (:func:`draw_curves`, :func:`draw_reference_lines`) and the course's named line
-charts: frequency ratios of the context-extension methods, RoFormer's decay bound (Su et al.
-2021, arXiv:2104.09864, section 3.4.3), the offset curve of the dot product and errors on
-log-log axes. The lines update in place with ``line.set_ydata``.
+RoFormer's decay bound: Su et al. (2021), arXiv:2104.09864, section 3.4.3.
 """
 
 from __future__ import annotations

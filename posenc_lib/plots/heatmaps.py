@@ -1,10 +1,6 @@
 """Heatmaps: a matrix drawn as an image, one cell per entry.
 
 Notebooks: 00_why_position to 07_other_schemes and 11_figure_gallery.
-
-The encoding matrix, dot products between positions, a signed matrix centred on zero, an
-attention bias with masked keys, attention weights with the words on both axes, and the map of
-rotation angles never seen in training. The images update in place with ``image.set_data``.
 """
 
 from __future__ import annotations
@@ -107,9 +103,8 @@ def draw_encoding_heatmap(
 
     Notes
     -----
-    With "nearest", 512 interleaved columns in about 500 pixels beat into moiré stripes that are
-    not in the data: pass ``interpolation="antialiased"``, or draw the columns in concatenated
-    order (``encoding[:, split_permutation(d)]``).
+    512 interleaved columns drawn "nearest" in ~500 pixels beat into moiré stripes: pass
+    ``interpolation="antialiased"`` or reorder the columns with ``split_permutation(d)``.
     """
     ax = check_axes(ax)
     matrix = as_matrix("encoding", encoding)

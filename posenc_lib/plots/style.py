@@ -48,14 +48,6 @@ def use_course_style() -> None:
     It sets a (7, 4) inch figure at 100 dpi, DejaVu Sans, the Okabe-Ito colour cycle, viridis,
     constrained layout and a fixed ``svg.hashsalt``; in IPython, inline figures are stored at
     twice their pixels ("retina") so they stay sharp at the same size.
-
-    Examples
-    --------
-    >>> import matplotlib as mpl
-    >>> with mpl.rc_context():
-    ...     use_course_style()
-    ...     print(tuple(mpl.rcParams["figure.figsize"]), mpl.rcParams["image.cmap"])
-    (7.0, 4.0) viridis
     """
     matplotlib.style.use(COURSE_STYLE)
     ipython = sys.modules.get("IPython")  # never imported here: outside IPython nothing changes
@@ -127,15 +119,6 @@ def freeze_layout(fig: Figure) -> Figure:
     Constrained layout starts from the positions of the previous draw, so a PNG saved after an
     SVG could differ by a fraction of a pixel from one saved first; a frozen figure's files
     depend on the figure alone. Add nothing after freezing. Returns ``fig``.
-
-    Examples
-    --------
-    >>> fig, ax = new_figure()
-    >>> _ = ax.set_title("a title")
-    >>> position = freeze_layout(fig).axes[0].get_position().bounds
-    >>> fig.draw_without_rendering()
-    >>> fig.axes[0].get_position().bounds == position
-    True
     """
     if _check_figure(fig).get_layout_engine() is not None:
         fig.draw_without_rendering()

@@ -2,9 +2,6 @@
 
 Notebooks: 01_binary_counting, 02_sinusoidal_formula, 08_numerical_precision and
 11_figure_gallery.
-
-A matrix of numbers as a table (the worked d_model = 4 table), the binary position table and
-the float32 bit pattern of numbers, coloured by field.
 """
 
 from __future__ import annotations
@@ -145,16 +142,21 @@ def draw_binary_table(
     data = _bit_colours(table, periods, cmap, style)
     image = ax.imshow(data, **{"aspect": "auto", **style})
     digits = cell_texts(ax, table.astype(int).astype(str), fontsize=9)
-    ax.set_yticks(range(n_rows), rows)
-    ax.set_xticks(range(n_bits), cols)
-    ax.xaxis.tick_top()
-    ax.tick_params(length=0)
-    ax.set_xticks(np.arange(-0.5, n_bits), minor=True)
-    ax.set_yticks(np.arange(-0.5, n_rows), minor=True)
-    hide_frame(ax)
-    ax.grid(True, which="minor", color="#999999", linewidth=0.6)
+    _cell_grid(ax, rows, cols)
     set_labels(ax, xlabel, ylabel)
     return BinaryTable(image, digits)
+
+
+def _cell_grid(ax: Axes, rows: list[str], cols: list[str]) -> None:
+    """Row labels on the left, column labels on top, thin lines between the cells, no frame."""
+    ax.set_yticks(range(len(rows)), rows)
+    ax.set_xticks(range(len(cols)), cols)
+    ax.xaxis.tick_top()
+    ax.tick_params(length=0)
+    ax.set_xticks(np.arange(-0.5, len(cols)), minor=True)
+    ax.set_yticks(np.arange(-0.5, len(rows)), minor=True)
+    hide_frame(ax)
+    ax.grid(True, which="minor", color="#999999", linewidth=0.6)
 
 
 def _bit_colours(table: np.ndarray, periods: ArrayLike | None, cmap: str,

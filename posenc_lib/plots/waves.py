@@ -1,10 +1,6 @@
 """Sinusoid pictures: the frequencies, angles and values of the (sin, cos) pairs, and waves.
 
 Notebooks: 01_binary_counting, 02_sinusoidal_formula, 04_rotation_proof and 11_figure_gallery.
-
-The step-by-step picture of the sinusoidal formula (division term, angles, sine at the even and
-cosine at the odd columns, the value against dimension), one wave per dimension stacked with
-the token positions marked, and one pair as two waves with markers at t and t + k.
 """
 
 from __future__ import annotations
@@ -128,6 +124,8 @@ def draw_even_odd(
 ) -> tuple[list[Line2D], list[Line2D]]:
     """Draw sin at the even columns and cos at the odd columns against i (step 3).
 
+    PE(pos, 2i) = sin(pos theta_i) tends to 0 as i grows, PE(pos, 2i+1) = cos(pos theta_i) to 1.
+
     Parameters
     ----------
     encoding : array_like, shape (n_positions, d_model)
@@ -143,11 +141,6 @@ def draw_even_odd(
     -------
     sin_lines, cos_lines : list of matplotlib.lines.Line2D
         Row p: y = ``encoding[p, 0::2]`` (round markers) and ``encoding[p, 1::2]`` (crosses).
-
-    Notes
-    -----
-    PE(pos, 2i) = sin(phi) and PE(pos, 2i+1) = cos(phi), phi = pos * theta_i; as i grows
-    phi -> 0, so the even columns tend to 0 and the odd ones to 1.
     """
     ax = check_axes(ax)
     matrix = as_matrix("encoding", encoding)
@@ -196,9 +189,8 @@ def draw_values_by_dimension(
     positions : sequence, optional
         Legend labels of the rows; ``0 .. n-1`` by default.
     columns : {"all", "sin", "cos"}, default "all"
-        Every column, or only the sine (j even) or cosine (j odd) columns, each at its own j.
-        All together they zigzag between sine (-> 0) and cosine (-> 1); draw "sin" and "cos"
-        on two axes to read them.
+        Every column, or only the sine (j even) or cosine (j odd) columns, each at its own j
+        (together they zigzag: draw "sin" and "cos" on two axes to read them).
     legend : bool, default True
         Legend lower right (two columns beyond four positions).
     **style
@@ -265,11 +257,10 @@ def draw_stacked_waves(
     StackedWaves
     """
     ax = check_axes(ax)
-    samples, matrix = _sampled_waves(x, waves)
+    samples, matrix, marks = _stack_data(x, waves, token_positions, token_values)
     gap = check_float("spacing", spacing, greater_than=0.0)
     n_waves = matrix.shape[1]
     names = row_labels("labels", labels, n_waves, "" if labels is not None else "dim")
-    marks = _token_marks(token_positions, token_values, n_waves)
     art = StackedWaves([], [], [j * gap for j in range(n_waves)])
     for j, offset in enumerate(art.offsets):
         ax.axhline(offset, color=GUIDE_GREY, linewidth=0.6, zorder=0)
@@ -289,33 +280,29 @@ def draw_stacked_waves(
     return art
 
 
-def _sampled_waves(x: ArrayLike, waves: ArrayLike) -> tuple[NDArray[np.float64],
-                                                             NDArray[np.float64]]:
+def _stack_data(
+    x: ArrayLike, waves: ArrayLike, token_positions: ArrayLike | None,
+    token_values: ArrayLike | None,
+) -> tuple[NDArray[np.float64], NDArray[np.float64], tuple[NDArray[np.float64], ...] | None]:
+    """The samples, the waves there and (None without tokens) the token positions and values."""
     samples = as_vector("x", x)
     matrix = as_matrix("waves", waves)
     if matrix.shape[0] != samples.size:
         raise ValueError(
             f"waves must have one row per sample of x ({samples.size}); got shape {matrix.shape}"
         )
-    return samples, matrix
-
-
-def _token_marks(
-    token_positions: ArrayLike | None, token_values: ArrayLike | None, n_waves: int
-) -> tuple[NDArray[np.float64], NDArray[np.float64]] | None:
-    """The token positions and the encoding there; None when no tokens are given."""
     if (token_positions is None) != (token_values is None):
         raise ValueError("token_positions and token_values must be given together")
     if token_positions is None:
-        return None
+        return samples, matrix, None
     where = as_vector("token_positions", token_positions)
     values = as_matrix("token_values", token_values)
-    if values.shape != (where.size, n_waves):
+    if values.shape != (where.size, matrix.shape[1]):
         raise ValueError(
-            f"token_values must have shape {(where.size, n_waves)} (tokens, waves); "
+            f"token_values must have shape {(where.size, matrix.shape[1])} (tokens, waves); "
             f"got {values.shape}"
         )
-    return where, values
+    return samples, matrix, (where, values)
 
 
 @dataclass
