@@ -18,14 +18,7 @@ from numpy.typing import NDArray
 from posenc_lib._checks import check_array
 
 OKABE_ITO: tuple[str, ...] = (
-    "#0072B2",
-    "#E69F00",
-    "#009E73",
-    "#D55E00",
-    "#CC79A7",
-    "#56B4E9",
-    "#F0E442",
-    "#000000",
+    "#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000",
 )
 """The colour-blind friendly palette of the course style, in cycle order."""
 
