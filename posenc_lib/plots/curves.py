@@ -40,18 +40,19 @@ _RATIO_COLORS = tuple(color for color in OKABE_ITO if color.upper() != "#F0E442"
 
 
 def _named_vectors(
-    name: str, curves: Any, shape: tuple[int, ...] | None, against: str,
+    name: str, curves: Any, like: tuple[str, NDArray[np.float64]] | None = None,
     convert: Callable[[str, Any], NDArray[np.float64]] = as_vector,
 ) -> dict[str, NDArray[np.float64]]:
-    """``{label: 1-D array}`` from a non-empty mapping; each of ``shape`` (that of ``against``)."""
+    """``{label: 1-D array}`` of a non-empty mapping, each of the shape of ``like = (name, x)``."""
     vectors = {
         str(label): convert(f"{name}[{label!r}]", ys)
         for label, ys in check_mapping(name, curves).items()
     }
     for label, ys in vectors.items():
-        if shape is not None and ys.shape != shape:
+        if like is not None and ys.shape != like[1].shape:
             raise ValueError(
-                f"{name}[{label!r}] must have the shape of {against} {shape}; got {ys.shape}"
+                f"{name}[{label!r}] must have the shape of {like[0]} {like[1].shape}; "
+                f"got {ys.shape}"
             )
     return vectors
 
@@ -115,7 +116,7 @@ def draw_curves(
     xscale = check_choice("xscale", xscale, _SCALES)
     yscale = check_choice("yscale", yscale, _SCALES)
     legend = check_bool("legend", legend)
-    vectors = _named_vectors("curves", curves, xs.shape, "x")
+    vectors = _named_vectors("curves", curves, ("x", xs))
     for label, ys in vectors.items():
         if yscale == "log" and np.any(ys <= 0):
             raise ValueError(f"curves[{label!r}] must be > 0 on a log y axis")
@@ -154,19 +155,19 @@ def draw_reference_lines(
     ax = check_axes(ax)
     options = {"color": "#666666", "linestyle": "--", "linewidth": 0.9, "zorder": 1, **style}
     lines: dict[str, Line2D] = {}
-    kinds = (
-        ("vertical", vertical, ax.axvline, lambda v, label: (v, 0.98, f" {label}"),
-         ax.get_xaxis_transform(), "top", "left"),
-        ("horizontal", horizontal, ax.axhline, lambda v, label: (0.99, v, label),
-         ax.get_yaxis_transform(), "bottom", "right"),
-    )
-    for name, mapping, draw, place, transform, va, ha in kinds:
-        for label, value in (mapping or {}).items():
-            at = check_float(f"{name}[{label!r}]", value)
-            lines[label] = draw(at, **options)
-            if label:
-                ax.text(*place(at, label), transform=transform, va=va, ha=ha, fontsize=8,
-                        color=options["color"])
+    text = {"fontsize": 8, "color": options["color"]}
+    for label, value in (vertical or {}).items():
+        x = check_float(f"vertical[{label!r}]", value)
+        lines[label] = ax.axvline(x, **options)
+        if label:
+            ax.text(x, 0.98, f" {label}", transform=ax.get_xaxis_transform(), va="top",
+                    ha="left", **text)
+    for label, value in (horizontal or {}).items():
+        y = check_float(f"horizontal[{label!r}]", value)
+        lines[label] = ax.axhline(y, **options)
+        if label:
+            ax.text(0.99, y, label, transform=ax.get_yaxis_transform(), va="bottom",
+                    ha="right", **text)
     if not lines:
         raise ValueError("draw_reference_lines needs at least one vertical or horizontal line")
     return lines
@@ -210,7 +211,7 @@ def draw_frequency_ratios(
     The colours skip the course's pale yellow; the line styles differ too.
     """
     ax = check_axes(ax)
-    vectors = _named_vectors("ratios", ratios, None, "")
+    vectors = _named_vectors("ratios", ratios)
     sizes = {vector.size for vector in vectors.values()}
     if len(sizes) != 1:
         raise ValueError(f"ratios must all have the same length; got lengths {sorted(sizes)}")
@@ -389,7 +390,7 @@ def draw_error_curves(
         raise ValueError("positions must be > 0 on a log axis")
     check_mapping("errors", errors)
     legend = check_bool("legend", legend)
-    vectors = _named_vectors("errors", errors, xs.shape, "positions",
+    vectors = _named_vectors("errors", errors, ("positions", xs),
                              lambda _, values: for_log_axis(values))
     lines = _styled_lines(ax, xs, vectors, _LINESTYLES[:4], style)
     ax.set_xscale("log", base=2)
