@@ -10,7 +10,6 @@ from posenc_lib.attention import self_attention, word_order_model
 from posenc_lib.frequencies import inverse_frequencies, wavelengths
 from posenc_lib.plots import (
     draw_attention_weights,
-    draw_curves,
     draw_dot_rows,
     draw_grouped_bars,
     draw_wavelengths,
@@ -87,7 +86,7 @@ def test_grouped_bars_rejects_bad_input() -> None:
         draw_grouped_bars(ax, {"a": [1.0, 2.0]}, categories=["x"])
 
 
-# --- draw_dot_rows and draw_curves ---------------------------------------------------------
+# --- draw_dot_rows ---------------------------------------------------------------------
 
 
 def test_dot_rows_put_each_row_on_its_own_line() -> None:
@@ -97,23 +96,12 @@ def test_dot_rows_put_each_row_on_its_own_line() -> None:
     assert set(lines[0].get_ydata()) == {1.0} and set(lines[1].get_ydata()) == {0.0}
 
 
-def test_dot_rows_and_curves_reject_bad_input() -> None:
+def test_dot_rows_reject_bad_input() -> None:
     ax = new_axes()
     with pytest.raises(ValueError, match="labels"):
         draw_dot_rows(ax, [[0.0, 1.0]], labels=["a", "b"])
     with pytest.raises(TypeError, match="rows"):
         draw_dot_rows(ax, [], labels=[])
-    with pytest.raises(ValueError, match="shape"):
-        draw_curves(ax, [0, 1, 2], {"a": [1.0, 2.0]})
-    with pytest.raises(ValueError, match="log"):
-        draw_curves(ax, [0, 1], {"a": [1.0, 0.0]}, yscale="log")
-
-
-def test_curves_on_a_log_axis() -> None:
-    ax = new_axes()
-    lines = draw_curves(ax, [1, 2, 3], {"sq": [1, 4, 9], "cube": [1, 8, 27]}, yscale="log")
-    assert ax.get_yscale() == "log"
-    assert [line.get_label() for line in lines.values()] == ["sq", "cube"]
 
 
 # --- draw_wavelengths ----------------------------------------------------------------------

@@ -351,6 +351,10 @@ def test_values_by_dimension(ax):
     assert [line.get_label() for line in lines] == ["pos 0", "pos 1"]
     np.testing.assert_array_equal(lines[1].get_ydata(), rows[1])
     np.testing.assert_array_equal(lines[1].get_xdata(), [0, 1, 2])
+    (cosines,) = draw_values_by_dimension(ax, rows[:1, :2], columns="cos", legend=False)
+    assert (cosines.get_xdata().tolist(), cosines.get_ydata().tolist()) == ([1], [1.0])
+    with pytest.raises(ValueError, match="columns"):
+        draw_values_by_dimension(ax, rows, columns="odd")
 
 
 def test_stacked_waves_offsets_and_tokens(ax):

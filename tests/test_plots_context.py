@@ -1,6 +1,6 @@
-"""Tests of the drawing functions of notebooks 05-07 (posenc_lib.plots curves, circles and
-heatmaps): each draws exactly the data it is given and rejects bad input with an error that
-names the parameter."""
+"""Tests of the drawing functions of notebooks 05-08 (posenc_lib.plots curves, circles,
+heatmaps and bits): each draws exactly the data it is given and rejects bad input with an error
+that names the parameter."""
 
 from __future__ import annotations
 
@@ -14,9 +14,13 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 from posenc_lib.plots import (
+    MASKED_COLOUR,
     UNSEEN_COLOURS,
+    draw_bias_matrix,
     draw_circle_points,
     draw_curves,
+    draw_error_curves,
+    draw_float32_bits,
     draw_reference_lines,
     draw_unseen_angles,
     draw_vectors_2d,
@@ -95,6 +99,32 @@ def test_unseen_angles_image(ax: Axes) -> None:
     assert any(line.get_xdata()[0] == 15 for line in ax.lines)
 
 
+def test_bias_matrix_masks_minus_infinity_and_scales_to_the_finite_entries(ax: Axes) -> None:
+    image = draw_bias_matrix(ax, [[0.0, -np.inf], [-0.5, 0.0]], colorbar=True)
+    assert image.get_clim() == (-0.5, 0.0)
+    assert np.asarray(image.get_array().mask).tolist() == [[False, True], [False, False]]
+    assert image.cmap.get_bad()[:3] == pytest.approx((0xD9 / 255,) * 3)
+    assert MASKED_COLOUR == "#D9D9D9" and image.colorbar is not None
+    assert draw_bias_matrix(ax, [[0.0]], vmin=-2.0, vmax=1.0).get_clim() == (-2.0, 1.0)
+
+
+def test_error_curves_leave_gaps_on_log_log_axes(ax: Axes) -> None:
+    lines = draw_error_curves(ax, [1, 10, 100], {"float16": [0.0, 1e-3, np.inf], "_x": [1, 1, 1]})
+    np.testing.assert_array_equal(lines["float16"].get_ydata(), [np.nan, 1e-3, np.nan])
+    assert ax.get_xscale() == "log" and ax.get_yscale() == "log"
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["float16"]
+
+
+def test_float32_bits_show_sign_exponent_and_fraction(ax: Axes) -> None:
+    rows = draw_float32_bits(ax, [1.0, -2.0], kept_bits=16)
+    assert np.asarray(rows.image.get_array()).shape == (2, 32, 4)
+    # 1.0 = 0 01111111 000...; -2.0 = 1 10000000 000...
+    assert "".join(t.get_text() for t in rows.digits[:9]) == "001111111"
+    assert "".join(t.get_text() for t in rows.digits[32:41]) == "110000000"
+    assert rows.digits[32].get_color() == "white" and rows.digits[0].get_color() == "black"
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["1", "-2"]
+
+
 @pytest.mark.parametrize(
     ("call", "error", "match"),
     [
@@ -122,6 +152,13 @@ def test_unseen_angles_image(ax: Axes) -> None:
         (lambda ax: draw_unseen_angles(ax, [True, False], [0, 1]), ValueError, "unseen"),
         (lambda ax: draw_unseen_angles(ax, [[True]], [0], trained_length=0), ValueError,
          "trained_length"),
+        (lambda ax: draw_bias_matrix(ax, [[np.nan]]), ValueError, "bias"),
+        (lambda ax: draw_bias_matrix(ax, [[0.0]], vmin=1.0), ValueError, "vmin"),
+        (lambda ax: draw_error_curves(ax, [0, 1], {"a": [1, 1]}), ValueError, "positions"),
+        (lambda ax: draw_error_curves(ax, [1, 2], {"a": [1]}), ValueError, "errors"),
+        (lambda ax: draw_error_curves(ax, [1, 2], {}), TypeError, "errors"),
+        (lambda ax: draw_float32_bits(ax, [1.0], kept_bits=33), ValueError, "kept_bits"),
+        (lambda ax: draw_float32_bits(ax, [1.0], labels=["a", "b"]), ValueError, "labels"),
     ],
 )
 def test_bad_input_names_the_parameter(

@@ -3,27 +3,21 @@
 Notebooks: 00_why_position to 11_figure_gallery (every notebook imports its pictures from here).
 
 Import it explicitly (``from posenc_lib import plots``); ``import posenc_lib`` stays free of
-matplotlib. No backend is selected here: notebooks keep the inline backend, while the figure
-command line and the tests select Agg.
+matplotlib, and no backend is selected here. Every ``draw_<thing>(ax, data..., **style)`` draws
+data already computed with the math modules on the ``Axes`` ``ax`` and returns the artists it
+created, so that an explorer can update them in place (``image.set_data``, ``line.set_ydata``,
+``UnitCircle.update``). Parameters shared by the drawing functions, not repeated in each:
 
-Every ``draw_<thing>(ax, data..., **style)`` takes an ``Axes`` and data already computed with the
-math modules, draws it and returns the artists it created, so that an explorer can keep them and
-update them in place (``image.set_data``, ``line.set_ydata``, ``UnitCircle.update``). The modules
-are named after the kind of picture they draw:
+- ``xlabel``, ``ylabel`` (``position_label``, ``dimension_label``): axis labels; None leaves a
+  label unchanged;
+- ``legend``, ``colorbar``: bools that add a legend or a colorbar (then ``image.colorbar``);
+  ``label``: a legend label (labels starting with "_" stay out of the legend);
+- ``**style``: options of the matplotlib call that draws the data (``Axes.plot``, ``imshow``).
 
-- :mod:`~posenc_lib.plots.heatmaps`: a matrix as an image (encoding, dot products, a signed
-  matrix, an attention bias, attention weights, unseen angles);
-- :mod:`~posenc_lib.plots.bars`: bars, dots on number lines, wavelengths, probes;
-- :mod:`~posenc_lib.plots.curves`: line charts (named curves, reference lines, frequency ratios,
-  decay bound, offset curve, errors on log-log axes);
-- :mod:`~posenc_lib.plots.waves`: sinusoids (division term, angles, even/odd columns, values by
-  dimension, stacked waves, pair waves);
-- :mod:`~posenc_lib.plots.circles`: the unit circle, 2-D vectors and points on circles;
-- :mod:`~posenc_lib.plots.tables`: numbers, bits and float32 bit patterns in cells;
-- :mod:`~posenc_lib.plots.schematic`: the embedding + position-vector schematic;
-- :mod:`~posenc_lib.plots.style`: the course style and deterministic saving.
-
-Everything public is re-exported here: ``from posenc_lib.plots import draw_curves``.
+Modules by kind of picture: ``heatmaps`` (matrices as images), ``bars`` (bars, dots,
+wavelengths, probes), ``curves`` (line charts), ``waves`` (sinusoids), ``circles`` (unit
+circle, 2-D vectors), ``tables`` (numbers and bits in cells), ``schematic`` (embedding +
+position vector) and ``style`` (course style, saving).
 """
 
 from __future__ import annotations
@@ -95,56 +89,16 @@ from posenc_lib.plots.waves import (
 )
 
 __all__ = [
-    "COURSE_STYLE",
-    "DIVERGING_CMAP",
-    "MASKED_COLOUR",
-    "SAVE_FORMATS",
-    "UNSEEN_COLOURS",
-    "AttentionMap",
-    "BinaryTable",
-    "BitRows",
-    "EmbeddingSchematic",
-    "OffsetCurve",
-    "PairWaves",
-    "StackedWaves",
-    "UnitCircle",
-    "WavelengthChart",
-    "course_style",
-    "draw_angles",
-    "draw_attention_weights",
-    "draw_bias_matrix",
-    "draw_binary_table",
-    "draw_circle_points",
-    "draw_curves",
-    "draw_decay_bound",
-    "draw_dimension_range",
-    "draw_division_term",
-    "draw_dot_rows",
-    "draw_embedding_schematic",
-    "draw_encoding_heatmap",
-    "draw_error_curves",
-    "draw_even_odd",
-    "draw_float32_bits",
-    "draw_frequency_ratios",
-    "draw_grouped_bars",
-    "draw_offset_curve",
-    "draw_pair_waves",
-    "draw_probe",
-    "draw_reference_lines",
-    "draw_signed_matrix",
-    "draw_similarity_matrix",
-    "draw_stacked_waves",
-    "draw_unit_circle",
-    "draw_unseen_angles",
-    "draw_value_table",
-    "draw_values_by_dimension",
-    "draw_vectors_2d",
-    "draw_wavelengths",
-    "figure_png",
-    "for_log_axis",
-    "freeze_layout",
-    "masked_bias",
-    "new_figure",
-    "save_figure",
-    "use_course_style",
+    "COURSE_STYLE", "DIVERGING_CMAP", "MASKED_COLOUR", "SAVE_FORMATS", "UNSEEN_COLOURS",
+    "AttentionMap", "BinaryTable", "BitRows", "EmbeddingSchematic", "OffsetCurve", "PairWaves",
+    "StackedWaves", "UnitCircle", "WavelengthChart", "course_style", "draw_angles",
+    "draw_attention_weights", "draw_bias_matrix", "draw_binary_table", "draw_circle_points",
+    "draw_curves", "draw_decay_bound", "draw_dimension_range", "draw_division_term",
+    "draw_dot_rows", "draw_embedding_schematic", "draw_encoding_heatmap", "draw_error_curves",
+    "draw_even_odd", "draw_float32_bits", "draw_frequency_ratios", "draw_grouped_bars",
+    "draw_offset_curve", "draw_pair_waves", "draw_probe", "draw_reference_lines",
+    "draw_signed_matrix", "draw_similarity_matrix", "draw_stacked_waves", "draw_unit_circle",
+    "draw_unseen_angles", "draw_value_table", "draw_values_by_dimension", "draw_vectors_2d",
+    "draw_wavelengths", "figure_png", "for_log_axis", "freeze_layout", "masked_bias",
+    "new_figure", "save_figure", "use_course_style",
 ]

@@ -1,4 +1,4 @@
-"""Small shared helpers of the drawing functions (validation, labels and the palette).
+"""Small shared helpers of the drawing functions: validation, labels, axis styling, palette.
 
 Notebooks: 00_why_position to 11_figure_gallery, through every drawing module.
 """
@@ -11,24 +11,20 @@ from typing import Any
 import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure, SubFigure
+from matplotlib.lines import Line2D
+from matplotlib.text import Text
 from numpy.typing import NDArray
 
 from posenc_lib._checks import check_array
 
 OKABE_ITO: tuple[str, ...] = (
-    "#0072B2",
-    "#E69F00",
-    "#009E73",
-    "#D55E00",
-    "#CC79A7",
-    "#56B4E9",
-    "#F0E442",
-    "#000000",
+    "#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000",
 )
 """The colour-blind friendly palette of the course style, in cycle order."""
 
-POSITION_ORANGE = "#E69F00"
-EMBEDDING_BLUE = "#0072B2"
+BLUE, VERMILLION = OKABE_ITO[0], OKABE_ITO[3]
+GUIDE_GREY = "#BBBBBB"
+"""Colour of the thin guide lines behind the data (zero lines, number lines)."""
 
 
 def check_axes(ax: Any) -> Axes:
@@ -57,16 +53,11 @@ def as_vector(name: str, value: Any) -> NDArray[np.float64]:
 
 
 def row_labels(name: str, labels: Sequence[Any] | None, n_rows: int, prefix: str) -> list[str]:
-    """Legend labels for ``n_rows`` curves: ``labels`` as text, or ``prefix 0..n-1``."""
+    """Labels of ``n_rows`` rows: ``prefix label`` for each of ``labels``, or ``prefix 0..n-1``."""
     if labels is None:
         return [f"{prefix} {row}" for row in range(n_rows)]
-    if isinstance(labels, str) or not isinstance(labels, Sequence) and not isinstance(
-        labels, np.ndarray
-    ):
-        raise TypeError(f"{name} must be a sequence with one entry per row; got {labels!r}")
-    if len(labels) != n_rows:
-        raise ValueError(f"{name} must have {n_rows} entries (one per row); got {len(labels)}")
-    return [f"{prefix} {label}" if prefix else str(label) for label in labels]
+    return [f"{prefix} {label}" if prefix else label
+            for label in check_labels(name, labels, n_rows)]
 
 
 def set_labels(ax: Axes, xlabel: str | None, ylabel: str | None) -> None:
@@ -94,3 +85,40 @@ def check_mapping(name: str, value: Any) -> Mapping[str, Any]:
     if not isinstance(value, Mapping) or not value:
         raise TypeError(f"{name} must be a non-empty mapping of label to data; got {value!r}")
     return value
+
+
+def hide_frame(ax: Axes) -> None:
+    """No grid and no spines (a table or a diagram drawn in data coordinates)."""
+    ax.grid(False)
+    for spine in ax.spines.values():
+        spine.set_visible(False)
+
+
+def zero_cross(ax: Axes) -> None:
+    """Thin grey lines through the origin, behind the data."""
+    ax.axhline(0.0, color=GUIDE_GREY, linewidth=0.6, zorder=0)
+    ax.axvline(0.0, color=GUIDE_GREY, linewidth=0.6, zorder=0)
+
+
+def square_view(ax: Axes, half: float) -> None:
+    """Equal aspect and the square [-half, half]^2."""
+    ax.set_aspect("equal")
+    ax.set_xlim(-half, half)
+    ax.set_ylim(-half, half)
+
+
+def cell_texts(ax: Axes, strings: Any, dark: Any = None, **style: Any) -> list[Text]:
+    """One centred text per cell (r, c) of ``strings``, row by row; white where ``dark``."""
+    rows, cols = np.shape(strings)
+    texts = []
+    for r in range(rows):
+        for c in range(cols):
+            if dark is not None:
+                style["color"] = "white" if dark[r][c] else "black"
+            texts.append(ax.text(c, r, strings[r][c], ha="center", va="center", **style))
+    return texts
+
+
+def legend_markers(colours: Sequence[Any], marker: str) -> list[Line2D]:
+    """Legend handles: one marker (no line) per colour."""
+    return [Line2D([], [], color=colour, marker=marker, linestyle="none") for colour in colours]

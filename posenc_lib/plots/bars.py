@@ -1,9 +1,6 @@
 """Bar, dot and scatter charts: grouped bars, dots on number lines, wavelengths, probes.
 
 Notebooks: 00_why_position, 01_binary_counting, 02_sinusoidal_formula and 03_properties.
-
-Each ``draw_*`` takes an ``Axes`` and data already computed with the math modules, draws it and
-returns the artists it created.
 """
 
 from __future__ import annotations
@@ -21,6 +18,7 @@ from numpy.typing import ArrayLike
 
 from posenc_lib._checks import check_array, check_bool
 from posenc_lib.plots._common import (
+    GUIDE_GREY,
     OKABE_ITO,
     as_vector,
     check_axes,
@@ -29,13 +27,11 @@ from posenc_lib.plots._common import (
 )
 
 __all__ = [
-    "WavelengthChart",
-    "draw_dimension_range",
-    "draw_dot_rows",
-    "draw_grouped_bars",
-    "draw_probe",
+    "WavelengthChart", "draw_dimension_range", "draw_dot_rows", "draw_grouped_bars", "draw_probe",
     "draw_wavelengths",
 ]
+
+_DARK_GREY = "#444444"
 
 
 def draw_grouped_bars(
@@ -51,37 +47,19 @@ def draw_grouped_bars(
 ) -> list[BarContainer]:
     """Draw several series of numbers as bars side by side, one group per category.
 
-    For example the output of one word in two sentences, or the distances between neighbours.
-
     Parameters
     ----------
-    ax : matplotlib.axes.Axes
-        Where to draw.
     series : mapping of str to array_like, each shape (n_categories,)
-        Legend label -> values, drawn in the order given.
+        Legend label -> values, drawn in this order.
     categories : sequence, length n_categories, optional
-        x tick labels; ``0 .. n-1`` when omitted.
+        x tick labels; ``0 .. n-1`` by default.
     width : float, default 0.8
         Total width of a group, in (0, 1].
-    legend : bool, default True
-        Add a legend of the series (at the best place).
-    xlabel, ylabel : str or None
-        Axis labels; None leaves the label unchanged.
-    **style
-        Passed on to every ``Axes.bar`` call.
 
     Returns
     -------
     list of matplotlib.container.BarContainer
-        One per series; update a bar in place with ``container.patches[j].set_height(v)``.
-
-    Examples
-    --------
-    >>> from posenc_lib.plots import new_figure
-    >>> fig, ax = new_figure()
-    >>> bars = draw_grouped_bars(ax, {"a": [1.0, 2.0], "b": [3.0, 4.0]}, categories=["x", "y"])
-    >>> [float(p.get_height()) for p in bars[1].patches]
-    [3.0, 4.0]
+        One per series; update a bar with ``container.patches[j].set_height(v)``.
     """
     ax = check_axes(ax)
     if not isinstance(series, Mapping) or not series:
@@ -103,7 +81,7 @@ def draw_grouped_bars(
         offset = -total / 2 + step * (k + 0.5)
         containers.append(ax.bar(x + offset, values, width=step, label=name, **style))
     ax.set_xticks(x, [str(t) for t in ticks])
-    ax.axhline(0.0, color="#444444", linewidth=0.8)
+    ax.axhline(0.0, color=_DARK_GREY, linewidth=0.8)
     set_labels(ax, xlabel, ylabel)
     if legend:
         ax.legend(loc="best")
@@ -119,37 +97,21 @@ def draw_dot_rows(
     xlabel: str | None = "Code value",
     **style: Any,
 ) -> list[Line2D]:
-    """Draw each row of numbers as dots on its own horizontal number line.
-
-    For example the normalised index of sentences of several lengths.
+    """Draw each row of numbers as dots on its own horizontal number line, row 0 on top.
 
     Parameters
     ----------
-    ax : matplotlib.axes.Axes
-        Where to draw.
     rows : sequence of array_like, each shape (n_k,)
-        The values of row k (rows may have different lengths); row 0 is drawn at the top.
+        The values of each row (rows may differ in length).
     labels : sequence of str, one per row
         y tick labels.
     annotate : bool, default False
-        Write the index of each dot (its position) above it.
-    xlabel : str or None
-        x axis label; None leaves it unchanged.
-    **style
-        Passed on to every ``Axes.plot`` call.
+        Write the index of each dot above it.
 
     Returns
     -------
     list of matplotlib.lines.Line2D
         Line k has x = ``rows[k]`` and y = its row height.
-
-    Examples
-    --------
-    >>> from posenc_lib.plots import new_figure
-    >>> fig, ax = new_figure()
-    >>> lines = draw_dot_rows(ax, [[0.0, 0.5, 1.0], [0.0, 1.0]], labels=["n=3", "n=2"])
-    >>> lines[0].get_xdata().tolist(), lines[1].get_ydata().tolist()
-    ([0.0, 0.5, 1.0], [0.0, 0.0])
     """
     ax = check_axes(ax)
     if isinstance(rows, np.ndarray) and rows.ndim == 2:
@@ -159,19 +121,15 @@ def draw_dot_rows(
     values = [as_vector(f"rows[{k}]", row) for k, row in enumerate(rows)]
     names = check_labels("labels", labels, len(values))
     annotate = check_bool("annotate", annotate)
-    style.setdefault("linestyle", "none")
-    style.setdefault("marker", "o")
-    style.setdefault("markersize", 6)
+    style = {"linestyle": "none", "marker": "o", "markersize": 6, **style}
     n = len(values)
     lines = []
     for k, row in enumerate(values):
         height = float(n - 1 - k)
-        ax.axhline(height, color="#BBBBBB", linewidth=0.8, zorder=0)
-        (line,) = ax.plot(row, np.full(row.size, height), **style)
-        lines.append(line)
-        if annotate:
-            for index, value in enumerate(row):
-                ax.text(value, height + 0.18, str(index), ha="center", va="bottom", fontsize=8)
+        ax.axhline(height, color=GUIDE_GREY, linewidth=0.8, zorder=0)
+        lines.append(ax.plot(row, np.full(row.size, height), **style)[0])
+        for index, value in enumerate(row if annotate else []):
+            ax.text(value, height + 0.18, str(index), ha="center", va="bottom", fontsize=8)
     ax.set_yticks([n - 1 - k for k in range(n)], names)
     ax.set_ylim(-0.6, n - 0.3)
     ax.grid(False, axis="y")
@@ -204,35 +162,21 @@ def draw_wavelengths(
 
     Parameters
     ----------
-    ax : matplotlib.axes.Axes
-        Where to draw.
     wavelengths : array_like, shape (d_model // 2,)
         ``wavelengths(inverse_frequencies(d_model, base))``, all > 0.
     sentence_lengths : sequence of int
-        Lengths L >= 2. A sentence of L tokens spans L - 1 steps, so pair i completes a full
-        turn within it when ``wavelengths[i] <= L - 1``; those pairs are marked.
-    xlabel, ylabel : str or None
-        Axis labels; None leaves the label unchanged.
+        Lengths L >= 2. L tokens span L - 1 steps, so pair i turns fully within the sentence
+        when ``wavelengths[i] <= L - 1``; those pairs are marked.
     **style
         Passed on to the ``Axes.plot`` call of the wavelength curve.
 
     Returns
     -------
     WavelengthChart
-        The curve, the markers of the turned pairs and the threshold lines.
 
     Notes
     -----
-    lambda_i = 2 pi base^(2i/d) is a geometric progression: a straight line on a log axis.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from posenc_lib.plots import new_figure
-    >>> fig, ax = new_figure()
-    >>> chart = draw_wavelengths(ax, 2 * np.pi * 10.0 ** np.arange(4), [100])
-    >>> chart.turned[0].get_xdata().tolist(), [float(y) for y in chart.thresholds[0].get_ydata()]
-    ([0, 1], [99.0, 99.0])
+    lambda_i = 2 pi base^(2i/d) is geometric: a straight line on a log axis.
     """
     ax = check_axes(ax)
     lam = as_vector("wavelengths", wavelengths)
@@ -246,29 +190,23 @@ def draw_wavelengths(
     if np.any(lengths < 2):
         raise ValueError(f"sentence_lengths must all be >= 2; got {lengths.tolist()}")
     index = np.arange(lam.size)
-    style.setdefault("color", "#444444")
-    (line,) = ax.plot(index, lam, label=r"$\lambda_i$", **style)
+    (line,) = ax.plot(index, lam, label=r"$\lambda_i$", **{"color": _DARK_GREY, **style})
     ax.set_yscale("log")
-    turned, thresholds = [], []
+    chart = WavelengthChart(line, [], [])
     for k, length in enumerate(lengths.tolist()):
         colour = OKABE_ITO[(k + 1) % len(OKABE_ITO)]
         span = float(length - 1)
-        thresholds.append(ax.axhline(span, color=colour, linestyle="--", linewidth=1.0))
+        chart.thresholds.append(ax.axhline(span, color=colour, linestyle="--", linewidth=1.0))
         full = index[lam <= span]
         (marks,) = ax.plot(
-            full,
-            lam[full],
-            linestyle="none",
-            marker="o",
-            markersize=4,
-            color=colour,
+            full, lam[full], linestyle="none", marker="o", markersize=4, color=colour,
             label=f"L = {length}: {full.size} pairs turn fully",
             zorder=3.0 + 1.0 / length,  # shorter sentences (fewer marks) on top
         )
-        turned.append(marks)
+        chart.turned.append(marks)
     set_labels(ax, xlabel, ylabel)
     ax.legend(loc="upper left")
-    return WavelengthChart(line, turned, thresholds)
+    return chart
 
 
 def draw_dimension_range(
@@ -280,36 +218,19 @@ def draw_dimension_range(
     ylabel: str | None = "Range of PE(pos, $j$) over the positions",
     **style: Any,
 ) -> list[Line2D]:
-    """Draw how much each dimension varies over a sentence, sines and cosines apart.
-
-    It shows where the position information lives.
+    """Draw how much each dimension varies over a sentence, sine and cosine columns apart.
 
     Parameters
     ----------
-    ax : matplotlib.axes.Axes
-        Where to draw.
     ranges : array_like, shape (d_model,)
-        ``np.ptp(encoding, axis=0)``: max minus min of each column over the positions.
-        Interleaved layout: even entries are sine columns, odd entries cosine columns.
+        ``np.ptp(encoding, axis=0)`` of an interleaved encoding (even length >= 2).
     log : bool, default True
         Logarithmic y axis (the ranges span many orders of magnitude).
-    xlabel, ylabel : str or None
-        Axis labels; None leaves the label unchanged.
-    **style
-        Passed on to both ``Axes.plot`` calls.
 
     Returns
     -------
     list of matplotlib.lines.Line2D
-        Two lines: the sine columns (x = 0, 2, 4, ...) and the cosine columns (x = 1, 3, ...).
-
-    Examples
-    --------
-    >>> from posenc_lib.plots import new_figure
-    >>> fig, ax = new_figure()
-    >>> sines, cosines = draw_dimension_range(ax, [2.0, 1.5, 0.1, 0.01])
-    >>> sines.get_xdata().tolist(), cosines.get_ydata().tolist()
-    ([0, 2], [1.5, 0.01])
+        The sine columns (x = 0, 2, ...) and the cosine columns (x = 1, 3, ...).
     """
     ax = check_axes(ax)
     values = as_vector("ranges", ranges)
@@ -344,39 +265,18 @@ def draw_probe(
 ) -> tuple[PathCollection, Line2D]:
     """Scatter a probe's predicted positions against the true ones, with the ideal diagonal.
 
-    For example the linear probe on ``e + p``.
-
     Parameters
     ----------
-    ax : matplotlib.axes.Axes
-        Where to draw.
-    true_positions : array_like, shape (n,)
-        The positions.
-    predicted : array_like, shape (n,)
-        What the probe predicts for each.
-    label : str, optional
-        Legend label of the points.
+    true_positions, predicted : array_like, shape (n,)
+        The positions and what the probe predicts for each.
     diagonal_label : str or None, default "perfect"
-        Legend label of the diagonal; None keeps it out of the legend (for a second probe
-        drawn on the same axes).
-    xlabel, ylabel : str or None
-        Axis labels; None leaves the label unchanged.
-    **style
-        Passed on to ``Axes.scatter``.
+        Legend label of the diagonal; None keeps it out (for a second probe on the same axes).
 
     Returns
     -------
     points : matplotlib.collections.PathCollection
     diagonal : matplotlib.lines.Line2D
         The line predicted = true.
-
-    Examples
-    --------
-    >>> from posenc_lib.plots import new_figure
-    >>> fig, ax = new_figure()
-    >>> points, diagonal = draw_probe(ax, [0, 1, 2], [0.1, 1.2, 1.9])
-    >>> points.get_offsets().shape, diagonal.get_xdata().tolist()
-    ((3, 2), [0.0, 2.0])
     """
     ax = check_axes(ax)
     x = as_vector("true_positions", true_positions)
@@ -387,11 +287,9 @@ def draw_probe(
         )
     if diagonal_label is not None and not isinstance(diagonal_label, str):
         raise TypeError(f"diagonal_label must be a str or None; got {diagonal_label!r}")
-    style.setdefault("s", 8)
-    style.setdefault("alpha", 0.4)
-    points = ax.scatter(x, y, label=label, **style)
+    points = ax.scatter(x, y, label=label, **{"s": 8, "alpha": 0.4, **style})
     low, high = float(x.min()), float(x.max())
-    (diagonal,) = ax.plot([low, high], [low, high], color="#444444", linewidth=1.0,
+    (diagonal,) = ax.plot([low, high], [low, high], color=_DARK_GREY, linewidth=1.0,
                           linestyle="--",
                           label="_nolegend_" if diagonal_label is None else diagonal_label)
     set_labels(ax, xlabel, ylabel)

@@ -14,7 +14,7 @@ from matplotlib.image import AxesImage
 from matplotlib.text import Text
 from numpy.typing import ArrayLike
 
-from posenc_lib.plots._common import as_matrix, check_axes
+from posenc_lib.plots._common import as_matrix, check_axes, check_labels
 
 __all__ = ["EmbeddingSchematic", "draw_embedding_schematic"]
 
@@ -33,6 +33,7 @@ class EmbeddingSchematic(NamedTuple):
 
 
 def _column(ax: Axes, values: np.ndarray, left: float, cmap: str, limit: float) -> AxesImage:
+    """One vector as a column of cells, 0.6 wide and 3 high, from x = ``left``."""
     return ax.imshow(
         values[:, None],
         cmap=cmap,
@@ -56,39 +57,23 @@ def draw_embedding_schematic(
 ) -> EmbeddingSchematic:
     """Draw, for each token, its embedding column plus its position column equals the input.
 
-    It shows how the encoding meets the embedding.
-
     Parameters
     ----------
-    ax : matplotlib.axes.Axes
-        Where to draw; its frame is switched off.
-    embeddings : array_like, shape (n_tokens, d)
-        Word embeddings e_n (any real values, for example seeded random numbers).
-    encodings : array_like, shape (n_tokens, d)
-        Position vectors p_n, for example ``sinusoidal_encoding(n_tokens, d)``.
+    embeddings, encodings : array_like, shape (n_tokens, d)
+        Word embeddings e_n and position vectors p_n (e.g. ``sinusoidal_encoding(n_tokens, d)``).
     tokens : sequence of str, length n_tokens
         The words, written under their columns.
     embedding_cmap, position_cmap, sum_cmap : str
-        Colormaps of the three kinds of columns (blue, orange, green by default).
+        Colormaps of the e, p and w columns (blue, orange, green).
 
     Returns
     -------
     EmbeddingSchematic
-        The images of the e, p and w columns and the texts.
 
     Notes
     -----
-    w_n = e_n + p_n: the model's input at position n is the word's embedding plus the position
-    vector of n, so both need the same dimension d.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from posenc_lib.plots import new_figure
-    >>> fig, ax = new_figure()
-    >>> art = draw_embedding_schematic(ax, np.ones((2, 4)), np.zeros((2, 4)), tokens=["a", "b"])
-    >>> len(art.sums), art.sums[1].get_array().ravel().tolist()
-    (2, [1.0, 1.0, 1.0, 1.0])
+    w_n = e_n + p_n: the input at position n is the word's embedding plus the position vector of
+    n, so both need the same dimension d.
     """
     ax = check_axes(ax)
     words = as_matrix("embeddings", embeddings)
@@ -97,8 +82,7 @@ def draw_embedding_schematic(
         raise ValueError(
             f"encodings must have the shape of embeddings {words.shape}; got {places.shape}"
         )
-    if isinstance(tokens, str) or len(tokens) != words.shape[0]:
-        raise ValueError(f"tokens must be a sequence of {words.shape[0]} words; got {tokens!r}")
+    tokens = check_labels("tokens", tokens, words.shape[0])
     # w_n = e_n + p_n
     inputs = words + places
     limit = float(max(np.abs(words).max(), np.abs(places).max(), 1e-12))
