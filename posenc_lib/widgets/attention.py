@@ -1,9 +1,6 @@
 """The word-order explorer: does a tiny self-attention notice the order of the words?
 
 Notebook: 00_why_position.
-
-:class:`WordOrderExplorer`: reorder "the cat was chasing the mouse" and add no position, the
-integer index or the normalised index; see whether a tiny self-attention notices the order.
 """
 
 from __future__ import annotations
@@ -35,12 +32,8 @@ ENCODINGS: tuple[str, ...] = ("none", "integer", "normalised")
 class WordOrderExplorer(Explorer):
     """Attention weights of a reordered sentence, and one word's output in two orders.
 
-    Controls: ``order`` (three orders of the same six words), ``encoding`` ("none",
-    "integer", "normalised": what is added to every coordinate of the embeddings) and
-    ``word`` (whose output is compared with its output in the original order).
-
-    Without position the bars match for every order: attention moves each word's output along
-    with the word and changes nothing else.
+    Controls: ``order``, ``encoding`` (what is added to every embedding coordinate: "none",
+    "integer" or "normalised") and ``word``. Without position the bars match for every order.
 
     Parameters
     ----------
@@ -73,11 +66,8 @@ class WordOrderExplorer(Explorer):
             )
             left.set_title("attention weights (row: query)", fontsize=9, pad=42)
             self.bars = draw_grouped_bars(
-                right,
-                {"in this order": out[1], f"in '{ORDERS[0]}'": out[1]},
-                xlabel="Output dimension",
-                ylabel="Value",
-                legend=False,
+                right, {"in this order": out[1], f"in '{ORDERS[0]}'": out[1]},
+                xlabel="Output dimension", ylabel="Value", legend=False,
             )
             # under the axis, never over the bars (their heights change with every control)
             right.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2)

@@ -2,15 +2,8 @@
 
 Notebook: 07_other_schemes.
 
-Left, ALiBi: the attention weights that the last query of a ``length``-token sequence gives to
-the keys behind it when the content scores are all equal, ``softmax(-m_h d)`` over the
-distance ``d``, one line per head. On a log axis each head is a straight line of slope
-``-m_h``: steep heads look at the last few tokens, flat heads spread over the whole context.
-
-Right, T5: the bucket number of every relative position ``j - i``, with the bucket count, the
-maximum distance and the encoder/decoder choice as controls.
-
-Everything is drawn once; the controls change y data, visibility, limits and texts in place.
+Left: ALiBi's weights softmax(-m_h d) of the last query over the distance d, one line per head
+(log y). Right: T5's bucket of every relative position j - i.
 """
 
 from __future__ import annotations
@@ -28,7 +21,7 @@ from matplotlib.ticker import MaxNLocator, NullLocator
 from posenc_lib._checks import check_bool, check_even, check_int
 from posenc_lib.bias import alibi_slopes, alibi_weights_by_distance, t5_relative_position_bucket
 from posenc_lib.plots import draw_curves
-from posenc_lib.widgets._base import Explorer
+from posenc_lib.widgets._base import Explorer, check_slider_range
 
 __all__ = ["RelativeBiasExplorer"]
 
@@ -42,23 +35,17 @@ class RelativeBiasExplorer(Explorer):
     Parameters
     ----------
     n_heads : int, default 8
-        Initial number of ALiBi heads (1..16).
+        ALiBi heads (1..16).
     num_buckets : int, default 32
-        Initial number of T5 buckets (even, 4..64).
+        T5 buckets (even, 4..64).
     max_distance : int, default 128
-        Initial T5 maximum distance (40..256).
+        T5 maximum distance (40..256).
     bidirectional : bool, default True
-        Initial T5 mode: encoder (True) or causal decoder (False).
+        T5 encoder (True) or causal decoder (False).
     length : int, default 64
-        Number of keys behind the ALiBi query (fixed for the life of the explorer).
+        Keys behind the ALiBi query (fixed).
     span : int, default 300
-        The T5 picture shows relative positions ``-span .. span`` (fixed).
-
-    Notes
-    -----
-    Controls: ``n_heads``, ``num_buckets``, ``max_distance``, ``bidirectional``. Artists kept:
-    ``head_lines`` (16 lines, the unused ones hidden), ``bucket_line``, ``distance_lines``
-    (the two dashed lines at ``+-max_distance``) and the two titles.
+        The T5 panel shows relative positions -span..span (fixed).
 
     Examples
     --------
@@ -77,15 +64,11 @@ class RelativeBiasExplorer(Explorer):
         length: int = 64,
         span: int = 300,
     ) -> None:
-        n_heads = check_int("n_heads", n_heads)
-        if n_heads > MAX_HEADS:
-            raise ValueError(f"n_heads must be in 1..{MAX_HEADS}; got {n_heads}")
+        n_heads = check_slider_range("n_heads", check_int("n_heads", n_heads), 1, MAX_HEADS)
         num_buckets = check_even("num_buckets", num_buckets, minimum=4)
-        if num_buckets > 64:
-            raise ValueError(f"num_buckets must be an even integer in 4..64; got {num_buckets}")
-        max_distance = check_int("max_distance", max_distance, minimum=40)
-        if max_distance > 256:
-            raise ValueError(f"max_distance must be in 40..256; got {max_distance}")
+        num_buckets = check_slider_range("num_buckets", num_buckets, 4, 64, "even 4..64")
+        max_distance = check_int("max_distance", max_distance)
+        max_distance = check_slider_range("max_distance", max_distance, 40, 256)
         bidirectional = check_bool("bidirectional", bidirectional)
         self.distances = np.arange(check_int("length", length, minimum=2))
         self.offsets = np.arange(-check_int("span", span, minimum=1), span + 1)
@@ -146,7 +129,6 @@ class RelativeBiasExplorer(Explorer):
         self.refresh()
 
     def _draw_head_key(self, ax: Any) -> Any:
-        """The legend of the head curves: a colour bar from the steepest to the gentlest slope."""
         head_colours = ListedColormap(matplotlib.colormaps[HEAD_COLOURS](np.linspace(0, 0.9, 256)))
         key = self.figure.colorbar(
             ScalarMappable(Normalize(0.0, 1.0), cmap=head_colours), ax=ax, fraction=0.06, pad=0.02
@@ -156,13 +138,11 @@ class RelativeBiasExplorer(Explorer):
         return key
 
     def changing_artists(self) -> list[Artist]:
-        """Everything :meth:`update` changes (the rest is blitted from the background)."""
         return self._changing
 
     def update(  # type: ignore[override]
         self, n_heads: int, num_buckets: int, max_distance: int, bidirectional: bool
     ) -> None:
-        """Replace the head curves and the bucket steps for these control values."""
         n_heads = int(n_heads)
         weights = alibi_weights_by_distance(n_heads, self.distances.size)
         slopes = alibi_slopes(n_heads)
@@ -177,9 +157,7 @@ class RelativeBiasExplorer(Explorer):
             f"ALiBi, {n_heads} heads: slopes 1/{1 / slopes.max():.3g} ... 1/{1 / slopes.min():.3g}"
         )
         buckets = t5_relative_position_bucket(
-            self.offsets,
-            bidirectional=bool(bidirectional),
-            num_buckets=int(num_buckets),
+            self.offsets, bidirectional=bool(bidirectional), num_buckets=int(num_buckets),
             max_distance=int(max_distance),
         )
         self.bucket_line.set_ydata(buckets)

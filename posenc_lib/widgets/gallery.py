@@ -1,10 +1,6 @@
-"""Explorer of the three source heatmaps as one set of parameters.
+"""Explorer of the three source heatmaps (000, 002, 003) as one set of parameters.
 
 Notebook: 11_figure_gallery.
-
-Write-ups 000, 002 and 003 each show a heatmap of the same encoding; they differ only in the
-parameters the figure registry exposes (length, d_model, colormap, orientation). This explorer
-starts from a registered heatmap's defaults and lets the learner change them live.
 """
 
 from __future__ import annotations
@@ -29,8 +25,6 @@ SOURCE_HEATMAPS: dict[str, dict[str, Any]] = {
     "heatmap_002": {"transpose": True, "position_label": "Position", "flip": False},
     "heatmap_003": {"transpose": False, "position_label": "Position", "flip": True},
 }
-"""How each registered heatmap is oriented: dimension on y (002) and position 0 at the bottom
-(003, drawn with ``origin="lower"``)."""
 
 CMAPS = ("viridis", "coolwarm", "RdBu", "magma", "cividis")
 
@@ -38,9 +32,7 @@ CMAPS = ("viridis", "coolwarm", "RdBu", "magma", "cividis")
 class SourceHeatmapExplorer(Explorer):
     """A registered source heatmap whose length, d_model and colormap follow the controls.
 
-    Choosing another ``figure`` resets the other controls to that figure's registry defaults
-    (for example 100 x 300, coolwarm, transposed for ``heatmap_002``), so the learner sees that
-    the three sources draw one encoding with three sets of parameters.
+    Choosing another ``figure`` resets the other controls to that figure's registry defaults.
 
     Parameters
     ----------
@@ -90,7 +82,6 @@ class SourceHeatmapExplorer(Explorer):
         self.figure.set_layout_engine("none")
 
     def update(self, figure: str, n_positions: int, d_model: int, cmap: str) -> None:  # type: ignore[override]
-        """Redraw the heatmap of ``n_positions`` x ``d_model`` in place, as ``figure`` draws it."""
         options = SOURCE_HEATMAPS[figure]
         encoding = sinusoidal_encoding(n_positions, d_model)
         data = encoding.T if options["transpose"] else encoding

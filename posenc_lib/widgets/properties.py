@@ -5,8 +5,6 @@ Notebook: 03_properties.
 
 from __future__ import annotations
 
-from typing import Any
-
 import ipywidgets
 import numpy as np
 from matplotlib.artist import Artist
@@ -20,18 +18,14 @@ __all__ = ["SimilarityDecayExplorer"]
 
 
 class SimilarityDecayExplorer(Explorer):
-    """PE·PEᵀ / (d/2) for a short sentence and its offset curve, with base and d_model sliders.
-
-    Left: the normalised dot-product matrix of ``n_positions`` positions. Right:
-    ``sum_i cos(theta_i k) / (d/2)`` against the offset k, with its local minima (the
-    "bounces") marked and the first one named in the title.
+    """PE·PEᵀ / (d/2) (left) and its offset curve with the bounces marked (right).
 
     Parameters
     ----------
     d_model : int, default 128
-        Initial model width (even; the slider goes from 8 to 1024 in steps of 8).
+        Initial model width (even, slider 8..1024).
     base : float, default 10000.0
-        Initial base (> 1; the slider spans 10 to 1e6 on a log scale).
+        Initial base (> 1, log slider 10..1e6).
     n_positions : int, default 64
         Positions in the matrix.
     max_offset : int, default 100
@@ -78,13 +72,9 @@ class SimilarityDecayExplorer(Explorer):
         self.refresh()
 
     def changing_artists(self) -> list[Artist]:
-        """Everything :meth:`update` changes (the rest is blitted from the background)."""
         return self._changing
 
-    def update(self, **values: Any) -> None:
-        """Recompute the normalised curve and matrix for these ``d_model`` and ``base``."""
-        d_model = check_even("d_model", values["d_model"])
-        base = check_float("base", values["base"], greater_than=1.0)
+    def update(self, d_model: int, base: float) -> None:  # type: ignore[override]
         # S(k) = sum_i cos(theta_i k) / (d/2), for every offset up to max(n, max_offset)
         reach = max(self.n_positions, self.offsets.size)
         curve = offset_similarity(np.arange(reach), d_model, base) / (d_model / 2)
