@@ -47,27 +47,21 @@ class BuildPlan:
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog=PROG, description="Rebuild the figures of the positional-encoding course.",
-    )
+    parser = argparse.ArgumentParser(prog=PROG,
+        description="Rebuild the figures of the positional-encoding course.")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     listing = commands.add_parser("list", help="show every figure: name, source, description")
     listing.add_argument("-v", "--verbose", action="store_true", help="also show parameters")
     build = commands.add_parser("build", help="draw figures and save them")
     build.add_argument("names", nargs="*", metavar="NAME", help="figures to build (default: all)")
     build.add_argument("--out", default="figures", help="output directory (default: figures)")
-    build.add_argument(
-        "--format", default=",".join(DEFAULT_FORMATS),
-        help=f"comma-separated formats among {','.join(FORMATS)} (default: svg,png)",
-    )
+    build.add_argument("--format", default=",".join(DEFAULT_FORMATS),
+        help=f"comma-separated formats among {','.join(FORMATS)} (default: svg,png)")
     build.add_argument("--dpi", default=None, help="resolution in dots per inch (default: 100)")
-    build.add_argument(
-        "--set", dest="settings", action="append", default=[], metavar="KEY=VALUE",
-        help="change a parameter, e.g. --set d_model=256 or --set heatmap_002.cmap=viridis",
-    )
-    build.add_argument(
-        "--gallery", action="store_true", help="also write the gallery README.md in --out"
-    )
+    build.add_argument("--set", dest="settings", action="append", default=[], metavar="KEY=VALUE",
+        help="change a parameter, e.g. --set d_model=256 or --set heatmap_002.cmap=viridis")
+    build.add_argument("--gallery", action="store_true",
+        help="also write the gallery README.md in --out")
     gallery = commands.add_parser("gallery", help="write README.md, the gallery of --out")
     gallery.add_argument("--out", default="figures", help="figure directory (default: figures)")
     return parser
@@ -124,9 +118,8 @@ def _check_names(names: Sequence[str]) -> list[FigureSpec]:
     return specs
 
 
-def _check_settings(
-    settings: Sequence[str], specs: Sequence[FigureSpec]
-) -> dict[str, dict[str, Any]]:
+def _check_settings(settings: Sequence[str], specs: Sequence[FigureSpec]) -> dict[str, dict[str,
+        Any]]:
     params: dict[str, dict[str, Any]] = {spec.name: {} for spec in specs}
     for setting in settings:
         key, sep, text = setting.partition("=")
@@ -142,9 +135,8 @@ def _check_settings(
     return params
 
 
-def _figures_setting(
-    setting: str, key: str, specs: Sequence[FigureSpec]
-) -> tuple[str, list[FigureSpec]]:
+def _figures_setting(setting: str, key: str, specs: Sequence[FigureSpec]) -> tuple[str,
+        list[FigureSpec]]:
     target, dot, parameter = key.rpartition(".")
     if dot:
         if target not in {spec.name for spec in specs}:
@@ -194,17 +186,14 @@ def _build(args: argparse.Namespace, stdout: TextIO) -> int:
     with course_style():
         for index, (spec, figure, seconds) in enumerate(drawn, start=1):
             start = time.perf_counter()
-            written = [
-                save_figure(figure, plan.out / f"{spec.name}.{fmt}", dpi=plan.dpi)
-                for fmt in plan.formats
-            ]
+            written = [save_figure(figure, plan.out / f"{spec.name}.{fmt}",
+                dpi=plan.dpi) for fmt in plan.formats]
             n_files += len(written)
             seconds += time.perf_counter() - start
             files = ", ".join(path.name for path in written)
             print(
                 f"[{index:>{len(str(len(drawn)))}}/{len(drawn)}] {spec.name:<{width}}  "
-                f"{files}  ({seconds:.2f} s)",
-                file=stdout,
+                f"{files}  ({seconds:.2f} s)", file=stdout,
             )
     if args.gallery:
         path = write_gallery(plan.out)
@@ -212,8 +201,7 @@ def _build(args: argparse.Namespace, stdout: TextIO) -> int:
     elapsed = time.perf_counter() - started
     print(
         f"built {len(drawn)} figure(s), {n_files} file(s) ({','.join(plan.formats)}) "
-        f"in {plan.out}/ in {elapsed:.1f} s",
-        file=stdout,
+        f"in {plan.out}/ in {elapsed:.1f} s", file=stdout,
     )
     return 0
 

@@ -20,16 +20,8 @@ from matplotlib.figure import Figure
 
 from posenc_lib.plots.style import course_style, freeze_layout
 
-__all__ = [
-    "REGISTRY",
-    "FigureSpec",
-    "build_figure",
-    "coerce_parameter",
-    "figure_names",
-    "get_figure",
-    "parse_parameter",
-    "register",
-]
+__all__ = ["REGISTRY", "FigureSpec", "build_figure", "coerce_parameter", "figure_names",
+    "get_figure", "parse_parameter", "register"]
 
 _SCALARS = (bool, int, float, str)
 _BOOLS = {"1": True, "true": True, "yes": True, "on": True,
@@ -49,10 +41,8 @@ class FigureSpec:
     @property
     def defaults(self) -> dict[str, Any]:
         """Parameter name -> default value, in signature order."""
-        return {
-            name: parameter.default
-            for name, parameter in inspect.signature(self.function).parameters.items()
-        }
+        return {name: parameter.default for name,
+            parameter in inspect.signature(self.function).parameters.items()}
 
     def build(self, **params: Any) -> Figure:
         """A new figure with the defaults overridden by ``params`` (types checked)."""
@@ -70,10 +60,9 @@ REGISTRY: dict[str, FigureSpec] = {}
 
 
 def _check_default(function_name: str, name: str, default: Any) -> None:
-    if isinstance(default, _SCALARS) or (
-        isinstance(default, tuple) and default and isinstance(default[0], _SCALARS)
-        and all(type(item) is type(default[0]) for item in default)
-    ):
+    if isinstance(default, _SCALARS) or (isinstance(default,
+        tuple) and default and isinstance(default[0],
+        _SCALARS) and all(type(item) is type(default[0]) for item in default)):
         return
     raise TypeError(
         f"figure function {function_name}: parameter {name} must default to a bool, int, float, "
@@ -81,9 +70,8 @@ def _check_default(function_name: str, name: str, default: Any) -> None:
     )
 
 
-def register(
-    name: str, *, source: str, description: str
-) -> Callable[[Callable[..., Figure]], Callable[..., Figure]]:
+def register(name: str, *, source: str, description: str) -> Callable[[Callable[..., Figure]],
+        Callable[..., Figure]]:
     """Decorator adding a figure function to ``REGISTRY`` under the new identifier ``name``.
 
     The decorated function draws in the course style and freezes its figure's layout, so that

@@ -58,14 +58,8 @@ def png_bytes(rgba: np.ndarray, compress: Callable[[Any, int], bytes] | None = N
     rows[0, 1:] = pixels[0]
     np.subtract(pixels[1:], pixels[:-1], out=rows[1:, 1:])  # contiguous rows: fast
     header = struct.pack(">IIBBBBB", width, height, 8, 6, 0, 0, 0)  # 8-bit RGBA
-    return b"".join(
-        (
-            b"\x89PNG\r\n\x1a\n",
-            _png_chunk(b"IHDR", header),
-            _png_chunk(b"IDAT", (compress or _deflate)(rows.data, 1)),
-            _png_chunk(b"IEND", b""),
-        )
-    )
+    return b"".join((b"\x89PNG\r\n\x1a\n", _png_chunk(b"IHDR", header), _png_chunk(b"IDAT",
+        (compress or _deflate)(rows.data, 1)), _png_chunk(b"IEND", b""),))
 
 
 class ExplorerView(ipywidgets.VBox):
@@ -84,9 +78,8 @@ class ExplorerView(ipywidgets.VBox):
         return data, {"image/png": {"width": width, "height": height}}
 
 
-def check_slider_range(
-    name: str, value: Any, low: float, high: float, shown: str | None = None
-) -> Any:
+def check_slider_range(name: str, value: Any, low: float, high: float,
+        shown: str | None = None) -> Any:
     """``value`` if it lies in the slider range [low, high] (written ``shown``), else raise."""
     if not low <= value <= high:
         shown = shown or f"{low}..{high}"
@@ -111,13 +104,8 @@ class Explorer:
     pixel_ratio: float = 2.0
     kept_backgrounds: int = 4  # backgrounds kept, one per background_key value
 
-    def __init__(
-        self,
-        *,
-        figsize: tuple[float, float] = (7.0, 4.0),
-        dpi: float = 100.0,
-        pixel_ratio: float | None = None,
-    ) -> None:
+    def __init__(self, *, figsize: tuple[float, float] = (7.0, 4.0), dpi: float = 100.0,
+            pixel_ratio: float | None = None) -> None:
         if pixel_ratio is not None:
             self.pixel_ratio = check_float("pixel_ratio", pixel_ratio, greater_than=0.0)
         with course_style():
@@ -126,9 +114,8 @@ class Explorer:
         self.controls: dict[str, ipywidgets.ValueWidget] = {}
         width, height = self.css_size()
         # explicit size: a VBox would otherwise stretch the image to the output's width
-        self.image = ipywidgets.Image(
-            format="png", layout={"width": f"{width}px", "height": "auto", "max_width": "100%"}
-        )
+        self.image = ipywidgets.Image(format="png", layout={"width": f"{width}px",
+            "height": "auto", "max_width": "100%"})
         self.n_updates = 0
         # kept pixels and the axes positions they were drawn with, by key, oldest first
         self._backgrounds: dict[Hashable, tuple[Any, list[Bbox]]] = {}

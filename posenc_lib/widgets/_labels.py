@@ -15,10 +15,8 @@ from numpy.typing import ArrayLike
 __all__ = ["place_circle_labels"]
 
 
-def place_circle_labels(
-    labels: Sequence[Text], start: ArrayLike, end: ArrayLike, *, radius: float = 1.12,
-    spread: float = 0.6,
-) -> None:
+def place_circle_labels(labels: Sequence[Text], start: ArrayLike, end: ArrayLike, *,
+        radius: float = 1.12, spread: float = 0.6) -> None:
     """Put the labels of two points of the unit circle beside them, at least ``spread`` apart.
 
     Notes

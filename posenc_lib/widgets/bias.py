@@ -55,15 +55,8 @@ class RelativeBiasExplorer(Explorer):
     4
     """
 
-    def __init__(
-        self,
-        n_heads: int = 8,
-        num_buckets: int = 32,
-        max_distance: int = 128,
-        bidirectional: bool = True,
-        length: int = 64,
-        span: int = 300,
-    ) -> None:
+    def __init__(self, n_heads: int = 8, num_buckets: int = 32, max_distance: int = 128,
+            bidirectional: bool = True, length: int = 64, span: int = 300) -> None:
         n_heads = check_slider_range("n_heads", check_int("n_heads", n_heads), 1, MAX_HEADS)
         num_buckets = check_even("num_buckets", num_buckets, minimum=4)
         num_buckets = check_slider_range("num_buckets", num_buckets, 4, 64, "even 4..64")
@@ -77,10 +70,8 @@ class RelativeBiasExplorer(Explorer):
             left, right = self.figure.subplots(1, 2)
             zeros = np.full(self.distances.shape, 1.0 / self.distances.size)
             curves = {f"_head {h}": zeros for h in range(1, MAX_HEADS + 1)}
-            lines = draw_curves(
-                left, self.distances, curves, yscale="log", legend=False, linestyle="-",
-                xlabel="Distance to the key $i - j$", ylabel="Attention weight",
-            )
+            lines = draw_curves(left, self.distances, curves, yscale="log", legend=False,
+                linestyle="-", xlabel="Distance to the key $i - j$", ylabel="Attention weight")
             self.head_lines = list(lines.values())
             left.set_ylim(1e-6, 1.0)
             left.set_xlim(0, self.distances[-1])
@@ -88,15 +79,11 @@ class RelativeBiasExplorer(Explorer):
             self.head_key = self._draw_head_key(left)
             left.xaxis.set_major_locator(MaxNLocator(5))
             self.alibi_title = left.set_title("", fontsize="medium")
-            (self.bucket_line,) = draw_curves(
-                right, self.offsets, {"_buckets": np.zeros(self.offsets.shape)},
-                legend=False, drawstyle="steps-mid", linestyle="-",
-                xlabel="Relative position $j - i$", ylabel="T5 bucket",
-            ).values()
-            self.distance_lines = [
-                right.axvline(x, color="#666666", linestyle="--", linewidth=0.9)
-                for x in (-max_distance, max_distance)
-            ]
+            (self.bucket_line,) = draw_curves(right, self.offsets,
+                {"_buckets": np.zeros(self.offsets.shape)}, legend=False, drawstyle="steps-mid",
+                linestyle="-", xlabel="Relative position $j - i$", ylabel="T5 bucket").values()
+            self.distance_lines = [right.axvline(x, color="#666666", linestyle="--",
+                linewidth=0.9) for x in (-max_distance, max_distance)]
             right.set_xlim(self.offsets[0], self.offsets[-1])
             # symlog: linear for the exact buckets, logarithmic where T5's buckets are
             right.set_xscale("symlog", linthresh=16, linscale=1.0)
@@ -105,34 +92,24 @@ class RelativeBiasExplorer(Explorer):
             right.xaxis.set_minor_locator(NullLocator())
             self.t5_title = right.set_title("", fontsize=9)  # fits at 64 buckets, max 256
         self.alibi_axes, self.t5_axes = left, right
-        self.add_control(
-            "n_heads",
-            ipywidgets.IntSlider(value=n_heads, min=1, max=MAX_HEADS, description="ALiBi heads"),
-        )
-        self.add_control(
-            "num_buckets",
-            ipywidgets.IntSlider(value=num_buckets, min=4, max=64, step=2, description="buckets"),
-        )
-        self.add_control(
-            "max_distance",
-            ipywidgets.IntSlider(value=max_distance, min=40, max=256, description="max dist."),
-        )
-        self.add_control(
-            "bidirectional", ipywidgets.Checkbox(value=bidirectional, description="bidirectional")
-        )
+        self.add_control("n_heads", ipywidgets.IntSlider(value=n_heads, min=1, max=MAX_HEADS,
+            description="ALiBi heads"))
+        self.add_control("num_buckets", ipywidgets.IntSlider(value=num_buckets, min=4, max=64,
+            step=2, description="buckets"))
+        self.add_control("max_distance", ipywidgets.IntSlider(value=max_distance, min=40, max=256,
+            description="max dist."))
+        self.add_control("bidirectional", ipywidgets.Checkbox(value=bidirectional,
+            description="bidirectional"))
         self._num_buckets = num_buckets
         self.t5_axes.set_ylim(-0.5, num_buckets - 0.5)
-        self._changing: list[Artist] = [
-            *self.head_lines, self.bucket_line, *self.distance_lines, self.alibi_title,
-            self.t5_title,
-        ]
+        self._changing: list[Artist] = [*self.head_lines, self.bucket_line, *self.distance_lines,
+            self.alibi_title, self.t5_title]
         self.refresh()
 
     def _draw_head_key(self, ax: Any) -> Any:
         head_colours = ListedColormap(matplotlib.colormaps[HEAD_COLOURS](np.linspace(0, 0.9, 256)))
-        key = self.figure.colorbar(
-            ScalarMappable(Normalize(0.0, 1.0), cmap=head_colours), ax=ax, fraction=0.06, pad=0.02
-        )
+        key = self.figure.colorbar(ScalarMappable(Normalize(0.0, 1.0), cmap=head_colours), ax=ax,
+            fraction=0.06, pad=0.02)
         key.set_ticks([0.0, 1.0], labels=["steepest\nhead", "gentlest\nhead"])
         key.ax.tick_params(labelsize=8)
         return key
@@ -156,10 +133,8 @@ class RelativeBiasExplorer(Explorer):
         self.alibi_title.set_text(
             f"ALiBi, {n_heads} heads: slopes 1/{1 / slopes.max():.3g} ... 1/{1 / slopes.min():.3g}"
         )
-        buckets = t5_relative_position_bucket(
-            self.offsets, bidirectional=bool(bidirectional), num_buckets=int(num_buckets),
-            max_distance=int(max_distance),
-        )
+        buckets = t5_relative_position_bucket(self.offsets, bidirectional=bool(bidirectional),
+            num_buckets=int(num_buckets), max_distance=int(max_distance))
         self.bucket_line.set_ydata(buckets)
         if int(num_buckets) != self._num_buckets:  # new y limits: the background changes
             self._num_buckets = int(num_buckets)

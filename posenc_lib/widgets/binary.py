@@ -48,29 +48,19 @@ class BinaryCountingExplorer(Explorer):
         with self.style():
             left, right = self.figure.subplots(1, 2, width_ratios=[1.0, 2.2])
             self.table = draw_binary_table(left, self.bits, periods=bit_periods(n_bits))
-            self.highlight = left.add_patch(
-                Rectangle((-0.5, position - 0.5), n_bits, 1.0, fill=False, linewidth=2.5,
-                          edgecolor="black")
-            )
+            self.highlight = left.add_patch(Rectangle((-0.5, position - 0.5), n_bits, 1.0,
+                fill=False, linewidth=2.5, edgecolor="black"))
             self.square = draw_stacked_waves(right, x, square, labels=labels, spacing=1.6)
-            self.smooth = draw_stacked_waves(
-                right, x, smooth, labels=labels, spacing=1.6, linestyle="--", linewidth=1.2
-            )
+            self.smooth = draw_stacked_waves(right, x, smooth, labels=labels, spacing=1.6,
+                linestyle="--", linewidth=1.2)
             for square_line, smooth_line in zip(self.square.waves, self.smooth.waves, strict=True):
                 smooth_line.set_color(square_line.get_color())
             self.cursor = right.axvline(position, color="black", linewidth=1.0)
-            self.markers = [
-                right.plot([position], [0.0], marker="o", markersize=8, color="black",
-                           linestyle="none")[0]
-                for _ in bits_lsb_first
-            ]
+            self.markers = [right.plot([position], [0.0], marker="o", markersize=8, color="black",
+                linestyle="none")[0] for _ in bits_lsb_first]
             self.title = right.set_title("", y=1.0)  # fixed y: drawn alone
-        self.add_control(
-            "position",
-            ipywidgets.IntSlider(
-                value=position, min=0, max=n_positions - 1, description="position"
-            ),
-        )
+        self.add_control("position", ipywidgets.IntSlider(value=position, min=0,
+            max=n_positions - 1, description="position"))
         self.refresh()
 
     def changing_artists(self) -> list[Artist]:

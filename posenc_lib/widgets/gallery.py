@@ -20,11 +20,10 @@ from posenc_lib.widgets._raster import PixelRaster
 
 __all__ = ["SOURCE_HEATMAPS", "SourceHeatmapExplorer"]
 
-SOURCE_HEATMAPS: dict[str, dict[str, Any]] = {
-    "heatmap_000": {"transpose": False, "position_label": "Position", "flip": False},
-    "heatmap_002": {"transpose": True, "position_label": "Position", "flip": False},
-    "heatmap_003": {"transpose": False, "position_label": "Position", "flip": True},
-}
+SOURCE_HEATMAPS: dict[str, dict[str, Any]] = {"heatmap_000": {"transpose": False,
+    "position_label": "Position", "flip": False}, "heatmap_002": {"transpose": True,
+    "position_label": "Position", "flip": False}, "heatmap_003": {"transpose": False,
+    "position_label": "Position", "flip": True}}
 
 CMAPS = ("viridis", "coolwarm", "RdBu", "magma", "cividis")
 
@@ -46,9 +45,8 @@ class SourceHeatmapExplorer(Explorer):
         super().__init__(figsize=(6.0, 3.6), dpi=100)
         with self.style():
             self.ax = self.figure.add_subplot()
-            self.heatmap = draw_encoding_heatmap(
-                self.ax, sinusoidal_encoding(2, 2), cmap=defaults["cmap"], colorbar=True
-            )
+            self.heatmap = draw_encoding_heatmap(self.ax, sinusoidal_encoding(2, 2),
+                cmap=defaults["cmap"], colorbar=True)
             self.title = self.ax.set_title("", fontsize=9)
             colorbar = self.heatmap.colorbar
             assert colorbar is not None
@@ -57,10 +55,8 @@ class SourceHeatmapExplorer(Explorer):
             self.ax.yaxis.set_major_locator(MaxNLocator(5))
         self.raster = PixelRaster(self.heatmap)  # paints the heatmap without resampling it
         self._resetting = False
-        self.add_control(
-            "figure",
-            ipywidgets.Dropdown(options=list(SOURCE_HEATMAPS), value=figure, description="figure"),
-        )
+        self.add_control("figure", ipywidgets.Dropdown(options=list(SOURCE_HEATMAPS), value=figure,
+            description="figure"))
         self.add_control(
             "n_positions",
             ipywidgets.IntSlider(
@@ -68,16 +64,10 @@ class SourceHeatmapExplorer(Explorer):
                 continuous_update=False,  # on release when dragged: each value redraws the axes
             ),
         )
-        self.add_control(
-            "d_model",
-            ipywidgets.IntSlider(
-                value=defaults["d_model"], min=16, max=512, step=4, description="d_model",
-                continuous_update=False,
-            ),
-        )
-        self.add_control(
-            "cmap", ipywidgets.Dropdown(options=CMAPS, value=defaults["cmap"], description="cmap")
-        )
+        self.add_control("d_model", ipywidgets.IntSlider(value=defaults["d_model"], min=16,
+            max=512, step=4, description="d_model", continuous_update=False))
+        self.add_control("cmap", ipywidgets.Dropdown(options=CMAPS, value=defaults["cmap"],
+            description="cmap"))
         self.refresh()
         self.figure.set_layout_engine("none")
 

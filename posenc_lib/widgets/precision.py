@@ -50,13 +50,8 @@ class AngleErrorExplorer(Explorer):
     False
     """
 
-    def __init__(
-        self,
-        dtype_name: str = "float16",
-        position: int = 1857,
-        pair: int = 1,
-        d_model: int = 32,
-    ) -> None:
+    def __init__(self, dtype_name: str = "float16", position: int = 1857, pair: int = 1,
+            d_model: int = 32) -> None:
         dtype_name = check_choice("dtype_name", dtype_name, DTYPES)
         position = check_slider_range("position", check_int("position", position), 1, 2**20)
         self.thetas = inverse_frequencies(check_even("d_model", d_model, minimum=4))
@@ -67,18 +62,14 @@ class AngleErrorExplorer(Explorer):
         with self.style():
             left, right = self.figure.subplots(1, 2, width_ratios=[1.6, 1.0])
             ones = np.ones(self.positions.shape)
-            lines = draw_error_curves(
-                left, self.positions, {"angle error": ones, r"$m\,\theta_i\,\epsilon$": ones},
-                xlabel="Position", ylabel="Angle error (rad)",
-            )
+            lines = draw_error_curves(left, self.positions, {"angle error": ones,
+                r"$m\,\theta_i\,\epsilon$": ones}, xlabel="Position", ylabel="Angle error (rad)")
             self.error_line, self.guide_line = lines.values()
             self.guide_line.set_color("#888888")
             (self.marker,) = left.plot([1.0], [1.0], "o", color="#D55E00", markersize=8)
             self.overflow_line = left.axvline(FLOAT16_MAX, color="#D55E00", linestyle=":")
-            self.overflow_label = left.text(
-                FLOAT16_MAX, 1e3, "float16 max\n65504 ", color="#D55E00", fontsize=8,
-                ha="right", va="top",
-            )
+            self.overflow_label = left.text(FLOAT16_MAX, 1e3, "float16 max\n65504 ",
+                color="#D55E00", fontsize=8, ha="right", va="top")
             left.set_xlim(1, 2**20)
             left.set_ylim(1e-9, 1e4)
             left.yaxis.set_minor_locator(NullLocator())
@@ -86,32 +77,21 @@ class AngleErrorExplorer(Explorer):
             left.set_xticks([2.0**k for k in range(0, 21, 4)])
             left.legend(loc="upper left")
             self.error_title = left.set_title("")
-            self.circle = draw_unit_circle(
-                right, [1.0, 0.0], [1.0, 0.0], point_label="exact", rotated_label="rounded"
-            )
+            self.circle = draw_unit_circle(right, [1.0, 0.0], [1.0, 0.0], point_label="exact",
+                rotated_label="rounded")
             right.set_xlim(-2.0, 2.0)  # room for the labels beside the points
             self.circle_title = right.set_title("", fontsize=9)
         self.error_axes, self.circle_axes = left, right
-        self.add_control(
-            "dtype_name", ipywidgets.Dropdown(options=DTYPES, value=dtype_name, description="dtype")
-        )
-        self.add_control(
-            "position",
-            ipywidgets.FloatLogSlider(
-                value=position, base=2, min=0, max=20, step=0.01, description="position"
-            ),
-        )
-        self.add_control(
-            "pair",
-            ipywidgets.IntSlider(value=pair, min=0, max=self.thetas.size - 1, description="pair i"),
-        )
+        self.add_control("dtype_name", ipywidgets.Dropdown(options=DTYPES, value=dtype_name,
+            description="dtype"))
+        self.add_control("position", ipywidgets.FloatLogSlider(value=position, base=2, min=0,
+            max=20, step=0.01, description="position"))
+        self.add_control("pair", ipywidgets.IntSlider(value=pair, min=0, max=self.thetas.size - 1,
+            description="pair i"))
         c = self.circle
-        self._changing: list[Artist] = [
-            self.error_line, self.guide_line, self.marker, self.overflow_line,
-            self.overflow_label, c.point,
-            c.point_radius, c.rotated, c.rotated_radius, c.arc, *c.labels, self.error_title,
-            self.circle_title,
-        ]
+        self._changing: list[Artist] = [self.error_line, self.guide_line, self.marker,
+            self.overflow_line, self.overflow_label, c.point, c.point_radius, c.rotated,
+            c.rotated_radius, c.arc, *c.labels, self.error_title, self.circle_title]
         self.refresh()
 
     def changing_artists(self) -> list[Artist]:

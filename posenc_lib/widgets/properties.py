@@ -32,14 +32,8 @@ class SimilarityDecayExplorer(Explorer):
         Largest offset on the curve.
     """
 
-    def __init__(
-        self,
-        d_model: int = 128,
-        base: float = 10000.0,
-        *,
-        n_positions: int = 64,
-        max_offset: int = 100,
-    ) -> None:
+    def __init__(self, d_model: int = 128, base: float = 10000.0, *, n_positions: int = 64,
+            max_offset: int = 100) -> None:
         d_model = check_even("d_model", d_model, minimum=8)
         base = check_float("base", base, greater_than=1.0)
         self.n_positions = check_int("n_positions", n_positions, minimum=2)
@@ -49,26 +43,21 @@ class SimilarityDecayExplorer(Explorer):
         super().__init__(figsize=(9.0, 3.8))
         with self.style():
             left, right = self.figure.subplots(1, 2, width_ratios=[1.0, 1.5])
-            self.matrix = draw_similarity_matrix(
-                left, np.zeros((self.n_positions,) * 2), vmin=-1.0, vmax=1.0
-            )
+            self.matrix = draw_similarity_matrix(left, np.zeros((self.n_positions,) * 2),
+                vmin=-1.0, vmax=1.0)
             left.set_title(r"$PE\,PE^\top / (d/2)$")
-            self.curve = draw_offset_curve(
-                right, self.offsets, np.zeros(self.offsets.size),
-                ylabel=r"$PE(t)\cdot PE(t+k)\,/\,(d/2)$",
-            )
+            self.curve = draw_offset_curve(right, self.offsets, np.zeros(self.offsets.size),
+                ylabel=r"$PE(t)\cdot PE(t+k)\,/\,(d/2)$")
             right.set_ylim(-1.05, 1.05)
             right.set_xlim(0, int(self.offsets[-1]))
             # under the axis: the curve may reach any height at any offset
             right.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2))
             self.title = right.set_title(" ")
         self._changing = [self.matrix, self.curve.line, self.curve.bounces, self.title]
-        self.add_control("d_model", ipywidgets.IntSlider(
-            value=d_model, min=8, max=1024, step=8, description="d_model",
-            continuous_update=True))
-        self.add_control("base", ipywidgets.FloatLogSlider(
-            value=base, base=10, min=1, max=6, step=0.25, description="base",
-            continuous_update=True))
+        self.add_control("d_model", ipywidgets.IntSlider(value=d_model, min=8, max=1024, step=8,
+            description="d_model", continuous_update=True))
+        self.add_control("base", ipywidgets.FloatLogSlider(value=base, base=10, min=1, max=6,
+            step=0.25, description="base", continuous_update=True))
         self.refresh()
 
     def changing_artists(self) -> list[Artist]:

@@ -44,9 +44,8 @@ class RopeScoreExplorer(Explorer):
     (1.0, 32.5)
     """
 
-    def __init__(
-        self, head_dim: int = 128, base: float = 10000.0, max_distance: int = 500
-    ) -> None:
+    def __init__(self, head_dim: int = 128, base: float = 10000.0,
+            max_distance: int = 500) -> None:
         head_dim = check_slider_range("head_dim", check_even("head_dim", head_dim), 8, 256)
         base = check_float("base", base, greater_than=1.0)
         base = check_slider_range("base", base, 100.0, 1e7, "[100, 1e7]")
@@ -55,35 +54,23 @@ class RopeScoreExplorer(Explorer):
         score, bound = normalised_score_curves(self.distances, head_dim, base)
         with self.style():
             ax = self.figure.add_subplot()
-            lines = draw_curves(
-                ax, self.distances, {SCORE_LABEL: np.abs(score), BOUND_LABEL: bound},
-                xlabel="Relative distance $r = n - m$", ylabel="Value / score at distance 0",
-            )
+            lines = draw_curves(ax, self.distances, {SCORE_LABEL: np.abs(score),
+                BOUND_LABEL: bound}, xlabel="Relative distance $r = n - m$",
+                ylabel="Value / score at distance 0")
             draw_reference_lines(ax, horizontal={"": 1.0})
             ax.set_yscale("log")
             ax.set_ylim(1e-3, 200.0)
             ax.set_xlim(0, self.distances[-1])
             ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0))  # beside the axes, off the data
-            self.title = ax.text(
-                0.0, 1.03, "", transform=ax.transAxes, ha="left", va="bottom",
-                fontsize=10, fontweight="bold",
-            )
+            self.title = ax.text(0.0, 1.03, "", transform=ax.transAxes, ha="left", va="bottom",
+                fontsize=10, fontweight="bold")
         self.axes = ax
         self.score_line = lines[SCORE_LABEL]
         self.bound_line = lines[BOUND_LABEL]
-        self.add_control(
-            "base",
-            ipywidgets.FloatLogSlider(
-                value=base, base=10, min=2, max=7, step=0.1, description="base",
-                continuous_update=True,
-            ),
-        )
-        self.add_control(
-            "head_dim",
-            ipywidgets.IntSlider(
-                value=head_dim, min=8, max=256, step=8, description="d", continuous_update=True,
-            ),
-        )
+        self.add_control("base", ipywidgets.FloatLogSlider(value=base, base=10, min=2, max=7,
+            step=0.1, description="base", continuous_update=True))
+        self.add_control("head_dim", ipywidgets.IntSlider(value=head_dim, min=8, max=256, step=8,
+            description="d", continuous_update=True))
         self.update(**self.values())
         self.canvas.draw()
         # the axes never move: freeze the layout computed by that first draw

@@ -37,17 +37,8 @@ class RotationExplorer(Explorer):
         Slider ranges.
     """
 
-    def __init__(
-        self,
-        t: int = 5,
-        k: int = 3,
-        pair: int = 0,
-        *,
-        d_model: int = 16,
-        base: float = 10000.0,
-        max_position: int = 40,
-        max_offset: int = 20,
-    ) -> None:
+    def __init__(self, t: int = 5, k: int = 3, pair: int = 0, *, d_model: int = 16,
+            base: float = 10000.0, max_position: int = 40, max_offset: int = 20) -> None:
         self.theta = inverse_frequencies(check_even("d_model", d_model), base)
         max_position = check_int("max_position", max_position)
         max_offset = check_int("max_offset", max_offset)
@@ -55,9 +46,8 @@ class RotationExplorer(Explorer):
         super().__init__(figsize=(9.0, 3.8))
         with self.style():
             left, right = self.figure.subplots(1, 2, width_ratios=[1.0, 1.6])
-            self.circle = draw_unit_circle(
-                left, [0.0, 1.0], [0.0, 1.0], point_label="$p(t)$", rotated_label="$M_k\\,p(t)$",
-            )
+            self.circle = draw_unit_circle(left, [0.0, 1.0], [0.0, 1.0], point_label="$p(t)$",
+                rotated_label="$M_k\\,p(t)$")
             left.set_xlabel(r"$\sin(\theta t)$")
             left.set_ylabel(r"$\cos(\theta t)$")
             self.waves = draw_pair_waves(right, samples, float(self.theta[0]), 0.0, 0.0)
@@ -66,18 +56,14 @@ class RotationExplorer(Explorer):
             right.set_ylim(-1.15, 1.15)
             self.title = right.set_title(" ", fontsize=9)
         c, w = self.circle, self.waves
-        self._changing = [
-            c.point_radius, c.rotated_radius, c.arc, c.point, c.rotated, *c.labels,
-            w.now_line, w.later_line, w.sine, w.cosine, w.now, w.later, self.title,
-        ]
+        self._changing = [c.point_radius, c.rotated_radius, c.arc, c.point, c.rotated, *c.labels,
+            w.now_line, w.later_line, w.sine, w.cosine, w.now, w.later, self.title]
         self.add_control("t", ipywidgets.IntSlider(
             value=check_int("t", t, minimum=0), min=0, max=max_position, description="t"))
-        self.add_control("k", ipywidgets.IntSlider(
-            value=check_int("k", k, minimum=None), min=-max_offset, max=max_offset,
-            description="k"))
-        self.add_control("pair", ipywidgets.IntSlider(
-            value=check_int("pair", pair, minimum=0), min=0, max=self.theta.size - 1,
-            description="pair i"))
+        self.add_control("k", ipywidgets.IntSlider(value=check_int("k", k, minimum=None),
+            min=-max_offset, max=max_offset, description="k"))
+        self.add_control("pair", ipywidgets.IntSlider(value=check_int("pair", pair, minimum=0),
+            min=0, max=self.theta.size - 1, description="pair i"))
         self.refresh()
 
     def changing_artists(self) -> list[Artist]:

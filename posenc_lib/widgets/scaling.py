@@ -56,15 +56,8 @@ class ScalingExplorer(Explorer):
     0.125
     """
 
-    def __init__(
-        self,
-        method: str = "yarn",
-        factor: float = 8.0,
-        base: float = 10000.0,
-        head_dim: int = 128,
-        trained_length: int = 4096,
-        n_columns: int = 512,
-    ) -> None:
+    def __init__(self, method: str = "yarn", factor: float = 8.0, base: float = 10000.0,
+            head_dim: int = 128, trained_length: int = 4096, n_columns: int = 512) -> None:
         method = check_choice("method", method, SCALING_METHODS)
         factor = check_float("factor", factor, at_least=1.0)
         factor = check_slider_range("factor", factor, 1.0, 32.0, "[1, 32]")
@@ -78,42 +71,31 @@ class ScalingExplorer(Explorer):
         n_pairs = self.head_dim // 2
         with self.style():
             left, right = self.figure.subplots(1, 2, width_ratios=(1.0, 1.25))
-            lines = draw_frequency_ratios(
-                left, {"trained (default)": np.ones(n_pairs), "scaled": np.ones(n_pairs)}
-            )
+            lines = draw_frequency_ratios(left, {"trained (default)": np.ones(n_pairs),
+                "scaled": np.ones(n_pairs)})
             left.set_ylim(1.0 / 60.0, 1.6)
             # under the axis: a method's curve may run anywhere from 1 down to 1/32
             left.legend(loc="upper center", bbox_to_anchor=(0.5, -0.22), ncols=2)
             columns = np.linspace(0.0, 1.0, self.n_columns)
-            self.unseen_image = draw_unseen_angles(
-                right, np.zeros((self.n_columns, n_pairs), dtype=bool), columns,
-                xlabel="Position $m$ / target length $L' = sL$",
-            )
+            self.unseen_image = draw_unseen_angles(right, np.zeros((self.n_columns, n_pairs),
+                dtype=bool), columns, xlabel="Position $m$ / target length $L' = sL$")
             right.set_xlim(0.0, 1.0)
             self.raster = PixelRaster(self.unseen_image)  # paints the mask without resampling
-            self.trained_line = draw_reference_lines(
-                right, vertical={"": 1.0 / factor}, color="#333333", linewidth=1.2
-            )[""]
+            self.trained_line = draw_reference_lines(right, vertical={"": 1.0 / factor},
+                color="#333333", linewidth=1.2)[""]
             engine = self.figure.get_layout_engine()
             assert isinstance(engine, ConstrainedLayoutEngine), "the course style lays out"
             engine.set(rect=(0.0, 0.0, 1.0, 0.93))
-            self.title = self.figure.text(
-                0.01, 0.985, "", ha="left", va="top", fontsize=10, fontweight="bold"
-            )
+            self.title = self.figure.text(0.01, 0.985, "", ha="left", va="top", fontsize=10,
+                fontweight="bold")
         self.ratio_line = lines["scaled"]
         self.axes = (left, right)
-        self.add_control(
-            "method", ipywidgets.Dropdown(options=list(SCALING_METHODS), value=method,
-                                          description="method")
-        )
-        self.add_control(
-            "factor", ipywidgets.FloatSlider(value=factor, min=1.0, max=32.0, step=0.5,
-                                             description="factor s")
-        )
-        self.add_control(
-            "base", ipywidgets.FloatLogSlider(value=base, base=10, min=3, max=7, step=0.1,
-                                              description="base")
-        )
+        self.add_control("method", ipywidgets.Dropdown(options=list(SCALING_METHODS), value=method,
+            description="method"))
+        self.add_control("factor", ipywidgets.FloatSlider(value=factor, min=1.0, max=32.0,
+            step=0.5, description="factor s"))
+        self.add_control("base", ipywidgets.FloatLogSlider(value=base, base=10, min=3, max=7,
+            step=0.1, description="base"))
         self.update(**self.values())
         self.canvas.draw()
         # the axes never move: freeze the layout computed by that first draw

@@ -43,10 +43,8 @@ class EncodingHeatmapExplorer(Explorer):
             ax = self.figure.add_subplot()
             # no colorbar: values always span [-1, 1] (the title says so), and a slider tick
             # that changes the axes redraws every label, so fewer labels keep it under 50 ms
-            self.heatmap = draw_encoding_heatmap(
-                ax, sinusoidal_encoding(length, d_model, base, layout="concat"), colorbar=False,
-                dimension_label="sine columns | cosine columns",
-            )
+            self.heatmap = draw_encoding_heatmap(ax, sinusoidal_encoding(length, d_model, base,
+                layout="concat"), colorbar=False, dimension_label="sine columns | cosine columns")
             self.halves = ax.axvline(d_model / 2 - 0.5, color="black", linewidth=1.0)
             self.title = ax.set_title("", fontsize=9, y=1.0)  # fixed y: drawn alone
         self.raster = PixelRaster(self.heatmap)  # paints the heatmap without resampling it
@@ -59,19 +57,10 @@ class EncodingHeatmapExplorer(Explorer):
                 continuous_update=False,
             ),
         )
-        self.add_control(
-            "base",
-            ipywidgets.FloatLogSlider(
-                value=base, base=10, min=1, max=6, step=0.1, description="base"
-            ),
-        )
-        self.add_control(
-            "length",
-            ipywidgets.IntSlider(
-                value=length, min=10, max=500, step=10, description="length",
-                continuous_update=False,
-            ),
-        )
+        self.add_control("base", ipywidgets.FloatLogSlider(value=base, base=10, min=1, max=6,
+            step=0.1, description="base"))
+        self.add_control("length", ipywidgets.IntSlider(value=length, min=10, max=500, step=10,
+            description="length", continuous_update=False))
         self.refresh()
 
     def background_key(self) -> Hashable:
@@ -109,9 +98,8 @@ class StackedWavesExplorer(Explorer):
     base : float, default 10000.0
     """
 
-    def __init__(
-        self, d_model: int = 64, n_tokens: int = 8, n_pairs: int = 2, base: float = 10000.0
-    ) -> None:
+    def __init__(self, d_model: int = 64, n_tokens: int = 8, n_pairs: int = 2,
+            base: float = 10000.0) -> None:
         d_model = check_even("d_model", d_model, minimum=4)
         n_tokens = check_int("n_tokens", n_tokens, minimum=2)
         n_pairs = check_slider_range("n_pairs", check_int("n_pairs", n_pairs), 1, d_model // 2)
@@ -124,27 +112,21 @@ class StackedWavesExplorer(Explorer):
         dims = self._dims(0)
         with self.style():
             ax = self.figure.add_subplot()
-            self.art = draw_stacked_waves(
-                ax, self.x, self.curves[:, dims], token_positions=np.arange(n_tokens),
-                token_values=self.tokens[:, dims], labels=self._labels(),
-            )
+            self.art = draw_stacked_waves(ax, self.x, self.curves[:, dims],
+                token_positions=np.arange(n_tokens), token_values=self.tokens[:, dims],
+                labels=self._labels())
             self.title = ax.set_title("", y=1.0)  # fixed y: drawn alone
         self.ax = ax
-        self.add_control(
-            "pair",
-            ipywidgets.IntSlider(
-                value=0, min=0, max=d_model // 2 - n_pairs, description="first pair i"
-            ),
-        )
+        self.add_control("pair", ipywidgets.IntSlider(value=0, min=0, max=d_model // 2 - n_pairs,
+            description="first pair i"))
         self.refresh()
 
     def _dims(self, pair: int) -> list[int]:
         return list(range(2 * pair, 2 * (pair + self.n_pairs)))
 
     def _labels(self) -> list[str]:
-        names = ["2i", "2i+1"] + [
-            f"2(i+{p})" + suffix for p in range(1, self.n_pairs) for suffix in ("", "+1")
-        ]
+        names = ["2i", "2i+1"] + [f"2(i+{p})" + suffix for p in range(1,
+            self.n_pairs) for suffix in ("", "+1")]
         return [f"{'sin' if k % 2 == 0 else 'cos'}, dim {name}" for k, name in enumerate(names)]
 
     def changing_artists(self) -> list[Artist]:
