@@ -57,8 +57,8 @@ def _position_rows_figure(positions: tuple[int, ...], rows: Callable[[np.ndarray
     return _one_axes_figure(figsize, title, draw, rows(where), positions=where.tolist(), **options)
 
 
-def _encoding_figure(n_positions: int, d_model: int, base: float, title: str, figsize: tuple[float,
-        float], draw: Callable[..., object] = plots.draw_encoding_heatmap,
+def _encoding_figure(n_positions: int, d_model: int, base: float, title: str,
+        figsize: tuple[float, float], draw: Callable[..., object] = plots.draw_encoding_heatmap,
         layout: str = "interleaved", **options: Any) -> Figure:
     """The encoding of ``n_positions`` positions drawn by ``draw`` (a heatmap by default)."""
     encoding = sinusoidal.sinusoidal_encoding(n_positions, d_model, base, layout=layout)
@@ -82,8 +82,8 @@ def embedding_schematic(*, sentence: str = "the cat was chasing the mouse", d_mo
 
 @register("division_term", source="000 fig 2",
           description="The division term 1/10000^(2i/d) against the pair index i, for d = 512.")
-def division_term(*, d_model: int = 512, base: float = 10000.0, figsize: tuple[float,
-        float] = (7.0, 4.0)) -> Figure:
+def division_term(*, d_model: int = 512, base: float = 10000.0,
+        figsize: tuple[float, float] = (7.0, 4.0)) -> Figure:
     """Step 1 of write-up 000: the division term falls from 1 towards 1/base."""
     return _one_axes_figure(figsize, f"Division term, d = {d_model}", plots.draw_division_term,
         inverse_frequencies(d_model, base), ylabel=f"$1/{_base_text(base)}^{{2i/d}}$")
@@ -113,8 +113,9 @@ def even_sin_odd_cos(*, d_model: int = 512, base: float = 10000.0, positions: tu
 
 @register("value_by_dimension", source="000 fig 5.1",
           description="The encoding value against the dimension, sine and cosine columns apart.")
-def value_by_dimension(*, d_model: int = 512, base: float = 10000.0, positions: tuple[int,
-        ...] = (0, 1, 2, 3, 4), figsize: tuple[float, float] = (7.0, 5.0)) -> Figure:
+def value_by_dimension(*, d_model: int = 512, base: float = 10000.0,
+        positions: tuple[int, ...] = (0, 1, 2, 3, 4), figsize: tuple[float, float] = (7.0,
+        5.0)) -> Figure:
     """Step 4 of write-up 000: each position's vector; sine columns on top, cosine below
     (on the source's single axes they alternate and fill the band between them)."""
     where = _positions(positions)
@@ -198,8 +199,8 @@ def _binary_figure(n_positions: int, n_bits: int, columns: int, by_rate: bool,
 
 @register("binary_table", source="001 binary table",
           description="Positions 0..15 written in 4 bits, most significant bit first.")
-def binary_table(*, n_positions: int = 16, n_bits: int = 4, columns: int = 1, figsize: tuple[float,
-        float] = (3.0, 5.0)) -> Figure:
+def binary_table(*, n_positions: int = 16, n_bits: int = 4, columns: int = 1,
+        figsize: tuple[float, float] = (3.0, 5.0)) -> Figure:
     """Write-up 001's 0..15 table: bit k repeats with period 2^(k+1)."""
     fig = _binary_figure(n_positions, n_bits, columns, False, figsize)
     fig.suptitle(f"Positions 0..{n_positions - 1} in binary")
@@ -248,8 +249,8 @@ def dot_product_matrix(*, n_positions: int = 50, d_model: int = 128, base: float
         cmap: str = "viridis", figsize: tuple[float, float] = (5.5, 4.5)) -> Figure:
     """Write-up 003, figure 3: the dot products decay with distance, symmetrically."""
     return _encoding_figure(n_positions, d_model, base,
-        f"Dot product of position encodings, d = {d_model}", figsize, lambda ax,
-        encoding: plots.draw_similarity_matrix(ax, analysis.similarity_matrix(encoding),
+        f"Dot product of position encodings, d = {d_model}", figsize,
+        lambda ax, encoding: plots.draw_similarity_matrix(ax, analysis.similarity_matrix(encoding),
         cmap=cmap))
 
 

@@ -118,8 +118,8 @@ def _check_names(names: Sequence[str]) -> list[FigureSpec]:
     return specs
 
 
-def _check_settings(settings: Sequence[str], specs: Sequence[FigureSpec]) -> dict[str, dict[str,
-        Any]]:
+def _check_settings(settings: Sequence[str],
+        specs: Sequence[FigureSpec]) -> dict[str, dict[str, Any]]:
     params: dict[str, dict[str, Any]] = {spec.name: {} for spec in specs}
     for setting in settings:
         key, sep, text = setting.partition("=")
@@ -135,8 +135,8 @@ def _check_settings(settings: Sequence[str], specs: Sequence[FigureSpec]) -> dic
     return params
 
 
-def _figures_setting(setting: str, key: str, specs: Sequence[FigureSpec]) -> tuple[str,
-        list[FigureSpec]]:
+def _figures_setting(setting: str, key: str,
+        specs: Sequence[FigureSpec]) -> tuple[str, list[FigureSpec]]:
     target, dot, parameter = key.rpartition(".")
     if dot:
         if target not in {spec.name for spec in specs}:
@@ -193,7 +193,8 @@ def _build(args: argparse.Namespace, stdout: TextIO) -> int:
             files = ", ".join(path.name for path in written)
             print(
                 f"[{index:>{len(str(len(drawn)))}}/{len(drawn)}] {spec.name:<{width}}  "
-                f"{files}  ({seconds:.2f} s)", file=stdout,
+                f"{files}  ({seconds:.2f} s)",
+                file=stdout,
             )
     if args.gallery:
         path = write_gallery(plan.out)
@@ -201,7 +202,8 @@ def _build(args: argparse.Namespace, stdout: TextIO) -> int:
     elapsed = time.perf_counter() - started
     print(
         f"built {len(drawn)} figure(s), {n_files} file(s) ({','.join(plan.formats)}) "
-        f"in {plan.out}/ in {elapsed:.1f} s", file=stdout,
+        f"in {plan.out}/ in {elapsed:.1f} s",
+        file=stdout,
     )
     return 0
 

@@ -25,8 +25,17 @@ from posenc_lib._checks import check_float, check_int
 from posenc_lib.figures.registry import REGISTRY, FigureSpec, build_figure
 from posenc_lib.plots.style import figure_png
 
-__all__ = ["DISPLAY_DPI", "GALLERY_DPI", "SHOWN_WIDTH", "GalleryPicture", "gallery_markdown",
-    "gallery_picture", "overhang_px", "smallest_text_px", "write_gallery"]
+__all__ = [
+    "DISPLAY_DPI",
+    "GALLERY_DPI",
+    "SHOWN_WIDTH",
+    "GalleryPicture",
+    "gallery_markdown",
+    "gallery_picture",
+    "overhang_px",
+    "smallest_text_px",
+    "write_gallery",
+]
 
 GALLERY_DPI = 200.0  # two image pixels per CSS pixel at the 100-dpi size
 DISPLAY_DPI = 100.0  # the resolution a picture is shown at

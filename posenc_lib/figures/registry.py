@@ -20,8 +20,16 @@ from matplotlib.figure import Figure
 
 from posenc_lib.plots.style import course_style, freeze_layout
 
-__all__ = ["REGISTRY", "FigureSpec", "build_figure", "coerce_parameter", "figure_names",
-    "get_figure", "parse_parameter", "register"]
+__all__ = [
+    "REGISTRY",
+    "FigureSpec",
+    "build_figure",
+    "coerce_parameter",
+    "figure_names",
+    "get_figure",
+    "parse_parameter",
+    "register",
+]
 
 _SCALARS = (bool, int, float, str)
 _BOOLS = {"1": True, "true": True, "yes": True, "on": True,
@@ -70,8 +78,8 @@ def _check_default(function_name: str, name: str, default: Any) -> None:
     )
 
 
-def register(name: str, *, source: str, description: str) -> Callable[[Callable[..., Figure]],
-        Callable[..., Figure]]:
+def register(name: str, *, source: str,
+        description: str) -> Callable[[Callable[..., Figure]], Callable[..., Figure]]:
     """Decorator adding a figure function to ``REGISTRY`` under the new identifier ``name``.
 
     The decorated function draws in the course style and freezes its figure's layout, so that

@@ -102,8 +102,10 @@ class RelativeBiasExplorer(Explorer):
             description="bidirectional"))
         self._num_buckets = num_buckets
         self.t5_axes.set_ylim(-0.5, num_buckets - 0.5)
-        self._changing: list[Artist] = [*self.head_lines, self.bucket_line, *self.distance_lines,
-            self.alibi_title, self.t5_title]
+        self._changing: list[Artist] = [
+            *self.head_lines, self.bucket_line, *self.distance_lines, self.alibi_title,
+            self.t5_title,
+        ]
         self.refresh()
 
     def _draw_head_key(self, ax: Any) -> Any:

@@ -82,9 +82,12 @@ class ModelPairsExplorer(Explorer):
 
     def changing_artists(self) -> list[Artist]:
         shown = [row for row, ax in enumerate(self.axes) if ax.get_visible()]
-        return [*(line for row in shown for line in self.class_lines[row]),
+        return [
+            *(line for row in shown for line in self.class_lines[row]),
             *(self.context_lines[row] for row in shown),
-            *(self.panel_titles[row] for row in shown), self.title]
+            *(self.panel_titles[row] for row in shown),
+            self.title,
+        ]
 
     def update(self, preset: str, length: float) -> None:  # type: ignore[override]
         config = PRESETS[preset]

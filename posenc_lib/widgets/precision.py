@@ -89,9 +89,12 @@ class AngleErrorExplorer(Explorer):
         self.add_control("pair", ipywidgets.IntSlider(value=pair, min=0, max=self.thetas.size - 1,
             description="pair i"))
         c = self.circle
-        self._changing: list[Artist] = [self.error_line, self.guide_line, self.marker,
-            self.overflow_line, self.overflow_label, c.point, c.point_radius, c.rotated,
-            c.rotated_radius, c.arc, *c.labels, self.error_title, self.circle_title]
+        self._changing: list[Artist] = [
+            self.error_line, self.guide_line, self.marker, self.overflow_line,
+            self.overflow_label, c.point,
+            c.point_radius, c.rotated, c.rotated_radius, c.arc, *c.labels, self.error_title,
+            self.circle_title,
+        ]
         self.refresh()
 
     def changing_artists(self) -> list[Artist]:

@@ -56,8 +56,10 @@ class RotationExplorer(Explorer):
             right.set_ylim(-1.15, 1.15)
             self.title = right.set_title(" ", fontsize=9)
         c, w = self.circle, self.waves
-        self._changing = [c.point_radius, c.rotated_radius, c.arc, c.point, c.rotated, *c.labels,
-            w.now_line, w.later_line, w.sine, w.cosine, w.now, w.later, self.title]
+        self._changing = [
+            c.point_radius, c.rotated_radius, c.arc, c.point, c.rotated, *c.labels,
+            w.now_line, w.later_line, w.sine, w.cosine, w.now, w.later, self.title,
+        ]
         self.add_control("t", ipywidgets.IntSlider(
             value=check_int("t", t, minimum=0), min=0, max=max_position, description="t"))
         self.add_control("k", ipywidgets.IntSlider(value=check_int("k", k, minimum=None),
