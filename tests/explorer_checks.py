@@ -36,6 +36,14 @@ def changes_in_place(
     assert explorer.image.value != png
 
 
+def assert_registered(cls: type[Explorer]) -> None:
+    """``posenc_lib.widgets`` exports ``cls`` under its name and ``EXPLORERS`` maps it there."""
+    import posenc_lib.widgets as widgets
+
+    assert {c.__name__: c for c in widgets.EXPLORERS}[cls.__name__] is cls
+    assert getattr(widgets, cls.__name__) is cls and cls.__name__ in widgets.__all__
+
+
 def assert_changes_in_place(
     explorer: Explorer,
     name: str,

@@ -9,7 +9,7 @@ import pytest
 
 from posenc_lib.bias import alibi_weights_by_distance
 from posenc_lib.widgets.bias import MAX_HEADS, RelativeBiasExplorer
-from tests.explorer_checks import assert_changes_in_place, assert_each_rejected
+from tests.explorer_checks import assert_changes_in_place, assert_each_rejected, assert_registered
 
 
 @pytest.fixture
@@ -38,8 +38,11 @@ def state(explorer: RelativeBiasExplorer) -> tuple[object, ...]:
 
 
 def test_it_is_registered_and_renders(explorer: RelativeBiasExplorer) -> None:
-    assert bytes(explorer.image.value).startswith(b"\x89PNG")
+    assert_registered(RelativeBiasExplorer)
     assert len(explorer.head_lines) == MAX_HEADS
+    # 8 heads: slopes 2^(-8h/8) = 1/2 ... 1/256; T5 encoder: (32 / 2) / 2 = 8 exact buckets
+    assert explorer.alibi_title.get_text() == f"ALiBi, 8 heads: slopes 1/{2:.3g} ... 1/{256:.3g}"
+    assert explorer.t5_title.get_text() == "T5 encoder: 32 buckets (8 exact), max 128"
 
 
 @pytest.mark.parametrize(

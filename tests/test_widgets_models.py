@@ -11,7 +11,7 @@ import pytest
 from posenc_lib.presets import PRESETS
 from posenc_lib.widgets import EXPLORERS
 from posenc_lib.widgets.models import NOT_ROTATED_Y, ModelPairsExplorer
-from tests.explorer_checks import assert_changes_in_place, assert_each_rejected
+from tests.explorer_checks import assert_changes_in_place, assert_each_rejected, assert_registered
 
 
 @pytest.fixture
@@ -36,8 +36,15 @@ def shown(explorer: ModelPairsExplorer, row: int, k: int) -> tuple[np.ndarray, n
 
 
 def test_it_is_registered_and_renders(explorer: ModelPairsExplorer) -> None:
+    assert_registered(ModelPairsExplorer)
     assert ModelPairsExplorer in EXPLORERS
-    assert bytes(explorer.image.value).startswith(b"\x89PNG")
+    config = PRESETS["llama-3.1-8b"]
+    n_pairs = config["hidden_size"] // config["num_attention_heads"] // 2  # 4096 / 32 / 2 = 64
+    assert sum(len(line.get_xdata()) for line in explorer.class_lines[0]) == n_pairs
+    counts = [int(word) for word in explorer.panel_titles[0].get_text().split(": ")[1].split()
+              if word.isdigit()]
+    assert sum(counts) == n_pairs
+    assert explorer.title.get_text() == "llama-3.1-8b at L = 8,192"
     assert set(explorer.controls) == {"preset", "length"}
     assert list(explorer.controls["preset"].options) == list(PRESETS)
 

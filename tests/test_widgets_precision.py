@@ -8,7 +8,7 @@ import pytest
 from posenc_lib.frequencies import inverse_frequencies
 from posenc_lib.precision import round_to_dtype, rounded_angles
 from posenc_lib.widgets.precision import AngleErrorExplorer
-from tests.explorer_checks import assert_changes_in_place, assert_each_rejected
+from tests.explorer_checks import assert_changes_in_place, assert_each_rejected, assert_registered
 
 
 @pytest.fixture
@@ -35,7 +35,12 @@ def state(explorer: AngleErrorExplorer) -> tuple[object, ...]:
 
 
 def test_it_is_registered_and_renders(explorer: AngleErrorExplorer) -> None:
-    assert bytes(explorer.image.value).startswith(b"\x89PNG")
+    assert_registered(AngleErrorExplorer)
+    # float16 angle at m = 1857, pair 1 of d = 32: fl(fl(m) fl(theta)), theta = 10000^(-2/32)
+    theta = 10000.0 ** (-2 / 32)
+    rounded = float(np.float16(np.float16(1857.0) * np.float16(theta)))
+    gap = abs(rounded - 1857.0 * theta)
+    assert explorer.circle_title.get_text() == f"pos 1857: error {gap:.3g} rad"
 
 
 @pytest.mark.parametrize(

@@ -11,7 +11,7 @@ from PIL import Image
 from posenc_lib.analysis import local_minima, similarity_matrix
 from posenc_lib.sinusoidal import sinusoidal_encoding
 from posenc_lib.widgets.properties import SimilarityDecayExplorer
-from tests.explorer_checks import assert_each_rejected, changes_in_place
+from tests.explorer_checks import assert_each_rejected, assert_registered, changes_in_place
 
 
 def dot_by_offset(offsets: np.ndarray, d_model: int, base: float) -> np.ndarray:
@@ -30,7 +30,10 @@ def explorer() -> SimilarityDecayExplorer:
 
 
 def test_it_is_registered(explorer: SimilarityDecayExplorer) -> None:
-    assert explorer.image.value, "the first render produced no PNG"
+    assert_registered(SimilarityDecayExplorer)
+    curve = dot_by_offset(explorer.offsets, 128, 1e4)
+    first = next(k for k in range(1, curve.size - 1) if curve[k - 1] > curve[k] < curve[k + 1])
+    assert explorer.title.get_text() == f"d = 128, base = 10000: first bounce at k = {first}"
 
 
 def test_default_curve_and_matrix_follow_the_formula(explorer: SimilarityDecayExplorer) -> None:

@@ -16,7 +16,7 @@ from PIL import Image
 
 from posenc_lib.rope import normalised_score_curves
 from posenc_lib.widgets.rope import RopeScoreExplorer
-from tests.explorer_checks import changes_in_place
+from tests.explorer_checks import assert_registered, changes_in_place
 
 
 def reference_curves(distances: np.ndarray, d: int, base: float) -> tuple[np.ndarray, np.ndarray]:
@@ -51,7 +51,12 @@ def decoded(png: bytes) -> np.ndarray:
 
 
 def test_it_is_registered_and_renders(explorer: RopeScoreExplorer) -> None:
-    assert bytes(explorer.image.value).startswith(b"\x89PNG")
+    assert_registered(RopeScoreExplorer)
+    _, bound = reference_curves(explorer.distances, 128, 10000.0)
+    rises = sum(b > a for a, b in zip(bound[:-1], bound[1:], strict=True))
+    assert explorer.title.get_text() == (
+        f"d = 128, base = 1e+04: the bound rises on {rises} of {len(bound) - 1} steps"
+    )
     assert set(explorer.controls) == {"base", "head_dim"}
 
 

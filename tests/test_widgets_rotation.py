@@ -9,7 +9,7 @@ import pytest
 from PIL import Image
 
 from posenc_lib.widgets.rotation import RotationExplorer
-from tests.explorer_checks import assert_each_rejected, changes_in_place
+from tests.explorer_checks import assert_each_rejected, assert_registered, changes_in_place
 
 
 def omega(pair: int, d_model: int = 16, base: float = 1e4) -> float:
@@ -36,7 +36,12 @@ def rotated(explorer: RotationExplorer) -> np.ndarray:
 
 
 def test_it_is_registered(explorer: RotationExplorer) -> None:
-    assert bytes(explorer.image.value).startswith(b"\x89PNG")
+    assert_registered(RotationExplorer)
+    # pair 0: theta = 1, k = 3; (sin, cos)(t + k) = [[cos 3, sin 3], [-sin 3, cos 3]] (sin, cos)(t)
+    c, s = np.cos(3.0), np.sin(3.0)
+    assert explorer.title.get_text() == (
+        f"θ = 1, θk = 3.00: M_k = [[{c:.2f}, {s:.2f}], [{-s:.2f}, {c:.2f}]]"
+    )
 
 
 def test_the_point_is_the_pair_and_the_rotation_lands_on_t_plus_k(

@@ -23,7 +23,7 @@ from posenc_lib.analysis import (
 )
 from posenc_lib.scaling import SCALING_METHODS, rope_frequencies
 from posenc_lib.widgets.scaling import ScalingExplorer
-from tests.explorer_checks import changes_in_place
+from tests.explorer_checks import assert_registered, changes_in_place
 
 
 def trained(d: int, base: float) -> np.ndarray:
@@ -40,7 +40,10 @@ def artists(explorer: ScalingExplorer) -> tuple[object, ...]:
 
 
 def test_it_is_registered_and_renders(explorer: ScalingExplorer) -> None:
-    assert bytes(explorer.image.value).startswith(b"\x89PNG")
+    assert_registered(ScalingExplorer)
+    # YaRN's attention factor 0.1 ln s + 1 at s = 8, and its last pair interpolated by 1/s
+    assert explorer.title.get_text().endswith(f"attention factor {0.1 * math.log(8.0) + 1:.3f}")
+    assert explorer.ratio_line.get_ydata()[-1] == pytest.approx(1 / 8)
     assert set(explorer.controls) == {"method", "factor", "base"}
     assert list(explorer.controls["method"].options) == list(SCALING_METHODS)
 

@@ -2,16 +2,8 @@
 
 Notebook: 11_figure_gallery.
 
-Every figure of the source write-ups (and the course's own signature figures) is registered
-with its source, a one-line description and a function whose keyword defaults reproduce the
-source. Build one in Python with ``build_figure("heatmap_002", d_model=64)``, or from the shell::
-
-    python -m posenc_lib.figures list
-    python -m posenc_lib.figures build heatmap_002 --out figures --set cmap=viridis
-    python -m posenc_lib.figures gallery --out figures
-
-Importing this package does not select a matplotlib backend (notebook 11 uses it inline); the
-command line selects Agg.
+Build one in Python with ``build_figure("heatmap_002", d_model=64)``, or from the shell with
+``python -m posenc_lib.figures list|build|gallery``. Importing it selects no backend.
 """
 
 from __future__ import annotations

@@ -2,21 +2,9 @@
 
 Notebook: 11_figure_gallery.
 
-::
-
-    posenc-figures list [-v]
-    posenc-figures build [NAMES ...] [--out DIR] [--format svg,png,pdf] [--dpi N]
-                         [--set KEY=VALUE ...] [--gallery]
-    posenc-figures gallery [--out DIR]
-
-``--set key=value`` applies to every selected figure that has the parameter ``key`` (at least
-one must); ``--set name.key=value`` targets one figure. Values are parsed to the type of the
-parameter's default: int, float, str, bool (true/false) or comma-separated tuples.
-
-Every argument is checked before anything is written, and every figure is drawn in memory
-before the first file is saved: bad input prints one clear message on stderr and exits with
-status 2, leaving the output directory as it was. Files are written atomically and
-deterministically (``posenc_lib.plots.save_figure``), so a rebuild gives identical bytes.
+``list [-v]``, ``build [NAMES] [--out DIR] [--format svg,png,pdf] [--dpi N] [--set [NAME.]KEY=VALUE]
+[--gallery]`` and ``gallery [--out DIR]``. Every argument is checked and every figure drawn in
+memory before the first file is written: bad input prints one message and exits with status 2.
 """
 
 from __future__ import annotations
@@ -49,7 +37,7 @@ class UsageError(Exception):
 
 @dataclass
 class BuildPlan:
-    """Everything ``build`` will do, fully validated before any file is touched."""
+    """Everything ``build`` will do, validated before any file is touched."""
 
     specs: list[FigureSpec]
     params: dict[str, dict[str, Any]] = field(default_factory=dict)
@@ -59,33 +47,21 @@ class BuildPlan:
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog=PROG,
-        description="Rebuild the figures of the positional-encoding course.",
-    )
+    parser = argparse.ArgumentParser(prog=PROG,
+        description="Rebuild the figures of the positional-encoding course.")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     listing = commands.add_parser("list", help="show every figure: name, source, description")
     listing.add_argument("-v", "--verbose", action="store_true", help="also show parameters")
     build = commands.add_parser("build", help="draw figures and save them")
     build.add_argument("names", nargs="*", metavar="NAME", help="figures to build (default: all)")
     build.add_argument("--out", default="figures", help="output directory (default: figures)")
-    build.add_argument(
-        "--format",
-        default=",".join(DEFAULT_FORMATS),
-        help=f"comma-separated formats among {','.join(FORMATS)} (default: svg,png)",
-    )
+    build.add_argument("--format", default=",".join(DEFAULT_FORMATS),
+        help=f"comma-separated formats among {','.join(FORMATS)} (default: svg,png)")
     build.add_argument("--dpi", default=None, help="resolution in dots per inch (default: 100)")
-    build.add_argument(
-        "--set",
-        dest="settings",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="change a parameter, e.g. --set d_model=256 or --set heatmap_002.cmap=viridis",
-    )
-    build.add_argument(
-        "--gallery", action="store_true", help="also write the gallery README.md in --out"
-    )
+    build.add_argument("--set", dest="settings", action="append", default=[], metavar="KEY=VALUE",
+        help="change a parameter, e.g. --set d_model=256 or --set heatmap_002.cmap=viridis")
+    build.add_argument("--gallery", action="store_true",
+        help="also write the gallery README.md in --out")
     gallery = commands.add_parser("gallery", help="write README.md, the gallery of --out")
     gallery.add_argument("--out", default="figures", help="figure directory (default: figures)")
     return parser
@@ -142,9 +118,8 @@ def _check_names(names: Sequence[str]) -> list[FigureSpec]:
     return specs
 
 
-def _check_settings(
-    settings: Sequence[str], specs: Sequence[FigureSpec]
-) -> dict[str, dict[str, Any]]:
+def _check_settings(settings: Sequence[str],
+        specs: Sequence[FigureSpec]) -> dict[str, dict[str, Any]]:
     params: dict[str, dict[str, Any]] = {spec.name: {} for spec in specs}
     for setting in settings:
         key, sep, text = setting.partition("=")
@@ -160,10 +135,8 @@ def _check_settings(
     return params
 
 
-def _figures_setting(
-    setting: str, key: str, specs: Sequence[FigureSpec]
-) -> tuple[str, list[FigureSpec]]:
-    """The parameter a ``--set`` key names, and the figures being built that take it."""
+def _figures_setting(setting: str, key: str,
+        specs: Sequence[FigureSpec]) -> tuple[str, list[FigureSpec]]:
     target, dot, parameter = key.rpartition(".")
     if dot:
         if target not in {spec.name for spec in specs}:
@@ -180,18 +153,7 @@ def _figures_setting(
 
 
 def plan_build(args: argparse.Namespace) -> BuildPlan:
-    """Validate every argument of ``build``; raise ``UsageError`` on the first problem.
-
-    Parameters
-    ----------
-    args : argparse.Namespace
-        The parsed ``build`` arguments.
-
-    Returns
-    -------
-    BuildPlan
-        The figures, their parameters, the output directory, formats and dpi.
-    """
+    """Validate every argument of ``build``; raise ``UsageError`` on the first problem."""
     out = _check_out(args.out)
     formats = _check_formats(args.format)
     dpi = _check_dpi(args.dpi)
@@ -215,8 +177,8 @@ def _draw_all(plan: BuildPlan) -> list[tuple[FigureSpec, Any, float]]:
 def _build(args: argparse.Namespace, stdout: TextIO) -> int:
     started = time.perf_counter()
     plan = plan_build(args)
-    if args.gallery:
-        _check_gallery_names(plan.specs)
+    if args.gallery and len(plan.specs) != len(REGISTRY):
+        raise UsageError("--gallery needs every figure: build without NAMES")
     drawn = _draw_all(plan)
     plan.out.mkdir(parents=True, exist_ok=True)
     width = max(len(spec.name) for spec in plan.specs)
@@ -224,10 +186,8 @@ def _build(args: argparse.Namespace, stdout: TextIO) -> int:
     with course_style():
         for index, (spec, figure, seconds) in enumerate(drawn, start=1):
             start = time.perf_counter()
-            written = [
-                save_figure(figure, plan.out / f"{spec.name}.{fmt}", dpi=plan.dpi)
-                for fmt in plan.formats
-            ]
+            written = [save_figure(figure, plan.out / f"{spec.name}.{fmt}",
+                dpi=plan.dpi) for fmt in plan.formats]
             n_files += len(written)
             seconds += time.perf_counter() - start
             files = ", ".join(path.name for path in written)
@@ -246,11 +206,6 @@ def _build(args: argparse.Namespace, stdout: TextIO) -> int:
         file=stdout,
     )
     return 0
-
-
-def _check_gallery_names(specs: Sequence[FigureSpec]) -> None:
-    if len(specs) != len(REGISTRY):
-        raise UsageError("--gallery needs every figure: build without NAMES")
 
 
 def _gallery(args: argparse.Namespace, stdout: TextIO) -> int:
@@ -288,18 +243,8 @@ def _show(value: Any) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; return the exit status (0 success, 2 bad input).
-
-    Parameters
-    ----------
-    argv : sequence of str, optional
-        Arguments without the program name; ``sys.argv[1:]`` when omitted.
-
-    Returns
-    -------
-    int
-        0 on success, 2 on bad input (message on stderr, nothing written).
-    """
+    """Run the command line on ``argv`` (default ``sys.argv[1:]``); return the exit status:
+    0 on success, 2 on bad input (message on stderr, nothing written)."""
     matplotlib.use("Agg")
     parser = _parser()
     try:

@@ -2,10 +2,9 @@
 
 Notebook: 11_figure_gallery.
 
-A picture of the notebook is drawn at ``GALLERY_DPI`` and shown at its size at
-``DISPLAY_DPI``, at most ``SHOWN_WIDTH`` CSS pixels wide; ``smallest_text_px`` and
-``overhang_px`` measure what a reader then sees (the tests require text of at least 8 pixels
-and nothing cut off at the figure's edge).
+A picture is drawn at ``GALLERY_DPI`` and shown at its ``DISPLAY_DPI`` size, at most
+``SHOWN_WIDTH`` CSS pixels wide; ``smallest_text_px`` and ``overhang_px`` measure what a reader
+then sees.
 """
 
 from __future__ import annotations
@@ -38,16 +37,9 @@ __all__ = [
     "write_gallery",
 ]
 
-GALLERY_DPI = 200.0
-"""Resolution of the gallery's pictures: twice the course style's 100 dpi, so that a picture
-shown at its 100-dpi size has two image pixels per CSS pixel (sharp on a high-density screen)."""
-
-DISPLAY_DPI = 100.0
-"""The resolution a picture is shown at: one CSS pixel per point at the course style's dpi."""
-
-SHOWN_WIDTH = 800
-"""Widest picture shown at full size, in CSS pixels; wider ones are shown scaled down to it
-(a notebook's output column is about this wide)."""
+GALLERY_DPI = 200.0  # two image pixels per CSS pixel at the 100-dpi size
+DISPLAY_DPI = 100.0  # the resolution a picture is shown at
+SHOWN_WIDTH = 800  # widest shown picture in CSS pixels (a notebook's output column)
 
 _INTRO = """\
 # Figure gallery
@@ -84,25 +76,11 @@ def _cell(text: str) -> str:
 
 
 def gallery_markdown(specs: Iterable[FigureSpec] | None = None, *, out: str = "figures") -> str:
-    """The Markdown of the gallery page, one table row per figure.
-
-    Parameters
-    ----------
-    specs : iterable of FigureSpec, optional
-        The figures to list; every registered figure when omitted.
-    out : str, default "figures"
-        The directory written in the rebuild commands.
-
-    Returns
-    -------
-    str
-        The page; thumbnails link to ``<name>.svg`` and show ``<name>.png`` (paths relative
-        to the page).
+    """The Markdown of the gallery page, one table row per figure (every one by default).
 
     Examples
     --------
-    >>> page = gallery_markdown()
-    >>> "| `division_term` | 000 fig 2 |" in page
+    >>> "| `division_term` | 000 fig 2 |" in gallery_markdown()
     True
     """
     rows = []
@@ -117,18 +95,8 @@ def gallery_markdown(specs: Iterable[FigureSpec] | None = None, *, out: str = "f
 
 
 def write_gallery(out: str | os.PathLike[str]) -> Path:
-    """Write ``README.md`` into the directory ``out`` atomically; return its path.
-
-    Parameters
-    ----------
-    out : str or os.PathLike
-        An existing directory holding the figures.
-
-    Returns
-    -------
-    pathlib.Path
-        ``out / "README.md"``.
-    """
+    """Write ``README.md`` (the gallery) into the existing directory ``out`` atomically;
+    return its path."""
     directory = Path(out)
     target = directory / "README.md"
     text = gallery_markdown(out=directory.as_posix())
@@ -146,27 +114,16 @@ def write_gallery(out: str | os.PathLike[str]) -> Path:
 
 
 def smallest_text_px(fig: Figure, dpi: float, scale: float = 1.0) -> float:
-    """Height in pixels of the smallest text of ``fig`` drawn at ``dpi`` and shown ``scale``
-    times its pixel size.
+    """Height in pixels of the smallest visible text of ``fig`` drawn at ``dpi`` and shown
+    ``scale`` times its pixel size.
 
-    Parameters
-    ----------
-    fig : matplotlib.figure.Figure
-        The figure, drawn once here so that every text has its final size.
-    dpi : float
-        Resolution of the picture (pixels per inch).
-    scale : float, default 1
-        Shown size over pixel size (0.8 for a 1000-pixel picture shown 800 wide).
-
-    Returns
-    -------
-    float
-        min over the visible, non-empty texts of font size (points) * dpi / 72 * scale.
+    Notes
+    -----
+    pixels = min font size (points) * dpi / 72 * scale.
 
     Examples
     --------
-    >>> fig = build_figure("division_term")
-    >>> smallest_text_px(fig, 100.0)  # 9-point tick labels: 9 * 100 / 72
+    >>> smallest_text_px(build_figure("division_term"), 100.0)  # 9-point ticks: 9 * 100 / 72
     12.5
     """
     dpi = check_float("dpi", dpi, greater_than=0.0)
@@ -183,20 +140,8 @@ def smallest_text_px(fig: Figure, dpi: float, scale: float = 1.0) -> float:
 
 
 def overhang_px(fig: Figure, dpi: float) -> float:
-    """How far, in pixels, what ``fig`` draws at ``dpi`` reaches past the figure's edge.
-
-    Parameters
-    ----------
-    fig : matplotlib.figure.Figure
-        The figure.
-    dpi : float
-        Resolution of the picture.
-
-    Returns
-    -------
-    float
-        The largest distance by which the tight bounding box of the drawn artists (tick labels
-        included, undrawn ticks excluded) leaves the figure; 0 or less when nothing is cut off.
+    """How far, in pixels at ``dpi``, the tight bounding box of what ``fig`` draws reaches past
+    the figure's edge; 0 or less when nothing is cut off.
 
     Examples
     --------
@@ -218,24 +163,15 @@ def overhang_px(fig: Figure, dpi: float) -> float:
 
 @dataclass(frozen=True)
 class GalleryPicture:
-    """A registered figure as the gallery shows it: PNG bytes and the size they are shown at.
-
-    Displayed in a notebook it is the PNG at ``shown`` CSS pixels; its text form says what was
-    drawn, for the stored outputs and their tests.
-    """
+    """A registered figure as the gallery shows it: PNG bytes drawn at ``dpi`` (``pixels``
+    wide and high), shown at ``shown`` CSS pixels, with its smallest text there in pixels."""
 
     name: str
-    """The registered figure's name."""
     png: bytes
-    """The picture, drawn at ``dpi``."""
     dpi: float
-    """Resolution of ``png``."""
     pixels: tuple[int, int]
-    """Width and height of ``png`` in pixels."""
     shown: tuple[int, int]
-    """Width and height it is shown at, in CSS pixels."""
     smallest_text: float
-    """Smallest text at the shown size, in pixels (``smallest_text_px``)."""
 
     def _repr_png_(self) -> tuple[bytes, dict[str, int]]:
         return self.png, {"width": self.shown[0], "height": self.shown[1]}
@@ -247,26 +183,10 @@ class GalleryPicture:
         )
 
 
-def gallery_picture(
-    name: str, *, dpi: float = GALLERY_DPI, max_width: int = SHOWN_WIDTH, **params: Any
-) -> GalleryPicture:
-    """Build the registered figure ``name`` and draw it as the gallery shows it.
-
-    Parameters
-    ----------
-    name : str
-        A registered figure name.
-    dpi : float, default GALLERY_DPI
-        Resolution of the picture.
-    max_width : int, default SHOWN_WIDTH
-        Widest shown size in CSS pixels; a wider picture is shown scaled down to it.
-    **params
-        The figure's parameters to change, as for ``build_figure``.
-
-    Returns
-    -------
-    GalleryPicture
-        Shown by a notebook as an image of ``shown`` CSS pixels.
+def gallery_picture(name: str, *, dpi: float = GALLERY_DPI, max_width: int = SHOWN_WIDTH,
+        **params: Any) -> GalleryPicture:
+    """Build the registered figure ``name`` (with ``params``) and draw it as the gallery shows
+    it: at ``dpi``, shown at the 100-dpi size or ``max_width`` CSS pixels wide if narrower.
 
     Examples
     --------

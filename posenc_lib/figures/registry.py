@@ -3,9 +3,8 @@
 Notebook: 11_figure_gallery.
 
 A registered figure is a function with keyword-only parameters whose defaults reproduce the
-source figure, returning a ``matplotlib.figure.Figure`` (never pyplot state). The registry knows
-each parameter's type from its default, so the command line can parse ``--set key=value`` and
-the Python API can reject a value of the wrong type before anything is drawn.
+source figure, returning a new ``Figure``. Each parameter's type is that of its default, so
+``--set key=value`` is parsed and a Python value of the wrong type is rejected before drawing.
 """
 
 from __future__ import annotations
@@ -33,43 +32,28 @@ __all__ = [
 ]
 
 _SCALARS = (bool, int, float, str)
+_BOOLS = {"1": True, "true": True, "yes": True, "on": True,
+          "0": False, "false": False, "no": False, "off": False}
 
 
 @dataclass(frozen=True)
 class FigureSpec:
-    """One registered figure: name, source, one-line description and the drawing function."""
+    """One registered figure: name (also its file name), source ("000 fig 2" or "course"),
+    one-line description and the drawing function (keyword-only parameters)."""
 
     name: str
-    """Identifier used on the command line and as the file name (``name.svg``)."""
     source: str
-    """Which write-up and which of its figures ("000 fig 2"), or "course"."""
     description: str
-    """One line saying what the figure shows."""
     function: Callable[..., Figure]
-    """Keyword-only parameters with the source's defaults; returns a new Figure."""
 
     @property
     def defaults(self) -> dict[str, Any]:
         """Parameter name -> default value, in signature order."""
-        return {
-            name: parameter.default
-            for name, parameter in inspect.signature(self.function).parameters.items()
-        }
+        return {name: parameter.default for name,
+            parameter in inspect.signature(self.function).parameters.items()}
 
     def build(self, **params: Any) -> Figure:
-        """Draw the figure with the defaults overridden by ``params`` (types are checked).
-
-        Parameters
-        ----------
-        **params
-            Any of ``defaults``; each value must have the type of its default (an int is
-            accepted for a float, a list for a tuple).
-
-        Returns
-        -------
-        matplotlib.figure.Figure
-            A new figure drawn in the course style, not registered with pyplot.
-        """
+        """A new figure with the defaults overridden by ``params`` (types checked)."""
         values = {key: coerce_parameter(self, key, value) for key, value in params.items()}
         return self.function(**values)
 
@@ -84,37 +68,22 @@ REGISTRY: dict[str, FigureSpec] = {}
 
 
 def _check_default(function_name: str, name: str, default: Any) -> None:
-    if isinstance(default, _SCALARS):
+    if isinstance(default, _SCALARS) or (isinstance(default,
+        tuple) and default and isinstance(default[0],
+        _SCALARS) and all(type(item) is type(default[0]) for item in default)):
         return
-    if isinstance(default, tuple) and default and isinstance(default[0], _SCALARS):
-        if all(type(item) is type(default[0]) for item in default):
-            return
     raise TypeError(
         f"figure function {function_name}: parameter {name} must default to a bool, int, float, "
         f"str or a non-empty tuple of one of those; got {default!r}"
     )
 
 
-def register(
-    name: str, *, source: str, description: str
-) -> Callable[[Callable[..., Figure]], Callable[..., Figure]]:
-    """Decorator adding a figure function to ``REGISTRY``.
+def register(name: str, *, source: str,
+        description: str) -> Callable[[Callable[..., Figure]], Callable[..., Figure]]:
+    """Decorator adding a figure function to ``REGISTRY`` under the new identifier ``name``.
 
-    Parameters
-    ----------
-    name : str
-        Unique figure name (letters, digits and underscores).
-    source : str
-        The write-up and figure it reproduces, or "course".
-    description : str
-        One line.
-
-    Returns
-    -------
-    callable
-        The decorator. The decorated function draws in the course style whoever calls it, and
-        its figure's layout is frozen (``freeze_layout``), so that its files do not depend on
-        what was saved before.
+    The decorated function draws in the course style and freezes its figure's layout, so that
+    its files do not depend on what was saved before.
     """
     if not name.replace("_", "").isalnum() or name in REGISTRY:
         raise ValueError(f"name must be a new identifier of letters, digits and _; got {name!r}")
@@ -139,10 +108,6 @@ def register(
 def figure_names() -> list[str]:
     """Names of every registered figure, in registry order.
 
-    Returns
-    -------
-    list of str
-
     Examples
     --------
     >>> "division_term" in figure_names()
@@ -153,15 +118,6 @@ def figure_names() -> list[str]:
 
 def get_figure(name: str) -> FigureSpec:
     """The registry entry called ``name``; a ValueError lists the known names otherwise.
-
-    Parameters
-    ----------
-    name : str
-        A registered figure name.
-
-    Returns
-    -------
-    FigureSpec
 
     Examples
     --------
@@ -181,8 +137,8 @@ def build_figure(name: str, **params: Any) -> Figure:
     name : str
         A registered figure name (see ``figure_names()``).
     **params
-        Parameters to override; each must be one of the figure's parameters, with the type of
-        its default.
+        Parameters to override, each with the type of its default (an int is accepted for a
+        float, a list for a tuple).
 
     Returns
     -------
@@ -205,7 +161,6 @@ def _type_name(default: Any) -> str:
 
 
 def _default_of(spec: FigureSpec, key: str) -> Any:
-    """The default of parameter ``key`` of ``spec``; a ValueError lists the parameters else."""
     defaults = spec.defaults
     if key not in defaults:
         raise ValueError(
@@ -216,21 +171,8 @@ def _default_of(spec: FigureSpec, key: str) -> Any:
 
 
 def coerce_parameter(spec: FigureSpec, key: str, value: Any) -> Any:
-    """Check that ``value`` suits parameter ``key`` of ``spec`` and return it in the right type.
-
-    Parameters
-    ----------
-    spec : FigureSpec
-        The figure that ``value`` is meant for.
-    key : str
-        One of ``spec.defaults``.
-    value : Any
-        Proposed value: the default's type, or an int for a float, a list for a tuple.
-
-    Returns
-    -------
-    Any
-        ``value`` converted to the default's type (int -> float, list -> tuple).
+    """``value`` for parameter ``key`` of ``spec`` in the default's type (int -> float,
+    list -> tuple); a TypeError or ValueError naming ``spec.name.key`` otherwise.
 
     Examples
     --------
@@ -243,56 +185,26 @@ def coerce_parameter(spec: FigureSpec, key: str, value: Any) -> Any:
 def _coerce(label: str, value: Any, default: Any) -> Any:
     wrong = TypeError(f"{label} must be {_type_name(default)}; got {value!r}")
     if isinstance(default, tuple):
-        return _coerce_tuple(label, value, default, wrong)
-    if isinstance(default, bool):
-        if not isinstance(value, bool):
+        if not isinstance(value, (tuple, list)) or not value:
             raise wrong
-        return value
-    if isinstance(default, int):
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise wrong
-        return value
+        try:
+            return tuple(_coerce(label, item, default[0]) for item in value)
+        except TypeError:
+            raise wrong from None
+    kinds: Any = {bool: bool, int: int, float: (int, float), str: str}[type(default)]
+    if not isinstance(value, kinds) or (isinstance(value, bool) and type(default) is not bool):
+        raise wrong
     if isinstance(default, float):
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise wrong
         if not math.isfinite(value):
             raise ValueError(f"{label} must be a finite number; got {value!r}")
         return float(value)
-    if not isinstance(value, str):
-        raise wrong
     return value
 
 
-def _coerce_tuple(label: str, value: Any, default: tuple[Any, ...], wrong: TypeError) -> Any:
-    """A non-empty list or tuple, each item like the default's first, as a tuple."""
-    if not isinstance(value, (tuple, list)) or not value:
-        raise wrong
-    try:
-        return tuple(_coerce(label, item, default[0]) for item in value)
-    except TypeError:
-        raise wrong from None
-
-
-_TRUE = {"1", "true", "yes", "on"}
-_FALSE = {"0", "false", "no", "off"}
-
-
 def parse_parameter(spec: FigureSpec, key: str, text: str) -> Any:
-    """Parse the command-line text of ``--set key=text`` to the type of the default.
+    """Parse the text of ``--set key=text`` to the type of the default of ``key``.
 
-    Parameters
-    ----------
-    spec : FigureSpec
-        The figure whose ``--set`` option is parsed.
-    key : str
-        One of ``spec.defaults``.
-    text : str
-        int, float, str, bool (true/false/yes/no/1/0) or comma-separated items for a tuple.
-
-    Returns
-    -------
-    Any
-        The parsed value.
+    Booleans are true/false/yes/no/on/off/1/0; tuples are comma-separated items.
 
     Examples
     --------
@@ -301,37 +213,28 @@ def parse_parameter(spec: FigureSpec, key: str, text: str) -> Any:
     ((0, 10, 20), 64)
     """
     default = _default_of(spec, key)
+    label = f"{spec.name}.{key}"
+    wrong = TypeError(f"{label} must be {_type_name(default)}; got {text!r}")
     if isinstance(default, tuple):
         items = [item.strip() for item in text.split(",") if item.strip()]
         try:
-            values = [_parse_scalar(spec, key, item, default[0]) for item in items]
-        except TypeError:
-            raise TypeError(
-                f"{spec.name}.{key} must be {_type_name(default)}; got {text!r}"
-            ) from None
-        return coerce_parameter(spec, key, values)
-    return coerce_parameter(spec, key, _parse_scalar(spec, key, text, default))
+            values: Any = [_parse_scalar(item, default[0]) for item in items]
+        except ValueError:
+            raise wrong from None
+    else:
+        try:
+            values = _parse_scalar(text, default)
+        except ValueError:
+            raise wrong from None
+    return coerce_parameter(spec, key, values)
 
 
-def _parse_scalar(spec: FigureSpec, key: str, text: str, default: Any) -> Any:
-    label = f"{spec.name}.{key}"
-    wrong = TypeError(f"{label} must be {_type_name(default)}; got {text!r}")
+def _parse_scalar(text: str, default: Any) -> Any:
+    """``text`` as the type of ``default``; a ValueError if it is not one."""
     if isinstance(default, bool):
-        lowered = text.strip().lower()
-        if lowered in _TRUE:
-            return True
-        if lowered in _FALSE:
-            return False
-        raise wrong
-    if isinstance(default, int):
-        try:
-            return int(text)
-        except ValueError:
-            raise wrong from None
-    if isinstance(default, float):
-        try:
-            return float(text)
-        except ValueError:
-            raise wrong from None
+        if text.strip().lower() not in _BOOLS:
+            raise ValueError(text)
+        return _BOOLS[text.strip().lower()]
+    if isinstance(default, (int, float)):
+        return type(default)(text)
     return text
-

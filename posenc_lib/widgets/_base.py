@@ -1,27 +1,13 @@
 """The base class of every explorer: it owns its controls, its figure and its artists.
 
-Notebooks: 00_why_position to 11_figure_gallery (every explorer derives from it).
+Notebooks: 00_why_position to 11_figure_gallery.
 
-An explorer draws its figure once. When a control changes, :meth:`Explorer.update` changes the
-existing artists in place (``set_data``, ``set_ydata``, ...), then :meth:`Explorer.render` draws
-the Agg canvas and puts the PNG into an ``ipywidgets.Image``. No figure or axes is ever rebuilt,
-and the notebook needs no interactive matplotlib backend (a plain JupyterLab is enough).
-
-The canvas is Matplotlib's own ``FigureCanvasAgg``, so every text is drawn exactly as
-Matplotlib draws it. Most of an Agg draw is text (tick labels, titles, legends), so an
-explorer that lists the artists its ``update`` changes in :meth:`Explorer.changing_artists` is
-rendered by blitting: the rest of the figure is drawn once and kept as a pixel *background*,
-and each tick redraws only the changing artists over it. The background is drawn again when
-:meth:`Explorer.background_key` takes a new value (say an axis range follows a slider) or after
-:meth:`Explorer.invalidate_background`; the last few backgrounds are kept by key, so going back
-to a recent value (a dropdown's previous option) only copies its pixels.
-
-The PNG has ``pixel_ratio`` (2) device pixels per CSS pixel and the image is laid out at its CSS
-width, ``figsize`` x ``dpi``: it is neither stretched nor blurred on a high-density screen.
-
-A notebook shows an explorer once, with ``explorer.widget()``: the output holds the live view
-and, for places without a kernel (GitHub, the HTML site, JupyterLab before the notebook is
-run or trusted), the current picture as ``image/png`` and a one-line ``text/plain``.
+An explorer draws its figure once; a control change makes :meth:`Explorer.update` change the
+artists in place, and :meth:`Explorer.render` draws the Agg canvas into an ``ipywidgets.Image``
+(no interactive backend needed). Artists listed by :meth:`Explorer.changing_artists` are blitted
+over a kept background, redrawn when :meth:`Explorer.background_key` changes. The PNG has
+``pixel_ratio`` device pixels per CSS pixel. ``explorer.widget()`` also carries a static PNG and
+a one-line text for front ends without a kernel.
 """
 
 from __future__ import annotations
@@ -54,33 +40,16 @@ def _png_chunk(kind: bytes, data: bytes) -> bytes:
     return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
 
 
-def png_bytes(
-    rgba: np.ndarray, compress: Callable[[Any, int], bytes] | None = None
-) -> bytes:
-    r"""A PNG file of an (height, width, 4) uint8 RGBA image, made for speed.
+def png_bytes(rgba: np.ndarray, compress: Callable[[Any, int], bytes] | None = None) -> bytes:
+    """A PNG file of an (height, width, 4) uint8 RGBA image, made for speed.
 
-    Every row is stored with PNG's "Up" filter (the difference to the row above, exact in
-    uint8 arithmetic): plots repeat most of a row in the next one, so the differences are
-    mostly 0 and deflate at level 1 packs them about as small as level 6 packs the raw
-    pixels, several times faster. The deflate stream is made by ISA-L (the optional ``isal``
-    package), which writes the zlib format about six times faster than zlib itself at the same
-    size (`make bench` prints both); without it, by ``zlib``. The alpha channel is kept: on an
-    opaque figure its differences are all 0 and cost little, while dropping it (a copy of 3
-    bytes in 4) took about as long as zlib's compression.
-
-    Parameters
-    ----------
-    rgba : numpy.ndarray
-        The pixels, shape (height, width, 4), uint8.
-    compress : callable, optional
-        A compressor that writes the zlib format, called as ``compress(data, level)``
-        (default: ISA-L's when ``isal`` is installed, else ``zlib.compress``, an equivalent
-        file, more slowly).
+    Rows use PNG's "Up" filter, deflated at level 1 by ``compress(data, level)`` (default:
+    ISA-L's when ``isal`` is installed, else ``zlib.compress``).
 
     Notes
     -----
-    Filtered row :math:`r` of pixel bytes :math:`x`: :math:`f_r = x_r - x_{r-1} \bmod 256`
-    (:math:`x_{-1} = 0`), each prefixed with the filter type byte 2.
+    Filtered row r of pixel bytes x: f_r = (x_r - x_{r-1}) mod 256 (x_{-1} = 0), each
+    prefixed with the filter type byte 2.
     """
     height, width = rgba.shape[:2]
     pixels = np.ascontiguousarray(rgba, dtype=np.uint8).reshape(height, 4 * width)
@@ -89,22 +58,12 @@ def png_bytes(
     rows[0, 1:] = pixels[0]
     np.subtract(pixels[1:], pixels[:-1], out=rows[1:, 1:])  # contiguous rows: fast
     header = struct.pack(">IIBBBBB", width, height, 8, 6, 0, 0, 0)  # 8-bit RGBA
-    return b"".join(
-        (
-            b"\x89PNG\r\n\x1a\n",
-            _png_chunk(b"IHDR", header),
-            _png_chunk(b"IDAT", (compress or _deflate)(rows.data, 1)),
-            _png_chunk(b"IEND", b""),
-        )
-    )
+    return b"".join((b"\x89PNG\r\n\x1a\n", _png_chunk(b"IHDR", header), _png_chunk(b"IDAT",
+        (compress or _deflate)(rows.data, 1)), _png_chunk(b"IEND", b""),))
 
 
 class ExplorerView(ipywidgets.VBox):
-    """The live view of an explorer; its output also holds a static PNG and a one-line text.
-
-    Where the widget can render (a running kernel, a trusted notebook), the front end shows it;
-    elsewhere it shows ``image/png``, the picture the explorer last rendered, at its CSS width.
-    """
+    """The live view of an explorer; its output also holds the last PNG and a one-line text."""
 
     def __init__(self, explorer: Explorer, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -119,53 +78,34 @@ class ExplorerView(ipywidgets.VBox):
         return data, {"image/png": {"width": width, "height": height}}
 
 
-def check_slider_range(name: str, value: float, low: float, high: float, shown: str) -> float:
+def check_slider_range(name: str, value: Any, low: float, high: float,
+        shown: str | None = None) -> Any:
     """``value`` if it lies in the slider range [low, high] (written ``shown``), else raise."""
     if not low <= value <= high:
+        shown = shown or f"{low}..{high}"
         raise ValueError(f"{name} must be in {shown} (the slider range); got {value}")
     return value
 
 
 class Explorer:
-    """Base class: subclasses add controls in ``__init__`` and implement :meth:`update`.
-
-    A subclass does three things::
-
-        class MyExplorer(Explorer):
-            def __init__(self, d_model=128):
-                super().__init__(figsize=(7, 3))
-                with self.style():
-                    ax = self.figure.add_subplot()
-                    (self.line,) = ax.plot(...)          # draw once, keep the artist
-                self.add_control("d_model", ipywidgets.IntSlider(value=d_model, ...))
-                self.refresh()                           # first update + render
-
-            def update(self, d_model):                   # called with every control's value
-                self.line.set_ydata(...)                 # change artists in place
+    """Base class: subclasses draw once and add controls in ``__init__``, then call
+    :meth:`refresh`, and implement :meth:`update` (change artists in place).
 
     Parameters
     ----------
     figsize : tuple of float
         Figure size in inches.
     dpi : float
-        CSS pixels per figure inch: the image is shown ``figsize[0] * dpi`` CSS pixels wide.
+        CSS pixels per figure inch.
     pixel_ratio : float, optional
-        Device pixels per CSS pixel of the PNG; the class attribute :attr:`pixel_ratio` (2,
-        sharp on high-density screens) when omitted. ``Explorer.pixel_ratio = 1`` makes every
-        explorer created afterwards four times cheaper to draw, and blurred on such screens.
+        Device pixels per CSS pixel of the PNG; the class attribute (2) when omitted.
     """
 
     pixel_ratio: float = 2.0
-    kept_backgrounds: int = 4
-    """How many backgrounds (one per :meth:`background_key` value) are kept for reuse."""
+    kept_backgrounds: int = 4  # backgrounds kept, one per background_key value
 
-    def __init__(
-        self,
-        *,
-        figsize: tuple[float, float] = (7.0, 4.0),
-        dpi: float = 100.0,
-        pixel_ratio: float | None = None,
-    ) -> None:
+    def __init__(self, *, figsize: tuple[float, float] = (7.0, 4.0), dpi: float = 100.0,
+            pixel_ratio: float | None = None) -> None:
         if pixel_ratio is not None:
             self.pixel_ratio = check_float("pixel_ratio", pixel_ratio, greater_than=0.0)
         with course_style():
@@ -174,9 +114,8 @@ class Explorer:
         self.controls: dict[str, ipywidgets.ValueWidget] = {}
         width, height = self.css_size()
         # explicit size: a VBox would otherwise stretch the image to the output's width
-        self.image = ipywidgets.Image(
-            format="png", layout={"width": f"{width}px", "height": "auto", "max_width": "100%"}
-        )
+        self.image = ipywidgets.Image(format="png", layout={"width": f"{width}px",
+            "height": "auto", "max_width": "100%"})
         self.n_updates = 0
         # kept pixels and the axes positions they were drawn with, by key, oldest first
         self._backgrounds: dict[Hashable, tuple[Any, list[Bbox]]] = {}
@@ -202,10 +141,7 @@ class Explorer:
         raise NotImplementedError
 
     def changing_artists(self) -> Sequence[Artist]:
-        """The artists :meth:`update` changes; override to render by blitting.
-
-        Empty (the default) means every render draws the whole figure.
-        """
+        """The artists :meth:`update` changes (blitted); empty: every render draws it all."""
         return ()
 
     def background_key(self) -> Hashable:
@@ -217,14 +153,7 @@ class Explorer:
         self._backgrounds.clear()
 
     def _lay_out(self) -> None:
-        """Lay the figure out for what it shows now; ticks between backgrounds keep this layout.
-
-        The figure's layout engine (the course style's constrained layout) is taken off the
-        figure, so a tick's draw never moves the axes, and run here, when a background is drawn:
-        a new axis range or new tick labels get room. Each kept background keeps the axes
-        positions it was drawn with, and gets them back when it is used again. An explorer that
-        set the engine to "none" itself keeps its first layout.
-        """
+        """Run the layout engine (taken off the figure) only when a background is drawn."""
         if self._layout is None:
             self._layout = self.figure.get_layout_engine()
             self.figure.set_layout_engine("none")

@@ -1,16 +1,10 @@
 """A heatmap drawn straight at the canvas's pixels: one colour lookup, no resampling.
 
-Notebooks: 02_sinusoidal_formula and 11_figure_gallery (the heatmap explorers).
+Notebooks: 02_sinusoidal_formula and 11_figure_gallery.
 
-Matplotlib draws an ``AxesImage`` by resampling its data to the screen and colour-mapping every
-screen pixel, which costs about 50 ms per slider tick for a heatmap drawn at two device pixels
-per CSS pixel. :class:`PixelRaster` draws the same image with the same colours in a few
-milliseconds: it colour-maps the data cells once (the image's own colormap and limits), and
-gives every device pixel the colour of the cell under its centre (what ``interpolation=
-"nearest"`` shows), already at the device size, so the renderer only copies it.
-
-The ``AxesImage`` stays the image an explorer updates (``set_data``, ``set_extent``,
-``set_cmap``, its colorbar); the raster only replaces how it is painted.
+:class:`PixelRaster` paints an ``AxesImage`` (which stays the artist explorers update) with
+each device pixel taking the colour of the cell under its centre, as ``interpolation="nearest"``
+shows it, in a few milliseconds instead of Matplotlib's ~50 ms resampling.
 """
 
 from __future__ import annotations
@@ -30,39 +24,22 @@ __all__ = ["PixelRaster", "pixel_cells"]
 
 
 def pixel_cells(n_cells: int, start: float, stop: float, first: int, count: int) -> NDArray[Any]:
-    r"""Index of the cell under the centre of each of ``count`` pixels, from pixel ``first``.
+    """Index of the cell under the centre of each of ``count`` pixels, from pixel ``first``.
 
-    Along one screen axis, ``n_cells`` equal cells run from the edge at ``start`` (the outer
-    edge of cell 0) to the edge at ``stop`` (``stop < start`` when cell 0 is on the right or
-    at the top). Pixel ``p`` covers ``[p, p + 1)`` and takes the cell its centre falls in:
-    nearest-neighbour sampling. Centres outside the cells take the nearest end cell.
-
-    Parameters
-    ----------
-    n_cells : int
-        Number of cells (array columns or rows), at least 1.
-    start, stop : float
-        Screen coordinates, in pixels, of the two outer edges; they must differ.
-    first : int
-        The first pixel.
-    count : int
-        Number of pixels, at least 0.
+    ``n_cells`` equal cells run from the edge at ``start`` to the edge at ``stop`` (screen
+    pixels; ``stop < start`` when cell 0 is on the right or at the top).
 
     Returns
     -------
     numpy.ndarray of intp, shape (count,)
-        Cell indices in ``[0, n_cells - 1]``.
+        Cell indices, clipped to ``[0, n_cells - 1]``.
 
     Notes
     -----
-    With pixel centre :math:`c_p = p + 1/2`, the cell is
-    :math:`\lfloor n \, (c_p - \mathrm{start}) / (\mathrm{stop} - \mathrm{start}) \rfloor`,
-    clipped to :math:`[0, n - 1]`.
+    cell(p) = floor(n (p + 1/2 - start) / (stop - start)), clipped to [0, n - 1].
 
     Examples
     --------
-    >>> pixel_cells(2, 0.0, 4.0, 0, 4).tolist()  # two cells, two pixels each
-    [0, 0, 1, 1]
     >>> pixel_cells(2, 4.0, 0.0, 0, 4).tolist()  # cell 0 on the right
     [1, 1, 0, 0]
     """
@@ -86,22 +63,9 @@ def _pixel_span(start: float, stop: float, low: float, high: float) -> tuple[int
 
 
 class PixelRaster(Artist):
-    """Paints an ``AxesImage`` at the device pixels with the colour of the cell under each one.
+    """Paints ``image`` (a 2-D ``AxesImage`` with ``interpolation="nearest"``) at device pixels.
 
-    Creating it hides ``image`` (the raster paints it instead) and adds the raster to the
-    image's axes at the image's z-order, so a full draw of the figure shows it where the image
-    was. The colours are ``image.to_rgba`` of its array: its colormap, limits and bad colour.
-
-    Parameters
-    ----------
-    image : matplotlib.image.AxesImage
-        A 2-D image on linear axes, drawn with ``interpolation="nearest"``.
-
-    Notes
-    -----
-    A device pixel whose centre is :math:`(c_x, c_y)` takes the colour of cell
-    (:func:`pixel_cells` of the rows at :math:`c_y`, :func:`pixel_cells` of the columns at
-    :math:`c_x`), the cell edges being the image extent mapped by the axes' ``transData``.
+    It hides the image and takes its place (axes and z-order); colours are ``image.to_rgba``.
     """
 
     def __init__(self, image: AxesImage) -> None:

@@ -1,9 +1,6 @@
 """The word-order explorer: does a tiny self-attention notice the order of the words?
 
 Notebook: 00_why_position.
-
-:class:`WordOrderExplorer`: reorder "the cat was chasing the mouse" and add no position, the
-integer index or the normalised index; see whether a tiny self-attention notices the order.
 """
 
 from __future__ import annotations
@@ -24,23 +21,16 @@ from posenc_lib.widgets._raster import PixelRaster
 
 __all__ = ["WordOrderExplorer"]
 
-ORDERS: tuple[str, ...] = (
-    "the cat was chasing the mouse",
-    "the mouse was chasing the cat",
-    "mouse the chasing cat the was",
-)
+ORDERS: tuple[str, ...] = ("the cat was chasing the mouse", "the mouse was chasing the cat",
+    "mouse the chasing cat the was",)
 ENCODINGS: tuple[str, ...] = ("none", "integer", "normalised")
 
 
 class WordOrderExplorer(Explorer):
     """Attention weights of a reordered sentence, and one word's output in two orders.
 
-    Controls: ``order`` (three orders of the same six words), ``encoding`` ("none",
-    "integer", "normalised": what is added to every coordinate of the embeddings) and
-    ``word`` (whose output is compared with its output in the original order).
-
-    Without position the bars match for every order: attention moves each word's output along
-    with the word and changes nothing else.
+    Controls: ``order``, ``encoding`` (what is added to every embedding coordinate: "none",
+    "integer" or "normalised") and ``word``. Without position the bars match for every order.
 
     Parameters
     ----------
@@ -68,17 +58,12 @@ class WordOrderExplorer(Explorer):
         out, weights = runs[ORDERS[0], "none"]
         with self.style():
             left, right = self.figure.subplots(1, 2, width_ratios=[1.0, 1.3])
-            self.attention = draw_attention_weights(
-                left, weights, query_labels=ORDERS[0].split(), numbers=False, colorbar=True
-            )
+            self.attention = draw_attention_weights(left, weights, query_labels=ORDERS[0].split(),
+                numbers=False, colorbar=True)
             left.set_title("attention weights (row: query)", fontsize=9, pad=42)
-            self.bars = draw_grouped_bars(
-                right,
-                {"in this order": out[1], f"in '{ORDERS[0]}'": out[1]},
-                xlabel="Output dimension",
-                ylabel="Value",
-                legend=False,
-            )
+            self.bars = draw_grouped_bars(right, {"in this order": out[1],
+                f"in '{ORDERS[0]}'": out[1]}, xlabel="Output dimension", ylabel="Value",
+                legend=False)
             # under the axis, never over the bars (their heights change with every control)
             right.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2)
             self.title = right.set_title("", fontsize=9, y=1.0)  # fixed y: drawn alone
@@ -86,20 +71,12 @@ class WordOrderExplorer(Explorer):
         self.raster = PixelRaster(self.attention.image)  # paints the weights without resampling
         # descriptions and options shown whole: no "position c..." and no cut-off order
         whole = {"style": {"description_width": "initial"}, "layout": {"width": "auto"}}
-        self.add_control(
-            "order",
-            ipywidgets.Dropdown(options=ORDERS, value=ORDERS[1], description="order", **whole),
-        )
-        self.add_control(
-            "encoding",
-            ipywidgets.Dropdown(
-                options=ENCODINGS, value="none", description="position code", **whole
-            ),
-        )
-        self.add_control(
-            "word",
-            ipywidgets.Dropdown(options=self.words, value="cat", description="word", **whole),
-        )
+        self.add_control("order", ipywidgets.Dropdown(options=ORDERS, value=ORDERS[1],
+            description="order", **whole))
+        self.add_control("encoding", ipywidgets.Dropdown(options=ENCODINGS, value="none",
+            description="position code", **whole))
+        self.add_control("word", ipywidgets.Dropdown(options=self.words, value="cat",
+            description="word", **whole))
         self.refresh()
 
     def _run(self, order: str, encoding: str) -> tuple[NDArray[Any], NDArray[Any]]:

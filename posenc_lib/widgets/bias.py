@@ -2,15 +2,8 @@
 
 Notebook: 07_other_schemes.
 
-Left, ALiBi: the attention weights that the last query of a ``length``-token sequence gives to
-the keys behind it when the content scores are all equal, ``softmax(-m_h d)`` over the
-distance ``d``, one line per head. On a log axis each head is a straight line of slope
-``-m_h``: steep heads look at the last few tokens, flat heads spread over the whole context.
-
-Right, T5: the bucket number of every relative position ``j - i``, with the bucket count, the
-maximum distance and the encoder/decoder choice as controls.
-
-Everything is drawn once; the controls change y data, visibility, limits and texts in place.
+Left: ALiBi's weights softmax(-m_h d) of the last query over the distance d, one line per head
+(log y). Right: T5's bucket of every relative position j - i.
 """
 
 from __future__ import annotations
@@ -28,7 +21,7 @@ from matplotlib.ticker import MaxNLocator, NullLocator
 from posenc_lib._checks import check_bool, check_even, check_int
 from posenc_lib.bias import alibi_slopes, alibi_weights_by_distance, t5_relative_position_bucket
 from posenc_lib.plots import draw_curves
-from posenc_lib.widgets._base import Explorer
+from posenc_lib.widgets._base import Explorer, check_slider_range
 
 __all__ = ["RelativeBiasExplorer"]
 
@@ -42,23 +35,17 @@ class RelativeBiasExplorer(Explorer):
     Parameters
     ----------
     n_heads : int, default 8
-        Initial number of ALiBi heads (1..16).
+        ALiBi heads (1..16).
     num_buckets : int, default 32
-        Initial number of T5 buckets (even, 4..64).
+        T5 buckets (even, 4..64).
     max_distance : int, default 128
-        Initial T5 maximum distance (40..256).
+        T5 maximum distance (40..256).
     bidirectional : bool, default True
-        Initial T5 mode: encoder (True) or causal decoder (False).
+        T5 encoder (True) or causal decoder (False).
     length : int, default 64
-        Number of keys behind the ALiBi query (fixed for the life of the explorer).
+        Keys behind the ALiBi query (fixed).
     span : int, default 300
-        The T5 picture shows relative positions ``-span .. span`` (fixed).
-
-    Notes
-    -----
-    Controls: ``n_heads``, ``num_buckets``, ``max_distance``, ``bidirectional``. Artists kept:
-    ``head_lines`` (16 lines, the unused ones hidden), ``bucket_line``, ``distance_lines``
-    (the two dashed lines at ``+-max_distance``) and the two titles.
+        The T5 panel shows relative positions -span..span (fixed).
 
     Examples
     --------
@@ -68,24 +55,13 @@ class RelativeBiasExplorer(Explorer):
     4
     """
 
-    def __init__(
-        self,
-        n_heads: int = 8,
-        num_buckets: int = 32,
-        max_distance: int = 128,
-        bidirectional: bool = True,
-        length: int = 64,
-        span: int = 300,
-    ) -> None:
-        n_heads = check_int("n_heads", n_heads)
-        if n_heads > MAX_HEADS:
-            raise ValueError(f"n_heads must be in 1..{MAX_HEADS}; got {n_heads}")
+    def __init__(self, n_heads: int = 8, num_buckets: int = 32, max_distance: int = 128,
+            bidirectional: bool = True, length: int = 64, span: int = 300) -> None:
+        n_heads = check_slider_range("n_heads", check_int("n_heads", n_heads), 1, MAX_HEADS)
         num_buckets = check_even("num_buckets", num_buckets, minimum=4)
-        if num_buckets > 64:
-            raise ValueError(f"num_buckets must be an even integer in 4..64; got {num_buckets}")
-        max_distance = check_int("max_distance", max_distance, minimum=40)
-        if max_distance > 256:
-            raise ValueError(f"max_distance must be in 40..256; got {max_distance}")
+        num_buckets = check_slider_range("num_buckets", num_buckets, 4, 64, "even 4..64")
+        max_distance = check_int("max_distance", max_distance)
+        max_distance = check_slider_range("max_distance", max_distance, 40, 256)
         bidirectional = check_bool("bidirectional", bidirectional)
         self.distances = np.arange(check_int("length", length, minimum=2))
         self.offsets = np.arange(-check_int("span", span, minimum=1), span + 1)
@@ -94,10 +70,8 @@ class RelativeBiasExplorer(Explorer):
             left, right = self.figure.subplots(1, 2)
             zeros = np.full(self.distances.shape, 1.0 / self.distances.size)
             curves = {f"_head {h}": zeros for h in range(1, MAX_HEADS + 1)}
-            lines = draw_curves(
-                left, self.distances, curves, yscale="log", legend=False, linestyle="-",
-                xlabel="Distance to the key $i - j$", ylabel="Attention weight",
-            )
+            lines = draw_curves(left, self.distances, curves, yscale="log", legend=False,
+                linestyle="-", xlabel="Distance to the key $i - j$", ylabel="Attention weight")
             self.head_lines = list(lines.values())
             left.set_ylim(1e-6, 1.0)
             left.set_xlim(0, self.distances[-1])
@@ -105,15 +79,11 @@ class RelativeBiasExplorer(Explorer):
             self.head_key = self._draw_head_key(left)
             left.xaxis.set_major_locator(MaxNLocator(5))
             self.alibi_title = left.set_title("", fontsize="medium")
-            (self.bucket_line,) = draw_curves(
-                right, self.offsets, {"_buckets": np.zeros(self.offsets.shape)},
-                legend=False, drawstyle="steps-mid", linestyle="-",
-                xlabel="Relative position $j - i$", ylabel="T5 bucket",
-            ).values()
-            self.distance_lines = [
-                right.axvline(x, color="#666666", linestyle="--", linewidth=0.9)
-                for x in (-max_distance, max_distance)
-            ]
+            (self.bucket_line,) = draw_curves(right, self.offsets,
+                {"_buckets": np.zeros(self.offsets.shape)}, legend=False, drawstyle="steps-mid",
+                linestyle="-", xlabel="Relative position $j - i$", ylabel="T5 bucket").values()
+            self.distance_lines = [right.axvline(x, color="#666666", linestyle="--",
+                linewidth=0.9) for x in (-max_distance, max_distance)]
             right.set_xlim(self.offsets[0], self.offsets[-1])
             # symlog: linear for the exact buckets, logarithmic where T5's buckets are
             right.set_xscale("symlog", linthresh=16, linscale=1.0)
@@ -122,21 +92,14 @@ class RelativeBiasExplorer(Explorer):
             right.xaxis.set_minor_locator(NullLocator())
             self.t5_title = right.set_title("", fontsize=9)  # fits at 64 buckets, max 256
         self.alibi_axes, self.t5_axes = left, right
-        self.add_control(
-            "n_heads",
-            ipywidgets.IntSlider(value=n_heads, min=1, max=MAX_HEADS, description="ALiBi heads"),
-        )
-        self.add_control(
-            "num_buckets",
-            ipywidgets.IntSlider(value=num_buckets, min=4, max=64, step=2, description="buckets"),
-        )
-        self.add_control(
-            "max_distance",
-            ipywidgets.IntSlider(value=max_distance, min=40, max=256, description="max dist."),
-        )
-        self.add_control(
-            "bidirectional", ipywidgets.Checkbox(value=bidirectional, description="bidirectional")
-        )
+        self.add_control("n_heads", ipywidgets.IntSlider(value=n_heads, min=1, max=MAX_HEADS,
+            description="ALiBi heads"))
+        self.add_control("num_buckets", ipywidgets.IntSlider(value=num_buckets, min=4, max=64,
+            step=2, description="buckets"))
+        self.add_control("max_distance", ipywidgets.IntSlider(value=max_distance, min=40, max=256,
+            description="max dist."))
+        self.add_control("bidirectional", ipywidgets.Checkbox(value=bidirectional,
+            description="bidirectional"))
         self._num_buckets = num_buckets
         self.t5_axes.set_ylim(-0.5, num_buckets - 0.5)
         self._changing: list[Artist] = [
@@ -146,23 +109,19 @@ class RelativeBiasExplorer(Explorer):
         self.refresh()
 
     def _draw_head_key(self, ax: Any) -> Any:
-        """The legend of the head curves: a colour bar from the steepest to the gentlest slope."""
         head_colours = ListedColormap(matplotlib.colormaps[HEAD_COLOURS](np.linspace(0, 0.9, 256)))
-        key = self.figure.colorbar(
-            ScalarMappable(Normalize(0.0, 1.0), cmap=head_colours), ax=ax, fraction=0.06, pad=0.02
-        )
+        key = self.figure.colorbar(ScalarMappable(Normalize(0.0, 1.0), cmap=head_colours), ax=ax,
+            fraction=0.06, pad=0.02)
         key.set_ticks([0.0, 1.0], labels=["steepest\nhead", "gentlest\nhead"])
         key.ax.tick_params(labelsize=8)
         return key
 
     def changing_artists(self) -> list[Artist]:
-        """Everything :meth:`update` changes (the rest is blitted from the background)."""
         return self._changing
 
     def update(  # type: ignore[override]
         self, n_heads: int, num_buckets: int, max_distance: int, bidirectional: bool
     ) -> None:
-        """Replace the head curves and the bucket steps for these control values."""
         n_heads = int(n_heads)
         weights = alibi_weights_by_distance(n_heads, self.distances.size)
         slopes = alibi_slopes(n_heads)
@@ -176,12 +135,8 @@ class RelativeBiasExplorer(Explorer):
         self.alibi_title.set_text(
             f"ALiBi, {n_heads} heads: slopes 1/{1 / slopes.max():.3g} ... 1/{1 / slopes.min():.3g}"
         )
-        buckets = t5_relative_position_bucket(
-            self.offsets,
-            bidirectional=bool(bidirectional),
-            num_buckets=int(num_buckets),
-            max_distance=int(max_distance),
-        )
+        buckets = t5_relative_position_bucket(self.offsets, bidirectional=bool(bidirectional),
+            num_buckets=int(num_buckets), max_distance=int(max_distance))
         self.bucket_line.set_ydata(buckets)
         if int(num_buckets) != self._num_buckets:  # new y limits: the background changes
             self._num_buckets = int(num_buckets)

@@ -1,9 +1,6 @@
 """The binary-counting explorer: one position in the bit table and on the waves.
 
 Notebook: 01_binary_counting.
-
-:class:`BinaryCountingExplorer`: a position slider highlights its row in the binary table and
-the matching point on every bit's square wave and smooth cousin.
 """
 
 from __future__ import annotations
@@ -16,17 +13,13 @@ from matplotlib.patches import Rectangle
 from posenc_lib._checks import check_int
 from posenc_lib.binary import binary_table, bit_periods, bit_wave, smooth_bit_wave
 from posenc_lib.plots import draw_binary_table, draw_stacked_waves
-from posenc_lib.widgets._base import Explorer
+from posenc_lib.widgets._base import Explorer, check_slider_range
 
 __all__ = ["BinaryCountingExplorer"]
 
 
 class BinaryCountingExplorer(Explorer):
-    """A position slider on the binary table and on each bit's wave.
-
-    Left: the table of positions 0 .. 2**n_bits - 1, bits coloured by rate of change, with the
-    chosen row framed. Right: each bit as a square wave (solid) and its sinusoidal cousin
-    (dashed), stacked with bit 0 (the fastest) at the bottom, and the chosen position marked.
+    """A position slider on the binary table (left) and on each bit's square and smooth wave.
 
     Parameters
     ----------
@@ -37,13 +30,10 @@ class BinaryCountingExplorer(Explorer):
     """
 
     def __init__(self, n_bits: int = 4, position: int = 5) -> None:
-        n_bits = check_int("n_bits", n_bits, minimum=2)
-        if n_bits > 6:
-            raise ValueError(f"n_bits must be <= 6 (a readable table); got {n_bits}")
+        n_bits = check_slider_range("n_bits", check_int("n_bits", n_bits), 2, 6)
         n_positions = 2**n_bits
         position = check_int("position", position, minimum=0)
-        if position >= n_positions:
-            raise ValueError(f"position must be < {n_positions}; got {position}")
+        position = check_slider_range("position", position, 0, n_positions - 1)
         super().__init__(figsize=(9.0, 4.2))
         self.n_bits = n_bits
         self.bits = binary_table(n_positions, n_bits)
@@ -58,29 +48,19 @@ class BinaryCountingExplorer(Explorer):
         with self.style():
             left, right = self.figure.subplots(1, 2, width_ratios=[1.0, 2.2])
             self.table = draw_binary_table(left, self.bits, periods=bit_periods(n_bits))
-            self.highlight = left.add_patch(
-                Rectangle((-0.5, position - 0.5), n_bits, 1.0, fill=False, linewidth=2.5,
-                          edgecolor="black")
-            )
+            self.highlight = left.add_patch(Rectangle((-0.5, position - 0.5), n_bits, 1.0,
+                fill=False, linewidth=2.5, edgecolor="black"))
             self.square = draw_stacked_waves(right, x, square, labels=labels, spacing=1.6)
-            self.smooth = draw_stacked_waves(
-                right, x, smooth, labels=labels, spacing=1.6, linestyle="--", linewidth=1.2
-            )
+            self.smooth = draw_stacked_waves(right, x, smooth, labels=labels, spacing=1.6,
+                linestyle="--", linewidth=1.2)
             for square_line, smooth_line in zip(self.square.waves, self.smooth.waves, strict=True):
                 smooth_line.set_color(square_line.get_color())
             self.cursor = right.axvline(position, color="black", linewidth=1.0)
-            self.markers = [
-                right.plot([position], [0.0], marker="o", markersize=8, color="black",
-                           linestyle="none")[0]
-                for _ in bits_lsb_first
-            ]
+            self.markers = [right.plot([position], [0.0], marker="o", markersize=8, color="black",
+                linestyle="none")[0] for _ in bits_lsb_first]
             self.title = right.set_title("", y=1.0)  # fixed y: drawn alone
-        self.add_control(
-            "position",
-            ipywidgets.IntSlider(
-                value=position, min=0, max=n_positions - 1, description="position"
-            ),
-        )
+        self.add_control("position", ipywidgets.IntSlider(value=position, min=0,
+            max=n_positions - 1, description="position"))
         self.refresh()
 
     def changing_artists(self) -> list[Artist]:

@@ -1,10 +1,6 @@
-"""Explorer of the three source heatmaps as one set of parameters.
+"""Explorer of the three source heatmaps (000, 002, 003) as one set of parameters.
 
 Notebook: 11_figure_gallery.
-
-Write-ups 000, 002 and 003 each show a heatmap of the same encoding; they differ only in the
-parameters the figure registry exposes (length, d_model, colormap, orientation). This explorer
-starts from a registered heatmap's defaults and lets the learner change them live.
 """
 
 from __future__ import annotations
@@ -24,13 +20,10 @@ from posenc_lib.widgets._raster import PixelRaster
 
 __all__ = ["SOURCE_HEATMAPS", "SourceHeatmapExplorer"]
 
-SOURCE_HEATMAPS: dict[str, dict[str, Any]] = {
-    "heatmap_000": {"transpose": False, "position_label": "Position", "flip": False},
-    "heatmap_002": {"transpose": True, "position_label": "Position", "flip": False},
-    "heatmap_003": {"transpose": False, "position_label": "Position", "flip": True},
-}
-"""How each registered heatmap is oriented: dimension on y (002) and position 0 at the bottom
-(003, drawn with ``origin="lower"``)."""
+SOURCE_HEATMAPS: dict[str, dict[str, Any]] = {"heatmap_000": {"transpose": False,
+    "position_label": "Position", "flip": False}, "heatmap_002": {"transpose": True,
+    "position_label": "Position", "flip": False}, "heatmap_003": {"transpose": False,
+    "position_label": "Position", "flip": True}}
 
 CMAPS = ("viridis", "coolwarm", "RdBu", "magma", "cividis")
 
@@ -38,9 +31,7 @@ CMAPS = ("viridis", "coolwarm", "RdBu", "magma", "cividis")
 class SourceHeatmapExplorer(Explorer):
     """A registered source heatmap whose length, d_model and colormap follow the controls.
 
-    Choosing another ``figure`` resets the other controls to that figure's registry defaults
-    (for example 100 x 300, coolwarm, transposed for ``heatmap_002``), so the learner sees that
-    the three sources draw one encoding with three sets of parameters.
+    Choosing another ``figure`` resets the other controls to that figure's registry defaults.
 
     Parameters
     ----------
@@ -54,9 +45,8 @@ class SourceHeatmapExplorer(Explorer):
         super().__init__(figsize=(6.0, 3.6), dpi=100)
         with self.style():
             self.ax = self.figure.add_subplot()
-            self.heatmap = draw_encoding_heatmap(
-                self.ax, sinusoidal_encoding(2, 2), cmap=defaults["cmap"], colorbar=True
-            )
+            self.heatmap = draw_encoding_heatmap(self.ax, sinusoidal_encoding(2, 2),
+                cmap=defaults["cmap"], colorbar=True)
             self.title = self.ax.set_title("", fontsize=9)
             colorbar = self.heatmap.colorbar
             assert colorbar is not None
@@ -65,10 +55,8 @@ class SourceHeatmapExplorer(Explorer):
             self.ax.yaxis.set_major_locator(MaxNLocator(5))
         self.raster = PixelRaster(self.heatmap)  # paints the heatmap without resampling it
         self._resetting = False
-        self.add_control(
-            "figure",
-            ipywidgets.Dropdown(options=list(SOURCE_HEATMAPS), value=figure, description="figure"),
-        )
+        self.add_control("figure", ipywidgets.Dropdown(options=list(SOURCE_HEATMAPS), value=figure,
+            description="figure"))
         self.add_control(
             "n_positions",
             ipywidgets.IntSlider(
@@ -76,21 +64,14 @@ class SourceHeatmapExplorer(Explorer):
                 continuous_update=False,  # on release when dragged: each value redraws the axes
             ),
         )
-        self.add_control(
-            "d_model",
-            ipywidgets.IntSlider(
-                value=defaults["d_model"], min=16, max=512, step=4, description="d_model",
-                continuous_update=False,
-            ),
-        )
-        self.add_control(
-            "cmap", ipywidgets.Dropdown(options=CMAPS, value=defaults["cmap"], description="cmap")
-        )
+        self.add_control("d_model", ipywidgets.IntSlider(value=defaults["d_model"], min=16,
+            max=512, step=4, description="d_model", continuous_update=False))
+        self.add_control("cmap", ipywidgets.Dropdown(options=CMAPS, value=defaults["cmap"],
+            description="cmap"))
         self.refresh()
         self.figure.set_layout_engine("none")
 
     def update(self, figure: str, n_positions: int, d_model: int, cmap: str) -> None:  # type: ignore[override]
-        """Redraw the heatmap of ``n_positions`` x ``d_model`` in place, as ``figure`` draws it."""
         options = SOURCE_HEATMAPS[figure]
         encoding = sinusoidal_encoding(n_positions, d_model)
         data = encoding.T if options["transpose"] else encoding

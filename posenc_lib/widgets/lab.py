@@ -1,9 +1,6 @@
-"""Explorer of notebook 10_length_generalisation_lab: accuracy by position, from the committed
-results, for every position scheme at a chosen evaluation length.
+"""Explorer of accuracy by position, from the committed results, for every position scheme.
 
-A slider picks the length multiple (1x, 2x, 4x, 8x the trained length) and a dropdown the task;
-one line per scheme shows the accuracy at each position, averaged over the seeds, and a dashed
-line marks the trained length. The lines change their data in place.
+Notebook: 10_length_generalisation_lab.
 """
 
 from __future__ import annotations
@@ -24,15 +21,14 @@ __all__ = ["LabCurvesExplorer"]
 
 
 class LabCurvesExplorer(Explorer):
-    """Accuracy by position of every scheme, with a slider for the evaluation length.
+    """Accuracy by position of every scheme, with length-multiple and task controls.
 
     Parameters
     ----------
     task : str, default "copy_back"
-        Initial task: one of :data:`posenc_lib.lab.tasks.TASKS`, or "induction_near" (the
-        induction models scored only where the match lies within 31 positions).
+        One of :data:`posenc_lib.lab.tasks.TASKS` or "induction_near".
     multiple : int, default 4
-        Initial length multiple (one of 1, 2, 4, 8).
+        Length multiple (one of 1, 2, 4, 8).
     folder : Path, optional
         Where the results are (default: the repository's ``results/``).
     """

@@ -2,17 +2,8 @@
 
 Notebook: 09_rope_in_todays_models.
 
-Pick a model preset (:data:`posenc_lib.presets.PRESETS`) and a context length ``L``. Each panel
-shows one kind of layer of the model (two panels where the kinds differ: Gemma 3's local and
-global layers, gpt-oss's sliding and full layers, the RoPE and NoPE layers of Llama 4 and
-SmolLM3). Every pair of a query/key head is a dot at its wavelength ``lambda_i`` (log scale),
-coloured by its class from :func:`posenc_lib.model_pairs.classify_config_pairs`: rotated (at
-least one turn in ``L``, or in the window of a local layer), kept (less than one turn),
-interpolated (a scaling changed its frequency) or not rotated (drawn in the band at the top).
-The dashed line is the farthest distance a layer sees: ``L``, or its window when that is
-shorter (the distance the pairs are classified against).
-
-The numbers all come from :mod:`posenc_lib.model_pairs`; this module only draws them.
+One panel per kind of layer of a preset; each pair is a dot at its wavelength, coloured by its
+class from :func:`posenc_lib.model_pairs.classify_config_pairs`. The dashed line is min(L, window).
 """
 
 from __future__ import annotations
@@ -42,16 +33,9 @@ class ModelPairsExplorer(Explorer):
     Parameters
     ----------
     preset : str, default "llama-3.1-8b"
-        Initial model, a key of :data:`posenc_lib.presets.PRESETS`.
+        A key of :data:`posenc_lib.presets.PRESETS`.
     length : int, default 8192
-        Initial context length ``L``, in [2**8, 2**23] (the slider moves in powers of two).
-
-    Notes
-    -----
-    Controls: ``preset`` (dropdown) and ``length`` (log slider, base 2). Artists kept:
-    ``class_lines[row][k]`` (the dots of class ``k`` in panel ``row``), ``context_lines[row]``
-    (the line at ``L``), the two panel titles and ``title``. A model whose layers all share one
-    RoPE shows only the top panel.
+        Context length L in [2**8, 2**23].
 
     Examples
     --------
@@ -106,7 +90,6 @@ class ModelPairsExplorer(Explorer):
         ]
 
     def update(self, preset: str, length: float) -> None:  # type: ignore[override]
-        """Classify the pairs of every layer kind of ``preset`` at ``length``; redraw in place."""
         config = PRESETS[preset]
         context = int(round(length))
         kinds = config_layer_kinds(config)

@@ -1,14 +1,9 @@
-"""Explorer of how far the angle ``m theta_i`` drifts in a narrow floating-point format.
+"""Explorer of how far the angle m theta_i drifts in a narrow floating-point format.
 
 Notebook: 08_numerical_precision.
 
-Left: the angle error ``|fl(fl(m) fl(theta_i)) - m theta_i|`` against the position (log-log)
-for the chosen storage format and frequency pair, with the guide ``m theta_i eps`` and a
-marker at the chosen position. Right: the unit circle with the exact angle and the angle the
-narrow format computes; when the error nears pi, the two points sit on opposite sides and the
-sine and cosine are simply wrong.
-
-Everything is drawn once; the controls change data, visibility and texts in place.
+Left: the angle error |fl(fl(m) fl(theta_i)) - m theta_i| against the position (log-log), with
+the guide m theta_i eps. Right: the exact and the rounded angle on the unit circle.
 """
 
 from __future__ import annotations
@@ -20,10 +15,11 @@ from matplotlib.ticker import NullLocator
 from numpy.typing import NDArray
 
 from posenc_lib._checks import check_choice, check_even, check_int
-from posenc_lib.frequencies import inverse_frequencies
+from posenc_lib.frequencies import angles, inverse_frequencies
 from posenc_lib.plots import draw_error_curves, draw_unit_circle, for_log_axis
 from posenc_lib.precision import angle_error, machine_epsilon, round_to_dtype, rounded_angles
-from posenc_lib.widgets._base import Explorer
+from posenc_lib.shift import rotation_matrix
+from posenc_lib.widgets._base import Explorer, check_slider_range
 from posenc_lib.widgets._labels import place_circle_labels
 
 __all__ = ["AngleErrorExplorer"]
@@ -33,24 +29,18 @@ FLOAT16_MAX = 65504.0
 
 
 class AngleErrorExplorer(Explorer):
-    """Angle error against position, with a format dropdown and position and pair sliders.
+    """Angle error against position, with format, position and pair controls.
 
     Parameters
     ----------
     dtype_name : {"float16", "bfloat16", "float32"}, default "float16"
-        Initial storage format.
+        Storage format.
     position : int, default 1857
-        Initial position (1 .. 2**20); 1857 is the position of a published float16 bug report.
+        Position (1 .. 2**20); 1857 is that of a published float16 bug report.
     pair : int, default 1
-        Initial pair index ``i`` of a ``d_model = 32`` encoding (0..15).
+        Pair index i of a ``d_model``-wide encoding.
     d_model : int, default 32
-        Width whose frequencies ``10000**(-2i/d)`` the pair slider picks from (fixed).
-
-    Notes
-    -----
-    Controls: ``dtype_name`` (dropdown), ``position`` (log slider, base 2) and ``pair``.
-    Artists kept: ``error_line``, ``guide_line``, ``marker``, ``overflow_line``, ``circle``
-    (a :class:`posenc_lib.plots.UnitCircle`) and the two titles.
+        Width whose frequencies 10000**(-2i/d) the pair slider picks from (fixed).
 
     Examples
     --------
@@ -60,38 +50,26 @@ class AngleErrorExplorer(Explorer):
     False
     """
 
-    def __init__(
-        self,
-        dtype_name: str = "float16",
-        position: int = 1857,
-        pair: int = 1,
-        d_model: int = 32,
-    ) -> None:
+    def __init__(self, dtype_name: str = "float16", position: int = 1857, pair: int = 1,
+            d_model: int = 32) -> None:
         dtype_name = check_choice("dtype_name", dtype_name, DTYPES)
-        position = check_int("position", position)
-        if position > 2**20:
-            raise ValueError(f"position must be in 1..2**20; got {position}")
+        position = check_slider_range("position", check_int("position", position), 1, 2**20)
         self.thetas = inverse_frequencies(check_even("d_model", d_model, minimum=4))
         pair = check_int("pair", pair, minimum=0)
-        if pair >= self.thetas.size:
-            raise ValueError(f"pair must be in 0..{self.thetas.size - 1}; got {pair}")
+        pair = check_slider_range("pair", pair, 0, self.thetas.size - 1)
         self.positions = np.unique(np.round(2.0 ** np.linspace(0.0, 20.0, 321))).astype(np.int64)
         super().__init__(figsize=(8.6, 3.6))
         with self.style():
             left, right = self.figure.subplots(1, 2, width_ratios=[1.6, 1.0])
             ones = np.ones(self.positions.shape)
-            lines = draw_error_curves(
-                left, self.positions, {"angle error": ones, r"$m\,\theta_i\,\epsilon$": ones},
-                xlabel="Position", ylabel="Angle error (rad)",
-            )
+            lines = draw_error_curves(left, self.positions, {"angle error": ones,
+                r"$m\,\theta_i\,\epsilon$": ones}, xlabel="Position", ylabel="Angle error (rad)")
             self.error_line, self.guide_line = lines.values()
             self.guide_line.set_color("#888888")
             (self.marker,) = left.plot([1.0], [1.0], "o", color="#D55E00", markersize=8)
             self.overflow_line = left.axvline(FLOAT16_MAX, color="#D55E00", linestyle=":")
-            self.overflow_label = left.text(
-                FLOAT16_MAX, 1e3, "float16 max\n65504 ", color="#D55E00", fontsize=8,
-                ha="right", va="top",
-            )
+            self.overflow_label = left.text(FLOAT16_MAX, 1e3, "float16 max\n65504 ",
+                color="#D55E00", fontsize=8, ha="right", va="top")
             left.set_xlim(1, 2**20)
             left.set_ylim(1e-9, 1e4)
             left.yaxis.set_minor_locator(NullLocator())
@@ -99,25 +77,17 @@ class AngleErrorExplorer(Explorer):
             left.set_xticks([2.0**k for k in range(0, 21, 4)])
             left.legend(loc="upper left")
             self.error_title = left.set_title("")
-            self.circle = draw_unit_circle(
-                right, [1.0, 0.0], [1.0, 0.0], point_label="exact", rotated_label="rounded"
-            )
+            self.circle = draw_unit_circle(right, [1.0, 0.0], [1.0, 0.0], point_label="exact",
+                rotated_label="rounded")
             right.set_xlim(-2.0, 2.0)  # room for the labels beside the points
             self.circle_title = right.set_title("", fontsize=9)
         self.error_axes, self.circle_axes = left, right
-        self.add_control(
-            "dtype_name", ipywidgets.Dropdown(options=DTYPES, value=dtype_name, description="dtype")
-        )
-        self.add_control(
-            "position",
-            ipywidgets.FloatLogSlider(
-                value=position, base=2, min=0, max=20, step=0.01, description="position"
-            ),
-        )
-        self.add_control(
-            "pair",
-            ipywidgets.IntSlider(value=pair, min=0, max=self.thetas.size - 1, description="pair i"),
-        )
+        self.add_control("dtype_name", ipywidgets.Dropdown(options=DTYPES, value=dtype_name,
+            description="dtype"))
+        self.add_control("position", ipywidgets.FloatLogSlider(value=position, base=2, min=0,
+            max=20, step=0.01, description="position"))
+        self.add_control("pair", ipywidgets.IntSlider(value=pair, min=0, max=self.thetas.size - 1,
+            description="pair i"))
         c = self.circle
         self._changing: list[Artist] = [
             self.error_line, self.guide_line, self.marker, self.overflow_line,
@@ -128,7 +98,6 @@ class AngleErrorExplorer(Explorer):
         self.refresh()
 
     def changing_artists(self) -> list[Artist]:
-        """Everything :meth:`update` changes (the rest is blitted from the background)."""
         return self._changing
 
     def curves(self, dtype_name: str, pair: int) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
@@ -138,12 +107,10 @@ class AngleErrorExplorer(Explorer):
         fits = np.isfinite(round_to_dtype(self.positions, dtype_name))
         error = np.full(self.positions.shape, np.inf)
         error[fits] = angle_error(self.positions[fits], [theta], dtype_name)[:, 0]
-        # guide: m theta_i eps
-        guide = self.positions * theta * machine_epsilon(dtype_name)
+        guide = angles(self.positions, [theta])[:, 0] * machine_epsilon(dtype_name)  # m theta_i eps
         return error, guide
 
     def update(self, dtype_name: str, position: float, pair: int) -> None:  # type: ignore[override]
-        """Redraw the error curve, the marker and the two angles for these control values."""
         pair, pos = int(pair), int(round(position))
         theta = float(self.thetas[pair])
         error, guide = self.curves(dtype_name, pair)
@@ -151,15 +118,16 @@ class AngleErrorExplorer(Explorer):
         self.guide_line.set_ydata(for_log_axis(guide))
         self.overflow_line.set_visible(dtype_name == "float16")
         self.overflow_label.set_visible(dtype_name == "float16")
-        exact = pos * theta
+        exact = float(angles([pos], [theta])[0, 0])  # m theta_i
         approx = float(rounded_angles([pos], [theta], dtype_name)[0, 0])
         gap = abs(approx - exact)
         self.marker.set_data([pos], [for_log_axis([gap])[0]])
         self.error_title.set_text(f"{dtype_name}, pair {pair} ($\\theta_i$ = {theta:.4g})")
-        start = [np.cos(exact), np.sin(exact)]
+        start = rotation_matrix(exact)[:, 0]  # (cos, sin) of the angle
         if np.isfinite(approx):
-            self.circle.update(start, [np.cos(approx), np.sin(approx)])
-            place_circle_labels(self.circle.labels, start, [np.cos(approx), np.sin(approx)])
+            end = rotation_matrix(approx)[:, 0]
+            self.circle.update(start, end)
+            place_circle_labels(self.circle.labels, start, end)
             self.circle_title.set_text(f"pos {pos}: error {gap:.3g} rad")
         else:
             self.circle.update(start, None)

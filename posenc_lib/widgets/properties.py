@@ -5,8 +5,6 @@ Notebook: 03_properties.
 
 from __future__ import annotations
 
-from typing import Any
-
 import ipywidgets
 import numpy as np
 from matplotlib.artist import Artist
@@ -20,32 +18,22 @@ __all__ = ["SimilarityDecayExplorer"]
 
 
 class SimilarityDecayExplorer(Explorer):
-    """PE·PEᵀ / (d/2) for a short sentence and its offset curve, with base and d_model sliders.
-
-    Left: the normalised dot-product matrix of ``n_positions`` positions. Right:
-    ``sum_i cos(theta_i k) / (d/2)`` against the offset k, with its local minima (the
-    "bounces") marked and the first one named in the title.
+    """PE·PEᵀ / (d/2) (left) and its offset curve with the bounces marked (right).
 
     Parameters
     ----------
     d_model : int, default 128
-        Initial model width (even; the slider goes from 8 to 1024 in steps of 8).
+        Initial model width (even, slider 8..1024).
     base : float, default 10000.0
-        Initial base (> 1; the slider spans 10 to 1e6 on a log scale).
+        Initial base (> 1, log slider 10..1e6).
     n_positions : int, default 64
         Positions in the matrix.
     max_offset : int, default 100
         Largest offset on the curve.
     """
 
-    def __init__(
-        self,
-        d_model: int = 128,
-        base: float = 10000.0,
-        *,
-        n_positions: int = 64,
-        max_offset: int = 100,
-    ) -> None:
+    def __init__(self, d_model: int = 128, base: float = 10000.0, *, n_positions: int = 64,
+            max_offset: int = 100) -> None:
         d_model = check_even("d_model", d_model, minimum=8)
         base = check_float("base", base, greater_than=1.0)
         self.n_positions = check_int("n_positions", n_positions, minimum=2)
@@ -55,36 +43,27 @@ class SimilarityDecayExplorer(Explorer):
         super().__init__(figsize=(9.0, 3.8))
         with self.style():
             left, right = self.figure.subplots(1, 2, width_ratios=[1.0, 1.5])
-            self.matrix = draw_similarity_matrix(
-                left, np.zeros((self.n_positions,) * 2), vmin=-1.0, vmax=1.0
-            )
+            self.matrix = draw_similarity_matrix(left, np.zeros((self.n_positions,) * 2),
+                vmin=-1.0, vmax=1.0)
             left.set_title(r"$PE\,PE^\top / (d/2)$")
-            self.curve = draw_offset_curve(
-                right, self.offsets, np.zeros(self.offsets.size),
-                ylabel=r"$PE(t)\cdot PE(t+k)\,/\,(d/2)$",
-            )
+            self.curve = draw_offset_curve(right, self.offsets, np.zeros(self.offsets.size),
+                ylabel=r"$PE(t)\cdot PE(t+k)\,/\,(d/2)$")
             right.set_ylim(-1.05, 1.05)
             right.set_xlim(0, int(self.offsets[-1]))
             # under the axis: the curve may reach any height at any offset
             right.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2))
             self.title = right.set_title(" ")
         self._changing = [self.matrix, self.curve.line, self.curve.bounces, self.title]
-        self.add_control("d_model", ipywidgets.IntSlider(
-            value=d_model, min=8, max=1024, step=8, description="d_model",
-            continuous_update=True))
-        self.add_control("base", ipywidgets.FloatLogSlider(
-            value=base, base=10, min=1, max=6, step=0.25, description="base",
-            continuous_update=True))
+        self.add_control("d_model", ipywidgets.IntSlider(value=d_model, min=8, max=1024, step=8,
+            description="d_model", continuous_update=True))
+        self.add_control("base", ipywidgets.FloatLogSlider(value=base, base=10, min=1, max=6,
+            step=0.25, description="base", continuous_update=True))
         self.refresh()
 
     def changing_artists(self) -> list[Artist]:
-        """Everything :meth:`update` changes (the rest is blitted from the background)."""
         return self._changing
 
-    def update(self, **values: Any) -> None:
-        """Recompute the normalised curve and matrix for these ``d_model`` and ``base``."""
-        d_model = check_even("d_model", values["d_model"])
-        base = check_float("base", values["base"], greater_than=1.0)
+    def update(self, d_model: int, base: float) -> None:  # type: ignore[override]
         # S(k) = sum_i cos(theta_i k) / (d/2), for every offset up to max(n, max_offset)
         reach = max(self.n_positions, self.offsets.size)
         curve = offset_similarity(np.arange(reach), d_model, base) / (d_model / 2)

@@ -2,15 +2,8 @@
 
 Notebook: 05_rope.
 
-Two curves react to the base and the head size ``d``, on one scale (both divided by the score
-at distance 0, ``d``) and a logarithmic y axis:
-
-- the size ``|<R_m q, R_n k>|`` of the score of a query and key whose pairs all point the same
-  way (``q = k = (1, ..., 1)``), 1 at distance 0;
-- RoFormer's bound on that same score, ``(1/(d/2)) sum_j |S_j|`` after the division, which
-  stays above it at every distance.
-
-Both are drawn once; a slider change only replaces their y data.
+Both curves divided by d, on a log axis: |<R_m q, R_n k>| for q = k = (1, ..., 1), and
+RoFormer's bound (1/(d/2)) sum_j |S_j| on that score.
 """
 
 from __future__ import annotations
@@ -36,17 +29,11 @@ class RopeScoreExplorer(Explorer):
     Parameters
     ----------
     head_dim : int, default 128
-        Initial head size (even, 8..256).
+        Head size (even, 8..256).
     base : float, default 10000.0
-        Initial RoPE base (100..1e7).
+        RoPE base (100..1e7).
     max_distance : int, default 500
-        Largest distance drawn (fixed for the life of the explorer).
-
-    Notes
-    -----
-    Controls: ``base`` (log slider) and ``head_dim`` (even integers). Artists kept:
-    ``score_line`` (``|score| / d``) and ``bound_line`` (the bound / d), whose y data change in
-    place, and ``title``.
+        Largest distance drawn (fixed).
 
     Examples
     --------
@@ -57,12 +44,9 @@ class RopeScoreExplorer(Explorer):
     (1.0, 32.5)
     """
 
-    def __init__(
-        self, head_dim: int = 128, base: float = 10000.0, max_distance: int = 500
-    ) -> None:
-        head_dim = check_even("head_dim", head_dim, minimum=8)
-        if head_dim > 256:
-            raise ValueError(f"head_dim must be an even integer in 8..256; got {head_dim}")
+    def __init__(self, head_dim: int = 128, base: float = 10000.0,
+            max_distance: int = 500) -> None:
+        head_dim = check_slider_range("head_dim", check_even("head_dim", head_dim), 8, 256)
         base = check_float("base", base, greater_than=1.0)
         base = check_slider_range("base", base, 100.0, 1e7, "[100, 1e7]")
         self.distances = np.arange(check_int("max_distance", max_distance, minimum=10) + 1)
@@ -70,39 +54,23 @@ class RopeScoreExplorer(Explorer):
         score, bound = normalised_score_curves(self.distances, head_dim, base)
         with self.style():
             ax = self.figure.add_subplot()
-            lines = draw_curves(
-                ax,
-                self.distances,
-                {SCORE_LABEL: np.abs(score), BOUND_LABEL: bound},
-                xlabel="Relative distance $r = n - m$",
-                ylabel="Value / score at distance 0",
-            )
+            lines = draw_curves(ax, self.distances, {SCORE_LABEL: np.abs(score),
+                BOUND_LABEL: bound}, xlabel="Relative distance $r = n - m$",
+                ylabel="Value / score at distance 0")
             draw_reference_lines(ax, horizontal={"": 1.0})
             ax.set_yscale("log")
             ax.set_ylim(1e-3, 200.0)
             ax.set_xlim(0, self.distances[-1])
             ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0))  # beside the axes, off the data
-            self.title = ax.text(
-                0.0, 1.03, "", transform=ax.transAxes, ha="left", va="bottom",
-                fontsize=10, fontweight="bold",
-            )
+            self.title = ax.text(0.0, 1.03, "", transform=ax.transAxes, ha="left", va="bottom",
+                fontsize=10, fontweight="bold")
         self.axes = ax
         self.score_line = lines[SCORE_LABEL]
         self.bound_line = lines[BOUND_LABEL]
-        self.add_control(
-            "base",
-            ipywidgets.FloatLogSlider(
-                value=base, base=10, min=2, max=7, step=0.1, description="base",
-                continuous_update=True,
-            ),
-        )
-        self.add_control(
-            "head_dim",
-            ipywidgets.IntSlider(
-                value=head_dim, min=8, max=256, step=8, description="d",
-                continuous_update=True,
-            ),
-        )
+        self.add_control("base", ipywidgets.FloatLogSlider(value=base, base=10, min=2, max=7,
+            step=0.1, description="base", continuous_update=True))
+        self.add_control("head_dim", ipywidgets.IntSlider(value=head_dim, min=8, max=256, step=8,
+            description="d", continuous_update=True))
         self.update(**self.values())
         self.canvas.draw()
         # the axes never move: freeze the layout computed by that first draw
@@ -110,11 +78,9 @@ class RopeScoreExplorer(Explorer):
         self.refresh()
 
     def changing_artists(self) -> list[Artist]:
-        """The two curves and the title."""
         return [self.score_line, self.bound_line, self.title]
 
     def update(self, base: float, head_dim: int) -> None:  # type: ignore[override]
-        """Recompute both curves for this base and head size and replace their y data."""
         score, bound = normalised_score_curves(self.distances, int(head_dim), float(base))
         self.score_line.set_ydata(np.abs(score))
         self.bound_line.set_ydata(bound)

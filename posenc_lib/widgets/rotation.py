@@ -5,16 +5,15 @@ Notebook: 04_rotation_proof.
 
 from __future__ import annotations
 
-from typing import Any
-
 import ipywidgets
 import numpy as np
 from matplotlib.artist import Artist
 
-from posenc_lib._checks import check_even, check_float, check_int
+from posenc_lib._checks import check_even, check_int
 from posenc_lib.frequencies import inverse_frequencies
 from posenc_lib.plots import draw_pair_waves, draw_unit_circle
 from posenc_lib.shift import pair_shift_matrix
+from posenc_lib.sinusoidal import encoding_from_frequencies
 from posenc_lib.widgets._base import Explorer
 from posenc_lib.widgets._labels import place_circle_labels
 
@@ -22,40 +21,24 @@ __all__ = ["RotationExplorer"]
 
 
 class RotationExplorer(Explorer):
-    """One (sin, cos) pair on the unit circle, moved by M_k; sliders for t, k and the pair.
+    """One (sin, cos) pair on the unit circle moved by M_k (left), and as two waves (right).
 
-    Left: the point ``p(t) = (sin(theta t), cos(theta t))`` in the course's (sin, cos) plane
-    and ``M_k p(t)``, which lands on ``p(t + k)`` (the walk is clockwise in this plane). Right:
-    the same pair as two waves, marked at t and t + k. The title gives the pair's frequency
-    theta, the angle ``theta k`` (radians) and the entries of ``M_k``.
+    The point is p(t) = (sin(theta t), cos(theta t)); M_k p(t) lands on p(t + k).
 
     Parameters
     ----------
-    t : int, default 5
-        Initial position (slider 0 .. max_position).
-    k : int, default 3
-        Initial offset (slider -max_offset .. max_offset).
-    pair : int, default 0
-        Initial pair index i, frequency ``w_i = base ** (-2i / d_model)``.
+    t, k, pair : int, default 5, 3, 0
+        Initial position, offset and pair index i (theta = base ** (-2i / d_model)).
     d_model : int, default 16
-        Model width: the pair slider goes from 0 to d_model/2 - 1.
+        Model width.
     base : float, default 10000.0
         Base of the frequencies.
     max_position, max_offset : int, default 40, 20
         Slider ranges.
     """
 
-    def __init__(
-        self,
-        t: int = 5,
-        k: int = 3,
-        pair: int = 0,
-        *,
-        d_model: int = 16,
-        base: float = 10000.0,
-        max_position: int = 40,
-        max_offset: int = 20,
-    ) -> None:
+    def __init__(self, t: int = 5, k: int = 3, pair: int = 0, *, d_model: int = 16,
+            base: float = 10000.0, max_position: int = 40, max_offset: int = 20) -> None:
         self.theta = inverse_frequencies(check_even("d_model", d_model), base)
         max_position = check_int("max_position", max_position)
         max_offset = check_int("max_offset", max_offset)
@@ -63,10 +46,8 @@ class RotationExplorer(Explorer):
         super().__init__(figsize=(9.0, 3.8))
         with self.style():
             left, right = self.figure.subplots(1, 2, width_ratios=[1.0, 1.6])
-            self.circle = draw_unit_circle(
-                left, [0.0, 1.0], [0.0, 1.0], point_label="$p(t)$",
-                rotated_label="$M_k\\,p(t)$",
-            )
+            self.circle = draw_unit_circle(left, [0.0, 1.0], [0.0, 1.0], point_label="$p(t)$",
+                rotated_label="$M_k\\,p(t)$")
             left.set_xlabel(r"$\sin(\theta t)$")
             left.set_ylabel(r"$\cos(\theta t)$")
             self.waves = draw_pair_waves(right, samples, float(self.theta[0]), 0.0, 0.0)
@@ -81,26 +62,18 @@ class RotationExplorer(Explorer):
         ]
         self.add_control("t", ipywidgets.IntSlider(
             value=check_int("t", t, minimum=0), min=0, max=max_position, description="t"))
-        self.add_control("k", ipywidgets.IntSlider(
-            value=check_int("k", k, minimum=None), min=-max_offset, max=max_offset,
-            description="k"))
-        self.add_control("pair", ipywidgets.IntSlider(
-            value=check_int("pair", pair, minimum=0), min=0, max=self.theta.size - 1,
-            description="pair i"))
+        self.add_control("k", ipywidgets.IntSlider(value=check_int("k", k, minimum=None),
+            min=-max_offset, max=max_offset, description="k"))
+        self.add_control("pair", ipywidgets.IntSlider(value=check_int("pair", pair, minimum=0),
+            min=0, max=self.theta.size - 1, description="pair i"))
         self.refresh()
 
     def changing_artists(self) -> list[Artist]:
-        """Everything :meth:`update` changes (the rest is blitted from the background)."""
         return self._changing
 
-    def update(self, **values: Any) -> None:
-        """Move the point to angle theta t, rotate it by M_k and mark t, t + k on the waves."""
-        t = check_float("t", values["t"])
-        k = check_float("k", values["k"])
-        pair = check_int("pair", values["pair"], minimum=0)
+    def update(self, t: int, k: int, pair: int) -> None:  # type: ignore[override]
         theta = float(self.theta[pair])
-        # p(t) = (sin(theta t), cos(theta t)), M_k p(t) = p(t + k)
-        point = np.array([np.sin(theta * t), np.cos(theta * t)])
+        point = encoding_from_frequencies([t], [theta])[0]  # p(t) = (sin(theta t), cos(theta t))
         shift = pair_shift_matrix(k, theta)
         self.circle.update(point, shift @ point)
         place_circle_labels(self.circle.labels, point, shift @ point)

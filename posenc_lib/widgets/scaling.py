@@ -2,14 +2,9 @@
 
 Notebook: 06_context_extension.
 
-The explorer stretches a model trained on ``L`` positions to ``L' = s L``. A method dropdown,
-a factor slider ``s`` and a base slider redraw two panels in place:
-
-- the per-pair frequency ratio ``theta'_i / theta_i`` of the chosen method (log scale);
-- for positions ``0 .. L' - 1``, which pairs show a rotation angle never seen in training.
-
-It calls the same functions of :mod:`posenc_lib.analysis` as the notebook's charts and the
-registered ``frequency_ratio`` figure, on the same grid of positions, so they agree.
+A model trained on L positions is stretched to L' = s L. Left: the chosen method's frequency
+ratio theta'_i / theta_i per pair (log). Right: for positions 0 .. L' - 1, which pairs show an
+angle never seen in training. Same functions of :mod:`posenc_lib.analysis` as notebook 06.
 """
 
 from __future__ import annotations
@@ -41,27 +36,17 @@ class ScalingExplorer(Explorer):
     Parameters
     ----------
     method : str, default "yarn"
-        Initial method, one of :data:`posenc_lib.scaling.SCALING_METHODS`.
+        One of :data:`posenc_lib.scaling.SCALING_METHODS`.
     factor : float, default 8.0
-        Initial extension factor ``s`` (1..32).
+        Extension factor s (1..32).
     base : float, default 10000.0
-        Initial RoPE base (1e3..1e7).
+        RoPE base (1e3..1e7).
     head_dim : int, default 128
         Rotary dimension (fixed).
     trained_length : int, default 4096
-        Trained length ``L`` (fixed).
+        Trained length L (fixed).
     n_columns : int, default 512
-        Number of positions sampled in ``0 .. sL - 1`` for the right panel, by
-        :func:`posenc_lib.analysis.extension_positions`: notebook 06's grid, so the title's
-        numbers are those of the notebook's table.
-
-    Notes
-    -----
-    Controls: ``method`` (dropdown), ``factor`` and ``base`` (sliders). Artists kept:
-    ``ratio_line`` (y data), ``unseen_image`` (array), ``trained_line`` (x data, at ``L / L'``)
-    and ``title``; ``unseen_percent`` and ``pairs_hit`` hold the numbers the title shows. The
-    right panel's x axis is the position divided by ``L' = s L``, so its
-    limits never change.
+        Positions sampled in 0 .. sL - 1 (notebook 06's grid, :func:`extension_positions`).
 
     Examples
     --------
@@ -71,15 +56,8 @@ class ScalingExplorer(Explorer):
     0.125
     """
 
-    def __init__(
-        self,
-        method: str = "yarn",
-        factor: float = 8.0,
-        base: float = 10000.0,
-        head_dim: int = 128,
-        trained_length: int = 4096,
-        n_columns: int = 512,
-    ) -> None:
+    def __init__(self, method: str = "yarn", factor: float = 8.0, base: float = 10000.0,
+            head_dim: int = 128, trained_length: int = 4096, n_columns: int = 512) -> None:
         method = check_choice("method", method, SCALING_METHODS)
         factor = check_float("factor", factor, at_least=1.0)
         factor = check_slider_range("factor", factor, 1.0, 32.0, "[1, 32]")
@@ -87,50 +65,37 @@ class ScalingExplorer(Explorer):
         base = check_slider_range("base", base, 1e3, 1e7, "[1e3, 1e7]")
         self.head_dim = check_even("head_dim", head_dim, minimum=4)
         self.trained_length = check_int("trained_length", trained_length, minimum=2)
-        self.n_columns = check_int("n_columns", n_columns, minimum=2)
-        if self.n_columns > self.trained_length:
-            raise ValueError(f"n_columns must be <= trained_length ({self.trained_length}); got "
-                             f"{self.n_columns}")
+        n_columns = check_int("n_columns", n_columns, minimum=2)
+        self.n_columns = check_slider_range("n_columns", n_columns, 2, self.trained_length)
         super().__init__(figsize=(8.0, 3.6))
         n_pairs = self.head_dim // 2
         with self.style():
             left, right = self.figure.subplots(1, 2, width_ratios=(1.0, 1.25))
-            lines = draw_frequency_ratios(
-                left, {"trained (default)": np.ones(n_pairs), "scaled": np.ones(n_pairs)}
-            )
+            lines = draw_frequency_ratios(left, {"trained (default)": np.ones(n_pairs),
+                "scaled": np.ones(n_pairs)})
             left.set_ylim(1.0 / 60.0, 1.6)
             # under the axis: a method's curve may run anywhere from 1 down to 1/32
             left.legend(loc="upper center", bbox_to_anchor=(0.5, -0.22), ncols=2)
             columns = np.linspace(0.0, 1.0, self.n_columns)
-            self.unseen_image = draw_unseen_angles(
-                right, np.zeros((self.n_columns, n_pairs), dtype=bool), columns,
-                xlabel="Position $m$ / target length $L' = sL$",
-            )
+            self.unseen_image = draw_unseen_angles(right, np.zeros((self.n_columns, n_pairs),
+                dtype=bool), columns, xlabel="Position $m$ / target length $L' = sL$")
             right.set_xlim(0.0, 1.0)
             self.raster = PixelRaster(self.unseen_image)  # paints the mask without resampling
-            self.trained_line = draw_reference_lines(
-                right, vertical={"": 1.0 / factor}, color="#333333", linewidth=1.2
-            )[""]
+            self.trained_line = draw_reference_lines(right, vertical={"": 1.0 / factor},
+                color="#333333", linewidth=1.2)[""]
             engine = self.figure.get_layout_engine()
             assert isinstance(engine, ConstrainedLayoutEngine), "the course style lays out"
             engine.set(rect=(0.0, 0.0, 1.0, 0.93))
-            self.title = self.figure.text(
-                0.01, 0.985, "", ha="left", va="top", fontsize=10, fontweight="bold"
-            )
+            self.title = self.figure.text(0.01, 0.985, "", ha="left", va="top", fontsize=10,
+                fontweight="bold")
         self.ratio_line = lines["scaled"]
         self.axes = (left, right)
-        self.add_control(
-            "method", ipywidgets.Dropdown(options=list(SCALING_METHODS), value=method,
-                                          description="method")
-        )
-        self.add_control(
-            "factor", ipywidgets.FloatSlider(value=factor, min=1.0, max=32.0, step=0.5,
-                                             description="factor s")
-        )
-        self.add_control(
-            "base", ipywidgets.FloatLogSlider(value=base, base=10, min=3, max=7, step=0.1,
-                                              description="base")
-        )
+        self.add_control("method", ipywidgets.Dropdown(options=list(SCALING_METHODS), value=method,
+            description="method"))
+        self.add_control("factor", ipywidgets.FloatSlider(value=factor, min=1.0, max=32.0,
+            step=0.5, description="factor s"))
+        self.add_control("base", ipywidgets.FloatLogSlider(value=base, base=10, min=3, max=7,
+            step=0.1, description="base"))
         self.update(**self.values())
         self.canvas.draw()
         # the axes never move: freeze the layout computed by that first draw
@@ -142,12 +107,10 @@ class ScalingExplorer(Explorer):
         return extension_positions(self.trained_length, factor, self.n_columns)
 
     def changing_artists(self) -> list[Artist]:
-        """The ratio curve, the unseen-angle image, the trained-length line and the title."""
         spines = self.raster.image.axes.spines.values()  # drawn again over the mask's edges
         return [self.ratio_line, self.raster, *spines, self.trained_line, self.title]
 
     def update(self, method: str, factor: float, base: float) -> None:  # type: ignore[override]
-        """Recompute the method's ratio and unseen angles; change the artists in place."""
         factor, base = float(factor), float(base)
         length = self.trained_length
         _, attention = method_frequencies(method, self.head_dim, base, factor, length)

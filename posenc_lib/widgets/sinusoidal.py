@@ -1,11 +1,6 @@
 """Explorers of the sinusoidal encoding: its heatmap and its stacked waves.
 
 Notebook: 02_sinusoidal_formula.
-
-* :class:`EncodingHeatmapExplorer`: d_model, base and length sliders redraw the encoding
-  heatmap in place (``set_data`` + ``set_extent``).
-* :class:`StackedWavesExplorer`: pick a pair of dimensions and see its sine and cosine waves
-  stacked, with the token positions marked (the stacked-waves picture of write-up 001).
 """
 
 from __future__ import annotations
@@ -20,25 +15,17 @@ from posenc_lib._checks import check_even, check_float, check_int
 from posenc_lib.frequencies import inverse_frequencies, wavelengths
 from posenc_lib.plots import draw_encoding_heatmap, draw_stacked_waves
 from posenc_lib.sinusoidal import sinusoidal_encoding, sinusoidal_encoding_at
-from posenc_lib.widgets._base import Explorer
+from posenc_lib.widgets._base import Explorer, check_slider_range
 from posenc_lib.widgets._raster import PixelRaster
 
 __all__ = ["EncodingHeatmapExplorer", "StackedWavesExplorer"]
 
 
 class EncodingHeatmapExplorer(Explorer):
-    """The sinusoidal encoding as a heatmap (positions down, dimensions across), split layout.
+    """The encoding as a heatmap, sine columns then cosine columns (``layout="concat"``).
 
-    The columns are drawn in the split order, the d_model/2 sine columns first and then the
-    cosine columns (``layout="concat"``, the interleaved table with its columns permuted), with
-    a line between the halves. In the interleaved order each slow pair puts a sine near 0 next
-    to a cosine near 1, and a screen with fewer pixels than columns draws alternate columns as
-    broad stripes that are not in the data; in the split order neighbouring columns have
-    neighbouring frequencies.
-
-    Controls: ``d_model`` (8 .. 1024), ``base`` (10 .. 10**6, logarithmic) and ``length``
-    (10 .. 500 positions). The title says how many pairs complete a full turn within the
-    shown positions (wavelength <= length - 1) and the longest wavelength.
+    The split order avoids the false stripes alternate slow sin/cos columns draw on a screen
+    with fewer pixels than columns. Controls: ``d_model``, ``base`` and ``length``.
 
     Parameters
     ----------
@@ -56,10 +43,8 @@ class EncodingHeatmapExplorer(Explorer):
             ax = self.figure.add_subplot()
             # no colorbar: values always span [-1, 1] (the title says so), and a slider tick
             # that changes the axes redraws every label, so fewer labels keep it under 50 ms
-            self.heatmap = draw_encoding_heatmap(
-                ax, sinusoidal_encoding(length, d_model, base, layout="concat"), colorbar=False,
-                dimension_label="sine columns | cosine columns",
-            )
+            self.heatmap = draw_encoding_heatmap(ax, sinusoidal_encoding(length, d_model, base,
+                layout="concat"), colorbar=False, dimension_label="sine columns | cosine columns")
             self.halves = ax.axvline(d_model / 2 - 0.5, color="black", linewidth=1.0)
             self.title = ax.set_title("", fontsize=9, y=1.0)  # fixed y: drawn alone
         self.raster = PixelRaster(self.heatmap)  # paints the heatmap without resampling it
@@ -72,19 +57,10 @@ class EncodingHeatmapExplorer(Explorer):
                 continuous_update=False,
             ),
         )
-        self.add_control(
-            "base",
-            ipywidgets.FloatLogSlider(
-                value=base, base=10, min=1, max=6, step=0.1, description="base"
-            ),
-        )
-        self.add_control(
-            "length",
-            ipywidgets.IntSlider(
-                value=length, min=10, max=500, step=10, description="length",
-                continuous_update=False,
-            ),
-        )
+        self.add_control("base", ipywidgets.FloatLogSlider(value=base, base=10, min=1, max=6,
+            step=0.1, description="base"))
+        self.add_control("length", ipywidgets.IntSlider(value=length, min=10, max=500, step=10,
+            description="length", continuous_update=False))
         self.refresh()
 
     def background_key(self) -> Hashable:
@@ -111,33 +87,22 @@ class EncodingHeatmapExplorer(Explorer):
 
 
 class StackedWavesExplorer(Explorer):
-    """The sine and cosine waves of a few consecutive pairs, with the tokens marked.
-
-    Control: ``pair``, the first pair index i shown; the waves of dimensions
-    2i, 2i+1, ..., 2(i + n_pairs) - 1 are stacked bottom-up (sine, cosine, sine, ...). The dots
-    are the values the tokens at positions 0 .. n_tokens-1 take from each wave: one token's
-    encoding is read off vertically.
+    """The sine and cosine waves of ``n_pairs`` pairs from pair ``i`` (the control), stacked,
+    with the values the tokens at positions 0 .. n_tokens - 1 take marked.
 
     Parameters
     ----------
     d_model : int, default 64
-        Model width.
     n_tokens : int, default 8
-        Number of token positions marked (and the x range).
     n_pairs : int, default 2
-        Number of (sin, cos) pairs shown at a time.
     base : float, default 10000.0
-        Base of the frequencies.
     """
 
-    def __init__(
-        self, d_model: int = 64, n_tokens: int = 8, n_pairs: int = 2, base: float = 10000.0
-    ) -> None:
+    def __init__(self, d_model: int = 64, n_tokens: int = 8, n_pairs: int = 2,
+            base: float = 10000.0) -> None:
         d_model = check_even("d_model", d_model, minimum=4)
         n_tokens = check_int("n_tokens", n_tokens, minimum=2)
-        n_pairs = check_int("n_pairs", n_pairs)
-        if n_pairs > d_model // 2:
-            raise ValueError(f"n_pairs must be <= d_model/2 = {d_model // 2}; got {n_pairs}")
+        n_pairs = check_slider_range("n_pairs", check_int("n_pairs", n_pairs), 1, d_model // 2)
         self.base = check_float("base", base, greater_than=1.0)
         super().__init__(figsize=(7.0, 4.2))
         self.d_model, self.n_pairs = d_model, n_pairs
@@ -147,31 +112,21 @@ class StackedWavesExplorer(Explorer):
         dims = self._dims(0)
         with self.style():
             ax = self.figure.add_subplot()
-            self.art = draw_stacked_waves(
-                ax,
-                self.x,
-                self.curves[:, dims],
-                token_positions=np.arange(n_tokens),
-                token_values=self.tokens[:, dims],
-                labels=self._labels(),
-            )
+            self.art = draw_stacked_waves(ax, self.x, self.curves[:, dims],
+                token_positions=np.arange(n_tokens), token_values=self.tokens[:, dims],
+                labels=self._labels())
             self.title = ax.set_title("", y=1.0)  # fixed y: drawn alone
         self.ax = ax
-        self.add_control(
-            "pair",
-            ipywidgets.IntSlider(
-                value=0, min=0, max=d_model // 2 - n_pairs, description="first pair i"
-            ),
-        )
+        self.add_control("pair", ipywidgets.IntSlider(value=0, min=0, max=d_model // 2 - n_pairs,
+            description="first pair i"))
         self.refresh()
 
     def _dims(self, pair: int) -> list[int]:
         return list(range(2 * pair, 2 * (pair + self.n_pairs)))
 
     def _labels(self) -> list[str]:
-        names = ["2i", "2i+1"] + [
-            f"2(i+{p})" + suffix for p in range(1, self.n_pairs) for suffix in ("", "+1")
-        ]
+        names = ["2i", "2i+1"] + [f"2(i+{p})" + suffix for p in range(1,
+            self.n_pairs) for suffix in ("", "+1")]
         return [f"{'sin' if k % 2 == 0 else 'cos'}, dim {name}" for k, name in enumerate(names)]
 
     def changing_artists(self) -> list[Artist]:
