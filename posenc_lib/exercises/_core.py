@@ -27,20 +27,11 @@ import numpy as np
 
 from posenc_lib.exercises._progress import record_pass
 
-__all__ = [
-    "KINDS",
-    "LEVELS",
-    "NOT_ANSWERED",
-    "CheckResult",
-    "Exercise",
-    "Mistake",
-    "Shortcut",
-    "defining_cell",
-]
+__all__ = ["KINDS", "LEVELS", "NOT_ANSWERED", "CheckResult", "Exercise", "Mistake", "Shortcut",
+           "defining_cell"]
 
-NOT_ANSWERED = (
-    "Not yet: replace the placeholder in the exercise cell with your answer, then run it."
-)
+NOT_ANSWERED = ("Not yet: replace the placeholder in the exercise cell with your answer, "
+                "then run it.")
 LEVELS = ("warm-up", "core", "challenge")
 """The difficulty marks, easiest first."""
 KINDS = ("prediction", "derivation", "detector", "construction", "explanation")
@@ -254,6 +245,7 @@ def _record_run(result: Any) -> None:
 
 
 def _track_runs() -> None:
+    """Register :func:`_record_run` once per IPython kernel (nothing outside IPython)."""
     shell = _shell()
     if shell is not None and _record_run not in shell.events.callbacks["post_run_cell"]:
         shell.events.register("post_run_cell", _record_run)
@@ -308,19 +300,9 @@ def _defines(cell: str, name: str) -> bool:
 
 
 def defining_cell(name: str, cells: Sequence[str] | None = None) -> str | None:
-    """The latest executed cell that binds ``name``, or None when no cell does.
+    """The source of the latest cell that binds ``name``, or None when no cell does.
 
-    Parameters
-    ----------
-    name : str
-        The answer's variable or function name.
-    cells : sequence of str, optional
-        Cell inputs, oldest first; by default the cells run so far in the IPython kernel.
-
-    Returns
-    -------
-    str or None
-        The cell's source.
+    ``cells`` are cell inputs, oldest first; by default the cells run so far in the kernel.
     """
     for cell in reversed(list(_executed_cells() if cells is None else cells)):
         if _defines(cell, name):
@@ -372,11 +354,8 @@ def _learner_namespace_functions() -> set[str]:
     shell = _shell()
     if shell is None:
         return set()
-    return {
-        name
-        for name, value in list(shell.user_ns.items())
-        if not name.startswith("_") and _is_learner_function(value)
-    }
+    return {name for name, value in list(shell.user_ns.items())
+            if not name.startswith("_") and _is_learner_function(value)}
 
 
 def _masked(code: str, names: set[str]) -> str:
@@ -424,27 +403,20 @@ class Exercise:
 
     Parameters
     ----------
-    key : str
-        Unique name, "NN.short_name" (the notebook number first).
-    title : str
-        One line saying what the learner computes.
-    answer_name : str
-        The variable (or function) the learner's cell defines.
+    key, title, answer_name : str
+        "NN.short_name"; one line saying what the learner computes; the variable (or function)
+        the learner's cell defines.
     expected : callable
-        Returns the right answer, computed with posenc_lib. It stays private: no public
-        attribute or message shows it. A detector's answer is ``(choice, evidence)``.
-    hint_text : str
-        Shown by :meth:`hint`.
-    level : {"warm-up", "core", "challenge"}
-    kind : {"prediction", "derivation", "detector", "construction", "explanation"}
-    objective : str
-        The learning objective checked, for the instructors' table.
+        Returns the right answer, computed with posenc_lib; private, no public attribute or
+        message shows it. A detector's answer is ``(choice, evidence)``.
+    hint_text, objective : str
+        Shown by :meth:`hint`; the learning objective, for the instructors' table.
+    level, kind : str
+        One of :data:`LEVELS` and one of :data:`KINDS`.
     minutes : int
         A typical learner's time for it.
-    mistakes : sequence of Mistake
-        Known wrong answers, named when the learner's answer matches one.
-    shortcuts : sequence of Shortcut
-        Ways around the exercise that the prompt forbids, refused by name.
+    mistakes, shortcuts : sequence of Mistake, sequence of Shortcut
+        Known wrong answers, named when matched; forbidden shortcuts, refused by name.
     rtol, atol : float
         Tolerances for numeric answers.
     call_with : tuple, optional
@@ -499,16 +471,8 @@ class Exercise:
             return None, f"Your function raised {type(err).__name__}: {err}"
 
     def shortcut_used(self, answer: Any, cell: str | None = None) -> Shortcut | None:
-        """The forbidden shortcut the learner's code takes, if any.
-
-        Parameters
-        ----------
-        answer : object
-            The learner's answer (a function's source and called names are searched too).
-        cell : str, optional
-            The code that defined the answer; by default the latest executed cell that binds
-            :attr:`answer_name`.
-        """
+        """The forbidden shortcut taken by ``cell`` (by default the latest cell that binds
+        :attr:`answer_name`) or by the code of a function ``answer``, if any."""
         if cell is None:
             cell = defining_cell(self.answer_name) or ""
         functions = _function_code(answer)
@@ -539,11 +503,8 @@ class Exercise:
         cell = defining_cell(self.answer_name)
         shortcut = self.shortcut_used(answer, cell or "")
         if shortcut is not None:
-            return CheckResult(
-                False,
-                f"This exercise asks you not to use {shortcut.label}: compute it yourself.",
-                self.title,
-            )
+            return CheckResult(False, f"This exercise asks you not to use {shortcut.label}: "
+                               "compute it yourself.", self.title)
         value, problem = self._evaluate(answer)
         if problem is not None:
             return CheckResult(False, problem, self.title)
@@ -582,23 +543,11 @@ class Exercise:
         return f"\n{tries[0]} tries so far: the hint may help, nb{self.key[:2]}.{name}.hint()."
 
     def grade(self, answer: Any, points: float | None = None) -> Any:
-        """Like :meth:`check`, but raise ``AssertionError`` with the diagnosis when it fails.
+        """Like :meth:`check`, but raise ``AssertionError`` with the diagnosis when it fails
+        (nbgrader's grade cells call it).
 
-        nbgrader's grade cells call it.
-
-        Parameters
-        ----------
-        answer : object
-            The learner's answer.
-        points : float, optional
-            The grade cell's points. When given, an answer close for a known reason (a mistake
-            with a ``credit``) earns that share: the diagnosis is printed and the points are
-            returned (nbgrader's partial credit); a right answer returns all the points.
-
-        Returns
-        -------
-        CheckResult or float
-            The check's result without ``points``, else the points earned.
+        With ``points``, return the points earned: all for a right answer, the mistake's
+        ``credit`` share for an answer close for a known reason (the diagnosis is printed).
         """
         result = self.check(answer)
         if result.credit <= 0.0 or (points is None and not result.passed):

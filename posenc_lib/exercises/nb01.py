@@ -107,8 +107,7 @@ gray_cousin = Exercise(
     ),
     shortcuts=(
         Shortcut("the library's smooth_bit_wave (write the sinusoid yourself)",
-                 r"\bsmooth_bit_wave\b",
-                 "return smooth_bit_wave(x + 2**k, k + 1)"),
+                 r"\bsmooth_bit_wave\b", "return smooth_bit_wave(x + 2**k, k + 1)"),
     ),
 )
 

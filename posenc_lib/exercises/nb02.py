@@ -183,8 +183,7 @@ decode_position = Exercise(
     key="02.decode_position", answer_name="decode_position", level="challenge", kind="construction",
     minutes=20, rtol=1e-9,
     title="Write decode_position(codes): the positions (0 to 20000) of encoding rows, d_model = 64",
-    expected=lambda: _DECODE_POSITIONS,
-    call_with=_decode_call(),
+    expected=lambda: _DECODE_POSITIONS, call_with=_decode_call(),
     hint_text="Each pair holds an angle pos * theta_i, and np.arctan2(sin, cos) gives it back, "
     "but only modulo 2*pi. A fast pair wraps many times within 20000 positions; find a pair whose "
     "wavelength is longer than 20000 and read the angle there, then divide by its theta. The "

@@ -130,8 +130,7 @@ def _judge_no_bounce(answer: object) -> tuple[bool, str]:
 no_bounce = PropertyExercise(
     key="03.no_bounce", answer_name="freqs", level="core", kind="construction", minutes=15,
     title="Frequencies for d_model = 128 whose PE(0)·PE(k) falls at every step up to k = 100",
-    expected=lambda: True,
-    judge=_judge_no_bounce,
+    expected=lambda: True, judge=_judge_no_bounce,
     hint_text="f(k) = sum_i cos(w_i k). One cosine cos(w k) falls while its angle w k runs from 0 "
     "to pi, and rises after that. How large may each w_i be so that no angle passes pi by k = "
     "100? The neighbour distance is sqrt(2 sum_i (1 - cos w_i)): it grows with the w_i, so take "

@@ -36,8 +36,7 @@ shift_back = Exercise(
         Shortcut("PE(13) itself (row 13, the formula at 13 or a table from sinusoidal_encoding; "
                  "shift PE(20) instead)",
                  r"\[\s*13(?:\.0*)?\s*[\],]|\b13(?:\.0*)?\s*\*|\*\s*13\b|\b20\s*-\s*7\b"
-                 r"|\bsinusoidal_encoding\s*\(",
-                 "back = sinusoidal_encoding_at([13], 24)[0]"),
+                 r"|\bsinusoidal_encoding\s*\(", "back = sinusoidal_encoding_at([13], 24)[0]"),
     ),
 )
 
@@ -142,8 +141,7 @@ def _judge_forward_head(answer: object) -> tuple[bool, str]:
 forward_head = PropertyExercise(
     key="04.forward_head", answer_name="w_forward", level="core", kind="construction", minutes=10,
     title="W_q W_k^T (d_model = 32) for a head whose every query attends 4 tokens forward",
-    expected=lambda: True,
-    judge=_judge_forward_head,
+    expected=lambda: True, judge=_judge_forward_head,
     hint_text="In the notebook, W_q W_k^T = beta M_k turned the row x_i = PE(i) into PE(i - k), "
     "so the score peaked at j = i - k. Which matrix turns the row PE(i) into PE(i + 4)? Any "
     "positive multiple works, and so may a matrix that keeps only some of the pairs.",
@@ -204,8 +202,7 @@ previous_sines = Exercise(
     ),
     shortcuts=(
         Shortcut("a least-squares fit (fit_linear_map, lstsq, pinv; derive the coefficients from "
-                 "the angle-addition formulas)",
-                 r"\bfit_linear_map\b|\blstsq\b|\bpinv\b",
+                 "the angle-addition formulas)", r"\bfit_linear_map\b|\blstsq\b|\bpinv\b",
                  "w_two, _ = fit_linear_map(np.hstack([now, before]), later)"),
     ),
 )

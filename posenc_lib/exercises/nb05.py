@@ -194,8 +194,7 @@ key_position = Exercise(
     ),
     shortcuts=(
         Shortcut("apply_rope or rope_matrix (read the position off a pair's angle instead of "
-                 "trying positions)",
-                 r"\bapply_rope\b|\brope_matrix\b",
+                 "trying positions)", r"\bapply_rope\b|\brope_matrix\b",
                  "m_key = next(m for m in range(9000) if np.allclose(apply_rope(x[None], [m], "
                  "th), y))"),
     ),

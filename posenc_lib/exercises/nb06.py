@@ -19,17 +19,10 @@ from posenc_lib.scaling import (
     yarn_correction_range,
     yarn_inv_freq,
     yarn_ramp,
-)
+)  # fmt: skip
 
-__all__ = [
-    "dynamic_cache",
-    "hidden_llama3_frequencies",
-    "llama3_bands",
-    "mystery_frequencies",
-    "ramp_bounds",
-    "which_scaling",
-    "yarn_ratios",
-]
+__all__ = ["dynamic_cache", "hidden_llama3_frequencies", "llama3_bands", "mystery_frequencies",
+           "ramp_bounds", "which_scaling", "yarn_ratios"]
 
 _YARN_CALLS = (
     r"\b(yarn_correction_range|yarn_ramp|yarn_inv_freq|rope_frequencies\w*|"
@@ -69,15 +62,11 @@ ramp_bounds = Exercise(
 _YARN_D, _YARN_BASE, _YARN_S, _YARN_L = 64, 10000.0, 4.0, 2048
 
 
-def _yarn_theta() -> NDArray[np.float64]:
-    return inverse_frequencies(_YARN_D, _YARN_BASE)
-
-
 def _yarn_ratio(*, truncate: bool = True, reversed_ramp: bool = False) -> NDArray[np.float64]:
     """YaRN's theta'/theta for the exercise's head, optionally with a learner's slip."""
     d, base, s, length = _YARN_D, _YARN_BASE, _YARN_S, _YARN_L
     if not reversed_ramp:
-        return yarn_inv_freq(d, base, s, length, truncate=truncate) / _yarn_theta()
+        return yarn_inv_freq(d, base, s, length, truncate=truncate) / inverse_frequencies(d, base)
     low, high = yarn_correction_range(d, base, length)
     weight = yarn_ramp(low, high, d // 2)
     return np.asarray(weight + (1.0 - weight) / s)  # the ramp's two ends swapped
@@ -86,7 +75,7 @@ def _yarn_ratio(*, truncate: bool = True, reversed_ramp: bool = False) -> NDArra
 def _paper_ratio() -> NDArray[np.float64]:
     """The YaRN paper's ratio for the same head: the Llama 3 rule with bands alpha, beta = 1, 32."""
     d, base, s, length = _YARN_D, _YARN_BASE, _YARN_S, _YARN_L
-    return llama3_inv_freq(d, base, s, 1.0, 32.0, length) / _yarn_theta()
+    return llama3_inv_freq(d, base, s, 1.0, 32.0, length) / inverse_frequencies(d, base)
 
 
 yarn_ratios = Exercise(
@@ -124,13 +113,8 @@ _BANDS = (16.0, 2.0, 16.0)  # factor, low_freq_factor, high_freq_factor: what th
 def hidden_llama3_frequencies() -> NDArray[np.float64]:
     """Llama 3-scaled frequencies of a head whose factor and bands are not shown.
 
-    The head has d = 64, base 500000 and ``original_max_position_embeddings`` 8192; exercise
-    06.llama3_bands asks for ``factor``, ``low_freq_factor`` and ``high_freq_factor``.
-
-    Returns
-    -------
-    inv_freq : ndarray of float64, shape (32,)
-        ``theta'_i`` after ``rope_scaling`` of type llama3.
+    Returns theta'_i, shape (32,), of a head with d = 64, base 500000 and
+    original_max_position_embeddings 8192; exercise 06.llama3_bands asks for the factors.
     """
     factor, low, high = _BANDS
     return llama3_inv_freq(_BANDS_D, _BANDS_BASE, factor, low, high, _BANDS_L)
@@ -177,7 +161,7 @@ def _dynamic_slowest(seq_len: int) -> float:
 
 
 def _cache_drift(then: float, now: float) -> float:
-    return _CACHE_KEY * (then - now)
+    return _CACHE_KEY * (then - now)  # the cached angle minus the current one
 
 
 dynamic_cache = Exercise(
@@ -216,29 +200,18 @@ _MYSTERY_CONFIG: dict[str, Any] = {
 
 
 def mystery_frequencies() -> NDArray[np.float64]:
-    """The scaled frequencies of a head with d = 64 and base 10^6, of an undisclosed method.
-
-    Returns
-    -------
-    inv_freq : ndarray of float64, shape (32,)
-        ``theta'_i`` after the config's ``rope_scaling``, which exercise 06.which_scaling asks
-        the learner to identify.
-    """
+    """Return theta'_i, shape (32,), of a head with d = 64 and base 10^6 scaled by the undisclosed
+    method exercise 06.which_scaling asks the learner to identify."""
     inv_freq, _ = rope_frequencies(_MYSTERY_HEAD, _MYSTERY_BASE, _MYSTERY_CONFIG)
     return inv_freq
 
 
-def _first_blended_ratio() -> float:
-    """theta'_i / theta_i of the first pair that is neither kept nor divided by the factor."""
-    trained = inverse_frequencies(_MYSTERY_HEAD, _MYSTERY_BASE)
-    ratio = mystery_frequencies() / trained
-    blend = (ratio < 1 - 1e-9) & (ratio > ratio.min() + 1e-9)
-    return float(ratio[blend][0])
-
-
 def _reasoned(choice: str) -> tuple[str, float]:
-    """A reasoned answer: the method and the measured ratio its case rests on."""
-    return choice, _first_blended_ratio()
+    """A reasoned answer: the method and its evidence, theta'_i / theta_i of the first pair that
+    is neither kept nor divided by the factor."""
+    ratio = mystery_frequencies() / inverse_frequencies(_MYSTERY_HEAD, _MYSTERY_BASE)
+    blend = (ratio < 1 - 1e-9) & (ratio > ratio.min() + 1e-9)
+    return choice, float(ratio[blend][0])
 
 
 which_scaling = Exercise(

@@ -20,14 +20,8 @@ from posenc_lib.bias import (
 )
 from posenc_lib.exercises._core import Exercise, Mistake, Shortcut
 
-__all__ = [
-    "alibi_heads",
-    "alibi_local_heads",
-    "alibi_self_weight",
-    "bucket_matrices",
-    "t5_decoder_starts",
-    "t5_direction",
-]
+__all__ = ["alibi_heads", "alibi_local_heads", "alibi_self_weight", "bucket_matrices",
+           "t5_decoder_starts", "t5_direction"]
 
 _ATTENTION_CALLS = (
     r"\b(alibi_bias|alibi_weights_by_distance|scaled_dot_product_attention|self_attention|"
@@ -90,8 +84,7 @@ alibi_heads = Exercise(
     key="07.alibi_heads", answer_name="alibi_slopes_for", level="core", kind="construction",
     minutes=12,
     title="ALiBi's slopes for any number of heads (checked with 20)",
-    expected=lambda: alibi_slopes(_HEADS),
-    call_with=(_HEADS,),
+    expected=lambda: alibi_slopes(_HEADS), call_with=(_HEADS,),
     hint_text="Let c = 2**floor(log2(n_heads)). The first c heads get 2**(-8h/c) for h = 1..c. "
     "The remaining n_heads - c heads take the slopes for 2c heads, 2**(-8h/(2c)), at the odd h = "
     "1, 3, 5, ... (the check calls your function with 20 heads: c = 16).",
@@ -166,14 +159,9 @@ _SIZE = 40
 
 
 def bucket_matrices() -> list[NDArray[np.int64]]:
-    """Four T5 bucket matrices (40 x 40, query i by key j) from four checkpoints' code.
-
-    Returns
-    -------
-    list of ndarray of int64, shape (40, 40) each
-        A decoder's and an encoder's buckets, each either from ``j - i`` (key minus query, as
-        T5 does) or from ``i - j``; exercise 07.t5_direction asks which are right.
-    """
+    """Return four T5 bucket matrices (40 x 40, query i by key j) from four checkpoints' code: a
+    decoder's and an encoder's, each from j - i (as T5 does) or from i - j; exercise
+    07.t5_direction asks which are right."""
     rel = relative_position_matrix(_SIZE)
     return [
         t5_relative_position_bucket(-rel, bidirectional=False),
@@ -195,8 +183,7 @@ def _right_order() -> NDArray[np.bool_]:
 t5_direction = Exercise(
     key="07.t5_direction", answer_name="key_minus_query", level="core", kind="detector", minutes=12,
     title="Which T5 bucket matrices were computed from key minus query?",
-    expected=_right_order,
-    call_with=(bucket_matrices(),),
+    expected=_right_order, call_with=(bucket_matrices(),),
     hint_text="Look at a key just before its query, (i, j) = (i, i - 1): key minus query is -1, a "
     "distance of 1 into the past, which is bucket 1 in both modes. Computed from query minus key, "
     "it is +1: bucket 0 in a decoder (the future), bucket 17 in an encoder. Return one bool per "
@@ -213,8 +200,7 @@ t5_direction = Exercise(
     ),
     shortcuts=(
         Shortcut("t5_relative_position_bucket or t5_bias (recomputing the reference is not "
-                 "detecting)",
-                 r"\b(t5_relative_position_bucket|t5_bias)\b",
+                 "detecting)", r"\b(t5_relative_position_bucket|t5_bias)\b",
                  "ok = np.array_equal(m, t5_relative_position_bucket(rel))"),
     ),
 )
@@ -257,7 +243,6 @@ alibi_local_heads = Exercise(
     ),
     shortcuts=(
         Shortcut("the attention functions of posenc_lib (use the slopes and the formula)",
-                 _ATTENTION_CALLS,
-                 "w = alibi_weights_by_distance(12, 512)"),
+                 _ATTENTION_CALLS, "w = alibi_weights_by_distance(12, 512)"),
     ),
 )

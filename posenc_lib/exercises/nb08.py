@@ -12,13 +12,7 @@ from posenc_lib.exercises._core import Exercise, Mistake, Shortcut
 from posenc_lib.frequencies import inverse_frequencies
 from posenc_lib.precision import round_to_bfloat16, round_to_dtype
 
-__all__ = [
-    "bfloat16_ties",
-    "cos_tables",
-    "float16_edges",
-    "table_detector",
-    "truncation_bias",
-]
+__all__ = ["bfloat16_ties", "cos_tables", "float16_edges", "table_detector", "truncation_bias"]
 
 _ROUNDING_CALLS = r"\b(round_to_dtype|round_to_bfloat16|to_low_precision|ml_dtypes)\b"
 
@@ -49,8 +43,7 @@ bfloat16_ties = Exercise(
     ),
     shortcuts=(
         Shortcut("the rounding functions (predict first, the cell after the check computes it)",
-                 _ROUNDING_CALLS,
-                 "stored = round_to_dtype([513, 514, 515, 518], 'bfloat16')"),
+                 _ROUNDING_CALLS, "stored = round_to_dtype([513, 514, 515, 518], 'bfloat16')"),
     ),
 )
 
@@ -119,15 +112,9 @@ _TABLES = (
 
 
 def cos_tables() -> list[NDArray[np.float64]]:
-    """Four cosine tables, positions 0..4095 by the 16 pairs of d = 32, base 10000.
-
-    Returns
-    -------
-    list of ndarray of float64, shape (4096, 16) each
-        Tables stored in float16 or bfloat16; some were computed with 16-bit angles (the
-        GPT-NeoX bug), some with float64 angles and one cast at the end. Exercise
-        08.table_detector asks which are which.
-    """
+    """Return four cosine tables, shape (4096, 16): positions 0..4095 by the pairs of d = 32, base
+    10000, stored in float16 or bfloat16, computed with 16-bit angles (the GPT-NeoX bug) or with
+    float64 angles cast once at the end; exercise 08.table_detector asks which are which."""
     return [build(name) for build, name in _TABLES]
 
 

@@ -21,13 +21,8 @@ from posenc_lib.rope_variants import (
     partial_rotary_dims,
 )
 
-__all__ = [
-    "cache_survives",
-    "llama31_slow_pairs",
-    "mla_cache",
-    "mrope_positions",
-    "partial_vs_p_rope",
-]
+__all__ = ["cache_survives", "llama31_slow_pairs", "mla_cache", "mrope_positions",
+           "partial_vs_p_rope"]
 
 _LLAMA31 = PRESETS["llama-3.1-8b"]
 
@@ -101,11 +96,9 @@ partial_vs_p_rope = Exercise(
     ),
     shortcuts=(
         Shortcut("the library's p_rope_frequencies",
-                 r"\bp_rope_frequencies\b",
-                 "row = p_rope_frequencies(64, 0.25, 10000.0)"),
+                 r"\bp_rope_frequencies\b", "row = p_rope_frequencies(64, 0.25, 10000.0)"),
         Shortcut("rope_frequencies_from_config (build the frequencies from the definitions)",
-                 r"\brope_frequencies_from_config\b",
-                 "inv, _ = rope_frequencies_from_config(cfg)"),
+                 r"\brope_frequencies_from_config\b", "inv, _ = rope_frequencies_from_config(cfg)"),
     ),
 )
 

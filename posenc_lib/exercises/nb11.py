@@ -15,9 +15,7 @@ from posenc_lib.exercises._core import Exercise, Mistake, Shortcut
 from posenc_lib.frequencies import inverse_frequencies, wavelengths
 from posenc_lib.sinusoidal import sinusoidal_encoding
 
-__all__ = [
-    "mystery_tables", "ntk_ratios", "octaves", "offset_distance", "table_orientation",
-]  # fmt: skip
+__all__ = ["mystery_tables", "ntk_ratios", "octaves", "offset_distance", "table_orientation"]
 
 _HEAD, _BASE, _TRAINED = 128, 10000.0, 4096
 _PAIRS = (0, 32, 63)
