@@ -114,16 +114,11 @@ _TABLES = ((60, 48, False), (64, 40, True), (50, 50, False), (36, 80, True))
 
 
 def mystery_tables() -> list[NDArray[np.float64]]:
-    """Return four sinusoidal tables (base 10000) as a figure might draw them.
-
-    Some are (positions, dimensions), as ``sinusoidal_encoding`` returns them; others are the
-    transpose, as write-up 002's heatmap draws it. Exercise ``11.table_orientation`` asks which.
-    """
-    tables = []
-    for n_positions, d_model, transposed in _TABLES:
-        table = sinusoidal_encoding(n_positions, d_model)
-        tables.append(table.T if transposed else table)
-    return tables
+    """Return four sinusoidal tables (base 10000) as a figure might draw them: (positions,
+    dimensions) or, as write-up 002's heatmap draws it, the transpose; exercise
+    11.table_orientation asks which."""
+    tables = [(sinusoidal_encoding(n, d), transposed) for n, d, transposed in _TABLES]
+    return [table.T if transposed else table for table, transposed in tables]
 
 
 table_orientation = Exercise(
