@@ -107,3 +107,26 @@ def test_set_and_array_messages_agree_in_number() -> None:
     )
     message = _compare(np.array([1.0, 2.0, 3.0]), np.array([1.0, 2.0, 4.0]), 1e-6, 1e-9)[1]
     assert "1 of 3 values differs " in message
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected", "passed", "message"),
+    [
+        ("Half ", "half", True, "The text matches."),
+        (np.True_, True, True, "Right."),
+        (1, True, False, "Expected True or False; got 1."),
+        ([3, 1], {1, 3}, True, "All 2 items are right."),
+        (7.0, 7, True, "Right number."),
+        (True, 7, False, "Expected a whole number; got True."),
+        ([0.5, 1.0], np.array([0.5, 1.0]), True, "Shape (2,) and all 2 values match"),
+        (("half", 0.25), ("half", 0.25), True, "The choice and the evidence"),
+        ("half", ("half", 0.25), False, "Answer with a pair"),
+    ],
+)
+def test_compare_dispatches_on_the_kind_of_the_expected_answer(
+    answer: object, expected: object, passed: bool, message: str
+) -> None:
+    from posenc_lib.exercises._core import _compare
+
+    ok, text = _compare(answer, expected, 1e-6, 1e-9)
+    assert ok is passed and text.startswith(message)

@@ -2,15 +2,9 @@
 
 Notebooks: 00_why_position to 11_figure_gallery (module ``nbNN`` for notebook NN).
 
-Each notebook's exercises live in a module named after the notebook (``nb02`` for
-02_sinusoidal_formula), for example::
-
-    from posenc_lib.exercises import nb02
-    nb02.half_turns.check(my_answer)
-
-The library holds the checks and the hints, never the solutions: those live only in the
-source notebooks' solution cells. Passed exercises are recorded locally; ``progress()`` shows
-a table of them per notebook.
+For example ``from posenc_lib.exercises import nb02`` then ``nb02.half_turns.check(my_answer)``.
+The library holds the checks and the hints, never the solutions (those live only in the source
+notebooks' solution cells). Passes are recorded locally; ``progress()`` shows them per notebook.
 """
 
 from __future__ import annotations
@@ -43,31 +37,11 @@ from posenc_lib.exercises._progress import progress
 NOTEBOOK_MODULES = (nb00, nb01, nb02, nb03, nb04, nb05, nb06, nb07, nb08, nb09, nb10, nb11)
 """The exercise module of every notebook, in course order."""
 
-__all__ = [
-    "KINDS",
-    "LEVELS",
-    "NOTEBOOK_MODULES",
-    "NOT_ANSWERED",
-    "CheckResult",
-    "Exercise",
-    "Mistake",
-    "Shortcut",
-    "all_exercises",
-    "progress",
-]
+__all__ = ["KINDS", "LEVELS", "NOTEBOOK_MODULES", "NOT_ANSWERED", "CheckResult", "Exercise",
+           "Mistake", "Shortcut", "all_exercises", "progress"]
 
 
 def all_exercises() -> dict[str, Exercise]:
-    """Return every exercise of the course by key ("02.half_turns"), in notebook order.
-
-    Returns
-    -------
-    dict of str to Exercise
-        The exercises of :data:`NOTEBOOK_MODULES`, in the order each module defines them.
-    """
-    return {
-        value.key: value
-        for module in NOTEBOOK_MODULES
-        for value in vars(module).values()
-        if isinstance(value, Exercise)
-    }
+    """Return every exercise of the course by key ("02.half_turns"), in notebook order."""
+    return {value.key: value for module in NOTEBOOK_MODULES for value in vars(module).values()
+            if isinstance(value, Exercise)}

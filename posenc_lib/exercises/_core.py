@@ -2,16 +2,10 @@
 
 Notebooks: 00_why_position to 11_figure_gallery.
 
-An :class:`Exercise` knows how to compute the expected answer with posenc_lib, so a check never
-stores a pasted number. ``check`` compares the learner's answer and says *what* is right or
-wrong: the type, the shape, the first entries that differ and the tolerance used. It recognises
-the known common mistakes of each exercise and names them, and it notices the shortcuts an
-exercise forbids (calling the library function the learner is asked to write, indexing a row
-that holds the answer).
-
-The library holds no solutions: a worked solution lives only in the source notebook, in the
-cell tagged ``solution`` after the exercise. A pass is recorded in the learner's progress only
-when the answer was computed by the learner's own cell, never by a solution cell.
+An :class:`Exercise` computes its expected answer with posenc_lib (never a pasted number). A check
+says what is right or wrong without showing the target, names known mistakes, and refuses the
+shortcuts an exercise forbids. Solutions live only in the source notebooks' cells tagged
+``solution``; a pass computed by a solution cell is never recorded as progress.
 """
 
 from __future__ import annotations
@@ -33,47 +27,28 @@ import numpy as np
 
 from posenc_lib.exercises._progress import record_pass
 
-__all__ = [
-    "KINDS",
-    "LEVELS",
-    "NOT_ANSWERED",
-    "CheckResult",
-    "Exercise",
-    "Mistake",
-    "Shortcut",
-    "defining_cell",
-]
+__all__ = ["KINDS", "LEVELS", "NOT_ANSWERED", "CheckResult", "Exercise", "Mistake", "Shortcut",
+           "defining_cell"]
 
-NOT_ANSWERED = (
-    "Not yet: replace the placeholder in the exercise cell with your answer, then run it."
-)
-
+NOT_ANSWERED = ("Not yet: replace the placeholder in the exercise cell with your answer, "
+                "then run it.")
 LEVELS = ("warm-up", "core", "challenge")
 """The difficulty marks, easiest first."""
-
 KINDS = ("prediction", "derivation", "detector", "construction", "explanation")
 """What an exercise asks for: predict before running, derive with other parameters, detect a
 known misconception, construct something small, or explain through a computed consequence."""
-
 NEARLY = 0.01
 """Relative distance under which a wrong numeric answer is called nearly right."""
-
 HINT_AFTER = 3
 """Wrong tries of one exercise after which ``check`` offers the hint."""
-
 SOLUTION_MARKER = "### BEGIN SOLUTION"
 """The first line of every solution cell of the source notebooks (nbgrader's marker)."""
 
 
 @dataclass(frozen=True)
 class Mistake:
-    """A known wrong answer, with what it usually means.
-
-    ``value`` computes the wrong answer the same way a learner would get it, so the check can
-    recognise it ("this is what you get with base 1000 instead of 10000"). ``credit`` is the
-    share of the points such an answer earns when it is close for a known reason (an off-by-one
-    count, a numbering from 0): 0 for a real misconception.
-    """
+    """A known wrong answer: ``value`` computes it the way a learner gets it; ``credit`` is the
+    share of the points it earns when close for a known reason (0 for a misconception)."""
 
     label: str
     value: Callable[[], Any]
@@ -86,14 +61,10 @@ class Mistake:
 
 @dataclass(frozen=True)
 class Shortcut:
-    """A way around the exercise that its prompt forbids, and how to recognise it.
+    """A way around the exercise that its prompt forbids.
 
-    ``pattern`` is a regular expression searched in the learner's code with its comments
-    removed: the cell that defined the answer and, for a function, the function's own source and
-    the names its code uses. The names the learner defines (a variable ``largest_float16``, an
-    own ``def softmax``) are masked first, so the pattern finds the forbidden call, never a
-    learner's name that happens to contain it. ``example`` is a line of code that takes the
-    shortcut; the tests check that the pattern finds it and that no solution cell takes it.
+    ``pattern`` is searched in the learner's code (comments removed, the learner's own names
+    masked); ``example`` is a line that takes the shortcut (the tests check both).
     """
 
     label: str
@@ -103,10 +74,7 @@ class Shortcut:
 
 @dataclass(frozen=True)
 class CheckResult:
-    """The outcome of :meth:`Exercise.check`: ``passed`` and a message for the learner.
-
-    It shows itself as plain text (and as a coloured box in Jupyter), and is truthy when passed.
-    """
+    """The outcome of :meth:`Exercise.check`; truthy when passed, a coloured box in Jupyter."""
 
     passed: bool
     message: str
@@ -136,12 +104,12 @@ def _is_placeholder(answer: Any) -> bool:
     return answer is None or answer is Ellipsis
 
 
-def _compare_numbers(answer: Any, expected: Any, rtol: float, atol: float) -> tuple[bool, str]:
-    """Compare a real answer (scalar or array) with the expected one, explaining any difference.
+# --- comparing an answer with the expected one, by the kind of answer -----------------------
+# Every message says where an answer differs and how close it is, never the expected value.
 
-    The message never shows an expected value: it says where the answer differs and how close
-    it is, so that a wrong try is diagnosed without giving the answer away.
-    """
+
+def _compare_array(answer: Any, expected: Any, rtol: float, atol: float) -> tuple[bool, str]:
+    """Real numbers, a scalar or an array: the shape, then the first entry that differs."""
     try:
         got = np.asarray(answer, dtype=float)
     except (TypeError, ValueError):
@@ -162,9 +130,7 @@ def _compare_numbers(answer: Any, expected: Any, rtol: float, atol: float) -> tu
     which = "Your value is" if want.ndim == 0 else "Every value is"
     near = (
         f"\n{which} within {NEARLY:.0%} of the right one: a rounding, a precision or a "
-        "last-step slip?"
-        if nearly
-        else ""
+        "last-step slip?" if nearly else ""
     )
     if want.ndim == 0:
         return False, f"Value is wrong: got {got.item():.8g} {tolerance}.{near}"
@@ -180,12 +146,8 @@ def _compare_numbers(answer: Any, expected: Any, rtol: float, atol: float) -> tu
 def _compare_choice(
     answer: Any, expected: tuple[str, Any], rtol: float, atol: float
 ) -> tuple[bool, str]:
-    """Compare a detector's reasoned answer: ``(choice, evidence)``.
-
-    The evidence (the measured value that decides the choice) is compared first, and the
-    message says nothing about the choice until the evidence is right: guessing among the
-    options cannot pass.
-    """
+    """A detector's ``(choice, evidence)``: the choice is judged only once the evidence (the
+    measured value that decides it) is right, so guessing among the options cannot pass."""
     if not isinstance(answer, (tuple, list)) or len(answer) != 2:
         return False, (
             "Answer with a pair: (your choice, the measured value that decides it); "
@@ -194,8 +156,7 @@ def _compare_choice(
     choice, evidence = answer
     if not isinstance(choice, str):
         return False, f"The first item is your choice, a string; got {type(choice).__name__}."
-    ok, _ = _compare_numbers(evidence, expected[1], rtol, atol)
-    if not ok:
+    if not _compare_array(evidence, expected[1], rtol, atol)[0]:
         return False, (
             "The evidence value is not what the data gives "
             f"(tolerance: rtol={rtol:g}, atol={atol:g}): measure it again. The check judges "
@@ -206,37 +167,71 @@ def _compare_choice(
     return True, "The choice and the evidence that decides it are right."
 
 
+def _compare_text(answer: Any, expected: str, rtol: float, atol: float) -> tuple[bool, str]:
+    ok = isinstance(answer, str) and answer.strip().lower() == expected.strip().lower()
+    return ok, ("The text matches." if ok else f"{answer!r} is not right.")
+
+
+def _compare_bool(answer: Any, expected: bool, rtol: float, atol: float) -> tuple[bool, str]:
+    if not isinstance(answer, (bool, np.bool_)):
+        return False, f"Expected True or False; got {answer!r}."
+    ok = bool(answer) == expected
+    return ok, ("Right." if ok else f"{answer!r} is not right.")
+
+
+def _compare_set(answer: Any, expected: set[Any], rtol: float, atol: float) -> tuple[bool, str]:
+    """A collection of items: how many should not be there and how many are missing."""
+    try:
+        got = set(answer)
+    except TypeError:
+        return False, f"Expected a collection of items; got {type(answer).__name__}."
+    if got == expected:
+        n = len(expected)
+        return True, ("The one item is right." if n == 1 else f"All {n} items are right.")
+    extra, missing = len(got - expected), len(expected - got)
+    wrong = [f"{extra} {'item' if extra == 1 else 'items'} should not be there",
+             f"{missing} {'is' if missing == 1 else 'are'} missing"]
+    return False, " and ".join(w for w in wrong if not w.startswith("0 ")) + "."
+
+
+def _compare_integer(answer: Any, expected: int, rtol: float, atol: float) -> tuple[bool, str]:
+    if isinstance(answer, (bool, np.bool_)) or not isinstance(answer, numbers.Real):
+        return False, f"Expected a whole number; got {answer!r}."
+    ok = math.isfinite(float(answer)) and float(answer) == float(expected)
+    return ok, ("Right number." if ok else f"{answer!r} is not right.")
+
+
+_COMPARERS: tuple[tuple[type | tuple[type, ...], Callable[..., tuple[bool, str]]], ...] = (
+    (str, _compare_text),
+    (bool, _compare_bool),  # before int: a bool is an int
+    ((set, frozenset), _compare_set),
+    (numbers.Integral, _compare_integer),
+)
+"""The comparison for each kind of expected value; anything else is compared as real numbers."""
+
+
 def _compare(answer: Any, expected: Any, rtol: float, atol: float) -> tuple[bool, str]:
-    """Compare by the kind of the expected value: text, whole numbers, sets, or real numbers."""
+    """Compare by the kind of the expected value: (choice, evidence), text, truth value, set,
+    whole number, or real numbers. Returns (passed, message)."""
     if isinstance(expected, tuple) and len(expected) == 2 and isinstance(expected[0], str):
         return _compare_choice(answer, expected, rtol, atol)
-    if isinstance(expected, str):
-        ok = isinstance(answer, str) and answer.strip().lower() == expected.strip().lower()
-        return ok, ("The text matches." if ok else f"{answer!r} is not right.")
-    if isinstance(expected, bool):
-        if not isinstance(answer, (bool, np.bool_)):
-            return False, f"Expected True or False; got {answer!r}."
-        ok = bool(answer) == expected
-        return ok, ("Right." if ok else f"{answer!r} is not right.")
-    if isinstance(expected, (set, frozenset)):
-        try:
-            got = set(answer)
-        except TypeError:
-            return False, f"Expected a collection of items; got {type(answer).__name__}."
-        if got == expected:
-            n = len(expected)
-            return True, ("The one item is right." if n == 1 else f"All {n} items are right.")
-        extra, missing = len(got - expected), len(expected - got)
-        wrong = [f"{extra} {'item' if extra == 1 else 'items'} should not be there",
-                 f"{missing} {'is' if missing == 1 else 'are'} missing"]
-        return False, " and ".join(w for w in wrong if not w.startswith("0 ")) + "."
-    if isinstance(expected, numbers.Integral):
-        if isinstance(answer, (bool, np.bool_)) or not isinstance(answer, numbers.Real):
-            return False, f"Expected a whole number; got {answer!r}."
-        ok = math.isfinite(float(answer)) and float(answer) == float(expected)
-        return ok, ("Right number." if ok else f"{answer!r} is not right.")
-    return _compare_numbers(answer, expected, rtol, atol)
+    for kind, compare in _COMPARERS:
+        if isinstance(expected, kind):
+            return compare(answer, expected, rtol, atol)
+    return _compare_array(answer, expected, rtol, atol)
 
+
+def _nan_match(value: Any, wrong: Any, rtol: float, atol: float) -> bool:
+    """Whether a ``value`` with NaN or inf equals ``wrong``, NaN matching NaN in the same place."""
+    try:
+        got, want = np.asarray(value, dtype=float), np.asarray(wrong, dtype=float)
+    except (TypeError, ValueError):
+        return False
+    return bool(not np.all(np.isfinite(got)) and got.shape == want.shape
+                and np.allclose(got, want, rtol=rtol, atol=atol, equal_nan=True))
+
+
+# --- which cell computed the answer, and with what code --------------------------------------
 
 _RUNS: list[tuple[str, bool]] = []
 """Every cell run in this IPython kernel since the exercises were imported: (source, success)."""
@@ -250,19 +245,16 @@ def _record_run(result: Any) -> None:
 
 
 def _track_runs() -> None:
-    """Start recording the cells run in IPython (once per kernel; nothing outside IPython)."""
+    """Register :func:`_record_run` once per IPython kernel (nothing outside IPython)."""
     shell = _shell()
     if shell is not None and _record_run not in shell.events.callbacks["post_run_cell"]:
         shell.events.register("post_run_cell", _record_run)
 
 
 def _failed_to_define(name: str) -> bool:
-    """Whether the cell run just before, or the latest recorded cell that binds ``name``, stopped
-    with an error.
+    """Whether the cell run just before, or the latest cell that binds ``name``, failed.
 
-    Then ``name`` may still hold what an earlier cell gave it, perhaps a lesson's variable of
-    the same name, which must never be graded as the learner's answer. (The answer cell comes
-    right before its check or grade cell, so a failed run just before is the answer's.)
+    ``name`` may then hold an older value (perhaps a lesson's), which is never graded.
     """
     if _RUNS and not _RUNS[-1][1]:
         return True
@@ -282,7 +274,6 @@ def _shell() -> Any:
 
 
 def _executed_cells() -> list[str]:
-    """The inputs of the cells run so far in this IPython kernel, oldest first (none outside it)."""
     shell = _shell()
     if shell is None:
         return []
@@ -290,13 +281,8 @@ def _executed_cells() -> list[str]:
 
 
 def _may_record(cell: str | None) -> bool:
-    """Whether a pass may be recorded, given the cell that defined the answer (None: not found).
-
-    A solution cell's answer never counts. Outside IPython (a script, the tests) there are no
-    cells and a pass counts. Inside IPython, a kernel that keeps no input history cannot show
-    who computed the answer (nbval runs every cell with ``store_history=False``), so nothing
-    is recorded there.
-    """
+    """Whether a pass counts: never from a solution cell; outside IPython always; inside IPython
+    only when the defining cell was found (nbval keeps no input history)."""
     if cell is not None:
         return SOLUTION_MARKER not in cell
     return _shell() is None
@@ -314,19 +300,9 @@ def _defines(cell: str, name: str) -> bool:
 
 
 def defining_cell(name: str, cells: Sequence[str] | None = None) -> str | None:
-    """The latest executed cell that binds ``name``, or None when no cell does.
+    """The source of the latest cell that binds ``name``, or None when no cell does.
 
-    Parameters
-    ----------
-    name : str
-        The answer's variable or function name.
-    cells : sequence of str, optional
-        Cell inputs, oldest first; by default the cells run so far in the IPython kernel.
-
-    Returns
-    -------
-    str or None
-        The cell's source.
+    ``cells`` are cell inputs, oldest first; by default the cells run so far in the kernel.
     """
     for cell in reversed(list(_executed_cells() if cells is None else cells)):
         if _defines(cell, name):
@@ -335,22 +311,18 @@ def defining_cell(name: str, cells: Sequence[str] | None = None) -> str | None:
 
 
 def _without_comments(code: str) -> str:
-    """``code`` with every ``#`` comment removed (a ``#`` inside a string is rare in exercises)."""
     return re.sub(r"#[^\n]*", "", code)
 
 
 LIBRARY_MODULES = ("posenc_lib", "numpy", "jax", "ml_dtypes", "math")
 """Modules whose functions are library code, never the learner's own."""
-
 _PIECE = "# (next piece of the learner's code)"
 """The line between two pieces of :func:`_function_code` (a comment, so no pattern sees it)."""
-
 OWN_NAME = "_own_name_"
 """What a name the learner defines is replaced with before the shortcut patterns are searched."""
 
 
 def _is_learner_function(value: Any) -> bool:
-    """Whether ``value`` is a function or class the learner wrote (not one of a library)."""
     if not isinstance(value, (types.FunctionType, type)):
         return False
     module = getattr(value, "__module__", None) or ""
@@ -358,11 +330,9 @@ def _is_learner_function(value: Any) -> bool:
 
 
 def _bound_names(code: str) -> set[str]:
-    """The names ``code`` defines: functions, classes, assignment and loop targets, arguments.
+    """The names ``code`` defines (functions, classes, targets, arguments; not imports).
 
-    Imports do not count: ``from posenc_lib.attention import softmax`` brings the library's
-    function in. Code that does not parse (a lambda's partial line, an IPython magic) falls back
-    to its ``def name`` and ``name =`` lines.
+    Code that does not parse falls back to its ``def name`` and ``name =`` lines.
     """
     try:
         tree = ast.parse(textwrap.dedent(code))
@@ -381,15 +351,11 @@ def _bound_names(code: str) -> set[str]:
 
 
 def _learner_namespace_functions() -> set[str]:
-    """Names bound in the IPython kernel to functions or classes the learner wrote."""
     shell = _shell()
     if shell is None:
         return set()
-    return {
-        name
-        for name, value in list(shell.user_ns.items())
-        if not name.startswith("_") and _is_learner_function(value)
-    }
+    return {name for name, value in list(shell.user_ns.items())
+            if not name.startswith("_") and _is_learner_function(value)}
 
 
 def _masked(code: str, names: set[str]) -> str:
@@ -402,11 +368,8 @@ def _masked(code: str, names: set[str]) -> str:
 
 
 def _function_code(answer: Any) -> str:
-    """The source of a function answer and of the functions it calls, with the names they use.
-
-    Only the learner's functions are followed: a library function's own source is not the
-    learner's code (its name stays visible where the learner calls it).
-    """
+    """The source of a function answer and of the learner's functions it calls (two levels),
+    with the names their code uses."""
     if not isinstance(answer, types.FunctionType):
         return ""
     seen: set[int] = set()
@@ -436,42 +399,31 @@ def _function_code(answer: Any) -> str:
 
 @dataclass(frozen=True)
 class Exercise:
-    """One exercise: what to compute, how to check it, and a hint.
-
-    The worked solution is not here: it lives only in the source notebook's solution cell.
+    """One exercise: what to compute, how to check it, and a hint (the solution is not here).
 
     Parameters
     ----------
-    key : str
-        Unique name, "NN.short_name" (the notebook number first).
-    title : str
-        One line saying what the learner computes.
-    answer_name : str
-        The variable (or function) the learner's cell defines.
+    key, title, answer_name : str
+        "NN.short_name"; one line saying what the learner computes; the variable (or function)
+        the learner's cell defines.
     expected : callable
-        Returns the right answer, computed with posenc_lib (or a property checker's reference).
-        It is kept private: no public attribute or method of the exercise returns the answer,
-        and no message of :meth:`check` shows it. A detector's answer is a pair
-        ``(choice, evidence)``: the option and the measured value that decides it.
-    hint_text : str
-        Shown by :meth:`hint`.
-    level : {"warm-up", "core", "challenge"}
-        The difficulty mark shown in the notebook.
-    kind : {"prediction", "derivation", "detector", "construction", "explanation"}
-        What the exercise asks for (see :data:`KINDS`).
-    objective : str
-        The learning objective the exercise checks, for the instructors' table.
+        Returns the right answer, computed with posenc_lib; private, no public attribute or
+        message shows it. A detector's answer is ``(choice, evidence)``.
+    hint_text, objective : str
+        Shown by :meth:`hint`; the learning objective, for the instructors' table.
+    level, kind : str
+        One of :data:`LEVELS` and one of :data:`KINDS`.
     minutes : int
         A typical learner's time for it.
-    mistakes : sequence of Mistake
-        Known wrong answers; ``check`` names them when the learner's answer matches one.
-    shortcuts : sequence of Shortcut
-        Ways around the exercise that the prompt forbids; ``check`` refuses them by name.
+    mistakes, shortcuts : sequence of Mistake, sequence of Shortcut
+        Known wrong answers, named when matched; forbidden shortcuts, refused by name.
     rtol, atol : float
         Tolerances for numeric answers.
     call_with : tuple, optional
-        When given, the answer is a function: ``check`` calls ``answer(*call_with)`` and compares
-        the result (a stub that raises NotImplementedError counts as "not yet").
+        The answer is a function: ``check`` compares ``answer(*call_with)`` (a stub raising
+        NotImplementedError counts as "not yet").
+    answer_form : callable, optional
+        Turns the learner's answer into the form compared (several spellings of one answer).
     """
 
     key: str
@@ -488,6 +440,7 @@ class Exercise:
     rtol: float = 1e-6
     atol: float = 1e-9
     call_with: tuple[Any, ...] | None = None
+    answer_form: Callable[[Any], Any] | None = None
     _expected_answer: Callable[[], Any] = field(init=False, repr=False, compare=False)
     _wrong_tries: list[int] = field(init=False, repr=False, compare=False)
 
@@ -504,7 +457,7 @@ class Exercise:
         return self._expected_answer()
 
     def _evaluate(self, answer: Any) -> tuple[Any, str | None]:
-        """The value to compare: the answer itself, or what the answer function returns."""
+        """The value to compare (the answer, or what the answer function returns), or a problem."""
         if self.call_with is None:
             return answer, None
         if not callable(answer):
@@ -518,16 +471,8 @@ class Exercise:
             return None, f"Your function raised {type(err).__name__}: {err}"
 
     def shortcut_used(self, answer: Any, cell: str | None = None) -> Shortcut | None:
-        """The forbidden shortcut the learner's code takes, if any.
-
-        Parameters
-        ----------
-        answer : object
-            The learner's answer (a function's source and called names are searched too).
-        cell : str, optional
-            The code that defined the answer; by default the latest executed cell that binds
-            :attr:`answer_name`.
-        """
+        """The forbidden shortcut taken by ``cell`` (by default the latest cell that binds
+        :attr:`answer_name`) or by the code of a function ``answer``, if any."""
         if cell is None:
             cell = defining_cell(self.answer_name) or ""
         functions = _function_code(answer)
@@ -547,6 +492,8 @@ class Exercise:
         """
         if _is_placeholder(answer):
             return CheckResult(False, NOT_ANSWERED, self.title)
+        if self.answer_form is not None:
+            answer = self.answer_form(answer)
         if _failed_to_define(self.answer_name):
             return CheckResult(False, (
                 f"The cell that defines {self.answer_name} (or the cell run just before this "
@@ -556,11 +503,8 @@ class Exercise:
         cell = defining_cell(self.answer_name)
         shortcut = self.shortcut_used(answer, cell or "")
         if shortcut is not None:
-            return CheckResult(
-                False,
-                f"This exercise asks you not to use {shortcut.label}: compute it yourself.",
-                self.title,
-            )
+            return CheckResult(False, f"This exercise asks you not to use {shortcut.label}: "
+                               "compute it yourself.", self.title)
         value, problem = self._evaluate(answer)
         if problem is not None:
             return CheckResult(False, problem, self.title)
@@ -581,9 +525,11 @@ class Exercise:
         return CheckResult(False, message + self._hint_offer(), self.title, credit)
 
     def _mistake_made(self, value: Any) -> Mistake | None:
-        """The first known mistake whose wrong answer ``value`` equals, if any."""
+        """The first known mistake ``value`` equals (NaN matching NaN in place), if any."""
         for mistake in self.mistakes:
-            if _compare(value, mistake.value(), self.rtol, self.atol)[0]:
+            wrong = mistake.value()
+            if (_compare(value, wrong, self.rtol, self.atol)[0]
+                    or _nan_match(value, wrong, self.rtol, self.atol)):
                 return mistake
         return None
 
@@ -597,25 +543,11 @@ class Exercise:
         return f"\n{tries[0]} tries so far: the hint may help, nb{self.key[:2]}.{name}.hint()."
 
     def grade(self, answer: Any, points: float | None = None) -> Any:
-        """Like :meth:`check`, but raise ``AssertionError`` with the diagnosis when it fails.
+        """Like :meth:`check`, but raise ``AssertionError`` with the diagnosis when it fails
+        (nbgrader's grade cells call it).
 
-        nbgrader's grade cells call it: a failing answer fails the cell, and the message keeps
-        the check's explanation and the common mistake it recognised.
-
-        Parameters
-        ----------
-        answer : object
-            The learner's answer.
-        points : float, optional
-            The points of the grade cell. When given, an answer close for a known reason (a
-            mistake with a ``credit``) earns that share: the diagnosis is printed and the
-            points are returned, which nbgrader reads as partial credit; a right answer returns
-            all the points.
-
-        Returns
-        -------
-        CheckResult or float
-            The check's result without ``points``, else the points earned.
+        With ``points``, return the points earned: all for a right answer, the mistake's
+        ``credit`` share for an answer close for a known reason (the diagnosis is printed).
         """
         result = self.check(answer)
         if result.credit <= 0.0 or (points is None and not result.passed):

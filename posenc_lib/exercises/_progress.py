@@ -2,13 +2,9 @@
 
 Notebooks: 00_why_position to 11_figure_gallery (``progress()`` in any of them).
 
-The record is a small JSON file in the user's data directory (never in the repository):
-``$POSENC_PROGRESS_FILE`` if set, else ``$XDG_DATA_HOME/posenc-course/progress.json`` (Linux),
-``~/Library/Application Support/posenc-course/progress.json`` (macOS) or
-``%APPDATA%/posenc-course/progress.json`` (Windows). It is written atomically.
-
-Progress is a convenience, so it must never break a notebook: a corrupt or unwritable file
-gives one warning and the exercise checks carry on.
+The record is a JSON file, ``$POSENC_PROGRESS_FILE`` if set, else ``posenc-course/progress.json``
+in the user's data directory (never in the repository), written atomically. It must never break
+a notebook: a corrupt or unwritable file gives one warning and the checks carry on.
 """
 
 from __future__ import annotations
@@ -30,12 +26,11 @@ _warned = False
 
 
 def progress_path() -> Path:
-    """Where the progress record lives (see the module docstring)."""
+    """Where the progress record lives: XDG_DATA_HOME (or ~/.local/share) on Linux, ~/Library/
+    Application Support on macOS, %APPDATA% on Windows, unless $POSENC_PROGRESS_FILE is set."""
     override = os.environ.get("POSENC_PROGRESS_FILE")
     if override:
         return Path(override)
-    # the platform's per-user data folder: XDG_DATA_HOME or ~/.local/share on Linux,
-    # ~/Library/Application Support on macOS, %APPDATA% on Windows
     return Path(platformdirs.user_data_dir("posenc-course", appauthor=False, roaming=True),
                 "progress.json")
 
@@ -119,7 +114,7 @@ class ProgressTable:
 
 
 def progress() -> ProgressTable:
-    """A table of notebooks against the number of their exercises passed.
+    """Return a table of the notebooks with the number of their exercises passed.
 
     Examples
     --------

@@ -1,11 +1,6 @@
 """Exercises with many right answers: a test of the required property decides, not one value.
 
 Notebooks: 03_properties, 04_rotation_proof.
-
-A construction such as "a matrix whose scores peak 4 tokens ahead" has infinitely many right
-answers. :class:`PropertyExercise` asks a *judge* whether the learner's answer has the property
-and passes the judge's explanation on; everything else (refused shortcuts, "Not yet" for a
-placeholder, recording a pass, grading) is the ordinary :class:`Exercise`'s.
 """
 
 from __future__ import annotations
@@ -14,7 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from posenc_lib.exercises._core import CheckResult, Exercise, _compare
+from posenc_lib.exercises._core import CheckResult, Exercise
 
 __all__ = ["PropertyExercise"]
 
@@ -26,14 +21,9 @@ REFUSED = "This exercise asks you not to use"
 class PropertyExercise(Exercise):
     """An exercise whose answer is right when ``judge(answer)`` says it has the property.
 
-    Parameters
-    ----------
-    judge : callable
-        ``judge(answer) -> (holds, explanation)``: whether the answer has the required property,
-        and a sentence for the learner saying what was found (it must not raise on a wrong type).
-    **fields
-        As for :class:`Exercise`; ``expected`` must return True. Each :class:`Mistake`'s value is
-        a wrong answer in the learner's own form, named when the answer equals it.
+    ``judge(answer) -> (holds, explanation)`` must not raise on a wrong type. Other fields as for
+    :class:`Exercise`, with ``expected`` returning True and mistakes in the learner's own form;
+    refusals, "Not yet", progress and grading are the ordinary check's.
     """
 
     judge: Callable[[Any], tuple[bool, str]] = lambda answer: (False, "no judge")
@@ -46,9 +36,6 @@ class PropertyExercise(Exercise):
         ordinary = super().check(bool(holds))  # refusals, progress and grading as usual
         if ordinary.message.startswith(REFUSED):
             return ordinary
-        if not ordinary.passed:
-            for mistake in self.mistakes:
-                if _compare(answer, mistake.value(), self.rtol, self.atol)[0]:
-                    explanation += f"\nThis is what you get with a common mistake: {mistake.label}."
-                    break
+        if not ordinary.passed and (mistake := self._mistake_made(answer)) is not None:
+            explanation += f"\nThis is what you get with a common mistake: {mistake.label}."
         return CheckResult(ordinary.passed, explanation, self.title)

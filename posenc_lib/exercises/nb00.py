@@ -1,9 +1,6 @@
 """Exercises showing that attention ignores word order, and what a causal mask changes.
 
 Notebook: 00_why_position.
-
-Each expected answer is computed with posenc_lib (``self_attention``, ``causal_mask``),
-never pasted; each mistake is computed the way a learner would get it.
 """
 
 from __future__ import annotations
@@ -15,32 +12,16 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from posenc_lib.attention import (
-    VOCAB,
-    causal_mask,
-    self_attention,
-    softmax,
-    word_order_model,
-)
-from posenc_lib.exercises._core import CheckResult, Exercise, Mistake, Shortcut
+from posenc_lib.attention import VOCAB, causal_mask, self_attention, softmax, word_order_model
+from posenc_lib.exercises._core import Exercise, Mistake, Shortcut
 
-__all__ = [
-    "SENTENCES",
-    "SENTENCE_A",
-    "causal_attention",
-    "causal_twins",
-    "equivariant_layers",
-    "layers",
-    "same_cat",
-]
+__all__ = ["SENTENCES", "SENTENCE_A", "causal_attention", "causal_twins", "equivariant_layers",
+           "layers", "same_cat"]
 
 _LIBRARY_ATTENTION = Shortcut(
     "posenc_lib's attention (self_attention, scaled_dot_product_attention, causal_mask)",
     r"\b(self_attention|scaled_dot_product_attention|causal_mask|word_order_model)\b",
-    "out, _ = self_attention(x, w_q, w_k, w_v, mask=causal_mask(len(x)))",
-)
-
-# --- Exercise 1: in which sentences does the cat keep its output? ---------------------------
+    "out, _ = self_attention(x, w_q, w_k, w_v, mask=causal_mask(len(x)))")
 
 SENTENCE_A = "the cat was chasing the mouse"
 SENTENCES = {
@@ -63,11 +44,8 @@ def _cat_output(sentence: str) -> NDArray[np.float64]:
 
 def _same_cat() -> set[str]:
     reference = _cat_output(SENTENCE_A)
-    return {
-        letter
-        for letter, sentence in SENTENCES.items()
-        if np.allclose(_cat_output(sentence), reference)
-    }
+    return {key for key, sentence in SENTENCES.items()
+            if np.allclose(_cat_output(sentence), reference)}
 
 
 def _letters(answer: Any) -> Any:
@@ -85,61 +63,32 @@ def _letters(answer: Any) -> Any:
     return answer
 
 
-class _LetterExercise(Exercise):
-    """An exercise whose answer is a set of letters, accepted in any of the usual spellings."""
-
-    def check(self, answer: Any) -> CheckResult:
-        """Compare the letters of ``answer`` (set, list, tuple or string) with the expected ones."""
-        if answer is None or answer is Ellipsis:
-            return super().check(answer)
-        return super().check(_letters(answer))
-
-
-same_cat = _LetterExercise(
-    key="00.same_cat",
+same_cat = Exercise(
+    key="00.same_cat", answer_name="same_as_a", level="warm-up", kind="prediction", minutes=8,
     title="Predict where the cat keeps its output of 'the cat was chasing the mouse'",
-    answer_name="same_as_a",
-    expected=_same_cat,
-    hint_text=(
-        "Without position, the output of a token is a function of its own vector and of the "
-        "vectors of the whole sentence, taken in any order. Two sentences give the cat the same "
-        "output when they hold the same words, each as many times: compare the word counts of "
-        "each sentence with those of 'the cat was chasing the mouse'."
-    ),
-    level="warm-up",
-    kind="prediction",
-    objective=(
-        "Predicts from permutation equivariance that a token's output depends on the multiset "
-        "of words (counts included), not on their order, without running attention."
-    ),
-    minutes=8,
+    expected=_same_cat, answer_form=_letters,
+    hint_text="Without position, the output of a token is a function of its own vector and of the "
+    "vectors of the whole sentence, taken in any order. Two sentences give the cat the same "
+    "output when they hold the same words, each as many times: compare the word counts of each "
+    "sentence with those of 'the cat was chasing the mouse'.",
+    objective="Predicts from permutation equivariance that a token's output depends on the "
+    "multiset of words (counts included), not on their order, without running attention.",
     mistakes=(
-        Mistake(
-            "the counts were ignored: a sentence with the same distinct words but one 'the' "
-            "more or less changes the softmax's sum, and so the output",
-            lambda: {"a", "b", "d", "e"},
-        ),
-        Mistake(
-            "every sentence: the cat's own vector was taken to decide its output alone",
-            lambda: set(SENTENCES),
-        ),
-        Mistake(
-            "only the reordered sentence that reads as English: any order of the same words "
-            "gives the same output",
-            lambda: {"a"},
-        ),
+        Mistake("the counts were ignored: a sentence with the same distinct words but one 'the' "
+                "more or less changes the softmax's sum, and so the output",
+                lambda: {"a", "b", "d", "e"}),
+        Mistake("every sentence: the cat's own vector was taken to decide its output alone",
+                lambda: set(SENTENCES)),
+        Mistake("only the reordered sentence that reads as English: any order of the same words "
+                "gives the same output", lambda: {"a"}),
     ),
     shortcuts=(
-        Shortcut(
-            "self_attention or np.allclose (predict by reasoning; the cell after the check runs "
-            "attention)",
-            r"\b(self_attention|scaled_dot_product_attention|allclose|_cat_output)\b",
-            "same_as_a = {s for s in 'abcde' if np.allclose(cat(s), cat_a)}",
-        ),
+        Shortcut("self_attention or np.allclose (predict by reasoning; the cell after the check "
+                 "runs attention)",
+                 r"\b(self_attention|scaled_dot_product_attention|allclose|_cat_output)\b",
+                 "same_as_a = {s for s in 'abcde' if np.allclose(cat(s), cat_a)}"),
     ),
 )
-
-# --- Exercise 2: attention with a causal mask -------------------------------------------------
 
 
 def _attention_inputs() -> tuple[NDArray[np.float64], ...]:
@@ -165,11 +114,8 @@ def _masked_attention(
 
 
 def _diagonal_masked_attention() -> NDArray[np.float64]:
-    """Causal attention whose mask also hides the diagonal, with a learner's own softmax.
-
-    Token 0 is left with no key: every score of its row is -inf, and exp(s - max(s)) is
-    exp(-inf - (-inf)) = NaN, so its row of outputs is NaN.
-    """
+    """Causal attention whose mask also hides the diagonal, with a learner's own softmax: row 0
+    has no key, every score -inf, and exp(-inf - (-inf)) = NaN."""
     x, w_q, w_k, w_v = _attention_inputs()
     q, k, v = (x @ w for w in (w_q, w_k, w_v))
     scores = np.where(np.tri(5, k=-1, dtype=bool), q @ k.T / np.sqrt(q.shape[-1]), -np.inf)
@@ -178,74 +124,32 @@ def _diagonal_masked_attention() -> NDArray[np.float64]:
         return exp @ v / np.sum(exp, axis=1, keepdims=True)
 
 
-class _NaNAwareExercise(Exercise):
-    """An exercise whose known mistakes may give NaN, and are then named as well.
-
-    The shared comparison stops at "contains NaN or inf"; here a NaN answer is also compared
-    with each mistake, NaN matching NaN in the same place.
-    """
-
-    def _mistake_made(self, value: Any) -> Mistake | None:
-        found = super()._mistake_made(value)
-        try:
-            got = np.asarray(value, dtype=float)
-        except (TypeError, ValueError):
-            return found
-        for mistake in self.mistakes if found is None else ():
-            wrong = np.asarray(mistake.value(), dtype=float)
-            if wrong.shape == got.shape and np.allclose(
-                got, wrong, rtol=self.rtol, atol=self.atol, equal_nan=True
-            ):
-                return mistake
-        return found
-
-
-causal_attention = _NaNAwareExercise(
-    key="00.causal_attention",
+causal_attention = Exercise(
+    key="00.causal_attention", answer_name="causal_attention", level="core", kind="construction",
+    minutes=15,
     title="Write self-attention with a causal mask, from scratch",
-    answer_name="causal_attention",
     expected=lambda: self_attention(*_attention_inputs(), mask=causal_mask(5))[0],
     call_with=_attention_inputs(),
-    hint_text=(
-        "Compute the scores Q @ K.T / sqrt(d) as before. Query t may look at keys 0 .. t only: "
-        "set the scores above the diagonal to -inf (np.triu_indices or np.tril), so the "
-        "softmax gives them weight 0 and the remaining weights of each row still sum to 1. "
-        "Then return weights @ V."
-    ),
-    level="core",
-    kind="construction",
-    objective=(
-        "Builds causal attention in NumPy: masks the scores of later tokens before a row-wise "
-        "softmax, so each token mixes only itself and earlier tokens."
-    ),
-    minutes=15,
+    hint_text="Compute the scores Q @ K.T / sqrt(d) as before. Query t may look at keys 0 .. t "
+    "only: set the scores above the diagonal to -inf (np.triu_indices or np.tril), so the softmax "
+    "gives them weight 0 and the remaining weights of each row still sum to 1. Then return "
+    "weights @ V.",
+    objective="Builds causal attention in NumPy: masks the scores of later tokens before a "
+    "row-wise softmax, so each token mixes only itself and earlier tokens.",
     mistakes=(
-        Mistake(
-            "no mask: every token still sees the whole sentence",
-            lambda: _masked_attention(None),
-        ),
-        Mistake(
-            "the mask points the wrong way: each token sees itself and the LATER tokens",
-            lambda: _masked_attention(~causal_mask(5) | np.eye(5, dtype=bool)),
-        ),
-        Mistake(
-            "the future weights are zeroed after the softmax, so the rows no longer sum to 1",
-            lambda: _masked_attention(causal_mask(5), renormalise=False),
-        ),
-        Mistake(
-            "the scores are not divided by sqrt(d)",
-            lambda: _masked_attention(causal_mask(5), scale=False),
-        ),
-        Mistake(
-            "the mask also hides the diagonal: each token must see itself, and token 0, left "
-            "with no key at all, gets a softmax of 0/0 = NaN",
-            _diagonal_masked_attention,
-        ),
+        Mistake("no mask: every token still sees the whole sentence",
+                lambda: _masked_attention(None)),
+        Mistake("the mask points the wrong way: each token sees itself and the LATER tokens",
+                lambda: _masked_attention(~causal_mask(5) | np.eye(5, dtype=bool))),
+        Mistake("the future weights are zeroed after the softmax, so the rows no longer sum to 1",
+                lambda: _masked_attention(causal_mask(5), renormalise=False)),
+        Mistake("the scores are not divided by sqrt(d)",
+                lambda: _masked_attention(causal_mask(5), scale=False)),
+        Mistake("the mask also hides the diagonal: each token must see itself, and token 0, left "
+                "with no key at all, gets a softmax of 0/0 = NaN", _diagonal_masked_attention),
     ),
     shortcuts=(_LIBRARY_ATTENTION,),
 )
-
-# --- Exercise 3: does the mask tell "the mouse the cat ..." from "the cat the mouse ..."? -----
 
 _CLAUSES = ("the mouse the cat was chasing", "the cat the mouse was chasing")
 _WORDS = [sentence.split() for sentence in _CLAUSES]
@@ -263,49 +167,29 @@ def _same_causal_output() -> set[int]:
 
 
 causal_twins = Exercise(
-    key="00.causal_twins",
-    title="At which positions does a causal mask still confuse two reordered sentences?",
-    answer_name="same_positions",
-    expected=_same_causal_output,
-    hint_text=(
-        "With the mask, the output at position t depends on the word at t and on the "
-        "collection of words at positions 0 .. t, in any order. For each t, compare the word at "
-        "t and the words up to t in the two sentences."
-    ),
-    level="challenge",
-    kind="explanation",
-    objective=(
-        "Explains that a causal mask makes the output at t depend on the unordered prefix "
-        "only, and finds the positions where two reordered sentences stay indistinguishable."
-    ),
+    key="00.causal_twins", answer_name="same_positions", level="challenge", kind="explanation",
     minutes=15,
+    title="At which positions does a causal mask still confuse two reordered sentences?",
+    expected=_same_causal_output,
+    hint_text="With the mask, the output at position t depends on the word at t and on the "
+    "collection of words at positions 0 .. t, in any order. For each t, compare the word at t and "
+    "the words up to t in the two sentences.",
+    objective="Explains that a causal mask makes the output at t depend on the unordered prefix "
+    "only, and finds the positions where two reordered sentences stay indistinguishable.",
     mistakes=(
-        Mistake(
-            "every position: the mask was assumed to leave attention blind to order",
-            lambda: set(range(6)),
-        ),
-        Mistake(
-            "only position 0: the mask was assumed to separate every later position",
-            lambda: {0},
-        ),
-        Mistake(
-            "the positions where the two sentences have the same word, whatever came before",
-            lambda: {t for t, (u, w) in enumerate(zip(*_WORDS, strict=True)) if u == w},
-        ),
+        Mistake("every position: the mask was assumed to leave attention blind to order",
+                lambda: set(range(6))),
+        Mistake("only position 0: the mask was assumed to separate every later position",
+                lambda: {0}),
+        Mistake("the positions where the two sentences have the same word, whatever came before",
+                lambda: {t for t, (u, w) in enumerate(zip(*_WORDS, strict=True)) if u == w}),
     ),
 )
 
-# --- Exercise 4: which layers are permutation-equivariant? -----------------------------------
-
 
 def layers() -> dict[str, Callable[[NDArray[np.float64]], NDArray[np.float64]]]:
-    """Exercise 4's layers: each maps token vectors of shape (n, 4) to an array of shape (n, 4).
-
-    Returns
-    -------
-    dict of str to callable
-        Layer name to function; the weights are fixed (seed 3), so every call agrees.
-    """
+    """Exercise 4's eight layers by name, each mapping token vectors (n, 4) to (n, 4) with fixed
+    weights (seed 3)."""
     rng = np.random.default_rng(3)
     w_1, w_2 = rng.normal(size=(2, 4, 4))
     table, w_q, w_k, w_v = rng.normal(size=(4, 4, 4))
@@ -329,59 +213,40 @@ def layers() -> dict[str, Callable[[NDArray[np.float64]], NDArray[np.float64]]]:
     }
 
 
-def _equivariant(*, invariant: bool = False) -> set[str]:
-    """The layers f with f(x[p]) == f(x)[p] (or, with ``invariant``, == f(x)) for random p."""
+def _equivariant() -> set[str]:
+    """The layers f with f(x[p]) == f(x)[p] for 20 random x and permutations p."""
     rng = np.random.default_rng(4)
     found = set()
     for name, layer in layers().items():
         ok = True
         for _ in range(20):
             x, p = rng.normal(size=(6, 4)), rng.permutation(6)
-            target = layer(x) if invariant else layer(x)[p]
-            ok &= bool(np.allclose(layer(x[p]), target))
+            ok &= bool(np.allclose(layer(x[p]), layer(x)[p]))
         if ok:
             found.add(name)
     return found
 
 
 equivariant_layers = Exercise(
-    key="00.equivariant_layers",
-    title="Detect which of eight layers are permutation-equivariant",
-    answer_name="equivariant",
-    expected=_equivariant,
-    hint_text=(
-        "f is permutation-equivariant when f(x[p]) equals f(x)[p] for every permutation p. "
-        "Write a small test: draw random x of shape (6, 4) and random permutations p "
-        "(np.random.default_rng(...).permutation(6)), and compare with np.allclose. Use "
-        "several permutations: one can agree by chance. Keep the names of the layers that pass "
-        "every time."
-    ),
-    level="core",
-    kind="detector",
-    objective=(
-        "Tests permutation equivariance on layers not seen on the page, and tells it apart from "
-        "permutation invariance (f(x[p]) = f(x)) and from order-aware layers (a mask, an index)."
-    ),
+    key="00.equivariant_layers", answer_name="equivariant", level="core", kind="detector",
     minutes=15,
+    title="Detect which of eight layers are permutation-equivariant",
+    expected=_equivariant,
+    hint_text="f is permutation-equivariant when f(x[p]) equals f(x)[p] for every permutation p. "
+    "Write a small test: draw random x of shape (6, 4) and random permutations p "
+    "(np.random.default_rng(...).permutation(6)), and compare with np.allclose. Use several "
+    "permutations: one can agree by chance. Keep the names of the layers that pass every time.",
+    objective="Tests permutation equivariance on layers not seen on the page, and tells it apart "
+    "from permutation invariance (f(x[p]) = f(x)) and from order-aware layers (a mask, an index).",
     mistakes=(
-        Mistake(
-            "invariance taken for equivariance: sort_rows gives the same output for every "
-            "order, so it cannot reorder it with the input; pool_broadcast is both",
-            lambda: _equivariant() | {"sort_rows"},
-        ),
-        Mistake(
-            "pool_broadcast left out: its rows are all equal, so reordering them changes nothing "
-            "and f(x[p]) = f(x)[p] holds",
-            lambda: _equivariant() - {"pool_broadcast"},
-        ),
-        Mistake(
-            "causal attention counted as equivariant: the mask ties each token to its place",
-            lambda: _equivariant() | {"causal_attention"},
-        ),
-        Mistake(
-            "only the layers that never mix tokens: attention and centre mix them, but "
-            "symmetrically",
-            lambda: {"row_mlp"},
-        ),
+        Mistake("invariance taken for equivariance: sort_rows gives the same output for every "
+                "order, so it cannot reorder it with the input; pool_broadcast is both",
+                lambda: _equivariant() | {"sort_rows"}),
+        Mistake("pool_broadcast left out: its rows are all equal, so reordering them changes "
+                "nothing and f(x[p]) = f(x)[p] holds", lambda: _equivariant() - {"pool_broadcast"}),
+        Mistake("causal attention counted as equivariant: the mask ties each token to its place",
+                lambda: _equivariant() | {"causal_attention"}),
+        Mistake("only the layers that never mix tokens: attention and centre mix them, but "
+                "symmetrically", lambda: {"row_mlp"}),
     ),
 )

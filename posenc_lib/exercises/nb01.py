@@ -1,9 +1,6 @@
 """Exercises on counters as position codes: carries, base-3 digits, and the Gray code.
 
 Notebook: 01_binary_counting.
-
-Each expected answer is computed with ``posenc_lib.binary`` (Hamming distances, bit tables,
-smooth bit waves), never pasted; each mistake is computed the way a learner would get it.
 """
 
 from __future__ import annotations
@@ -16,8 +13,6 @@ from posenc_lib.exercises._core import Exercise, Mistake, Shortcut
 
 __all__ = ["carry_flips", "gray_cousin", "gray_offsets", "ternary_periods"]
 
-# --- Exercise 1: how many bits change? --------------------------------------------------------
-
 _CARRY_POSITIONS = (23, 47, 63, 95)
 
 
@@ -26,43 +21,27 @@ def _steps() -> NDArray[np.int64]:
 
 
 carry_flips = Exercise(
-    key="01.carry_flips",
+    key="01.carry_flips", answer_name="carry_counts", level="warm-up", kind="prediction", minutes=5,
     title="Predict how many bits change from p to p + 1 for p = 23, 47, 63, 95",
-    answer_name="carry_counts",
     expected=_steps,
-    hint_text=(
-        "Write p in binary and add 1 by hand: every trailing 1 turns into a 0 (the carry) and "
-        "the first 0 turns into a 1. So the count is the number of trailing 1s of p, plus one."
-    ),
-    level="warm-up",
-    kind="prediction",
-    objective=(
-        "Predicts the Hamming distance of a step from the carry (trailing 1s plus one), "
-        "without computing the XOR."
-    ),
-    minutes=5,
+    hint_text="Write p in binary and add 1 by hand: every trailing 1 turns into a 0 (the carry) "
+    "and the first 0 turns into a 1. So the count is the number of trailing 1s of p, plus one.",
+    objective="Predicts the Hamming distance of a step from the carry (trailing 1s plus one), "
+    "without computing the XOR.",
     mistakes=(
         Mistake("assuming one step always changes one bit", lambda: np.ones(4, dtype=np.int64)),
-        Mistake(
-            "counting only the bits that turn off (the carry), not the one that turns on",
-            lambda: _steps() - 1,
-        ),
-        Mistake(
-            "counting the 1 bits of p instead of the bits that change",
-            lambda: np.array([bin(p).count("1") for p in _CARRY_POSITIONS], dtype=np.int64),
-        ),
+        Mistake("counting only the bits that turn off (the carry), not the one that turns on",
+                lambda: _steps() - 1),
+        Mistake("counting the 1 bits of p instead of the bits that change",
+                lambda: np.array([bin(p).count("1") for p in _CARRY_POSITIONS], dtype=np.int64)),
     ),
     shortcuts=(
-        Shortcut(
-            "hamming_distance, bin(), XOR or the bit tables (predict on paper; the cell after the "
-            "check computes the distances)",
-            r"\bhamming_distance\b|\^|\bbin\(|bit_count|binary_table|binary_repr",
-            "carry_counts = [bin(p ^ (p + 1)).count('1') for p in (23, 47, 63, 95)]",
-        ),
+        Shortcut("hamming_distance, bin(), XOR or the bit tables (predict on paper; the cell "
+                 "after the check computes the distances)",
+                 r"\bhamming_distance\b|\^|\bbin\(|bit_count|binary_table|binary_repr",
+                 "carry_counts = [bin(p ^ (p + 1)).count('1') for p in (23, 47, 63, 95)]"),
     ),
 )
-
-# --- Exercise 2: the periods of a base-3 counter ----------------------------------------------
 
 _TERNARY_DIGITS = 5  # positions 0 .. 3**5 - 1
 
@@ -79,39 +58,24 @@ def _ternary_periods(rule: str = "right") -> NDArray[np.int64]:
 
 
 ternary_periods = Exercise(
-    key="01.ternary_periods",
-    title="The period of every digit of a base-3 counter over positions 0 to 242",
-    answer_name="ternary_periods",
-    expected=_ternary_periods,
-    hint_text=(
-        "Digit k of p in base 3 is (p // 3**k) % 3. Build the table of 5 digits for "
-        "p = 0 .. 242, most significant first, and for each column find the smallest shift "
-        "t >= 1 with np.array_equal(col[t:], col[:-t]). How many times does a base-3 digit "
-        "change per period?"
-    ),
-    level="core",
-    kind="derivation",
-    objective=(
-        "Derives the periods of a base-3 counter and sees why the binary rule "
-        "'period = 2 x flip interval' does not carry over."
-    ),
+    key="01.ternary_periods", answer_name="ternary_periods", level="core", kind="derivation",
     minutes=10,
+    title="The period of every digit of a base-3 counter over positions 0 to 242",
+    expected=_ternary_periods,
+    hint_text="Digit k of p in base 3 is (p // 3**k) % 3. Build the table of 5 digits for p = 0 "
+    ".. 242, most significant first, and for each column find the smallest shift t >= 1 with "
+    "np.array_equal(col[t:], col[:-t]). How many times does a base-3 digit change per period?",
+    objective="Derives the periods of a base-3 counter and sees why the binary rule 'period = 2 x "
+    "flip interval' does not carry over.",
     mistakes=(
-        Mistake(
-            "the binary rule 'period = 2 x the time a digit stays put' (2 * 256 / flips): "
-            "a base-3 digit changes three times per period, not twice",
-            lambda: _ternary_periods("twice"),
-        ),
+        Mistake("the binary rule 'period = 2 x the time a digit stays put' (2 * 256 / flips): a "
+                "base-3 digit changes three times per period, not twice",
+                lambda: _ternary_periods("twice")),
         Mistake("the periods of a binary counter, 2**(k+1)", lambda: _ternary_periods("binary")),
-        Mistake(
-            "the columns in the order least significant digit first",
-            lambda: _ternary_periods()[::-1],
-            credit=0.5,
-        ),
+        Mistake("the columns in the order least significant digit first",
+                lambda: _ternary_periods()[::-1], credit=0.5),
     ),
 )
-
-# --- Exercise 3: the smooth cousin of a Gray-code bit -----------------------------------------
 
 _GRAY_CALL = (np.linspace(0.0, 32.0, 321), 1)
 
@@ -123,48 +87,29 @@ def _gray_wave(period_factor: float, shift: float) -> NDArray[np.float64]:
 
 
 gray_cousin = Exercise(
-    key="01.gray_cousin",
+    key="01.gray_cousin", answer_name="gray_cousin", level="core", kind="construction", minutes=20,
     title="Write the smooth cousin of bit k of the Gray code",
-    answer_name="gray_cousin",
     # Gray bit k is binary bit k+1 moved 2**k positions earlier
     expected=lambda: smooth_bit_wave(_GRAY_CALL[0] + 2 ** _GRAY_CALL[1], _GRAY_CALL[1] + 1),
     call_with=_GRAY_CALL,
-    hint_text=(
-        "Print the column of Gray bit k for p = 0 .. 31 (for k = 0: 0 1 1 0 0 1 1 0 ...). Read "
-        "its period T, then where its runs of 0 are centred: one run is centred half a step "
-        "before position 0. Put the trough of 1/2 - 1/2 cos(2 pi (x - c) / T) at that centre c."
-    ),
-    level="core",
-    kind="construction",
-    objective=(
-        "Builds a sinusoid with the period and phase of a new square wave (a Gray-code bit), "
-        "so that rounding it gives the bit back."
-    ),
-    minutes=20,
+    hint_text="Print the column of Gray bit k for p = 0 .. 31 (for k = 0: 0 1 1 0 0 1 1 0 ...). "
+    "Read its period T, then where its runs of 0 are centred: one run is centred half a step "
+    "before position 0. Put the trough of 1/2 - 1/2 cos(2 pi (x - c) / T) at that centre c.",
+    objective="Builds a sinusoid with the period and phase of a new square wave (a Gray-code "
+    "bit), so that rounding it gives the bit back.",
     mistakes=(
-        Mistake(
-            "the period of binary bit k, 2**(k+1): a Gray bit is twice as slow",
-            lambda: _gray_wave(1.0, 0.5),
-        ),
-        Mistake(
-            "the trough at position 0 instead of half a step before it",
-            lambda: _gray_wave(2.0, 0.0),
-        ),
-        Mistake(
-            "the smooth cousin of binary bit k (notebook's s_k) instead of Gray bit k",
-            lambda: smooth_bit_wave(*_GRAY_CALL),
-        ),
+        Mistake("the period of binary bit k, 2**(k+1): a Gray bit is twice as slow",
+                lambda: _gray_wave(1.0, 0.5)),
+        Mistake("the trough at position 0 instead of half a step before it",
+                lambda: _gray_wave(2.0, 0.0)),
+        Mistake("the smooth cousin of binary bit k (notebook's s_k) instead of Gray bit k",
+                lambda: smooth_bit_wave(*_GRAY_CALL)),
     ),
     shortcuts=(
-        Shortcut(
-            "the library's smooth_bit_wave (write the sinusoid yourself)",
-            r"\bsmooth_bit_wave\b",
-            "return smooth_bit_wave(x + 2**k, k + 1)",
-        ),
+        Shortcut("the library's smooth_bit_wave (write the sinusoid yourself)",
+                 r"\bsmooth_bit_wave\b", "return smooth_bit_wave(x + 2**k, k + 1)"),
     ),
 )
-
-# --- Exercise 4: which offsets does the Gray code make consistent? ----------------------------
 
 _GRAY_BITS, _MAX_OFFSET = 8, 16
 
@@ -183,31 +128,20 @@ def _consistent_offsets(gray: bool = True) -> set[int]:
 
 
 gray_offsets = Exercise(
-    key="01.gray_offsets",
-    title="The offsets k <= 16 at which the Gray code's Hamming distance is the same everywhere",
-    answer_name="consistent_offsets",
-    expected=_consistent_offsets,
-    hint_text=(
-        "The Gray code of p is p ^ (p >> 1). For each k = 1 .. 16, collect the Hamming distance "
-        "between the codes of p and p + k for every p = 0 .. 255 - k, and keep k when only one "
-        "distance appears. Then look at the numbers you kept: what do they have in common?"
-    ),
-    level="challenge",
-    kind="explanation",
-    objective=(
-        "Tests whether the Gray code, whose neighbours always differ in one bit, makes every "
-        "offset consistent, and finds the offsets it does (the powers of two)."
-    ),
+    key="01.gray_offsets", answer_name="consistent_offsets", level="challenge", kind="explanation",
     minutes=20,
+    title="The offsets k <= 16 at which the Gray code's Hamming distance is the same everywhere",
+    expected=_consistent_offsets,
+    hint_text="The Gray code of p is p ^ (p >> 1). For each k = 1 .. 16, collect the Hamming "
+    "distance between the codes of p and p + k for every p = 0 .. 255 - k, and keep k when only "
+    "one distance appears. Then look at the numbers you kept: what do they have in common?",
+    objective="Tests whether the Gray code, whose neighbours always differ in one bit, makes "
+    "every offset consistent, and finds the offsets it does (the powers of two).",
     mistakes=(
-        Mistake(
-            "every offset: one bit per step was assumed to make k steps always k bits apart",
-            lambda: set(range(1, _MAX_OFFSET + 1)),
-        ),
+        Mistake("every offset: one bit per step was assumed to make k steps always k bits apart",
+                lambda: set(range(1, _MAX_OFFSET + 1))),
         Mistake("only the neighbours, k = 1", lambda: {1}),
-        Mistake(
-            "plain binary codes instead of the Gray code (no offset is consistent there)",
-            lambda: _consistent_offsets(gray=False),
-        ),
+        Mistake("plain binary codes instead of the Gray code (no offset is consistent there)",
+                lambda: _consistent_offsets(gray=False)),
     ),
 )

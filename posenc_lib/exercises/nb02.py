@@ -2,9 +2,6 @@
 spacing, decoding a position, and the power form in float16.
 
 Notebook: 02_sinusoidal_formula.
-
-Each expected answer is computed with ``posenc_lib.sinusoidal`` and ``posenc_lib.frequencies``;
-each mistake is a common wrong formula, computed the way a learner would get it.
 """
 
 from __future__ import annotations
@@ -20,17 +17,9 @@ from posenc_lib.sinusoidal import (
     tensor2tensor_frequencies,
 )
 
-__all__ = [
-    "checkpoint_layout",
-    "decode_position",
-    "float16_lost_pairs",
-    "half_turns",
-    "slow_pair",
-]
+__all__ = ["checkpoint_layout", "decode_position", "float16_lost_pairs", "half_turns", "slow_pair"]
 
 _LIBRARY_ENCODING = r"\b(sinusoidal_encoding\w*|encoding_from_frequencies|inverse_frequencies)\b"
-
-# --- Exercise 1: one value by hand ------------------------------------------------------------
 
 _SLOW_POS, _SLOW_D = 2500, 8
 
@@ -43,48 +32,29 @@ def _last_pair(theta: float, cos_theta: float | None = None) -> NDArray[np.float
 
 
 slow_pair = Exercise(
-    key="02.slow_pair",
+    key="02.slow_pair", answer_name="last_pair", level="warm-up", kind="prediction", minutes=5,
     title="Predict PE at position 2500, columns 6 and 7, for d_model = 8",
-    answer_name="last_pair",
     expected=lambda: sinusoidal_encoding_at([_SLOW_POS], _SLOW_D)[0, 6:],
-    hint_text=(
-        "Columns 6 and 7 are pair i = 3. Its frequency is 1 / 10000^(2*3/8) = 10000^(-3/4): "
-        "10000 = 10^4, so that is 10^-3. The angle is 2500 times that, a simple number of "
-        "radians; the answer is [sin(angle), cos(angle)]."
-    ),
-    level="warm-up",
-    kind="prediction",
-    objective=(
-        "Predicts an entry of the encoding by hand: the pair index, the exponent 2i/d and the "
-        "angle pos * theta_i."
-    ),
-    minutes=5,
+    hint_text="Columns 6 and 7 are pair i = 3. Its frequency is 1 / 10000^(2*3/8) = 10000^(-3/4): "
+    "10000 = 10^4, so that is 10^-3. The angle is 2500 times that, a simple number of radians; "
+    "the answer is [sin(angle), cos(angle)].",
+    objective="Predicts an entry of the encoding by hand: the pair index, the exponent 2i/d and "
+    "the angle pos * theta_i.",
     mistakes=(
-        Mistake(
-            "the exponent i/d with the pair index i (the factor 2 is missing)",
-            lambda: _last_pair(10000.0 ** (-3 / 8)),
-        ),
+        Mistake("the exponent i/d with the pair index i (the factor 2 is missing)",
+                lambda: _last_pair(10000.0 ** (-3 / 8))),
         Mistake("base 1000 instead of 10000", lambda: _last_pair(1000.0 ** (-6 / 8))),
-        Mistake(
-            "the cosine in odd column 7 uses the exponent 7/8 instead of 6/8",
-            lambda: _last_pair(10000.0 ** (-6 / 8), 10000.0 ** (-7 / 8)),
-        ),
-        Mistake(
-            "sine and cosine swapped (cos in the even column)",
-            lambda: _last_pair(10000.0 ** (-6 / 8))[::-1],
-        ),
+        Mistake("the cosine in odd column 7 uses the exponent 7/8 instead of 6/8",
+                lambda: _last_pair(10000.0 ** (-6 / 8), 10000.0 ** (-7 / 8))),
+        Mistake("sine and cosine swapped (cos in the even column)",
+                lambda: _last_pair(10000.0 ** (-6 / 8))[::-1]),
     ),
     shortcuts=(
-        Shortcut(
-            "posenc_lib's encoding functions (predict by hand; the cell after the check "
-            "computes the entry)",
-            _LIBRARY_ENCODING,
-            "last_pair = sinusoidal_encoding(2501, 8)[2500, 6:]",
-        ),
+        Shortcut("posenc_lib's encoding functions (predict by hand; the cell after the check "
+                 "computes the entry)", _LIBRARY_ENCODING,
+                 "last_pair = sinusoidal_encoding(2501, 8)[2500, 6:]"),
     ),
 )
-
-# --- Exercise 2: how long until half the pairs have turned? -----------------------------------
 
 _HALF_D, _HALF_PAIRS = 128, 32  # half of the 64 pairs
 
@@ -96,41 +66,24 @@ def _shortest_length(pairs: int, base: float = 10000.0, *, steps: bool = True) -
 
 
 half_turns = Exercise(
-    key="02.half_turns",
+    key="02.half_turns", answer_name="n_tokens", level="core", kind="derivation", minutes=10,
     title="The shortest sentence in which half of the pairs of d_model = 128 turn fully",
-    answer_name="n_tokens",
     expected=lambda: _shortest_length(_HALF_PAIRS),
-    hint_text=(
-        "d_model = 128 has 64 pairs, so half is pairs 0 .. 31. Pair i turns fully within a "
-        "sentence of L tokens when its wavelength 2*pi*10000^(2i/d) is at most L - 1 (L tokens "
-        "are L - 1 steps apart). The wavelengths grow with i: which pair decides?"
-    ),
-    level="core",
-    kind="derivation",
-    objective=(
-        "Inverts the wavelength formula: finds the sentence length at which a given number of "
-        "pairs complete a turn, counting L - 1 steps."
-    ),
-    minutes=10,
+    hint_text="d_model = 128 has 64 pairs, so half is pairs 0 .. 31. Pair i turns fully within a "
+    "sentence of L tokens when its wavelength 2*pi*10000^(2i/d) is at most L - 1 (L tokens are L "
+    "- 1 steps apart). The wavelengths grow with i: which pair decides?",
+    objective="Inverts the wavelength formula: finds the sentence length at which a given number "
+    "of pairs complete a turn, counting L - 1 steps.",
     mistakes=(
-        Mistake(
-            "L steps instead of L - 1 (L tokens are L - 1 steps apart)",
-            lambda: _shortest_length(_HALF_PAIRS, steps=False),
-            credit=0.5,
-        ),
-        Mistake(
-            "half of the dimensions (32 dimensions are 16 pairs) instead of half of the pairs",
-            lambda: _shortest_length(_HALF_PAIRS // 2),
-        ),
-        Mistake(
-            "one pair too many: pairs 0 .. 32 (the pair index starts at 0)",
-            lambda: _shortest_length(_HALF_PAIRS + 1),
-        ),
+        Mistake("L steps instead of L - 1 (L tokens are L - 1 steps apart)",
+                lambda: _shortest_length(_HALF_PAIRS, steps=False), credit=0.5),
+        Mistake("half of the dimensions (32 dimensions are 16 pairs) instead of half of the pairs",
+                lambda: _shortest_length(_HALF_PAIRS // 2)),
+        Mistake("one pair too many: pairs 0 .. 32 (the pair index starts at 0)",
+                lambda: _shortest_length(_HALF_PAIRS + 1)),
         Mistake("base 1000 instead of 10000", lambda: _shortest_length(_HALF_PAIRS, 1000.0)),
     ),
 )
-
-# --- Exercise 3: the power form in float16, a precision trap ------------------------------------
 
 _F16_D, _F16_BASE = 128, 500000.0
 
@@ -143,127 +96,71 @@ def _lost_pairs(base: float, dtype: type = np.float16) -> int:
 
 
 float16_lost_pairs = Exercise(
-    key="02.float16_lost_pairs",
+    key="02.float16_lost_pairs", answer_name="n_lost", level="core", kind="explanation", minutes=10,
     title="How many pairs of d_model = 128, base 500000, lose their frequency in float16?",
-    answer_name="n_lost",
     expected=lambda: _lost_pairs(_F16_BASE),
-    hint_text=(
-        "The power form stores base^(2i/d) first; float16 cannot hold numbers above 65504, "
-        "so those become inf and 1/inf = 0. Solve base^(2i/d) > 65504 for i with a logarithm: "
-        "2i/d > ln(65504)/ln(base). Count the pairs i = 0 .. 63 above that threshold."
-    ),
-    level="core",
-    kind="explanation",
-    objective=(
-        "Derives from a logarithm which pairs a power form computed in float16 would lose to "
-        "overflow, a precision trap that frequencies built in float32 or float64 never meet."
-    ),
-    minutes=10,
+    hint_text="The power form stores base^(2i/d) first; float16 cannot hold numbers above 65504, "
+    "so those become inf and 1/inf = 0. Solve base^(2i/d) > 65504 for i with a logarithm: 2i/d > "
+    "ln(65504)/ln(base). Count the pairs i = 0 .. 63 above that threshold.",
+    objective="Derives from a logarithm which pairs a power form computed in float16 would lose "
+    "to overflow, a precision trap that frequencies built in float32 or float64 never meet.",
     mistakes=(
-        Mistake(
-            "counting dimensions (2 per pair) instead of pairs",
-            lambda: 2 * _lost_pairs(_F16_BASE),
-            credit=0.5,
-        ),
-        Mistake(
-            "the threshold of float32 (3.4e38) or base 10000: then nothing overflows",
-            lambda: _lost_pairs(_F16_BASE, np.float32),
-        ),
-        Mistake(
-            "the pairs that keep their frequency instead of the ones that lose it",
-            lambda: _F16_D // 2 - _lost_pairs(_F16_BASE),
-        ),
+        Mistake("counting dimensions (2 per pair) instead of pairs",
+                lambda: 2 * _lost_pairs(_F16_BASE), credit=0.5),
+        Mistake("the threshold of float32 (3.4e38) or base 10000: then nothing overflows",
+                lambda: _lost_pairs(_F16_BASE, np.float32)),
+        Mistake("the pairs that keep their frequency instead of the ones that lose it",
+                lambda: _F16_D // 2 - _lost_pairs(_F16_BASE)),
     ),
     shortcuts=(
-        Shortcut(
-            "float16 arithmetic (find the threshold with a logarithm)",
-            r"float16|\bnp\.half\b|\bfinfo\b",
-            "powers = (500000.0 ** (np.arange(0, 128, 2) / 128)).astype(np.float16)",
-        ),
+        Shortcut("float16 arithmetic (find the threshold with a logarithm)",
+                 r"float16|\bnp\.half\b|\bfinfo\b",
+                 "powers = (500000.0 ** (np.arange(0, 128, 2) / 128)).astype(np.float16)"),
     ),
 )
-
-
-# --- Exercise 4: which layout and spacing does a checkpoint use? ------------------------------
 
 _CHECKPOINT_N, _CHECKPOINT_D = 40, 24
 _CHECKPOINT_LAYOUT, _CHECKPOINT_SPACING = "interleaved", "t2t"
 
 
 def checkpoint_table() -> NDArray[np.float64]:
-    """Return the position table of exercise 02.checkpoint_layout, shape (40, 24).
-
-    A sinusoidal table stored by some checkpoint, with a layout and a frequency spacing that
-    the exercise asks to detect.
-
-    Returns
-    -------
-    numpy.ndarray, shape (40, 24)
-        Rows are positions 0 .. 39.
-    """
-    if _CHECKPOINT_SPACING == "t2t":
-        inv_freq = tensor2tensor_frequencies(_CHECKPOINT_D)
-    else:
-        inv_freq = inverse_frequencies(_CHECKPOINT_D)
-    positions = np.arange(_CHECKPOINT_N)
-    return encoding_from_frequencies(positions, inv_freq, layout=_CHECKPOINT_LAYOUT)
-
-
-def _slowest_theta() -> float:
-    """The slowest pair's frequency in the checkpoint's table: the evidence for its spacing."""
-    if _CHECKPOINT_SPACING == "t2t":
-        return float(tensor2tensor_frequencies(_CHECKPOINT_D)[-1])
-    return float(inverse_frequencies(_CHECKPOINT_D)[-1])
+    """Return a checkpoint's sinusoidal table, shape (40, 24), rows positions 0 .. 39, whose
+    layout and frequency spacing exercise 02.checkpoint_layout asks to detect."""
+    inv_freq = tensor2tensor_frequencies(_CHECKPOINT_D)  # the spacing _CHECKPOINT_SPACING
+    return encoding_from_frequencies(np.arange(_CHECKPOINT_N), inv_freq, layout=_CHECKPOINT_LAYOUT)
 
 
 def _label(layout: str, spacing: str) -> tuple[str, float]:
-    """A reasoned answer: the option and the measured slowest frequency that decides it."""
-    return f"{layout}-{spacing}", _slowest_theta()
+    """A reasoned answer: the option and the evidence, the slowest pair's frequency."""
+    return f"{layout}-{spacing}", float(tensor2tensor_frequencies(_CHECKPOINT_D)[-1])
 
 
 checkpoint_layout = Exercise(
-    key="02.checkpoint_layout",
-    title="Detect the layout and the frequency spacing of a checkpoint's position table",
-    answer_name="checkpoint",
-    expected=lambda: _label(_CHECKPOINT_LAYOUT, _CHECKPOINT_SPACING),
+    key="02.checkpoint_layout", answer_name="checkpoint", level="core", kind="detector", minutes=15,
     rtol=1e-4,
-    hint_text=(
-        "Layout: look at row 0 (position 0). Every sine is 0 and every cosine is 1 there; "
-        "in which order do they come? Spacing: the slowest pair's sine at position 1 is "
-        "sin(theta_slowest), so np.arcsin of it gives theta_slowest. Compare it with "
-        "10000^(-(d-2)/d) (the paper) and 1/10000 (tensor2tensor)."
-    ),
-    level="core",
-    kind="detector",
-    objective=(
-        "Reads a stored position table and tells its layout (interleaved or concatenated) "
-        "and its spacing (the paper's n or tensor2tensor's n - 1)."
-    ),
-    minutes=15,
+    title="Detect the layout and the frequency spacing of a checkpoint's position table",
+    expected=lambda: _label(_CHECKPOINT_LAYOUT, _CHECKPOINT_SPACING),
+    hint_text="Layout: look at row 0 (position 0). Every sine is 0 and every cosine is 1 there; "
+    "in which order do they come? Spacing: the slowest pair's sine at position 1 is "
+    "sin(theta_slowest), so np.arcsin of it gives theta_slowest. Compare it with 10000^(-(d-2)/d) "
+    "(the paper) and 1/10000 (tensor2tensor).",
+    objective="Reads a stored position table and tells its layout (interleaved or concatenated) "
+    "and its spacing (the paper's n or tensor2tensor's n - 1).",
     mistakes=(
-        Mistake(
-            "the spacing is wrong: the slowest frequency is exactly 1/10000, which is "
-            "tensor2tensor's n - 1 spacing, not the paper's",
-            lambda: _label(_CHECKPOINT_LAYOUT, "paper"),
-        ),
-        Mistake(
-            "the layout is wrong: row 0 alternates 0, 1, 0, 1, ... (interleaved); "
-            "tensor2tensor's spacing does not imply its concatenated layout",
-            lambda: _label("concat", _CHECKPOINT_SPACING),
-        ),
-        Mistake(
-            "both are wrong: read the layout from row 0 and the spacing from the slowest frequency",
-            lambda: _label("concat", "paper"),
-        ),
+        Mistake("the spacing is wrong: the slowest frequency is exactly 1/10000, which is "
+                "tensor2tensor's n - 1 spacing, not the paper's",
+                lambda: _label(_CHECKPOINT_LAYOUT, "paper")),
+        Mistake("the layout is wrong: row 0 alternates 0, 1, 0, 1, ... (interleaved); "
+                "tensor2tensor's spacing does not imply its concatenated layout",
+                lambda: _label("concat", _CHECKPOINT_SPACING)),
+        Mistake("both are wrong: read the layout from row 0 and the spacing from the slowest "
+                "frequency", lambda: _label("concat", "paper")),
     ),
 )
 
-# --- Exercise 5: read the position back from its code -----------------------------------------
-
 _DECODE_D = 64
 _DECODE_POSITIONS = np.array([0.0, 3.3, 250.25, 7777.7, 12000.125, 19999.4])
-"""Real positions, as position interpolation feeds them (notebook 06): a table of the codes of
-whole positions cannot give them back, so only reading the angles passes."""
+"""Real positions (as interpolation feeds them): a lookup of whole positions cannot pass."""
 
 
 def _decode_call() -> tuple[NDArray[np.float64]]:
@@ -275,9 +172,7 @@ def _decoded_by(
 ) -> NDArray[np.float64]:
     """Positions read from one pair's angle, the way a learner might do it."""
     (codes,) = _decode_call()
-    s, c = codes[:, 2 * pair], codes[:, 2 * pair + 1]
-    if swapped:
-        s, c = c, s
+    s, c = codes[:, 2 * pair + swapped], codes[:, 2 * pair + 1 - swapped]
     theta = inverse_frequencies(_DECODE_D)[pair]
     angle = np.arcsin(s) if sine_only else np.mod(np.arctan2(s, c), 2 * np.pi)
     position = angle / theta
@@ -285,51 +180,30 @@ def _decoded_by(
 
 
 decode_position = Exercise(
-    key="02.decode_position",
+    key="02.decode_position", answer_name="decode_position", level="challenge", kind="construction",
+    minutes=20, rtol=1e-9,
     title="Write decode_position(codes): the positions (0 to 20000) of encoding rows, d_model = 64",
-    answer_name="decode_position",
-    expected=lambda: _DECODE_POSITIONS,
-    call_with=_decode_call(),
-    hint_text=(
-        "Each pair holds an angle pos * theta_i, and np.arctan2(sin, cos) gives it back, but "
-        "only modulo 2*pi. A fast pair wraps many times within 20000 positions; find a pair "
-        "whose wavelength is longer than 20000 and read the angle there, then divide by its "
-        "theta. The positions need not be whole numbers: do not round."
-    ),
-    level="challenge",
-    kind="construction",
-    objective=(
-        "Inverts the encoding: reads a real position from the angle of a slow pair with "
-        "arctan2, knowing that fast pairs repeat, where a lookup in a table of codes fails."
-    ),
-    minutes=20,
+    expected=lambda: _DECODE_POSITIONS, call_with=_decode_call(),
+    hint_text="Each pair holds an angle pos * theta_i, and np.arctan2(sin, cos) gives it back, "
+    "but only modulo 2*pi. A fast pair wraps many times within 20000 positions; find a pair whose "
+    "wavelength is longer than 20000 and read the angle there, then divide by its theta. The "
+    "positions need not be whole numbers: do not round.",
+    objective="Inverts the encoding: reads a real position from the angle of a slow pair with "
+    "arctan2, knowing that fast pairs repeat, where a lookup in a table of codes fails.",
     mistakes=(
-        Mistake(
-            "the fastest pair: its angle repeats every 2*pi positions, so it only knows the "
-            "position modulo 2*pi",
-            lambda: _decoded_by(0),
-        ),
-        Mistake(
-            "arcsin of the sine alone: it cannot tell the angle a from pi - a",
-            lambda: _decoded_by(_DECODE_D // 2 - 1, sine_only=True),
-        ),
-        Mistake(
-            "the slowest pair read as (cos, sin): the sine is in the even column",
-            lambda: _decoded_by(_DECODE_D // 2 - 1, swapped=True),
-        ),
-        Mistake(
-            "whole positions, from rounding or from a lookup in a table of the codes of whole "
-            "positions: these positions lie between the integers, so read the angles",
-            lambda: _decoded_by(_DECODE_D // 2 - 1, whole=True),
-        ),
+        Mistake("the fastest pair: its angle repeats every 2*pi positions, so it only knows the "
+                "position modulo 2*pi", lambda: _decoded_by(0)),
+        Mistake("arcsin of the sine alone: it cannot tell the angle a from pi - a",
+                lambda: _decoded_by(_DECODE_D // 2 - 1, sine_only=True)),
+        Mistake("the slowest pair read as (cos, sin): the sine is in the even column",
+                lambda: _decoded_by(_DECODE_D // 2 - 1, swapped=True)),
+        Mistake("whole positions, from rounding or from a lookup in a table of the codes of whole "
+                "positions: these positions lie between the integers, so read the angles",
+                lambda: _decoded_by(_DECODE_D // 2 - 1, whole=True)),
     ),
     shortcuts=(
-        Shortcut(
-            "posenc_lib's encoding functions (read the angles instead of comparing with a table of "
-            "codes)",
-            _LIBRARY_ENCODING,
-            "table = sinusoidal_encoding(20000, 64)",
-        ),
+        Shortcut("posenc_lib's encoding functions (read the angles instead of comparing with a "
+                 "table of codes)", _LIBRARY_ENCODING,
+                 "table = sinusoidal_encoding(20000, 64)"),
     ),
-    rtol=1e-9,
 )

@@ -3,9 +3,6 @@ sine and cosine halves, what its dot products can and cannot tell, the price of 
 bounces, and which columns stay flat.
 
 Notebook: 03_properties.
-
-Each expected answer is computed here with posenc_lib; the worked solutions are only in the
-notebook's solution cells.
 """
 
 from __future__ import annotations
@@ -19,11 +16,9 @@ from posenc_lib.sinusoidal import (
     encoding_from_frequencies,
     sinusoidal_encoding,
     sinusoidal_encoding_at,
-)
+)  # fmt: skip
 
 __all__ = ["half_norms", "offset_only", "no_bounce", "min_width", "flat_columns"]
-
-# --------------------------------------------------------------------------- 03.half_norms
 
 
 def _half_norms(position: int, d_model: int) -> np.ndarray:
@@ -33,56 +28,33 @@ def _half_norms(position: int, d_model: int) -> np.ndarray:
 
 
 half_norms = Exercise(
-    key="03.half_norms",
+    key="03.half_norms", answer_name="halves", level="warm-up", kind="prediction", minutes=5,
     title="Predict the norms of the sine half and of the cosine half of PE(0), d_model = 96",
-    answer_name="halves",
     expected=lambda: _half_norms(0, 96),
-    hint_text=(
-        "At t = 0 every angle theta_i * t is 0. What are sin 0 and cos 0, how many sine columns "
-        "and how many cosine columns does a 96-wide vector have, and what is the norm (not the "
-        "squared norm) of each half?"
-    ),
-    level="warm-up",
-    kind="prediction",
+    hint_text="At t = 0 every angle theta_i * t is 0. What are sin 0 and cos 0, how many sine "
+    "columns and how many cosine columns does a 96-wide vector have, and what is the norm (not "
+    "the squared norm) of each half?",
     objective="Predicts that the constant norm sqrt(d/2) is shared between the sine and cosine "
     "halves in a way that changes with t (all in the cosines at t = 0), so both are needed.",
-    minutes=5,
     mistakes=(
-        Mistake(
-            "each half given the norm of the whole vector, sqrt(d/2) = sqrt(48)",
-            lambda: np.full(2, np.sqrt(48.0)),
-        ),
-        Mistake(
-            "each half given half of the squared norm at every position (true on average over "
-            "many turns, not at t = 0)",
-            lambda: np.full(2, np.sqrt(24.0)),
-        ),
+        Mistake("each half given the norm of the whole vector, sqrt(d/2) = sqrt(48)",
+                lambda: np.full(2, np.sqrt(48.0))),
+        Mistake("each half given half of the squared norm at every position (true on average over "
+                "many turns, not at t = 0)", lambda: np.full(2, np.sqrt(24.0))),
         Mistake("the squared norms (the square root is missing)", lambda: np.array([0.0, 48.0])),
         Mistake("sines and cosines swapped (sin 0 = 0)", lambda: np.array([np.sqrt(48.0), 0.0])),
     ),
     shortcuts=(
-        Shortcut(
-            "sinusoidal_encoding or a norm function (predict the norms from sin 0 and cos 0)",
-            r"\bsinusoidal_encoding\w*|\bnorm\s*\(",
-            "halves = [np.linalg.norm(sinusoidal_encoding(1, 96)[0, 0::2]), 0]",
-        ),
+        Shortcut("sinusoidal_encoding or a norm function (predict the norms from sin 0 and cos 0)",
+                 r"\bsinusoidal_encoding\w*|\bnorm\s*\(",
+                 "halves = [np.linalg.norm(sinusoidal_encoding(1, 96)[0, 0::2]), 0]"),
     ),
 )
 
-# --------------------------------------------------------------------------- 03.offset_only
-
 
 def score_candidates() -> dict[str, np.ndarray]:
-    """Four 40 x 40 score matrices of position codes, for the exercise ``03.offset_only``.
-
-    Returns
-    -------
-    dict of str to ndarray
-        Entry ``[a, b]`` of each matrix is a score between position ``a`` and position ``b``:
-        the sinusoidal Gram matrix, the Gram matrix of a random (learned-like) table, the
-        sinusoidal score against the key three places further on, and the Gram matrix of
-        word embedding plus position.
-    """
+    """Four 40 x 40 score matrices by name for exercise 03.offset_only; entry [a, b] scores
+    position a against position b."""
     rng = np.random.default_rng(7)
     pe = sinusoidal_encoding(40, 32)
     table = rng.normal(size=(40, 32))
@@ -101,32 +73,20 @@ def _toeplitz(matrix: np.ndarray) -> bool:
 
 
 offset_only = Exercise(
-    key="03.offset_only",
+    key="03.offset_only", answer_name="offset_only", level="core", kind="detector", minutes=10,
     title="Which of four score matrices depend only on the offset b - a?",
-    answer_name="offset_only",
     expected=lambda: np.array([_toeplitz(m) for m in score_candidates().values()]),
-    hint_text=(
-        "A matrix depends only on b - a when every diagonal is constant: np.diagonal(S, j) for "
-        "j = -39 .. 39, each with np.ptp below 1e-9. Symmetry (S == S.T) is a different test."
-    ),
-    level="core",
-    kind="detector",
+    hint_text="A matrix depends only on b - a when every diagonal is constant: np.diagonal(S, j) "
+    "for j = -39 .. 39, each with np.ptp below 1e-9. Symmetry (S == S.T) is a different test.",
     objective="Tells 'symmetric' (true of every Gram matrix) from 'depends only on the offset' "
     "(the property of the sinusoidal code) on concrete score matrices.",
-    minutes=10,
     mistakes=(
-        Mistake(
-            "symmetric taken for 'depends only on the offset' (every Gram matrix is symmetric)",
-            lambda: np.array([bool(np.allclose(m, m.T)) for m in score_candidates().values()]),
-        ),
-        Mistake(
-            "every score between position codes assumed to depend only on the offset",
-            lambda: np.ones(4, dtype=bool),
-        ),
+        Mistake("symmetric taken for 'depends only on the offset' (every Gram matrix is symmetric)",
+                lambda: np.array([bool(np.allclose(m, m.T)) for m in score_candidates().values()])),
+        Mistake("every score between position codes assumed to depend only on the offset",
+                lambda: np.ones(4, dtype=bool)),
     ),
 )
-
-# --------------------------------------------------------------------------- 03.no_bounce
 
 _NO_BOUNCE_REACH = 100  # f(k) must fall at every step k = 0 .. 100
 _NO_BOUNCE_GAP = 0.2  # and neighbouring positions must be at least this far apart
@@ -168,49 +128,29 @@ def _judge_no_bounce(answer: object) -> tuple[bool, str]:
 
 
 no_bounce = PropertyExercise(
-    key="03.no_bounce",
+    key="03.no_bounce", answer_name="freqs", level="core", kind="construction", minutes=15,
     title="Frequencies for d_model = 128 whose PE(0)·PE(k) falls at every step up to k = 100",
-    answer_name="freqs",
-    expected=lambda: True,
-    judge=_judge_no_bounce,
-    hint_text=(
-        "f(k) = sum_i cos(w_i k). One cosine cos(w k) falls while its angle w k runs from 0 to "
-        "pi, and rises after that. How large may each w_i be so that no angle passes pi by "
-        "k = 100? The neighbour distance is sqrt(2 sum_i (1 - cos w_i)): it grows with the w_i, "
-        "so take them as large as that rule allows."
-    ),
-    level="core",
-    kind="construction",
-    objective="Constructs an encoding without bounces and finds their price: every pair must "
-    "stay under half a turn, so neighbouring positions end up far closer than in the course's "
-    "encoding.",
-    minutes=15,
+    expected=lambda: True, judge=_judge_no_bounce,
+    hint_text="f(k) = sum_i cos(w_i k). One cosine cos(w k) falls while its angle w k runs from 0 "
+    "to pi, and rises after that. How large may each w_i be so that no angle passes pi by k = "
+    "100? The neighbour distance is sqrt(2 sum_i (1 - cos w_i)): it grows with the w_i, so take "
+    "them as large as that rule allows.",
+    objective="Constructs an encoding without bounces and finds their price: every pair must stay "
+    "under half a turn, so neighbouring positions end up far closer than in the course's encoding.",
     mistakes=(
-        Mistake(
-            "the course's frequencies 10000^(-2i/d): the fast pairs pass half a turn within a "
-            "few positions and make f bounce",
-            lambda: inverse_frequencies(128),
-        ),
-        Mistake(
-            "a full turn in 100 positions (2 pi / 100): a cosine falls only for half a turn, "
-            "while its angle is below pi",
-            lambda: np.full(64, 2 * np.pi / 100),
-        ),
-        Mistake(
-            "wavelengths 2 pi / theta_i instead of angular speeds theta_i",
-            lambda: 2 * np.pi / inverse_frequencies(128),
-        ),
+        Mistake("the course's frequencies 10000^(-2i/d): the fast pairs pass half a turn within a "
+                "few positions and make f bounce", lambda: inverse_frequencies(128)),
+        Mistake("a full turn in 100 positions (2 pi / 100): a cosine falls only for half a turn, "
+                "while its angle is below pi", lambda: np.full(64, 2 * np.pi / 100)),
+        Mistake("wavelengths 2 pi / theta_i instead of angular speeds theta_i",
+                lambda: 2 * np.pi / inverse_frequencies(128)),
     ),
 )
 
-# --------------------------------------------------------------------------- 03.min_width
-
 
 def _closest_offset(d_model: int, n_positions: int, frequencies: np.ndarray) -> int:
-    """The offset k of the two distinct positions among 0 .. n-1 whose codes are closest.
-
-    The distance depends only on the offset, so PE(0) against PE(k) covers every pair.
-    """
+    """The offset k of the closest two codes among positions 0 .. n-1 (PE(0) against PE(k): the
+    distance depends only on the offset)."""
     codes = encoding_from_frequencies(np.arange(n_positions), frequencies)
     return int(np.argmin(np.linalg.norm(codes[1:] - codes[0], axis=1)) + 1)
 
@@ -225,33 +165,22 @@ def _min_width(base: float, n_positions: int, exponent_factor: float = 2.0) -> i
 
 
 min_width = Exercise(
-    key="03.min_width",
+    key="03.min_width", answer_name="min_width", level="challenge", kind="derivation", minutes=15,
     title="The smallest even d_model, base 100000, whose nearest miss in 1000 tokens is t, t+1",
-    answer_name="min_width",
     expected=lambda: _min_width(100000.0, 1000),
-    hint_text=(
-        "The distance depends only on the offset: |PE(t+k) - PE(t)|^2 = d - 2 sum_i "
-        "cos(theta_i k), with theta_i = base ** (-2i/d). For d = 2, 4, 6, ... find the offset "
-        "k in 1 .. 999 where it is smallest, and stop at the first d where that offset is 1."
-    ),
-    level="challenge",
-    kind="derivation",
+    hint_text="The distance depends only on the offset: |PE(t+k) - PE(t)|^2 = d - 2 sum_i "
+    "cos(theta_i k), with theta_i = base ** (-2i/d). For d = 2, 4, 6, ... find the offset k in 1 "
+    ".. 999 where it is smallest, and stop at the first d where that offset is 1.",
     objective="Shows that uniqueness has a margin that needs enough dimensions: finds the "
     "narrowest encoding whose closest pair of positions are neighbours.",
-    minutes=15,
     mistakes=(
         Mistake("base 10000 instead of 100000", lambda: _min_width(10000.0, 1000)),
-        Mistake(
-            "the number of pairs d/2 instead of d_model", lambda: _min_width(100000.0, 1000) // 2
-        ),
-        Mistake(
-            "exponent i/d instead of 2i/d in the frequencies",
-            lambda: _min_width(100000.0, 1000, exponent_factor=1.0),
-        ),
+        Mistake("the number of pairs d/2 instead of d_model",
+                lambda: _min_width(100000.0, 1000) // 2),
+        Mistake("exponent i/d instead of 2i/d in the frequencies",
+                lambda: _min_width(100000.0, 1000, exponent_factor=1.0)),
     ),
 )
-
-# --------------------------------------------------------------------------- 03.flat_columns
 
 
 def _count_flat(n_positions: int, d_model: int, threshold: float) -> int:
@@ -267,38 +196,24 @@ def _ends_only(n_positions: int, d_model: int, threshold: float) -> int:
 
 
 flat_columns = Exercise(
-    key="03.flat_columns",
+    key="03.flat_columns", answer_name="n_flat", level="challenge", kind="explanation", minutes=20,
     title="How many columns move by less than 0.01 over 100 tokens at d_model = 1024",
-    answer_name="n_flat",
     expected=lambda: _count_flat(100, 1024, 0.01),
-    hint_text=(
-        "Over t = 0 .. 99 a slow sine column moves by about sin(99 theta_i) and a slow cosine "
-        "column by 1 - cos(99 theta_i), about (99 theta_i)^2 / 2. Both formulas hold only while "
-        "99 theta_i is below pi/2 (sine) or pi (cosine): a fast pair can come full circle and "
-        "end where it started."
-    ),
-    level="challenge",
-    kind="explanation",
-    objective="Uses 1 - cos x ≈ x^2/2 and the frequencies alone to predict how many columns "
-    "are nearly constant over a sentence, and why they are cosine columns.",
-    minutes=20,
+    hint_text="Over t = 0 .. 99 a slow sine column moves by about sin(99 theta_i) and a slow "
+    "cosine column by 1 - cos(99 theta_i), about (99 theta_i)^2 / 2. Both formulas hold only "
+    "while 99 theta_i is below pi/2 (sine) or pi (cosine): a fast pair can come full circle and "
+    "end where it started.",
+    objective="Uses 1 - cos x ≈ x^2/2 and the frequencies alone to predict how many columns are "
+    "nearly constant over a sentence, and why they are cosine columns.",
     mistakes=(
-        Mistake(
-            "only the first and last positions compared: a fast column that turns full circles "
-            "also ends near where it started",
-            lambda: _ends_only(100, 1024, 0.01),
-        ),
-        Mistake(
-            "the sine columns counted like the cosine ones (a slow sine moves by about x, "
-            "not x^2/2)",
-            lambda: 2 * _count_flat(100, 1024, 0.01),
-        ),
+        Mistake("only the first and last positions compared: a fast column that turns full "
+                "circles also ends near where it started", lambda: _ends_only(100, 1024, 0.01)),
+        Mistake("the sine columns counted like the cosine ones (a slow sine moves by about x, not "
+                "x^2/2)", lambda: 2 * _count_flat(100, 1024, 0.01)),
     ),
     shortcuts=(
-        Shortcut(
-            "the encoding functions (count from the frequencies alone)",
-            r"\bsinusoidal_encoding\w*|\bencoding_from_frequencies\b",
-            "n_flat = int(np.sum(np.ptp(sinusoidal_encoding(100, 1024), axis=0) < 0.01))",
-        ),
+        Shortcut("the encoding functions (count from the frequencies alone)",
+                 r"\bsinusoidal_encoding\w*|\bencoding_from_frequencies\b",
+                 "n_flat = int(np.sum(np.ptp(sinusoidal_encoding(100, 1024), axis=0) < 0.01))"),
     ),
 )

@@ -3,9 +3,6 @@ pair order, shifting back, composing shifts in row form, a head that looks forwa
 of the sines that takes its missing cosine from the previous token.
 
 Notebook: 04_rotation_proof.
-
-Each expected answer is computed here with posenc_lib; the worked solutions are only in the
-notebook's solution cells.
 """
 
 from __future__ import annotations
@@ -22,43 +19,26 @@ __all__ = ["shift_back", "cos_sin_matrix", "row_form_position", "forward_head", 
 
 _MATRIX_FUNCTIONS = r"\b(pair_shift_matrix|rotation_matrix|shift_matrix|rope_matrix)\b"
 
-# --------------------------------------------------------------------------- 04.shift_back
-
 shift_back = Exercise(
-    key="04.shift_back",
+    key="04.shift_back", answer_name="back", level="warm-up", kind="derivation", minutes=5,
     title="PE(13) from PE(20) at d_model = 24, with a shift matrix",
-    answer_name="back",
     expected=lambda: sinusoidal_encoding_at([13], 24)[0],
-    hint_text=(
-        "Going from position 20 to position 13 is a shift by k = -7. shift_matrix(k, d_model) "
-        "accepts negative k, and M_(-k) is also the transpose of M_k."
-    ),
-    level="warm-up",
-    kind="derivation",
+    hint_text="Going from position 20 to position 13 is a shift by k = -7. shift_matrix(k, "
+    "d_model) accepts negative k, and M_(-k) is also the transpose of M_k.",
     objective="Uses M_(-k) = M_k^T to move an encoding vector back by k positions.",
-    minutes=5,
     mistakes=(
-        Mistake(
-            "a shift forward: M_7 PE(20) is PE(27)",
-            lambda: sinusoidal_encoding_at([27], 24)[0],
-        ),
-        Mistake(
-            "a shift by the target position -13 instead of the offset -7 (that is PE(7))",
-            lambda: sinusoidal_encoding_at([7], 24)[0],
-        ),
+        Mistake("a shift forward: M_7 PE(20) is PE(27)",
+                lambda: sinusoidal_encoding_at([27], 24)[0]),
+        Mistake("a shift by the target position -13 instead of the offset -7 (that is PE(7))",
+                lambda: sinusoidal_encoding_at([7], 24)[0]),
     ),
     shortcuts=(
-        Shortcut(
-            "PE(13) itself (row 13, the formula at 13 or a table from sinusoidal_encoding; shift "
-            "PE(20) instead)",
-            r"\[\s*13(?:\.0*)?\s*[\],]|\b13(?:\.0*)?\s*\*|\*\s*13\b|\b20\s*-\s*7\b"
-            r"|\bsinusoidal_encoding\s*\(",
-            "back = sinusoidal_encoding_at([13], 24)[0]",
-        ),
+        Shortcut("PE(13) itself (row 13, the formula at 13 or a table from sinusoidal_encoding; "
+                 "shift PE(20) instead)",
+                 r"\[\s*13(?:\.0*)?\s*[\],]|\b13(?:\.0*)?\s*\*|\*\s*13\b|\b20\s*-\s*7\b"
+                 r"|\bsinusoidal_encoding\s*\(", "back = sinusoidal_encoding_at([13], 24)[0]"),
     ),
 )
-
-# --------------------------------------------------------------------------- 04.cos_sin_matrix
 
 
 def _theta(i: int, d_model: int) -> float:
@@ -66,48 +46,30 @@ def _theta(i: int, d_model: int) -> float:
 
 
 cos_sin_matrix = Exercise(
-    key="04.cos_sin_matrix",
+    key="04.cos_sin_matrix", answer_name="m", level="core", kind="construction", minutes=10,
     title="M_k for a pair stored as (cos, sin): k = 4, theta = theta_5 of d_model = 32",
-    answer_name="m",
     # (cos wt, sin wt) -> (cos w(t+k), sin w(t+k)) is the counter-clockwise rotation by +wk
     expected=lambda: rotation_matrix(4 * _theta(5, 32)),
-    hint_text=(
-        "Write the targets with the angle-addition formulas: cos w(t+k) = cos(wk) cos(wt) - "
-        "sin(wk) sin(wt) and sin w(t+k) = sin(wk) cos(wt) + cos(wk) sin(wt). The first row of "
-        "M multiplies the column (cos wt, sin wt) and must give cos w(t+k). The frequency is "
-        "theta_5 = 10000 ** (-2 * 5 / 32)."
-    ),
-    level="core",
-    kind="construction",
+    hint_text="Write the targets with the angle-addition formulas: cos w(t+k) = cos(wk) cos(wt) - "
+    "sin(wk) sin(wt) and sin w(t+k) = sin(wk) cos(wt) + cos(wk) sin(wt). The first row of M "
+    "multiplies the column (cos wt, sin wt) and must give cos w(t+k). The frequency is theta_5 = "
+    "10000 ** (-2 * 5 / 32).",
     objective="Re-derives the shift matrix from the angle-addition formulas for the (cos, sin) "
     "pair order, and sees that it is the course's matrix transposed.",
-    minutes=10,
     mistakes=(
-        Mistake(
-            "the course's matrix for (sin, cos) pairs, [[cos, sin], [-sin, cos]]; with the "
-            "order swapped the sines change sign",
-            lambda: pair_shift_matrix(4, _theta(5, 32)),
-        ),
-        Mistake(
-            "the exponent 5/32 instead of 2*5/32",
-            lambda: rotation_matrix(4 * 10000.0 ** (-5 / 32)),
-        ),
-        Mistake(
-            "theta_5 counted from 1 (that is theta_4)",
-            lambda: rotation_matrix(4 * _theta(4, 32)),
-        ),
+        Mistake("the course's matrix for (sin, cos) pairs, [[cos, sin], [-sin, cos]]; with the "
+                "order swapped the sines change sign", lambda: pair_shift_matrix(4, _theta(5, 32))),
+        Mistake("the exponent 5/32 instead of 2*5/32",
+                lambda: rotation_matrix(4 * 10000.0 ** (-5 / 32))),
+        Mistake("theta_5 counted from 1 (that is theta_4)",
+                lambda: rotation_matrix(4 * _theta(4, 32))),
     ),
     shortcuts=(
-        Shortcut(
-            "the library's matrices (pair_shift_matrix, rotation_matrix, shift_matrix; derive the "
-            "matrix from the angle-addition formulas)",
-            _MATRIX_FUNCTIONS,
-            "m = rotation_matrix(4 * theta)",
-        ),
+        Shortcut("the library's matrices (pair_shift_matrix, rotation_matrix, shift_matrix; "
+                 "derive the matrix from the angle-addition formulas)", _MATRIX_FUNCTIONS,
+                 "m = rotation_matrix(4 * theta)"),
     ),
 )
-
-# --------------------------------------------------------------------------- 04.row_form_position
 
 
 def _nearest_position(vector: np.ndarray, d_model: int, n_positions: int) -> int:
@@ -122,37 +84,25 @@ def _row_form_vector() -> np.ndarray:
 
 
 row_form_position = Exercise(
-    key="04.row_form_position",
+    key="04.row_form_position", answer_name="position", level="core", kind="prediction", minutes=10,
     title="Which position does PE(50) @ M_6 @ M_6 @ M_4.T encode?",
-    answer_name="position",
     expected=lambda: _nearest_position(_row_form_vector(), 16, 128),
-    hint_text=(
-        "In row form, x @ M_k is (M_k^T x^T)^T = (M_(-k) x^T)^T: multiplying a row on the right "
-        "by M_k shifts it back by k. And M_k^T = M_(-k). Add up the shifts."
-    ),
-    level="core",
-    kind="prediction",
-    objective="Predicts the net shift of a product of shift matrices in row form, using "
-    "M_a M_b = M_(a+b) and M_k^T = M_(-k).",
-    minutes=10,
+    hint_text="In row form, x @ M_k is (M_k^T x^T)^T = (M_(-k) x^T)^T: multiplying a row on the "
+    "right by M_k shifts it back by k. And M_k^T = M_(-k). Add up the shifts.",
+    objective="Predicts the net shift of a product of shift matrices in row form, using M_a M_b = "
+    "M_(a+b) and M_k^T = M_(-k).",
     mistakes=(
-        Mistake(
-            "row form read like column form (x @ M_k taken as a shift forward)",
-            lambda: 50 + 6 + 6 - 4,
-        ),
+        Mistake("row form read like column form (x @ M_k taken as a shift forward)",
+                lambda: 50 + 6 + 6 - 4),
         Mistake("the transpose ignored (M_4^T read as a shift back)", lambda: 50 - 6 - 6 - 4),
     ),
     shortcuts=(
-        Shortcut(
-            "code that computes the product (@, shift_matrix, argmin, norm; predict it on paper, "
-            "then run the cell after the check)",
-            r"@|\bshift_matrix\b|\bargmin\b|\bnorm\s*\(",
-            "position = int(np.argmin(np.linalg.norm(table - vector, axis=1)))",
-        ),
+        Shortcut("code that computes the product (@, shift_matrix, argmin, norm; predict it on "
+                 "paper, then run the cell after the check)",
+                 r"@|\bshift_matrix\b|\bargmin\b|\bnorm\s*\(",
+                 "position = int(np.argmin(np.linalg.norm(table - vector, axis=1)))"),
     ),
 )
-
-# --------------------------------------------------------------------------- 04.forward_head
 
 _HEAD_POSITIONS = 64  # queries i = 0 .. 59 must peak at key i + 4 among keys 0 .. 63
 
@@ -189,35 +139,21 @@ def _judge_forward_head(answer: object) -> tuple[bool, str]:
 
 
 forward_head = PropertyExercise(
-    key="04.forward_head",
+    key="04.forward_head", answer_name="w_forward", level="core", kind="construction", minutes=10,
     title="W_q W_k^T (d_model = 32) for a head whose every query attends 4 tokens forward",
-    answer_name="w_forward",
-    expected=lambda: True,
-    judge=_judge_forward_head,
-    hint_text=(
-        "In the notebook, W_q W_k^T = beta M_k turned the row x_i = PE(i) into PE(i - k), so the "
-        "score peaked at j = i - k. Which matrix turns the row PE(i) into PE(i + 4)? Any positive "
-        "multiple works, and so may a matrix that keeps only some of the pairs."
-    ),
-    level="core",
-    kind="construction",
-    objective="Builds the weights of a head that attends exactly k tokens forward, from the "
-    "shift matrix and the row-form rule; any matrix whose scores peak there is accepted.",
-    minutes=10,
+    expected=lambda: True, judge=_judge_forward_head,
+    hint_text="In the notebook, W_q W_k^T = beta M_k turned the row x_i = PE(i) into PE(i - k), "
+    "so the score peaked at j = i - k. Which matrix turns the row PE(i) into PE(i + 4)? Any "
+    "positive multiple works, and so may a matrix that keeps only some of the pairs.",
+    objective="Builds the weights of a head that attends exactly k tokens forward, from the shift "
+    "matrix and the row-form rule; any matrix whose scores peak there is accepted.",
     mistakes=(
-        Mistake(
-            "M_4, the matrix of a head that looks 4 tokens back",
-            lambda: shift_matrix(4, 32),
-        ),
+        Mistake("M_4, the matrix of a head that looks 4 tokens back", lambda: shift_matrix(4, 32)),
         Mistake("the identity: every token attends to itself", lambda: np.eye(32)),
-        Mistake(
-            "a negative scale, -M_(-4): the score is then smallest, not largest, at j = i + 4",
-            lambda: -shift_matrix(-4, 32),
-        ),
+        Mistake("a negative scale, -M_(-4): the score is then smallest, not largest, at j = i + 4",
+                lambda: -shift_matrix(-4, 32)),
     ),
 )
-
-# --------------------------------------------------------------------------- 04.previous_sines
 
 _SHIFT = 5
 
@@ -244,43 +180,29 @@ def _theta16() -> np.ndarray:
 
 
 previous_sines = Exercise(
-    key="04.previous_sines",
+    key="04.previous_sines", answer_name="w_two", level="challenge", kind="construction",
+    minutes=20, atol=1e-6,  # the fit behind the expected map is good to about 1e-8
     title="Shift the sines by 5 from the sines of this token and the previous one (d_model = 16)",
-    answer_name="w_two",
     expected=lambda: _two_token_map(),
-    hint_text=(
-        "Write sin w(t-1) = sin(wt) cos w - cos(wt) sin w and solve it for cos(wt): the "
-        "previous token's sine holds the missing cosine. Put that into sin w(t+5) = cos(5w) "
-        "sin(wt) + sin(5w) cos(wt) and collect the factors of sin(wt) and of sin w(t-1), pair by "
-        "pair: column i of w_two multiplies sin(w_i t), column 8 + i multiplies sin(w_i (t-1))."
-    ),
-    level="challenge",
-    kind="construction",
+    hint_text="Write sin w(t-1) = sin(wt) cos w - cos(wt) sin w and solve it for cos(wt): the "
+    "previous token's sine holds the missing cosine. Put that into sin w(t+5) = cos(5w) sin(wt) + "
+    "sin(5w) cos(wt) and collect the factors of sin(wt) and of sin w(t-1), pair by pair: column i "
+    "of w_two multiplies sin(w_i t), column 8 + i multiplies sin(w_i (t-1)).",
     objective="Shows that the sine channels of two neighbouring tokens determine the shift (the "
     "previous token's sine stands in for the cosine), and builds that 8 x 16 map.",
-    minutes=20,
-    atol=1e-6,  # the fit that computes the expected map is good to about 1e-8 (slow pairs)
     mistakes=(
-        Mistake(
-            "the cosine's coefficients reused, [cos 5w | sin 5w]: the previous token's sine is "
-            "not the cosine",
-            lambda: _wrong_coefficients(np.cos(_SHIFT * _theta16()), np.sin(_SHIFT * _theta16())),
-        ),
-        Mistake(
-            "the sign of the second block flipped: sin w(t-1) enters with -sin(5w) / sin w",
-            lambda: _wrong_coefficients(
-                np.sin((_SHIFT + 1) * _theta16()) / np.sin(_theta16()),
-                np.sin(_SHIFT * _theta16()) / np.sin(_theta16()),
-            ),
-        ),
+        Mistake("the cosine's coefficients reused, [cos 5w | sin 5w]: the previous token's sine "
+                "is not the cosine",
+                lambda: _wrong_coefficients(np.cos(_SHIFT * _theta16()),
+                                            np.sin(_SHIFT * _theta16()))),
+        Mistake("the sign of the second block flipped: sin w(t-1) enters with -sin(5w) / sin w",
+                lambda: _wrong_coefficients(np.sin((_SHIFT + 1) * _theta16()) / np.sin(_theta16()),
+                                            np.sin(_SHIFT * _theta16()) / np.sin(_theta16()))),
         Mistake("a shift by 4 instead of 5 (k + 1 and k swapped)", lambda: _two_token_map(4)),
     ),
     shortcuts=(
-        Shortcut(
-            "a least-squares fit (fit_linear_map, lstsq, pinv; derive the coefficients from the "
-            "angle-addition formulas)",
-            r"\bfit_linear_map\b|\blstsq\b|\bpinv\b",
-            "w_two, _ = fit_linear_map(np.hstack([now, before]), later)",
-        ),
+        Shortcut("a least-squares fit (fit_linear_map, lstsq, pinv; derive the coefficients from "
+                 "the angle-addition formulas)", r"\bfit_linear_map\b|\blstsq\b|\bpinv\b",
+                 "w_two, _ = fit_linear_map(np.hstack([now, before]), later)"),
     ),
 )

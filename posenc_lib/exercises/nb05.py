@@ -3,9 +3,6 @@ the rotation matrix in the half-split layout, reading a position off the slowest
 whether RoPE scores can tell before from after.
 
 Notebook: 05_rope.
-
-Each expected answer is computed here with posenc_lib; the worked solutions are only in the
-notebook's solution cells.
 """
 
 from __future__ import annotations
@@ -14,32 +11,21 @@ from typing import Any
 
 import numpy as np
 
-from posenc_lib.exercises._core import CheckResult, Exercise, Mistake, Shortcut
+from posenc_lib.exercises._core import Exercise, Mistake, Shortcut
 from posenc_lib.frequencies import inverse_frequencies, split_permutation
 from posenc_lib.rope import apply_rope, relative_scores, rope_matrix, rotate_interleaved
 
-__all__ = [
-    "checkpoint_key",
-    "base_for_context",
-    "layout",
-    "half_matrix",
-    "key_position",
-    "direction",
-]
+__all__ = ["checkpoint_key", "base_for_context", "layout", "half_matrix", "key_position",
+           "direction"]
 
 _COMPUTING = r"@|\bapply_rope\b|\brelative_scores\b|\brope_matrix\b"
-
-# --------------------------------------------------------------------------- 05.base_for_context
 
 _CONTEXT = 131072  # positions 0 .. 131071
 
 
 def _smallest_base(head_dim: int, context: int, turn: float) -> float:
-    """The base whose slowest pair turns by exactly ``turn`` radians over ``context - 1`` steps.
-
-    Found by bisection on log(base) with the library's frequencies (a larger base turns slower),
-    not from the closed form a learner derives.
-    """
+    """The base whose slowest pair turns by ``turn`` radians over ``context - 1`` steps, found by
+    bisection on log(base) (not from the closed form a learner derives)."""
     low, high = np.log(2.0), np.log(1e12)
     for _ in range(200):
         middle = (low + high) / 2
@@ -49,67 +35,43 @@ def _smallest_base(head_dim: int, context: int, turn: float) -> float:
 
 
 base_for_context = Exercise(
-    key="05.base_for_context",
+    key="05.base_for_context", answer_name="base_needed", level="warm-up", kind="derivation",
+    minutes=10,
     title="The smallest base whose slowest pair turns at most half a turn in 131072 positions",
-    answer_name="base_needed",
     expected=lambda: _smallest_base(128, _CONTEXT, np.pi),
-    hint_text=(
-        "The slowest pair is i = d/2 - 1, with theta = base ** (-2 (d/2 - 1) / d) = base ** "
-        "(-(d - 2) / d), not 1/base. Over positions 0 .. L - 1 it turns by theta (L - 1). Set "
-        "that equal to pi and solve for the base: take logarithms."
-    ),
-    level="warm-up",
-    kind="derivation",
+    hint_text="The slowest pair is i = d/2 - 1, with theta = base ** (-2 (d/2 - 1) / d) = base ** "
+    "(-(d - 2) / d), not 1/base. Over positions 0 .. L - 1 it turns by theta (L - 1). Set that "
+    "equal to pi and solve for the base: take logarithms.",
     objective="Inverts the frequency ladder: derives the base a head needs so that its slowest "
     "pair stays under half a turn over a given context.",
-    minutes=10,
     mistakes=(
-        Mistake(
-            "the slowest pair taken as 1/base: it is base^(-(d-2)/d), one step short of 1/base",
-            lambda: (_CONTEXT - 1) / np.pi,
-        ),
-        Mistake(
-            "a full turn (2 pi) instead of half a turn (pi)",
-            lambda: _smallest_base(128, _CONTEXT, 2 * np.pi),
-        ),
-        Mistake(
-            "L positions counted as L steps: positions 0 .. L - 1 are L - 1 steps apart",
-            lambda: _smallest_base(128, _CONTEXT + 1, np.pi),
-        ),
+        Mistake("the slowest pair taken as 1/base: it is base^(-(d-2)/d), one step short of 1/base",
+                lambda: (_CONTEXT - 1) / np.pi),
+        Mistake("a full turn (2 pi) instead of half a turn (pi)",
+                lambda: _smallest_base(128, _CONTEXT, 2 * np.pi)),
+        Mistake("L positions counted as L steps: positions 0 .. L - 1 are L - 1 steps apart",
+                lambda: _smallest_base(128, _CONTEXT + 1, np.pi)),
     ),
     shortcuts=(
-        Shortcut(
-            "inverse_frequencies or wavelengths (write the formula and solve it)",
-            r"\binverse_frequencies\b|\bwavelengths\b|\brope_frequencies\w*",
-            "base_needed = next(b for b in range(2, 10**6) if inverse_frequencies(128, b)[-1] < 1)",
-        ),
+        Shortcut("inverse_frequencies or wavelengths (write the formula and solve it)",
+                 r"\binverse_frequencies\b|\bwavelengths\b|\brope_frequencies\w*",
+                 "base_needed = next(b for b in range(2, 10**6) if inverse_frequencies(128, "
+                 "b)[-1] < 1)"),
     ),
 )
-
-# --------------------------------------------------------------------------- 05.layout
 
 _CHECKPOINT_PAIRING = "half"
 _CHECKPOINT_POSITION = 2718
 
 
 def checkpoint_key() -> tuple[np.ndarray, np.ndarray]:
-    """A key of head size 16 before and after a checkpoint's RoPE, for exercises 05.layout and
-    05.key_position.
-
-    Returns
-    -------
-    before, after : ndarray of float64, shape (16,)
-        The key, and the same key rotated at a position and in a pairing the exercises ask for
-        (base 10000).
-    """
+    """Return a key of head size 16 before and after a checkpoint's RoPE (base 10000), both shape
+    (16,), rotated at the position and in the pairing exercises 05.layout and 05.key_position ask
+    for."""
     before = np.random.default_rng(2024).normal(size=16)
-    after = apply_rope(
-        before[None, :],
-        [_CHECKPOINT_POSITION],
-        inverse_frequencies(16),
-        pairing=_CHECKPOINT_PAIRING,
-    )[0]
-    return before, after
+    theta = inverse_frequencies(16)
+    after = apply_rope(before[None, :], [_CHECKPOINT_POSITION], theta, pairing=_CHECKPOINT_PAIRING)
+    return before, after[0]
 
 
 def _interleaved_change() -> float:
@@ -133,58 +95,37 @@ _LAYOUT_NAMES = {
 }
 
 
+def _spelled(name: str) -> str:
+    return " ".join(name.strip().lower().replace("_", " ").replace("-", " ").split())
+
+
 def _layout_name(answer: Any) -> Any:
-    """The canonical name of a layout in any of the course's terms (case, "_" and "-" ignored)."""
-    if not isinstance(answer, str):
+    """``(layout, evidence)`` with the layout's canonical name in any of the course's terms
+    (case, "_" and "-" ignored); any other answer as it is."""
+    if not (isinstance(answer, tuple) and len(answer) == 2 and isinstance(answer[0], str)):
         return answer
-    spelled = " ".join(answer.strip().lower().replace("_", " ").replace("-", " ").split())
     for name, spellings in _LAYOUT_NAMES.items():
-        if spelled in {" ".join(s.replace("_", " ").replace("-", " ").split()) for s in spellings}:
-            return name
+        if _spelled(answer[0]) in {_spelled(s) for s in spellings}:
+            return name, answer[1]
     return answer
 
 
-class _LayoutExercise(Exercise):
-    """The layout exercise: "half-split", "rotate_half" or "half" all name the same layout."""
-
-    def check(self, answer: Any) -> CheckResult:
-        """Check ``answer`` = (layout, evidence) with the layout's canonical name
-        (see :data:`_LAYOUT_NAMES`)."""
-        if isinstance(answer, tuple) and len(answer) == 2:
-            answer = (_layout_name(answer[0]), answer[1])
-        return super().check(answer)
-
-
-layout = _LayoutExercise(
-    key="05.layout",
+layout = Exercise(
+    key="05.layout", answer_name="layout", level="warm-up", kind="detector", minutes=10, rtol=1e-4,
     title="Which pairing rotated the checkpoint's key: 'interleaved', 'half-split' or 'neither'?",
-    answer_name="layout",
-    expected=lambda: _reasoned(_CHECKPOINT_PAIRING),
-    rtol=1e-4,
-    hint_text=(
-        "A rotation keeps the length of every pair it turns. Compute the length of each pair "
-        "before and after, once with pairs (2i, 2i+1) and once with pairs (i, i + 8): np.hypot "
-        "of the two members."
-    ),
-    level="warm-up",
-    kind="detector",
+    expected=lambda: _reasoned(_CHECKPOINT_PAIRING), answer_form=_layout_name,
+    hint_text="A rotation keeps the length of every pair it turns. Compute the length of each "
+    "pair before and after, once with pairs (2i, 2i+1) and once with pairs (i, i + 8): np.hypot "
+    "of the two members.",
     objective="Detects a checkpoint's RoPE pairing (interleaved or half-split) from one rotated "
     "vector, using what a rotation keeps.",
-    minutes=10,
     mistakes=(
-        Mistake(
-            "interleaved, the layout of RoFormer and Meta's code, taken for granted: its pair "
-            "lengths change here",
-            lambda: _reasoned("interleaved"),
-        ),
-        Mistake(
-            "neither: the total length is kept, and so is each pair's length in one layout",
-            lambda: _reasoned("neither"),
-        ),
+        Mistake("interleaved, the layout of RoFormer and Meta's code, taken for granted: its pair "
+                "lengths change here", lambda: _reasoned("interleaved")),
+        Mistake("neither: the total length is kept, and so is each pair's length in one layout",
+                lambda: _reasoned("neither")),
     ),
 )
-
-# --------------------------------------------------------------------------- 05.half_matrix
 
 
 def _conjugated(matrix: np.ndarray, order: np.ndarray) -> np.ndarray:
@@ -192,46 +133,30 @@ def _conjugated(matrix: np.ndarray, order: np.ndarray) -> np.ndarray:
 
 
 half_matrix = Exercise(
-    key="05.half_matrix",
+    key="05.half_matrix", answer_name="r_half", level="core", kind="construction", minutes=15,
     title="R_m in the half-split layout for d = 6, m = 2, base 10000",
-    answer_name="r_half",
     expected=lambda: rope_matrix(2, inverse_frequencies(6), pairing="half"),
-    hint_text=(
-        "Pair i is (i, i + 3). Its block [[cos, -sin], [sin, cos]] of the angle 2 * theta_i "
-        "goes into rows and columns i and i + 3, not into two neighbouring rows. np.ix_([i, "
-        "i + 3], [i, i + 3]) selects those four entries."
-    ),
-    level="core",
-    kind="construction",
+    hint_text="Pair i is (i, i + 3). Its block [[cos, -sin], [sin, cos]] of the angle 2 * theta_i "
+    "goes into rows and columns i and i + 3, not into two neighbouring rows. np.ix_([i, i + 3], "
+    "[i, i + 3]) selects those four entries.",
     objective="Builds the RoPE rotation matrix in the half-split layout and sees it is the "
     "interleaved one with rows and columns permuted.",
-    minutes=15,
     mistakes=(
-        Mistake(
-            "the interleaved layout: pairs (2i, 2i+1)",
-            lambda: rope_matrix(2, inverse_frequencies(6)),
-        ),
-        Mistake(
-            "the sines' signs swapped: that is R_(-m), a rotation the other way",
-            lambda: rope_matrix(-2, inverse_frequencies(6), pairing="half"),
-        ),
-        Mistake(
-            "the interleaved matrix permuted with the inverse permutation argsort(perm)",
-            lambda: _conjugated(
-                rope_matrix(2, inverse_frequencies(6)), np.argsort(split_permutation(6))
-            ),
-        ),
+        Mistake("the interleaved layout: pairs (2i, 2i+1)",
+                lambda: rope_matrix(2, inverse_frequencies(6))),
+        Mistake("the sines' signs swapped: that is R_(-m), a rotation the other way",
+                lambda: rope_matrix(-2, inverse_frequencies(6), pairing="half")),
+        Mistake("the interleaved matrix permuted with the inverse permutation argsort(perm)",
+                lambda: _conjugated(
+                    rope_matrix(2, inverse_frequencies(6)), np.argsort(split_permutation(6))
+                )),
     ),
     shortcuts=(
-        Shortcut(
-            "rope_matrix or apply_rope (build the matrix yourself)",
-            r"\brope_matrix\b|\bapply_rope\b",
-            "r_half = rope_matrix(2, theta, pairing='half')",
-        ),
+        Shortcut("rope_matrix or apply_rope (build the matrix yourself)",
+                 r"\brope_matrix\b|\bapply_rope\b",
+                 "r_half = rope_matrix(2, theta, pairing='half')"),
     ),
 )
-
-# --------------------------------------------------------------------------- 05.key_position
 
 
 def _pair_angle(pair: int, pairing: str) -> float:
@@ -249,49 +174,31 @@ def _read_position(pair: int, pairing: str) -> float:
 
 
 key_position = Exercise(
-    key="05.key_position",
+    key="05.key_position", answer_name="m_key", level="core", kind="derivation", minutes=15,
     title="The position at which the checkpoint's key was rotated, read off one pair's angle",
-    answer_name="m_key",
     expected=lambda: _CHECKPOINT_POSITION,
-    hint_text=(
-        "An angle read from a pair lives in (-pi, pi], so a fast pair only tells m modulo its "
-        "wavelength. Use a pair with m * theta_i < pi for every m in the context: the slowest, "
-        "pair 7, (x[7], x[15]) in the half layout. Its angle divided by theta_7 is m."
-    ),
-    level="core",
-    kind="derivation",
+    hint_text="An angle read from a pair lives in (-pi, pi], so a fast pair only tells m modulo "
+    "its wavelength. Use a pair with m * theta_i < pi for every m in the context: the slowest, "
+    "pair 7, (x[7], x[15]) in the half layout. Its angle divided by theta_7 is m.",
     objective="Reads the absolute position from a rotated key through a slow pair, and explains "
     "why a fast pair only gives it modulo its wavelength.",
-    minutes=15,
     mistakes=(
-        Mistake(
-            "the fastest pair's angle divided by theta_0: it wraps every 2 pi = 6.28 positions",
-            lambda: _read_position(0, "half"),
-        ),
-        Mistake(
-            "pair 5, whose angle m * theta_5 has already passed pi and wrapped",
-            lambda: _read_position(5, "half"),
-        ),
-        Mistake(
-            "the interleaved pairs (2i, 2i+1), which this checkpoint does not rotate",
-            lambda: _read_position(14, "interleaved"),
-        ),
-        Mistake(
-            "the angle measured from the rotated key back to the original (sign flipped)",
-            lambda: -_CHECKPOINT_POSITION,
-        ),
+        Mistake("the fastest pair's angle divided by theta_0: it wraps every 2 pi = 6.28 positions",
+                lambda: _read_position(0, "half")),
+        Mistake("pair 5, whose angle m * theta_5 has already passed pi and wrapped",
+                lambda: _read_position(5, "half")),
+        Mistake("the interleaved pairs (2i, 2i+1), which this checkpoint does not rotate",
+                lambda: _read_position(14, "interleaved")),
+        Mistake("the angle measured from the rotated key back to the original (sign flipped)",
+                lambda: -_CHECKPOINT_POSITION),
     ),
     shortcuts=(
-        Shortcut(
-            "apply_rope or rope_matrix (read the position off a pair's angle instead of trying "
-            "positions)",
-            r"\bapply_rope\b|\brope_matrix\b",
-            "m_key = next(m for m in range(9000) if np.allclose(apply_rope(x[None], [m], th), y))",
-        ),
+        Shortcut("apply_rope or rope_matrix (read the position off a pair's angle instead of "
+                 "trying positions)", r"\bapply_rope\b|\brope_matrix\b",
+                 "m_key = next(m for m in range(9000) if np.allclose(apply_rope(x[None], [m], "
+                 "th), y))"),
     ),
 )
-
-# --------------------------------------------------------------------------- 05.direction
 
 
 def _ratio(k_of_q: str) -> float:
@@ -304,33 +211,23 @@ def _ratio(k_of_q: str) -> float:
 
 
 direction = Exercise(
-    key="05.direction",
+    key="05.direction", answer_name="ratios", level="challenge", kind="prediction", minutes=15,
     title="Predict s(-r) / s(r) for k = q and for k = rot(q)",
-    answer_name="ratios",
     expected=lambda: np.array([_ratio("q"), _ratio("rot")]),
-    hint_text=(
-        "s(r) = q^T R_r k and s(-r) = q^T R_r^T k. For k = q, a number equals its transpose. "
-        "For k = rot(q), use the complex form: pair i contributes Re(conj(q_i) k_i e^(i r "
-        "theta_i)) with k_i = i q_i, that is -|q_i|^2 sin(r theta_i)."
-    ),
-    level="challenge",
-    kind="prediction",
-    objective="Predicts when a RoPE score is even or odd in the offset, and so that RoPE, "
-    "unlike PE·PE, can tell a key before the query from one after it.",
-    minutes=15,
+    hint_text="s(r) = q^T R_r k and s(-r) = q^T R_r^T k. For k = q, a number equals its "
+    "transpose. For k = rot(q), use the complex form: pair i contributes Re(conj(q_i) k_i e^(i r "
+    "theta_i)) with k_i = i q_i, that is -|q_i|^2 sin(r theta_i).",
+    objective="Predicts when a RoPE score is even or odd in the offset, and so that RoPE, unlike "
+    "PE·PE, can tell a key before the query from one after it.",
     mistakes=(
-        Mistake(
-            "RoPE scores taken to be as blind to direction as PE·PE in notebook 03",
-            lambda: np.array([1.0, 1.0]),
-        ),
+        Mistake("RoPE scores taken to be as blind to direction as PE·PE in notebook 03",
+                lambda: np.array([1.0, 1.0])),
         Mistake("the two cases swapped", lambda: np.array([-1.0, 1.0])),
     ),
     shortcuts=(
-        Shortcut(
-            "code that computes the scores (@, apply_rope, relative_scores, rope_matrix; reason it "
-            "out, then run the cell after the check)",
-            _COMPUTING,
-            "ratios = [relative_scores(q, q, [-3], th)[0] / relative_scores(q, q, [3], th)[0]]",
-        ),
+        Shortcut("code that computes the scores (@, apply_rope, relative_scores, rope_matrix; "
+                 "reason it out, then run the cell after the check)", _COMPUTING,
+                 "ratios = [relative_scores(q, q, [-3], th)[0] / relative_scores(q, q, [3], "
+                 "th)[0]]"),
     ),
 )

@@ -1,11 +1,6 @@
 """Exercises on context extension: YaRN's ramp, Llama 3's bands, dynamic NTK and the KV cache.
 
 Notebook: 06_context_extension.
-
-Each expected answer is computed with ``posenc_lib.scaling`` (``yarn_correction_range``,
-``yarn_inv_freq``, ``llama3_inv_freq``, ``rope_frequencies``, ``resolve_rope_type``); each
-known mistake is computed the way a learner would make it. The parameters differ from the
-notebook's running example, so no answer is printed above the exercises.
 """
 
 from __future__ import annotations
@@ -24,87 +19,54 @@ from posenc_lib.scaling import (
     yarn_correction_range,
     yarn_inv_freq,
     yarn_ramp,
-)
+)  # fmt: skip
 
-__all__ = [
-    "dynamic_cache",
-    "hidden_llama3_frequencies",
-    "llama3_bands",
-    "mystery_frequencies",
-    "ramp_bounds",
-    "which_scaling",
-    "yarn_ratios",
-]
+__all__ = ["dynamic_cache", "hidden_llama3_frequencies", "llama3_bands", "mystery_frequencies",
+           "ramp_bounds", "which_scaling", "yarn_ratios"]
 
 _YARN_CALLS = (
     r"\b(yarn_correction_range|yarn_ramp|yarn_inv_freq|rope_frequencies\w*|"
     r"method_frequency_ratios|method_frequencies|frequency_ratio|method_rope_scaling)\b"
 )
 
-# --------------------------------------------------------------------------- 06.ramp_bounds
-
 _LONGER = 4 * 4096
 _STRETCH = 8.0  # the running example's s, which plays no part
 
 ramp_bounds = Exercise(
-    key="06.ramp_bounds",
+    key="06.ramp_bounds", answer_name="ramp_bounds", level="warm-up", kind="prediction", minutes=8,
     title="YaRN's ramp for the Llama 2 head trained 4 times longer (L = 16384)",
-    answer_name="ramp_bounds",
     expected=lambda: np.array(yarn_correction_range(128, 10000.0, _LONGER)),
-    hint_text=(
-        "i(r) = d ln(L / (2 pi r)) / (2 ln base). Multiplying L by 4 adds d ln 4 / (2 ln base) "
-        "to every i(r), whatever r is: about 9.6 pairs for d = 128 and base 10000. Then round "
-        "outward: low = floor(i(32)), high = ceil(i(1)). The factor s plays no part."
-    ),
-    level="warm-up",
-    kind="prediction",
-    objective=(
-        "Predicts where YaRN's ramp sits from the turn counts alone: it moves with the trained "
-        "length L, not with s."
-    ),
-    minutes=8,
+    hint_text="i(r) = d ln(L / (2 pi r)) / (2 ln base). Multiplying L by 4 adds d ln 4 / (2 ln "
+    "base) to every i(r), whatever r is: about 9.6 pairs for d = 128 and base 10000. Then round "
+    "outward: low = floor(i(32)), high = ceil(i(1)). The factor s plays no part.",
+    objective="Predicts where YaRN's ramp sits from the turn counts alone: it moves with the "
+    "trained length L, not with s.",
     mistakes=(
-        Mistake(
-            "the ramp of L = 4096 (the ramp moves to slower pairs when L grows)",
-            lambda: np.array(yarn_correction_range(128, 10000.0, 4096)),
-        ),
-        Mistake(
-            "moving the ramp the wrong way (a longer L gives more turns to every pair)",
-            lambda: np.array(yarn_correction_range(128, 10000.0, 4096 // 4)),
-        ),
-        Mistake(
-            "the pair indices not rounded outward (floor for low, ceil for high)",
-            lambda: np.array(yarn_correction_range(128, 10000.0, _LONGER, truncate=False)),
-        ),
-        Mistake(
-            "the target length L' = sL put in place of L: r counts the turns within the "
-            "trained length, so the ramp depends on L and not on the stretch",
-            lambda: np.array(yarn_correction_range(128, 10000.0, int(_LONGER * _STRETCH))),
-        ),
+        Mistake("the ramp of L = 4096 (the ramp moves to slower pairs when L grows)",
+                lambda: np.array(yarn_correction_range(128, 10000.0, 4096))),
+        Mistake("moving the ramp the wrong way (a longer L gives more turns to every pair)",
+                lambda: np.array(yarn_correction_range(128, 10000.0, 4096 // 4))),
+        Mistake("the pair indices not rounded outward (floor for low, ceil for high)",
+                lambda: np.array(yarn_correction_range(128, 10000.0, _LONGER, truncate=False))),
+        Mistake("the target length L' = sL put in place of L: r counts the turns within the "
+                "trained length, so the ramp depends on L and not on the stretch",
+                lambda: np.array(yarn_correction_range(128, 10000.0, int(_LONGER * _STRETCH)))),
     ),
     shortcuts=(
-        Shortcut(
-            "YaRN's functions of posenc_lib (predict first, the cell after the check computes it)",
-            _YARN_CALLS,
-            "ramp_bounds = yarn_correction_range(128, 10000.0, 16384)",
-        ),
+        Shortcut("YaRN's functions of posenc_lib (predict first, the cell after the check "
+                 "computes it)", _YARN_CALLS,
+                 "ramp_bounds = yarn_correction_range(128, 10000.0, 16384)"),
     ),
 )
 
-# --------------------------------------------------------------------------- 06.yarn_ratios
-
 _YARN_D, _YARN_BASE, _YARN_S, _YARN_L = 64, 10000.0, 4.0, 2048
-
-
-def _yarn_theta() -> NDArray[np.float64]:
-    return inverse_frequencies(_YARN_D, _YARN_BASE)
 
 
 def _yarn_ratio(*, truncate: bool = True, reversed_ramp: bool = False) -> NDArray[np.float64]:
     """YaRN's theta'/theta for the exercise's head, optionally with a learner's slip."""
     d, base, s, length = _YARN_D, _YARN_BASE, _YARN_S, _YARN_L
     if not reversed_ramp:
-        return yarn_inv_freq(d, base, s, length, truncate=truncate) / _yarn_theta()
+        return yarn_inv_freq(d, base, s, length, truncate=truncate) / inverse_frequencies(d, base)
     low, high = yarn_correction_range(d, base, length)
     weight = yarn_ramp(low, high, d // 2)
     return np.asarray(weight + (1.0 - weight) / s)  # the ramp's two ends swapped
@@ -113,56 +75,36 @@ def _yarn_ratio(*, truncate: bool = True, reversed_ramp: bool = False) -> NDArra
 def _paper_ratio() -> NDArray[np.float64]:
     """The YaRN paper's ratio for the same head: the Llama 3 rule with bands alpha, beta = 1, 32."""
     d, base, s, length = _YARN_D, _YARN_BASE, _YARN_S, _YARN_L
-    return llama3_inv_freq(d, base, s, 1.0, 32.0, length) / _yarn_theta()
+    return llama3_inv_freq(d, base, s, 1.0, 32.0, length) / inverse_frequencies(d, base)
 
 
 yarn_ratios = Exercise(
-    key="06.yarn_ratios",
+    key="06.yarn_ratios", answer_name="yarn_ratio", level="core", kind="derivation", minutes=15,
     title="YaRN's frequency ratio per pair for d = 64, base 10000, L = 2048, s = 4",
-    answer_name="yarn_ratio",
     expected=_yarn_ratio,
-    hint_text=(
-        "Three steps. (1) low = floor(i(32)) and high = ceil(i(1)) with "
-        "i(r) = d ln(L / (2 pi r)) / (2 ln base). (2) gamma_i = clip((i - low) / (high - low), "
-        "0, 1) for i = 0 .. 31. (3) theta'_i / theta_i = (1 - gamma_i) + gamma_i / s. This is "
-        "the reference code's ramp, over the pair index; the paper's Eq. 18 ramps over r instead."
-    ),
-    level="core",
-    kind="derivation",
-    objective=(
-        "Computes YaRN's NTK-by-parts ratios from the turn thresholds: fast pairs kept, slow "
-        "pairs divided by s, the reference code's linear ramp over the pair index between (the "
-        "paper's Eq. 18 ramps in r)."
-    ),
-    minutes=15,
+    hint_text="Three steps. (1) low = floor(i(32)) and high = ceil(i(1)) with i(r) = d ln(L / (2 "
+    "pi r)) / (2 ln base). (2) gamma_i = clip((i - low) / (high - low), 0, 1) for i = 0 .. 31. "
+    "(3) theta'_i / theta_i = (1 - gamma_i) + gamma_i / s. This is the reference code's ramp, "
+    "over the pair index; the paper's Eq. 18 ramps over r instead.",
+    objective="Computes YaRN's NTK-by-parts ratios from the turn thresholds: fast pairs kept, "
+    "slow pairs divided by s, the reference code's linear ramp over the pair index between (the "
+    "paper's Eq. 18 ramps in r).",
     mistakes=(
         Mistake("every pair divided by s: that is PI, not YaRN", lambda: np.full(32, 0.25)),
-        Mistake(
-            "the ramp bounds not rounded outward (floor for low, ceil for high)",
-            lambda: _yarn_ratio(truncate=False),
-        ),
-        Mistake(
-            "the ramp applied backwards: fast pairs interpolated, slow pairs kept",
-            lambda: _yarn_ratio(reversed_ramp=True),
-        ),
-        Mistake(
-            "the YaRN paper's ramp (its Eq. 18: linear in the turn count r from alpha = 1 to "
-            "beta = 32). That is a correct reading of the paper, but this exercise asks for the "
-            "reference code's ramp (rope_type 'yarn' in transformers): linear in the pair "
-            "index i between floor(i(32)) and ceil(i(1))",
-            lambda: _paper_ratio(),
-        ),
+        Mistake("the ramp bounds not rounded outward (floor for low, ceil for high)",
+                lambda: _yarn_ratio(truncate=False)),
+        Mistake("the ramp applied backwards: fast pairs interpolated, slow pairs kept",
+                lambda: _yarn_ratio(reversed_ramp=True)),
+        Mistake("the YaRN paper's ramp (its Eq. 18: linear in the turn count r from alpha = 1 to "
+                "beta = 32). That is a correct reading of the paper, but this exercise asks for "
+                "the reference code's ramp (rope_type 'yarn' in transformers): linear in the pair "
+                "index i between floor(i(32)) and ceil(i(1))", lambda: _paper_ratio()),
     ),
     shortcuts=(
-        Shortcut(
-            "the scaling functions of posenc_lib",
-            _YARN_CALLS,
-            "yarn_ratio = yarn_inv_freq(64, 10000.0, 4.0, 2048) / theta",
-        ),
+        Shortcut("the scaling functions of posenc_lib", _YARN_CALLS,
+                 "yarn_ratio = yarn_inv_freq(64, 10000.0, 4.0, 2048) / theta"),
     ),
 )
-
-# --------------------------------------------------------------------------- 06.llama3_bands
 
 _BANDS_D, _BANDS_BASE, _BANDS_L = 64, 500000.0, 8192
 _BANDS = (16.0, 2.0, 16.0)  # factor, low_freq_factor, high_freq_factor: what the learner finds
@@ -171,64 +113,41 @@ _BANDS = (16.0, 2.0, 16.0)  # factor, low_freq_factor, high_freq_factor: what th
 def hidden_llama3_frequencies() -> NDArray[np.float64]:
     """Llama 3-scaled frequencies of a head whose factor and bands are not shown.
 
-    The head has d = 64, base 500000 and ``original_max_position_embeddings`` 8192; exercise
-    06.llama3_bands asks for ``factor``, ``low_freq_factor`` and ``high_freq_factor``.
-
-    Returns
-    -------
-    inv_freq : ndarray of float64, shape (32,)
-        ``theta'_i`` after ``rope_scaling`` of type llama3.
+    Returns theta'_i, shape (32,), of a head with d = 64, base 500000 and
+    original_max_position_embeddings 8192; exercise 06.llama3_bands asks for the factors.
     """
     factor, low, high = _BANDS
     return llama3_inv_freq(_BANDS_D, _BANDS_BASE, factor, low, high, _BANDS_L)
 
 
 llama3_bands = Exercise(
-    key="06.llama3_bands",
+    key="06.llama3_bands", answer_name="bands", level="core", kind="derivation", minutes=15,
+    rtol=1e-4,
     title="Llama 3's factor and bands read back from its frequencies",
-    answer_name="bands",
     expected=lambda: np.array(_BANDS),
-    hint_text=(
-        "Divide by theta_i = 500000 ** (-2i/64): the ratio is 1 on the kept pairs and 1/factor "
-        "on the slowest ones. In the blend, g_i = (ratio_i - 1/factor) / (1 - 1/factor) is a "
-        "straight line in the turn count r_i = L theta_i / (2 pi): g = (r - low) / (high - "
-        "low). Fit the line through the blend pairs (np.polyfit(r, g, 1)) and solve for the "
-        "r where g = 0 (low_freq_factor) and g = 1 (high_freq_factor)."
-    ),
-    level="core",
-    kind="derivation",
-    objective=(
-        "Reads a Llama 3 config back from its frequencies: the factor from the slowest pairs, "
-        "the bands from the blend, a straight line in the turn count r = L / lambda."
-    ),
-    minutes=15,
+    hint_text="Divide by theta_i = 500000 ** (-2i/64): the ratio is 1 on the kept pairs and "
+    "1/factor on the slowest ones. In the blend, g_i = (ratio_i - 1/factor) / (1 - 1/factor) is a "
+    "straight line in the turn count r_i = L theta_i / (2 pi): g = (r - low) / (high - low). Fit "
+    "the line through the blend pairs (np.polyfit(r, g, 1)) and solve for the r where g = 0 "
+    "(low_freq_factor) and g = 1 (high_freq_factor).",
+    objective="Reads a Llama 3 config back from its frequencies: the factor from the slowest "
+    "pairs, the bands from the blend, a straight line in the turn count r = L / lambda.",
     mistakes=(
-        Mistake(
-            "the wavelength edges L / high_freq_factor and L / low_freq_factor given instead of "
-            "the two factors, which are turn counts",
-            lambda: np.array([_BANDS[0], _BANDS_L / _BANDS[2], _BANDS_L / _BANDS[1]]),
-        ),
-        Mistake(
-            "low_freq_factor and high_freq_factor swapped: the low one is the smaller turn "
-            "count, where the blend reaches the slow pairs (g = 0)",
-            lambda: np.array([_BANDS[0], _BANDS[2], _BANDS[1]]),
-        ),
-        Mistake(
-            "the smallest ratio 1/factor given as the factor",
-            lambda: np.array([1 / _BANDS[0], _BANDS[1], _BANDS[2]]),
-        ),
+        Mistake("the wavelength edges L / high_freq_factor and L / low_freq_factor given instead "
+                "of the two factors, which are turn counts",
+                lambda: np.array([_BANDS[0], _BANDS_L / _BANDS[2], _BANDS_L / _BANDS[1]])),
+        Mistake("low_freq_factor and high_freq_factor swapped: the low one is the smaller turn "
+                "count, where the blend reaches the slow pairs (g = 0)",
+                lambda: np.array([_BANDS[0], _BANDS[2], _BANDS[1]])),
+        Mistake("the smallest ratio 1/factor given as the factor",
+                lambda: np.array([1 / _BANDS[0], _BANDS[1], _BANDS[2]])),
     ),
     shortcuts=(
-        Shortcut(
-            "llama3_inv_freq or rope_frequencies (a search over configs is not a reading)",
-            r"\b(llama3_inv_freq|rope_frequencies\w*|method_frequencies|method_frequency_ratios)\b",
-            "bands = [b for b in grid if np.allclose(llama3_inv_freq(64, 5e5, *b, 8192), x)]",
-        ),
+        Shortcut("llama3_inv_freq or rope_frequencies (a search over configs is not a reading)",
+                 r"\b(llama3_inv_freq|rope_frequencies\w*|method_frequencies|method_frequency_ratios)\b",
+                 "bands = [b for b in grid if np.allclose(llama3_inv_freq(64, 5e5, *b, 8192), x)]"),
     ),
-    rtol=1e-4,
 )
-
-# --------------------------------------------------------------------------- 06.dynamic_cache
 
 _CACHE_D, _CACHE_BASE, _CACHE_L = 64, 10000.0, 2048
 _CACHE_KEY, _CACHE_NOW = 2500, 6000  # the key's position and length when cached; the length now
@@ -242,52 +161,36 @@ def _dynamic_slowest(seq_len: int) -> float:
 
 
 def _cache_drift(then: float, now: float) -> float:
-    return _CACHE_KEY * (then - now)
+    return _CACHE_KEY * (then - now)  # the cached angle minus the current one
 
 
 dynamic_cache = Exercise(
-    key="06.dynamic_cache",
-    title="Dynamic NTK and a KV cache: how far a cached key's slowest pair is off",
-    answer_name="cache_drift",
-    expected=lambda: _cache_drift(
-        _dynamic_slowest(_CACHE_KEY), _dynamic_slowest(_CACHE_NOW)
-    ),
-    hint_text=(
-        "With factor 1, s_eff = l / L once l > L, and NTK-aware scaling with s_eff divides the "
-        "slowest pair by exactly s_eff. The cached key was rotated by m theta'_last(l = 2500); "
-        "rotating it now would give m theta'_last(l = 6000). Subtract: cached minus now, in "
-        "radians, for m = 2500."
-    ),
-    level="challenge",
-    kind="explanation",
-    objective=(
-        "Explains why dynamic NTK and a KV cache disagree by computing how far a cached key's "
-        "angle is from the angle the current frequencies give it."
-    ),
+    key="06.dynamic_cache", answer_name="cache_drift", level="challenge", kind="explanation",
     minutes=15,
+    title="Dynamic NTK and a KV cache: how far a cached key's slowest pair is off",
+    expected=lambda: _cache_drift(_dynamic_slowest(_CACHE_KEY), _dynamic_slowest(_CACHE_NOW)),
+    hint_text="With factor 1, s_eff = l / L once l > L, and NTK-aware scaling with s_eff divides "
+    "the slowest pair by exactly s_eff. The cached key was rotated by m theta'_last(l = 2500); "
+    "rotating it now would give m theta'_last(l = 6000). Subtract: cached minus now, in radians, "
+    "for m = 2500.",
+    objective="Explains why dynamic NTK and a KV cache disagree by computing how far a cached "
+    "key's angle is from the angle the current frequencies give it.",
     mistakes=(
-        Mistake(
-            "the sign: the cached angle minus the current one is asked",
-            lambda: -_cache_drift(_dynamic_slowest(_CACHE_KEY), _dynamic_slowest(_CACHE_NOW)),
-        ),
-        Mistake(
-            "the key cached with the trained frequency; at l = 2500 > L it was already scaled",
-            lambda: _cache_drift(
-                float(inverse_frequencies(64, 10000.0)[-1]), _dynamic_slowest(_CACHE_NOW)
-            ),
-        ),
+        Mistake("the sign: the cached angle minus the current one is asked",
+                lambda: -_cache_drift(_dynamic_slowest(_CACHE_KEY), _dynamic_slowest(_CACHE_NOW))),
+        Mistake("the key cached with the trained frequency; at l = 2500 > L it was already scaled",
+                lambda: _cache_drift(
+                    float(inverse_frequencies(64, 10000.0)[-1]), _dynamic_slowest(_CACHE_NOW)
+                )),
         Mistake("pair 0, which NTK-aware scaling never changes", lambda: 0.0),
     ),
     shortcuts=(
-        Shortcut(
-            "rope_frequencies or dynamic_ntk_factor (compute s_eff and the frequency yourself)",
-            r"\b(rope_frequencies\w*|dynamic_ntk_factor|ntk_inv_freq|ntk_scaled_base)\b",
-            "cache_drift = 2500 * (rope_frequencies(64, 1e4, cfg, seq_len=2500)[0][-1] - x)",
-        ),
+        Shortcut("rope_frequencies or dynamic_ntk_factor (compute s_eff and the frequency "
+                 "yourself)",
+                 r"\b(rope_frequencies\w*|dynamic_ntk_factor|ntk_inv_freq|ntk_scaled_base)\b",
+                 "cache_drift = 2500 * (rope_frequencies(64, 1e4, cfg, seq_len=2500)[0][-1] - x)"),
     ),
 )
-
-# --------------------------------------------------------------------------- 06.which_scaling
 
 _MYSTERY_HEAD, _MYSTERY_BASE = 64, 1000000.0  # the base of Qwen2.5 too: no give-away
 _MYSTERY_CONFIG: dict[str, Any] = {
@@ -297,65 +200,41 @@ _MYSTERY_CONFIG: dict[str, Any] = {
 
 
 def mystery_frequencies() -> NDArray[np.float64]:
-    """The scaled frequencies of a head with d = 64 and base 10^6, of an undisclosed method.
-
-    Returns
-    -------
-    inv_freq : ndarray of float64, shape (32,)
-        ``theta'_i`` after the config's ``rope_scaling``, which exercise 06.which_scaling asks
-        the learner to identify.
-    """
+    """Return theta'_i, shape (32,), of a head with d = 64 and base 10^6 scaled by the undisclosed
+    method exercise 06.which_scaling asks the learner to identify."""
     inv_freq, _ = rope_frequencies(_MYSTERY_HEAD, _MYSTERY_BASE, _MYSTERY_CONFIG)
     return inv_freq
 
 
-def _first_blended_ratio() -> float:
-    """theta'_i / theta_i of the first pair that is neither kept nor divided by the factor."""
-    trained = inverse_frequencies(_MYSTERY_HEAD, _MYSTERY_BASE)
-    ratio = mystery_frequencies() / trained
-    blend = (ratio < 1 - 1e-9) & (ratio > ratio.min() + 1e-9)
-    return float(ratio[blend][0])
-
-
 def _reasoned(choice: str) -> tuple[str, float]:
-    """A reasoned answer: the method and the measured ratio its case rests on."""
-    return choice, _first_blended_ratio()
+    """A reasoned answer: the method and its evidence, theta'_i / theta_i of the first pair that
+    is neither kept nor divided by the factor."""
+    ratio = mystery_frequencies() / inverse_frequencies(_MYSTERY_HEAD, _MYSTERY_BASE)
+    blend = (ratio < 1 - 1e-9) & (ratio > ratio.min() + 1e-9)
+    return choice, float(ratio[blend][0])
 
 
 which_scaling = Exercise(
-    key="06.which_scaling",
-    title="Which rope_type produced these frequencies?",
-    answer_name="method",
-    expected=lambda: _reasoned(resolve_rope_type(_MYSTERY_CONFIG)),
+    key="06.which_scaling", answer_name="method", level="challenge", kind="detector", minutes=20,
     rtol=1e-4,
-    hint_text=(
-        "Divide by theta_i = 1e6 ** (-2i/64) to get the ratio per pair. PI (linear) is flat; "
-        "NTK-aware (ntk, dynamic) falls from pair 0 on. YaRN and Llama 3 both keep the fast "
-        "pairs and divide the slowest by s; in the blend, YaRN's ratio is a straight line in the "
-        "pair index i (the reference code behind rope_type 'yarn'), Llama 3's a straight line "
-        "in the turn count, which is proportional to theta_i. Fit both and see which one is "
-        "straight. YaRN's attention factor is no help: the frequencies alone must decide."
-    ),
-    level="challenge",
-    kind="detector",
-    objective=(
-        "Tells the by-parts methods apart from the shape of the ratio: YaRN's code ramps "
-        "linearly in the pair index, Llama 3 (and the YaRN paper) linearly in the turn count."
-    ),
-    minutes=20,
+    title="Which rope_type produced these frequencies?",
+    expected=lambda: _reasoned(resolve_rope_type(_MYSTERY_CONFIG)),
+    hint_text="Divide by theta_i = 1e6 ** (-2i/64) to get the ratio per pair. PI (linear) is "
+    "flat; NTK-aware (ntk, dynamic) falls from pair 0 on. YaRN and Llama 3 both keep the fast "
+    "pairs and divide the slowest by s; in the blend, YaRN's ratio is a straight line in the pair "
+    "index i (the reference code behind rope_type 'yarn'), Llama 3's a straight line in the turn "
+    "count, which is proportional to theta_i. Fit both and see which one is straight. YaRN's "
+    "attention factor is no help: the frequencies alone must decide.",
+    objective="Tells the by-parts methods apart from the shape of the ratio: YaRN's code ramps "
+    "linearly in the pair index, Llama 3 (and the YaRN paper) linearly in the turn count.",
     mistakes=(
-        Mistake(
-            "yarn. The YaRN paper's ramp (Eq. 18) is linear in the turn count, like this blend, "
-            "and with alpha = 1, beta = 16 it gives these very numbers; but rope_type 'yarn' "
-            "runs the reference code, whose blend is a straight line over the pair index, and "
-            "this one is not. The rope_type whose code ramps in r is llama3",
-            lambda: _reasoned("yarn"),
-        ),
-        Mistake(
-            "ntk: NTK-aware scaling changes every pair but the first, while here a whole run of "
-            "fast pairs keeps the ratio 1",
-            lambda: _reasoned("ntk"),
-        ),
+        Mistake("yarn. The YaRN paper's ramp (Eq. 18) is linear in the turn count, like this "
+                "blend, and with alpha = 1, beta = 16 it gives these very numbers; but rope_type "
+                "'yarn' runs the reference code, whose blend is a straight line over the pair "
+                "index, and this one is not. The rope_type whose code ramps in r is llama3",
+                lambda: _reasoned("yarn")),
+        Mistake("ntk: NTK-aware scaling changes every pair but the first, while here a whole run "
+                "of fast pairs keeps the ratio 1", lambda: _reasoned("ntk")),
         Mistake("linear: PI gives every pair the same ratio 1/s", lambda: _reasoned("linear")),
     ),
 )

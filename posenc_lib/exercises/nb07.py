@@ -1,11 +1,6 @@
 """Exercises on other schemes: ALiBi's recency, its slopes, T5's buckets and their direction.
 
 Notebook: 07_other_schemes.
-
-Each expected answer is computed with posenc_lib (``alibi_slopes``, ``alibi_bias``,
-``alibi_weights_by_distance``, ``t5_relative_position_bucket``,
-``scaled_dot_product_attention``); each known mistake is computed the way a learner would make
-it. The parameters differ from the notebook's, so no answer is printed above the exercises.
 """
 
 from __future__ import annotations
@@ -25,21 +20,13 @@ from posenc_lib.bias import (
 )
 from posenc_lib.exercises._core import Exercise, Mistake, Shortcut
 
-__all__ = [
-    "alibi_heads",
-    "alibi_local_heads",
-    "alibi_self_weight",
-    "bucket_matrices",
-    "t5_decoder_starts",
-    "t5_direction",
-]
+__all__ = ["alibi_heads", "alibi_local_heads", "alibi_self_weight", "bucket_matrices",
+           "t5_decoder_starts", "t5_direction"]
 
 _ATTENTION_CALLS = (
     r"\b(alibi_bias|alibi_weights_by_distance|scaled_dot_product_attention|self_attention|"
     r"softmax)\b"
 )
-
-# --------------------------------------------------------------------------- 07.alibi_self_weight
 
 _TOKENS, _SLOPE = 10, 0.25
 
@@ -57,47 +44,30 @@ def _self_weight(slope: float, sign: float = 1.0) -> float:
 
 
 alibi_self_weight = Exercise(
-    key="07.alibi_self_weight",
+    key="07.alibi_self_weight", answer_name="self_weight", level="warm-up", kind="prediction",
+    minutes=8, rtol=1e-4,
     title="ALiBi with slope 1/4: the weight the 10th token puts on itself",
-    answer_name="self_weight",
     expected=lambda: _self_weight(_SLOPE),
-    hint_text=(
-        "With equal content scores only the bias -m (i - j) is left, so the weight on the key "
-        "r tokens back is proportional to exp(-m r), r = 0 .. 9. The weight on itself (r = 0) "
-        "is 1 / sum_r exp(-m r), a geometric sum: (1 - q) / (1 - q**10) with q = exp(-m)."
-    ),
-    level="warm-up",
-    kind="prediction",
-    objective=(
-        "Predicts the recency that ALiBi's penalty alone creates: weights proportional to "
-        "exp(-m r) over the keys behind the query."
-    ),
-    minutes=8,
+    hint_text="With equal content scores only the bias -m (i - j) is left, so the weight on the "
+    "key r tokens back is proportional to exp(-m r), r = 0 .. 9. The weight on itself (r = 0) is "
+    "1 / sum_r exp(-m r), a geometric sum: (1 - q) / (1 - q**10) with q = exp(-m).",
+    objective="Predicts the recency that ALiBi's penalty alone creates: weights proportional to "
+    "exp(-m r) over the keys behind the query.",
     mistakes=(
         Mistake("1/10: the bias is ignored and the weight spread evenly", lambda: 1 / _TOKENS),
-        Mistake(
-            "the bias added with the wrong sign, so distant keys are favoured",
-            lambda: _self_weight(_SLOPE, sign=-1.0),
-        ),
+        Mistake("the bias added with the wrong sign, so distant keys are favoured",
+                lambda: _self_weight(_SLOPE, sign=-1.0)),
         Mistake("slope 1/2 (the first head's) instead of 1/4", lambda: _self_weight(0.5)),
-        Mistake(
-            "1 - exp(-m), the infinite sum: the last token sees 10 keys, not an endless past, "
-            "so the geometric sum stops at r = 9 and the weight is larger",
-            lambda: 1.0 - math.exp(-_SLOPE),
-        ),
+        Mistake("1 - exp(-m), the infinite sum: the last token sees 10 keys, not an endless past, "
+                "so the geometric sum stops at r = 9 and the weight is larger",
+                lambda: 1.0 - math.exp(-_SLOPE)),
     ),
     shortcuts=(
-        Shortcut(
-            "the attention functions of posenc_lib (predict first, the cell after the check "
-            "computes it)",
-            _ATTENTION_CALLS,
-            "_, w = scaled_dot_product_attention(q, k, v, bias=alibi_bias([0.25], 10)[0])",
-        ),
+        Shortcut("the attention functions of posenc_lib (predict first, the cell after the check "
+                 "computes it)", _ATTENTION_CALLS,
+                 "_, w = scaled_dot_product_attention(q, k, v, bias=alibi_bias([0.25], 10)[0])"),
     ),
-    rtol=1e-4,
 )
-
-# --------------------------------------------------------------------------- 07.alibi_heads
 
 _HEADS = 20
 
@@ -111,54 +81,34 @@ def _slopes(n_heads: int, *, first_h: int = 1, extra_start: int = 0) -> list[flo
 
 
 alibi_heads = Exercise(
-    key="07.alibi_heads",
-    title="ALiBi's slopes for any number of heads (checked with 20)",
-    answer_name="alibi_slopes_for",
-    expected=lambda: alibi_slopes(_HEADS),
-    call_with=(_HEADS,),
-    hint_text=(
-        "Let c = 2**floor(log2(n_heads)). The first c heads get 2**(-8h/c) for h = 1..c. The "
-        "remaining n_heads - c heads take the slopes for 2c heads, 2**(-8h/(2c)), at the odd "
-        "h = 1, 3, 5, ... (the check calls your function with 20 heads: c = 16)."
-    ),
-    level="core",
-    kind="construction",
-    objective=(
-        "Writes ALiBi's slope rule for any head count, including the interleaved extra heads "
-        "when it is not a power of two."
-    ),
+    key="07.alibi_heads", answer_name="alibi_slopes_for", level="core", kind="construction",
     minutes=12,
+    title="ALiBi's slopes for any number of heads (checked with 20)",
+    expected=lambda: alibi_slopes(_HEADS), call_with=(_HEADS,),
+    hint_text="Let c = 2**floor(log2(n_heads)). The first c heads get 2**(-8h/c) for h = 1..c. "
+    "The remaining n_heads - c heads take the slopes for 2c heads, 2**(-8h/(2c)), at the odd h = "
+    "1, 3, 5, ... (the check calls your function with 20 heads: c = 16).",
+    objective="Writes ALiBi's slope rule for any head count, including the interleaved extra "
+    "heads when it is not a power of two.",
     mistakes=(
-        Mistake(
-            "2^(-8h/H) used directly for a head count that is not a power of two",
-            lambda: np.array([2.0 ** (-8 * h / _HEADS) for h in range(1, _HEADS + 1)]),
-        ),
-        Mistake(
-            "heads counted from h = 0, so the first head gets slope 1 (the page's pitfall): "
-            "the formula numbers heads h = 1, ..., H",
-            lambda: np.array(_slopes(_HEADS, first_h=0)),
-        ),
-        Mistake(
-            "the first c heads counted from h = 0, so the first head gets slope 1 (the page's "
-            "pitfall): the formula numbers heads h = 1, ..., c",
-            lambda: np.array(_slopes(_HEADS, first_h=0, extra_start=1)),
-        ),
-        Mistake(
-            "2^(-8h/H) used directly with heads counted from h = 0: two slips, the first head "
-            "gets slope 1",
-            lambda: np.array([2.0 ** (-8 * h / _HEADS) for h in range(_HEADS)]),
-        ),
-        Mistake(
-            "the extra heads take h = 2, 4, ... of the 2c sequence, repeating existing slopes",
-            lambda: np.array(_slopes(_HEADS, extra_start=1)),
-        ),
+        Mistake("2^(-8h/H) used directly for a head count that is not a power of two",
+                lambda: np.array([2.0 ** (-8 * h / _HEADS) for h in range(1, _HEADS + 1)])),
+        Mistake("heads counted from h = 0, so the first head gets slope 1 (the page's pitfall): "
+                "the formula numbers heads h = 1, ..., H",
+                lambda: np.array(_slopes(_HEADS, first_h=0))),
+        Mistake("the first c heads counted from h = 0, so the first head gets slope 1 (the page's "
+                "pitfall): the formula numbers heads h = 1, ..., c",
+                lambda: np.array(_slopes(_HEADS, first_h=0, extra_start=1))),
+        Mistake("2^(-8h/H) used directly with heads counted from h = 0: two slips, the first head "
+                "gets slope 1",
+                lambda: np.array([2.0 ** (-8 * h / _HEADS) for h in range(_HEADS)])),
+        Mistake("the extra heads take h = 2, 4, ... of the 2c sequence, repeating existing slopes",
+                lambda: np.array(_slopes(_HEADS, extra_start=1))),
     ),
     shortcuts=(
         Shortcut("alibi_slopes", r"\balibi_slopes\b", "alibi_slopes_for = alibi_slopes"),
     ),
 )
-
-# --------------------------------------------------------------------------- 07.t5_decoder_starts
 
 _DISTANCES = np.arange(0, 2000)
 _MAX_DISTANCE = 256  # twice T5's 128, so the page's decoder numbers are not the answer
@@ -179,61 +129,39 @@ def _decoder_buckets(exact: int, rounding: bool = False, max_distance: int = _MA
 
 
 t5_decoder_starts = Exercise(
-    key="07.t5_decoder_starts",
+    key="07.t5_decoder_starts", answer_name="first_distance", level="core", kind="derivation",
+    minutes=12,
     title="A T5 decoder with max_distance 256: the first distance of each bucket 16..31",
-    answer_name="first_distance",
     expected=lambda: _starts(t5_relative_position_bucket(-_DISTANCES, bidirectional=False,
                                                          max_distance=_MAX_DISTANCE)),
-    hint_text=(
-        "The decoder gives all B' = 32 buckets to the past, so E = 16 are exact and the log "
-        "part is 16 + floor(ln(n/16) / ln(D/16) * 16), at most 31, here with D = 256. Compute "
-        "the bucket of every distance n = 0 .. 1999 with that formula and keep the smallest n "
-        "of each bucket 16..31 (an int array of 16 numbers)."
-    ),
-    level="core",
-    kind="derivation",
-    objective=(
-        "Derives T5's causal bucket boundaries from the formula with a decoder's parameters "
-        "(32 buckets for the past, 16 exact) and a maximum distance other than the page's."
-    ),
-    minutes=12,
+    hint_text="The decoder gives all B' = 32 buckets to the past, so E = 16 are exact and the log "
+    "part is 16 + floor(ln(n/16) / ln(D/16) * 16), at most 31, here with D = 256. Compute the "
+    "bucket of every distance n = 0 .. 1999 with that formula and keep the smallest n of each "
+    "bucket 16..31 (an int array of 16 numbers).",
+    objective="Derives T5's causal bucket boundaries from the formula with a decoder's parameters "
+    "(32 buckets for the past, 16 exact) and a maximum distance other than the page's.",
     mistakes=(
-        Mistake(
-            "the encoder's 8 exact buckets kept for the decoder (E = B'/2 = 16 there)",
-            lambda: _starts(_decoder_buckets(8)),
-        ),
-        Mistake(
-            "the logarithmic part rounded to nearest instead of truncated",
-            lambda: _starts(_decoder_buckets(16, rounding=True)),
-        ),
-        Mistake(
-            "T5's default max_distance 128 (the T5 section's decoder) instead of 256",
-            lambda: _starts(_decoder_buckets(16, max_distance=128)),
-        ),
+        Mistake("the encoder's 8 exact buckets kept for the decoder (E = B'/2 = 16 there)",
+                lambda: _starts(_decoder_buckets(8))),
+        Mistake("the logarithmic part rounded to nearest instead of truncated",
+                lambda: _starts(_decoder_buckets(16, rounding=True))),
+        Mistake("T5's default max_distance 128 (the T5 section's decoder) instead of 256",
+                lambda: _starts(_decoder_buckets(16, max_distance=128))),
     ),
     shortcuts=(
-        Shortcut(
-            "t5_relative_position_bucket or t5_bias",
-            r"\b(t5_relative_position_bucket|t5_bias)\b",
-            "b = t5_relative_position_bucket(-n, bidirectional=False)",
-        ),
+        Shortcut("t5_relative_position_bucket or t5_bias",
+                 r"\b(t5_relative_position_bucket|t5_bias)\b",
+                 "b = t5_relative_position_bucket(-n, bidirectional=False)"),
     ),
 )
-
-# --------------------------------------------------------------------------- 07.t5_direction
 
 _SIZE = 40
 
 
 def bucket_matrices() -> list[NDArray[np.int64]]:
-    """Four T5 bucket matrices (40 x 40, query i by key j) from four checkpoints' code.
-
-    Returns
-    -------
-    list of ndarray of int64, shape (40, 40) each
-        A decoder's and an encoder's buckets, each either from ``j - i`` (key minus query, as
-        T5 does) or from ``i - j``; exercise 07.t5_direction asks which are right.
-    """
+    """Return four T5 bucket matrices (40 x 40, query i by key j) from four checkpoints' code: a
+    decoder's and an encoder's, each from j - i (as T5 does) or from i - j; exercise
+    07.t5_direction asks which are right."""
     rel = relative_position_matrix(_SIZE)
     return [
         t5_relative_position_bucket(-rel, bidirectional=False),
@@ -253,45 +181,29 @@ def _right_order() -> NDArray[np.bool_]:
 
 
 t5_direction = Exercise(
-    key="07.t5_direction",
+    key="07.t5_direction", answer_name="key_minus_query", level="core", kind="detector", minutes=12,
     title="Which T5 bucket matrices were computed from key minus query?",
-    answer_name="key_minus_query",
-    expected=_right_order,
-    call_with=(bucket_matrices(),),
-    hint_text=(
-        "Look at a key just before its query, (i, j) = (i, i - 1): key minus query is -1, a "
-        "distance of 1 into the past, which is bucket 1 in both modes. Computed from query "
-        "minus key, it is +1: bucket 0 in a decoder (the future), bucket 17 in an encoder. Return "
-        "one bool per matrix."
-    ),
-    level="core",
-    kind="detector",
-    objective=(
-        "Detects the swapped relative position (query minus key) in both T5 modes, knowing "
-        "where past keys must land."
-    ),
-    minutes=12,
+    expected=_right_order, call_with=(bucket_matrices(),),
+    hint_text="Look at a key just before its query, (i, j) = (i, i - 1): key minus query is -1, a "
+    "distance of 1 into the past, which is bucket 1 in both modes. Computed from query minus key, "
+    "it is +1: bucket 0 in a decoder (the future), bucket 17 in an encoder. Return one bool per "
+    "matrix.",
+    objective="Detects the swapped relative position (query minus key) in both T5 modes, knowing "
+    "where past keys must land.",
     mistakes=(
-        Mistake(
-            "a test that every matrix passes, such as buckets growing away from the diagonal",
-            lambda: np.ones(4, dtype=bool),
-        ),
-        Mistake(
-            "a test that holds for the encoder only (past keys in the lower half of the "
-            "buckets); a decoder puts past keys in all 32",
-            lambda: np.array([m[np.tril_indices(_SIZE, -1)].max() < 16 for m in bucket_matrices()]),
-        ),
+        Mistake("a test that every matrix passes, such as buckets growing away from the diagonal",
+                lambda: np.ones(4, dtype=bool)),
+        Mistake("a test that holds for the encoder only (past keys in the lower half of the "
+                "buckets); a decoder puts past keys in all 32",
+                lambda: np.array([m[np.tril_indices(_SIZE, -1)].max() < 16
+                                  for m in bucket_matrices()])),
     ),
     shortcuts=(
-        Shortcut(
-            "t5_relative_position_bucket or t5_bias (recomputing the reference is not detecting)",
-            r"\b(t5_relative_position_bucket|t5_bias)\b",
-            "ok = np.array_equal(m, t5_relative_position_bucket(rel))",
-        ),
+        Shortcut("t5_relative_position_bucket or t5_bias (recomputing the reference is not "
+                 "detecting)", r"\b(t5_relative_position_bucket|t5_bias)\b",
+                 "ok = np.array_equal(m, t5_relative_position_bucket(rel))"),
     ),
 )
-
-# --------------------------------------------------------------------------- 07.alibi_local_heads
 
 _LOCAL_HEADS, _CONTEXT, _RECENT = 12, 512, 10
 
@@ -309,43 +221,28 @@ def _geometric_weights(slopes: NDArray[np.float64]) -> NDArray[np.float64]:
 
 
 alibi_local_heads = Exercise(
-    key="07.alibi_local_heads",
-    title="Which of 12 ALiBi heads read mostly the last 10 tokens?",
-    answer_name="local_heads",
-    expected=lambda: _local(alibi_weights_by_distance(_LOCAL_HEADS, _CONTEXT)),
-    hint_text=(
-        "With equal content scores the last of 512 tokens weighs the key r back by exp(-m r). "
-        "The 10 most recent keys (r = 0 .. 9) get (1 - exp(-10 m)) / (1 - exp(-512 m)) of the "
-        "weight: more than half roughly when the weight halves within 10 tokens, ln 2 / m < 10. "
-        "Take the 12 slopes from alibi_slopes(12) and give the head numbers h = 1 .. 12 as a set."
-    ),
-    level="challenge",
-    kind="explanation",
-    objective=(
-        "Explains ALiBi's local and global heads through the halving distance ln 2 / m, "
-        "including the interleaved heads of a 12-head model."
-    ),
+    key="07.alibi_local_heads", answer_name="local_heads", level="challenge", kind="explanation",
     minutes=15,
+    title="Which of 12 ALiBi heads read mostly the last 10 tokens?",
+    expected=lambda: _local(alibi_weights_by_distance(_LOCAL_HEADS, _CONTEXT)),
+    hint_text="With equal content scores the last of 512 tokens weighs the key r back by exp(-m "
+    "r). The 10 most recent keys (r = 0 .. 9) get (1 - exp(-10 m)) / (1 - exp(-512 m)) of the "
+    "weight: more than half roughly when the weight halves within 10 tokens, ln 2 / m < 10. Take "
+    "the 12 slopes from alibi_slopes(12) and give the head numbers h = 1 .. 12 as a set.",
+    objective="Explains ALiBi's local and global heads through the halving distance ln 2 / m, "
+    "including the interleaved heads of a 12-head model.",
     mistakes=(
-        Mistake(
-            "heads numbered from 0; the heads are h = 1 .. 12",
-            lambda: _local(alibi_weights_by_distance(_LOCAL_HEADS, _CONTEXT), first=0),
-            credit=0.5,
-        ),
-        Mistake(
-            "1 / m taken as the halving distance (it is ln 2 / m)",
-            lambda: {h + 1 for h, m in enumerate(alibi_slopes(_LOCAL_HEADS)) if 1 / m < _RECENT},
-        ),
-        Mistake(
-            "the slopes 2^(-8h/12), not the rule for head counts that are not powers of two",
-            lambda: _local(_geometric_weights(2.0 ** (-8 * np.arange(1, 13) / 12))),
-        ),
+        Mistake("heads numbered from 0; the heads are h = 1 .. 12",
+                lambda: _local(alibi_weights_by_distance(_LOCAL_HEADS, _CONTEXT), first=0),
+                credit=0.5),
+        Mistake("1 / m taken as the halving distance (it is ln 2 / m)",
+                lambda: {h + 1 for h, m in enumerate(alibi_slopes(_LOCAL_HEADS))
+                         if 1 / m < _RECENT}),
+        Mistake("the slopes 2^(-8h/12), not the rule for head counts that are not powers of two",
+                lambda: _local(_geometric_weights(2.0 ** (-8 * np.arange(1, 13) / 12)))),
     ),
     shortcuts=(
-        Shortcut(
-            "the attention functions of posenc_lib (use the slopes and the formula)",
-            _ATTENTION_CALLS,
-            "w = alibi_weights_by_distance(12, 512)",
-        ),
+        Shortcut("the attention functions of posenc_lib (use the slopes and the formula)",
+                 _ATTENTION_CALLS, "w = alibi_weights_by_distance(12, 512)"),
     ),
 )

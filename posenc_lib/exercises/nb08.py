@@ -1,10 +1,6 @@
 """Exercises on numerical precision: ties to even, truncation's bias, float16's edge, bad tables.
 
 Notebook: 08_numerical_precision.
-
-Each expected answer is computed with posenc_lib (``round_to_dtype``, ``round_to_bfloat16``,
-``inverse_frequencies``); each known mistake is computed the way a learner would
-make it. The values asked for differ from those the notebook prints.
 """
 
 from __future__ import annotations
@@ -16,17 +12,9 @@ from posenc_lib.exercises._core import Exercise, Mistake, Shortcut
 from posenc_lib.frequencies import inverse_frequencies
 from posenc_lib.precision import round_to_bfloat16, round_to_dtype
 
-__all__ = [
-    "bfloat16_ties",
-    "cos_tables",
-    "float16_edges",
-    "table_detector",
-    "truncation_bias",
-]
+__all__ = ["bfloat16_ties", "cos_tables", "float16_edges", "table_detector", "truncation_bias"]
 
 _ROUNDING_CALLS = r"\b(round_to_dtype|round_to_bfloat16|to_low_precision|ml_dtypes)\b"
-
-# --------------------------------------------------------------------------- 08.bfloat16_ties
 
 _TIES = np.array([513, 514, 515, 518])
 
@@ -37,44 +25,27 @@ def _rounded_half_up(values: NDArray[np.int64], gap: int) -> NDArray[np.float64]
 
 
 bfloat16_ties = Exercise(
-    key="08.bfloat16_ties",
+    key="08.bfloat16_ties", answer_name="stored", level="warm-up", kind="prediction", minutes=8,
     title="bfloat16 (round to nearest, ties to even) of the positions 513, 514, 515, 518",
-    answer_name="stored",
     expected=lambda: round_to_dtype(_TIES, "bfloat16"),
-    hint_text=(
-        "Between 512 and 1024 bfloat16 has 8 significant bits, so the gap is 512 / 2**7 = 4: "
-        "512, 516, 520, ... 513 and 515 go to the nearer one. 514 and 518 lie exactly halfway: "
-        "write both neighbours as 4 q; the tie goes to the one whose q is even (its last kept "
-        "bit is 0)."
-    ),
-    level="warm-up",
-    kind="prediction",
-    objective=(
-        "Predicts bfloat16's rounding of integer positions past 256, including the halfway "
-        "cases that go to the even neighbour."
-    ),
-    minutes=8,
+    hint_text="Between 512 and 1024 bfloat16 has 8 significant bits, so the gap is 512 / 2**7 = "
+    "4: 512, 516, 520, ... 513 and 515 go to the nearer one. 514 and 518 lie exactly halfway: "
+    "write both neighbours as 4 q; the tie goes to the one whose q is even (its last kept bit is "
+    "0).",
+    objective="Predicts bfloat16's rounding of integer positions past 256, including the halfway "
+    "cases that go to the even neighbour.",
     mistakes=(
         Mistake("truncation (always down) instead of round to nearest", lambda: 4.0 * (_TIES // 4)),
-        Mistake(
-            "halfway cases rounded up instead of to the even neighbour",
-            lambda: _rounded_half_up(_TIES, 4),
-        ),
-        Mistake(
-            "no rounding at all: bfloat16 holds every integer only up to 256",
-            lambda: _TIES.astype(float),
-        ),
+        Mistake("halfway cases rounded up instead of to the even neighbour",
+                lambda: _rounded_half_up(_TIES, 4)),
+        Mistake("no rounding at all: bfloat16 holds every integer only up to 256",
+                lambda: _TIES.astype(float)),
     ),
     shortcuts=(
-        Shortcut(
-            "the rounding functions (predict first, the cell after the check computes it)",
-            _ROUNDING_CALLS,
-            "stored = round_to_dtype([513, 514, 515, 518], 'bfloat16')",
-        ),
+        Shortcut("the rounding functions (predict first, the cell after the check computes it)",
+                 _ROUNDING_CALLS, "stored = round_to_dtype([513, 514, 515, 518], 'bfloat16')"),
     ),
 )
-
-# --------------------------------------------------------------------------- 08.truncation_bias
 
 _LOW, _HIGH = 1.0, 8.0
 _GAP_AT_ONE = 2.0**-7  # bfloat16's gap in [1, 2)
@@ -88,55 +59,32 @@ def _mean_truncation_error(low: float, high: float) -> float:
 
 
 truncation_bias = Exercise(
-    key="08.truncation_bias",
-    title="The mean error of truncating numbers spread evenly over [1, 8) to bfloat16",
-    answer_name="mean_error",
-    expected=lambda: _mean_truncation_error(_LOW, _HIGH),
+    key="08.truncation_bias", answer_name="mean_error", level="core", kind="derivation", minutes=12,
     rtol=0.01,
-    hint_text=(
-        "Truncation moves a positive number down by between 0 and one gap, evenly: minus half "
-        "a gap on average. [1, 8) is three binades, [1, 2), [2, 4) and [4, 8), with gaps 2**-7, "
-        "2**-6 and 2**-5; an even spread puts 1/7, 2/7 and 4/7 of the numbers in them."
-    ),
-    level="core",
-    kind="derivation",
-    objective=(
-        "Derives truncation's bias (minus half a gap on average) over several binades, "
-        "weighting each binade's gap by the share of the numbers it holds."
-    ),
-    minutes=12,
+    title="The mean error of truncating numbers spread evenly over [1, 8) to bfloat16",
+    expected=lambda: _mean_truncation_error(_LOW, _HIGH),
+    hint_text="Truncation moves a positive number down by between 0 and one gap, evenly: minus "
+    "half a gap on average. [1, 8) is three binades, [1, 2), [2, 4) and [4, 8), with gaps 2**-7, "
+    "2**-6 and 2**-5; an even spread puts 1/7, 2/7 and 4/7 of the numbers in them.",
+    objective="Derives truncation's bias (minus half a gap on average) over several binades, "
+    "weighting each binade's gap by the share of the numbers it holds.",
     mistakes=(
-        Mistake(
-            "the bias of [1, 2) alone: the gap doubles at 2 and again at 4",
-            lambda: _mean_truncation_error(1.0, 2.0),
-        ),
-        Mistake(
-            "the three binades averaged with equal weights: [4, 8) holds 4/7 of the numbers",
-            lambda: -(1 + 2 + 4) / 3 * _GAP_AT_ONE / 2,
-        ),
-        Mistake(
-            "the bias of the top binade [4, 8) only",
-            lambda: _mean_truncation_error(4.0, 8.0),
-        ),
-        Mistake(
-            "a whole gap: the error spreads evenly from 0 to one gap",
-            lambda: 2 * _mean_truncation_error(_LOW, _HIGH),
-        ),
-        Mistake(
-            "the sign: truncation moves positive numbers towards zero, that is down",
-            lambda: -_mean_truncation_error(_LOW, _HIGH),
-        ),
+        Mistake("the bias of [1, 2) alone: the gap doubles at 2 and again at 4",
+                lambda: _mean_truncation_error(1.0, 2.0)),
+        Mistake("the three binades averaged with equal weights: [4, 8) holds 4/7 of the numbers",
+                lambda: -(1 + 2 + 4) / 3 * _GAP_AT_ONE / 2),
+        Mistake("the bias of the top binade [4, 8) only", lambda: _mean_truncation_error(4.0, 8.0)),
+        Mistake("a whole gap: the error spreads evenly from 0 to one gap",
+                lambda: 2 * _mean_truncation_error(_LOW, _HIGH)),
+        Mistake("the sign: truncation moves positive numbers towards zero, that is down",
+                lambda: -_mean_truncation_error(_LOW, _HIGH)),
     ),
     shortcuts=(
-        Shortcut(
-            "a bfloat16 emulation (reason from the gaps; the cell after the check measures it)",
-            _ROUNDING_CALLS + r"|0x[Ff]{4}0000",
-            "err = round_to_bfloat16(x, mode='truncate') - x",
-        ),
+        Shortcut("a bfloat16 emulation (reason from the gaps; the cell after the check measures "
+                 "it)", _ROUNDING_CALLS + r"|0x[Ff]{4}0000",
+                 "err = round_to_bfloat16(x, mode='truncate') - x"),
     ),
 )
-
-# --------------------------------------------------------------------------- 08.table_detector
 
 _POSITIONS, _PAIRS_D = np.arange(4096), 32
 
@@ -164,15 +112,9 @@ _TABLES = (
 
 
 def cos_tables() -> list[NDArray[np.float64]]:
-    """Four cosine tables, positions 0..4095 by the 16 pairs of d = 32, base 10000.
-
-    Returns
-    -------
-    list of ndarray of float64, shape (4096, 16) each
-        Tables stored in float16 or bfloat16; some were computed with 16-bit angles (the
-        GPT-NeoX bug), some with float64 angles and one cast at the end. Exercise
-        08.table_detector asks which are which.
-    """
+    """Return four cosine tables, shape (4096, 16): positions 0..4095 by the pairs of d = 32, base
+    10000, stored in float16 or bfloat16, computed with 16-bit angles (the GPT-NeoX bug) or with
+    float64 angles cast once at the end; exercise 08.table_detector asks which are which."""
     return [build(name) for build, name in _TABLES]
 
 
@@ -182,37 +124,24 @@ def _largest_errors() -> NDArray[np.float64]:
 
 
 table_detector = Exercise(
-    key="08.table_detector",
+    key="08.table_detector", answer_name="angles_were_16bit", level="core", kind="detector",
+    minutes=12,
     title="Which stored cosine tables were computed with 16-bit angles?",
-    answer_name="angles_were_16bit",
     expected=lambda: np.array([build is _narrow_angle_table for build, _ in _TABLES]),
     call_with=(cos_tables(),),
-    hint_text=(
-        "Compare each table with cos of the float64 angles. Storing a value near 1 in a 16-bit "
-        "format moves it by at most half a gap: 2**-11 in float16 but 2**-9 in bfloat16. An "
-        "angle computed in 16 bits is off by whole radians at these positions. Pick a "
-        "threshold that no storage rounding reaches, and return one bool per table."
-    ),
-    level="core",
-    kind="detector",
-    objective=(
-        "Detects the 16-bit-angle bug in a stored table, telling it apart from the harmless "
-        "rounding of storing the result in float16 or bfloat16."
-    ),
-    minutes=12,
+    hint_text="Compare each table with cos of the float64 angles. Storing a value near 1 in a "
+    "16-bit format moves it by at most half a gap: 2**-11 in float16 but 2**-9 in bfloat16. An "
+    "angle computed in 16 bits is off by whole radians at these positions. Pick a threshold that "
+    "no storage rounding reaches, and return one bool per table.",
+    objective="Detects the 16-bit-angle bug in a stored table, telling it apart from the harmless "
+    "rounding of storing the result in float16 or bfloat16.",
     mistakes=(
-        Mistake(
-            "a tolerance below the storage rounding: every 16-bit table differs from float64",
-            lambda: np.ones(len(_TABLES), dtype=bool),
-        ),
-        Mistake(
-            "float16's half gap used as the threshold for bfloat16 tables too",
-            lambda: _largest_errors() > 2.0**-11,
-        ),
+        Mistake("a tolerance below the storage rounding: every 16-bit table differs from float64",
+                lambda: np.ones(len(_TABLES), dtype=bool)),
+        Mistake("float16's half gap used as the threshold for bfloat16 tables too",
+                lambda: _largest_errors() > 2.0**-11),
     ),
 )
-
-# --------------------------------------------------------------------------- 08.float16_edges
 
 _CANDIDATES = np.arange(60_000, 70_000)
 
@@ -225,43 +154,27 @@ def _overflow_edges() -> NDArray[np.int64]:
 
 
 float16_edges = Exercise(
-    key="08.float16_edges",
+    key="08.float16_edges", answer_name="edges", level="challenge", kind="derivation", minutes=15,
     title="float16's last step: the integers stored as 65504, and the first stored as inf",
-    answer_name="edges",
     expected=_overflow_edges,
-    hint_text=(
-        "float16 has 10 fraction bits and exponents up to 15, so in [2**15, 2**16) neighbours "
-        "are 2**(15 - 10) = 32 apart: ..., 65472, 65504, and then 2**16, which the format does "
-        "not have (inf). An integer goes to its nearest neighbour; exactly halfway, it goes to "
-        "the neighbour whose last fraction bit is 0. 65504 has all ten fraction bits set."
-    ),
-    level="challenge",
-    kind="derivation",
-    objective=(
-        "Derives where float16 overflows from its fraction bits and exponent range, with ties "
-        "to even deciding both edges of its last step."
-    ),
-    minutes=15,
+    hint_text="float16 has 10 fraction bits and exponents up to 15, so in [2**15, 2**16) "
+    "neighbours are 2**(15 - 10) = 32 apart: ..., 65472, 65504, and then 2**16, which the format "
+    "does not have (inf). An integer goes to its nearest neighbour; exactly halfway, it goes to "
+    "the neighbour whose last fraction bit is 0. 65504 has all ten fraction bits set.",
+    objective="Derives where float16 overflows from its fraction bits and exponent range, with "
+    "ties to even deciding both edges of its last step.",
     mistakes=(
-        Mistake(
-            "halfway cases always rounded up; a tie goes to the even neighbour",
-            lambda: _overflow_edges() - np.array([1, 0]),
-        ),
-        Mistake(
-            "halfway cases always rounded down; a tie goes to the even neighbour",
-            lambda: _overflow_edges() + np.array([0, 1]),
-        ),
-        Mistake(
-            "no rounding: every integer from halfway below 65504 to halfway above it is stored "
-            "as 65504",
-            lambda: np.array([int(np.finfo(np.float16).max), int(np.finfo(np.float16).max) + 1]),
-        ),
+        Mistake("halfway cases always rounded up; a tie goes to the even neighbour",
+                lambda: _overflow_edges() - np.array([1, 0])),
+        Mistake("halfway cases always rounded down; a tie goes to the even neighbour",
+                lambda: _overflow_edges() + np.array([0, 1])),
+        Mistake("no rounding: every integer from halfway below 65504 to halfway above it is "
+                "stored as 65504",
+                lambda: int(np.finfo(np.float16).max) + np.array([0, 1])),
     ),
     shortcuts=(
-        Shortcut(
-            "float16 itself (derive it from the format's bits)",
-            r"\b(round_to_dtype|to_low_precision|float16|half|finfo|spacing_at)\b",
-            "edges = np.flatnonzero(np.isinf(np.arange(70000).astype(np.float16)))[:1]",
-        ),
+        Shortcut("float16 itself (derive it from the format's bits)",
+                 r"\b(round_to_dtype|to_low_precision|float16|half|finfo|spacing_at)\b",
+                 "edges = np.flatnonzero(np.isinf(np.arange(70000).astype(np.float16)))[:1]"),
     ),
 )

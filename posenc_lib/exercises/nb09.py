@@ -3,10 +3,6 @@ rotary against p-RoPE, MLA's cache, M-RoPE's positions for an image, and which c
 growing text.
 
 Notebook: 09_rope_in_todays_models.
-
-Each expected answer is computed with posenc_lib (the configs of :mod:`posenc_lib.presets`, the
-frequencies of :mod:`posenc_lib.models` and :mod:`posenc_lib.rope_variants`); each known mistake
-is computed the way a learner gets it. The worked solutions are in the notebook only.
 """
 
 from __future__ import annotations
@@ -25,15 +21,8 @@ from posenc_lib.rope_variants import (
     partial_rotary_dims,
 )
 
-__all__ = [
-    "cache_survives",
-    "llama31_slow_pairs",
-    "mla_cache",
-    "mrope_positions",
-    "partial_vs_p_rope",
-]
-
-# --------------------------------------------------------------------------- 09.llama31_slow_pairs
+__all__ = ["cache_survives", "llama31_slow_pairs", "mla_cache", "mrope_positions",
+           "partial_vs_p_rope"]
 
 _LLAMA31 = PRESETS["llama-3.1-8b"]
 
@@ -51,42 +40,27 @@ def _plain_slow(length: int = 8192) -> int:
 
 
 llama31_slow_pairs = Exercise(
-    key="09.llama31_slow_pairs",
-    title="Llama 3.1 8B: how many pairs does its scaling push below one turn in 8192 tokens?",
-    answer_name="pushed_below",
-    expected=lambda: _scaled_slow() - _plain_slow(),
-    hint_text=(
-        "Count twice the pairs that make less than one turn in L = 8192 tokens (pair i makes "
-        "L * theta_i / (2 pi) turns): once with the frequencies the model really uses, "
-        "rope_frequencies_from_config(PRESETS['llama-3.1-8b']), and once with the plain "
-        "rope_theta**(-2i/128). The answer is the difference, a Python int. Which band of "
-        "Llama 3's scaling changes pairs that still made a full turn?"
-    ),
-    level="warm-up",
-    kind="derivation",
-    objective=(
-        "Reads a real config's frequencies with rope_frequencies_from_config and sees that "
-        "Llama 3's scaling also slows the middle band, not only the pairs that were already slow."
-    ),
+    key="09.llama31_slow_pairs", answer_name="pushed_below", level="warm-up", kind="derivation",
     minutes=10,
+    title="Llama 3.1 8B: how many pairs does its scaling push below one turn in 8192 tokens?",
+    expected=lambda: _scaled_slow() - _plain_slow(),
+    hint_text="Count twice the pairs that make less than one turn in L = 8192 tokens (pair i "
+    "makes L * theta_i / (2 pi) turns): once with the frequencies the model really uses, "
+    "rope_frequencies_from_config(PRESETS['llama-3.1-8b']), and once with the plain "
+    "rope_theta**(-2i/128). The answer is the difference, a Python int. Which band of Llama 3's "
+    "scaling changes pairs that still made a full turn?",
+    objective="Reads a real config's frequencies with rope_frequencies_from_config and sees that "
+    "Llama 3's scaling also slows the middle band, not only the pairs that were already slow.",
     mistakes=(
-        Mistake(
-            "the count with the scaling alone; the question asks how many more than without it",
-            _scaled_slow,
-        ),
-        Mistake(
-            "thinking the llama3 scaling only divides pairs that were already slow (its middle "
-            "band is interpolated too, and some of those pairs drop below one turn)",
-            lambda: 0,
-        ),
-        Mistake(
-            "counting at max_position_embeddings = 131072 instead of the original L = 8192",
-            lambda: _scaled_slow(131072) - _plain_slow(131072),
-        ),
+        Mistake("the count with the scaling alone; the question asks how many more than without it",
+                _scaled_slow),
+        Mistake("thinking the llama3 scaling only divides pairs that were already slow (its "
+                "middle band is interpolated too, and some of those pairs drop below one turn)",
+                lambda: 0),
+        Mistake("counting at max_position_embeddings = 131072 instead of the original L = 8192",
+                lambda: _scaled_slow(131072) - _plain_slow(131072)),
     ),
 )
-
-# --------------------------------------------------------------------------- 09.partial_vs_p_rope
 
 _D, _P, _BASE = 64, 0.25, 10000.0
 
@@ -98,85 +72,57 @@ def _partial_row(head_dim: int = _D, p: float = _P) -> NDArray[np.float64]:
 
 
 partial_vs_p_rope = Exercise(
-    key="09.partial_vs_p_rope",
-    title="Two ways to stop 3/4 of a head rotating: partial rotary and p-RoPE, d = 64, p = 0.25",
-    answer_name="two_ways",
-    expected=lambda: np.stack([_partial_row(), p_rope_frequencies(_D, _P, _BASE)]),
-    hint_text=(
-        "Both rows have 32 entries, one per pair, and theta = 0 for a pair that does not rotate. "
-        "Partial rotary rotates the first r = floor(p * d) dims and spaces their frequencies over "
-        "r: base**(-2i/r). p-RoPE keeps the fastest floor(p * d / 2) pairs at their ordinary "
-        "frequencies base**(-2i/d). Count the non-zero entries of each row before you check."
-    ),
-    level="core",
-    kind="construction",
-    objective=(
-        "Builds partial rotary's and p-RoPE's frequencies from their definitions and tells them "
-        "apart: the same number of still pairs, but only partial rotary respaces the kept ones."
-    ),
+    key="09.partial_vs_p_rope", answer_name="two_ways", level="core", kind="construction",
     minutes=15,
+    title="Two ways to stop 3/4 of a head rotating: partial rotary and p-RoPE, d = 64, p = 0.25",
+    expected=lambda: np.stack([_partial_row(), p_rope_frequencies(_D, _P, _BASE)]),
+    hint_text="Both rows have 32 entries, one per pair, and theta = 0 for a pair that does not "
+    "rotate. Partial rotary rotates the first r = floor(p * d) dims and spaces their frequencies "
+    "over r: base**(-2i/r). p-RoPE keeps the fastest floor(p * d / 2) pairs at their ordinary "
+    "frequencies base**(-2i/d). Count the non-zero entries of each row before you check.",
+    objective="Builds partial rotary's and p-RoPE's frequencies from their definitions and tells "
+    "them apart: the same number of still pairs, but only partial rotary respaces the kept ones.",
     mistakes=(
         Mistake("the rows swapped (row 0 is partial rotary, row 1 p-RoPE)",
                 lambda: np.stack([p_rope_frequencies(_D, _P, _BASE), _partial_row()])),
-        Mistake(
-            "partial rotary without respacing: its r rotating dims use base**(-2i/r), "
-            "not base**(-2i/d)",
-            lambda: np.stack([p_rope_frequencies(_D, _P, _BASE)] * 2),
-        ),
-        Mistake(
-            "keeping p * d = 16 pairs instead of p * d / 2 = 8 (p counts dims, a pair has two)",
-            lambda: np.stack([_partial_row(_D, 2 * _P), p_rope_frequencies(_D, 2 * _P, _BASE)]),
-        ),
-        Mistake(
-            "keeping the slowest pairs in p-RoPE (it drops the low frequencies)",
-            lambda: np.stack([_partial_row(),
-                              np.where(np.arange(32) >= 24, inverse_frequencies(_D), 0.0)]),
-        ),
+        Mistake("partial rotary without respacing: its r rotating dims use base**(-2i/r), not "
+                "base**(-2i/d)", lambda: np.stack([p_rope_frequencies(_D, _P, _BASE)] * 2)),
+        Mistake("keeping p * d = 16 pairs instead of p * d / 2 = 8 (p counts dims, a pair has two)",
+                lambda: np.stack([_partial_row(_D, 2 * _P),
+                                  p_rope_frequencies(_D, 2 * _P, _BASE)])),
+        Mistake("keeping the slowest pairs in p-RoPE (it drops the low frequencies)",
+                lambda: np.stack([_partial_row(),
+                                  np.where(np.arange(32) >= 24, inverse_frequencies(_D), 0.0)])),
     ),
     shortcuts=(
-        Shortcut("the library's p_rope_frequencies", r"\bp_rope_frequencies\b",
-                 "row = p_rope_frequencies(64, 0.25, 10000.0)"),
+        Shortcut("the library's p_rope_frequencies",
+                 r"\bp_rope_frequencies\b", "row = p_rope_frequencies(64, 0.25, 10000.0)"),
         Shortcut("rope_frequencies_from_config (build the frequencies from the definitions)",
-                 r"\brope_frequencies_from_config\b",
-                 "inv, _ = rope_frequencies_from_config(cfg)"),
+                 r"\brope_frequencies_from_config\b", "inv, _ = rope_frequencies_from_config(cfg)"),
     ),
 )
-
-# --------------------------------------------------------------------------- 09.mla_cache
 
 _V3 = PRESETS["deepseek-v3"]
 
 mla_cache = Exercise(
-    key="09.mla_cache",
+    key="09.mla_cache", answer_name="per_token", level="core", kind="derivation", minutes=10,
     title="DeepSeek-V3 without a shared rotary key: numbers cached per token and layer",
-    answer_name="per_token",
     expected=lambda: _V3["kv_lora_rank"] + _V3["num_attention_heads"] * _V3["qk_rope_head_dim"],
-    hint_text=(
-        "The cache keeps the latent c_kv (kv_lora_rank numbers) and the rotated keys k^R. "
-        "If every head had its own k^R instead of one shared, how many k^R numbers would a "
-        "token need? Read the sizes from PRESETS['deepseek-v3']."
-    ),
-    level="core",
-    kind="derivation",
-    objective=(
-        "Derives MLA's cache size from the config's shapes and sees why the rotary key is "
-        "shared by all heads."
-    ),
-    minutes=10,
+    hint_text="The cache keeps the latent c_kv (kv_lora_rank numbers) and the rotated keys k^R. "
+    "If every head had its own k^R instead of one shared, how many k^R numbers would a token "
+    "need? Read the sizes from PRESETS['deepseek-v3'].",
+    objective="Derives MLA's cache size from the config's shapes and sees why the rotary key is "
+    "shared by all heads.",
     mistakes=(
         Mistake("the shared rotary key (one k^R for all heads, what DeepSeek does)",
                 lambda: _V3["kv_lora_rank"] + _V3["qk_rope_head_dim"]),
         Mistake("forgetting the latent c_kv",
                 lambda: _V3["num_attention_heads"] * _V3["qk_rope_head_dim"]),
-        Mistake(
-            "full multi-head keys and values (what MLA avoids)",
-            lambda: _V3["num_attention_heads"]
-            * (_V3["qk_nope_head_dim"] + _V3["qk_rope_head_dim"] + _V3["v_head_dim"]),
-        ),
+        Mistake("full multi-head keys and values (what MLA avoids)",
+                lambda: _V3["num_attention_heads"]
+                * (_V3["qk_nope_head_dim"] + _V3["qk_rope_head_dim"] + _V3["v_head_dim"])),
     ),
 )
-
-# --------------------------------------------------------------------------- 09.mrope_positions
 
 _TEXT_BEFORE, _ROWS, _COLS, _TEXT_AFTER = 3, 3, 2, 2
 
@@ -196,44 +142,30 @@ def _mrope(after_start: int | None = None, swap: bool = False, image_t_counts: b
 
 
 mrope_positions = Exercise(
-    key="09.mrope_positions",
+    key="09.mrope_positions", answer_name="mrope_ids", level="core", kind="prediction", minutes=10,
     title="Predict M-RoPE's (t, h, w) positions: 3 text tokens, a 3 x 2 image, 2 text tokens",
-    answer_name="mrope_ids",
     expected=_mrope,
-    hint_text=(
-        "Text tokens get t = h = w = their index. Every patch of the image gets the same t (the "
-        "index where the image starts), h = start + row and w = start + column, row by row. The "
-        "text after the image does not resume at its token index: it starts one past the "
-        "largest position used so far."
-    ),
-    level="core",
-    kind="prediction",
-    objective=(
-        "Predicts M-RoPE's three position ids for text and image tokens, and where the text "
-        "after an image resumes."
-    ),
-    minutes=10,
+    hint_text="Text tokens get t = h = w = their index. Every patch of the image gets the same t "
+    "(the index where the image starts), h = start + row and w = start + column, row by row. The "
+    "text after the image does not resume at its token index: it starts one past the largest "
+    "position used so far.",
+    objective="Predicts M-RoPE's three position ids for text and image tokens, and where the text "
+    "after an image resumes.",
     mistakes=(
-        Mistake(
-            "the text after the image resuming at its token index (3 + 6 = 9); M-RoPE resumes "
-            "one past the largest position used, so an image costs few positions",
-            lambda: _mrope(after_start=_TEXT_BEFORE + _ROWS * _COLS),
-        ),
+        Mistake("the text after the image resuming at its token index (3 + 6 = 9); M-RoPE resumes "
+                "one past the largest position used, so an image costs few positions",
+                lambda: _mrope(after_start=_TEXT_BEFORE + _ROWS * _COLS)),
         Mistake("rows and columns swapped: h follows the row (3 rows), w the column (2 columns)",
                 lambda: _mrope(swap=True)),
         Mistake("t counting up over the image like text; a still image has one time step",
                 lambda: _mrope(image_t_counts=True)),
     ),
     shortcuts=(
-        Shortcut(
-            "code that computes it (a prediction is typed before anything runs)",
-            r"\b(?:mrope_image_positions|mrope_axes|arange|repeat|tile)\b",
-            "mrope_ids = mrope_image_positions(3, 3, 2, 2)",
-        ),
+        Shortcut("code that computes it (a prediction is typed before anything runs)",
+                 r"\b(?:mrope_image_positions|mrope_axes|arange|repeat|tile)\b",
+                 "mrope_ids = mrope_image_positions(3, 3, 2, 2)"),
     ),
 )
-
-# --------------------------------------------------------------------------- 09.cache_survives
 
 _SHORT, _LONG = 1024, 131072
 
@@ -251,29 +183,20 @@ def _frequencies_change(preset: str) -> bool:
 
 
 cache_survives = Exercise(
-    key="09.cache_survives",
-    title="Which presets' cached keys go wrong as a text grows from 1024 to 131072 tokens?",
-    answer_name="stale_cache",
-    expected=lambda: {name for name in PRESETS if _frequencies_change(name)},
-    hint_text=(
-        "A cached key stays right while the frequencies that rotated it stay the same. For every "
-        "name in PRESETS, compute rope_frequencies_from_config(cfg, seq_len=n) at n = 1024 and "
-        "at n = 131072 (Gemma 3 also needs layer_type=...) and compare both returned values. "
-        "Having a rope_scaling is not the question: does the result depend on seq_len?"
-    ),
-    level="challenge",
-    kind="explanation",
-    objective=(
-        "Explains why a KV cache of rotated keys survives static scaling but not a method whose "
-        "frequencies follow the current length, by finding the models where that happens."
-    ),
+    key="09.cache_survives", answer_name="stale_cache", level="challenge", kind="explanation",
     minutes=15,
+    title="Which presets' cached keys go wrong as a text grows from 1024 to 131072 tokens?",
+    expected=lambda: {name for name in PRESETS if _frequencies_change(name)},
+    hint_text="A cached key stays right while the frequencies that rotated it stay the same. For "
+    "every name in PRESETS, compute rope_frequencies_from_config(cfg, seq_len=n) at n = 1024 and "
+    "at n = 131072 (Gemma 3 also needs layer_type=...) and compare both returned values. Having a "
+    "rope_scaling is not the question: does the result depend on seq_len?",
+    objective="Explains why a KV cache of rotated keys survives static scaling but not a method "
+    "whose frequencies follow the current length, by finding the models where that happens.",
     mistakes=(
-        Mistake(
-            "every model with a rope_scaling: a static scaling (PI, YaRN, llama3) fixes the "
-            "frequencies once, so its cache stays valid",
-            lambda: {name for name, cfg in PRESETS.items() if cfg.get("rope_scaling")},
-        ),
+        Mistake("every model with a rope_scaling: a static scaling (PI, YaRN, llama3) fixes the "
+                "frequencies once, so its cache stays valid",
+                lambda: {name for name, cfg in PRESETS.items() if cfg.get("rope_scaling")}),
         Mistake("no model at all: LongRoPE switches factors past original_max_position_embeddings",
                 lambda: set()),
     ),

@@ -3,10 +3,6 @@ find where a scheme breaks in the committed results, tell a real difference from
 explain T5's fall at long inputs by its far bucket.
 
 Notebook: 10_length_generalisation_lab.
-
-Each expected answer is computed with posenc_lib (the frequencies, the T5 buckets and the lab's
-committed results); each known mistake is computed the way a learner gets it. The worked
-solutions are in the notebook only.
 """
 
 from __future__ import annotations
@@ -28,45 +24,30 @@ def _turns(length: int = _FINE_TUNE) -> NDArray[np.float64]:
     return turns_in_context(inverse_frequencies(_HEAD_DIM, _BASE), length)
 
 
-# --------------------------------------------------------------------------- 10.turning_pairs
-
 turning_pairs = Exercise(
-    key="10.turning_pairs",
+    key="10.turning_pairs", answer_name="n_turning", level="warm-up", kind="prediction", minutes=5,
     title="Predict: how many RoPE pairs of the lab turn at least once in 128 positions (4x)?",
-    answer_name="n_turning",
     expected=lambda: int(np.count_nonzero(_turns() >= 1)),
-    hint_text=(
-        "Pair i turns L * theta_i / (2 pi) times in L positions, with theta_i = 10000**(-2i/16) "
-        "= 10**(-i/2): 1, 0.32, 0.1, 0.03, ... And 128 / (2 pi) is about 20. Or start from the "
-        "turns within 32 positions printed in Going further (YaRN's ramp) and scale them. Type "
-        "the count (an int), no code."
-    ),
-    level="warm-up",
-    kind="prediction",
-    objective=(
-        "Predicts from theta_i and the length which RoPE pairs complete a turn, the ones whose "
-        "angles a longer training would have covered."
-    ),
-    minutes=5,
+    hint_text="Pair i turns L * theta_i / (2 pi) times in L positions, with theta_i = "
+    "10000**(-2i/16) = 10**(-i/2): 1, 0.32, 0.1, 0.03, ... And 128 / (2 pi) is about 20. Or start "
+    "from the turns within 32 positions printed in Going further (YaRN's ramp) and scale them. "
+    "Type the count (an int), no code.",
+    objective="Predicts from theta_i and the length which RoPE pairs complete a turn, the ones "
+    "whose angles a longer training would have covered.",
     mistakes=(
-        Mistake(
-            "forgetting the 2 pi (counting angles L * theta_i of at least 1 radian)",
-            lambda: int(np.count_nonzero(_FINE_TUNE * inverse_frequencies(_HEAD_DIM, _BASE)
-                                         >= 1)),
-        ),
+        Mistake("forgetting the 2 pi (counting angles L * theta_i of at least 1 radian)",
+                lambda: int(np.count_nonzero(_FINE_TUNE * inverse_frequencies(_HEAD_DIM, _BASE)
+                                             >= 1))),
         Mistake("the count within the trained 32 positions instead of 128",
                 lambda: int(np.count_nonzero(_turns(_TRAINED) >= 1))),
     ),
     shortcuts=(
-        Shortcut(
-            "code that computes it (a prediction is a number you type before running anything)",
-            r"\b(?:turns_in_context|inverse_frequencies|rope_frequencies|count_nonzero|sum|pi)\b",
-            "n_turning = int(np.sum(128 * theta / (2 * np.pi) >= 1))",
-        ),
+        Shortcut("code that computes it (a prediction is a number you type before running "
+                 "anything)",
+                 r"\b(?:turns_in_context|inverse_frequencies|rope_frequencies|count_nonzero|sum|pi)\b",
+                 "n_turning = int(np.sum(128 * theta / (2 * np.pi) >= 1))"),
     ),
 )
-
-# --------------------------------------------------------------------------- 10.break_position
 
 
 def _mean_curve(scheme: str) -> NDArray[np.float64]:
@@ -81,40 +62,25 @@ def _first_below(curve: NDArray[np.float64], threshold: float, start: int) -> in
 
 
 break_position = Exercise(
-    key="10.break_position",
-    title="Where does T5 fall below 0.5 on the induction task? (committed results, mean of seeds)",
-    answer_name="t5_breaks_at",
-    expected=lambda: _first_below(_mean_curve("t5"), 0.5, _TRAINED),
-    hint_text=(
-        "Load the curves with posenc_lib.lab.results.load('curves'), average the seeds "
-        "of induction/t5 at 8x with posenc_lib.lab.results.mean_curves, and find the first "
-        "position from 32 on whose accuracy is below 0.5 (positions where nothing is scored are "
-        "NaN: skip them). Give the position in the sequence (an int), not its offset from 32."
-    ),
-    level="core",
-    kind="derivation",
-    objective=(
-        "Reads an accuracy-by-position curve averaged over seeds and locates where a scheme "
-        "stops generalising, in positions rather than offsets."
-    ),
+    key="10.break_position", answer_name="t5_breaks_at", level="core", kind="derivation",
     minutes=10,
+    title="Where does T5 fall below 0.5 on the induction task? (committed results, mean of seeds)",
+    expected=lambda: _first_below(_mean_curve("t5"), 0.5, _TRAINED),
+    hint_text="Load the curves with posenc_lib.lab.results.load('curves'), average the seeds of "
+    "induction/t5 at 8x with posenc_lib.lab.results.mean_curves, and find the first position from "
+    "32 on whose accuracy is below 0.5 (positions where nothing is scored are NaN: skip them). "
+    "Give the position in the sequence (an int), not its offset from 32.",
+    objective="Reads an accuracy-by-position curve averaged over seeds and locates where a scheme "
+    "stops generalising, in positions rather than offsets.",
     mistakes=(
-        Mistake(
-            "the offset from the trained length instead of the position",
-            lambda: _first_below(_mean_curve("t5"), 0.5, _TRAINED) - _TRAINED,
-        ),
-        Mistake(
-            "the last position still at 0.5 or above (one before the break)",
-            lambda: _first_below(_mean_curve("t5"), 0.5, _TRAINED) - 1,
-        ),
-        Mistake(
-            "RoPE's curve instead of T5's",
-            lambda: _first_below(_mean_curve("rope"), 0.5, _TRAINED),
-        ),
+        Mistake("the offset from the trained length instead of the position",
+                lambda: _first_below(_mean_curve("t5"), 0.5, _TRAINED) - _TRAINED),
+        Mistake("the last position still at 0.5 or above (one before the break)",
+                lambda: _first_below(_mean_curve("t5"), 0.5, _TRAINED) - 1),
+        Mistake("RoPE's curve instead of T5's",
+                lambda: _first_below(_mean_curve("rope"), 0.5, _TRAINED)),
     ),
 )
-
-# --------------------------------------------------------------------------- 10.seed_spread
 
 _TASK, _MULTIPLE_COLUMN = "induction", 2  # columns of summary(): 1x, 2x, 4x, 8x
 
@@ -138,34 +104,22 @@ def _close_to_rope(threshold: float | None = None, with_rope: bool = False) -> s
 
 
 seed_spread = Exercise(
-    key="10.seed_spread",
+    key="10.seed_spread", answer_name="like_rope", level="core", kind="detector", minutes=10,
     title="Induction at 4x: which schemes cannot be told apart from RoPE over the seeds?",
-    answer_name="like_rope",
     expected=_close_to_rope,
-    hint_text=(
-        "Use results.summary(grid['curves'], 32): for each (task, scheme) it gives one row per "
-        "seed and one column per multiple (1x, 2x, 4x, 8x). At 4x, a scheme is not clearly "
-        "different from RoPE when the gap between the two seed means is smaller than the sum "
-        "of their sample standard deviations (np.std with ddof=1, as the tables print)."
-    ),
-    level="core",
-    kind="detector",
-    objective=(
-        "Detects the misconception that any gap between two means is a result: it compares the "
-        "gap with the spread over seeds."
-    ),
-    minutes=10,
+    hint_text="Use results.summary(grid['curves'], 32): for each (task, scheme) it gives one row "
+    "per seed and one column per multiple (1x, 2x, 4x, 8x). At 4x, a scheme is not clearly "
+    "different from RoPE when the gap between the two seed means is smaller than the sum of their "
+    "sample standard deviations (np.std with ddof=1, as the tables print).",
+    objective="Detects the misconception that any gap between two means is a result: it compares "
+    "the gap with the spread over seeds.",
     mistakes=(
-        Mistake("RoPE itself in the set (its gap to itself is 0, but the question asks for "
-                "the other schemes)", lambda: _close_to_rope(with_rope=True)),
-        Mistake(
-            "a fixed gap of 0.1 (the claims table's tolerance), whatever the spread",
-            lambda: _close_to_rope(threshold=0.1),
-        ),
+        Mistake("RoPE itself in the set (its gap to itself is 0, but the question asks for the "
+                "other schemes)", lambda: _close_to_rope(with_rope=True)),
+        Mistake("a fixed gap of 0.1 (the claims table's tolerance), whatever the spread",
+                lambda: _close_to_rope(threshold=0.1)),
     ),
 )
-
-# --------------------------------------------------------------------------- 10.t5_far_bucket
 
 _T5 = {"num_buckets": 16, "max_distance": 32}
 
@@ -177,29 +131,20 @@ def _far_keys(length: int, bidirectional: bool = False) -> int:
 
 
 t5_far_bucket = Exercise(
-    key="10.t5_far_bucket",
-    title="T5 at 4x: how many keys of the last query share the farthest bucket?",
-    answer_name="far_keys",
-    expected=lambda: _far_keys(4 * _TRAINED),
-    hint_text=(
-        "The lab's T5 bias is causal (bidirectional=False), with 16 buckets and max_distance 32. "
-        "For the last query of a 128-token input, i = 127, compute the bucket of j - i for every "
-        "key j with posenc_lib.bias.t5_relative_position_bucket, and count the keys in the same "
-        "bucket as the farthest key j = 0 (a Python int)."
-    ),
-    level="challenge",
-    kind="explanation",
-    objective=(
-        "Explains T5's fall at long inputs through a computed consequence: how many keys share "
-        "one learned bias, which dilutes the one right key."
-    ),
+    key="10.t5_far_bucket", answer_name="far_keys", level="challenge", kind="explanation",
     minutes=15,
+    title="T5 at 4x: how many keys of the last query share the farthest bucket?",
+    expected=lambda: _far_keys(4 * _TRAINED),
+    hint_text="The lab's T5 bias is causal (bidirectional=False), with 16 buckets and "
+    "max_distance 32. For the last query of a 128-token input, i = 127, compute the bucket of j - "
+    "i for every key j with posenc_lib.bias.t5_relative_position_bucket, and count the keys in "
+    "the same bucket as the farthest key j = 0 (a Python int).",
+    objective="Explains T5's fall at long inputs through a computed consequence: how many keys "
+    "share one learned bias, which dilutes the one right key.",
     mistakes=(
         Mistake("the count at 8x (256 tokens) instead of 4x", lambda: _far_keys(8 * _TRAINED)),
-        Mistake(
-            "bidirectional buckets (an encoder's): the lab's decoder uses all 16 for the past",
-            lambda: _far_keys(4 * _TRAINED, bidirectional=True),
-        ),
+        Mistake("bidirectional buckets (an encoder's): the lab's decoder uses all 16 for the past",
+                lambda: _far_keys(4 * _TRAINED, bidirectional=True)),
         Mistake("the keys before the far bucket starts instead of the keys in it",
                 lambda: 4 * _TRAINED - _far_keys(4 * _TRAINED)),
     ),

@@ -3,10 +3,6 @@ scaling slows the pairs, how far apart two position vectors are, which axis of a
 the position, and how the wavelengths double like the bits of a counter.
 
 Notebook: 11_figure_gallery.
-
-Each expected answer is computed with posenc_lib (the same functions the figures draw); each
-known mistake is computed the way a learner gets it. The worked solutions are in the notebook
-only.
 """
 
 from __future__ import annotations
@@ -19,23 +15,17 @@ from posenc_lib.exercises._core import Exercise, Mistake, Shortcut
 from posenc_lib.frequencies import inverse_frequencies, wavelengths
 from posenc_lib.sinusoidal import sinusoidal_encoding
 
-__all__ = [
-    "mystery_tables", "ntk_ratios", "octaves", "offset_distance", "table_orientation",
-]  # fmt: skip
+__all__ = ["mystery_tables", "ntk_ratios", "octaves", "offset_distance", "table_orientation"]
 
 _HEAD, _BASE, _TRAINED = 128, 10000.0, 4096
 _PAIRS = (0, 32, 63)
 """The pairs whose NTK-aware ratio exercise 11.ntk_ratios asks for (head size 128)."""
 
-_FIGURE_CODE = Shortcut(
-    "the figure or code that computes the ratios (a prediction is typed before anything runs; "
-    "the cell after the check rebuilds the figure)",
-    r"\b(?:build_figure|gallery_picture|frequency_ratio|method_frequency_ratios|"
-    r"rope_frequencies|get_ydata|inverse_frequencies)\b|\.axes\b",
-    'fig = build_figure("frequency_ratio", factor=4.0)',
-)
-
-# --------------------------------------------------------------------------- 11.ntk_ratios
+_FIGURE_CODE = Shortcut("the figure or code that computes the ratios (a prediction is typed "
+                        "before anything runs; the cell after the check rebuilds the figure)",
+                        r"\b(?:build_figure|gallery_picture|frequency_ratio|method_frequency_ratios|"
+                        r"rope_frequencies|get_ydata|inverse_frequencies)\b|\.axes\b",
+                        'fig = build_figure("frequency_ratio", factor=4.0)')
 
 
 def _ntk(factor: float = 4.0) -> NDArray[np.float64]:
@@ -48,40 +38,29 @@ def _power_of_s(exponent: NDArray[np.float64], factor: float = 4.0) -> NDArray[n
 
 
 ntk_ratios = Exercise(
-    key="11.ntk_ratios",
+    key="11.ntk_ratios", answer_name="ntk_ratios", level="warm-up", kind="prediction", minutes=8,
     title="Predict NTK-aware's ratio for pairs 0, 32 and 63 at factor 4 (head size 128)",
-    answer_name="ntk_ratios",
     expected=_ntk,
-    hint_text=(
-        "NTK-aware scaling keeps the formula theta_i = base**(-2i/d) and only changes the base, "
-        "to base * s**(d/(d-2)), chosen so that the last pair, i = d/2 - 1, is slowed by "
-        "exactly s. Write the new theta_i over the old one as a power of s, then put in "
-        "i = 0, 32 and 63 with d = 128 and s = 4. Only the middle one needs a calculator."
-    ),
-    level="warm-up",
-    kind="prediction",
-    objective=(
-        "Derives NTK-aware scaling's ratio per pair, s**(-2i/(d-2)): the fastest pair is left "
-        "alone, the slowest is slowed by exactly s, and the middle pair by about sqrt(s)."
-    ),
-    minutes=8,
+    hint_text="NTK-aware scaling keeps the formula theta_i = base**(-2i/d) and only changes the "
+    "base, to base * s**(d/(d-2)), chosen so that the last pair, i = d/2 - 1, is slowed by "
+    "exactly s. Write the new theta_i over the old one as a power of s, then put in i = 0, 32 and "
+    "63 with d = 128 and s = 4. Only the middle one needs a calculator.",
+    objective="Derives NTK-aware scaling's ratio per pair, s**(-2i/(d-2)): the fastest pair is "
+    "left alone, the slowest is slowed by exactly s, and the middle pair by about sqrt(s).",
     mistakes=(
-        Mistake("the exponent 2i/d instead of 2i/(d-2): the new base is base * s**(d/(d-2)), "
-                "so that the last pair (i = d/2 - 1), not a pair past it, is slowed by s",
+        Mistake("the exponent 2i/d instead of 2i/(d-2): the new base is base * s**(d/(d-2)), so "
+                "that the last pair (i = d/2 - 1), not a pair past it, is slowed by s",
                 lambda: _power_of_s(-2.0 * np.array(_PAIRS) / _HEAD)),
         Mistake("PI's ratio 1/s for every pair (NTK-aware leaves the fast pairs alone)",
                 lambda: np.full(len(_PAIRS), 0.25)),
         Mistake("a straight line from 1 to 1/s across the pairs (the ratio is a power of s, "
-                "geometric in i)",
-                lambda: 1.0 - 0.75 * np.array(_PAIRS) / 63.0),
-        Mistake("the ratios inverted: a larger base makes every pair slower, so the ratios are "
-                "at most 1", lambda: 1.0 / _ntk()),
+                "geometric in i)", lambda: 1.0 - 0.75 * np.array(_PAIRS) / 63.0),
+        Mistake("the ratios inverted: a larger base makes every pair slower, so the ratios are at "
+                "most 1", lambda: 1.0 / _ntk()),
         Mistake("the figure's default factor 8 instead of 4", lambda: _ntk(8.0)),
     ),
     shortcuts=(_FIGURE_CODE,),
 )
-
-# --------------------------------------------------------------------------- 11.offset_distance
 
 
 def _distance(base: float = 100.0, d_model: int = 32) -> NDArray[np.float64]:
@@ -96,31 +75,24 @@ def _per_dimension() -> NDArray[np.float64]:
 
 
 offset_distance = Exercise(
-    key="11.offset_distance",
-    title="From the dot product to the distance of PE(0) and PE(k): offset_distance(50, 32, 100.0)",
-    answer_name="offset_distance",
-    expected=_distance,
-    hint_text=(
-        "Expand |a - b|**2 = |a|**2 + |b|**2 - 2 a.b. Every position vector has the same norm "
-        "(notebook 03 says which), and a.b = PE(0).PE(k) is the sum the dot-product figure "
-        "draws along its first row. Broadcast (n, 1) offsets against (1, d/2) frequencies, "
-        "and do not forget the square root."
-    ),
-    level="core",
-    kind="derivation",
-    objective=(
-        "Derives the distance between two sinusoidal position vectors from their norms and dot "
-        "product: sqrt(sum_i (2 - 2 cos(theta_i k))), a function of the offset k alone."
-    ),
+    key="11.offset_distance", answer_name="offset_distance", level="core", kind="derivation",
     minutes=15,
+    title="From the dot product to the distance of PE(0) and PE(k): offset_distance(50, 32, 100.0)",
+    expected=_distance,
+    hint_text="Expand |a - b|**2 = |a|**2 + |b|**2 - 2 a.b. Every position vector has the same "
+    "norm (notebook 03 says which), and a.b = PE(0).PE(k) is the sum the dot-product figure draws "
+    "along its first row. Broadcast (n, 1) offsets against (1, d/2) frequencies, and do not "
+    "forget the square root.",
+    objective="Derives the distance between two sinusoidal position vectors from their norms and "
+    "dot product: sqrt(sum_i (2 - 2 cos(theta_i k))), a function of the offset k alone.",
     mistakes=(
         Mistake("the squared distance: the square root is missing", lambda: _distance() ** 2),
         Mistake("the dot product PE(0).PE(k) itself, not the distance",
                 lambda: offset_similarity(np.arange(50), 32, base=100.0)),
         Mistake("the dot product counted once: |a - b|**2 = |a|**2 + |b|**2 - 2 a.b",
                 lambda: np.sqrt(32.0 - offset_similarity(np.arange(50), 32, base=100.0))),
-        Mistake("one frequency per dimension, base**(-j/d) for j = 0 .. d-1, instead of one "
-                "per pair", _per_dimension),
+        Mistake("one frequency per dimension, base**(-j/d) for j = 0 .. d-1, instead of one per "
+                "pair", _per_dimension),
         Mistake("base 10000 instead of the base argument", lambda: _distance(10000.0)),
     ),
     shortcuts=(
@@ -130,48 +102,35 @@ offset_distance = Exercise(
         Shortcut("offset_similarity, the library's dot product (write the sum of cosines)",
                  r"\boffset_similarity\b|\bsimilarity_matrix\b",
                  "dots = offset_similarity(np.arange(n_offsets), d_model, base=base)"),
-        Shortcut("the figure (build the row from the formula)", r"\bbuild_figure\b",
+        Shortcut("the figure (build the row from the formula)",
+                 r"\bbuild_figure\b",
                  'fig = build_figure("dot_product_matrix", d_model=d_model, base=base)'),
     ),
     call_with=(50, 32, 100.0),
 )
-
-# --------------------------------------------------------------------------- 11.table_orientation
 
 _TABLES = ((60, 48, False), (64, 40, True), (50, 50, False), (36, 80, True))
 """(n_positions, d_model, transposed) of each mystery table."""
 
 
 def mystery_tables() -> list[NDArray[np.float64]]:
-    """Return four sinusoidal tables (base 10000) as a figure might draw them.
-
-    Some are (positions, dimensions), as ``sinusoidal_encoding`` returns them; others are the
-    transpose, as write-up 002's heatmap draws it. Exercise ``11.table_orientation`` asks which.
-    """
-    tables = []
-    for n_positions, d_model, transposed in _TABLES:
-        table = sinusoidal_encoding(n_positions, d_model)
-        tables.append(table.T if transposed else table)
-    return tables
+    """Return four sinusoidal tables (base 10000) as a figure might draw them: (positions,
+    dimensions) or, as write-up 002's heatmap draws it, the transpose; exercise
+    11.table_orientation asks which."""
+    tables = [(sinusoidal_encoding(n, d), transposed) for n, d, transposed in _TABLES]
+    return [table.T if transposed else table for table, transposed in tables]
 
 
 table_orientation = Exercise(
-    key="11.table_orientation",
-    title="Four drawn tables: in which do the rows stand for positions?",
-    answer_name="rows_are_positions",
-    expected=lambda: np.array([not transposed for *_, transposed in _TABLES]),
-    hint_text=(
-        "A shape does not tell which axis is the position. A property of the encoding does: a "
-        "position vector has norm sqrt(d_model / 2) whatever the position, and column 0 of a "
-        "(positions, dimensions) table is sin(t) for t = 0, 1, 2, ... Test each table."
-    ),
-    level="core",
-    kind="detector",
-    objective=(
-        "Tells a (positions, dimensions) table from its transpose through a property of the "
-        "encoding (constant norm per position, sin(t) in column 0), not through its shape."
-    ),
+    key="11.table_orientation", answer_name="rows_are_positions", level="core", kind="detector",
     minutes=10,
+    title="Four drawn tables: in which do the rows stand for positions?",
+    expected=lambda: np.array([not transposed for *_, transposed in _TABLES]),
+    hint_text="A shape does not tell which axis is the position. A property of the encoding does: "
+    "a position vector has norm sqrt(d_model / 2) whatever the position, and column 0 of a "
+    "(positions, dimensions) table is sin(t) for t = 0, 1, 2, ... Test each table.",
+    objective="Tells a (positions, dimensions) table from its transpose through a property of the "
+    "encoding (constant norm per position, sin(t) in column 0), not through its shape.",
     mistakes=(
         Mistake("reading every table as (positions, dimensions): heatmap_002 draws the transpose",
                 lambda: np.ones(len(_TABLES), dtype=bool)),
@@ -180,8 +139,6 @@ table_orientation = Exercise(
         Mistake("every answer inverted", lambda: np.array([t for *_, t in _TABLES])),
     ),
 )
-
-# --------------------------------------------------------------------------- 11.octaves
 
 
 def _octaves(d_model: int = 512, base: float = _BASE) -> NDArray[np.float64]:
@@ -192,24 +149,16 @@ def _octaves(d_model: int = 512, base: float = _BASE) -> NDArray[np.float64]:
 
 
 octaves = Exercise(
-    key="11.octaves",
+    key="11.octaves", answer_name="doubling", level="challenge", kind="explanation", minutes=15,
     title="Pairs per doubling of the wavelength, and doublings in all, for d_model = 512",
-    answer_name="doubling",
     expected=_octaves,
-    hint_text=(
-        "The wavelength of pair i is 2 pi base**(2i/d): from one pair to the next it grows by "
-        "the same factor base**(2/d). A bit of a counter has twice the period of the bit below "
-        "it. How many pairs does it take to multiply the wavelength by 2 (log2 of the factor)? "
-        "And how many times does it double from pair 0 to pair d/2 - 1?"
-    ),
-    level="challenge",
-    kind="explanation",
-    objective=(
-        "Explains the binary-counter picture quantitatively: the wavelengths grow geometrically, "
-        "so the encoding spans about log2(base) doublings whatever d_model, more pairs per "
-        "doubling as d_model grows."
-    ),
-    minutes=15,
+    hint_text="The wavelength of pair i is 2 pi base**(2i/d): from one pair to the next it grows "
+    "by the same factor base**(2/d). A bit of a counter has twice the period of the bit below it. "
+    "How many pairs does it take to multiply the wavelength by 2 (log2 of the factor)? And how "
+    "many times does it double from pair 0 to pair d/2 - 1?",
+    objective="Explains the binary-counter picture quantitatively: the wavelengths grow "
+    "geometrically, so the encoding spans about log2(base) doublings whatever d_model, more pairs "
+    "per doubling as d_model grows.",
     mistakes=(
         Mistake("one step per dimension instead of per pair (the exponent is 2i/d, with i a pair)",
                 lambda: np.array([512 / np.log2(_BASE), 511 / 512 * np.log2(_BASE)])),
