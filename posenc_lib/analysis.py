@@ -29,10 +29,15 @@ from posenc_lib.shift import fit_linear_map
 
 __all__ = [
     "max_trained_angle", "unseen_angle_mask", "frequency_ratio", "step_angle",
-    "illustrative_longrope_factors", "method_rope_scaling", "method_frequencies",
+    "DERIVED_METHODS", "method_rope_scaling", "method_frequencies",
     "method_frequency_ratios", "extension_positions", "method_unseen_mask", "local_minima",
     "similarity_matrix", "offset_similarity", "fit_position_probe",
 ]
+
+
+DERIVED_METHODS: tuple[str, ...] = tuple(m for m in SCALING_METHODS if m != "longrope")
+"""The methods whose frequencies follow from ``s``, ``L`` and the base alone. LongRoPE's factors
+are searched per model: read a real config (``PRESETS["phi-3.5-mini"]``) instead."""
 
 
 def max_trained_angle(inv_freq: ArrayLike, trained_length: int) -> NDArray[np.float64]:
@@ -161,43 +166,6 @@ def step_angle(inv_freq: ArrayLike) -> NDArray[np.float64]:
     return np.minimum(wrapped, 2.0 * math.pi - wrapped)
 
 
-def illustrative_longrope_factors(head_dim: int,
-                                  factor: float) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    """Return made-up LongRoPE factor lists ``(short, long)`` for pictures, not a real model's.
-
-    Parameters
-    ----------
-    head_dim : int
-        Rotary dimension, even.
-    factor : float
-        Scale ``s`` >= 1.
-
-    Returns
-    -------
-    short, long : ndarray of float64, shape (head_dim // 2,)
-        All ones, and 1 rising unevenly to ``s``.
-
-    Notes
-    -----
-    ``f_i = s**e_i`` with ``e_i = max(u_i**0.6 + 0.05 sin(7 pi u_i), 0)``, ``u_i = i/(d/2 - 1)``
-    and the last ``e`` set to 1: the rough shape of Phi-3's searched factors.
-
-    Examples
-    --------
-    >>> short, long = illustrative_longrope_factors(8, 4.0)
-    >>> short.tolist(), round(float(long[0]), 6), round(float(long[-1]), 6)
-    ([1.0, 1.0, 1.0, 1.0], 1.0, 4.0)
-    """
-    n_pairs = check_even("head_dim", head_dim) // 2
-    factor = check_float("factor", factor, at_least=1.0)
-    u = np.linspace(0.0, 1.0, n_pairs) if n_pairs > 1 else np.ones(1)
-    # e_i = max(u_i^0.6 + 0.05 sin(7 pi u_i), 0), the last one 1
-    exponent = np.maximum(u**0.6 + 0.05 * np.sin(7.0 * np.pi * u), 0.0)
-    exponent[-1] = 1.0
-    # f_i = s^(e_i)
-    return np.ones(n_pairs), factor**exponent
-
-
 def method_rope_scaling(method: str, factor: float, original_max_position_embeddings: int,
                         head_dim: int = 128) -> dict[str, Any] | None:
     """Return notebook 06's illustrative ``rope_scaling`` dict that stretches ``L`` by ``factor``.
@@ -205,19 +173,18 @@ def method_rope_scaling(method: str, factor: float, original_max_position_embedd
     Parameters
     ----------
     method : str
-        One of :data:`posenc_lib.scaling.SCALING_METHODS`.
+        One of :data:`DERIVED_METHODS`.
     factor : float
         Scale ``s = L' / L`` >= 1.
     original_max_position_embeddings : int
         Trained length ``L``.
     head_dim : int, default 128
-        Rotary dimension (LongRoPE needs one factor per pair).
+        Rotary dimension, even.
 
     Returns
     -------
     dict or None
-        None for ``"default"``; llama3 uses Llama 3.1's band edges (1 and 4), longrope
-        :func:`illustrative_longrope_factors`.
+        None for ``"default"``; llama3 uses Llama 3.1's band edges (1 and 4).
 
     Notes
     -----
@@ -229,7 +196,11 @@ def method_rope_scaling(method: str, factor: float, original_max_position_embedd
     >>> method_rope_scaling("yarn", 4.0, 4096)
     {'rope_type': 'yarn', 'factor': 4.0, 'original_max_position_embeddings': 4096}
     """
-    method = check_choice("method", method, SCALING_METHODS)
+    if method == "longrope":
+        raise ValueError("method 'longrope' has no factors that follow from s and L (they are "
+                         "searched per model); read a real config, e.g. "
+                         "rope_frequencies_from_config(PRESETS['phi-3.5-mini'])")
+    method = check_choice("method", method, DERIVED_METHODS)
     factor = check_float("factor", factor, at_least=1.0)
     length = check_int("original_max_position_embeddings", original_max_position_embeddings)
     head_dim = check_even("head_dim", head_dim)
@@ -240,9 +211,6 @@ def method_rope_scaling(method: str, factor: float, original_max_position_embedd
     config: dict[str, Any] = {"rope_type": method, "factor": 1.0 if method == "dynamic" else factor}
     if method == "llama3":
         config.update(low_freq_factor=1.0, high_freq_factor=4.0)
-    if method == "longrope":
-        short, long = illustrative_longrope_factors(head_dim, factor)
-        config.update(short_factor=short.tolist(), long_factor=long.tolist())
     config["original_max_position_embeddings"] = length
     return config
 
@@ -255,7 +223,7 @@ def method_frequencies(method: str, head_dim: int, base: float, factor: float,
     Parameters
     ----------
     method : str
-        One of :data:`posenc_lib.scaling.SCALING_METHODS`.
+        One of :data:`DERIVED_METHODS`.
     head_dim, base, factor, trained_length : int, float, float, int
         As for :func:`method_frequency_ratios`.
     seq_len : int or None, default None
@@ -283,19 +251,19 @@ def method_frequencies(method: str, head_dim: int, base: float, factor: float,
 
 
 def method_frequency_ratios(head_dim: int, base: float, factor: float, trained_length: int,
-                            methods: tuple[str, ...] = SCALING_METHODS) -> dict[str, Any]:
+                            methods: tuple[str, ...] = DERIVED_METHODS) -> dict[str, Any]:
     """Return ``theta'_i / theta_i`` of every method at the target length ``s L``.
 
     Parameters
     ----------
     head_dim, base, factor, trained_length : int, float, float, int
         Rotary dimension, RoPE base, scale ``s`` and trained length ``L``.
-    methods : tuple of str, default :data:`posenc_lib.scaling.SCALING_METHODS`
+    methods : tuple of str, default :data:`DERIVED_METHODS`
 
     Returns
     -------
     ratios : dict of str to ndarray of float64, shape (head_dim // 2,)
-        Keyed by method, with "dynamic (factor 1)" and "longrope (illustrative)".
+        Keyed by method, dynamic's as "dynamic (factor 1)".
 
     Notes
     -----
@@ -307,7 +275,7 @@ def method_frequency_ratios(head_dim: int, base: float, factor: float, trained_l
     >>> {name: np.round(r, 4).tolist() for name, r in ratios.items()}
     {'linear': [0.25, 0.25], 'dynamic (factor 1)': [1.0, 0.25]}
     """
-    labels = {"dynamic": "dynamic (factor 1)", "longrope": "longrope (illustrative)"}
+    labels = {"dynamic": "dynamic (factor 1)"}
     ratios = {}
     for method in methods:
         inv_freq, _ = method_frequencies(method, head_dim, base, factor, trained_length)
@@ -355,7 +323,7 @@ def method_unseen_mask(method: str, positions: ArrayLike, head_dim: int, base: f
     Parameters
     ----------
     method : str
-        One of :data:`posenc_lib.scaling.SCALING_METHODS`.
+        One of :data:`DERIVED_METHODS`.
     positions : array_like of int, shape (n,)
         Increasing positions of one sequence, >= 0.
     head_dim, base, factor, trained_length : int, float, float, int

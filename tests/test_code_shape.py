@@ -7,9 +7,9 @@ from the AST: 1, plus one for each ``if`` (and ``elif``), conditional expression
 one for each extra operand of ``and`` / ``or``. A nested function is counted on its own, and its
 lines count towards the function around it as well.
 
-The only exceptions are named in ``ALLOWED``, each with the reason it is there. A new long or
-branchy function anywhere else fails the test, and so does an allowed one that has been split
-(take it out of the list).
+The only exceptions would be named in ``ALLOWED``, each with the reason it is there (none
+today). A new long or branchy function fails the test, and so does an allowed one that has been
+split (take it out of the list). The package as a whole stays within ``MAX_PACKAGE_LINES``.
 """
 
 from __future__ import annotations
@@ -24,12 +24,12 @@ MAX_LINES = 80
 MAX_COMPLEXITY = 15
 
 # "path/inside/posenc_lib.py::Qualified.name": the offences ("lines", "complexity") allowed.
-ALLOWED: dict[str, set[str]] = {
-    # issue 24, still to do: the comparison of answers, to split by kind of answer
-    "exercises/_core.py::_compare": {"complexity"},
-}
-# Anything in these files is owned by another change right now (issue 24: to split next).
-OWNED_ELSEWHERE: tuple[str, ...] = ("widgets/", "presets.py")
+ALLOWED: dict[str, set[str]] = {}
+# The whole package, every line counted (docstrings, comments and blank lines included). Issue 24
+# asked for about 13,000; what is left is mostly the numpydoc every public function carries
+# (tests/test_docstrings.py) and the learner-facing text of the exercises. A change that grows
+# the library past this must say why here.
+MAX_PACKAGE_LINES = 17_000
 
 _BRANCHES = (ast.If, ast.IfExp, ast.For, ast.AsyncFor, ast.While, ast.ExceptHandler, ast.Assert,
              ast.match_case)
@@ -90,11 +90,20 @@ def offences() -> dict[str, dict[str, int]]:
 
 def test_no_long_or_branchy_function_outside_the_allowlist() -> None:
     found = offences()
-    unexpected = {key: over for key, over in found.items()
-                  if not key.startswith(OWNED_ELSEWHERE) and set(over) - ALLOWED.get(key, set())}
+    unexpected = {key: over for key, over in found.items() if set(over) - ALLOWED.get(key, set())}
     assert not unexpected, (
         f"functions over {MAX_LINES} lines or complexity {MAX_COMPLEXITY} (split them into "
         f"pieces with names a reader would look for): {unexpected}")
+
+
+def test_the_library_stays_within_its_line_budget() -> None:
+    sizes = {path: len(path.read_text(encoding="utf-8").splitlines())
+             for path in PACKAGE.rglob("*.py")}
+    total = sum(sizes.values())
+    largest = sorted(sizes, key=sizes.__getitem__)[-3:]
+    assert total <= MAX_PACKAGE_LINES, (
+        f"posenc_lib has {total} lines, over its budget of {MAX_PACKAGE_LINES}; the largest "
+        f"files: {[(p.relative_to(PACKAGE).as_posix(), sizes[p]) for p in largest]}")
 
 
 def test_the_allowlist_names_only_functions_that_still_offend() -> None:

@@ -416,8 +416,7 @@ def test_binary_bit_rate_data():
 def test_frequency_ratio_data():
     ax = build_figure("frequency_ratio").axes[0]
     lines = {label: line.get_ydata() for label, line in _lines(ax).items()}
-    assert set(lines) == {"default", "linear", "ntk", "dynamic (factor 1)", "yarn", "llama3",
-                          "longrope (illustrative)"}
+    assert set(lines) == {"default", "linear", "ntk", "dynamic (factor 1)", "yarn", "llama3"}
     d, s, length = 128, 8.0, 4096  # notebook 06's example
     pair = np.arange(d // 2)
     np.testing.assert_allclose(lines["default"], 1.0)
@@ -467,10 +466,9 @@ def test_frequency_ratio_figure_equals_what_notebook_06_draws():
     assert parameters["factor"].default == float(values["s"])
     assert parameters["trained_length"].default == int(values["L"])
     lines = _lines(build_figure("frequency_ratio").axes[0])
-    # notebook 06 prints the derived methods; the figure also draws LongRoPE, labelled
-    # illustrative (06 teaches it with Phi-3.5-mini's real factors)
-    extra = set(lines) - set(table)
-    assert set(table) <= set(lines) and extra <= {"longrope (illustrative)"}, set(lines)
+    # notebook 06 prints the derived methods, and the figure draws exactly those (LongRoPE's
+    # factors are searched per model: 06 teaches it with Phi-3.5-mini's real lists)
+    assert set(table) == set(lines), set(lines)
     for label, printed in table.items():
         drawn = lines[label].get_ydata()[[0, 20, 40, 63]]
         np.testing.assert_allclose(drawn, printed, atol=5e-5, err_msg=label)

@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from posenc_lib.analysis import (
-    illustrative_longrope_factors,
+    DERIVED_METHODS,
     method_frequencies,
     method_rope_scaling,
     method_unseen_mask,
@@ -45,7 +45,7 @@ def test_it_is_registered_and_renders(explorer: ScalingExplorer) -> None:
     assert explorer.title.get_text().endswith(f"attention factor {0.1 * math.log(8.0) + 1:.3f}")
     assert explorer.ratio_line.get_ydata()[-1] == pytest.approx(1 / 8)
     assert set(explorer.controls) == {"method", "factor", "base"}
-    assert list(explorer.controls["method"].options) == list(SCALING_METHODS)
+    assert list(explorer.controls["method"].options) == list(DERIVED_METHODS)
 
 
 @pytest.mark.parametrize(
@@ -137,7 +137,7 @@ def test_step_angle_keeps_resolution_only_where_a_method_keeps_the_pair() -> Non
 # --------------------------------------------------------------------------- helpers
 
 
-@pytest.mark.parametrize("method", SCALING_METHODS)
+@pytest.mark.parametrize("method", DERIVED_METHODS)
 def test_every_method_config_is_accepted(method: str) -> None:
     config = method_rope_scaling(method, 4.0, 2048, 64)
     inv_freq, attention = rope_frequencies(64, 10000.0, config, seq_len=4 * 2048)
@@ -167,21 +167,13 @@ def test_dynamic_changes_nothing_for_short_inputs() -> None:
     np.testing.assert_allclose(inv_freq, trained(64, 1e4))
 
 
-@settings(max_examples=40, deadline=None)
-@given(st.floats(1.0, 64.0), st.sampled_from([2, 8, 64, 128]))
-def test_illustrative_longrope_factors_shape(s: float, d: int) -> None:
-    short, long = illustrative_longrope_factors(d, s)
-    assert short.shape == long.shape == (d // 2,)
-    np.testing.assert_array_equal(short, 1.0)
-    assert long[0] == pytest.approx(1.0 if d > 2 else s)
-    assert long[-1] == pytest.approx(s)
-    assert np.all(long >= 1.0 - 1e-12)
-    assert np.all(long <= s ** 1.05 + 1e-9)
-
-
-def test_illustrative_longrope_factors_are_ones_without_stretch() -> None:
-    _, long = illustrative_longrope_factors(128, 1.0)
-    np.testing.assert_allclose(long, 1.0)
+def test_longrope_is_refused_with_where_real_factors_are() -> None:
+    # LongRoPE's factors are searched per model, not derived from s and L
+    assert "longrope" not in DERIVED_METHODS and set(DERIVED_METHODS) < set(SCALING_METHODS)
+    with pytest.raises(ValueError, match="searched per model.*phi-3.5-mini"):
+        method_rope_scaling("longrope", 2.0, 4096)
+    with pytest.raises(ValueError, match="longrope"):
+        ScalingExplorer(method="longrope")
 
 
 def test_unseen_mask_of_the_trained_frequencies() -> None:
@@ -215,7 +207,7 @@ def test_interpolating_methods_stay_in_range_up_to_s_times_l_minus_1(s: float, m
         (lambda: method_rope_scaling("rope", 2.0, 4096), ValueError, "method"),
         (lambda: method_rope_scaling("linear", 0.5, 4096), ValueError, "factor"),
         (lambda: method_rope_scaling("linear", 2.0, 0), ValueError, "original_max"),
-        (lambda: method_rope_scaling("longrope", 2.0, 4096, 7), ValueError, "head_dim"),
+        (lambda: method_rope_scaling("yarn", 2.0, 4096, 7), ValueError, "head_dim"),
         (lambda: method_frequencies("ntk", 128, 1.0, 2.0, 4096), ValueError, "base"),
         (lambda: method_frequencies("ntk", 128, 1e4, 2.0, -1), ValueError, "trained_length"),
         (lambda: method_unseen_mask("default", [0.5, 1.0], 8, 1e4, 2.0, 16), ValueError,
@@ -226,9 +218,6 @@ def test_interpolating_methods_stay_in_range_up_to_s_times_l_minus_1(s: float, m
         (lambda: method_unseen_mask("nope", [0, 1], 8, 1e4, 2.0, 16), ValueError, "method"),
         (lambda: step_angle([1.0, 0.0]), ValueError, "inv_freq"),
         (lambda: step_angle([[1.0]]), ValueError, "inv_freq"),
-        (lambda: illustrative_longrope_factors(5, 2.0), ValueError, "head_dim"),
-        (lambda: illustrative_longrope_factors(8, 0.5), ValueError, "factor"),
-        (lambda: illustrative_longrope_factors(8, True), TypeError, "factor"),
         (lambda: ScalingExplorer(method="nope"), ValueError, "method"),
         (lambda: ScalingExplorer(factor=64.0), ValueError, "factor"),
         (lambda: ScalingExplorer(base=10.0), ValueError, "base"),

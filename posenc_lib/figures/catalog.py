@@ -20,10 +20,9 @@ from matplotlib.ticker import MultipleLocator
 
 from posenc_lib import analysis, binary, plots, rope, shift, sinusoidal
 from posenc_lib._checks import check_float, check_int
-from posenc_lib.analysis import method_frequency_ratios
+from posenc_lib.analysis import DERIVED_METHODS, method_frequency_ratios
 from posenc_lib.figures.registry import register
 from posenc_lib.frequencies import angles, inverse_frequencies
-from posenc_lib.scaling import SCALING_METHODS
 
 __all__: list[str] = []
 
@@ -265,14 +264,14 @@ def frequency_ratio(
     base: float = 10000.0,
     factor: float = 8.0,
     trained_length: int = 4096,
-    methods: tuple[str, ...] = SCALING_METHODS,
+    methods: tuple[str, ...] = DERIVED_METHODS,
     figsize: tuple[float, float] = (8.0, 4.4),
 ) -> Figure:
     """Notebook 06's key picture: where each method interpolates and where it extrapolates.
 
     The defaults are notebook 06's example, and the curves come from the same function,
     :func:`posenc_lib.analysis.method_frequency_ratios` (dynamic NTK with factor 1 at the target
-    length, llama3 with band edges 1 and 4, longrope with illustrative factors).
+    length, llama3 with band edges 1 and 4; LongRoPE's searched factors are not derived).
     """
     ratios = method_frequency_ratios(head_dim, base, factor, trained_length, tuple(methods))
     title = (

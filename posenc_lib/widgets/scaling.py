@@ -17,13 +17,13 @@ from numpy.typing import NDArray
 
 from posenc_lib._checks import check_choice, check_even, check_float, check_int
 from posenc_lib.analysis import (
+    DERIVED_METHODS,
     extension_positions,
     method_frequencies,
     method_frequency_ratios,
     method_unseen_mask,
 )
 from posenc_lib.plots import draw_frequency_ratios, draw_reference_lines, draw_unseen_angles
-from posenc_lib.scaling import SCALING_METHODS
 from posenc_lib.widgets._base import Explorer, check_slider_range
 from posenc_lib.widgets._raster import PixelRaster
 
@@ -36,7 +36,7 @@ class ScalingExplorer(Explorer):
     Parameters
     ----------
     method : str, default "yarn"
-        One of :data:`posenc_lib.scaling.SCALING_METHODS`.
+        One of :data:`posenc_lib.analysis.DERIVED_METHODS`.
     factor : float, default 8.0
         Extension factor s (1..32).
     base : float, default 10000.0
@@ -58,7 +58,7 @@ class ScalingExplorer(Explorer):
 
     def __init__(self, method: str = "yarn", factor: float = 8.0, base: float = 10000.0,
             head_dim: int = 128, trained_length: int = 4096, n_columns: int = 512) -> None:
-        method = check_choice("method", method, SCALING_METHODS)
+        method = check_choice("method", method, DERIVED_METHODS)
         factor = check_float("factor", factor, at_least=1.0)
         factor = check_slider_range("factor", factor, 1.0, 32.0, "[1, 32]")
         base = check_float("base", base, greater_than=1.0)
@@ -90,7 +90,7 @@ class ScalingExplorer(Explorer):
                 fontweight="bold")
         self.ratio_line = lines["scaled"]
         self.axes = (left, right)
-        self.add_control("method", ipywidgets.Dropdown(options=list(SCALING_METHODS), value=method,
+        self.add_control("method", ipywidgets.Dropdown(options=list(DERIVED_METHODS), value=method,
             description="method"))
         self.add_control("factor", ipywidgets.FloatSlider(value=factor, min=1.0, max=32.0,
             step=0.5, description="factor s"))
