@@ -116,7 +116,7 @@ RECENT_PRESETS: dict[str, dict[str, Any]] = {
         "head_dim": 128,
         "max_position_embeddings": 131072,
         "partial_rotary_factor": 0.5,
-        "rope_theta": 10000,
+        "rope_theta": 1000000,
         "rope_scaling": None,
     },
     "minimax-m2": {
@@ -234,11 +234,14 @@ RECENT_SOURCES: dict[str, str] = {
         "The Hub file itself was not read."
     ),
     "glm-4.5-air": (
-        "zai-org/GLM-4.5-Air config.json as written by a third-party conversion script for "
-        "Glm4MoeForCausalLM (46 layers, 96 heads, 8 KV heads, head_dim 128, "
-        "partial_rotary_factor 0.5); partial_rotary_factor 0.5 is also Glm4MoeConfig's default "
-        f"({_TF} configuration_glm4_moe.py). rope_theta 10000 could not be confirmed against "
-        "the Hub file."
+        "zai-org/GLM-4.5-Air: 46 layers, 96 heads, 8 KV heads, head_dim 128, "
+        "partial_rotary_factor 0.5, max_position_embeddings 131072 and rope_theta 1000000 as in "
+        "the Hub config.json of PrimeIntellect/INTELLECT-3-Base, a model trained on top of "
+        "GLM-4.5-Air-Base with its architecture unchanged (Glm4MoeForCausalLM, transformers "
+        "4.54.0); zai-org/GLM-4.7's config.json (same Glm4Moe family) also has rope_theta 1e6 "
+        f"and partial 0.5, which is Glm4MoeConfig's default ({_TF} configuration_glm4_moe.py). "
+        "zai-org's own GLM-4.5-Air file was not read; an earlier version of this preset had "
+        "rope_theta 10000, which no source supports."
     ),
     "minimax-m2": (
         "MiniMaxAI/MiniMax-M2 config.json (Hub): hidden 3072, 62 layers, 48 heads, 8 KV heads, "

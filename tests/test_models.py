@@ -428,7 +428,7 @@ def test_ministral3_yarn_frequencies_and_unit_attention_factor() -> None:
 
 def test_glm45_rotates_half_of_each_head() -> None:
     inv_freq, _ = rope_frequencies_from_config(RECENT_PRESETS["glm-4.5-air"])
-    np.testing.assert_allclose(inv_freq, theta(64, 1e4), rtol=1e-12)  # 128 * 0.5 = 64 dims
+    np.testing.assert_allclose(inv_freq, theta(64, 1e6), rtol=1e-12)  # 128 * 0.5 = 64 dims
 
 
 def test_minimax_m2_rotary_dim_is_read_and_checked() -> None:
