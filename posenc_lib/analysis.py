@@ -17,6 +17,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from posenc_lib._checks import (
     check_array,
+    check_bool,
     check_choice,
     check_even,
     check_float,
@@ -413,8 +414,8 @@ def similarity_matrix(encoding: ArrayLike) -> NDArray[np.float64]:
     return product
 
 
-def offset_similarity(offsets: ArrayLike, d_model: int,
-                      base: float = 10000.0) -> NDArray[np.float64]:
+def offset_similarity(offsets: ArrayLike, d_model: int, base: float = 10000.0, *,
+                      normalised: bool = False) -> NDArray[np.float64]:
     """Return ``PE(t) . PE(t + k)`` as a function of the offset ``k`` alone.
 
     Parameters
@@ -423,6 +424,8 @@ def offset_similarity(offsets: ArrayLike, d_model: int,
         Offsets ``k`` (negative allowed).
     d_model, base : int, float, default base 10000.0
         As for :func:`posenc_lib.sinusoidal.sinusoidal_encoding`.
+    normalised : bool, default False
+        Divide by ``d/2``, the value at ``k = 0``, so the curve starts at 1.
 
     Returns
     -------
@@ -438,9 +441,11 @@ def offset_similarity(offsets: ArrayLike, d_model: int,
     array([2.      , 1.540252, 0.583653])
     """
     k = check_array("offsets", offsets, ndim=1)
-    phi = angles(k, inverse_frequencies(check_even("d_model", d_model), base))
-    # PE(t) . PE(t+k) = sum_i cos(theta_i k)
-    return np.cos(phi).sum(axis=1)
+    d_model = check_even("d_model", d_model)
+    phi = angles(k, inverse_frequencies(d_model, base))
+    # PE(t) . PE(t+k) = sum_i cos(theta_i k), over d/2 when normalised
+    dots = np.cos(phi).sum(axis=1)
+    return dots / (d_model / 2) if check_bool("normalised", normalised) else dots
 
 
 def fit_position_probe(features: ArrayLike,

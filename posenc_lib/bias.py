@@ -25,8 +25,8 @@ from posenc_lib.attention import scaled_dot_product_attention, softmax
 
 __all__ = [
     "alibi_weights_by_distance", "alibi_slopes", "alibi_bias", "relative_position_matrix",
-    "t5_relative_position_bucket", "t5_bias", "shaw_relative_index", "shaw_relative_embeddings",
-    "shaw_attention",
+    "t5_relative_position_bucket", "t5_exact_buckets", "t5_bias", "shaw_relative_index",
+    "shaw_relative_embeddings", "shaw_attention",
 ]
 
 Array = NDArray[np.float64]
@@ -213,6 +213,7 @@ def t5_relative_position_bucket(
     bidirectional = check_bool("bidirectional", bidirectional)
     num_buckets = check_even("num_buckets", num_buckets, minimum=4)
     max_distance = check_int("max_distance", max_distance)
+    max_exact = t5_exact_buckets(num_buckets, bidirectional=bidirectional)
     if bidirectional:
         num_buckets //= 2
         # keys after the query use the upper half: + B/2
@@ -221,7 +222,6 @@ def t5_relative_position_bucket(
     else:
         # n = max(-r, 0): every future key counts as offset 0
         bucket, n = np.zeros(position.shape, dtype=np.int64), np.maximum(-position, 0)
-    max_exact = num_buckets // 2
     if max_distance <= max_exact:
         raise ValueError(f"max_distance must be > {max_exact} (the last exact offset + 1 for "
                          f"num_buckets={2 * num_buckets if bidirectional else num_buckets}, "
@@ -245,6 +245,35 @@ def _check_relative_positions(relative_position: Any) -> NDArray[np.int64]:
         raise ValueError(f"relative_position must lie strictly between -2**62 and 2**62; got "
                          f"values in [{position.min()}, {position.max()}]")
     return position.astype(np.int64)
+
+
+def t5_exact_buckets(num_buckets: int = 32, *, bidirectional: bool = True) -> int:
+    """How many of T5's buckets hold a single offset each (the rest are logarithmic).
+
+    Parameters
+    ----------
+    num_buckets : int, default 32
+        Total buckets, even and >= 4.
+    bidirectional : bool, default True
+        The encoder's split (half the buckets per side) or the decoder's (all behind).
+
+    Returns
+    -------
+    int
+
+    Notes
+    -----
+    ``B' = B/2`` when bidirectional, else ``B``; offsets ``0 .. B'/2 - 1`` get buckets of their
+    own, as in :func:`t5_relative_position_bucket`.
+
+    Examples
+    --------
+    >>> t5_exact_buckets(32), t5_exact_buckets(32, bidirectional=False)
+    (8, 16)
+    """
+    num_buckets = check_even("num_buckets", num_buckets, minimum=4)
+    # B' = B / 2 per side when bidirectional; B' / 2 exact buckets
+    return (num_buckets // 2 if check_bool("bidirectional", bidirectional) else num_buckets) // 2
 
 
 def t5_bias(table: Any, n_queries: int, n_keys: int | None = None, *, bidirectional: bool = True,

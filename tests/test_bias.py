@@ -14,6 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from posenc_lib.analysis import offset_similarity
 from posenc_lib.attention import causal_mask, scaled_dot_product_attention
 from posenc_lib.bias import (
     alibi_bias,
@@ -23,6 +24,7 @@ from posenc_lib.bias import (
     shaw_relative_embeddings,
     shaw_relative_index,
     t5_bias,
+    t5_exact_buckets,
     t5_relative_position_bucket,
 )
 from posenc_lib.scorecard import COST_SCHEMES, parameter_count
@@ -410,3 +412,24 @@ def test_parameter_count_rejects_bad_input() -> None:
         parameter_count("shaw", d_model=100, n_heads=12, n_layers=1, max_positions=8)
     with pytest.raises(ValueError, match="n_layers"):
         parameter_count("shaw", d_model=96, n_heads=12, n_layers=0, max_positions=8)
+
+
+@pytest.mark.parametrize("num_buckets", [4, 8, 32, 64])
+@pytest.mark.parametrize("bidirectional", [True, False])
+def test_t5_exact_buckets_counts_the_buckets_that_hold_one_offset(
+    num_buckets: int, bidirectional: bool
+) -> None:
+    # independent: the keys behind the query (offsets 0 .. 999) and how many buckets hold one
+    behind = -np.arange(1000)
+    buckets = t5_relative_position_bucket(behind, bidirectional=bidirectional,
+                                          num_buckets=num_buckets, max_distance=500)
+    _, sizes = np.unique(buckets, return_counts=True)
+    expected = int(np.sum(sizes == 1))
+    assert t5_exact_buckets(num_buckets, bidirectional=bidirectional) == expected
+
+
+def test_offset_similarity_normalised_starts_at_one() -> None:
+    d = 64
+    raw = offset_similarity(np.arange(5), d)
+    np.testing.assert_allclose(offset_similarity(np.arange(5), d, normalised=True), raw / (d / 2))
+    assert offset_similarity([0], d, normalised=True)[0] == pytest.approx(1.0)

@@ -19,7 +19,12 @@ from matplotlib.colors import ListedColormap, Normalize
 from matplotlib.ticker import MaxNLocator, NullLocator
 
 from posenc_lib._checks import check_bool, check_even, check_int
-from posenc_lib.bias import alibi_slopes, alibi_weights_by_distance, t5_relative_position_bucket
+from posenc_lib.bias import (
+    alibi_slopes,
+    alibi_weights_by_distance,
+    t5_exact_buckets,
+    t5_relative_position_bucket,
+)
 from posenc_lib.plots import draw_curves
 from posenc_lib.widgets._base import Explorer, check_slider_range
 
@@ -144,7 +149,7 @@ class RelativeBiasExplorer(Explorer):
             self.invalidate_background()
         for sign, line in zip((-1, 1), self.distance_lines, strict=True):
             line.set_xdata([sign * int(max_distance)] * 2)
-        exact = (int(num_buckets) // (2 if bidirectional else 1)) // 2
+        exact = t5_exact_buckets(int(num_buckets), bidirectional=bool(bidirectional))
         mode = "encoder" if bidirectional else "decoder"
         self.t5_title.set_text(
             f"T5 {mode}: {int(num_buckets)} buckets ({exact} exact), max {int(max_distance)}"

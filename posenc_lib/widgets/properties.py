@@ -64,9 +64,9 @@ class SimilarityDecayExplorer(Explorer):
         return self._changing
 
     def update(self, d_model: int, base: float) -> None:  # type: ignore[override]
-        # S(k) = sum_i cos(theta_i k) / (d/2), for every offset up to max(n, max_offset)
+        # S(k) for every offset up to max(n, max_offset)
         reach = max(self.n_positions, self.offsets.size)
-        curve = offset_similarity(np.arange(reach), d_model, base) / (d_model / 2)
+        curve = offset_similarity(np.arange(reach), d_model, base, normalised=True)
         # PE PE^T depends on |t - t'| only: fill the Toeplitz matrix from the curve
         self.matrix.set_data(curve[self._distance])
         shown = curve[: self.offsets.size]
