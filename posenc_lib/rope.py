@@ -87,11 +87,15 @@ def rotate_interleaved(x: ArrayLike) -> NDArray[Any]:
 
 def _quarter_turn(x: NDArray[Any], pairing: str) -> NDArray[Any]:
     """Pair ``(a, b)`` -> ``(-b, a)`` along the last axis, pairs laid out as ``pairing`` says."""
-    axis = -1 if pairing == "interleaved" else -2
-    pairs = x.reshape(*x.shape[:-1], *((-1, 2) if pairing == "interleaved" else (2, -1)))
-    a, b = np.take(pairs, 0, axis=axis), np.take(pairs, 1, axis=axis)
-    # (a, b) -> (-b, a)
-    return np.stack([-b, a], axis=axis).reshape(x.shape)
+    if pairing == "half":
+        half = x.shape[-1] // 2
+        # (x1, x2) -> (-x2, x1)
+        return np.concatenate([-x[..., half:], x[..., :half]], axis=-1)
+    out = np.empty_like(x)
+    # (a, b) -> (-b, a) for a = x[2i], b = x[2i + 1]
+    out[..., 0::2] = -x[..., 1::2]
+    out[..., 1::2] = x[..., 0::2]
+    return out
 
 
 def _on_both_members(per_pair: NDArray[np.float64], pairing: str) -> NDArray[np.float64]:
