@@ -102,6 +102,8 @@ def test_the_dashed_line_of_a_windowed_layer_is_its_window() -> None:
     lines = explorer.context_lines
     reach = {kind: line.get_ydata()[0] for kind, line in zip(kinds, lines, strict=True)}
     assert reach == {"sliding_attention": window, "full_attention": 32768}
+    # the legend names both meanings of the dashed line
+    assert all("window" in line.get_label() for line in lines)
     # and the local panel's rotating pairs are exactly those with a wavelength within the window
     row = kinds.index("sliding_attention")
     turning = shown(explorer, row, 0)[1]

@@ -207,11 +207,14 @@ def mystery_frequencies() -> NDArray[np.float64]:
 
 
 def _reasoned(choice: str) -> tuple[str, float]:
-    """A reasoned answer: the method and its evidence, theta'_i / theta_i of the first pair that
-    is neither kept nor divided by the factor."""
+    """A reasoned answer: the method and its evidence, the largest gap between the blend's ratios
+    theta'_i / theta_i and the straight line in the pair index i through its first and last pair
+    (0 for a ramp that is straight in i)."""
     ratio = mystery_frequencies() / inverse_frequencies(_MYSTERY_HEAD, _MYSTERY_BASE)
-    blend = (ratio < 1 - 1e-9) & (ratio > ratio.min() + 1e-9)
-    return choice, float(ratio[blend][0])
+    blend = np.flatnonzero((ratio < 1 - 1e-9) & (ratio > ratio.min() + 1e-9))
+    first, last = ratio[blend[0]], ratio[blend[-1]]
+    line = first + (last - first) * (blend - blend[0]) / (blend[-1] - blend[0])
+    return choice, float(np.max(np.abs(ratio[blend] - line)))
 
 
 which_scaling = Exercise(
@@ -231,7 +234,7 @@ which_scaling = Exercise(
         Mistake("yarn. The YaRN paper's ramp (Eq. 18) is linear in the turn count, like this "
                 "blend, and with alpha = 1, beta = 16 it gives these very numbers; but rope_type "
                 "'yarn' runs the reference code, whose blend is a straight line over the pair "
-                "index, and this one is not. The rope_type whose code ramps in r is llama3",
+                "index, and this one is not",
                 lambda: _reasoned("yarn")),
         Mistake("ntk: NTK-aware scaling changes every pair but the first, while here a whole run "
                 "of fast pairs keeps the ratio 1", lambda: _reasoned("ntk")),

@@ -60,7 +60,7 @@ class ModelPairsExplorer(Explorer):
                          for name, colour in zip(PAIR_CLASSES, CLASS_COLOURS, strict=True)]
                 self.class_lines.append(lines)
                 self.context_lines.append(ax.axhline(length, color="#333333", linestyle="--",
-                                                     linewidth=1.0, label="context length L"))
+                                                     linewidth=1.0, label="L, or the window"))
                 ax.axhspan(NOT_ROTATED_Y / 3, NOT_ROTATED_Y * 3, color="#eeeeee", zorder=0)
                 ax.set_yscale("log")
                 ax.set_ylim(1.0, NOT_ROTATED_Y * 3)
