@@ -167,6 +167,17 @@ def test_guessing_the_options_of_a_detector_does_not_pass(
     assert not exercise.check((options[1], evidence)).passed
 
 
+@pytest.mark.parametrize("key", DETECTORS)
+def test_a_wrong_choice_with_the_right_evidence_is_not_told_the_right_one(key: str) -> None:
+    # issue 22: 06.which_scaling's "yarn" message ended by naming "llama3"
+    exercise = fresh(EXERCISES[key])
+    choice, evidence = exercise._expected()
+    for mistake in exercise.mistakes:
+        wrong = mistake.value()[0]
+        message = exercise.check((wrong, evidence)).message
+        assert choice.lower() not in message.lower(), f"{key}: {message!r}"
+
+
 def test_the_hint_is_offered_only_after_several_wrong_tries() -> None:
     exercise = fresh(EXERCISES["07.alibi_self_weight"])
     messages = [exercise.check(float(n)).message for n in range(HINT_AFTER + 1)]
