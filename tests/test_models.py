@@ -20,6 +20,7 @@ import pytest
 import posenc_lib
 from posenc_lib.models import rope_frequencies_from_config
 from posenc_lib.presets import PRESET_SOURCES, PRESETS
+from tests.rope_by_hand import theta, yarn_by_hand
 
 REFERENCE = json.loads(
     (Path(__file__).parent / "data" / "hf_rope_reference.json").read_text(encoding="utf-8")
@@ -30,11 +31,6 @@ RTOL = 1e-6  # transformers computes in float32; this library in float64
 
 def case_id(case: dict[str, Any]) -> str:
     return f"{case['name']}-{case['layer_type'] or 'all'}-{case['seq_len']}"
-
-
-def theta(d: int, base: float) -> list[float]:
-    """theta_i = 1 / base^(2i/d), a loop."""
-    return [1.0 / base ** (2 * i / d) for i in range(d // 2)]
 
 
 # --------------------------------------------------------------------------- parity with HF
@@ -404,20 +400,6 @@ def test_kimi_linear_mla_without_rope_is_refused_with_the_reason() -> None:
     zero = {**RECENT_PRESETS["kimi-linear-48b-a3b"], "mla_use_nope": False, "qk_rope_head_dim": 0}
     with pytest.raises(ValueError, match="no RoPE"):
         rope_frequencies_from_config(zero)
-
-
-def yarn_by_hand(d: int, base: float, s: float, length: int) -> list[float]:
-    """YaRN as the reference code ramps it: linear in the pair index between two bounds."""
-    def bound(turns: float) -> float:
-        return d * math.log(length / (turns * 2 * math.pi)) / (2 * math.log(base))
-
-    low, high = max(math.floor(bound(32)), 0), min(math.ceil(bound(1)), d - 1)
-    out = []
-    for i in range(d // 2):
-        t = base ** (-2 * i / d)
-        gamma = min(max((i - low) / (high - low), 0.0), 1.0)  # 1 = fully interpolated
-        out.append(t * (1 - gamma) + t / s * gamma)
-    return out
 
 
 def test_ministral3_yarn_frequencies_and_unit_attention_factor() -> None:

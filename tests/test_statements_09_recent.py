@@ -2,9 +2,9 @@
 indexer and DeepSeek-V4's two bases.
 
 Every number the notebook prints or states is recomputed here from the published config values
-(``posenc_lib.presets_recent`` records where each comes from) with the formulas written out in
-numpy: RoPE's ``theta_i = base**(-2i/d)``, YaRN's ramp as transformers computes it, and the
-score of a rotated pair as a sum of cosines.
+(``posenc_lib.presets_recent`` records where each comes from) with the formulas written out
+(``tests/rope_by_hand.py``: RoPE's ``theta_i = base**(-2i/d)``, YaRN's ramp as transformers
+computes it) and the score of a rotated pair as a sum of cosines.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ import pytest
 
 from posenc_lib.models import rope_frequencies_from_config
 from posenc_lib.presets_recent import RECENT_PRESETS
+from tests.rope_by_hand import theta, yarn_by_hand
 from tools.notebook_cells import ROOT, load, source
 
 NB09 = ROOT / "notebooks" / "09_rope_in_todays_models.ipynb"
@@ -33,16 +34,11 @@ def _markdown() -> str:
 
 
 def _plain(d: int, base: float) -> np.ndarray:
-    return base ** (-np.arange(0, d, 2) / d)
+    return np.array(theta(d, base))
 
 
 def _yarn(d: int, base: float, s: float, length: int) -> np.ndarray:
-    """transformers' YaRN frequencies (beta_fast 32, beta_slow 1, truncate): written out."""
-    def dim_of(turns: float) -> float:
-        return d * math.log(length / (turns * 2 * math.pi)) / (2 * math.log(base))
-    low, high = max(math.floor(dim_of(32)), 0), min(math.ceil(dim_of(1)), d - 1)
-    ramp = np.clip((np.arange(d // 2) - low) / (high - low), 0, 1)   # 1 = interpolated
-    return _plain(d, base) / s * ramp + _plain(d, base) * (1 - ramp)
+    return np.array(yarn_by_hand(d, base, s, length))
 
 
 def test_qwen3_vl_wavelengths_per_axis_in_both_layouts() -> None:
