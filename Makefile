@@ -10,7 +10,7 @@ export OPENBLAS_NUM_THREADS ?= 1
 export OMP_NUM_THREADS ?= 1
 export MKL_NUM_THREADS ?= 1
 
-.PHONY: venv lab study solution test lint notebooks figures experiments student html nbgrader bench e2e clean
+.PHONY: venv lab study solution test test-baseline lint notebooks figures experiments student html nbgrader bench e2e clean
 
 venv: $(STAMP)
 
@@ -53,8 +53,22 @@ lint: $(STAMP)
 	$(BIN)/ruff check posenc_lib tests tools benchmarks
 	$(BIN)/mypy posenc_lib
 
+# nbval's options live here, not in pyproject.toml, so that `pytest tests/test_models.py` runs
+# one file alone; `make test` runs the library tests, the doctests and every notebook.
+NBVAL := --nbval --nbval-current-env --nbval-sanitize-with=tests/nbval_sanitize.cfg
+
 test: lint
-	$(BIN)/pytest
+	$(BIN)/pytest $(NBVAL) tests posenc_lib notebooks
+	$(MAKE) --no-print-directory test-baseline
+
+# The notebooks and the statement tests again with numpy's dispatched SIMD code paths switched
+# off, as on a CPU without AVX2 or AVX-512: no stored digit may depend on the CPU. The groups
+# to switch off are the ones this numpy dispatches (NPY_DISABLE_CPU_FEATURES ignores names it
+# does not know, with only a hidden warning); tests/test_cpu_paths.py checks that they are off.
+NPY_DISPATCHED = $(shell $(BIN)/python -c "from numpy._core._multiarray_umath import __cpu_dispatch__ as d; print(' '.join(d))")
+test-baseline: $(STAMP)
+	NPY_DISABLE_CPU_FEATURES="$(NPY_DISPATCHED)" POSENC_EXPECT_NUMPY_BASELINE=1 \
+		$(BIN)/pytest $(NBVAL) tests/test_cpu_paths.py tests/test_statements*.py notebooks
 
 notebooks: $(STAMP)
 	$(BIN)/python tools/run_notebooks.py
