@@ -228,8 +228,10 @@ def t5_relative_position_bucket(
                          f"bidirectional={bidirectional}); got {max_distance}")
     # only n >= E reach the log; clamping the others keeps log() away from 0
     ratio = np.maximum(n, max_exact).astype(np.float32) / np.float32(max_exact)
-    # E + trunc(ln(n/E) / ln(D/E) * (B - E)), in float32 as the references
-    spread = np.log(ratio) / np.float32(math.log(max_distance / max_exact))
+    # E + trunc(ln(n/E) / ln(D/E) * (B - E)), in float32 as the references; ln correctly rounded
+    # to float32 (float64, rounded once), since numpy's float32 log depends on the CPU's SIMD path
+    log_ratio = np.log(ratio.astype(np.float64)).astype(np.float32)
+    spread = log_ratio / np.float32(math.log(max_distance / max_exact))
     spread = spread * np.float32(num_buckets - max_exact)
     large = np.minimum(max_exact + spread.astype(np.int64), num_buckets - 1)
     # b(n) = n below E exact buckets, logarithmic from E on

@@ -132,8 +132,12 @@ def _low_precision_rope(x: NDArray[Any], positions: NDArray[Any], theta: NDArray
         phi = angles(positions, theta)
     if not np.all(np.isfinite(phi)):
         raise ValueError(f"positions * inv_freq overflows {angle_dtype}; use smaller positions")
-    cos = _cast("cos", _on_both_members(np.cos(phi).astype(np.float64), pairing), dtype_name)
-    sin = _cast("sin", _on_both_members(np.sin(phi).astype(np.float64), pairing), dtype_name)
+    # cos and sin of phi correctly rounded to phi's format: float64, then rounded once (numpy's
+    # own float32 cos/sin take CPU-dependent SIMD paths and can differ in the last bit)
+    cos = np.cos(phi.astype(np.float64)).astype(phi.dtype).astype(np.float64)
+    sin = np.sin(phi.astype(np.float64)).astype(phi.dtype).astype(np.float64)
+    cos = _cast("cos", _on_both_members(cos, pairing), dtype_name)
+    sin = _cast("sin", _on_both_members(sin, pairing), dtype_name)
     low = _cast("x", x, dtype_name)
     rotate = rotate_interleaved if pairing == "interleaved" else rotate_half
     # the quarter turn only moves and negates values: exact in any format
