@@ -2,7 +2,8 @@
 
 A **Predict** cell asks a question, a code cell holds the learner's guess (``None`` until one
 is typed), and the reveal cell, tagged ``predict``, ends with :func:`compare`: the computed value,
-and with a guess how far off it was. Nothing is recorded or graded.
+and with a guess how far off it was; without one (Run All), a nudge to write one and rerun.
+Nothing is graded.
 
 Notebooks: 00_why_position, 01_binary_counting, 02_sinusoidal_formula.
 """
@@ -16,7 +17,9 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["Reveal", "compare"]
+__all__ = ["NO_GUESS", "Reveal", "compare"]
+
+NO_GUESS = "no guess written: write one in the cell above, then rerun this cell"
 
 
 @dataclass(frozen=True)
@@ -121,6 +124,7 @@ def compare(guess: Any, value: Any, *, label: str = "answer", rtol: float = 0.1)
     --------
     >>> compare(None, 0.25, label="code of position 2 of 9")
     code of position 2 of 9: 0.25
+    no guess written: write one in the cell above, then rerun this cell
     >>> compare(0.3, 0.25, label="code of position 2 of 9")
     code of position 2 of 9: 0.25
     your guess: 0.3 (off: off by 0.05 (20% of the value))
@@ -129,7 +133,7 @@ def compare(guess: Any, value: Any, *, label: str = "answer", rtol: float = 0.1)
     """
     shown = f"{label}: {_shown(value)}"
     if guess is None or guess is Ellipsis:
-        return Reveal(label, value, None, "", shown)
+        return Reveal(label, value, None, "", f"{shown}\n{NO_GUESS}")
     if isinstance(value, (bool, np.bool_)):
         if not isinstance(guess, (bool, np.bool_)):
             verdict, why = "off", "expected True or False"

@@ -9,11 +9,15 @@ import pytest
 from posenc_lib.predict import compare
 
 
-def test_no_guess_shows_the_value_alone() -> None:
+def test_no_guess_shows_the_value_and_a_nudge() -> None:
+    """Run All reaches a reveal with no guess: it says so, visibly, instead of passing silently."""
     for placeholder in (None, ...):
         reveal = compare(placeholder, 0.0816, label="code of position 4")
-        assert repr(reveal) == "code of position 4: 0.0816"
+        lines = repr(reveal).splitlines()
+        assert lines[0] == "code of position 4: 0.0816"
+        assert lines[1].startswith("no guess written") and "rerun this cell" in lines[1]
         assert reveal.verdict == "" and reveal.guess is None
+    assert "no guess" not in repr(compare(0.08, 0.0816, label="code of position 4"))
 
 
 def test_a_scalar_guess_reports_its_absolute_and_relative_error() -> None:
