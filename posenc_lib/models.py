@@ -3,8 +3,8 @@
 A ``config.json`` states RoPE in several generations of format;
 :func:`rope_frequencies_from_config` reads any of them in three steps, as transformers does:
 :func:`_read_config` normalises it into the rope type, rotary dimension, base and one scaling
-dict; ``_scaling_checks.read_keys`` checks the keys once; the type's ``_compute_<type>``
-(:mod:`posenc_lib.scaling`, plus Gemma 4's ``proportional`` here) gives the frequencies.
+dict; ``_scaling_checks.read_keys`` checks the keys once (and warns about keys the type does
+not read); the type's entry in :data:`posenc_lib.scaling.ROPE_TYPES` gives the frequencies.
 
 Forms read: legacy ``rope_scaling`` + ``rope_theta``; transformers 5's ``rope_parameters``, flat
 or per layer type (Gemma 3, with ``rope_local_base_freq``); ``type`` / ``rope_type``;
@@ -28,8 +28,7 @@ Notebook: 09_rope_in_todays_models.
 
 from __future__ import annotations
 
-import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -38,18 +37,12 @@ from numpy.typing import NDArray
 from posenc_lib._checks import _describe, check_float, check_int, check_positions
 from posenc_lib._scaling_checks import read_keys, whole_number
 from posenc_lib.attention_variants import nope_attention_scale
-from posenc_lib.rope_variants import p_rope_frequencies
-from posenc_lib.scaling import COMPUTE
+from posenc_lib.rope_variants import rotary_dimension
+from posenc_lib.scaling import ROPE_TYPE_ALIASES, ROPE_TYPES, yarn_get_mscale
 
-__all__ = ["HF_ROPE_TYPES", "effective_logit_scale", "rope_frequencies_from_config"]
+__all__ = ["effective_logit_scale", "rope_frequencies_from_config"]
 
-HF_ROPE_TYPES: tuple[str, ...] = (
-    "default", "linear", "dynamic", "yarn", "llama3", "longrope", "proportional")
-"""The transformers 5.23.0 ``rope_type`` values read here (plus ``_TYPE_ALIASES``)."""
-
-# Legacy names transformers rewrites first: "mrope" (Qwen2-VL: default frequencies), "yarn" for
-# phi3 (run as longrope). Phi-3's "su" is refused, as transformers 5.23.0 fails on it too.
-_TYPE_ALIASES: dict[str, str] = {"mrope": "default"}
+# Phi-3 runs a legacy "yarn" as longrope; its "su" is refused, as transformers 5.23.0 fails on it.
 _PHI3_ALIASES: dict[str, str] = {"yarn": "longrope"}
 
 # transformers' configuration class defaults for keys a config.json may leave out
@@ -123,13 +116,19 @@ def _rope_type(params: Mapping[str, Any], where: str, model_type: str | None) ->
         raw = "default"
     if not isinstance(raw, str):
         raise TypeError(f"{where}['rope_type'] must be a string; got {_describe(raw)}")
-    name = _TYPE_ALIASES.get(raw, raw)
+    name = ROPE_TYPE_ALIASES.get(raw, raw)
     if model_type == "phi3":
         name = _PHI3_ALIASES.get(name, name)
-    if name not in HF_ROPE_TYPES:
-        allowed = ", ".join(map(repr, HF_ROPE_TYPES + tuple(_TYPE_ALIASES)))
+    if name in ROPE_TYPES and not ROPE_TYPES[name].transformers:
+        raise ValueError(
+            f"{where}['rope_type'] is {raw!r}, the course's own name for static NTK-aware scaling"
+            ", which transformers has no rope_type for: a config.json cannot name it (use "
+            "rope_frequencies, or 'dynamic')")
+    if name not in ROPE_TYPES:
+        hf_types = [n for n, t in ROPE_TYPES.items() if t.transformers] + list(ROPE_TYPE_ALIASES)
         hint = " (Phi-3's old name for 'longrope': rename it)" if raw == "su" else ""
-        raise ValueError(f"{where}['rope_type'] must be one of {allowed}; got {raw!r}{hint}")
+        raise ValueError(f"{where}['rope_type'] must be one of {', '.join(map(repr, hf_types))};"
+                         f" got {raw!r}{hint}")
     return name
 
 
@@ -303,36 +302,54 @@ def _layer_parameters(cfg: Mapping[str, Any], model_type: str | None,
     return params, where, False
 
 
+def _top_level(cfg: Mapping[str, Any], keys: tuple[str, ...],
+               check: Callable[[str, Any], float]) -> tuple[str, float] | None:
+    """The top-level value of ``keys`` (GPT-NeoX's own name and the usual one), checked, and its
+    name; None if absent; a ValueError if the config gives two different values."""
+    values = {f"config[{key!r}]": check(f"config[{key!r}]", cfg[key])
+              for key in keys if cfg.get(key) is not None}
+    if len(set(values.values())) > 1:
+        stated = " and ".join(f"{name} = {value}" for name, value in values.items())
+        raise ValueError(f"{stated} disagree; keep one of them")
+    return next(iter(values.items()), None)
+
+
 def _base(cfg: Mapping[str, Any], params: Mapping[str, Any], where: str, model_type: str | None,
           neox: bool) -> float:
-    """``rope_theta``: the dict's, else the top level's (``rotary_emb_base`` for GPT-NeoX), else
-    the model class default (``_MODEL_DEFAULTS``, 10000 otherwise); > 1."""
+    """``rope_theta``: the dict's, else the top level's (GPT-NeoX: ``rotary_emb_base`` or
+    ``rope_theta``, which must agree when both are given), else the model class default
+    (``_MODEL_DEFAULTS``, 10000 otherwise); > 1."""
     if params.get("rope_theta") is not None:
         return check_float(f"{where}['rope_theta']", params["rope_theta"], greater_than=1.0)
-    key = "rotary_emb_base" if neox else "rope_theta"
-    if cfg.get(key) is not None:
-        return check_float(f"config[{key!r}]", cfg[key], greater_than=1.0)
+    keys = ("rotary_emb_base", "rope_theta") if neox else ("rope_theta",)
+    found = _top_level(cfg, keys, lambda name, v: check_float(name, v, greater_than=1.0))
+    if found is not None:
+        return found[1]
     return _MODEL_DEFAULTS.get(model_type or "", (_DEFAULT_THETA, None))[0]
+
+
+def _fraction(name: str, value: Any) -> float:
+    partial = check_float(name, value)
+    if not 0.0 < partial <= 1.0:
+        raise ValueError(f"{name} must be in (0, 1]; got {partial}")
+    return partial
 
 
 def _partial_rotary_factor(cfg: Mapping[str, Any], params: Mapping[str, Any], where: str,
                            model_type: str | None, neox: bool) -> tuple[float, str, bool]:
     """``p`` in (0, 1], its name, and whether it was given: the dict's, else the top level's
-    (GPT-NeoX: ``rotary_pct``), else the class default, else 1."""
+    (GPT-NeoX: ``rotary_pct`` or ``partial_rotary_factor``, which must agree), else the class
+    default, else 1."""
     if params.get("partial_rotary_factor") is not None:
-        name, value = f"{where}['partial_rotary_factor']", params["partial_rotary_factor"]
-    else:
-        neox_key = neox and "partial_rotary_factor" not in cfg
-        key = "rotary_pct" if neox_key else "partial_rotary_factor"
-        name, value = f"config[{key!r}]", cfg.get(key)
-    if value is None:
-        value = _PARTIAL_DEFAULTS.get(model_type or "")
-    if value is None:
-        return 1.0, name, False
-    partial = check_float(name, value)
-    if not 0.0 < partial <= 1.0:
-        raise ValueError(f"{name} must be in (0, 1]; got {partial}")
-    return partial, name, True
+        name = f"{where}['partial_rotary_factor']"
+        return _fraction(name, params["partial_rotary_factor"]), name, True
+    keys = ("rotary_pct", "partial_rotary_factor") if neox else ("partial_rotary_factor",)
+    found = _top_level(cfg, keys, _fraction)
+    if found is not None:
+        return found[1], found[0], True
+    name = f"config[{keys[0]!r}]"
+    default = _PARTIAL_DEFAULTS.get(model_type or "")
+    return (1.0, name, False) if default is None else (default, name, True)
 
 
 def _rotary_dim(cfg: Mapping[str, Any], head_dim: int, partial: float, given: bool,
@@ -340,13 +357,7 @@ def _rotary_dim(cfg: Mapping[str, Any], head_dim: int, partial: float, given: bo
     """``rotary_dim = int(head_dim * p)``, even and >= 2; MiniMax-M2 gives ``rotary_dim`` itself."""
     if cfg.get("rotary_dim") is not None and not neox:
         return _explicit_rotary_dim(cfg, head_dim, partial if given else None)
-    # rotary_dim = int(head_dim * p)
-    rotary_dim = int(head_dim * partial)
-    if rotary_dim < 2 or rotary_dim % 2:
-        raise ValueError(
-            f"the rotary dimension int(head_dim * partial_rotary_factor) = int({head_dim} * "
-            f"{partial}) = {rotary_dim} must be an even integer >= 2 (pairs)")
-    return rotary_dim
+    return rotary_dimension(head_dim, partial)
 
 
 def _proportional_head(cfg: Mapping[str, Any], model_type: str | None, layer_type: Any,
@@ -416,7 +427,9 @@ def _read_config(config: Mapping[str, Any], layer_type: Any) -> _RopeInputs:
     model_type = model_type if isinstance(model_type, str) else None
     params, where, nested = _layer_parameters(cfg, model_type, layer_type)
     rope_type = _rope_type(params, where, model_type)
-    neox = model_type == "gpt_neox" or "rotary_emb_base" in cfg or "rotary_pct" in cfg
+    # GPT-NeoX's own keys decide only for a config that names no model type
+    neox = model_type == "gpt_neox" or (
+        model_type is None and ("rotary_emb_base" in cfg or "rotary_pct" in cfg))
     base = _base(cfg, params, where, model_type, neox)
     partial, partial_name, given_partial = _partial_rotary_factor(
         cfg, params, where, model_type, neox)
@@ -428,19 +441,6 @@ def _read_config(config: Mapping[str, Any], layer_type: Any) -> _RopeInputs:
     _check_mrope_section(params, where, rotary_dim)
     given = _given_keys(cfg, params, rope_type, where, nested, model_type)
     return _RopeInputs(rope_type, rotary_dim, base, params, given, where)
-
-
-def _compute_proportional(head_dim: int, base: float, keys: Mapping[str, Any],
-                          seq_len: int | None) -> tuple[NDArray[np.float64], float]:
-    """Gemma 4's p-RoPE on a head of ``D = head_dim`` dims; attention factor 1."""
-    # theta_i = base^(-2i / D) for i < int(p D // 2), 0 after; / factor
-    inv_freq = p_rope_frequencies(head_dim, keys["partial_rotary_factor"], base)
-    return inv_freq / keys.get("factor", 1.0), 1.0
-
-
-# rope_type -> its _compute_<type>: scaling's table (the "ntk" entry is never reached: it is
-# not a transformers type) plus Gemma 4's p-RoPE
-_COMPUTE = {**COMPUTE, "proportional": _compute_proportional}
 
 
 def rope_frequencies_from_config(
@@ -492,9 +492,11 @@ def rope_frequencies_from_config(
     if seq_len is not None:
         seq_len = check_int("seq_len", seq_len, minimum=1)
     rope = _read_config(config, layer_type)
-    keys = read_keys(rope.rope_type, rope.params, rope.head_dim, given=rope.given,
-                     where=rope.where, head_dim_name="rotary_dim")
-    return _COMPUTE[rope.rope_type](rope.head_dim, rope.base, keys, seq_len)
+    spec = ROPE_TYPES[rope.rope_type]
+    keys = read_keys(rope.rope_type, rope.params, rope.head_dim, required=spec.required,
+                     optional=spec.optional, given=rope.given, where=rope.where,
+                     head_dim_name="rotary_dim")
+    return spec.compute(rope.head_dim, rope.base, keys, seq_len)
 
 
 def effective_logit_scale(config: Mapping[str, Any], positions: Any, *,
@@ -566,7 +568,7 @@ def _softmax_and_query_scale(cfg: Mapping[str, Any], pos: NDArray[np.float64]
     if cfg.get("model_type") in ("deepseek_v2", "deepseek_v3") and kind == "yarn":
         all_dim = check_float("mscale_all_dim", params.get("mscale_all_dim") or 0.0, at_least=0.0)
         factor = check_float("factor", params.get("factor"), at_least=1.0)
-        scale = scale * (0.1 * all_dim * math.log(factor) + 1.0) ** 2  # (0.1 m ln s + 1)^2
+        scale = scale * yarn_get_mscale(factor, all_dim) ** 2  # (0.1 m ln s + 1)^2
     beta = params.get("llama_4_scaling_beta")
     if beta is not None:
         beta = check_float("llama_4_scaling_beta", beta, at_least=0.0)

@@ -461,7 +461,8 @@ def test_rope_type_alias_and_extra_keys() -> None:
     assert resolve_rope_type({"rope_type": "yarn", "type": "yarn"}) == "yarn"
     cfg = {"rope_type": "linear", "factor": 2.0, "finetuned": True, "something_else": [1, 2]}
     expected = inverse_frequencies(8, 100.0) / 2
-    np.testing.assert_allclose(rope_frequencies(8, 100.0, cfg)[0], expected)
+    with pytest.warns(UserWarning, match=r"\['finetuned', 'something_else'\]; they are ignored"):
+        np.testing.assert_allclose(rope_frequencies(8, 100.0, cfg)[0], expected)
     # None counts as absent for optional keys
     cfg_none = {**QWEN_YARN, "beta_fast": None, "beta_slow": None, "attention_factor": None}
     a, att_a = rope_frequencies(128, 1e6, cfg_none)
@@ -630,7 +631,7 @@ def test_rope_frequencies_bad_arguments(
 
 @pytest.mark.parametrize("rope_type", ["ntk", "dynamic"])
 def test_ntk_needs_head_dim_at_least_4(rope_type: str) -> None:
-    cfg = {"rope_type": rope_type, "factor": 2.0, **_L(16)}
+    cfg = {"rope_type": rope_type, "factor": 2.0, **(_L(16) if rope_type == "dynamic" else {})}
     with pytest.raises(ValueError, match="head_dim"):
         rope_frequencies(2, 10000.0, cfg, seq_len=64)
 
