@@ -28,6 +28,7 @@ Notebook: 09_rope_in_todays_models.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable, Mapping
 from typing import Any, NamedTuple
 
@@ -56,7 +57,23 @@ _MODEL_DEFAULTS: dict[str, tuple[float, int | None]] = {
     "gemma3": (1_000_000.0, 256), "gemma3_text": (1_000_000.0, 256),
     "gemma4": (_DEFAULT_THETA, 256), "gemma4_text": (_DEFAULT_THETA, 256),
     "qwen3_next": (_DEFAULT_THETA, 256), "ministral3": (_DEFAULT_THETA, 128),
-    "minimax_m2": (5_000_000.0, 128),
+    "minimax_m2": (5_000_000.0, 128), "qwen3_vl": (500_000.0, 128),
+    "qwen3_vl_text": (500_000.0, 128),
+}
+# MLA (DeepSeek-V2/V3/V3.2): the rotated part of a head when qk_rope_head_dim is left out
+_MLA_ROPE_HEAD_DIM: dict[str, int] = {"deepseek_v2": 64, "deepseek_v3": 64, "deepseek_v32": 64}
+# model_type -> the RoPE dict its configuration class fills in when config.json gives none
+_GEMMA4_ROPE = {"sliding_attention": {"rope_type": "default", "rope_theta": 10_000.0},
+                "full_attention": {"rope_type": "proportional", "partial_rotary_factor": 0.25,
+                                   "rope_theta": 1_000_000.0}}
+_DEFAULT_ROPE: dict[str, dict[str, Any]] = {
+    "gpt_oss": {"rope_type": "yarn", "factor": 32.0, "beta_fast": 32.0, "beta_slow": 1.0,
+                "truncate": False, "original_max_position_embeddings": 4096},
+    "ministral3": {"rope_type": "yarn", "rope_theta": 1_000_000.0, "factor": 16.0,
+                   "original_max_position_embeddings": 16384, "beta_fast": 32.0,
+                   "beta_slow": 1.0, "mscale_all_dim": 1.0, "mscale": 1.0,
+                   "llama_4_scaling_beta": 0.1},
+    "gemma4": _GEMMA4_ROPE, "gemma4_text": _GEMMA4_ROPE,
 }
 # Gemma4TextConfig: full-attention layers use 512-wide heads unless global_head_dim says otherwise
 _GEMMA4_GLOBAL_HEAD_DIM = 512
@@ -65,7 +82,7 @@ _QWEN3_NEXT_INTERVAL = 4
 # layer types whose attention carries no position encoding at all
 _UNROTATED_LAYER_TYPES = ("linear_attention",)
 # model_type -> default partial_rotary_factor (GPT-NeoX's rotary_pct, Qwen3NextConfig's)
-_PARTIAL_DEFAULTS: dict[str, float] = {"gpt_neox": 0.25, "qwen3_next": 0.25}
+_PARTIAL_DEFAULTS: dict[str, float] = {"gpt_neox": 0.25, "qwen3_next": 0.25, "glm4_moe": 0.5}
 _PHI3_ORIGINAL_MAX_POSITION_EMBEDDINGS = 4096
 
 
@@ -95,6 +112,8 @@ def _head_dim(cfg: Mapping[str, Any], model_type: str | None) -> int:
         return _int_field(cfg, "qk_rope_head_dim", minimum=2)
     if cfg.get("head_dim") is not None:
         return _int_field(cfg, "head_dim", minimum=2)
+    if model_type in _MLA_ROPE_HEAD_DIM:
+        return _MLA_ROPE_HEAD_DIM[model_type]
     default_head_dim = _MODEL_DEFAULTS.get(model_type or "", (_DEFAULT_THETA, None))[1]
     if default_head_dim is not None:
         # the configuration class's default head_dim wins over hidden_size // heads
@@ -139,7 +158,10 @@ def _scaling_dict(cfg: Mapping[str, Any]) -> tuple[dict[str, Any], str]:
     key = "rope_scaling" if legacy else "rope_parameters"
     value = legacy if legacy else cfg.get("rope_parameters")
     if value is None:
-        return {}, key
+        # none given: the configuration class's own dict (gpt-oss, Ministral 3, Gemma 4), else {}
+        model_type = cfg.get("model_type")
+        default = _DEFAULT_ROPE.get(model_type) if isinstance(model_type, str) else None
+        return copy.deepcopy(default or {}), key
     if not isinstance(value, Mapping):
         raise TypeError(f"config[{key!r}] must be a dict (or null); got {_describe(value)} "
                         f"({type(value).__name__})")
@@ -150,7 +172,7 @@ def _is_nested(params: Mapping[str, Any]) -> bool:
     return bool(params) and all(isinstance(v, Mapping) or v is None for v in params.values())
 
 
-def _gemma3_parameters(cfg: Mapping[str, Any], gemma: bool) -> dict[str, Any]:
+def _gemma3_parameters(cfg: Mapping[str, Any], model_type: str | None) -> dict[str, Any]:
     """Gemma 3: global layers take rope_scaling and rope_theta, local ones rope_local_base_freq."""
     raw = cfg.get("rope_parameters")
     if raw is not None and not isinstance(raw, Mapping):
@@ -168,7 +190,7 @@ def _gemma3_parameters(cfg: Mapping[str, Any], gemma: bool) -> dict[str, Any]:
             raise TypeError(
                 f"config['rope_scaling'] must be a dict (or null); got {_describe(legacy)}")
         full.update(legacy)  # the legacy scaling applies to the global layers only
-    global_theta = _MODEL_DEFAULTS["gemma3_text"][0] if gemma else _DEFAULT_THETA
+    global_theta = _MODEL_DEFAULTS.get(model_type or "", (_DEFAULT_THETA, None))[0]
     full.setdefault("rope_theta", cfg.get("rope_theta", global_theta))
     sliding.setdefault("rope_theta", cfg.get("rope_local_base_freq", _GEMMA3_LOCAL_THETA))
     nested["full_attention"], nested["sliding_attention"] = full, sliding
@@ -287,7 +309,7 @@ def _layer_parameters(cfg: Mapping[str, Any], model_type: str | None,
     where = f"config[{key!r}]"
     gemma = model_type in ("gemma3", "gemma3_text")
     if gemma or "rope_local_base_freq" in cfg:
-        params, where = _gemma3_parameters(cfg, gemma), "config['rope_parameters']"
+        params, where = _gemma3_parameters(cfg, model_type), "config['rope_parameters']"
     if "compress_rope_theta" in cfg:
         params, where = _deepseek_v4_parameters(cfg), "config (DeepSeek-V4)"
     _refuse_unrotated(cfg, layer_type)

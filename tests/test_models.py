@@ -20,6 +20,7 @@ import pytest
 import posenc_lib
 from posenc_lib.models import rope_frequencies_from_config
 from posenc_lib.presets import PRESET_SOURCES, PRESETS
+from posenc_lib.presets_recent import RECENT_PRESETS
 from tests.rope_by_hand import theta, yarn_by_hand
 
 REFERENCE = json.loads(
@@ -45,11 +46,30 @@ def test_reference_records_versions_and_command() -> None:
 
 
 def test_reference_covers_every_preset_with_the_same_config() -> None:
+    every = {**PRESETS, **RECENT_PRESETS}
     stored = {c["preset"]: c["config"] for c in CASES if c["preset"] is not None}
-    assert set(stored) == set(PRESETS), "regenerate the reference after changing the presets"
-    assert len(stored) >= 10
+    no_rope = set(REFERENCE["no_rope"])
+    assert set(stored) | no_rope == set(every), "regenerate the reference after changing presets"
     for name, config in stored.items():
-        assert config == json.loads(json.dumps(PRESETS[name])), name
+        assert config == json.loads(json.dumps(every[name])), name
+    for name in no_rope:  # transformers builds no rotary embedding: the reader says why
+        with pytest.raises(ValueError, match="no RoPE|NoPE"):
+            rope_frequencies_from_config(every[name])
+
+
+def test_reference_leaves_every_default_to_the_model_type() -> None:
+    """One bare config per model type the reader knows a default for: no rope_theta, head_dim,
+    partial rotary factor or RoPE dict, so each of those defaults meets transformers'."""
+    from posenc_lib import models
+
+    bare = {c["config"]["model_type"]: c["config"] for c in CASES if c["name"].startswith("bare-")}
+    named = (set(models._MODEL_DEFAULTS) | set(models._PARTIAL_DEFAULTS) | set(models._DEFAULT_ROPE)
+             | set(models._MLA_ROPE_HEAD_DIM) | {"phi3"})
+    assert named <= set(bare), sorted(named - set(bare))
+    rope_keys = {"rope_theta", "head_dim", "partial_rotary_factor", "rope_scaling",
+                 "rope_parameters", "rotary_pct", "rotary_emb_base", "qk_rope_head_dim"}
+    for config in bare.values():
+        assert not rope_keys & set(config.get("text_config", config)), config
 
 
 def test_reference_has_seq_lens_and_layer_types() -> None:
@@ -58,10 +78,22 @@ def test_reference_has_seq_lens_and_layer_types() -> None:
     assert {"full_attention", "sliding_attention"} <= {c["layer_type"] for c in CASES}
 
 
+# DeepseekV4RotaryEmbedding names its two RoPEs "main" and "compress"; the reader names the
+# layer types that use them (DeepseekV4Config's compress_ratios 0, and 4 or 128)
+_V4_LAYERS = {"main": ["sliding_attention"],
+              "compress": ["compressed_sparse_attention", "heavily_compressed_attention"]}
+
+
 @pytest.mark.parametrize("case", CASES, ids=[case_id(c) for c in CASES])
 def test_matches_transformers(case: dict[str, Any]) -> None:
+    layers = _V4_LAYERS.get(case["layer_type"], [case["layer_type"]])
+    for layer_type in layers:
+        _check_case(case, layer_type)
+
+
+def _check_case(case: dict[str, Any], layer_type: str | None) -> None:
     inv_freq, attention = rope_frequencies_from_config(
-        case["config"], seq_len=case["seq_len"], layer_type=case["layer_type"]
+        case["config"], seq_len=case["seq_len"], layer_type=layer_type
     )
     expected = np.asarray(case["inv_freq"])
     assert inv_freq.shape == expected.shape
@@ -340,7 +372,7 @@ def test_nope_layer_type_is_refused_with_a_reason() -> None:
 # Each expected value is recomputed here from the published config and the model's code, with
 # plain loops and math, never with the library.
 
-from posenc_lib.presets_recent import RECENT_PRESETS, RECENT_SOURCES  # noqa: E402
+from posenc_lib.presets_recent import RECENT_SOURCES  # noqa: E402
 
 
 def test_recent_presets_each_have_a_source_and_are_plain_json() -> None:
