@@ -145,6 +145,12 @@ FORMS: dict[str, dict[str, Any]] = {
     "form-phi3-longrope-default-length": {
         k: v for k, v in PRESETS["phi-3.5-mini"].items() if k != "original_max_position_embeddings"
     },
+    # a RoPE dict without rope_theta: the model type's default_theta fills it in
+    "form-ministral3-yarn-without-theta": {
+        "model_type": "ministral3", **_BARE_SIZES,
+        "rope_parameters": {"rope_type": "yarn", "factor": 16.0,
+                            "original_max_position_embeddings": 16384},
+    },
     "form-neox-dynamic": {
         **PRESETS["pythia-1.4b"],
         "rope_scaling": {"type": "dynamic", "factor": 2.0},
