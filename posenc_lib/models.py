@@ -17,8 +17,14 @@ hybrids' ``layer_types`` / ``full_attention_interval``; DeepSeek-V4's ``compress
 rotated pairs).
 
 Each helper of :func:`_read_config` states the precedence rule it implements (transformers'
-``rope_scaling or rope_parameters``, ``get(key) or default``, class defaults in
-``_MODEL_DEFAULTS``). No RoPE at all (linear-attention layers, MLA with ``mla_use_nope``) is a
+``rope_scaling or rope_parameters``, ``get(key) or default``). What a config.json leaves out
+comes from the model type's configuration class: ``rope_theta`` and ``head_dim``
+(``_MODEL_DEFAULTS``), the partial rotary factor (``_PARTIAL_DEFAULTS``), MLA's
+``qk_rope_head_dim``, a whole RoPE dict (gpt-oss, Ministral 3, Gemma 4: ``_DEFAULT_ROPE``) and
+Phi-3's trained length. GPT-NeoX's ``rotary_emb_base`` / ``rotary_pct`` are read for
+``model_type`` "gpt_neox" (or a config without one), each beside the usual key, and two different
+values are refused; transformers 5.23.0 ignores a top-level ``rope_theta`` there, this reader
+takes it. No RoPE at all (linear-attention layers, MLA with ``mla_use_nope``) is a
 ValueError with the reason. The reference is transformers 5.23.0 (``modeling_rope_utils.py`` and
 the models' configuration classes); ``tests/test_models.py`` compares with values transformers
 produced (``tools/make_hf_reference.py``).
@@ -49,7 +55,8 @@ _PHI3_ALIASES: dict[str, str] = {"yarn": "longrope"}
 # transformers' configuration class defaults for keys a config.json may leave out
 _DEFAULT_THETA = 10_000.0
 _GEMMA3_LOCAL_THETA = 10_000.0
-# model_type -> (default rope_theta, default head_dim or None for hidden_size // heads)
+# model_type -> (default rope_theta, default head_dim or None for hidden_size // heads); Gemma 4's
+# theta is never read (its per-layer dicts, given or default, carry one: transformers requires it)
 _MODEL_DEFAULTS: dict[str, tuple[float, int | None]] = {
     "gpt_oss": (150_000.0, 64), "llama4": (500_000.0, 128), "llama4_text": (500_000.0, 128),
     "smollm3": (2_000_000.0, None), "qwen2_5_vl": (1_000_000.0, None),
