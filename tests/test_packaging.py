@@ -164,7 +164,8 @@ def test_pip_install_without_extras_reads_configs_and_the_lab_results(tmp_path: 
     The core alone reads a config.json as the development install does, with no JAX, JupyterLab,
     ipywidgets or matplotlib installed; the lab's committed results are installed beside it.
     Adding platformdirs (the notebooks extra's one need here), notebook 10's checks load those
-    results. The one test that builds a venv: about 20 s with a warm pip cache.
+    results. The one test that builds a venv: 26 s of CPU with a warm pip cache (measured
+    92-126 s of wall time on a shared 2-core machine at load 12).
     """
     venv = tmp_path / "fresh"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
