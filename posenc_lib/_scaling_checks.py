@@ -43,7 +43,8 @@ def _factor_list(name: str, value: Any) -> NDArray[np.float64]:
     return array
 
 
-def _fraction(name: str, value: Any) -> float:
+def fraction_in_unit_interval(name: str, value: Any) -> float:
+    """A float in (0, 1]: a partial rotary factor."""
     fraction = check_float(name, value)
     if not 0.0 < fraction <= 1.0:
         raise ValueError(f"{name} must be in (0, 1]; got {fraction}")
@@ -71,7 +72,7 @@ _RULES: dict[str, Callable[[str, Any], Any]] = {
     "n": check_int,
     "short_factor": _factor_list,
     "long_factor": _factor_list,
-    "partial_rotary_factor": lambda name, v: _fraction(name, v),
+    "partial_rotary_factor": fraction_in_unit_interval,
 }
 
 

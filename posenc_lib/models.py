@@ -42,7 +42,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from posenc_lib._checks import _describe, check_float, check_int, check_positions
-from posenc_lib._scaling_checks import read_keys, whole_number
+from posenc_lib._scaling_checks import fraction_in_unit_interval, read_keys, whole_number
 from posenc_lib.attention_variants import nope_attention_scale
 from posenc_lib.rope_variants import rotary_dimension
 from posenc_lib.scaling import ROPE_TYPE_ALIASES, ROPE_TYPES, yarn_get_mscale
@@ -357,13 +357,6 @@ def _base(cfg: Mapping[str, Any], params: Mapping[str, Any], where: str, model_t
     return _MODEL_DEFAULTS.get(model_type or "", (_DEFAULT_THETA, None))[0]
 
 
-def _fraction(name: str, value: Any) -> float:
-    partial = check_float(name, value)
-    if not 0.0 < partial <= 1.0:
-        raise ValueError(f"{name} must be in (0, 1]; got {partial}")
-    return partial
-
-
 def _partial_rotary_factor(cfg: Mapping[str, Any], params: Mapping[str, Any], where: str,
                            model_type: str | None, neox: bool) -> tuple[float, str, bool]:
     """``p`` in (0, 1], its name, and whether it was given: the dict's, else the top level's
@@ -371,9 +364,9 @@ def _partial_rotary_factor(cfg: Mapping[str, Any], params: Mapping[str, Any], wh
     default, else 1."""
     if params.get("partial_rotary_factor") is not None:
         name = f"{where}['partial_rotary_factor']"
-        return _fraction(name, params["partial_rotary_factor"]), name, True
+        return fraction_in_unit_interval(name, params["partial_rotary_factor"]), name, True
     keys = ("rotary_pct", "partial_rotary_factor") if neox else ("partial_rotary_factor",)
-    found = _top_level(cfg, keys, _fraction)
+    found = _top_level(cfg, keys, fraction_in_unit_interval)
     if found is not None:
         return found[1], found[0], True
     name = f"config[{keys[0]!r}]"
