@@ -21,7 +21,7 @@ LAB_SETTINGS := $(VENV)/share/jupyter/lab/settings
 $(STAMP): pyproject.toml constraints.txt tools/jupyterlab_overrides.json
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[dev]'
+	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[notebooks,lab,tests,dev]'
 	mkdir -p $(LAB_SETTINGS)
 	cp tools/jupyterlab_overrides.json $(LAB_SETTINGS)/overrides.json
 	touch $(STAMP)

@@ -10,6 +10,7 @@ method's cross-checks; the ``_compute_<type>`` functions then trust the keys it 
 from __future__ import annotations
 
 import numbers
+import warnings
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -42,6 +43,14 @@ def _factor_list(name: str, value: Any) -> NDArray[np.float64]:
     return array
 
 
+def fraction_in_unit_interval(name: str, value: Any) -> float:
+    """A float in (0, 1]: a partial rotary factor."""
+    fraction = check_float(name, value)
+    if not 0.0 < fraction <= 1.0:
+        raise ValueError(f"{name} must be in (0, 1]; got {fraction}")
+    return fraction
+
+
 _RULES: dict[str, Callable[[str, Any], Any]] = {
     "head_dim": check_even,
     "base": lambda name, v: check_float(name, v, greater_than=1.0),
@@ -63,6 +72,7 @@ _RULES: dict[str, Callable[[str, Any], Any]] = {
     "n": check_int,
     "short_factor": _factor_list,
     "long_factor": _factor_list,
+    "partial_rotary_factor": fraction_in_unit_interval,
 }
 
 
@@ -97,25 +107,11 @@ def check_bands(low: float, high: float, where: str = "") -> None:
                          f"high_freq_factor={high}")
 
 
-_KEYS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {  # (required, optional) keys
-    "default": ((), ()),
-    "linear": (("factor",), ()),
-    "ntk": (("factor",), ()),
-    "dynamic": (("factor", "original_max_position_embeddings"), ()),
-    "yarn": (("factor", "original_max_position_embeddings"),
-             ("beta_fast", "beta_slow", "truncate", "mscale", "mscale_all_dim",
-              "attention_factor")),
-    "llama3": (("factor", "low_freq_factor", "high_freq_factor",
-                "original_max_position_embeddings"), ()),
-    "longrope": (("short_factor", "long_factor", "original_max_position_embeddings"),
-                 ("factor", "attention_factor")),
-    "proportional": ((), ("factor",)),
-}
-
 # transformers: beta_fast = get("beta_fast") or 32, beta_slow = get("beta_slow") or 1 (so None
 # and 0 both mean the default), truncate = get("truncate", True)
 _OR_DEFAULTS: dict[str, float] = {"beta_fast": 32.0, "beta_slow": 1.0}
-_DEFAULTS: dict[str, dict[str, Any]] = {"yarn": {**_OR_DEFAULTS, "truncate": True}}
+_DEFAULTS: dict[str, dict[str, Any]] = {"yarn": {**_OR_DEFAULTS, "truncate": True},
+                                        "proportional": {"partial_rotary_factor": 1.0}}
 
 
 def _absent(key: str, value: Any) -> bool:
@@ -126,25 +122,39 @@ def _absent(key: str, value: Any) -> bool:
     return key in _OR_DEFAULTS and is_number and value == 0
 
 
+# keys any rope dict may hold besides its type's own: the type, what the config reader takes
+# from it (rope_theta, partial_rotary_factor) and what transformers' configuration classes keep
+# there (ignore_keys_at_rope_validation: Qwen-VL's M-RoPE sections, Ministral 3's query scale)
+_ALWAYS_READ = frozenset({"rope_type", "type", "rope_theta", "partial_rotary_factor",
+                          "mrope_section", "mrope_interleaved", "llama_4_scaling_beta",
+                          "max_position_embeddings"})
+
+
 def read_keys(rope_type: str, rope_scaling: Mapping[str, Any], head_dim: int, *,
+              required: tuple[str, ...], optional: tuple[str, ...],
               given: Mapping[str, Any] | None = None, where: str = "rope_scaling",
               head_dim_name: str = "head_dim") -> dict[str, Any]:
     """Check, once, every key that ``rope_type`` reads; return them with their defaults.
 
-    Each key of ``rope_scaling`` that the method reads is checked by its rule in ``_RULES``
-    under the name ``{where}['key']``; a missing required key, a None and (for ``beta_fast`` /
-    ``beta_slow``) a 0 count as absent, as transformers' ``get(key) or default`` does. Then the
-    method's defaults are filled in and its cross-checks (``_CROSS_CHECKS``) run against the
-    rotary dimension ``head_dim`` (named ``head_dim_name`` in messages). ``given`` holds values
-    the caller has already read and checked elsewhere (the config reader's trained length, for
-    example): they count as present, replace the dict's own and are not checked again.
+    ``required`` and ``optional`` are the type's keys (``scaling.ROPE_TYPES``). Each is checked
+    by its rule in ``_RULES`` under the name ``{where}['key']``; a missing required key, a None
+    and (for ``beta_fast`` / ``beta_slow``) a 0 count as absent, as transformers' ``get(key) or
+    default`` does. Any other key (beyond ``_ALWAYS_READ``) is ignored with a warning, as
+    transformers' ``_check_received_keys`` does. Then the defaults are filled in and the type's
+    cross-checks (``_CROSS_CHECKS``) run against the rotary dimension ``head_dim`` (named
+    ``head_dim_name`` in messages). ``given``
+    holds values the caller has already read and checked: they count as present, replace the
+    dict's own and are not checked again.
     """
     given = dict(given or {})
-    required, optional = _KEYS[rope_type]
     for key in required:
         if key not in given and _absent(key, rope_scaling.get(key)):
             raise ValueError(f"{where}[{key!r}] is required for rope_type {rope_type!r}; "
                              f"got keys {sorted(map(str, rope_scaling))}")
+    unread = set(map(str, rope_scaling)) - set(required) - set(optional) - _ALWAYS_READ
+    if unread:
+        warnings.warn(f"{where} has keys that rope_type {rope_type!r} does not read: "
+                      f"{sorted(unread)}; they are ignored", UserWarning, stacklevel=3)
     present = {key: rope_scaling[key] for key in required + optional
                if key not in given and not _absent(key, rope_scaling.get(key))}
     keys = dict(zip(present, checked(where + "[{!r}]", **present), strict=True))
@@ -194,14 +204,16 @@ _CROSS_CHECKS: dict[str, Callable[[Mapping[str, Any], int, str, str], None]] = {
 }
 
 
-def refuse_misplaced_keys(config: Mapping[str, Any], base: float) -> None:
+def refuse_misplaced_keys(config: Mapping[str, Any], base: float, rope_type: str) -> None:
+    """``rope_frequencies``' dict may repeat ``base`` as ``rope_theta``, and holds a partial
+    rotary factor other than 1 only for ``proportional`` (elsewhere head_dim is the rotary dim)."""
     theta = config.get("rope_theta")
     if theta is not None and check_float("rope_scaling['rope_theta']", theta) != base:
         raise ValueError(f"rope_scaling['rope_theta'] ({theta}) disagrees with base ({base}); "
                          "pass the config's rope_theta as base")
     partial = config.get("partial_rotary_factor")
-    if partial is not None and check_float("rope_scaling['partial_rotary_factor']",
-                                           partial) != 1.0:
+    if rope_type != "proportional" and partial is not None and check_float(
+            "rope_scaling['partial_rotary_factor']", partial) != 1.0:
         raise ValueError(f"rope_scaling['partial_rotary_factor'] is {partial}, but head_dim is "
                          f"the rotary dimension here; pass head_dim=int(head_dim * {partial}) "
                          "and drop the key")

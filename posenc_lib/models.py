@@ -3,8 +3,8 @@
 A ``config.json`` states RoPE in several generations of format;
 :func:`rope_frequencies_from_config` reads any of them in three steps, as transformers does:
 :func:`_read_config` normalises it into the rope type, rotary dimension, base and one scaling
-dict; ``_scaling_checks.read_keys`` checks the keys once; the type's ``_compute_<type>``
-(:mod:`posenc_lib.scaling`, plus Gemma 4's ``proportional`` here) gives the frequencies.
+dict; ``_scaling_checks.read_keys`` checks the keys once (and warns about keys the type does
+not read); the type's entry in :data:`posenc_lib.scaling.ROPE_TYPES` gives the frequencies.
 
 Forms read: legacy ``rope_scaling`` + ``rope_theta``; transformers 5's ``rope_parameters``, flat
 or per layer type (Gemma 3, with ``rope_local_base_freq``); ``type`` / ``rope_type``;
@@ -17,8 +17,14 @@ hybrids' ``layer_types`` / ``full_attention_interval``; DeepSeek-V4's ``compress
 rotated pairs).
 
 Each helper of :func:`_read_config` states the precedence rule it implements (transformers'
-``rope_scaling or rope_parameters``, ``get(key) or default``, class defaults in
-``_MODEL_DEFAULTS``). No RoPE at all (linear-attention layers, MLA with ``mla_use_nope``) is a
+``rope_scaling or rope_parameters``, ``get(key) or default``). What a config.json leaves out
+comes from the model type's configuration class: ``rope_theta`` and ``head_dim``
+(``_MODEL_DEFAULTS``), the partial rotary factor (``_PARTIAL_DEFAULTS``), MLA's
+``qk_rope_head_dim``, a whole RoPE dict (gpt-oss, Ministral 3, Gemma 4: ``_DEFAULT_ROPE``) and
+Phi-3's trained length. GPT-NeoX's ``rotary_emb_base`` / ``rotary_pct`` are read for
+``model_type`` "gpt_neox" (or a config without one), each beside the usual key, and two different
+values are refused; transformers 5.23.0 ignores a top-level ``rope_theta`` there, this reader
+takes it. No RoPE at all (linear-attention layers, MLA with ``mla_use_nope``) is a
 ValueError with the reason. The reference is transformers 5.23.0 (``modeling_rope_utils.py`` and
 the models' configuration classes); ``tests/test_models.py`` compares with values transformers
 produced (``tools/make_hf_reference.py``).
@@ -28,34 +34,29 @@ Notebook: 09_rope_in_todays_models.
 
 from __future__ import annotations
 
-import math
-from collections.abc import Mapping
+import copy
+from collections.abc import Callable, Mapping
 from typing import Any, NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
 
 from posenc_lib._checks import _describe, check_float, check_int, check_positions
-from posenc_lib._scaling_checks import read_keys, whole_number
+from posenc_lib._scaling_checks import fraction_in_unit_interval, read_keys, whole_number
 from posenc_lib.attention_variants import nope_attention_scale
-from posenc_lib.rope_variants import p_rope_frequencies
-from posenc_lib.scaling import COMPUTE
+from posenc_lib.rope_variants import rotary_dimension
+from posenc_lib.scaling import ROPE_TYPE_ALIASES, ROPE_TYPES, yarn_get_mscale
 
-__all__ = ["HF_ROPE_TYPES", "effective_logit_scale", "rope_frequencies_from_config"]
+__all__ = ["effective_logit_scale", "rope_frequencies_from_config"]
 
-HF_ROPE_TYPES: tuple[str, ...] = (
-    "default", "linear", "dynamic", "yarn", "llama3", "longrope", "proportional")
-"""The transformers 5.23.0 ``rope_type`` values read here (plus ``_TYPE_ALIASES``)."""
-
-# Legacy names transformers rewrites first: "mrope" (Qwen2-VL: default frequencies), "yarn" for
-# phi3 (run as longrope). Phi-3's "su" is refused, as transformers 5.23.0 fails on it too.
-_TYPE_ALIASES: dict[str, str] = {"mrope": "default"}
+# Phi-3 runs a legacy "yarn" as longrope; its "su" is refused, as transformers 5.23.0 fails on it.
 _PHI3_ALIASES: dict[str, str] = {"yarn": "longrope"}
 
 # transformers' configuration class defaults for keys a config.json may leave out
 _DEFAULT_THETA = 10_000.0
 _GEMMA3_LOCAL_THETA = 10_000.0
-# model_type -> (default rope_theta, default head_dim or None for hidden_size // heads)
+# model_type -> (default rope_theta, default head_dim or None for hidden_size // heads); Gemma 4's
+# theta is never read (its per-layer dicts, given or default, carry one: transformers requires it)
 _MODEL_DEFAULTS: dict[str, tuple[float, int | None]] = {
     "gpt_oss": (150_000.0, 64), "llama4": (500_000.0, 128), "llama4_text": (500_000.0, 128),
     "smollm3": (2_000_000.0, None), "qwen2_5_vl": (1_000_000.0, None),
@@ -63,7 +64,23 @@ _MODEL_DEFAULTS: dict[str, tuple[float, int | None]] = {
     "gemma3": (1_000_000.0, 256), "gemma3_text": (1_000_000.0, 256),
     "gemma4": (_DEFAULT_THETA, 256), "gemma4_text": (_DEFAULT_THETA, 256),
     "qwen3_next": (_DEFAULT_THETA, 256), "ministral3": (_DEFAULT_THETA, 128),
-    "minimax_m2": (5_000_000.0, 128),
+    "minimax_m2": (5_000_000.0, 128), "qwen3_vl": (500_000.0, 128),
+    "qwen3_vl_text": (500_000.0, 128),
+}
+# MLA (DeepSeek-V2/V3/V3.2): the rotated part of a head when qk_rope_head_dim is left out
+_MLA_ROPE_HEAD_DIM: dict[str, int] = {"deepseek_v2": 64, "deepseek_v3": 64, "deepseek_v32": 64}
+# model_type -> the RoPE dict its configuration class fills in when config.json gives none
+_GEMMA4_ROPE = {"sliding_attention": {"rope_type": "default", "rope_theta": 10_000.0},
+                "full_attention": {"rope_type": "proportional", "partial_rotary_factor": 0.25,
+                                   "rope_theta": 1_000_000.0}}
+_DEFAULT_ROPE: dict[str, dict[str, Any]] = {
+    "gpt_oss": {"rope_type": "yarn", "factor": 32.0, "beta_fast": 32.0, "beta_slow": 1.0,
+                "truncate": False, "original_max_position_embeddings": 4096},
+    "ministral3": {"rope_type": "yarn", "rope_theta": 1_000_000.0, "factor": 16.0,
+                   "original_max_position_embeddings": 16384, "beta_fast": 32.0,
+                   "beta_slow": 1.0, "mscale_all_dim": 1.0, "mscale": 1.0,
+                   "llama_4_scaling_beta": 0.1},
+    "gemma4": _GEMMA4_ROPE, "gemma4_text": _GEMMA4_ROPE,
 }
 # Gemma4TextConfig: full-attention layers use 512-wide heads unless global_head_dim says otherwise
 _GEMMA4_GLOBAL_HEAD_DIM = 512
@@ -72,7 +89,7 @@ _QWEN3_NEXT_INTERVAL = 4
 # layer types whose attention carries no position encoding at all
 _UNROTATED_LAYER_TYPES = ("linear_attention",)
 # model_type -> default partial_rotary_factor (GPT-NeoX's rotary_pct, Qwen3NextConfig's)
-_PARTIAL_DEFAULTS: dict[str, float] = {"gpt_neox": 0.25, "qwen3_next": 0.25}
+_PARTIAL_DEFAULTS: dict[str, float] = {"gpt_neox": 0.25, "qwen3_next": 0.25, "glm4_moe": 0.5}
 _PHI3_ORIGINAL_MAX_POSITION_EMBEDDINGS = 4096
 
 
@@ -102,6 +119,8 @@ def _head_dim(cfg: Mapping[str, Any], model_type: str | None) -> int:
         return _int_field(cfg, "qk_rope_head_dim", minimum=2)
     if cfg.get("head_dim") is not None:
         return _int_field(cfg, "head_dim", minimum=2)
+    if model_type in _MLA_ROPE_HEAD_DIM:
+        return _MLA_ROPE_HEAD_DIM[model_type]
     default_head_dim = _MODEL_DEFAULTS.get(model_type or "", (_DEFAULT_THETA, None))[1]
     if default_head_dim is not None:
         # the configuration class's default head_dim wins over hidden_size // heads
@@ -123,13 +142,19 @@ def _rope_type(params: Mapping[str, Any], where: str, model_type: str | None) ->
         raw = "default"
     if not isinstance(raw, str):
         raise TypeError(f"{where}['rope_type'] must be a string; got {_describe(raw)}")
-    name = _TYPE_ALIASES.get(raw, raw)
+    name = ROPE_TYPE_ALIASES.get(raw, raw)
     if model_type == "phi3":
         name = _PHI3_ALIASES.get(name, name)
-    if name not in HF_ROPE_TYPES:
-        allowed = ", ".join(map(repr, HF_ROPE_TYPES + tuple(_TYPE_ALIASES)))
+    if name in ROPE_TYPES and not ROPE_TYPES[name].transformers:
+        raise ValueError(
+            f"{where}['rope_type'] is {raw!r}, the course's own name for static NTK-aware scaling"
+            ", which transformers has no rope_type for: a config.json cannot name it (use "
+            "rope_frequencies, or 'dynamic')")
+    if name not in ROPE_TYPES:
+        hf_types = [n for n, t in ROPE_TYPES.items() if t.transformers] + list(ROPE_TYPE_ALIASES)
         hint = " (Phi-3's old name for 'longrope': rename it)" if raw == "su" else ""
-        raise ValueError(f"{where}['rope_type'] must be one of {allowed}; got {raw!r}{hint}")
+        raise ValueError(f"{where}['rope_type'] must be one of {', '.join(map(repr, hf_types))};"
+                         f" got {raw!r}{hint}")
     return name
 
 
@@ -140,7 +165,10 @@ def _scaling_dict(cfg: Mapping[str, Any]) -> tuple[dict[str, Any], str]:
     key = "rope_scaling" if legacy else "rope_parameters"
     value = legacy if legacy else cfg.get("rope_parameters")
     if value is None:
-        return {}, key
+        # none given: the configuration class's own dict (gpt-oss, Ministral 3, Gemma 4), else {}
+        model_type = cfg.get("model_type")
+        default = _DEFAULT_ROPE.get(model_type) if isinstance(model_type, str) else None
+        return copy.deepcopy(default or {}), key
     if not isinstance(value, Mapping):
         raise TypeError(f"config[{key!r}] must be a dict (or null); got {_describe(value)} "
                         f"({type(value).__name__})")
@@ -151,7 +179,7 @@ def _is_nested(params: Mapping[str, Any]) -> bool:
     return bool(params) and all(isinstance(v, Mapping) or v is None for v in params.values())
 
 
-def _gemma3_parameters(cfg: Mapping[str, Any], gemma: bool) -> dict[str, Any]:
+def _gemma3_parameters(cfg: Mapping[str, Any], model_type: str | None) -> dict[str, Any]:
     """Gemma 3: global layers take rope_scaling and rope_theta, local ones rope_local_base_freq."""
     raw = cfg.get("rope_parameters")
     if raw is not None and not isinstance(raw, Mapping):
@@ -169,7 +197,7 @@ def _gemma3_parameters(cfg: Mapping[str, Any], gemma: bool) -> dict[str, Any]:
             raise TypeError(
                 f"config['rope_scaling'] must be a dict (or null); got {_describe(legacy)}")
         full.update(legacy)  # the legacy scaling applies to the global layers only
-    global_theta = _MODEL_DEFAULTS["gemma3_text"][0] if gemma else _DEFAULT_THETA
+    global_theta = _MODEL_DEFAULTS.get(model_type or "", (_DEFAULT_THETA, None))[0]
     full.setdefault("rope_theta", cfg.get("rope_theta", global_theta))
     sliding.setdefault("rope_theta", cfg.get("rope_local_base_freq", _GEMMA3_LOCAL_THETA))
     nested["full_attention"], nested["sliding_attention"] = full, sliding
@@ -288,7 +316,7 @@ def _layer_parameters(cfg: Mapping[str, Any], model_type: str | None,
     where = f"config[{key!r}]"
     gemma = model_type in ("gemma3", "gemma3_text")
     if gemma or "rope_local_base_freq" in cfg:
-        params, where = _gemma3_parameters(cfg, gemma), "config['rope_parameters']"
+        params, where = _gemma3_parameters(cfg, model_type), "config['rope_parameters']"
     if "compress_rope_theta" in cfg:
         params, where = _deepseek_v4_parameters(cfg), "config (DeepSeek-V4)"
     _refuse_unrotated(cfg, layer_type)
@@ -303,36 +331,47 @@ def _layer_parameters(cfg: Mapping[str, Any], model_type: str | None,
     return params, where, False
 
 
+def _top_level(cfg: Mapping[str, Any], keys: tuple[str, ...],
+               check: Callable[[str, Any], float]) -> tuple[str, float] | None:
+    """The top-level value of ``keys`` (GPT-NeoX's own name and the usual one), checked, and its
+    name; None if absent; a ValueError if the config gives two different values."""
+    values = {f"config[{key!r}]": check(f"config[{key!r}]", cfg[key])
+              for key in keys if cfg.get(key) is not None}
+    if len(set(values.values())) > 1:
+        stated = " and ".join(f"{name} = {value}" for name, value in values.items())
+        raise ValueError(f"{stated} disagree; keep one of them")
+    return next(iter(values.items()), None)
+
+
 def _base(cfg: Mapping[str, Any], params: Mapping[str, Any], where: str, model_type: str | None,
           neox: bool) -> float:
-    """``rope_theta``: the dict's, else the top level's (``rotary_emb_base`` for GPT-NeoX), else
-    the model class default (``_MODEL_DEFAULTS``, 10000 otherwise); > 1."""
+    """``rope_theta``: the dict's, else the top level's (GPT-NeoX: ``rotary_emb_base`` or
+    ``rope_theta``, which must agree when both are given), else the model class default
+    (``_MODEL_DEFAULTS``, 10000 otherwise); > 1."""
     if params.get("rope_theta") is not None:
         return check_float(f"{where}['rope_theta']", params["rope_theta"], greater_than=1.0)
-    key = "rotary_emb_base" if neox else "rope_theta"
-    if cfg.get(key) is not None:
-        return check_float(f"config[{key!r}]", cfg[key], greater_than=1.0)
+    keys = ("rotary_emb_base", "rope_theta") if neox else ("rope_theta",)
+    found = _top_level(cfg, keys, lambda name, v: check_float(name, v, greater_than=1.0))
+    if found is not None:
+        return found[1]
     return _MODEL_DEFAULTS.get(model_type or "", (_DEFAULT_THETA, None))[0]
 
 
 def _partial_rotary_factor(cfg: Mapping[str, Any], params: Mapping[str, Any], where: str,
                            model_type: str | None, neox: bool) -> tuple[float, str, bool]:
     """``p`` in (0, 1], its name, and whether it was given: the dict's, else the top level's
-    (GPT-NeoX: ``rotary_pct``), else the class default, else 1."""
+    (GPT-NeoX: ``rotary_pct`` or ``partial_rotary_factor``, which must agree), else the class
+    default, else 1."""
     if params.get("partial_rotary_factor") is not None:
-        name, value = f"{where}['partial_rotary_factor']", params["partial_rotary_factor"]
-    else:
-        neox_key = neox and "partial_rotary_factor" not in cfg
-        key = "rotary_pct" if neox_key else "partial_rotary_factor"
-        name, value = f"config[{key!r}]", cfg.get(key)
-    if value is None:
-        value = _PARTIAL_DEFAULTS.get(model_type or "")
-    if value is None:
-        return 1.0, name, False
-    partial = check_float(name, value)
-    if not 0.0 < partial <= 1.0:
-        raise ValueError(f"{name} must be in (0, 1]; got {partial}")
-    return partial, name, True
+        name = f"{where}['partial_rotary_factor']"
+        return fraction_in_unit_interval(name, params["partial_rotary_factor"]), name, True
+    keys = ("rotary_pct", "partial_rotary_factor") if neox else ("partial_rotary_factor",)
+    found = _top_level(cfg, keys, fraction_in_unit_interval)
+    if found is not None:
+        return found[1], found[0], True
+    name = f"config[{keys[0]!r}]"
+    default = _PARTIAL_DEFAULTS.get(model_type or "")
+    return (1.0, name, False) if default is None else (default, name, True)
 
 
 def _rotary_dim(cfg: Mapping[str, Any], head_dim: int, partial: float, given: bool,
@@ -340,13 +379,7 @@ def _rotary_dim(cfg: Mapping[str, Any], head_dim: int, partial: float, given: bo
     """``rotary_dim = int(head_dim * p)``, even and >= 2; MiniMax-M2 gives ``rotary_dim`` itself."""
     if cfg.get("rotary_dim") is not None and not neox:
         return _explicit_rotary_dim(cfg, head_dim, partial if given else None)
-    # rotary_dim = int(head_dim * p)
-    rotary_dim = int(head_dim * partial)
-    if rotary_dim < 2 or rotary_dim % 2:
-        raise ValueError(
-            f"the rotary dimension int(head_dim * partial_rotary_factor) = int({head_dim} * "
-            f"{partial}) = {rotary_dim} must be an even integer >= 2 (pairs)")
-    return rotary_dim
+    return rotary_dimension(head_dim, partial)
 
 
 def _proportional_head(cfg: Mapping[str, Any], model_type: str | None, layer_type: Any,
@@ -416,7 +449,9 @@ def _read_config(config: Mapping[str, Any], layer_type: Any) -> _RopeInputs:
     model_type = model_type if isinstance(model_type, str) else None
     params, where, nested = _layer_parameters(cfg, model_type, layer_type)
     rope_type = _rope_type(params, where, model_type)
-    neox = model_type == "gpt_neox" or "rotary_emb_base" in cfg or "rotary_pct" in cfg
+    # GPT-NeoX's own keys decide only for a config that names no model type
+    neox = model_type == "gpt_neox" or (
+        model_type is None and ("rotary_emb_base" in cfg or "rotary_pct" in cfg))
     base = _base(cfg, params, where, model_type, neox)
     partial, partial_name, given_partial = _partial_rotary_factor(
         cfg, params, where, model_type, neox)
@@ -428,19 +463,6 @@ def _read_config(config: Mapping[str, Any], layer_type: Any) -> _RopeInputs:
     _check_mrope_section(params, where, rotary_dim)
     given = _given_keys(cfg, params, rope_type, where, nested, model_type)
     return _RopeInputs(rope_type, rotary_dim, base, params, given, where)
-
-
-def _compute_proportional(head_dim: int, base: float, keys: Mapping[str, Any],
-                          seq_len: int | None) -> tuple[NDArray[np.float64], float]:
-    """Gemma 4's p-RoPE on a head of ``D = head_dim`` dims; attention factor 1."""
-    # theta_i = base^(-2i / D) for i < int(p D // 2), 0 after; / factor
-    inv_freq = p_rope_frequencies(head_dim, keys["partial_rotary_factor"], base)
-    return inv_freq / keys.get("factor", 1.0), 1.0
-
-
-# rope_type -> its _compute_<type>: scaling's table (the "ntk" entry is never reached: it is
-# not a transformers type) plus Gemma 4's p-RoPE
-_COMPUTE = {**COMPUTE, "proportional": _compute_proportional}
 
 
 def rope_frequencies_from_config(
@@ -492,9 +514,11 @@ def rope_frequencies_from_config(
     if seq_len is not None:
         seq_len = check_int("seq_len", seq_len, minimum=1)
     rope = _read_config(config, layer_type)
-    keys = read_keys(rope.rope_type, rope.params, rope.head_dim, given=rope.given,
-                     where=rope.where, head_dim_name="rotary_dim")
-    return _COMPUTE[rope.rope_type](rope.head_dim, rope.base, keys, seq_len)
+    spec = ROPE_TYPES[rope.rope_type]
+    keys = read_keys(rope.rope_type, rope.params, rope.head_dim, required=spec.required,
+                     optional=spec.optional, given=rope.given, where=rope.where,
+                     head_dim_name="rotary_dim")
+    return spec.compute(rope.head_dim, rope.base, keys, seq_len)
 
 
 def effective_logit_scale(config: Mapping[str, Any], positions: Any, *,
@@ -566,7 +590,7 @@ def _softmax_and_query_scale(cfg: Mapping[str, Any], pos: NDArray[np.float64]
     if cfg.get("model_type") in ("deepseek_v2", "deepseek_v3") and kind == "yarn":
         all_dim = check_float("mscale_all_dim", params.get("mscale_all_dim") or 0.0, at_least=0.0)
         factor = check_float("factor", params.get("factor"), at_least=1.0)
-        scale = scale * (0.1 * all_dim * math.log(factor) + 1.0) ** 2  # (0.1 m ln s + 1)^2
+        scale = scale * yarn_get_mscale(factor, all_dim) ** 2  # (0.1 m ln s + 1)^2
     beta = params.get("llama_4_scaling_beta")
     if beta is not None:
         beta = check_float("llama_4_scaling_beta", beta, at_least=0.0)

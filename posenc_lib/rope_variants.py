@@ -91,13 +91,18 @@ def partial_rotary_dims(head_dim: int, partial_rotary_factor: float) -> NDArray[
     """
     dim = _check_dim("head_dim", head_dim)
     p = _check_fraction("partial_rotary_factor", partial_rotary_factor, allow_zero=False)
+    return np.arange(dim) < rotary_dimension(dim, p)
+
+
+def rotary_dimension(head_dim: int, p: float) -> int:
+    """``r = int(p d)``, the rotated dims of a ``d``-dim head; a ValueError unless even, >= 2."""
     # r = int(p * d)
-    rotary = int(dim * p)
+    rotary = int(head_dim * p)
     if rotary < 2 or rotary % 2:
         raise ValueError(
-            f"int(head_dim * partial_rotary_factor) = int({dim} * {p}) = {rotary} must be an "
-            "even integer >= 2 (pairs)")
-    return np.arange(dim) < rotary
+            f"the rotary dimension int(head_dim * partial_rotary_factor) = int({head_dim} * {p})"
+            f" = {rotary} must be an even integer >= 2 (pairs)")
+    return rotary
 
 
 def p_rope_frequencies(head_dim: int, p: float, base: float = 10000.0) -> NDArray[np.float64]:

@@ -15,12 +15,14 @@ yarn          a ramp from ``theta_i`` to ``theta_i / s`` over the turns ``r_i = 
               attention factor ``0.1 ln s + 1``
 llama3        ``theta_i`` for short wavelengths, ``theta_i / s`` for long ones, a blend between
 longrope      ``theta_i / f_i`` with searched per-pair factors ``f_i`` (short or long list)
+proportional  p-RoPE (Gemma 4): ``theta_i`` for the fastest ``int(p d // 2)`` pairs, 0 after
 ============  =====================================================================================
 
-:func:`rope_frequencies` checks a Hugging Face ``rope_scaling`` dict once
-(``posenc_lib._scaling_checks.read_keys``) and dispatches to ``_compute_<type>`` through
-``COMPUTE``, as transformers' ``ROPE_INIT_FUNCTIONS``. Everything is float64; the values agree
-with transformers' ``modeling_rope_utils.py``, the YaRN code and Meta's ``apply_scaling``.
+:func:`rope_frequencies` and :func:`posenc_lib.models.rope_frequencies_from_config` read one
+registry, :data:`ROPE_TYPES` (as transformers' ``ROPE_INIT_FUNCTIONS``): they check a type's keys
+once (``posenc_lib._scaling_checks.read_keys``, which warns about keys the type does not read) and
+call its ``_compute_<type>``. Everything is float64; the values agree with transformers'
+``modeling_rope_utils.py``, the YaRN code and Meta's ``apply_scaling``.
 
 References: PI arXiv 2306.15595; bloc97 "NTK-Aware Scaled RoPE" and emozilla "Dynamically
 Scaled RoPE" (r/LocalLLaMA, 2023); YaRN arXiv 2309.00071; LongRoPE arXiv 2402.13753;
@@ -33,7 +35,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
@@ -48,14 +50,13 @@ from posenc_lib._scaling_checks import (
     refuse_misplaced_keys,
 )
 from posenc_lib.frequencies import inverse_frequencies
+from posenc_lib.rope_variants import p_rope_frequencies
 
-__all__ = ["SCALING_METHODS", "rope_frequencies", "resolve_rope_type", "linear_inv_freq",
+__all__ = ["ROPE_TYPES", "SCALING_METHODS", "rope_frequencies", "resolve_rope_type",
+           "linear_inv_freq",
            "ntk_scaled_base", "ntk_inv_freq", "dynamic_ntk_factor", "yarn_get_mscale",
            "yarn_correction_range", "yarn_ramp", "yarn_inv_freq", "llama3_inv_freq"]
 
-SCALING_METHODS: tuple[str, ...] = ("default", "linear", "ntk", "dynamic", "yarn", "llama3",
-                                    "longrope")
-"""The ``rope_type`` values understood by :func:`rope_frequencies`."""
 
 
 def linear_inv_freq(head_dim: int, base: float, factor: float) -> NDArray[np.float64]:
@@ -366,7 +367,8 @@ def resolve_rope_type(rope_scaling: Mapping[str, Any] | None) -> str:
 
     Notes
     -----
-    One of :data:`SCALING_METHODS`; ``"default"`` for None; a dict with neither key is an error.
+    A key of :data:`ROPE_TYPES` (``"mrope"`` reads as ``"default"``, as in transformers);
+    ``"default"`` for None; a dict with neither key is an error.
 
     Examples
     --------
@@ -381,8 +383,10 @@ def resolve_rope_type(rope_scaling: Mapping[str, Any] | None) -> str:
     names = {rope_scaling[key] for key in ("rope_type", "type") if key in rope_scaling}
     if len(names) != 1:
         raise ValueError("rope_scaling must have one 'rope_type' (or legacy 'type'), one of "
-                         f"{', '.join(map(repr, SCALING_METHODS))}; got {dict(rope_scaling)!r}")
-    return check_choice("rope_scaling['rope_type']", names.pop(), SCALING_METHODS)
+                         f"{', '.join(map(repr, ROPE_TYPES))}; got {dict(rope_scaling)!r}")
+    name = names.pop()
+    name = ROPE_TYPE_ALIASES.get(name, name) if isinstance(name, str) else name
+    return check_choice("rope_scaling['rope_type']", name, tuple(ROPE_TYPES))
 
 
 def rope_frequencies(head_dim: int, base: float = 10000.0,
@@ -397,11 +401,12 @@ def rope_frequencies(head_dim: int, base: float = 10000.0,
     base : float, default 10000.0
         ``rope_theta``, > 1.
     rope_scaling : dict or None, default None
-        The config's ``rope_scaling`` (``rope_type`` or legacy ``type`` in
-        :data:`SCALING_METHODS`). Keys read: factor, original_max_position_embeddings,
+        The config's ``rope_scaling`` (``rope_type`` or legacy ``type``, a key of
+        :data:`ROPE_TYPES`). Keys read: factor, original_max_position_embeddings,
         beta_fast, beta_slow, mscale, mscale_all_dim, attention_factor, truncate,
-        low_freq_factor, high_freq_factor, short_factor, long_factor; others are ignored and
-        None counts as absent.
+        low_freq_factor, high_freq_factor, short_factor, long_factor (``proportional``:
+        partial_rotary_factor); None counts as absent, and a key the type does not read is
+        ignored with a warning, as transformers does.
     seq_len : int or None, default None
         Current sequence length, read by ``dynamic`` and ``longrope``.
 
@@ -433,9 +438,10 @@ def rope_frequencies(head_dim: int, base: float = 10000.0,
     rope_type = resolve_rope_type(rope_scaling)
     head_dim, base, seq_len = checked(head_dim=head_dim, base=base, seq_len=seq_len)
     config: Mapping[str, Any] = rope_scaling or {}
-    refuse_misplaced_keys(config, base)
-    keys = read_keys(rope_type, config, head_dim)
-    return COMPUTE[rope_type](head_dim, base, keys, seq_len)
+    refuse_misplaced_keys(config, base, rope_type)
+    spec = ROPE_TYPES[rope_type]
+    keys = read_keys(rope_type, config, head_dim, required=spec.required, optional=spec.optional)
+    return spec.compute(head_dim, base, keys, seq_len)
 
 
 # --------------------------------------------------------------------------- one per rope_type
@@ -498,13 +504,42 @@ def _compute_longrope(d: int, base: float, keys: Keys, seq_len: int | None) -> F
     return inv_freq, math.sqrt(1.0 + math.log(keys["factor"]) / math.log(length))
 
 
-COMPUTE: dict[str, Callable[[int, float, Keys, int | None], Frequencies]] = {
-    "default": _compute_default,
-    "linear": _compute_linear,
-    "ntk": _compute_ntk,
-    "dynamic": _compute_dynamic,
-    "yarn": _compute_yarn,
-    "llama3": _compute_llama3,
-    "longrope": _compute_longrope,
+def _compute_proportional(d: int, base: float, keys: Keys, seq_len: int | None) -> Frequencies:
+    """Gemma 4's p-RoPE on a whole head of ``d`` dims; attention factor 1."""
+    # theta_i = base^(-2i / d) for i < int(p d // 2), 0 after; / factor
+    inv_freq = p_rope_frequencies(d, keys["partial_rotary_factor"], base)
+    return inv_freq / keys.get("factor", 1.0), 1.0
+
+
+class RopeType(NamedTuple):
+    """One ``rope_type``: its ``_compute_<type>`` and the scaling keys it requires and reads."""
+
+    compute: Callable[[int, float, Keys, int | None], Frequencies]
+    required: tuple[str, ...] = ()
+    optional: tuple[str, ...] = ()
+    transformers: bool = True  # False: the course's own name, not in transformers
+
+
+_TRAINED = ("original_max_position_embeddings",)
+ROPE_TYPES: dict[str, RopeType] = {
+    "default": RopeType(_compute_default),
+    "linear": RopeType(_compute_linear, ("factor",)),
+    "ntk": RopeType(_compute_ntk, ("factor",), transformers=False),
+    "dynamic": RopeType(_compute_dynamic, ("factor", *_TRAINED)),
+    "yarn": RopeType(_compute_yarn, ("factor", *_TRAINED), (
+        "beta_fast", "beta_slow", "truncate", "mscale", "mscale_all_dim", "attention_factor")),
+    "llama3": RopeType(_compute_llama3, (
+        "factor", "low_freq_factor", "high_freq_factor", *_TRAINED)),
+    "longrope": RopeType(_compute_longrope, ("short_factor", "long_factor", *_TRAINED),
+                         ("factor", "attention_factor")),
+    "proportional": RopeType(_compute_proportional, (), ("partial_rotary_factor", "factor")),
 }
-"""``rope_type`` -> its ``_compute_<type>`` (transformers' ``ROPE_INIT_FUNCTIONS``)."""
+"""Every ``rope_type`` both entry points read, as transformers' ``ROPE_INIT_FUNCTIONS`` (plus
+the course's static ``ntk``): :func:`rope_frequencies` and
+:func:`posenc_lib.models.rope_frequencies_from_config` check its keys and call its ``compute``."""
+
+ROPE_TYPE_ALIASES: dict[str, str] = {"mrope": "default"}
+"""Legacy names transformers rewrites first (Qwen2-VL's ``"mrope"``: default frequencies)."""
+
+# the context-extension methods of notebook 06 (p-RoPE changes which pairs turn, not the context)
+SCALING_METHODS: tuple[str, ...] = tuple(name for name in ROPE_TYPES if name != "proportional")

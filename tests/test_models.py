@@ -20,6 +20,7 @@ import pytest
 import posenc_lib
 from posenc_lib.models import rope_frequencies_from_config
 from posenc_lib.presets import PRESET_SOURCES, PRESETS
+from posenc_lib.presets_recent import RECENT_PRESETS
 from tests.rope_by_hand import theta, yarn_by_hand
 
 REFERENCE = json.loads(
@@ -45,11 +46,30 @@ def test_reference_records_versions_and_command() -> None:
 
 
 def test_reference_covers_every_preset_with_the_same_config() -> None:
+    every = {**PRESETS, **RECENT_PRESETS}
     stored = {c["preset"]: c["config"] for c in CASES if c["preset"] is not None}
-    assert set(stored) == set(PRESETS), "regenerate the reference after changing the presets"
-    assert len(stored) >= 10
+    no_rope = set(REFERENCE["no_rope"])
+    assert set(stored) | no_rope == set(every), "regenerate the reference after changing presets"
     for name, config in stored.items():
-        assert config == json.loads(json.dumps(PRESETS[name])), name
+        assert config == json.loads(json.dumps(every[name])), name
+    for name in no_rope:  # transformers builds no rotary embedding: the reader says why
+        with pytest.raises(ValueError, match="no RoPE|NoPE"):
+            rope_frequencies_from_config(every[name])
+
+
+def test_reference_leaves_every_default_to_the_model_type() -> None:
+    """One bare config per model type the reader knows a default for: no rope_theta, head_dim,
+    partial rotary factor or RoPE dict, so each of those defaults meets transformers'."""
+    from posenc_lib import models
+
+    bare = {c["config"]["model_type"]: c["config"] for c in CASES if c["name"].startswith("bare-")}
+    named = (set(models._MODEL_DEFAULTS) | set(models._PARTIAL_DEFAULTS) | set(models._DEFAULT_ROPE)
+             | set(models._MLA_ROPE_HEAD_DIM) | {"phi3"})
+    assert named <= set(bare), sorted(named - set(bare))
+    rope_keys = {"rope_theta", "head_dim", "partial_rotary_factor", "rope_scaling",
+                 "rope_parameters", "rotary_pct", "rotary_emb_base", "qk_rope_head_dim"}
+    for config in bare.values():
+        assert not rope_keys & set(config.get("text_config", config)), config
 
 
 def test_reference_has_seq_lens_and_layer_types() -> None:
@@ -58,10 +78,22 @@ def test_reference_has_seq_lens_and_layer_types() -> None:
     assert {"full_attention", "sliding_attention"} <= {c["layer_type"] for c in CASES}
 
 
+# DeepseekV4RotaryEmbedding names its two RoPEs "main" and "compress"; the reader names the
+# layer types that use them (DeepseekV4Config's compress_ratios 0, and 4 or 128)
+_V4_LAYERS = {"main": ["sliding_attention"],
+              "compress": ["compressed_sparse_attention", "heavily_compressed_attention"]}
+
+
 @pytest.mark.parametrize("case", CASES, ids=[case_id(c) for c in CASES])
 def test_matches_transformers(case: dict[str, Any]) -> None:
+    layers = _V4_LAYERS.get(case["layer_type"], [case["layer_type"]])
+    for layer_type in layers:
+        _check_case(case, layer_type)
+
+
+def _check_case(case: dict[str, Any], layer_type: str | None) -> None:
     inv_freq, attention = rope_frequencies_from_config(
-        case["config"], seq_len=case["seq_len"], layer_type=case["layer_type"]
+        case["config"], seq_len=case["seq_len"], layer_type=layer_type
     )
     expected = np.asarray(case["inv_freq"])
     assert inv_freq.shape == expected.shape
@@ -340,12 +372,11 @@ def test_nope_layer_type_is_refused_with_a_reason() -> None:
 # Each expected value is recomputed here from the published config and the model's code, with
 # plain loops and math, never with the library.
 
-from posenc_lib.presets_recent import RECENT_PRESETS, RECENT_SOURCES  # noqa: E402
+from posenc_lib.presets_recent import RECENT_SOURCES  # noqa: E402
 
 
 def test_recent_presets_each_have_a_source_and_are_plain_json() -> None:
     assert set(RECENT_PRESETS) == set(RECENT_SOURCES)
-    assert len(RECENT_PRESETS) == 9
     assert not set(RECENT_PRESETS) & set(PRESETS)
     for name, source in RECENT_SOURCES.items():
         assert "/" in source, name
@@ -460,3 +491,101 @@ def test_effective_logit_scale_per_model_by_hand() -> None:
         effective_logit_scale(scout, [-1])
     with pytest.raises(TypeError, match="nope_layer"):
         effective_logit_scale(scout, [1], nope_layer="yes")
+
+
+# --------------------------------------------------------------------------- one rope-type registry
+
+_SMALL = {"hidden_size": 256, "num_attention_heads": 2, "max_position_embeddings": 8192}
+_DICTS = {
+    "default": {},
+    "linear": {"factor": 4.0},
+    "dynamic": {"factor": 2.0, "original_max_position_embeddings": 8192},
+    "yarn": {"factor": 4.0, "original_max_position_embeddings": 2048, "beta_fast": 16.0},
+    "llama3": {"factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0,
+               "original_max_position_embeddings": 1024},
+    "longrope": {"short_factor": [1.5] * 64, "long_factor": [3.0] * 64, "factor": 4.0,
+                 "original_max_position_embeddings": 2048},
+    "proportional": {"partial_rotary_factor": 0.25},
+}
+
+
+def test_both_entry_points_read_the_same_types() -> None:
+    from posenc_lib.scaling import ROPE_TYPES, rope_frequencies
+
+    hf_types = {name for name, spec in ROPE_TYPES.items() if spec.transformers}
+    assert set(_DICTS) == hf_types  # a new transformers type gets a case here
+    for name, extra in _DICTS.items():
+        params = {"rope_type": name, "rope_theta": 5000.0, **extra}
+        config = {**_SMALL, "model_type": "llama", "rope_parameters": params}
+        for seq_len in (None, 20000):
+            by_config = rope_frequencies_from_config(config, seq_len=seq_len)
+            direct = rope_frequencies(128, 5000.0, params, seq_len=seq_len)
+            np.testing.assert_array_equal(by_config[0], direct[0])
+            assert by_config[1] == direct[1], name
+
+
+def test_ntk_is_the_courses_own_type() -> None:
+    from posenc_lib.scaling import ROPE_TYPES, rope_frequencies
+
+    assert not ROPE_TYPES["ntk"].transformers
+    config = {**_SMALL, "rope_scaling": {"rope_type": "ntk", "factor": 2.0}}
+    with pytest.raises(ValueError, match="course's own name.*'ntk'|'ntk'.*course's own"):
+        rope_frequencies_from_config(config)
+    # static NTK-aware: base' = base s^(d/(d-2)), computed by hand
+    inv_freq, _ = rope_frequencies(128, 10000.0, {"rope_type": "ntk", "factor": 2.0})
+    np.testing.assert_allclose(inv_freq, theta(128, 10000.0 * 2.0 ** (128 / 126)), rtol=1e-12)
+
+
+def test_mrope_and_proportional_reach_rope_frequencies() -> None:
+    from posenc_lib.scaling import rope_frequencies
+
+    inv_freq, _ = rope_frequencies(64, 100.0, {"rope_type": "mrope", "mrope_section": [8, 12, 12]})
+    np.testing.assert_allclose(inv_freq, theta(64, 100.0), rtol=1e-12)
+    inv_freq, _ = rope_frequencies(16, 100.0, {"rope_type": "proportional",
+                                               "partial_rotary_factor": 0.5})
+    np.testing.assert_allclose(inv_freq, theta(16, 100.0)[:4] + [0.0] * 4, rtol=1e-12)
+
+
+@pytest.mark.parametrize("where", ["rope_frequencies", "config"])
+def test_unknown_keys_warn_as_transformers_does(where: str) -> None:
+    from posenc_lib.scaling import rope_frequencies
+
+    scaling = {"rope_type": "linear", "factor": 2.0, "foo": 1}
+    with pytest.warns(UserWarning, match=r"'linear' does not read: \['foo'\]"):
+        if where == "config":
+            inv_freq, _ = rope_frequencies_from_config({**_SMALL, "rope_scaling": scaling})
+        else:
+            inv_freq, _ = rope_frequencies(128, 10000.0, scaling)
+    np.testing.assert_allclose(inv_freq, np.asarray(theta(128, 10000.0)) / 2.0, rtol=1e-12)
+
+
+def test_keys_transformers_knows_do_not_warn(recwarn: pytest.WarningsRecorder) -> None:
+    # M-RoPE sections, Ministral 3's beta, legacy "type", rope_theta inside the dict
+    config = {**_SMALL, "rope_scaling": {"type": "mrope", "mrope_section": [16, 24, 24],
+                                         "rope_theta": 100.0}}
+    rope_frequencies_from_config(config)
+    yarn = {"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 2048,
+            "llama_4_scaling_beta": 0.1}
+    rope_frequencies_from_config({**_SMALL, "rope_parameters": yarn})
+    assert not [w for w in recwarn if issubclass(w.category, UserWarning)]
+
+
+def test_gpt_neox_falls_back_to_rope_theta_and_refuses_two_bases() -> None:
+    neox = {"model_type": "gpt_neox", "hidden_size": 512, "num_attention_heads": 4}
+    # head 128, rotary_pct 0.25 by default -> r = 32
+    inv_freq, _ = rope_frequencies_from_config({**neox, "rope_theta": 500000.0})
+    np.testing.assert_allclose(inv_freq, theta(32, 500000.0), rtol=1e-12)
+    agree = {**neox, "rope_theta": 20000.0, "rotary_emb_base": 20000}
+    np.testing.assert_allclose(rope_frequencies_from_config(agree)[0], theta(32, 20000.0),
+                               rtol=1e-12)
+    with pytest.raises(ValueError, match=r"rotary_emb_base.*rope_theta.*disagree"):
+        rope_frequencies_from_config({**neox, "rope_theta": 500000.0, "rotary_emb_base": 10000})
+    with pytest.raises(ValueError, match=r"rotary_pct.*partial_rotary_factor.*disagree"):
+        rope_frequencies_from_config({**neox, "rotary_pct": 0.5, "partial_rotary_factor": 1.0})
+
+
+def test_a_stray_neox_key_does_not_change_how_a_llama_config_reads() -> None:
+    llama = {"model_type": "llama", **_SMALL, "rope_theta": 500000.0}
+    for stray in ({"rotary_pct": 1.0}, {"rotary_pct": 0.25}, {"rotary_emb_base": 10000}):
+        inv_freq, _ = rope_frequencies_from_config({**llama, **stray})
+        np.testing.assert_allclose(inv_freq, theta(128, 500000.0), rtol=1e-12, err_msg=str(stray))

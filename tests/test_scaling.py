@@ -16,6 +16,7 @@ from posenc_lib.analysis import frequency_ratio, max_trained_angle, unseen_angle
 from posenc_lib.frequencies import inverse_frequencies, turns_in_context, wavelengths
 from posenc_lib.models import rope_frequencies_from_config
 from posenc_lib.scaling import (
+    ROPE_TYPES,
     SCALING_METHODS,
     dynamic_ntk_factor,
     linear_inv_freq,
@@ -430,11 +431,27 @@ def test_rotations_wavelengths_and_ratio() -> None:
     r = turns_in_context(theta, 4096)
     np.testing.assert_allclose(r, 4096 / wavelengths(theta))
     assert math.isclose(r[0], 4096 / (2 * math.pi))
-    for method in SCALING_METHODS:
-        assert method in ("default", "linear", "ntk", "dynamic", "yarn", "llama3", "longrope")
-    assert len(SCALING_METHODS) == 7
     np.testing.assert_allclose(frequency_ratio(8, 10000.0, None), 1.0)
     np.testing.assert_allclose(frequency_ratio(8, 10000.0, {"type": "linear", "factor": 2}), 0.5)
+
+
+_MINIMAL = {"factor": 4.0, "original_max_position_embeddings": 64, "low_freq_factor": 1.0,
+            "high_freq_factor": 4.0, "short_factor": [1.0, 2.0, 3.0, 4.0],
+            "long_factor": [2.0, 4.0, 6.0, 8.0]}
+
+
+@pytest.mark.parametrize("method", SCALING_METHODS)
+def test_every_scaling_method_stretches_the_context(method: str) -> None:
+    """A context-extension method never makes a pair turn faster, and every one but "default"
+    slows the slowest pair; each is a type of the one registry both entry points read."""
+    assert method in ROPE_TYPES and resolve_rope_type({"type": method}) == method
+    spec = ROPE_TYPES[method]
+    rope_scaling = {"rope_type": method,
+                    **{k: _MINIMAL[k] for k in spec.required + spec.optional if k in _MINIMAL}}
+    inv_freq, _ = rope_frequencies(8, 10000.0, rope_scaling, seq_len=256)
+    theta = inverse_frequencies(8, 10000.0)
+    assert np.all(inv_freq <= theta * (1 + 1e-12))
+    assert (inv_freq[-1] < theta[-1]) == (method != "default")
 
 
 def test_angle_coverage() -> None:
@@ -461,7 +478,8 @@ def test_rope_type_alias_and_extra_keys() -> None:
     assert resolve_rope_type({"rope_type": "yarn", "type": "yarn"}) == "yarn"
     cfg = {"rope_type": "linear", "factor": 2.0, "finetuned": True, "something_else": [1, 2]}
     expected = inverse_frequencies(8, 100.0) / 2
-    np.testing.assert_allclose(rope_frequencies(8, 100.0, cfg)[0], expected)
+    with pytest.warns(UserWarning, match=r"\['finetuned', 'something_else'\]; they are ignored"):
+        np.testing.assert_allclose(rope_frequencies(8, 100.0, cfg)[0], expected)
     # None counts as absent for optional keys
     cfg_none = {**QWEN_YARN, "beta_fast": None, "beta_slow": None, "attention_factor": None}
     a, att_a = rope_frequencies(128, 1e6, cfg_none)
@@ -630,7 +648,7 @@ def test_rope_frequencies_bad_arguments(
 
 @pytest.mark.parametrize("rope_type", ["ntk", "dynamic"])
 def test_ntk_needs_head_dim_at_least_4(rope_type: str) -> None:
-    cfg = {"rope_type": rope_type, "factor": 2.0, **_L(16)}
+    cfg = {"rope_type": rope_type, "factor": 2.0, **(_L(16) if rope_type == "dynamic" else {})}
     with pytest.raises(ValueError, match="head_dim"):
         rope_frequencies(2, 10000.0, cfg, seq_len=64)
 

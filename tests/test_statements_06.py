@@ -79,9 +79,10 @@ def test_pi_turns_pair_0_one_radian_then_one_over_s() -> None:
 
 
 def test_ntk_base_divides_the_slowest_pair_by_exactly_s() -> None:
-    text = markdown()
-    assert r"\text{base}' = \text{base}\cdot s^{d/(d-2)}" in text
-    new = BASE * S ** (D / (D - 2))
+    # the formula as the page writes it, spacing aside; its exponent is evaluated at d = D
+    exponent = stated(r"\\text\{base\}'\s*=\s*\\text\{base\}\s*\\cdot\s*s\^\{([d()+\-/*\d ]+)\}",
+                      markdown(), str)
+    new = BASE * S ** eval(exponent, {"__builtins__": {}}, {"d": D})
     scaled = new ** (-np.arange(0, D, 2) / D)
     ntk, _ = method_frequencies("ntk", D, BASE, S, L)
     np.testing.assert_allclose(ntk, scaled, rtol=1e-12)

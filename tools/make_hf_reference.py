@@ -3,22 +3,26 @@
 Run once, by hand, in a virtual environment OUTSIDE the project (the course never depends on
 torch or transformers; CI only reads the stored JSON)::
 
-    python3 -m venv /tmp/hfref
-    /tmp/hfref/bin/pip install torch==2.13.0 transformers==5.23.0 numpy
-    /tmp/hfref/bin/python tools/make_hf_reference.py
+    python3 -m venv /tmp/hfenv
+    /tmp/hfenv/bin/pip install torch==2.13.0 transformers==5.23.0 numpy
+    /tmp/hfenv/bin/python tools/make_hf_reference.py
 
 (``torch==2.13.0`` resolves to the CPU wheel on the course machine; do not install an unpinned
 ``torch``, which pulls the CUDA wheels.) The reference was made with Python 3.11.7,
 torch 2.13.0+cpu, transformers 5.23.0 and NumPy 2.4.6; the JSON records the versions and the
 command it was made with.
 
-For every preset of :mod:`posenc_lib.presets` and a few extra config forms (legacy ``type``
-keys, transformers-5 ``rope_parameters``, Gemma 3's nested per-layer dict, partial rotary inside
-``rope_parameters``, dynamic NTK), the script builds the model's own configuration class from the
-dict (``AutoConfig.for_model(model_type, **config)``) and its ``RotaryEmbedding`` class, and stores
-the ``inv_freq`` buffer and ``attention_scaling`` it computes (per layer type where a model has
-two). For ``dynamic`` and ``longrope`` it also calls ``ROPE_INIT_FUNCTIONS[rope_type](config,
-seq_len=...)`` at a few sequence lengths, as ``dynamic_rope_update`` does during generation.
+For every preset of :mod:`posenc_lib.presets` and :mod:`posenc_lib.presets_recent`, a few extra
+config forms (legacy ``type`` keys, transformers-5 ``rope_parameters``, Gemma 3's nested per-layer
+dict, partial rotary inside ``rope_parameters``, dynamic NTK), and, for every model type the config
+reader names, a bare config that leaves ``rope_theta``, ``head_dim``, ``partial_rotary_factor`` and
+the RoPE dict to the model type's defaults, the script builds the model's own configuration class
+from the dict (``AutoConfig.for_model(model_type, **config)``) and its text ``RotaryEmbedding``
+class, and stores the ``inv_freq`` buffer and ``attention_scaling`` it computes (per layer type
+where a model has several). For ``dynamic`` and ``longrope`` it also calls
+``ROPE_INIT_FUNCTIONS[rope_type](config, seq_len=...)`` at a few sequence lengths, as
+``dynamic_rope_update`` does during generation. A preset whose model has no RoPE in transformers
+(Kimi Linear's MLA with ``mla_use_nope``) is listed under ``no_rope``.
 
 transformers computes in float32; the stored numbers are those float32 values, written exactly.
 """
@@ -36,25 +40,28 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from posenc_lib.presets import PRESETS  # noqa: E402
+from posenc_lib.presets_recent import RECENT_PRESETS  # noqa: E402
 
 OUT = ROOT / "tests" / "data" / "hf_rope_reference.json"
-COMMAND = "/tmp/hfref/bin/python tools/make_hf_reference.py"
+COMMAND = "/tmp/hfenv/bin/python tools/make_hf_reference.py"
 
-# model_type -> (module under transformers.models, RotaryEmbedding class)
-ROTARY_CLASSES = {
-    "llama": ("llama.modeling_llama", "LlamaRotaryEmbedding"),
-    "llama4_text": ("llama4.modeling_llama4", "Llama4TextRotaryEmbedding"),
-    "qwen2": ("qwen2.modeling_qwen2", "Qwen2RotaryEmbedding"),
-    "qwen3": ("qwen3.modeling_qwen3", "Qwen3RotaryEmbedding"),
-    "qwen2_5_vl": ("qwen2_5_vl.modeling_qwen2_5_vl", "Qwen2_5_VLRotaryEmbedding"),
-    "gemma3_text": ("gemma3.modeling_gemma3", "Gemma3RotaryEmbedding"),
-    "deepseek_v3": ("deepseek_v3.modeling_deepseek_v3", "DeepseekV3RotaryEmbedding"),
-    "gpt_oss": ("gpt_oss.modeling_gpt_oss", "GptOssRotaryEmbedding"),
-    "phi3": ("phi3.modeling_phi3", "Phi3RotaryEmbedding"),
-    "mistral": ("mistral.modeling_mistral", "MistralRotaryEmbedding"),
-    "smollm3": ("smollm3.modeling_smollm3", "SmolLM3RotaryEmbedding"),
-    "gpt_neox": ("gpt_neox.modeling_gpt_neox", "GPTNeoXRotaryEmbedding"),
-}
+# Bare configs: sizes only (head 768 // 8 = 96, which no model type defaults to), so that
+# rope_theta, head_dim, partial_rotary_factor and the RoPE dict are the model type's defaults.
+# Multimodal types take their text fields in text_config (without a model_type of its own).
+_BARE_SIZES = {"hidden_size": 768, "num_attention_heads": 8, "num_hidden_layers": 8}
+_MULTIMODAL = ("llama4", "qwen2_5_vl", "gemma3", "gemma4", "qwen3_vl")
+BARE_MODEL_TYPES = (
+    "llama", "mistral", "qwen2", "qwen3", "phi3", "gpt_neox", "smollm3", "gpt_oss", "llama4_text",
+    "qwen2_5_vl_text", "gemma3_text", "gemma4_text", "qwen3_next", "ministral3", "minimax_m2",
+    "glm4_moe", "qwen3_vl_text", "deepseek_v2", "deepseek_v3", "deepseek_v32", *_MULTIMODAL,
+)
+
+
+def bare_config(model_type: str) -> dict[str, Any]:
+    if model_type in _MULTIMODAL:
+        return {"model_type": model_type, "text_config": dict(_BARE_SIZES)}
+    return {"model_type": model_type, **_BARE_SIZES}
+
 
 _LLAMA_SIZES = {"model_type": "llama", "hidden_size": 4096, "num_attention_heads": 32}
 
@@ -134,6 +141,16 @@ FORMS: dict[str, dict[str, Any]] = {
             "original_max_position_embeddings": 4096,
         },
     },
+    # Phi3Config's original_max_position_embeddings defaults to 4096 when config.json omits it
+    "form-phi3-longrope-default-length": {
+        k: v for k, v in PRESETS["phi-3.5-mini"].items() if k != "original_max_position_embeddings"
+    },
+    # a RoPE dict without rope_theta: the model type's default_theta fills it in
+    "form-ministral3-yarn-without-theta": {
+        "model_type": "ministral3", **_BARE_SIZES,
+        "rope_parameters": {"rope_type": "yarn", "factor": 16.0,
+                            "original_max_position_embeddings": 16384},
+    },
     "form-neox-dynamic": {
         **PRESETS["pythia-1.4b"],
         "rope_scaling": {"type": "dynamic", "factor": 2.0},
@@ -142,10 +159,17 @@ FORMS: dict[str, dict[str, Any]] = {
 
 
 def _rotary_class(model_type: str) -> Any:
+    """The model's text RotaryEmbedding class (its vision one, if any, is left out)."""
     import importlib
 
-    module, name = ROTARY_CLASSES[model_type]
-    return getattr(importlib.import_module(f"transformers.models.{module}"), name)
+    from transformers.models.auto.configuration_auto import model_type_to_module_name
+
+    module = model_type_to_module_name(model_type)
+    modeling = importlib.import_module(f"transformers.models.{module}.modeling_{module}")
+    names = [n for n in dir(modeling) if n.endswith("RotaryEmbedding") and "Vision" not in n]
+    if len(names) != 1:
+        raise LookupError(f"{model_type}: no single text RotaryEmbedding class ({names})")
+    return getattr(modeling, names[0])
 
 
 def _hf_config(config: dict[str, Any]) -> Any:
@@ -301,15 +325,23 @@ def main() -> None:
 
     torch.set_grad_enabled(False)
     cases: list[dict[str, Any]] = []
-    for name, config in PRESETS.items():
+    no_rope = []
+    for name, config in {**PRESETS, **RECENT_PRESETS}.items():
+        if config.get("mla_use_nope"):
+            no_rope.append(name)  # transformers builds no rotary embedding for it
+            continue
         cases.extend(_cases_for(name, config, preset=True))
     for name, config in FORMS.items():
         cases.extend(_cases_for(name, config, preset=False))
+    for model_type in BARE_MODEL_TYPES:
+        cases.extend(_cases_for(f"bare-{model_type}", bare_config(model_type), preset=False))
     reference = {
         "about": (
             "RoPE inv_freq and attention_factor computed by Hugging Face transformers' own code "
             "(each model's RotaryEmbedding class and ROPE_INIT_FUNCTIONS) for the configs of "
-            "posenc_lib.presets and a few extra config forms; float32 values written exactly."
+            "posenc_lib.presets and presets_recent, a few extra config forms, and bare configs "
+            "that leave the RoPE keys to each model type's defaults; float32 values written "
+            "exactly."
         ),
         "generated_by": "tools/make_hf_reference.py",
         "command": COMMAND,
@@ -320,6 +352,7 @@ def main() -> None:
             "numpy": numpy.__version__,
         },
         "cases": cases,
+        "no_rope": no_rope,
         "p_rope": _p_rope_cases(),
         "mrope_axes": _mrope_axes_cases(),
         "sink_attention": _sink_case(),
