@@ -23,7 +23,6 @@ def _steps() -> NDArray[np.int64]:
 carry_flips = Exercise(
     key="01.carry_flips", answer_name="carry_counts", level="warm-up", kind="prediction", minutes=5,
     title="Predict how many bits change from p to p + 1 for p = 23, 47, 63, 95",
-    expected=_steps,
     hint_text="Write p in binary and add 1 by hand: every trailing 1 turns into a 0 (the carry) "
     "and the first 0 turns into a 1. So the count is the number of trailing 1s of p, plus one.",
     objective="Predicts the Hamming distance of a step from the carry (trailing 1s plus one), "
@@ -61,7 +60,6 @@ ternary_periods = Exercise(
     key="01.ternary_periods", answer_name="ternary_periods", level="core", kind="derivation",
     minutes=10,
     title="The period of every digit of a base-3 counter over positions 0 to 242",
-    expected=_ternary_periods,
     hint_text="Digit k of p in base 3 is (p // 3**k) % 3. Build the table of 5 digits for p = 0 "
     ".. 242, most significant first, and for each column find the smallest shift t >= 1 with "
     "np.array_equal(col[t:], col[:-t]). How many times does a base-3 digit change per period?",
@@ -90,7 +88,6 @@ gray_cousin = Exercise(
     key="01.gray_cousin", answer_name="gray_cousin", level="core", kind="construction", minutes=20,
     title="Write the smooth cousin of bit k of the Gray code",
     # Gray bit k is binary bit k+1 moved 2**k positions earlier
-    expected=lambda: smooth_bit_wave(_GRAY_CALL[0] + 2 ** _GRAY_CALL[1], _GRAY_CALL[1] + 1),
     call_with=_GRAY_CALL,
     hint_text="Print the column of Gray bit k for p = 0 .. 31 (for k = 0: 0 1 1 0 0 1 1 0 ...). "
     "Read its period T, then where its runs of 0 are centred: one run is centred half a step "
@@ -131,7 +128,6 @@ gray_offsets = Exercise(
     key="01.gray_offsets", answer_name="consistent_offsets", level="challenge", kind="explanation",
     minutes=20,
     title="The offsets k <= 16 at which the Gray code's Hamming distance is the same everywhere",
-    expected=_consistent_offsets,
     hint_text="The Gray code of p is p ^ (p >> 1). For each k = 1 .. 16, collect the Hamming "
     "distance between the codes of p and p + k for every p = 0 .. 255 - k, and keep k when only "
     "one distance appears. Then look at the numbers you kept: what do they have in common?",

@@ -35,7 +35,6 @@ _STRETCH = 8.0  # the running example's s, which plays no part
 ramp_bounds = Exercise(
     key="06.ramp_bounds", answer_name="ramp_bounds", level="warm-up", kind="prediction", minutes=8,
     title="YaRN's ramp for the Llama 2 head trained 4 times longer (L = 16384)",
-    expected=lambda: np.array(yarn_correction_range(128, 10000.0, _LONGER)),
     hint_text="i(r) = d ln(L / (2 pi r)) / (2 ln base). Multiplying L by 4 adds d ln 4 / (2 ln "
     "base) to every i(r), whatever r is: about 9.6 pairs for d = 128 and base 10000. Then round "
     "outward: low = floor(i(32)), high = ceil(i(1)). The factor s plays no part.",
@@ -81,7 +80,6 @@ def _paper_ratio() -> NDArray[np.float64]:
 yarn_ratios = Exercise(
     key="06.yarn_ratios", answer_name="yarn_ratio", level="core", kind="derivation", minutes=15,
     title="YaRN's frequency ratio per pair for d = 64, base 10000, L = 2048, s = 4",
-    expected=_yarn_ratio,
     hint_text="Three steps. (1) low = floor(i(32)) and high = ceil(i(1)) with i(r) = d ln(L / (2 "
     "pi r)) / (2 ln base). (2) gamma_i = clip((i - low) / (high - low), 0, 1) for i = 0 .. 31. "
     "(3) theta'_i / theta_i = (1 - gamma_i) + gamma_i / s. This is the reference code's ramp, "
@@ -124,7 +122,6 @@ llama3_bands = Exercise(
     key="06.llama3_bands", answer_name="bands", level="core", kind="derivation", minutes=15,
     rtol=1e-4,
     title="Llama 3's factor and bands read back from its frequencies",
-    expected=lambda: np.array(_BANDS),
     hint_text="Divide by theta_i = 500000 ** (-2i/64): the ratio is 1 on the kept pairs and "
     "1/factor on the slowest ones. In the blend, g_i = (ratio_i - 1/factor) / (1 - 1/factor) is a "
     "straight line in the turn count r_i = L theta_i / (2 pi): g = (r - low) / (high - low). Fit "
@@ -168,7 +165,6 @@ dynamic_cache = Exercise(
     key="06.dynamic_cache", answer_name="cache_drift", level="challenge", kind="explanation",
     minutes=15,
     title="Dynamic NTK and a KV cache: how far a cached key's slowest pair is off",
-    expected=lambda: _cache_drift(_dynamic_slowest(_CACHE_KEY), _dynamic_slowest(_CACHE_NOW)),
     hint_text="With factor 1, s_eff = l / L once l > L, and NTK-aware scaling with s_eff divides "
     "the slowest pair by exactly s_eff. The cached key was rotated by m theta'_last(l = 2500); "
     "rotating it now would give m theta'_last(l = 6000). Subtract: cached minus now, in radians, "
@@ -221,7 +217,6 @@ which_scaling = Exercise(
     key="06.which_scaling", answer_name="method", level="challenge", kind="detector", minutes=20,
     rtol=1e-4,
     title="Which rope_type produced these frequencies?",
-    expected=lambda: _reasoned(resolve_rope_type(_MYSTERY_CONFIG)),
     hint_text="Divide by theta_i = 1e6 ** (-2i/64) to get the ratio per pair. PI (linear) is "
     "flat; NTK-aware (ntk, dynamic) falls from pair 0 on. YaRN and Llama 3 both keep the fast "
     "pairs and divide the slowest by s; in the blend, YaRN's ratio is a straight line in the pair "

@@ -40,7 +40,6 @@ def _power_of_s(exponent: NDArray[np.float64], factor: float = 4.0) -> NDArray[n
 ntk_ratios = Exercise(
     key="11.ntk_ratios", answer_name="ntk_ratios", level="warm-up", kind="prediction", minutes=8,
     title="Predict NTK-aware's ratio for pairs 0, 32 and 63 at factor 4 (head size 128)",
-    expected=_ntk,
     hint_text="NTK-aware scaling keeps the formula theta_i = base**(-2i/d) and only changes the "
     "base, to base * s**(d/(d-2)), chosen so that the last pair, i = d/2 - 1, is slowed by "
     "exactly s. Write the new theta_i over the old one as a power of s, then put in i = 0, 32 and "
@@ -78,7 +77,6 @@ offset_distance = Exercise(
     key="11.offset_distance", answer_name="offset_distance", level="core", kind="derivation",
     minutes=15,
     title="From the dot product to the distance of PE(0) and PE(k): offset_distance(50, 32, 100.0)",
-    expected=_distance,
     hint_text="Expand |a - b|**2 = |a|**2 + |b|**2 - 2 a.b. Every position vector has the same "
     "norm (notebook 03 says which), and a.b = PE(0).PE(k) is the sum the dot-product figure draws "
     "along its first row. Broadcast (n, 1) offsets against (1, d/2) frequencies, and do not "
@@ -125,7 +123,6 @@ table_orientation = Exercise(
     key="11.table_orientation", answer_name="rows_are_positions", level="core", kind="detector",
     minutes=10,
     title="Four drawn tables: in which do the rows stand for positions?",
-    expected=lambda: np.array([not transposed for *_, transposed in _TABLES]),
     hint_text="A shape does not tell which axis is the position. A property of the encoding does: "
     "a position vector has norm sqrt(d_model / 2) whatever the position, and column 0 of a "
     "(positions, dimensions) table is sin(t) for t = 0, 1, 2, ... Test each table.",
@@ -151,7 +148,6 @@ def _octaves(d_model: int = 512, base: float = _BASE) -> NDArray[np.float64]:
 octaves = Exercise(
     key="11.octaves", answer_name="doubling", level="challenge", kind="explanation", minutes=15,
     title="Pairs per doubling of the wavelength, and doublings in all, for d_model = 512",
-    expected=_octaves,
     hint_text="The wavelength of pair i is 2 pi base**(2i/d): from one pair to the next it grows "
     "by the same factor base**(2/d). A bit of a counter has twice the period of the bit below it. "
     "How many pairs does it take to multiply the wavelength by 2 (log2 of the factor)? And how "
