@@ -27,8 +27,22 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # run as a script: make posenc_lib importable from the checkout
     sys.path.insert(0, str(ROOT))
 
-from posenc_lib.exercises import nb00, nb01, nb02, nb03, nb04, nb05, nb06, nb07, nb08, nb09, nb10, nb11  # noqa: E402
+from posenc_lib.exercises import (  # noqa: E402
+    nb00,
+    nb01,
+    nb02,
+    nb03,
+    nb04,
+    nb05,
+    nb06,
+    nb07,
+    nb08,
+    nb09,
+    nb10,
+    nb11,
+)
 from posenc_lib.exercises._key import KEY_FILE, encode  # noqa: E402
+from posenc_lib.scaling import resolve_rope_type  # noqa: E402
 
 KEY_PATH = ROOT / KEY_FILE
 """Where the checkout's key lives: every folder below the repository root finds it."""
@@ -72,13 +86,15 @@ EXPECTED: dict[str, Callable[[], Any]] = {
     "06.yarn_ratios": lambda: nb06._yarn_ratio(),
     "06.llama3_bands": lambda: np.array(nb06._BANDS),
     "06.dynamic_cache": lambda: (
-        nb06._cache_drift(nb06._dynamic_slowest(nb06._CACHE_KEY), nb06._dynamic_slowest(nb06._CACHE_NOW))
+        nb06._cache_drift(nb06._dynamic_slowest(nb06._CACHE_KEY),
+                          nb06._dynamic_slowest(nb06._CACHE_NOW))
     ),
-    "06.which_scaling": lambda: nb06._reasoned(nb06.resolve_rope_type(nb06._MYSTERY_CONFIG)),
+    "06.which_scaling": lambda: nb06._reasoned(resolve_rope_type(nb06._MYSTERY_CONFIG)),
     "07.alibi_self_weight": lambda: nb07._self_weight(nb07._SLOPE),
     "07.alibi_heads": lambda: nb07.alibi_slopes(nb07._HEADS),
     "07.t5_decoder_starts": lambda: (
-        nb07._starts(nb07.t5_relative_position_bucket(-nb07._DISTANCES, bidirectional=False, max_distance=nb07._MAX_DISTANCE))
+        nb07._starts(nb07.t5_relative_position_bucket(
+            -nb07._DISTANCES, bidirectional=False, max_distance=nb07._MAX_DISTANCE))
     ),
     "07.t5_direction": lambda: nb07._right_order(),
     "07.alibi_local_heads": lambda: (

@@ -14,7 +14,6 @@ from posenc_lib.exercises._core import Exercise, Mistake, Shortcut
 from posenc_lib.frequencies import inverse_frequencies
 from posenc_lib.scaling import (
     llama3_inv_freq,
-    resolve_rope_type,
     rope_frequencies,
     yarn_correction_range,
     yarn_inv_freq,
