@@ -93,14 +93,18 @@ class CheckResult:
     def __bool__(self) -> bool:
         return self.passed
 
+    def _wrong_mark(self) -> str:
+        """"Not yet", or "Not confirmed" when no key could tell (a graded release)."""
+        return "Not confirmed" if self.message == NO_KEY else "Not yet"
+
     def __repr__(self) -> str:
-        mark = "Correct" if self.passed else "Not yet"
+        mark = "Correct" if self.passed else self._wrong_mark()
         head = f"{mark}: {self.title}" if self.title else mark
         return f"{head}\n{self.message}"
 
     def _repr_html_(self) -> str:
         colour = "#1b7837" if self.passed else "#b2182b"
-        mark = "✔ Correct" if self.passed else "✘ Not yet"
+        mark = "✔ Correct" if self.passed else f"✘ {self._wrong_mark()}"
         title = f" — {html.escape(self.title)}" if self.title else ""
         body = html.escape(self.message).replace("\n", "<br>")
         return (
