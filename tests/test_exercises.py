@@ -44,7 +44,7 @@ def test_every_known_mistake_fails_and_is_named(key: str) -> None:
     exercise = EXERCISES[key]
     assert exercise.mistakes, f"{key} lists no common mistake to test against"
     for mistake in exercise.mistakes:
-        wrong = mistake.value()
+        wrong = mistake.compute(exercise._expected())
         if exercise.call_with is not None:
             result = exercise.check(lambda *args, _w=wrong: _w)
         else:

@@ -43,6 +43,7 @@ import numpy as np
 import pytest
 
 from posenc_lib.exercises import all_exercises
+from posenc_lib.exercises._key import encode
 from tests.test_classroom import REVEAL_CELLS, reveal_output_lines, secret_lines
 from tools import build_nbgrader
 from tools.notebook_cells import NOTEBOOKS, exercise_cells, solution_code
@@ -94,15 +95,17 @@ def written_cells(notebook: nbformat.NotebookNode) -> list[nbformat.NotebookNode
 
 
 def mistake_code(key: str, index: int = 0) -> str:
-    """Code that answers exercise ``key`` with a common mistake (the first), as a learner would."""
+    """Code that answers exercise ``key`` with a common mistake (the first), as a learner would:
+    the wrong value, computed here (with the checkout's key) and written into the cell."""
     exercise = all_exercises()[key]
-    value = f"all_exercises()[{key!r}].mistakes[{index}].value()"
+    wrong = encode(exercise.mistakes[index].compute(exercise._expected()))
+    value = f"decode({wrong!r})"
     line = (
         f"{exercise.answer_name} = {value}"
         if exercise.call_with is None
         else f"def {exercise.answer_name}(*args):\n    return {value}"
     )
-    return f"from posenc_lib.exercises import all_exercises\n{line}"
+    return f"from posenc_lib.exercises._key import decode\n{line}"
 
 
 def points(key: str) -> int:
@@ -232,7 +235,8 @@ def test_grade_cells_carry_points_ids_and_grade_calls(tmp_path: Path) -> None:
         setup = next(c for c in notebook.cells if c.cell_type == "code")
         assert setup.metadata.nbgrader.grade_id == "setup" and setup.metadata.nbgrader.locked
         assert f"from posenc_lib.exercises import nb{source.name[:2]}" in setup.source
-        imports = [line for line in setup.source.splitlines() if line.startswith(("from", "import"))]
+        lines = setup.source.splitlines()
+        imports = [line for line in lines if line.startswith(("from", "import"))]
         assert len(imports) == len(set(imports)), "the setup cell imports a module twice"
         explained = [k for k in cells if all_exercises()[k].kind == "explanation"]
         hand_graded = written_cells(notebook)

@@ -15,6 +15,7 @@ key file: there ``check()`` names known mistakes but confirms no answer.
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import sys
 from collections.abc import Callable
@@ -28,6 +29,7 @@ if str(ROOT) not in sys.path:  # run as a script: make posenc_lib importable fro
     sys.path.insert(0, str(ROOT))
 
 from posenc_lib.exercises import (  # noqa: E402
+    _data,
     nb00,
     nb01,
     nb02,
@@ -42,10 +44,30 @@ from posenc_lib.exercises import (  # noqa: E402
     nb11,
 )
 from posenc_lib.exercises._key import KEY_FILE, encode  # noqa: E402
-from posenc_lib.scaling import resolve_rope_type  # noqa: E402
+from posenc_lib.scaling import (  # noqa: E402
+    llama3_inv_freq,
+    resolve_rope_type,
+    rope_frequencies,
+)
 
 KEY_PATH = ROOT / KEY_FILE
 """Where the checkout's key lives: every folder below the repository root finds it."""
+DATA_PATH = ROOT / "posenc_lib" / "exercises" / "_data.py"
+"""The stored inputs of the exercises whose parameters are the answer (written from here)."""
+
+BANDS = (16.0, 2.0, 16.0)
+"""06.llama3_bands: factor, low_freq_factor, high_freq_factor, which the learner reads back."""
+MYSTERY_CONFIG: dict[str, Any] = {
+    "rope_type": "llama3", "factor": 16.0, "low_freq_factor": 1.0, "high_freq_factor": 16.0,
+    "original_max_position_embeddings": 16384,
+}
+"""06.which_scaling: the rope_scaling behind mystery_frequencies()."""
+
+HIDDEN_INPUTS: dict[str, Callable[[], Any]] = {
+    "06.llama3_bands": lambda: llama3_inv_freq(64, 500000.0, *BANDS, nb06._BANDS_L),
+    "06.which_scaling": lambda: rope_frequencies(64, 1000000.0, MYSTERY_CONFIG)[0],
+}
+"""The data an exercise hands the learner when the parameters that make it are the answer."""
 
 EXPECTED: dict[str, Callable[[], Any]] = {
     "00.same_cat": lambda: nb00._same_cat(),
@@ -54,12 +76,12 @@ EXPECTED: dict[str, Callable[[], Any]] = {
     ),
     "00.causal_twins": lambda: nb00._same_causal_output(),
     "00.equivariant_layers": lambda: nb00._equivariant(),
-    "01.carry_flips": lambda: nb01._steps(),
-    "01.ternary_periods": lambda: nb01._ternary_periods(),
+    "01.carry_flips": lambda: nb01._steps(nb01._CARRY_POSITIONS),
+    "01.ternary_periods": lambda: nb01._ternary_periods("right"),
     "01.gray_cousin": lambda: (
         nb01.smooth_bit_wave(nb01._GRAY_CALL[0] + 2 ** nb01._GRAY_CALL[1], nb01._GRAY_CALL[1] + 1)
     ),
-    "01.gray_offsets": lambda: nb01._consistent_offsets(),
+    "01.gray_offsets": lambda: nb01._consistent_offsets(gray=True),
     "02.slow_pair": lambda: nb02.sinusoidal_encoding_at([nb02._SLOW_POS], nb02._SLOW_D)[0, 6:],
     "02.half_turns": lambda: nb02._shortest_length(nb02._HALF_PAIRS),
     "02.float16_lost_pairs": lambda: nb02._lost_pairs(nb02._F16_BASE),
@@ -83,13 +105,13 @@ EXPECTED: dict[str, Callable[[], Any]] = {
     "05.key_position": lambda: nb05._CHECKPOINT_POSITION,
     "05.direction": lambda: np.array([nb05._ratio('q'), nb05._ratio('rot')]),
     "06.ramp_bounds": lambda: np.array(nb06.yarn_correction_range(128, 10000.0, nb06._LONGER)),
-    "06.yarn_ratios": lambda: nb06._yarn_ratio(),
-    "06.llama3_bands": lambda: np.array(nb06._BANDS),
+    "06.yarn_ratios": lambda: nb06._yarn_ratio(truncate=True),
+    "06.llama3_bands": lambda: np.array(BANDS),
     "06.dynamic_cache": lambda: (
         nb06._cache_drift(nb06._dynamic_slowest(nb06._CACHE_KEY),
                           nb06._dynamic_slowest(nb06._CACHE_NOW))
     ),
-    "06.which_scaling": lambda: nb06._reasoned(resolve_rope_type(nb06._MYSTERY_CONFIG)),
+    "06.which_scaling": lambda: nb06._reasoned(resolve_rope_type(MYSTERY_CONFIG)),
     "07.alibi_self_weight": lambda: nb07._self_weight(nb07._SLOPE),
     "07.alibi_heads": lambda: nb07.alibi_slopes(nb07._HEADS),
     "07.t5_decoder_starts": lambda: (
@@ -138,17 +160,46 @@ def key_text() -> str:
     return json.dumps(encoded, indent=0, sort_keys=True) + "\n"
 
 
+def data_text() -> str:
+    """The text of posenc_lib/exercises/_data.py: the hidden inputs as plain numbers."""
+    lines = []
+    for key, make in HIDDEN_INPUTS.items():
+        numbers = np.asarray(make(), dtype=float).tolist()
+        rows = [", ".join(repr(x) for x in numbers[i:i + 3]) for i in range(0, len(numbers), 3)]
+        lines += [f"    {key!r}: [", *(f"        {row}," for row in rows), "    ],"]
+    return "\n".join([
+        '"""Stored inputs of exercises whose parameters are their answer (written by',
+        'tools/answer_key.py; the parameters stay in the checkout).',
+        "",
+        "Notebooks: 06_context_extension.",
+        '"""',
+        "",
+        "HIDDEN_DATA: dict[str, list[float]] = {",
+        *lines,
+        "}",
+        '"""The numbers, by exercise key."""',
+        "",
+    ])
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="compare instead of writing")
     parser.add_argument("--out", type=Path, default=KEY_PATH, help="key file to write")
     args = parser.parse_args(argv)
+    stale = "is not current; run python tools/answer_key.py"
+    data = data_text()
+    if args.check and (not DATA_PATH.exists() or DATA_PATH.read_text(encoding="utf-8") != data):
+        raise SystemExit(f"error: {DATA_PATH} {stale}")
+    if not args.check:
+        DATA_PATH.write_text(data, encoding="utf-8")
+        importlib.reload(_data)  # the exercises read the inputs just written
+        importlib.reload(nb06)
     text = key_text()
     if args.check:
         if not args.out.exists() or args.out.read_text(encoding="utf-8") != text:
-            raise SystemExit(f"error: {args.out} is not the current answer key; run "
-                             "python tools/answer_key.py")
-        print(f"{args.out} is current ({len(EXPECTED)} answers)")
+            raise SystemExit(f"error: {args.out} {stale}")
+        print(f"{args.out} and {DATA_PATH.name} are current ({len(EXPECTED)} answers)")
         return 0
     args.out.write_text(text, encoding="utf-8")
     print(f"answer key of {len(EXPECTED)} exercises written to {args.out}")

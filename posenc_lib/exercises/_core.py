@@ -57,11 +57,21 @@ SOLUTION_MARKER = "### BEGIN SOLUTION"
 @dataclass(frozen=True)
 class Mistake:
     """A known wrong answer: ``value`` computes it the way a learner gets it; ``credit`` is the
-    share of the points it earns when close for a known reason (0 for a misconception)."""
+    share of the points it earns when close for a known reason (0 for a misconception).
+
+    With ``from_answer``, ``value`` takes the right answer and returns the wrong one (a swap, a
+    sign, an off-by-one), so that the package holds no value a learner could undo into the
+    answer; such a mistake is named only where the right answer is known (a key, a hidden test).
+    """
 
     label: str
-    value: Callable[[], Any]
+    value: Callable[..., Any]
     credit: float = 0.0
+    from_answer: bool = False
+
+    def compute(self, right: Any = None) -> Any:
+        """The wrong answer; ``right`` is the right one, needed when :attr:`from_answer`."""
+        return self.value(right) if self.from_answer else self.value()
 
     def __post_init__(self) -> None:
         if not 0.0 <= self.credit < 1.0:
@@ -534,7 +544,7 @@ class Exercise:
             if _may_record(cell):
                 record_pass(self.key)
             return CheckResult(True, message, self.title, 1.0)
-        mistake = self._mistake_made(value)
+        mistake = self._mistake_made(value, expected)
         credit = 0.0
         if mistake is not None:
             message += f"\nThis is what you get with a common mistake: {mistake.label}."
@@ -551,10 +561,13 @@ class Exercise:
         return CheckResult(False, f"This is what you get with a common mistake: {mistake.label}.",
                            self.title, mistake.credit)
 
-    def _mistake_made(self, value: Any) -> Mistake | None:
-        """The first known mistake ``value`` equals (NaN matching NaN in place), if any."""
+    def _mistake_made(self, value: Any, expected: Any = _ASK_KEY) -> Mistake | None:
+        """The first known mistake ``value`` equals (NaN matching NaN in place), if any; the
+        mistakes made from the right answer only when ``expected`` is given."""
         for mistake in self.mistakes:
-            wrong = mistake.value()
+            if mistake.from_answer and expected is _ASK_KEY:
+                continue
+            wrong = mistake.compute(expected)
             if (_compare(value, wrong, self.rtol, self.atol)[0]
                     or _nan_match(value, wrong, self.rtol, self.atol)):
                 return mistake

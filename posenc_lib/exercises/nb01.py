@@ -16,8 +16,9 @@ __all__ = ["carry_flips", "gray_cousin", "gray_offsets", "ternary_periods"]
 _CARRY_POSITIONS = (23, 47, 63, 95)
 
 
-def _steps() -> NDArray[np.int64]:
-    return np.array([hamming_distance(p, p + 1) for p in _CARRY_POSITIONS], dtype=np.int64)
+def _steps(positions: tuple[int, ...]) -> NDArray[np.int64]:
+    """The bits that change from p to p + 1, for each p of ``positions``."""
+    return np.array([hamming_distance(p, p + 1) for p in positions], dtype=np.int64)
 
 
 carry_flips = Exercise(
@@ -30,7 +31,7 @@ carry_flips = Exercise(
     mistakes=(
         Mistake("assuming one step always changes one bit", lambda: np.ones(4, dtype=np.int64)),
         Mistake("counting only the bits that turn off (the carry), not the one that turns on",
-                lambda: _steps() - 1),
+                lambda right: right - 1, from_answer=True),
         Mistake("counting the 1 bits of p instead of the bits that change",
                 lambda: np.array([bin(p).count("1") for p in _CARRY_POSITIONS], dtype=np.int64)),
     ),
@@ -45,7 +46,7 @@ carry_flips = Exercise(
 _TERNARY_DIGITS = 5  # positions 0 .. 3**5 - 1
 
 
-def _ternary_periods(rule: str = "right") -> NDArray[np.int64]:
+def _ternary_periods(rule: str) -> NDArray[np.int64]:
     """Digit k (most significant first) repeats every 3**(k+1) and stays put for 3**k steps."""
     k = np.arange(_TERNARY_DIGITS - 1, -1, -1, dtype=np.int64)
     stays = 3**k  # a digit holds each of its 3 values for 3**k steps
@@ -71,7 +72,7 @@ ternary_periods = Exercise(
                 lambda: _ternary_periods("twice")),
         Mistake("the periods of a binary counter, 2**(k+1)", lambda: _ternary_periods("binary")),
         Mistake("the columns in the order least significant digit first",
-                lambda: _ternary_periods()[::-1], credit=0.5),
+                lambda right: right[::-1], credit=0.5, from_answer=True),
     ),
 )
 
@@ -111,7 +112,7 @@ gray_cousin = Exercise(
 _GRAY_BITS, _MAX_OFFSET = 8, 16
 
 
-def _consistent_offsets(gray: bool = True) -> set[int]:
+def _consistent_offsets(gray: bool) -> set[int]:
     table = binary_table(2**_GRAY_BITS)
     if gray:  # g_k = b_k XOR b_{k+1}: each column XOR the column to its left
         table = table ^ np.pad(table[:, :-1], ((0, 0), (1, 0)))

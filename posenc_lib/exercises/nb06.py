@@ -5,12 +5,11 @@ Notebook: 06_context_extension.
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 from numpy.typing import NDArray
 
 from posenc_lib.exercises._core import Exercise, Mistake, Shortcut
+from posenc_lib.exercises._data import HIDDEN_DATA
 from posenc_lib.frequencies import inverse_frequencies
 from posenc_lib.scaling import (
     llama3_inv_freq,
@@ -60,7 +59,7 @@ ramp_bounds = Exercise(
 _YARN_D, _YARN_BASE, _YARN_S, _YARN_L = 64, 10000.0, 4.0, 2048
 
 
-def _yarn_ratio(*, truncate: bool = True, reversed_ramp: bool = False) -> NDArray[np.float64]:
+def _yarn_ratio(*, truncate: bool, reversed_ramp: bool = False) -> NDArray[np.float64]:
     """YaRN's theta'/theta for the exercise's head, optionally with a learner's slip."""
     d, base, s, length = _YARN_D, _YARN_BASE, _YARN_S, _YARN_L
     if not reversed_ramp:
@@ -91,7 +90,7 @@ yarn_ratios = Exercise(
         Mistake("the ramp bounds not rounded outward (floor for low, ceil for high)",
                 lambda: _yarn_ratio(truncate=False)),
         Mistake("the ramp applied backwards: fast pairs interpolated, slow pairs kept",
-                lambda: _yarn_ratio(reversed_ramp=True)),
+                lambda: _yarn_ratio(truncate=True, reversed_ramp=True)),
         Mistake("the YaRN paper's ramp (its Eq. 18: linear in the turn count r from alpha = 1 to "
                 "beta = 32). That is a correct reading of the paper, but this exercise asks for "
                 "the reference code's ramp (rope_type 'yarn' in transformers): linear in the pair "
@@ -103,18 +102,17 @@ yarn_ratios = Exercise(
     ),
 )
 
-_BANDS_D, _BANDS_BASE, _BANDS_L = 64, 500000.0, 8192
-_BANDS = (16.0, 2.0, 16.0)  # factor, low_freq_factor, high_freq_factor: what the learner finds
+_BANDS_L = 8192
 
 
 def hidden_llama3_frequencies() -> NDArray[np.float64]:
     """Llama 3-scaled frequencies of a head whose factor and bands are not shown.
 
     Returns theta'_i, shape (32,), of a head with d = 64, base 500000 and
-    original_max_position_embeddings 8192; exercise 06.llama3_bands asks for the factors.
+    original_max_position_embeddings 8192; exercise 06.llama3_bands asks for the factors. The
+    numbers are stored (posenc_lib.exercises._data): the package holds no factor.
     """
-    factor, low, high = _BANDS
-    return llama3_inv_freq(_BANDS_D, _BANDS_BASE, factor, low, high, _BANDS_L)
+    return np.array(HIDDEN_DATA["06.llama3_bands"])
 
 
 llama3_bands = Exercise(
@@ -131,12 +129,13 @@ llama3_bands = Exercise(
     mistakes=(
         Mistake("the wavelength edges L / high_freq_factor and L / low_freq_factor given instead "
                 "of the two factors, which are turn counts",
-                lambda: np.array([_BANDS[0], _BANDS_L / _BANDS[2], _BANDS_L / _BANDS[1]])),
+                lambda right: np.array([right[0], _BANDS_L / right[2], _BANDS_L / right[1]]),
+                from_answer=True),
         Mistake("low_freq_factor and high_freq_factor swapped: the low one is the smaller turn "
                 "count, where the blend reaches the slow pairs (g = 0)",
-                lambda: np.array([_BANDS[0], _BANDS[2], _BANDS[1]])),
+                lambda right: right[[0, 2, 1]], from_answer=True),
         Mistake("the smallest ratio 1/factor given as the factor",
-                lambda: np.array([1 / _BANDS[0], _BANDS[1], _BANDS[2]])),
+                lambda right: np.array([1 / right[0], right[1], right[2]]), from_answer=True),
     ),
     shortcuts=(
         Shortcut("llama3_inv_freq or rope_frequencies (a search over configs is not a reading)",
@@ -172,7 +171,7 @@ dynamic_cache = Exercise(
     "key's angle is from the angle the current frequencies give it.",
     mistakes=(
         Mistake("the sign: the cached angle minus the current one is asked",
-                lambda: -_cache_drift(_dynamic_slowest(_CACHE_KEY), _dynamic_slowest(_CACHE_NOW))),
+                lambda right: -right, from_answer=True),
         Mistake("the key cached with the trained frequency; at l = 2500 > L it was already scaled",
                 lambda: _cache_drift(
                     float(inverse_frequencies(64, 10000.0)[-1]), _dynamic_slowest(_CACHE_NOW)
@@ -188,17 +187,13 @@ dynamic_cache = Exercise(
 )
 
 _MYSTERY_HEAD, _MYSTERY_BASE = 64, 1000000.0  # the base of Qwen2.5 too: no give-away
-_MYSTERY_CONFIG: dict[str, Any] = {
-    "rope_type": "llama3", "factor": 16.0, "low_freq_factor": 1.0, "high_freq_factor": 16.0,
-    "original_max_position_embeddings": 16384,
-}
 
 
 def mystery_frequencies() -> NDArray[np.float64]:
     """Return theta'_i, shape (32,), of a head with d = 64 and base 10^6 scaled by the undisclosed
-    method exercise 06.which_scaling asks the learner to identify."""
-    inv_freq, _ = rope_frequencies(_MYSTERY_HEAD, _MYSTERY_BASE, _MYSTERY_CONFIG)
-    return inv_freq
+    method exercise 06.which_scaling asks the learner to identify (stored numbers: the package
+    does not hold the method)."""
+    return np.array(HIDDEN_DATA["06.which_scaling"])
 
 
 def _reasoned(choice: str) -> tuple[str, float]:
