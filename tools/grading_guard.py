@@ -80,8 +80,8 @@ def _posenc_untampered(exercise_module: str, exercise_name: str) -> list[str]:
         if top not in roots or module is None:
             continue
         path = b.getattr(module, "__file__", None)
-        if b.type(module).__name__ != "module" or not path or not os.path.realpath(
-                path).startswith(roots[top] + os.sep):
+        if (b.type(module).__name__ != "module" or b.type(path) is not b.str
+                or not os.path.realpath(path).startswith(roots[top] + os.sep)):
             problems.append(f"sys.modules[{name!r}] is not the installed {name}")
             continue
         scan(name, b.dict(vars(module)), name.startswith("posenc_lib.exercises"))
