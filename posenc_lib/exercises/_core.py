@@ -554,8 +554,9 @@ class Exercise:
         return CheckResult(False, message + self._hint_offer(), self.title, credit)
 
     def _diagnosis_only(self, value: Any) -> CheckResult:
-        """Without a key: name the known mistake ``value`` equals, and confirm nothing."""
-        mistake = self._mistake_made(value)
+        """Without a key: name the known mistake ``value`` equals, and confirm nothing. A
+        detector names none: its wrong options, named, would leave the right one."""
+        mistake = None if self.kind == "detector" else self._mistake_made(value)
         if mistake is None:
             return CheckResult(False, NO_KEY, self.title)
         return CheckResult(False, f"This is what you get with a common mistake: {mistake.label}.",

@@ -237,13 +237,13 @@ equivariant_layers = Exercise(
     "from permutation invariance (f(x[p]) = f(x)) and from order-aware layers (a mask, an index).",
     mistakes=(
         Mistake("invariance taken for equivariance: sort_rows gives the same output for every "
-                "order, so it cannot reorder it with the input; pool_broadcast is both",
+                "order, so it cannot reorder it with the input",
                 lambda: _equivariant() | {"sort_rows"}),
-        Mistake("pool_broadcast left out: its rows are all equal, so reordering them changes "
-                "nothing and f(x[p]) = f(x)[p] holds", lambda: _equivariant() - {"pool_broadcast"}),
+        Mistake("a layer whose output rows are all equal left out: reordering equal rows "
+                "changes nothing, so f(x[p]) = f(x)[p] holds", lambda: _equivariant() - {"pool_broadcast"}),
         Mistake("causal attention counted as equivariant: the mask ties each token to its place",
                 lambda: _equivariant() | {"causal_attention"}),
-        Mistake("only the layers that never mix tokens: attention and centre mix them, but "
-                "symmetrically", lambda: {"row_mlp"}),
+        Mistake("only the layers that never mix tokens: a layer that mixes them "
+                "symmetrically is equivariant too", lambda: {"row_mlp"}),
     ),
 )

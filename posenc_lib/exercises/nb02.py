@@ -143,11 +143,11 @@ checkpoint_layout = Exercise(
     objective="Reads a stored position table and tells its layout (interleaved or concatenated) "
     "and its spacing (the paper's n or tensor2tensor's n - 1).",
     mistakes=(
-        Mistake("the spacing is wrong: the slowest frequency is exactly 1/10000, which is "
-                "tensor2tensor's n - 1 spacing, not the paper's",
+        Mistake("the spacing is wrong: compare the slowest pair's frequency with what each "
+                "spacing gives for the last pair",
                 lambda: _label(_CHECKPOINT_LAYOUT, "paper")),
-        Mistake("the layout is wrong: row 0 alternates 0, 1, 0, 1, ... (interleaved); "
-                "tensor2tensor's spacing does not imply its concatenated layout",
+        Mistake("the layout is wrong: row 0 shows in which order the sines (0 there) and the "
+                "cosines (1 there) come, and neither spacing implies a layout",
                 lambda: _label("concat", _CHECKPOINT_SPACING)),
         Mistake("both are wrong: read the layout from row 0 and the spacing from the slowest "
                 "frequency", lambda: _label("concat", "paper")),

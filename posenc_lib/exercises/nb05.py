@@ -121,7 +121,8 @@ layout = Exercise(
     mistakes=(
         Mistake("interleaved, the layout of RoFormer and Meta's code, taken for granted: its pair "
                 "lengths change here", lambda: _reasoned("interleaved")),
-        Mistake("neither: the total length is kept, and so is each pair's length in one layout",
+        Mistake("neither: a rotation keeps the length of every pair it turns; compare the "
+                "pair lengths before and after in each pairing",
                 lambda: _reasoned("neither")),
     ),
 )

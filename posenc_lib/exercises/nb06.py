@@ -220,10 +220,9 @@ which_scaling = Exercise(
     objective="Tells the by-parts methods apart from the shape of the ratio: YaRN's code ramps "
     "linearly in the pair index, Llama 3 (and the YaRN paper) linearly in the turn count.",
     mistakes=(
-        Mistake("yarn. The YaRN paper's ramp (Eq. 18) is linear in the turn count, like this "
-                "blend, and with alpha = 1, beta = 16 it gives these very numbers; but rope_type "
-                "'yarn' runs the reference code, whose blend is a straight line over the pair "
-                "index, and this one is not",
+        Mistake("yarn: rope_type 'yarn' runs the reference code, whose blend is a straight "
+                "line over the pair index; the paper's Eq. 18 ramps otherwise, so the name of the "
+                "paper is not enough: test the shape of the blend",
                 lambda: _reasoned("yarn")),
         Mistake("ntk: NTK-aware scaling changes every pair but the first, while here a whole run "
                 "of fast pairs keeps the ratio 1", lambda: _reasoned("ntk")),
