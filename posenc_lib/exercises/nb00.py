@@ -240,7 +240,8 @@ equivariant_layers = Exercise(
                 "order, so it cannot reorder it with the input",
                 lambda: _equivariant() | {"sort_rows"}),
         Mistake("a layer whose output rows are all equal left out: reordering equal rows "
-                "changes nothing, so f(x[p]) = f(x)[p] holds", lambda: _equivariant() - {"pool_broadcast"}),
+                "changes nothing, so f(x[p]) = f(x)[p] holds",
+                lambda: _equivariant() - {"pool_broadcast"}),
         Mistake("causal attention counted as equivariant: the mask ties each token to its place",
                 lambda: _equivariant() | {"causal_attention"}),
         Mistake("only the layers that never mix tokens: a layer that mixes them "
