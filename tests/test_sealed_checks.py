@@ -111,32 +111,42 @@ def reachable_values(exercise: Exercise) -> list[Any]:
     return namespace["_peek"](f"nb{exercise.key[:2]}", exercise.key[3:])
 
 
-INTROSPECTED = ("01.carry_flips", "01.ternary_periods", "01.gray_cousin", "01.gray_offsets",
-                "06.ramp_bounds", "06.yarn_ratios", "06.llama3_bands", "06.dynamic_cache",
-                "06.which_scaling")
-"""The exercises of the two assignments the cheating class is graded on: nothing reachable
-from their objects, modules or source is the answer. (The other notebooks' exercises still
-have answer-computing helpers without arguments or constants that are the answer: issue 33
-lists them as open.)"""
+STILL_REACHABLE = {
+    "00.same_cat", "00.causal_twins", "00.equivariant_layers", "02.decode_position",
+    "04.previous_sines", "05.key_position", "07.t5_direction", "08.float16_edges",
+    "09.llama31_slow_pairs", "09.mrope_positions", "10.turning_pairs", "10.break_position",
+    "10.seed_spread", "10.t5_far_bucket", "11.ntk_ratios", "11.offset_distance", "11.octaves",
+}
+"""Exercises whose answer a zero-argument helper or a constant of the package still gives (or,
+for 09.llama31_slow_pairs and 10.turning_pairs, a small whole number that some constant
+happens to equal); issue 33 leaves them open. Notebooks 01 and 06, on which the cheating class
+is graded, are clean."""
+
+PROPERTY = {k for k in KEYS if hasattr(EXERCISES[k], "judge")}
+"""Exercises judged by a property: the key holds True, not an answer to hand in."""
 
 
-@pytest.mark.parametrize("key", INTROSPECTED)
+@pytest.mark.parametrize("key", sorted(set(KEYS) - PROPERTY))
 def test_nothing_reachable_without_a_key_is_the_answer(
     key: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     exercise = EXERCISES[key]
     expected = exercise._expected()
     monkeypatch.setenv("POSENC_ANSWER_KEY", "")
-    with pytest.raises(LookupError):
-        exercise._expected()
+    if key not in IN_PACKAGE:
+        with pytest.raises(LookupError):
+            exercise._expected()
     found = reachable_values(exercise)
     assert len(found) > 50  # the search does reach the module's helpers and mistakes
+    hits = []
     for value in found:
         try:
             same = _compare(value, expected, exercise.rtol, exercise.atol)[0]
         except Exception:  # a value of another kind entirely
             same = False
-        assert not same, f"{key}: {value!r} is the answer"
+        if same:
+            hits.append(value)
+    assert bool(hits) == (key in STILL_REACHABLE), f"{key}: {hits[:2]!r}"
 
 
 @pytest.mark.parametrize("key", sorted(TARGETS))
