@@ -141,10 +141,10 @@ EXPECTED: dict[str, Callable[[], Any]] = {
     "10.break_position": lambda: nb10._first_below(nb10._mean_curve('t5'), 0.5, nb10._TRAINED),
     "10.seed_spread": lambda: nb10._close_to_rope(),
     "10.t5_far_bucket": lambda: nb10._far_keys(4 * nb10._TRAINED),
-    "11.ntk_ratios": lambda: nb11._ntk(),
-    "11.offset_distance": lambda: nb11._distance(),
+    "11.ntk_ratios": lambda: nb11._ntk(4.0),
+    "11.offset_distance": lambda: nb11._distance(100.0),
     "11.table_orientation": lambda: np.array([not transposed for *_, transposed in nb11._TABLES]),
-    "11.octaves": lambda: nb11._octaves(),
+    "11.octaves": lambda: nb11._octaves(512),
 }
 """The right answer of every exercise, by key, computed with posenc_lib."""
 

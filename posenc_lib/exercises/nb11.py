@@ -28,7 +28,7 @@ _FIGURE_CODE = Shortcut("the figure or code that computes the ratios (a predicti
                         'fig = build_figure("frequency_ratio", factor=4.0)')
 
 
-def _ntk(factor: float = 4.0) -> NDArray[np.float64]:
+def _ntk(factor: float) -> NDArray[np.float64]:
     ratios = method_frequency_ratios(_HEAD, _BASE, factor, _TRAINED, ("ntk",))["ntk"]
     return ratios[list(_PAIRS)]
 
@@ -55,14 +55,14 @@ ntk_ratios = Exercise(
         Mistake("a straight line from 1 to 1/s across the pairs (the ratio is a power of s, "
                 "geometric in i)", lambda: 1.0 - 0.75 * np.array(_PAIRS) / 63.0),
         Mistake("the ratios inverted: a larger base makes every pair slower, so the ratios are at "
-                "most 1", lambda: 1.0 / _ntk()),
+                "most 1", lambda right: 1.0 / right, from_answer=True),
         Mistake("the figure's default factor 8 instead of 4", lambda: _ntk(8.0)),
     ),
     shortcuts=(_FIGURE_CODE,),
 )
 
 
-def _distance(base: float = 100.0, d_model: int = 32) -> NDArray[np.float64]:
+def _distance(base: float, d_model: int = 32) -> NDArray[np.float64]:
     encoding = sinusoidal_encoding(50, d_model, base)
     return np.asarray(np.linalg.norm(encoding - encoding[0], axis=1), dtype=np.float64)
 
@@ -84,7 +84,8 @@ offset_distance = Exercise(
     objective="Derives the distance between two sinusoidal position vectors from their norms and "
     "dot product: sqrt(sum_i (2 - 2 cos(theta_i k))), a function of the offset k alone.",
     mistakes=(
-        Mistake("the squared distance: the square root is missing", lambda: _distance() ** 2),
+        Mistake("the squared distance: the square root is missing", lambda right: right**2,
+                from_answer=True),
         Mistake("the dot product PE(0).PE(k) itself, not the distance",
                 lambda: offset_similarity(np.arange(50), 32, base=100.0)),
         Mistake("the dot product counted once: |a - b|**2 = |a|**2 + |b|**2 - 2 a.b",
@@ -138,7 +139,7 @@ table_orientation = Exercise(
 )
 
 
-def _octaves(d_model: int = 512, base: float = _BASE) -> NDArray[np.float64]:
+def _octaves(d_model: int, base: float = _BASE) -> NDArray[np.float64]:
     """[pairs per doubling of the wavelength, doublings from the first pair to the last]."""
     lam = wavelengths(inverse_frequencies(d_model, base))
     per_pair = np.log2(lam[1] / lam[0])
@@ -160,6 +161,7 @@ octaves = Exercise(
                 lambda: np.array([512 / np.log2(_BASE), 511 / 512 * np.log2(_BASE)])),
         Mistake("heatmap_003's d_model = 128 instead of 512", lambda: _octaves(128)),
         Mistake("natural logarithms instead of log2 (a doubling is a factor 2, not e)",
-                lambda: _octaves() * np.array([np.log(2.0), 1.0 / np.log(2.0)])),
+                lambda right: right * np.array([np.log(2.0), 1.0 / np.log(2.0)]),
+                from_answer=True),
     ),
 )
