@@ -113,8 +113,7 @@ def reachable_values(exercise: Exercise) -> list[Any]:
 
 STILL_REACHABLE = {
     "00.same_cat", "00.causal_twins", "00.equivariant_layers", "02.decode_position",
-    "04.previous_sines", "05.key_position", "07.t5_direction", "08.float16_edges",
-    "09.llama31_slow_pairs", "09.mrope_positions", "10.turning_pairs", "10.break_position",
+    "05.key_position", "09.llama31_slow_pairs", "10.turning_pairs", "10.break_position",
     "10.seed_spread", "10.t5_far_bucket",
 }
 """Exercises whose answer a zero-argument helper or a constant of the package still gives (or,

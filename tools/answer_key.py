@@ -98,7 +98,7 @@ EXPECTED: dict[str, Callable[[], Any]] = {
     "04.cos_sin_matrix": lambda: nb04.rotation_matrix(4 * nb04._theta(5, 32)),
     "04.row_form_position": lambda: nb04._nearest_position(nb04._row_form_vector(), 16, 128),
     "04.forward_head": lambda: True,
-    "04.previous_sines": lambda: nb04._two_token_map(),
+    "04.previous_sines": lambda: nb04._two_token_map(nb04._SHIFT),
     "05.base_for_context": lambda: nb05._smallest_base(128, nb05._CONTEXT, np.pi),
     "05.layout": lambda: nb05._reasoned(nb05._CHECKPOINT_PAIRING),
     "05.half_matrix": lambda: nb05.rope_matrix(2, nb05.inverse_frequencies(6), pairing='half'),
@@ -118,7 +118,7 @@ EXPECTED: dict[str, Callable[[], Any]] = {
         nb07._starts(nb07.t5_relative_position_bucket(
             -nb07._DISTANCES, bidirectional=False, max_distance=nb07._MAX_DISTANCE))
     ),
-    "07.t5_direction": lambda: nb07._right_order(),
+    "07.t5_direction": lambda: nb07._right_order(nb07.bucket_matrices()),
     "07.alibi_local_heads": lambda: (
         nb07._local(nb07.alibi_weights_by_distance(nb07._LOCAL_HEADS, nb07._CONTEXT))
     ),
@@ -127,7 +127,7 @@ EXPECTED: dict[str, Callable[[], Any]] = {
     "08.table_detector": lambda: (
         np.array([build is nb08._narrow_angle_table for build, _ in nb08._TABLES])
     ),
-    "08.float16_edges": lambda: nb08._overflow_edges(),
+    "08.float16_edges": lambda: nb08._overflow_edges(nb08._CANDIDATES),
     "09.llama31_slow_pairs": lambda: nb09._scaled_slow() - nb09._plain_slow(),
     "09.partial_vs_p_rope": lambda: (
         np.stack([nb09._partial_row(), nb09.p_rope_frequencies(nb09._D, nb09._P, nb09._BASE)])
@@ -135,7 +135,7 @@ EXPECTED: dict[str, Callable[[], Any]] = {
     "09.mla_cache": lambda: (
         nb09._V3['kv_lora_rank'] + nb09._V3['num_attention_heads'] * nb09._V3['qk_rope_head_dim']
     ),
-    "09.mrope_positions": lambda: nb09._mrope(),
+    "09.mrope_positions": lambda: nb09._mrope(None),
     "09.cache_survives": lambda: {name for name in nb09.PRESETS if nb09._frequencies_change(name)},
     "10.turning_pairs": lambda: int(np.count_nonzero(nb10._turns() >= 1)),
     "10.break_position": lambda: nb10._first_below(nb10._mean_curve('t5'), 0.5, nb10._TRAINED),

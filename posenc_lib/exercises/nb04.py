@@ -160,7 +160,7 @@ def _sines(positions: np.ndarray) -> np.ndarray:
     return sinusoidal_encoding_at(positions, 16)[:, 0::2]
 
 
-def _two_token_map(k: int = _SHIFT, *, back: int = 1) -> np.ndarray:
+def _two_token_map(k: int, *, back: int = 1) -> np.ndarray:
     """The least-squares map from [sines at t, sines at t - back] to the sines at t + k."""
     t = np.arange(0, 1000)
     inputs = np.hstack([_sines(t), _sines(t - back)])

@@ -168,12 +168,13 @@ def bucket_matrices() -> list[NDArray[np.int64]]:
     ]
 
 
-def _right_order() -> NDArray[np.bool_]:
+def _right_order(matrices: list[NDArray[np.int64]]) -> NDArray[np.bool_]:
+    """Whether each of ``matrices`` holds T5's buckets of key minus query, in either mode."""
     rel = relative_position_matrix(_SIZE)
     return np.array([
         any(np.array_equal(matrix, t5_relative_position_bucket(rel, bidirectional=mode))
             for mode in (True, False))
-        for matrix in bucket_matrices()
+        for matrix in matrices
     ])  # fmt: skip
 
 

@@ -143,11 +143,12 @@ table_detector = Exercise(
 _CANDIDATES = np.arange(60_000, 70_000)
 
 
-def _overflow_edges() -> NDArray[np.int64]:
-    """The first integer float16 stores as its largest finite value, and the first as inf."""
-    stored = round_to_dtype(_CANDIDATES, "float16")
+def _overflow_edges(candidates: NDArray[np.int64]) -> NDArray[np.int64]:
+    """The first of ``candidates`` float16 stores as its largest finite value, and the first it
+    stores as inf."""
+    stored = round_to_dtype(candidates, "float16")
     largest = stored[np.isfinite(stored)].max()
-    return np.array([_CANDIDATES[stored == largest][0], _CANDIDATES[np.isinf(stored)][0]])
+    return np.array([candidates[stored == largest][0], candidates[np.isinf(stored)][0]])
 
 
 float16_edges = Exercise(
@@ -161,9 +162,9 @@ float16_edges = Exercise(
     "ties to even deciding both edges of its last step.",
     mistakes=(
         Mistake("halfway cases always rounded up; a tie goes to the even neighbour",
-                lambda: _overflow_edges() - np.array([1, 0])),
+                lambda right: right - np.array([1, 0]), from_answer=True),
         Mistake("halfway cases always rounded down; a tie goes to the even neighbour",
-                lambda: _overflow_edges() + np.array([0, 1])),
+                lambda right: right + np.array([0, 1]), from_answer=True),
         Mistake("no rounding: every integer from halfway below 65504 to halfway above it is "
                 "stored as 65504",
                 lambda: int(np.finfo(np.float16).max) + np.array([0, 1])),

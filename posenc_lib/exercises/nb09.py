@@ -124,7 +124,7 @@ mla_cache = Exercise(
 _TEXT_BEFORE, _ROWS, _COLS, _TEXT_AFTER = 3, 3, 2, 2
 
 
-def _mrope(after_start: int | None = None, swap: bool = False, image_t_counts: bool = False
+def _mrope(after_start: int | None, swap: bool = False, image_t_counts: bool = False
            ) -> NDArray[np.int64]:
     """The (t, h, w) positions, or one of the learner's mistaken versions of them."""
     ids = mrope_image_positions(_TEXT_BEFORE, _ROWS, _COLS, _TEXT_AFTER).copy()
@@ -152,9 +152,9 @@ mrope_positions = Exercise(
                 "one past the largest position used, so an image costs few positions",
                 lambda: _mrope(after_start=_TEXT_BEFORE + _ROWS * _COLS)),
         Mistake("rows and columns swapped: h follows the row (3 rows), w the column (2 columns)",
-                lambda: _mrope(swap=True)),
+                lambda: _mrope(None, swap=True)),
         Mistake("t counting up over the image like text; a still image has one time step",
-                lambda: _mrope(image_t_counts=True)),
+                lambda: _mrope(None, image_t_counts=True)),
     ),
     shortcuts=(
         Shortcut("code that computes it (a prediction is typed before anything runs)",
