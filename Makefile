@@ -10,7 +10,7 @@ export OPENBLAS_NUM_THREADS ?= 1
 export OMP_NUM_THREADS ?= 1
 export MKL_NUM_THREADS ?= 1
 
-.PHONY: venv lab study solution test test-baseline lint notebooks figures experiments student html nbgrader bench e2e clean
+.PHONY: venv lab study solution test test-baseline lint notebooks figures experiments student html nbgrader formgrader bench e2e clean
 
 venv: $(STAMP)
 
@@ -96,6 +96,14 @@ html: $(STAMP)
 # (with .venv/bin on the PATH: nbgrader calls alembic). See notebooks/INSTRUCTORS.md.
 nbgrader: $(STAMP)
 	$(BIN)/python tools/build_nbgrader.py --out build/nbgrader
+
+# nbgrader's formgrader for the teacher (grade the written answers, read the submissions): a
+# JupyterLab on the course directory that `make nbgrader` wrote, opened at /formgrader.
+formgrader: $(STAMP)
+	test -f build/nbgrader/nbgrader_config.py || $(MAKE) nbgrader
+	cd build/nbgrader && PATH="$(CURDIR)/$(BIN):$$PATH" $(CURDIR)/$(BIN)/jupyter lab \
+		$(filter --allow-root,$(LAB_FLAGS)) --ServerApp.root_dir=$(CURDIR)/build/nbgrader \
+		--LabApp.default_url=/formgrader
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run.py --out build/bench.json

@@ -292,6 +292,30 @@ def test_guide_gives_the_nbgrader_commands_the_test_runs() -> None:
         assert command in text
 
 
+
+def test_every_session_adds_up_to_ninety_minutes() -> None:
+    rows = table_rows(guide_section("Session timing"))
+    assert [row[0] for row in rows] == ["1", "2-10"]
+    for row in rows:
+        minutes = [int(cell.split()[0]) for cell in row[1:4]]
+        assert sum(minutes) == int(row[4]) == 90, row
+    parts = re.findall(r"\d\d: (\d+)", rows[0][2])
+    assert sum(map(int, parts)) == int(rows[0][2].split()[0])
+
+
+def test_guide_says_who_gets_what_and_how_to_grade_safely() -> None:
+    text = GUIDE.read_text(encoding="utf-8")
+    project = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    version = re.search(r'requires-python = ">=(3\.\d+)"', project).group(1)
+    assert f"Python {version}**" in text and "3.10" not in text
+    assert "never a clone" in text and "hidden test" in text.lower()
+    for needed in ("make formgrader", "--network none", "40 students", "Homework weight",
+                   "POSENC_ANSWER_KEY"):
+        assert needed in text, needed
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    assert re.search(r"^formgrader: \$\(STAMP\)", makefile, re.M)
+    assert "--LabApp.default_url=/formgrader" in makefile
+
 # --- reveal cells: a cell right after a check that computes the exercise's answer ---------------
 
 REVEAL_CELLS = {

@@ -44,7 +44,7 @@ def test_every_known_mistake_fails_and_is_named(key: str) -> None:
     exercise = EXERCISES[key]
     assert exercise.mistakes, f"{key} lists no common mistake to test against"
     for mistake in exercise.mistakes:
-        wrong = mistake.value()
+        wrong = mistake.compute(exercise._expected())
         if exercise.call_with is not None:
             result = exercise.check(lambda *args, _w=wrong: _w)
         else:
@@ -257,5 +257,7 @@ def test_an_answer_cell_that_stopped_with_an_error_is_not_graded(
     assert not CREDITED.check(10).passed  # the cell binding n still failed
     runs.append(("n = 10", True))
     assert CREDITED.check(10).passed
-    runs.append(("raise RuntimeError  # the answer cell, rewritten without n", False))
-    assert not CREDITED.check(10).passed  # the cell just before the check failed
+    runs.append(("print(n_token)  # a scratch cell with a typo", False))
+    assert CREDITED.check(10).passed  # a failing cell that does not bind n is not the answer's
+    runs.append(("n = 10\nraise RuntimeError", False))
+    assert not CREDITED.check(10).passed  # the cell that last bound n failed

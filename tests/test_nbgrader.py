@@ -17,7 +17,8 @@ are read from nbgrader's gradebook. The simulated class, one submission each:
   first included): only that exercise's points are lost;
 - ``crashN`` solves everything, but a cell above exercise N's answer cell binds the answer's
   name to the right value (a lesson variable of the same name) and the answer cell itself
-  raises: the lesson's value is not graded, and only exercise N's points are lost;
+  raises before it binds the name: the lesson's value is not graded, and only exercise N's
+  points are lost;
 - ``partial`` solves everything but answers one exercise with a mistake that earns partial
   credit (its ``credit`` share of the points).
 
@@ -42,6 +43,7 @@ import numpy as np
 import pytest
 
 from posenc_lib.exercises import all_exercises
+from posenc_lib.exercises._key import encode
 from tests.test_classroom import REVEAL_CELLS, reveal_output_lines, secret_lines
 from tools import build_nbgrader
 from tools.notebook_cells import NOTEBOOKS, exercise_cells, solution_code
@@ -93,15 +95,17 @@ def written_cells(notebook: nbformat.NotebookNode) -> list[nbformat.NotebookNode
 
 
 def mistake_code(key: str, index: int = 0) -> str:
-    """Code that answers exercise ``key`` with a common mistake (the first), as a learner would."""
+    """Code that answers exercise ``key`` with a common mistake (the first), as a learner would:
+    the wrong value, computed here (with the checkout's key) and written into the cell."""
     exercise = all_exercises()[key]
-    value = f"all_exercises()[{key!r}].mistakes[{index}].value()"
+    wrong = encode(exercise.mistakes[index].compute(exercise._expected()))
+    value = f"decode({wrong!r})"
     line = (
         f"{exercise.answer_name} = {value}"
         if exercise.call_with is None
         else f"def {exercise.answer_name}(*args):\n    return {value}"
     )
-    return f"from posenc_lib.exercises import all_exercises\n{line}"
+    return f"from posenc_lib.exercises._key import decode\n{line}"
 
 
 def points(key: str) -> int:
@@ -137,7 +141,7 @@ def submit(
     notebook.cells = [c for c in notebook.cells if id(c) not in drop]
     if crash is not None:
         answer = answer_cells(notebook)[crash[0]]
-        answer.source = 'raise RuntimeError("my code broke before the answer")'
+        answer.source = 'raise RuntimeError("my code broke before the answer")\n' + answer.source
         at = next(i for i, c in enumerate(notebook.cells) if c is answer)
         notebook.cells.insert(at, nbformat.v4.new_code_cell(crash[1]))
     folder = course / "submitted" / student / source.stem
@@ -221,13 +225,19 @@ def test_grade_cells_carry_points_ids_and_grade_calls(tmp_path: Path) -> None:
         for cell, key in zip(grades, cells, strict=True):
             assert cell.metadata.nbgrader.locked and cell.metadata.nbgrader.points == points(key)
             assert "raises-exception" in cell.metadata.tags
-            assert f"nb{key[:2]}.{key[3:]}.grade(" in cell.source and ".check(" not in cell.source
-            # self-contained: the cell imports its own exercise module
-            assert cell.source.startswith(f"from posenc_lib.exercises import nb{key[:2]}\n")
-            assert f"points={points(key)})" in cell.source
+            visible, hidden = cell.source.split("### BEGIN HIDDEN TESTS\n")
+            assert f".{key[3:]}.grade(" in hidden and ".grade(" not in visible
+            # self-contained: the cell imports its own exercise module and prints the diagnosis
+            assert visible.startswith(f"from posenc_lib.exercises import nb{key[:2]}\n")
+            assert f"print(nb{key[:2]}.{key[3:]}.check(" in visible
+            assert f"points={points(key)}," in hidden and "_posenc_untampered(" in hidden
+            assert hidden.rstrip().endswith("### END HIDDEN TESTS")
         setup = next(c for c in notebook.cells if c.cell_type == "code")
         assert setup.metadata.nbgrader.grade_id == "setup" and setup.metadata.nbgrader.locked
         assert f"from posenc_lib.exercises import nb{source.name[:2]}" in setup.source
+        lines = setup.source.splitlines()
+        imports = [line for line in lines if line.startswith(("from", "import"))]
+        assert len(imports) == len(set(imports)), "the setup cell imports a module twice"
         explained = [k for k in cells if all_exercises()[k].kind == "explanation"]
         hand_graded = written_cells(notebook)
         assert [c.metadata.nbgrader.grade_id for c in hand_graded] == [

@@ -12,6 +12,7 @@ import pytest
 
 from posenc_lib.exercises import Exercise, progress
 from posenc_lib.exercises import _progress as progress_module
+from tools.answer_key import KEY_PATH
 
 EXERCISE = Exercise(
     key="00.fuzz_probe",
@@ -161,7 +162,8 @@ def test_a_kernel_without_input_history_records_nothing(tmp_path: Path) -> None:
     result = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-o", "addopts=", "-p", "no:cacheprovider",
          "--nbval-lax", "--nbval-current-env", str(path)],
-        cwd=tmp_path, env={**os.environ, "POSENC_PROGRESS_FILE": str(record)},
+        cwd=tmp_path, env={**os.environ, "POSENC_PROGRESS_FILE": str(record),
+                           "POSENC_ANSWER_KEY": str(KEY_PATH)},  # tmp_path is outside the checkout
         capture_output=True, text=True,
     )  # fmt: skip
     assert result.returncode == 0, result.stdout[-2000:]

@@ -4,6 +4,7 @@ JupyterLab's news pop-up switched off in the project's environment."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -59,3 +60,28 @@ def test_jupyterlab_news_and_update_popups_are_off_in_this_environment() -> None
     allowed = json.loads(schema.read_text(encoding="utf-8"))["properties"]
     assert {"const": "false", "title": "Never"} in allowed["fetchNews"]["oneOf"]
     assert allowed["checkForUpdates"]["type"] == "boolean"
+
+
+def test_the_committed_answer_key_is_current() -> None:
+    """The key a checkout's checks use is what tools/answer_key.py computes now."""
+    run = subprocess.run([sys.executable, "tools/answer_key.py", "--check"], cwd=ROOT,
+                         capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+
+
+def test_a_study_copy_finds_the_key_and_an_outside_folder_does_not(tmp_path: Path) -> None:
+    from posenc_lib.exercises import nb02
+    from posenc_lib.exercises._core import NO_KEY
+    from posenc_lib.exercises._key import KEY_FILE, answer_key_path
+
+    study = ROOT / "study"
+    assert answer_key_path(study / "anything") == ROOT / KEY_FILE
+    assert answer_key_path(tmp_path) is None
+    script = ("from posenc_lib.exercises import nb02; "
+              "print(repr(nb02.half_turns.check(2000)))")
+    outside = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, capture_output=True,
+                             text=True, env={**os.environ,
+                                             "POSENC_PROGRESS_FILE": str(tmp_path / "p.json")})
+    assert outside.returncode == 0, outside.stderr
+    assert outside.stdout.startswith("Not confirmed") and NO_KEY in outside.stdout
+    assert nb02.half_turns.check(2000).message != NO_KEY  # here, in the checkout: a verdict

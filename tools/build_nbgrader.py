@@ -20,11 +20,16 @@ Each exercise of the course (a prompt, a stub cell tagged ``exercise``, a soluti
   stub (the variable or function the learner defines) and removes the solution (the code stub
   is empty); the stub cell itself is dropped, so no stub appears twice;
 - the **grade cell** (locked, with ``grade_id`` and ``points``): self-contained, it imports its
-  exercise module and calls ``nbNN.<name>.grade(answer, points=P)``, which raises
-  ``AssertionError`` carrying the course's diagnosis (including the common mistake it
-  recognised) when the answer is wrong, and returns the points (partial credit for an answer
-  close for a known reason). The check refuses an answer whose cell stopped with an error, so a
-  lesson variable of the same name is never graded in its place.
+  exercise module and prints ``nbNN.<name>.check(answer)``, which without an answer key names
+  the known mistakes only. Its **hidden test** (between ``### BEGIN HIDDEN TESTS`` and ``### END
+  HIDDEN TESTS``, which nbgrader removes from the release and puts back to autograde) holds the
+  reference value, computed here from the instructor's answer key (tools/answer_key.py). It
+  first runs the tamper check of tools/grading_guard.py, scoring 0 with the reasons when the
+  course's grading code or numpy was replaced in the notebook, then calls
+  ``grade(answer, points=P, reference=...)``, which raises ``AssertionError`` carrying the
+  diagnosis when the answer is wrong and returns the points (partial credit for an answer close
+  for a known reason). The check refuses an answer whose cell stopped with an error, so a lesson
+  variable of the same name is never graded in its place.
 
 The notebook's first code cell becomes the locked **setup cell** (``grade_id`` "setup"): it also
 imports the exercise module and every library name the stubs use, so deleting an answer or a
@@ -51,7 +56,10 @@ if str(ROOT) not in sys.path:  # run as a script: make tools/ importable
     sys.path.insert(0, str(ROOT))
 
 from posenc_lib.exercises import all_exercises  # noqa: E402
+from posenc_lib.exercises._key import ANSWER_KEY_VARIABLE, encode  # noqa: E402
+from tools.answer_key import EXPECTED  # noqa: E402
 from tools.build_student import CHECK_CALL  # noqa: E402
+from tools.grading_guard import GUARD_SOURCE  # noqa: E402
 from tools.notebook_cells import BEGIN, END, REMOVED_FOR_STUDENTS, exercise_cells  # noqa: E402
 
 NOTEBOOKS = ROOT / "notebooks"
@@ -94,6 +102,9 @@ c.Execute.interrupt_on_timeout = True
 os.environ["POSENC_PROGRESS_FILE"] = str(
     Path(__file__).resolve().parent / "autograde-progress.json"
 )
+# Graded kernels use no answer key, even below a checkout that has one: only the hidden tests'
+# references score. (Run autograde outside the checkout all the same: see INSTRUCTORS.md.)
+os.environ["{ANSWER_KEY_VARIABLE}"] = ""
 '''
 
 
@@ -150,21 +161,46 @@ def setup_source(first_code: str, stubs: list[str], lesson: list[str], module: s
         available.update(_imports(code))
     have = set(_imports(first_code))
     needed = {name for stub in stubs for name in _used_names(stub)}
-    lines = sorted({available[n] for n in needed - have if n in available})
-    lines.append(f"from posenc_lib.exercises import {module}")
-    return first_code.rstrip() + "\n" + "\n".join(lines)
+    needed = (needed | {module}) - have  # the exercise module once, whoever needs it
+    available[module] = f"from posenc_lib.exercises import {module}"
+    lines = sorted({available[n] for n in needed if n in available})
+    return "\n".join([first_code.rstrip(), *lines])
 
 
 def grade_source(check: str, key: str, points: int) -> str:
-    """A self-contained grade cell: its own import, then ``grade(answer, points=P)``."""
+    """A self-contained grade cell: its own import and the check's diagnosis, then the hidden
+    test: the tamper check and ``grade(answer, points=P, reference=...)``."""
     module, name = f"nb{key[:2]}", key[3:]
     body = [node for node in ast.parse(check).body if not isinstance(node, ast.ImportFrom)]
     call = body[-1].value if body and isinstance(body[-1], ast.Expr) else None
     if len(body) != 1 or not isinstance(call, ast.Call) or len(call.args) != 1:
         raise ValueError(f"check cell of {key} must be one call {module}.{name}.check(answer)")
     answer = ast.get_source_segment(check, call.args[0])
-    call_line = f"{module}.{name}.grade({answer}, points={points})"
-    return f"from posenc_lib.exercises import {module}\n\n{call_line}"
+    visible = f"from posenc_lib.exercises import {module}\n\nprint({module}.{name}.check({answer}))"
+    return f"{visible}\n{hidden_test(key, answer, points)}"
+
+
+def hidden_test(key: str, answer: str, points: int) -> str:
+    """The hidden part of a grade cell: the tamper check, then the score against the reference
+    value of the instructor's key (the release never holds it)."""
+    module, name = f"posenc_lib.exercises.nb{key[:2]}", key[3:]
+    reference = encode(EXPECTED[key]())
+    return "\n".join([
+        "### BEGIN HIDDEN TESTS",
+        GUARD_SOURCE.rstrip(),
+        "",
+        "",
+        f"_posenc_problems = _posenc_untampered({module!r}, {name!r})",
+        "if _posenc_problems:",
+        "    raise AssertionError('Scored 0: the grading code or numpy was replaced in this '",
+        "                         'notebook: ' + '; '.join(_posenc_problems))",
+        "import sys as _posenc_sys",
+        "",
+        f"_posenc_sys.modules[{module!r}].{name}.grade(",
+        f"    {answer}, points={points},",
+        f"    reference=_posenc_sys.modules['posenc_lib.exercises._key'].decode({reference!r}))",
+        "### END HIDDEN TESTS",
+    ])
 
 
 def written_cells(key: str, objective: str) -> list[nbformat.NotebookNode]:

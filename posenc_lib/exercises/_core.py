@@ -2,10 +2,12 @@
 
 Notebooks: 00_why_position to 11_figure_gallery.
 
-An :class:`Exercise` computes its expected answer with posenc_lib (never a pasted number). A check
-says what is right or wrong without showing the target, names known mistakes, and refuses the
-shortcuts an exercise forbids. Solutions live only in the source notebooks' cells tagged
-``solution``; a pass computed by a solution cell is never recorded as progress.
+An :class:`Exercise` holds no answer: a checkout's answer key (:mod:`posenc_lib.exercises._key`,
+written by ``tools/answer_key.py``) lets its check confirm a right answer, and graded work is
+scored against the reference of a hidden test (``grade(answer, points, reference=...)``). Without
+a key the check only names known mistakes. A check says what is right or wrong without showing
+the target, and refuses the shortcuts an exercise forbids. Solutions live only in the source
+notebooks' cells tagged ``solution``; a pass computed by a solution cell is never recorded.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from posenc_lib.exercises._key import NoAnswerKey, load_answer
 from posenc_lib.exercises._progress import record_pass
 
 __all__ = ["KINDS", "LEVELS", "NOT_ANSWERED", "CheckResult", "Exercise", "Mistake", "Shortcut",
@@ -32,6 +35,12 @@ __all__ = ["KINDS", "LEVELS", "NOT_ANSWERED", "CheckResult", "Exercise", "Mistak
 
 NOT_ANSWERED = ("Not yet: replace the placeholder in the exercise cell with your answer, "
                 "then run it.")
+NO_KEY = ("This install has no answer key (an installed package or a graded release), so the "
+          "check cannot say whether your answer is right; it only names the known mistakes, and "
+          "your teacher's grader scores the answer.")
+"""What ``check`` says, without a key, about an answer that is no known mistake."""
+_ASK_KEY = object()
+"""``reference`` default: take the right answer from the answer key."""
 LEVELS = ("warm-up", "core", "challenge")
 """The difficulty marks, easiest first."""
 KINDS = ("prediction", "derivation", "detector", "construction", "explanation")
@@ -48,11 +57,21 @@ SOLUTION_MARKER = "### BEGIN SOLUTION"
 @dataclass(frozen=True)
 class Mistake:
     """A known wrong answer: ``value`` computes it the way a learner gets it; ``credit`` is the
-    share of the points it earns when close for a known reason (0 for a misconception)."""
+    share of the points it earns when close for a known reason (0 for a misconception).
+
+    With ``from_answer``, ``value`` takes the right answer and returns the wrong one (a swap, a
+    sign, an off-by-one), so that the package holds no value a learner could undo into the
+    answer; such a mistake is named only where the right answer is known (a key, a hidden test).
+    """
 
     label: str
-    value: Callable[[], Any]
+    value: Callable[..., Any]
     credit: float = 0.0
+    from_answer: bool = False
+
+    def compute(self, right: Any = None) -> Any:
+        """The wrong answer; ``right`` is the right one, needed when :attr:`from_answer`."""
+        return self.value(right) if self.from_answer else self.value()
 
     def __post_init__(self) -> None:
         if not 0.0 <= self.credit < 1.0:
@@ -84,14 +103,18 @@ class CheckResult:
     def __bool__(self) -> bool:
         return self.passed
 
+    def _wrong_mark(self) -> str:
+        """"Not yet", or "Not confirmed" when no key could tell (a graded release)."""
+        return "Not confirmed" if self.message == NO_KEY else "Not yet"
+
     def __repr__(self) -> str:
-        mark = "Correct" if self.passed else "Not yet"
+        mark = "Correct" if self.passed else self._wrong_mark()
         head = f"{mark}: {self.title}" if self.title else mark
         return f"{head}\n{self.message}"
 
     def _repr_html_(self) -> str:
         colour = "#1b7837" if self.passed else "#b2182b"
-        mark = "✔ Correct" if self.passed else "✘ Not yet"
+        mark = "✔ Correct" if self.passed else f"✘ {self._wrong_mark()}"
         title = f" — {html.escape(self.title)}" if self.title else ""
         body = html.escape(self.message).replace("\n", "<br>")
         return (
@@ -252,12 +275,9 @@ def _track_runs() -> None:
 
 
 def _failed_to_define(name: str) -> bool:
-    """Whether the cell run just before, or the latest cell that binds ``name``, failed.
-
-    ``name`` may then hold an older value (perhaps a lesson's), which is never graded.
-    """
-    if _RUNS and not _RUNS[-1][1]:
-        return True
+    """Whether the latest cell that binds ``name`` failed: ``name`` may then hold an older value
+    (perhaps a lesson's), which is never graded. A failing cell that does not bind ``name`` (a
+    scratch cell) does not count."""
     for cell, success in reversed(_RUNS):
         if _defines(cell, name):
             return not success
@@ -406,9 +426,6 @@ class Exercise:
     key, title, answer_name : str
         "NN.short_name"; one line saying what the learner computes; the variable (or function)
         the learner's cell defines.
-    expected : callable
-        Returns the right answer, computed with posenc_lib; private, no public attribute or
-        message shows it. A detector's answer is ``(choice, evidence)``.
     hint_text, objective : str
         Shown by :meth:`hint`; the learning objective, for the instructors' table.
     level, kind : str
@@ -424,12 +441,15 @@ class Exercise:
         NotImplementedError counts as "not yet").
     answer_form : callable, optional
         Turns the learner's answer into the form compared (several spellings of one answer).
+    expected : callable, optional
+        Deprecated: an answer computed in the package, which a learner can call. Leave it out:
+        the right answer comes from the checkout's key (tools/answer_key.py) or, in graded work,
+        from the hidden test. A detector's answer is ``(choice, evidence)``.
     """
 
     key: str
     title: str
     answer_name: str
-    expected: InitVar[Callable[[], Any]]
     hint_text: str
     level: str
     kind: str
@@ -441,10 +461,11 @@ class Exercise:
     atol: float = 1e-9
     call_with: tuple[Any, ...] | None = None
     answer_form: Callable[[Any], Any] | None = None
-    _expected_answer: Callable[[], Any] = field(init=False, repr=False, compare=False)
+    expected: InitVar[Callable[[], Any] | None] = None
+    _expected_answer: Callable[[], Any] | None = field(init=False, repr=False, compare=False)
     _wrong_tries: list[int] = field(init=False, repr=False, compare=False)
 
-    def __post_init__(self, expected: Callable[[], Any]) -> None:
+    def __post_init__(self, expected: Callable[[], Any] | None) -> None:
         object.__setattr__(self, "_expected_answer", expected)
         object.__setattr__(self, "_wrong_tries", [0])
         if self.level not in LEVELS:
@@ -453,8 +474,10 @@ class Exercise:
             raise ValueError(f"{self.key}: kind must be one of {KINDS}; got {self.kind!r}")
 
     def _expected(self) -> Any:
-        """The right answer, for the checks and the course's own tests (not for learners)."""
-        return self._expected_answer()
+        """The right answer from the checkout's key; :class:`NoAnswerKey` without one."""
+        if self._expected_answer is not None:
+            return self._expected_answer()
+        return load_answer(self.key)
 
     def _evaluate(self, answer: Any) -> tuple[Any, str | None]:
         """The value to compare (the answer, or what the answer function returns), or a problem."""
@@ -485,10 +508,12 @@ class Exercise:
                 return shortcut
         return None
 
-    def check(self, answer: Any) -> CheckResult:
-        """Compare ``answer`` with the expected one and explain the result.
+    def check(self, answer: Any, *, reference: Any = _ASK_KEY) -> CheckResult:
+        """Compare ``answer`` with the right one and explain the result.
 
-        A pass is recorded in the learner's progress unless a solution cell computed it.
+        The right answer is ``reference`` (a hidden test's) or else the answer key's; without
+        either, the check names known mistakes and confirms nothing. A pass is recorded in the
+        learner's progress unless a solution cell computed it.
         """
         if _is_placeholder(answer):
             return CheckResult(False, NOT_ANSWERED, self.title)
@@ -496,8 +521,8 @@ class Exercise:
             answer = self.answer_form(answer)
         if _failed_to_define(self.answer_name):
             return CheckResult(False, (
-                f"The cell that defines {self.answer_name} (or the cell run just before this "
-                f"check) stopped with an error, so {self.answer_name} may hold an older value: "
+                f"The cell that defines {self.answer_name} stopped with an error, "
+                f"so {self.answer_name} may hold an older value: "
                 "fix that cell and run it again."
             ), self.title)  # fmt: skip
         cell = defining_cell(self.answer_name)
@@ -510,12 +535,16 @@ class Exercise:
             return CheckResult(False, problem, self.title)
         if _is_placeholder(value):
             return CheckResult(False, NOT_ANSWERED, self.title)
-        passed, message = _compare(value, self._expected(), self.rtol, self.atol)
+        try:
+            expected = self._expected() if reference is _ASK_KEY else reference
+        except NoAnswerKey:
+            return self._diagnosis_only(value)
+        passed, message = _compare(value, expected, self.rtol, self.atol)
         if passed:
             if _may_record(cell):
                 record_pass(self.key)
             return CheckResult(True, message, self.title, 1.0)
-        mistake = self._mistake_made(value)
+        mistake = self._mistake_made(value, expected)
         credit = 0.0
         if mistake is not None:
             message += f"\nThis is what you get with a common mistake: {mistake.label}."
@@ -524,10 +553,22 @@ class Exercise:
                 message += f"\nClose, for a known reason: it earns {credit:.0%} of the points."
         return CheckResult(False, message + self._hint_offer(), self.title, credit)
 
-    def _mistake_made(self, value: Any) -> Mistake | None:
-        """The first known mistake ``value`` equals (NaN matching NaN in place), if any."""
+    def _diagnosis_only(self, value: Any) -> CheckResult:
+        """Without a key: name the known mistake ``value`` equals, and confirm nothing. A
+        detector names none: its wrong options, named, would leave the right one."""
+        mistake = None if self.kind == "detector" else self._mistake_made(value)
+        if mistake is None:
+            return CheckResult(False, NO_KEY, self.title)
+        return CheckResult(False, f"This is what you get with a common mistake: {mistake.label}.",
+                           self.title, mistake.credit)
+
+    def _mistake_made(self, value: Any, expected: Any = _ASK_KEY) -> Mistake | None:
+        """The first known mistake ``value`` equals (NaN matching NaN in place), if any; the
+        mistakes made from the right answer only when ``expected`` is given."""
         for mistake in self.mistakes:
-            wrong = mistake.value()
+            if mistake.from_answer and expected is _ASK_KEY:
+                continue
+            wrong = mistake.compute(expected)
             if (_compare(value, wrong, self.rtol, self.atol)[0]
                     or _nan_match(value, wrong, self.rtol, self.atol)):
                 return mistake
@@ -542,14 +583,17 @@ class Exercise:
         name = self.key.split(".", 1)[1]
         return f"\n{tries[0]} tries so far: the hint may help, nb{self.key[:2]}.{name}.hint()."
 
-    def grade(self, answer: Any, points: float | None = None) -> Any:
+    def grade(self, answer: Any, points: float | None = None, *, reference: Any = _ASK_KEY) -> Any:
         """Like :meth:`check`, but raise ``AssertionError`` with the diagnosis when it fails
-        (nbgrader's grade cells call it).
+        (the hidden tests of nbgrader's grade cells call it with their ``reference``).
 
         With ``points``, return the points earned: all for a right answer, the mistake's
         ``credit`` share for an answer close for a known reason (the diagnosis is printed).
+        Without a reference or a key nothing is confirmed, so it raises.
         """
-        result = self.check(answer)
+        result = self.check(answer, reference=reference)
+        if reference is _ASK_KEY and result.message == NO_KEY:
+            raise AssertionError(f"{self.title}\n{result.message}")
         if result.credit <= 0.0 or (points is None and not result.passed):
             raise AssertionError(f"{self.title}\n{result.message}")
         if points is None:
@@ -572,6 +616,9 @@ class Exercise:
             f"solution in the source notebook notebooks/{notebook}_*.ipynb of the repository, "
             "in the cell tagged 'solution' after this exercise."
         )
+
+
+del Exercise.expected  # the InitVar's default, which dataclass leaves on the class
 
 
 class _Points(float):

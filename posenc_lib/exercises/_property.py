@@ -9,7 +9,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from posenc_lib.exercises._core import CheckResult, Exercise
+from posenc_lib.exercises._core import _ASK_KEY, CheckResult, Exercise
+from posenc_lib.exercises._key import answer_key_path
 
 __all__ = ["PropertyExercise"]
 
@@ -28,12 +29,19 @@ class PropertyExercise(Exercise):
 
     judge: Callable[[Any], tuple[bool, str]] = lambda answer: (False, "no judge")
 
-    def check(self, answer: Any) -> CheckResult:
-        """Judge ``answer``, and name the common mistake it equals when it fails."""
+    def check(self, answer: Any, *, reference: Any = _ASK_KEY) -> CheckResult:
+        """Judge ``answer``, and name the common mistake it equals when it fails.
+
+        Without a key or a ``reference`` (an installed package, a graded release) the judge is
+        not run, so that no call confirms an answer: only known mistakes are named.
+        """
         if answer is None or answer is Ellipsis:
             return super().check(answer)
+        if reference is _ASK_KEY and answer_key_path() is None:
+            return super().check(answer, reference=reference)
         holds, explanation = self.judge(answer)
-        ordinary = super().check(bool(holds))  # refusals, progress and grading as usual
+        # refusals, progress and grading as usual
+        ordinary = super().check(bool(holds), reference=True)
         if ordinary.message.startswith(REFUSED):
             return ordinary
         if not ordinary.passed and (mistake := self._mistake_made(answer)) is not None:

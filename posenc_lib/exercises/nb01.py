@@ -16,14 +16,14 @@ __all__ = ["carry_flips", "gray_cousin", "gray_offsets", "ternary_periods"]
 _CARRY_POSITIONS = (23, 47, 63, 95)
 
 
-def _steps() -> NDArray[np.int64]:
-    return np.array([hamming_distance(p, p + 1) for p in _CARRY_POSITIONS], dtype=np.int64)
+def _steps(positions: tuple[int, ...]) -> NDArray[np.int64]:
+    """The bits that change from p to p + 1, for each p of ``positions``."""
+    return np.array([hamming_distance(p, p + 1) for p in positions], dtype=np.int64)
 
 
 carry_flips = Exercise(
     key="01.carry_flips", answer_name="carry_counts", level="warm-up", kind="prediction", minutes=5,
     title="Predict how many bits change from p to p + 1 for p = 23, 47, 63, 95",
-    expected=_steps,
     hint_text="Write p in binary and add 1 by hand: every trailing 1 turns into a 0 (the carry) "
     "and the first 0 turns into a 1. So the count is the number of trailing 1s of p, plus one.",
     objective="Predicts the Hamming distance of a step from the carry (trailing 1s plus one), "
@@ -31,7 +31,7 @@ carry_flips = Exercise(
     mistakes=(
         Mistake("assuming one step always changes one bit", lambda: np.ones(4, dtype=np.int64)),
         Mistake("counting only the bits that turn off (the carry), not the one that turns on",
-                lambda: _steps() - 1),
+                lambda right: right - 1, from_answer=True),
         Mistake("counting the 1 bits of p instead of the bits that change",
                 lambda: np.array([bin(p).count("1") for p in _CARRY_POSITIONS], dtype=np.int64)),
     ),
@@ -46,7 +46,7 @@ carry_flips = Exercise(
 _TERNARY_DIGITS = 5  # positions 0 .. 3**5 - 1
 
 
-def _ternary_periods(rule: str = "right") -> NDArray[np.int64]:
+def _ternary_periods(rule: str) -> NDArray[np.int64]:
     """Digit k (most significant first) repeats every 3**(k+1) and stays put for 3**k steps."""
     k = np.arange(_TERNARY_DIGITS - 1, -1, -1, dtype=np.int64)
     stays = 3**k  # a digit holds each of its 3 values for 3**k steps
@@ -61,7 +61,6 @@ ternary_periods = Exercise(
     key="01.ternary_periods", answer_name="ternary_periods", level="core", kind="derivation",
     minutes=10,
     title="The period of every digit of a base-3 counter over positions 0 to 242",
-    expected=_ternary_periods,
     hint_text="Digit k of p in base 3 is (p // 3**k) % 3. Build the table of 5 digits for p = 0 "
     ".. 242, most significant first, and for each column find the smallest shift t >= 1 with "
     "np.array_equal(col[t:], col[:-t]). How many times does a base-3 digit change per period?",
@@ -73,7 +72,7 @@ ternary_periods = Exercise(
                 lambda: _ternary_periods("twice")),
         Mistake("the periods of a binary counter, 2**(k+1)", lambda: _ternary_periods("binary")),
         Mistake("the columns in the order least significant digit first",
-                lambda: _ternary_periods()[::-1], credit=0.5),
+                lambda right: right[::-1], credit=0.5, from_answer=True),
     ),
 )
 
@@ -90,7 +89,6 @@ gray_cousin = Exercise(
     key="01.gray_cousin", answer_name="gray_cousin", level="core", kind="construction", minutes=20,
     title="Write the smooth cousin of bit k of the Gray code",
     # Gray bit k is binary bit k+1 moved 2**k positions earlier
-    expected=lambda: smooth_bit_wave(_GRAY_CALL[0] + 2 ** _GRAY_CALL[1], _GRAY_CALL[1] + 1),
     call_with=_GRAY_CALL,
     hint_text="Print the column of Gray bit k for p = 0 .. 31 (for k = 0: 0 1 1 0 0 1 1 0 ...). "
     "Read its period T, then where its runs of 0 are centred: one run is centred half a step "
@@ -114,7 +112,7 @@ gray_cousin = Exercise(
 _GRAY_BITS, _MAX_OFFSET = 8, 16
 
 
-def _consistent_offsets(gray: bool = True) -> set[int]:
+def _consistent_offsets(gray: bool) -> set[int]:
     table = binary_table(2**_GRAY_BITS)
     if gray:  # g_k = b_k XOR b_{k+1}: each column XOR the column to its left
         table = table ^ np.pad(table[:, :-1], ((0, 0), (1, 0)))
@@ -131,7 +129,6 @@ gray_offsets = Exercise(
     key="01.gray_offsets", answer_name="consistent_offsets", level="challenge", kind="explanation",
     minutes=20,
     title="The offsets k <= 16 at which the Gray code's Hamming distance is the same everywhere",
-    expected=_consistent_offsets,
     hint_text="The Gray code of p is p ^ (p >> 1). For each k = 1 .. 16, collect the Hamming "
     "distance between the codes of p and p + k for every p = 0 .. 255 - k, and keep k when only "
     "one distance appears. Then look at the numbers you kept: what do they have in common?",

@@ -34,7 +34,6 @@ def _last_pair(theta: float, cos_theta: float | None = None) -> NDArray[np.float
 slow_pair = Exercise(
     key="02.slow_pair", answer_name="last_pair", level="warm-up", kind="prediction", minutes=5,
     title="Predict PE at position 2500, columns 6 and 7, for d_model = 8",
-    expected=lambda: sinusoidal_encoding_at([_SLOW_POS], _SLOW_D)[0, 6:],
     hint_text="Columns 6 and 7 are pair i = 3. Its frequency is 1 / 10000^(2*3/8) = 10000^(-3/4): "
     "10000 = 10^4, so that is 10^-3. The angle is 2500 times that, a simple number of radians; "
     "the answer is [sin(angle), cos(angle)].",
@@ -68,7 +67,6 @@ def _shortest_length(pairs: int, base: float = 10000.0, *, steps: bool = True) -
 half_turns = Exercise(
     key="02.half_turns", answer_name="n_tokens", level="core", kind="derivation", minutes=10,
     title="The shortest sentence in which half of the pairs of d_model = 128 turn fully",
-    expected=lambda: _shortest_length(_HALF_PAIRS),
     hint_text="d_model = 128 has 64 pairs, so half is pairs 0 .. 31. Pair i turns fully within a "
     "sentence of L tokens when its wavelength 2*pi*10000^(2i/d) is at most L - 1 (L tokens are L "
     "- 1 steps apart). The wavelengths grow with i: which pair decides?",
@@ -98,7 +96,6 @@ def _lost_pairs(base: float, dtype: type = np.float16) -> int:
 float16_lost_pairs = Exercise(
     key="02.float16_lost_pairs", answer_name="n_lost", level="core", kind="explanation", minutes=10,
     title="How many pairs of d_model = 128, base 500000, lose their frequency in float16?",
-    expected=lambda: _lost_pairs(_F16_BASE),
     hint_text="The power form stores base^(2i/d) first; float16 cannot hold numbers above 65504, "
     "so those become inf and 1/inf = 0. Solve base^(2i/d) > 65504 for i with a logarithm: 2i/d > "
     "ln(65504)/ln(base). Count the pairs i = 0 .. 63 above that threshold.",
@@ -139,7 +136,6 @@ checkpoint_layout = Exercise(
     key="02.checkpoint_layout", answer_name="checkpoint", level="core", kind="detector", minutes=15,
     rtol=1e-4,
     title="Detect the layout and the frequency spacing of a checkpoint's position table",
-    expected=lambda: _label(_CHECKPOINT_LAYOUT, _CHECKPOINT_SPACING),
     hint_text="Layout: look at row 0 (position 0). Every sine is 0 and every cosine is 1 there; "
     "in which order do they come? Spacing: the slowest pair's sine at position 1 is "
     "sin(theta_slowest), so np.arcsin of it gives theta_slowest. Compare it with 10000^(-(d-2)/d) "
@@ -147,11 +143,11 @@ checkpoint_layout = Exercise(
     objective="Reads a stored position table and tells its layout (interleaved or concatenated) "
     "and its spacing (the paper's n or tensor2tensor's n - 1).",
     mistakes=(
-        Mistake("the spacing is wrong: the slowest frequency is exactly 1/10000, which is "
-                "tensor2tensor's n - 1 spacing, not the paper's",
+        Mistake("the spacing is wrong: compare the slowest pair's frequency with what each "
+                "spacing gives for the last pair",
                 lambda: _label(_CHECKPOINT_LAYOUT, "paper")),
-        Mistake("the layout is wrong: row 0 alternates 0, 1, 0, 1, ... (interleaved); "
-                "tensor2tensor's spacing does not imply its concatenated layout",
+        Mistake("the layout is wrong: row 0 shows in which order the sines (0 there) and the "
+                "cosines (1 there) come, and neither spacing implies a layout",
                 lambda: _label("concat", _CHECKPOINT_SPACING)),
         Mistake("both are wrong: read the layout from row 0 and the spacing from the slowest "
                 "frequency", lambda: _label("concat", "paper")),
@@ -183,7 +179,7 @@ decode_position = Exercise(
     key="02.decode_position", answer_name="decode_position", level="challenge", kind="construction",
     minutes=20, rtol=1e-9,
     title="Write decode_position(codes): the positions (0 to 20000) of encoding rows, d_model = 64",
-    expected=lambda: _DECODE_POSITIONS, call_with=_decode_call(),
+    call_with=_decode_call(),
     hint_text="Each pair holds an angle pos * theta_i, and np.arctan2(sin, cos) gives it back, "
     "but only modulo 2*pi. A fast pair wraps many times within 20000 positions; find a pair whose "
     "wavelength is longer than 20000 and read the angle there, then divide by its theta. The "

@@ -30,7 +30,6 @@ def _half_norms(position: int, d_model: int) -> np.ndarray:
 half_norms = Exercise(
     key="03.half_norms", answer_name="halves", level="warm-up", kind="prediction", minutes=5,
     title="Predict the norms of the sine half and of the cosine half of PE(0), d_model = 96",
-    expected=lambda: _half_norms(0, 96),
     hint_text="At t = 0 every angle theta_i * t is 0. What are sin 0 and cos 0, how many sine "
     "columns and how many cosine columns does a 96-wide vector have, and what is the norm (not "
     "the squared norm) of each half?",
@@ -75,7 +74,6 @@ def _toeplitz(matrix: np.ndarray) -> bool:
 offset_only = Exercise(
     key="03.offset_only", answer_name="offset_only", level="core", kind="detector", minutes=10,
     title="Which of four score matrices depend only on the offset b - a?",
-    expected=lambda: np.array([_toeplitz(m) for m in score_candidates().values()]),
     hint_text="A matrix depends only on b - a when every diagonal is constant: np.diagonal(S, j) "
     "for j = -39 .. 39, each with np.ptp below 1e-9. Symmetry (S == S.T) is a different test.",
     objective="Tells 'symmetric' (true of every Gram matrix) from 'depends only on the offset' "
@@ -130,7 +128,7 @@ def _judge_no_bounce(answer: object) -> tuple[bool, str]:
 no_bounce = PropertyExercise(
     key="03.no_bounce", answer_name="freqs", level="core", kind="construction", minutes=15,
     title="Frequencies for d_model = 128 whose PE(0)·PE(k) falls at every step up to k = 100",
-    expected=lambda: True, judge=_judge_no_bounce,
+    judge=_judge_no_bounce,
     hint_text="f(k) = sum_i cos(w_i k). One cosine cos(w k) falls while its angle w k runs from 0 "
     "to pi, and rises after that. How large may each w_i be so that no angle passes pi by k = "
     "100? The neighbour distance is sqrt(2 sum_i (1 - cos w_i)): it grows with the w_i, so take "
@@ -167,7 +165,6 @@ def _min_width(base: float, n_positions: int, exponent_factor: float = 2.0) -> i
 min_width = Exercise(
     key="03.min_width", answer_name="min_width", level="challenge", kind="derivation", minutes=15,
     title="The smallest even d_model, base 100000, whose nearest miss in 1000 tokens is t, t+1",
-    expected=lambda: _min_width(100000.0, 1000),
     hint_text="The distance depends only on the offset: |PE(t+k) - PE(t)|^2 = d - 2 sum_i "
     "cos(theta_i k), with theta_i = base ** (-2i/d). For d = 2, 4, 6, ... find the offset k in 1 "
     ".. 999 where it is smallest, and stop at the first d where that offset is 1.",
@@ -198,7 +195,6 @@ def _ends_only(n_positions: int, d_model: int, threshold: float) -> int:
 flat_columns = Exercise(
     key="03.flat_columns", answer_name="n_flat", level="challenge", kind="explanation", minutes=20,
     title="How many columns move by less than 0.01 over 100 tokens at d_model = 1024",
-    expected=lambda: _count_flat(100, 1024, 0.01),
     hint_text="Over t = 0 .. 99 a slow sine column moves by about sin(99 theta_i) and a slow "
     "cosine column by 1 - cos(99 theta_i), about (99 theta_i)^2 / 2. Both formulas hold only "
     "while 99 theta_i is below pi/2 (sine) or pi (cosine): a fast pair can come full circle and "

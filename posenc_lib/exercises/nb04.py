@@ -22,7 +22,6 @@ _MATRIX_FUNCTIONS = r"\b(pair_shift_matrix|rotation_matrix|shift_matrix|rope_mat
 shift_back = Exercise(
     key="04.shift_back", answer_name="back", level="warm-up", kind="derivation", minutes=5,
     title="PE(13) from PE(20) at d_model = 24, with a shift matrix",
-    expected=lambda: sinusoidal_encoding_at([13], 24)[0],
     hint_text="Going from position 20 to position 13 is a shift by k = -7. shift_matrix(k, "
     "d_model) accepts negative k, and M_(-k) is also the transpose of M_k.",
     objective="Uses M_(-k) = M_k^T to move an encoding vector back by k positions.",
@@ -49,7 +48,6 @@ cos_sin_matrix = Exercise(
     key="04.cos_sin_matrix", answer_name="m", level="core", kind="construction", minutes=10,
     title="M_k for a pair stored as (cos, sin): k = 4, theta = theta_5 of d_model = 32",
     # (cos wt, sin wt) -> (cos w(t+k), sin w(t+k)) is the counter-clockwise rotation by +wk
-    expected=lambda: rotation_matrix(4 * _theta(5, 32)),
     hint_text="Write the targets with the angle-addition formulas: cos w(t+k) = cos(wk) cos(wt) - "
     "sin(wk) sin(wt) and sin w(t+k) = sin(wk) cos(wt) + cos(wk) sin(wt). The first row of M "
     "multiplies the column (cos wt, sin wt) and must give cos w(t+k). The frequency is theta_5 = "
@@ -86,7 +84,6 @@ def _row_form_vector() -> np.ndarray:
 row_form_position = Exercise(
     key="04.row_form_position", answer_name="position", level="core", kind="prediction", minutes=10,
     title="Which position does PE(50) @ M_6 @ M_6 @ M_4.T encode?",
-    expected=lambda: _nearest_position(_row_form_vector(), 16, 128),
     hint_text="In row form, x @ M_k is (M_k^T x^T)^T = (M_(-k) x^T)^T: multiplying a row on the "
     "right by M_k shifts it back by k. And M_k^T = M_(-k). Add up the shifts.",
     objective="Predicts the net shift of a product of shift matrices in row form, using M_a M_b = "
@@ -141,7 +138,7 @@ def _judge_forward_head(answer: object) -> tuple[bool, str]:
 forward_head = PropertyExercise(
     key="04.forward_head", answer_name="w_forward", level="core", kind="construction", minutes=10,
     title="W_q W_k^T (d_model = 32) for a head whose every query attends 4 tokens forward",
-    expected=lambda: True, judge=_judge_forward_head,
+    judge=_judge_forward_head,
     hint_text="In the notebook, W_q W_k^T = beta M_k turned the row x_i = PE(i) into PE(i - k), "
     "so the score peaked at j = i - k. Which matrix turns the row PE(i) into PE(i + 4)? Any "
     "positive multiple works, and so may a matrix that keeps only some of the pairs.",
@@ -163,7 +160,7 @@ def _sines(positions: np.ndarray) -> np.ndarray:
     return sinusoidal_encoding_at(positions, 16)[:, 0::2]
 
 
-def _two_token_map(k: int = _SHIFT, *, back: int = 1) -> np.ndarray:
+def _two_token_map(k: int, *, back: int = 1) -> np.ndarray:
     """The least-squares map from [sines at t, sines at t - back] to the sines at t + k."""
     t = np.arange(0, 1000)
     inputs = np.hstack([_sines(t), _sines(t - back)])
@@ -183,7 +180,6 @@ previous_sines = Exercise(
     key="04.previous_sines", answer_name="w_two", level="challenge", kind="construction",
     minutes=20, atol=1e-6,  # the fit behind the expected map is good to about 1e-8
     title="Shift the sines by 5 from the sines of this token and the previous one (d_model = 16)",
-    expected=lambda: _two_token_map(),
     hint_text="Write sin w(t-1) = sin(wt) cos w - cos(wt) sin w and solve it for cos(wt): the "
     "previous token's sine holds the missing cosine. Put that into sin w(t+5) = cos(5w) sin(wt) + "
     "sin(5w) cos(wt) and collect the factors of sin(wt) and of sin w(t-1), pair by pair: column i "

@@ -38,7 +38,6 @@ base_for_context = Exercise(
     key="05.base_for_context", answer_name="base_needed", level="warm-up", kind="derivation",
     minutes=10,
     title="The smallest base whose slowest pair turns at most half a turn in 131072 positions",
-    expected=lambda: _smallest_base(128, _CONTEXT, np.pi),
     hint_text="The slowest pair is i = d/2 - 1, with theta = base ** (-2 (d/2 - 1) / d) = base ** "
     "(-(d - 2) / d), not 1/base. Over positions 0 .. L - 1 it turns by theta (L - 1). Set that "
     "equal to pi and solve for the base: take logarithms.",
@@ -113,7 +112,7 @@ def _layout_name(answer: Any) -> Any:
 layout = Exercise(
     key="05.layout", answer_name="layout", level="warm-up", kind="detector", minutes=10, rtol=1e-4,
     title="Which pairing rotated the checkpoint's key: 'interleaved', 'half-split' or 'neither'?",
-    expected=lambda: _reasoned(_CHECKPOINT_PAIRING), answer_form=_layout_name,
+    answer_form=_layout_name,
     hint_text="A rotation keeps the length of every pair it turns. Compute the length of each "
     "pair before and after, once with pairs (2i, 2i+1) and once with pairs (i, i + 8): np.hypot "
     "of the two members.",
@@ -122,7 +121,8 @@ layout = Exercise(
     mistakes=(
         Mistake("interleaved, the layout of RoFormer and Meta's code, taken for granted: its pair "
                 "lengths change here", lambda: _reasoned("interleaved")),
-        Mistake("neither: the total length is kept, and so is each pair's length in one layout",
+        Mistake("neither: a rotation keeps the length of every pair it turns; compare the "
+                "pair lengths before and after in each pairing",
                 lambda: _reasoned("neither")),
     ),
 )
@@ -135,7 +135,6 @@ def _conjugated(matrix: np.ndarray, order: np.ndarray) -> np.ndarray:
 half_matrix = Exercise(
     key="05.half_matrix", answer_name="r_half", level="core", kind="construction", minutes=15,
     title="R_m in the half-split layout for d = 6, m = 2, base 10000",
-    expected=lambda: rope_matrix(2, inverse_frequencies(6), pairing="half"),
     hint_text="Pair i is (i, i + 3). Its block [[cos, -sin], [sin, cos]] of the angle 2 * theta_i "
     "goes into rows and columns i and i + 3, not into two neighbouring rows. np.ix_([i, i + 3], "
     "[i, i + 3]) selects those four entries.",
@@ -176,7 +175,6 @@ def _read_position(pair: int, pairing: str) -> float:
 key_position = Exercise(
     key="05.key_position", answer_name="m_key", level="core", kind="derivation", minutes=15,
     title="The position at which the checkpoint's key was rotated, read off one pair's angle",
-    expected=lambda: _CHECKPOINT_POSITION,
     hint_text="An angle read from a pair lives in (-pi, pi], so a fast pair only tells m modulo "
     "its wavelength. Use a pair with m * theta_i < pi for every m in the context: the slowest, "
     "pair 7, (x[7], x[15]) in the half layout. Its angle divided by theta_7 is m.",
@@ -213,7 +211,6 @@ def _ratio(k_of_q: str) -> float:
 direction = Exercise(
     key="05.direction", answer_name="ratios", level="challenge", kind="prediction", minutes=15,
     title="Predict s(-r) / s(r) for k = q and for k = rot(q)",
-    expected=lambda: np.array([_ratio("q"), _ratio("rot")]),
     hint_text="s(r) = q^T R_r k and s(-r) = q^T R_r^T k. For k = q, a number equals its "
     "transpose. For k = rot(q), use the complex form: pair i contributes Re(conj(q_i) k_i e^(i r "
     "theta_i)) with k_i = i q_i, that is -|q_i|^2 sin(r theta_i).",

@@ -5,16 +5,14 @@ Notebook: 06_context_extension.
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 from numpy.typing import NDArray
 
 from posenc_lib.exercises._core import Exercise, Mistake, Shortcut
+from posenc_lib.exercises._data import HIDDEN_DATA
 from posenc_lib.frequencies import inverse_frequencies
 from posenc_lib.scaling import (
     llama3_inv_freq,
-    resolve_rope_type,
     rope_frequencies,
     yarn_correction_range,
     yarn_inv_freq,
@@ -35,7 +33,6 @@ _STRETCH = 8.0  # the running example's s, which plays no part
 ramp_bounds = Exercise(
     key="06.ramp_bounds", answer_name="ramp_bounds", level="warm-up", kind="prediction", minutes=8,
     title="YaRN's ramp for the Llama 2 head trained 4 times longer (L = 16384)",
-    expected=lambda: np.array(yarn_correction_range(128, 10000.0, _LONGER)),
     hint_text="i(r) = d ln(L / (2 pi r)) / (2 ln base). Multiplying L by 4 adds d ln 4 / (2 ln "
     "base) to every i(r), whatever r is: about 9.6 pairs for d = 128 and base 10000. Then round "
     "outward: low = floor(i(32)), high = ceil(i(1)). The factor s plays no part.",
@@ -62,7 +59,7 @@ ramp_bounds = Exercise(
 _YARN_D, _YARN_BASE, _YARN_S, _YARN_L = 64, 10000.0, 4.0, 2048
 
 
-def _yarn_ratio(*, truncate: bool = True, reversed_ramp: bool = False) -> NDArray[np.float64]:
+def _yarn_ratio(*, truncate: bool, reversed_ramp: bool = False) -> NDArray[np.float64]:
     """YaRN's theta'/theta for the exercise's head, optionally with a learner's slip."""
     d, base, s, length = _YARN_D, _YARN_BASE, _YARN_S, _YARN_L
     if not reversed_ramp:
@@ -81,7 +78,6 @@ def _paper_ratio() -> NDArray[np.float64]:
 yarn_ratios = Exercise(
     key="06.yarn_ratios", answer_name="yarn_ratio", level="core", kind="derivation", minutes=15,
     title="YaRN's frequency ratio per pair for d = 64, base 10000, L = 2048, s = 4",
-    expected=_yarn_ratio,
     hint_text="Three steps. (1) low = floor(i(32)) and high = ceil(i(1)) with i(r) = d ln(L / (2 "
     "pi r)) / (2 ln base). (2) gamma_i = clip((i - low) / (high - low), 0, 1) for i = 0 .. 31. "
     "(3) theta'_i / theta_i = (1 - gamma_i) + gamma_i / s. This is the reference code's ramp, "
@@ -94,7 +90,7 @@ yarn_ratios = Exercise(
         Mistake("the ramp bounds not rounded outward (floor for low, ceil for high)",
                 lambda: _yarn_ratio(truncate=False)),
         Mistake("the ramp applied backwards: fast pairs interpolated, slow pairs kept",
-                lambda: _yarn_ratio(reversed_ramp=True)),
+                lambda: _yarn_ratio(truncate=True, reversed_ramp=True)),
         Mistake("the YaRN paper's ramp (its Eq. 18: linear in the turn count r from alpha = 1 to "
                 "beta = 32). That is a correct reading of the paper, but this exercise asks for "
                 "the reference code's ramp (rope_type 'yarn' in transformers): linear in the pair "
@@ -106,25 +102,23 @@ yarn_ratios = Exercise(
     ),
 )
 
-_BANDS_D, _BANDS_BASE, _BANDS_L = 64, 500000.0, 8192
-_BANDS = (16.0, 2.0, 16.0)  # factor, low_freq_factor, high_freq_factor: what the learner finds
+_BANDS_L = 8192
 
 
 def hidden_llama3_frequencies() -> NDArray[np.float64]:
     """Llama 3-scaled frequencies of a head whose factor and bands are not shown.
 
     Returns theta'_i, shape (32,), of a head with d = 64, base 500000 and
-    original_max_position_embeddings 8192; exercise 06.llama3_bands asks for the factors.
+    original_max_position_embeddings 8192; exercise 06.llama3_bands asks for the factors. The
+    numbers are stored (posenc_lib.exercises._data): the package holds no factor.
     """
-    factor, low, high = _BANDS
-    return llama3_inv_freq(_BANDS_D, _BANDS_BASE, factor, low, high, _BANDS_L)
+    return np.array(HIDDEN_DATA["06.llama3_bands"])
 
 
 llama3_bands = Exercise(
     key="06.llama3_bands", answer_name="bands", level="core", kind="derivation", minutes=15,
     rtol=1e-4,
     title="Llama 3's factor and bands read back from its frequencies",
-    expected=lambda: np.array(_BANDS),
     hint_text="Divide by theta_i = 500000 ** (-2i/64): the ratio is 1 on the kept pairs and "
     "1/factor on the slowest ones. In the blend, g_i = (ratio_i - 1/factor) / (1 - 1/factor) is a "
     "straight line in the turn count r_i = L theta_i / (2 pi): g = (r - low) / (high - low). Fit "
@@ -135,12 +129,13 @@ llama3_bands = Exercise(
     mistakes=(
         Mistake("the wavelength edges L / high_freq_factor and L / low_freq_factor given instead "
                 "of the two factors, which are turn counts",
-                lambda: np.array([_BANDS[0], _BANDS_L / _BANDS[2], _BANDS_L / _BANDS[1]])),
+                lambda right: np.array([right[0], _BANDS_L / right[2], _BANDS_L / right[1]]),
+                from_answer=True),
         Mistake("low_freq_factor and high_freq_factor swapped: the low one is the smaller turn "
                 "count, where the blend reaches the slow pairs (g = 0)",
-                lambda: np.array([_BANDS[0], _BANDS[2], _BANDS[1]])),
+                lambda right: right[[0, 2, 1]], from_answer=True),
         Mistake("the smallest ratio 1/factor given as the factor",
-                lambda: np.array([1 / _BANDS[0], _BANDS[1], _BANDS[2]])),
+                lambda right: np.array([1 / right[0], right[1], right[2]]), from_answer=True),
     ),
     shortcuts=(
         Shortcut("llama3_inv_freq or rope_frequencies (a search over configs is not a reading)",
@@ -168,7 +163,6 @@ dynamic_cache = Exercise(
     key="06.dynamic_cache", answer_name="cache_drift", level="challenge", kind="explanation",
     minutes=15,
     title="Dynamic NTK and a KV cache: how far a cached key's slowest pair is off",
-    expected=lambda: _cache_drift(_dynamic_slowest(_CACHE_KEY), _dynamic_slowest(_CACHE_NOW)),
     hint_text="With factor 1, s_eff = l / L once l > L, and NTK-aware scaling with s_eff divides "
     "the slowest pair by exactly s_eff. The cached key was rotated by m theta'_last(l = 2500); "
     "rotating it now would give m theta'_last(l = 6000). Subtract: cached minus now, in radians, "
@@ -177,7 +171,7 @@ dynamic_cache = Exercise(
     "key's angle is from the angle the current frequencies give it.",
     mistakes=(
         Mistake("the sign: the cached angle minus the current one is asked",
-                lambda: -_cache_drift(_dynamic_slowest(_CACHE_KEY), _dynamic_slowest(_CACHE_NOW))),
+                lambda right: -right, from_answer=True),
         Mistake("the key cached with the trained frequency; at l = 2500 > L it was already scaled",
                 lambda: _cache_drift(
                     float(inverse_frequencies(64, 10000.0)[-1]), _dynamic_slowest(_CACHE_NOW)
@@ -193,17 +187,13 @@ dynamic_cache = Exercise(
 )
 
 _MYSTERY_HEAD, _MYSTERY_BASE = 64, 1000000.0  # the base of Qwen2.5 too: no give-away
-_MYSTERY_CONFIG: dict[str, Any] = {
-    "rope_type": "llama3", "factor": 16.0, "low_freq_factor": 1.0, "high_freq_factor": 16.0,
-    "original_max_position_embeddings": 16384,
-}
 
 
 def mystery_frequencies() -> NDArray[np.float64]:
     """Return theta'_i, shape (32,), of a head with d = 64 and base 10^6 scaled by the undisclosed
-    method exercise 06.which_scaling asks the learner to identify."""
-    inv_freq, _ = rope_frequencies(_MYSTERY_HEAD, _MYSTERY_BASE, _MYSTERY_CONFIG)
-    return inv_freq
+    method exercise 06.which_scaling asks the learner to identify (stored numbers: the package
+    does not hold the method)."""
+    return np.array(HIDDEN_DATA["06.which_scaling"])
 
 
 def _reasoned(choice: str) -> tuple[str, float]:
@@ -221,7 +211,6 @@ which_scaling = Exercise(
     key="06.which_scaling", answer_name="method", level="challenge", kind="detector", minutes=20,
     rtol=1e-4,
     title="Which rope_type produced these frequencies?",
-    expected=lambda: _reasoned(resolve_rope_type(_MYSTERY_CONFIG)),
     hint_text="Divide by theta_i = 1e6 ** (-2i/64) to get the ratio per pair. PI (linear) is "
     "flat; NTK-aware (ntk, dynamic) falls from pair 0 on. YaRN and Llama 3 both keep the fast "
     "pairs and divide the slowest by s; in the blend, YaRN's ratio is a straight line in the pair "
@@ -231,10 +220,9 @@ which_scaling = Exercise(
     objective="Tells the by-parts methods apart from the shape of the ratio: YaRN's code ramps "
     "linearly in the pair index, Llama 3 (and the YaRN paper) linearly in the turn count.",
     mistakes=(
-        Mistake("yarn. The YaRN paper's ramp (Eq. 18) is linear in the turn count, like this "
-                "blend, and with alpha = 1, beta = 16 it gives these very numbers; but rope_type "
-                "'yarn' runs the reference code, whose blend is a straight line over the pair "
-                "index, and this one is not",
+        Mistake("yarn: rope_type 'yarn' runs the reference code, whose blend is a straight "
+                "line over the pair index; the paper's Eq. 18 ramps otherwise, so the name of the "
+                "paper is not enough: test the shape of the blend",
                 lambda: _reasoned("yarn")),
         Mistake("ntk: NTK-aware scaling changes every pair but the first, while here a whole run "
                 "of fast pairs keeps the ratio 1", lambda: _reasoned("ntk")),

@@ -28,7 +28,7 @@ _FIGURE_CODE = Shortcut("the figure or code that computes the ratios (a predicti
                         'fig = build_figure("frequency_ratio", factor=4.0)')
 
 
-def _ntk(factor: float = 4.0) -> NDArray[np.float64]:
+def _ntk(factor: float) -> NDArray[np.float64]:
     ratios = method_frequency_ratios(_HEAD, _BASE, factor, _TRAINED, ("ntk",))["ntk"]
     return ratios[list(_PAIRS)]
 
@@ -40,7 +40,6 @@ def _power_of_s(exponent: NDArray[np.float64], factor: float = 4.0) -> NDArray[n
 ntk_ratios = Exercise(
     key="11.ntk_ratios", answer_name="ntk_ratios", level="warm-up", kind="prediction", minutes=8,
     title="Predict NTK-aware's ratio for pairs 0, 32 and 63 at factor 4 (head size 128)",
-    expected=_ntk,
     hint_text="NTK-aware scaling keeps the formula theta_i = base**(-2i/d) and only changes the "
     "base, to base * s**(d/(d-2)), chosen so that the last pair, i = d/2 - 1, is slowed by "
     "exactly s. Write the new theta_i over the old one as a power of s, then put in i = 0, 32 and "
@@ -56,14 +55,14 @@ ntk_ratios = Exercise(
         Mistake("a straight line from 1 to 1/s across the pairs (the ratio is a power of s, "
                 "geometric in i)", lambda: 1.0 - 0.75 * np.array(_PAIRS) / 63.0),
         Mistake("the ratios inverted: a larger base makes every pair slower, so the ratios are at "
-                "most 1", lambda: 1.0 / _ntk()),
+                "most 1", lambda right: 1.0 / right, from_answer=True),
         Mistake("the figure's default factor 8 instead of 4", lambda: _ntk(8.0)),
     ),
     shortcuts=(_FIGURE_CODE,),
 )
 
 
-def _distance(base: float = 100.0, d_model: int = 32) -> NDArray[np.float64]:
+def _distance(base: float, d_model: int = 32) -> NDArray[np.float64]:
     encoding = sinusoidal_encoding(50, d_model, base)
     return np.asarray(np.linalg.norm(encoding - encoding[0], axis=1), dtype=np.float64)
 
@@ -78,7 +77,6 @@ offset_distance = Exercise(
     key="11.offset_distance", answer_name="offset_distance", level="core", kind="derivation",
     minutes=15,
     title="From the dot product to the distance of PE(0) and PE(k): offset_distance(50, 32, 100.0)",
-    expected=_distance,
     hint_text="Expand |a - b|**2 = |a|**2 + |b|**2 - 2 a.b. Every position vector has the same "
     "norm (notebook 03 says which), and a.b = PE(0).PE(k) is the sum the dot-product figure draws "
     "along its first row. Broadcast (n, 1) offsets against (1, d/2) frequencies, and do not "
@@ -86,7 +84,8 @@ offset_distance = Exercise(
     objective="Derives the distance between two sinusoidal position vectors from their norms and "
     "dot product: sqrt(sum_i (2 - 2 cos(theta_i k))), a function of the offset k alone.",
     mistakes=(
-        Mistake("the squared distance: the square root is missing", lambda: _distance() ** 2),
+        Mistake("the squared distance: the square root is missing", lambda right: right**2,
+                from_answer=True),
         Mistake("the dot product PE(0).PE(k) itself, not the distance",
                 lambda: offset_similarity(np.arange(50), 32, base=100.0)),
         Mistake("the dot product counted once: |a - b|**2 = |a|**2 + |b|**2 - 2 a.b",
@@ -125,7 +124,6 @@ table_orientation = Exercise(
     key="11.table_orientation", answer_name="rows_are_positions", level="core", kind="detector",
     minutes=10,
     title="Four drawn tables: in which do the rows stand for positions?",
-    expected=lambda: np.array([not transposed for *_, transposed in _TABLES]),
     hint_text="A shape does not tell which axis is the position. A property of the encoding does: "
     "a position vector has norm sqrt(d_model / 2) whatever the position, and column 0 of a "
     "(positions, dimensions) table is sin(t) for t = 0, 1, 2, ... Test each table.",
@@ -141,7 +139,7 @@ table_orientation = Exercise(
 )
 
 
-def _octaves(d_model: int = 512, base: float = _BASE) -> NDArray[np.float64]:
+def _octaves(d_model: int, base: float = _BASE) -> NDArray[np.float64]:
     """[pairs per doubling of the wavelength, doublings from the first pair to the last]."""
     lam = wavelengths(inverse_frequencies(d_model, base))
     per_pair = np.log2(lam[1] / lam[0])
@@ -151,7 +149,6 @@ def _octaves(d_model: int = 512, base: float = _BASE) -> NDArray[np.float64]:
 octaves = Exercise(
     key="11.octaves", answer_name="doubling", level="challenge", kind="explanation", minutes=15,
     title="Pairs per doubling of the wavelength, and doublings in all, for d_model = 512",
-    expected=_octaves,
     hint_text="The wavelength of pair i is 2 pi base**(2i/d): from one pair to the next it grows "
     "by the same factor base**(2/d). A bit of a counter has twice the period of the bit below it. "
     "How many pairs does it take to multiply the wavelength by 2 (log2 of the factor)? And how "
@@ -164,6 +161,7 @@ octaves = Exercise(
                 lambda: np.array([512 / np.log2(_BASE), 511 / 512 * np.log2(_BASE)])),
         Mistake("heatmap_003's d_model = 128 instead of 512", lambda: _octaves(128)),
         Mistake("natural logarithms instead of log2 (a doubling is a factor 2, not e)",
-                lambda: _octaves() * np.array([np.log(2.0), 1.0 / np.log(2.0)])),
+                lambda right: right * np.array([np.log(2.0), 1.0 / np.log(2.0)]),
+                from_answer=True),
     ),
 )

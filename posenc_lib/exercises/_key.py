@@ -1,0 +1,89 @@
+"""Where ``check()`` finds the answer key, and the key file's format.
+
+Notebooks: 00_why_position to 11_figure_gallery.
+
+The package holds no answer. A checkout of the course repository has one key file, written by
+``tools/answer_key.py`` at the repository root: a kernel started anywhere below that root (the
+source notebooks, ``make study``'s copies) finds it, and ``check()`` can then say "Correct". An
+installed wheel, a graded release, or a grader that sets ``POSENC_ANSWER_KEY`` to an empty string
+has no key: ``check()`` then names the known mistakes only.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+__all__ = ["ANSWER_KEY_VARIABLE", "KEY_FILE", "NoAnswerKey", "answer_key_path", "decode",
+           "encode", "load_answer"]
+
+KEY_FILE = ".posenc_answer_key.json"
+"""The key file's name, at the root of a checkout."""
+ANSWER_KEY_VARIABLE = "POSENC_ANSWER_KEY"
+"""Environment variable: a key file's path, or an empty string for "no key" (graders set it)."""
+
+
+class NoAnswerKey(LookupError):
+    """This install has no answer key (a wheel, a graded release, an autograde run)."""
+
+
+def answer_key_path(start: Path | None = None) -> Path | None:
+    """The key file in force: ``$POSENC_ANSWER_KEY`` if set (empty: none), else the nearest
+    :data:`KEY_FILE` in ``start`` (default: the working folder) or a folder above it."""
+    chosen = os.environ.get(ANSWER_KEY_VARIABLE)
+    if chosen is not None:
+        return Path(chosen) if chosen and Path(chosen).is_file() else None
+    folder = (start or Path.cwd()).resolve()
+    for candidate in (folder, *folder.parents):
+        if (candidate / KEY_FILE).is_file():
+            return candidate / KEY_FILE
+    return None
+
+
+def load_answer(key: str) -> Any:
+    """The right answer of exercise ``key`` from the key file; :class:`NoAnswerKey` without one."""
+    path = answer_key_path()
+    if path is None:
+        raise NoAnswerKey("this install has no answer key")
+    entries = json.loads(path.read_text(encoding="utf-8"))
+    if key not in entries:
+        raise NoAnswerKey(f"the answer key {path} has no entry {key!r}")
+    return decode(entries[key])
+
+
+def encode(value: Any) -> Any:
+    """A JSON form of an answer that :func:`decode` turns back into the same type and value."""
+    if isinstance(value, np.ndarray):
+        return {"array": value.dtype.str, "shape": list(value.shape),
+                "data": value.ravel().tolist()}
+    if isinstance(value, np.generic):
+        return {"scalar": value.dtype.str, "data": value.item()}
+    if isinstance(value, tuple):
+        return {"tuple": [encode(item) for item in value]}
+    if isinstance(value, (set, frozenset)):
+        return {"set": sorted((encode(item) for item in value), key=repr)}
+    if isinstance(value, list):
+        return {"list": [encode(item) for item in value]}
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    raise TypeError(f"value must be an array, a number, a string, a tuple, a list or a set; "
+                    f"got {type(value).__name__}")
+
+
+def decode(data: Any) -> Any:
+    """The answer :func:`encode` wrote."""
+    if not isinstance(data, dict):
+        return data
+    if "array" in data:
+        return np.array(data["data"], dtype=np.dtype(data["array"])).reshape(data["shape"])
+    if "scalar" in data:
+        return np.dtype(data["scalar"]).type(data["data"])
+    if "tuple" in data:
+        return tuple(decode(item) for item in data["tuple"])
+    if "set" in data:
+        return {decode(item) for item in data["set"]}
+    return [decode(item) for item in data["list"]]

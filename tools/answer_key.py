@@ -1,0 +1,210 @@
+"""The answer key of every exercise: the checkout's, never the installed package's.
+
+Usage::
+
+    python tools/answer_key.py            # writes {KEY_FILE} at the repository root
+    python tools/answer_key.py --check    # fails when that file is not the current key
+
+Each entry computes an exercise's right answer with posenc_lib, as its solution cell does. The
+key file lets ``check()`` confirm a right answer in a checkout (the source notebooks, ``make
+study``); :mod:`tools.build_nbgrader` puts the values into the hidden tests of the instructor's
+course directory. The installed package (wheel or sdist) holds neither these functions nor the
+key file: there ``check()`` names known mistakes but confirms no answer.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:  # run as a script: make posenc_lib importable from the checkout
+    sys.path.insert(0, str(ROOT))
+
+from posenc_lib.exercises import (  # noqa: E402
+    _data,
+    nb00,
+    nb01,
+    nb02,
+    nb03,
+    nb04,
+    nb05,
+    nb06,
+    nb07,
+    nb08,
+    nb09,
+    nb10,
+    nb11,
+)
+from posenc_lib.exercises._key import KEY_FILE, encode  # noqa: E402
+from posenc_lib.scaling import (  # noqa: E402
+    llama3_inv_freq,
+    resolve_rope_type,
+    rope_frequencies,
+)
+
+KEY_PATH = ROOT / KEY_FILE
+"""Where the checkout's key lives: every folder below the repository root finds it."""
+DATA_PATH = ROOT / "posenc_lib" / "exercises" / "_data.py"
+"""The stored inputs of the exercises whose parameters are the answer (written from here)."""
+
+BANDS = (16.0, 2.0, 16.0)
+"""06.llama3_bands: factor, low_freq_factor, high_freq_factor, which the learner reads back."""
+MYSTERY_CONFIG: dict[str, Any] = {
+    "rope_type": "llama3", "factor": 16.0, "low_freq_factor": 1.0, "high_freq_factor": 16.0,
+    "original_max_position_embeddings": 16384,
+}
+"""06.which_scaling: the rope_scaling behind mystery_frequencies()."""
+
+HIDDEN_INPUTS: dict[str, Callable[[], Any]] = {
+    "06.llama3_bands": lambda: llama3_inv_freq(64, 500000.0, *BANDS, nb06._BANDS_L),
+    "06.which_scaling": lambda: rope_frequencies(64, 1000000.0, MYSTERY_CONFIG)[0],
+}
+"""The data an exercise hands the learner when the parameters that make it are the answer."""
+
+EXPECTED: dict[str, Callable[[], Any]] = {
+    "00.same_cat": lambda: nb00._same_cat(),
+    "00.causal_attention": lambda: (
+        nb00.self_attention(*nb00._attention_inputs(), mask=nb00.causal_mask(5))[0]
+    ),
+    "00.causal_twins": lambda: nb00._same_causal_output(),
+    "00.equivariant_layers": lambda: nb00._equivariant(),
+    "01.carry_flips": lambda: nb01._steps(nb01._CARRY_POSITIONS),
+    "01.ternary_periods": lambda: nb01._ternary_periods("right"),
+    "01.gray_cousin": lambda: (
+        nb01.smooth_bit_wave(nb01._GRAY_CALL[0] + 2 ** nb01._GRAY_CALL[1], nb01._GRAY_CALL[1] + 1)
+    ),
+    "01.gray_offsets": lambda: nb01._consistent_offsets(gray=True),
+    "02.slow_pair": lambda: nb02.sinusoidal_encoding_at([nb02._SLOW_POS], nb02._SLOW_D)[0, 6:],
+    "02.half_turns": lambda: nb02._shortest_length(nb02._HALF_PAIRS),
+    "02.float16_lost_pairs": lambda: nb02._lost_pairs(nb02._F16_BASE),
+    "02.checkpoint_layout": lambda: nb02._label(nb02._CHECKPOINT_LAYOUT, nb02._CHECKPOINT_SPACING),
+    "02.decode_position": lambda: nb02._DECODE_POSITIONS,
+    "03.half_norms": lambda: nb03._half_norms(0, 96),
+    "03.offset_only": lambda: (
+        np.array([nb03._toeplitz(m) for m in nb03.score_candidates().values()])
+    ),
+    "03.no_bounce": lambda: True,
+    "03.min_width": lambda: nb03._min_width(100000.0, 1000),
+    "03.flat_columns": lambda: nb03._count_flat(100, 1024, 0.01),
+    "04.shift_back": lambda: nb04.sinusoidal_encoding_at([13], 24)[0],
+    "04.cos_sin_matrix": lambda: nb04.rotation_matrix(4 * nb04._theta(5, 32)),
+    "04.row_form_position": lambda: nb04._nearest_position(nb04._row_form_vector(), 16, 128),
+    "04.forward_head": lambda: True,
+    "04.previous_sines": lambda: nb04._two_token_map(nb04._SHIFT),
+    "05.base_for_context": lambda: nb05._smallest_base(128, nb05._CONTEXT, np.pi),
+    "05.layout": lambda: nb05._reasoned(nb05._CHECKPOINT_PAIRING),
+    "05.half_matrix": lambda: nb05.rope_matrix(2, nb05.inverse_frequencies(6), pairing='half'),
+    "05.key_position": lambda: nb05._CHECKPOINT_POSITION,
+    "05.direction": lambda: np.array([nb05._ratio('q'), nb05._ratio('rot')]),
+    "06.ramp_bounds": lambda: np.array(nb06.yarn_correction_range(128, 10000.0, nb06._LONGER)),
+    "06.yarn_ratios": lambda: nb06._yarn_ratio(truncate=True),
+    "06.llama3_bands": lambda: np.array(BANDS),
+    "06.dynamic_cache": lambda: (
+        nb06._cache_drift(nb06._dynamic_slowest(nb06._CACHE_KEY),
+                          nb06._dynamic_slowest(nb06._CACHE_NOW))
+    ),
+    "06.which_scaling": lambda: nb06._reasoned(resolve_rope_type(MYSTERY_CONFIG)),
+    "07.alibi_self_weight": lambda: nb07._self_weight(nb07._SLOPE),
+    "07.alibi_heads": lambda: nb07.alibi_slopes(nb07._HEADS),
+    "07.t5_decoder_starts": lambda: (
+        nb07._starts(nb07.t5_relative_position_bucket(
+            -nb07._DISTANCES, bidirectional=False, max_distance=nb07._MAX_DISTANCE))
+    ),
+    "07.t5_direction": lambda: nb07._right_order(nb07.bucket_matrices()),
+    "07.alibi_local_heads": lambda: (
+        nb07._local(nb07.alibi_weights_by_distance(nb07._LOCAL_HEADS, nb07._CONTEXT))
+    ),
+    "08.bfloat16_ties": lambda: nb08.round_to_dtype(nb08._TIES, 'bfloat16'),
+    "08.truncation_bias": lambda: nb08._mean_truncation_error(nb08._LOW, nb08._HIGH),
+    "08.table_detector": lambda: (
+        np.array([build is nb08._narrow_angle_table for build, _ in nb08._TABLES])
+    ),
+    "08.float16_edges": lambda: nb08._overflow_edges(nb08._CANDIDATES),
+    "09.llama31_slow_pairs": lambda: nb09._scaled_slow() - nb09._plain_slow(),
+    "09.partial_vs_p_rope": lambda: (
+        np.stack([nb09._partial_row(), nb09.p_rope_frequencies(nb09._D, nb09._P, nb09._BASE)])
+    ),
+    "09.mla_cache": lambda: (
+        nb09._V3['kv_lora_rank'] + nb09._V3['num_attention_heads'] * nb09._V3['qk_rope_head_dim']
+    ),
+    "09.mrope_positions": lambda: nb09._mrope(None),
+    "09.cache_survives": lambda: {name for name in nb09.PRESETS if nb09._frequencies_change(name)},
+    "10.turning_pairs": lambda: int(np.count_nonzero(nb10._turns() >= 1)),
+    "10.break_position": lambda: nb10._first_below(nb10._mean_curve('t5'), 0.5, nb10._TRAINED),
+    "10.seed_spread": lambda: nb10._close_to_rope(),
+    "10.t5_far_bucket": lambda: nb10._far_keys(4 * nb10._TRAINED),
+    "11.ntk_ratios": lambda: nb11._ntk(4.0),
+    "11.offset_distance": lambda: nb11._distance(100.0),
+    "11.table_orientation": lambda: np.array([not transposed for *_, transposed in nb11._TABLES]),
+    "11.octaves": lambda: nb11._octaves(512),
+}
+"""The right answer of every exercise, by key, computed with posenc_lib."""
+
+
+def answers() -> dict[str, Any]:
+    """Every exercise's right answer, by key."""
+    return {key: compute() for key, compute in EXPECTED.items()}
+
+
+def key_text() -> str:
+    """The key file's text: one JSON object, the encoded answers by exercise key."""
+    encoded = {key: encode(value) for key, value in answers().items()}
+    return json.dumps(encoded, indent=0, sort_keys=True) + "\n"
+
+
+def data_text() -> str:
+    """The text of posenc_lib/exercises/_data.py: the hidden inputs as plain numbers."""
+    lines = []
+    for key, make in HIDDEN_INPUTS.items():
+        numbers = np.asarray(make(), dtype=float).tolist()
+        rows = [", ".join(repr(x) for x in numbers[i:i + 3]) for i in range(0, len(numbers), 3)]
+        lines += [f"    {key!r}: [", *(f"        {row}," for row in rows), "    ],"]
+    return "\n".join([
+        '"""Stored inputs of exercises whose parameters are their answer (written by',
+        'tools/answer_key.py; the parameters stay in the checkout).',
+        "",
+        "Notebooks: 06_context_extension.",
+        '"""',
+        "",
+        "HIDDEN_DATA: dict[str, list[float]] = {",
+        *lines,
+        "}",
+        '"""The numbers, by exercise key."""',
+        "",
+    ])
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true", help="compare instead of writing")
+    parser.add_argument("--out", type=Path, default=KEY_PATH, help="key file to write")
+    args = parser.parse_args(argv)
+    stale = "is not current; run python tools/answer_key.py"
+    data = data_text()
+    if args.check and (not DATA_PATH.exists() or DATA_PATH.read_text(encoding="utf-8") != data):
+        raise SystemExit(f"error: {DATA_PATH} {stale}")
+    if not args.check:
+        DATA_PATH.write_text(data, encoding="utf-8")
+        importlib.reload(_data)  # the exercises read the inputs just written
+        importlib.reload(nb06)
+    text = key_text()
+    if args.check:
+        if not args.out.exists() or args.out.read_text(encoding="utf-8") != text:
+            raise SystemExit(f"error: {args.out} {stale}")
+        print(f"{args.out} and {DATA_PATH.name} are current ({len(EXPECTED)} answers)")
+        return 0
+    args.out.write_text(text, encoding="utf-8")
+    print(f"answer key of {len(EXPECTED)} exercises written to {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
