@@ -168,7 +168,7 @@ def test_05_states_the_fastest_pair_turns_every_2_pi_positions() -> None:
     text = flat(markdown(NB05))
     every = stated(r"is the \*fastest\* pair, one turn every ([\d.]+) positions", text, str)
     assert every == f"{2 * np.pi / _theta(128)[0]:.1f}"
-    assert f"wavelength = {2 * np.pi:9.1f} positions" in outputs(NB05)  # pair 0, theta = 1
+    assert f"wavelength {2 * np.pi:9.1f} positions at base 10000" in outputs(NB05)  # theta_0 = 1
 
 
 @pytest.mark.parametrize("line", [
@@ -331,6 +331,22 @@ def test_05_names_the_models_behind_each_layout() -> None:
 def test_05_reveals_answer_their_questions() -> None:
     out = shown(NB05)
     assert "5 after and 5 before score the same: False" in out
-    assert f"positions per turn of pair 63: {2 * np.pi * 10000 ** (126 / 128):.4g}" in out
+    # base 10000 -> 20000: lambda_i = 2 pi base^(2i/d) grows by 2^(2i/d)
+    assert f"wavelength factors of pairs 0 and 63: [1, {2 ** (126 / 128):.4g}]" in out
+    text = flat(markdown(NB05))
+    assert f"$2^{{126/128}}\\approx{2 ** (126 / 128):.3f}$ for the slowest pair" in text
     assert "unpermuted weights, same scores: False" in out
     assert "v rotated too: output unchanged after the shift: False" in out
+
+
+def test_04_the_fastest_pair_comes_back_round_at_44() -> None:
+    """The k in 1..50 whose 2x2 shift (theta = 1) is closest to I, from the angle mod 2 pi."""
+    k = np.arange(1, 51)
+    off_by = np.abs(np.angle(np.exp(1j * k)))  # distance of the angle k to a whole turn
+    gap = np.maximum(np.abs(np.cos(k) - 1), np.abs(np.sin(k)))  # largest entry of M_k - I
+    best = int(k[np.argmin(gap)])
+    assert best == int(k[np.argmin(off_by)]) == 44
+    assert f"closest to I: k = {best}, every entry within {gap.min():.3f} of I" in shown(NB04)
+    assert f"the k in 1..50 whose M_k (theta = 1) is closest to I: {best}" in shown(NB04)
+    text = flat(markdown(NB04))
+    assert f"$44/(2\\pi)\\approx{44 / (2 * np.pi):.3f}$ times" in text
