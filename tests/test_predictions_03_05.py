@@ -132,3 +132,17 @@ def test_the_give_away_words_find_the_answer_below(number: str, key: str) -> Non
         number, index + 8)[1]
     in_words, in_outputs = GIVE_AWAY[number][key]
     assert any(re.search(w, below, re.I) for w in in_words + in_outputs), key
+
+
+# Issue 32 item 4: short lessons. 03 keeps all five exercises (26 cells), so its total is 88.
+MAIN_PATH_CELLS = 45
+TOTAL_CELLS = {"03": 88, "04": 85, "05": 85}
+
+
+@pytest.mark.parametrize("number", sorted(NB))
+def test_the_lesson_is_short(number: str) -> None:
+    cells = load(NB[number])["cells"]
+    main = next(i for i, c in enumerate(cells) if source(c).startswith(("## Going further",
+                                                                         "## Exercises")))
+    assert main <= MAIN_PATH_CELLS, f"{main} cells on the main path"
+    assert len(cells) <= TOTAL_CELLS[number], f"{len(cells)} cells"
