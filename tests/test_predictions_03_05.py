@@ -25,7 +25,8 @@ GIVE_AWAY: dict[str, dict[str, tuple[list[str], list[str]]]] = {
              r"equally loud", r"same length", r"sin\^2.{0,30}cos\^2.{0,30}= ?1\b.{0,40}pairs"],
             [r"norms?.{0,40}\b8\.0", r"\b8\.000"]),
         "Position 50 scores the token 5 places after it": (
-            [r"cannot tell", r"f\(-k\)", r"\beven\b", r"before from after", r"same .{0,20}before as after",
+            [r"cannot tell", r"f\(-k\)", r"\beven\b", r"before from after",
+             r"same .{0,20}before as after",
              r"symmetric in", r"\\cos\(\\theta_i k\)", r"\\sum_i\\cos"],
             [r"f\(k\) == f\(-k\)", r"5 before it"]),
         "does $f(k)$ fall at *every* step": (
@@ -40,7 +41,8 @@ GIVE_AWAY: dict[str, dict[str, tuple[list[str], list[str]]]] = {
             [r"\b44\b", r"forty-four", r"(seven|7) (full )?turns", r"closest to the identity: "],
             [r"\bk = 44\b"]),
         "For which offset $j$ is": (
-            [r"M_\{-5\}", r"M_\{-k\}", r"M_-5", r"(is|=) (its |the )?transpose", r"M_k\^\\top", r"rotat\w* back",
+            [r"M_\{-5\}", r"M_\{-k\}", r"M_-5", r"(is|=) (its |the )?transpose", r"M_k\^\\top",
+             r"rotat\w* back",
              r"j ?= ?-5", r"M_k\^\{-1\}"],
             [r"inverse = M_-5", r"M_5\^\(-1\) = M_j"]),
         "can a linear map send the 8\nsine channels": (
@@ -134,9 +136,10 @@ def test_the_give_away_words_find_the_answer_below(number: str, key: str) -> Non
     assert any(re.search(w, below, re.I) for w in in_words + in_outputs), key
 
 
-# Issue 32 item 4: short lessons. 03 keeps all five exercises (26 cells), so its total is 88.
+# Issue 32 item 4: short lessons. 03 keeps all five exercises (26 cells) and now shows the slow
+# columns leaving their trained range, so its total is 89.
 MAIN_PATH_CELLS = 45
-TOTAL_CELLS = {"03": 88, "04": 85, "05": 85}
+TOTAL_CELLS = {"03": 89, "04": 85, "05": 85}
 
 
 @pytest.mark.parametrize("number", sorted(NB))
