@@ -32,7 +32,7 @@ __all__ = [
     "max_trained_angle", "unseen_angle_mask", "frequency_ratio", "step_angle",
     "DERIVED_METHODS", "method_rope_scaling", "method_frequencies",
     "method_frequency_ratios", "extension_positions", "method_unseen_mask", "local_minima",
-    "similarity_matrix", "offset_similarity", "fit_position_probe",
+    "similarity_matrix", "offset_similarity", "directions_for_variance", "fit_position_probe",
 ]
 
 
@@ -446,6 +446,46 @@ def offset_similarity(offsets: ArrayLike, d_model: int, base: float = 10000.0, *
     # PE(t) . PE(t+k) = sum_i cos(theta_i k), over d/2 when normalised
     dots = np.cos(phi).sum(axis=1)
     return dots / (d_model / 2) if check_bool("normalised", normalised) else dots
+
+
+def directions_for_variance(encoding: ArrayLike, share: float = 0.99) -> int:
+    """Return how many directions hold ``share`` of the variation of the encoding rows.
+
+    Parameters
+    ----------
+    encoding : array_like, shape (n_positions, d_model)
+        One code per row, at least two rows.
+    share : float, default 0.99
+        The part of the variation to reach, in (0, 1].
+
+    Returns
+    -------
+    r : int
+        The smallest ``r`` with ``sum_{j<r} sigma_j^2 >= share * sum_j sigma_j^2`` (0 when all
+        rows are equal).
+
+    Notes
+    -----
+    ``sigma_j`` are the singular values of the centred matrix ``X - mean(X)`` (rows are
+    positions), largest first: ``sigma_j^2`` is the variation along direction ``j``.
+
+    Examples
+    --------
+    >>> directions_for_variance([[0.0, 0.0], [1.0, 0.0], [2.0, 0.0]])
+    1
+    """
+    x = check_array("encoding", encoding, ndim=2).astype(np.float64, copy=False)
+    if x.shape[0] < 2 or not np.all(np.isfinite(x)):
+        raise ValueError(f"encoding must hold at least 2 finite rows; got shape {x.shape}")
+    share = check_float("share", share, greater_than=0.0)
+    if share > 1.0:
+        raise ValueError(f"share must be in (0, 1]; got {share}")
+    energy = np.linalg.svd(x - x.mean(axis=0), compute_uv=False) ** 2
+    if energy.sum() == 0:
+        return 0  # every row the same: no variation to hold
+    # smallest r with cumsum(sigma^2)[r-1] >= share * total
+    cumulative = np.cumsum(energy) / energy.sum()
+    return int(min(np.searchsorted(cumulative, share * (1 - 1e-12)) + 1, len(energy)))
 
 
 def fit_position_probe(features: ArrayLike,

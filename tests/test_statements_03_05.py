@@ -168,7 +168,7 @@ def test_05_states_the_fastest_pair_turns_every_2_pi_positions() -> None:
     text = flat(markdown(NB05))
     every = stated(r"is the \*fastest\* pair, one turn every ([\d.]+) positions", text, str)
     assert every == f"{2 * np.pi / _theta(128)[0]:.1f}"
-    assert f"wavelength = {2 * np.pi:9.1f} positions" in outputs(NB05)  # pair 0, theta = 1
+    assert f"wavelength {2 * np.pi:9.1f} positions at base 10000" in outputs(NB05)  # theta_0 = 1
 
 
 @pytest.mark.parametrize("line", [
@@ -331,6 +331,110 @@ def test_05_names_the_models_behind_each_layout() -> None:
 def test_05_reveals_answer_their_questions() -> None:
     out = shown(NB05)
     assert "5 after and 5 before score the same: False" in out
-    assert f"positions per turn of pair 63: {2 * np.pi * 10000 ** (126 / 128):.4g}" in out
+    # base 10000 -> 20000: lambda_i = 2 pi base^(2i/d) grows by 2^(2i/d)
+    assert f"wavelength factors of pairs 0 and 63: [1, {2 ** (126 / 128):.4g}]" in out
+    text = flat(markdown(NB05))
+    assert f"$2^{{126/128}}\\approx{2 ** (126 / 128):.3f}$ for the slowest pair" in text
     assert "unpermuted weights, same scores: False" in out
     assert "v rotated too: output unchanged after the shift: False" in out
+
+
+def test_04_the_fastest_pair_comes_back_round_at_44() -> None:
+    """The k in 1..50 whose 2x2 shift (theta = 1) is closest to I, from the angle mod 2 pi."""
+    k = np.arange(1, 51)
+    off_by = np.abs(np.angle(np.exp(1j * k)))  # distance of the angle k to a whole turn
+    gap = np.maximum(np.abs(np.cos(k) - 1), np.abs(np.sin(k)))  # largest entry of M_k - I
+    best = int(k[np.argmin(gap)])
+    assert best == int(k[np.argmin(off_by)]) == 44
+    assert f"closest to I: k = {best}, every entry within {gap.min():.3f} of I" in shown(NB04)
+    assert f"the k in 1..50 whose M_k (theta = 1) is closest to I: {best}" in shown(NB04)
+    text = flat(markdown(NB04))
+    assert f"$44/(2\\pi)\\approx{44 / (2 * np.pi):.3f}$ times" in text
+
+
+# Issue 32 item 5: the subspace table, the slow columns, per-dimension "extends", RoFormer
+
+
+def _directions(x: np.ndarray, share: float = 0.99) -> int:
+    """Directions for 99% of the variation, from the covariance's eigenvalues (no SVD)."""
+    centred = x - x.mean(axis=0)
+    eigenvalues = np.sort(np.linalg.eigvalsh(centred.T @ centred))[::-1].clip(min=0)
+    return int(np.argmax(np.cumsum(eigenvalues) >= share * eigenvalues.sum()) + 1)
+
+
+def test_03_the_subspace_grows_with_the_window() -> None:
+    counts = {n: _directions(_pe(np.arange(n), 512)) for n in (100, 512, 2048, 8192)}
+    out, text = shown(NB03), flat(markdown(NB03))
+    for n, r in counts.items():
+        assert f"{n:5d} positions: {r:3d} of 512" in out
+    assert (f"fits in {counts[100]} directions, a few dozen out of 512. The count grows with the "
+            f"window: {counts[512]} directions for 512 positions, {counts[2048]} for 2,048 and "
+            f"{counts[8192]} for 8,192") in text
+    assert 0.4 < counts[8192] / 512 < 0.6 and "fill about half of it" in text
+    summary = f"fits in {counts[100]}\n  directions, but 8,192 positions need {counts[8192]}"
+    assert summary in markdown(NB03)
+    assert f"{counts[100]} of 512 for 100 tokens" in text
+    assert f"{counts[8192]} for 8,192 positions" in text
+    assert "a few dozen directions out of hundreds." not in text  # the old claim, no window
+
+
+def test_03_the_slow_columns_leave_their_trained_range() -> None:
+    trained, later = _pe(np.arange(1000), 128), _pe(np.arange(1000, 3000), 128)
+    low, high = trained.min(axis=0) - 0.02, trained.max(axis=0) + 0.02
+    left = np.any((later < low) | (later > high), axis=0)
+    first = int(np.flatnonzero(left)[0])
+    assert (f"{left.sum()} of 128 columns leave their trained range by more than 0.02; "
+            f"none of columns 0..{first - 1} does") in shown(NB03)
+    # "over 1000 positions they turned by less than a full turn": every leaving column
+    assert np.all(1000 * _theta(128)[np.flatnonzero(left) // 2] < 2 * np.pi)
+    text = flat(markdown(NB03))
+    assert "they turned by less than a full turn" in text
+    assert '"extends" fails per dimension' in text
+
+
+def test_03_scorecard_judges_extends_per_dimension() -> None:
+    from posenc_lib.scorecard import _LENGTH, CRITERIA
+
+    seen, unseen = _pe(np.arange(_LENGTH), 64), _pe(np.arange(2 * _LENGTH, 3 * _LENGTH), 64)
+    slack = 0.01 * (seen.max() - seen.min())
+    inside = np.all((seen.min(axis=0) - slack <= unseen) & (unseen <= seen.max(axis=0) + slack))
+    assert not inside  # some column leaves its own seen interval
+    code = "\n".join(source(c) for c in load(NB03)["cells"] if c["cell_type"] == "code")
+    assert '"binary", "sinusoidal"], per_dimension=True)' in code
+    row = next(line for line in shown(NB03).splitlines() if line.startswith("sinusoidal "))
+    assert row.split()[1 + list(CRITERIA).index("extends")] == "no"
+
+
+def test_05_only_a_linear_angle_gives_a_relative_score() -> None:
+    q, k = np.array([1.0, 0.5]), np.array([0.3, 1.2])
+
+    def score(phi_m: float, phi_n: float) -> float:  # <R(a) q, R(b) k> = q^T R(b - a) k
+        z = complex(*q).conjugate() * complex(*k) * np.exp(1j * (phi_n - phi_m))
+        return z.real
+
+    linear = [score(0.6 * m, 0.6 * (m + 3)) for m in range(20)]
+    quadratic = [score(0.06 * m**2, 0.06 * (m + 3) ** 2) for m in range(20)]
+    assert np.ptp(linear) < 1e-12 and np.ptp(quadratic) > 0.1
+    out = shown(NB05)
+    assert "angle 0.6 m   : the score at offset 3 is the same for m = 0..19: True" in out
+    assert "angle 0.06 m^2: the score at offset 3 is the same for m = 0..19: False" in out
+    assert "RoFormer, section 3.4" in markdown(NB05)
+
+
+def test_05_random_scores_do_not_decay_aligned_ones_do() -> None:
+    d, n_pairs = 128, 20_000
+    theta = _theta(d)
+    draw = np.random.default_rng(12)
+    q, k = draw.normal(size=(n_pairs, d)), draw.normal(size=(n_pairs, d))
+    q_c, k_c = q[:, 0::2] + 1j * q[:, 1::2], k[:, 0::2] + 1j * k[:, 1::2]  # interleaved pairs
+    out = shown(NB05)
+    for r in (0, 10, 100, 1000):
+        turn = np.exp(1j * r * theta)
+        rand = np.real(np.conj(q_c) * k_c * turn).sum(axis=1)  # Re sum conj(q) k e^(i r theta)
+        aligned = np.real(np.abs(q_c) ** 2 * turn).sum(axis=1)
+        assert abs(rand.mean()) < 4 * np.sqrt(d / n_pairs)           # zero at every distance
+        assert abs(np.sqrt(np.mean(rand**2)) / np.sqrt(d) - 1) < 0.02  # spread sqrt(d), no decay
+        assert abs(aligned.mean() - 2 * np.cos(r * theta).sum()) < 0.5
+        line = (f"{r:4d}   {rand.mean():+18.2f}   {np.sqrt(np.mean(rand**2)):5.2f}   "
+                f"{aligned.mean():+19.2f}   {2 * np.cos(r * theta).sum():+22.2f}")
+        assert line in out, line
