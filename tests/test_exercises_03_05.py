@@ -50,6 +50,19 @@ def test_no_bounce_says_which_condition_fails() -> None:
     assert "Expected 64" in nb03.no_bounce.check(np.ones(3)).message
 
 
+@pytest.mark.parametrize("speed", [np.pi / 100, 0.03, 2 * np.pi / 201])
+def test_no_bounce_refuses_one_pair_written_64_times(speed: float) -> None:
+    """Issue 32: 64 equal speeds fall and keep neighbours apart, but the code has rank 2 and
+    (nearly) repeats: |PE(t + k) - PE(t)| = sqrt(128 (1 - cos(w k))) nears 0 at a multiple of
+    2 pi / w within the 1000 positions."""
+    freqs = np.full(64, speed)
+    assert np.all(np.diff(_f(freqs)) < 0) and np.sqrt(128 * (1 - np.cos(speed))) >= 0.2
+    assert min(np.sqrt(128 * (1 - np.cos(speed * k))) for k in range(1, 1000)) < 0.1
+    result = nb03.no_bounce.check(freqs)
+    assert not result.passed
+    assert "rank 2" in result.message or "nearly repeats" in result.message
+
+
 # --- 04: any matrix whose scores peak 4 ahead; the shift of the sines from two tokens
 
 

@@ -88,6 +88,17 @@ offset_only = Exercise(
 
 _NO_BOUNCE_REACH = 100  # f(k) must fall at every step k = 0 .. 100
 _NO_BOUNCE_GAP = 0.2  # and neighbouring positions must be at least this far apart
+_NO_BOUNCE_WINDOW, _NO_BOUNCE_DISTINCT = 1000, 0.1  # and positions 0..999 codes this far apart
+
+
+def _closest_codes(frequencies: np.ndarray) -> tuple[float, int]:
+    """The smallest distance between two codes in the window, and the offset that gives it.
+
+    ``|PE(t + k) - PE(t)|^2 = 2 sum_i (1 - cos(w_i k))`` depends only on the offset k."""
+    offsets = np.arange(1, _NO_BOUNCE_WINDOW)
+    squared = 2 * np.sum(1 - np.cos(np.outer(offsets, frequencies)), axis=1)
+    nearest = int(np.argmin(squared))
+    return float(np.sqrt(max(squared[nearest], 0.0))), int(offsets[nearest])
 
 
 def _neighbour_gap(frequencies: np.ndarray) -> float:
@@ -119,6 +130,13 @@ def _judge_no_bounce(answer: object) -> tuple[bool, str]:
             f"f(k) falls at every step, but neighbouring positions are only {gap:.3f} apart; "
             f"at least {_NO_BOUNCE_GAP} is asked (the course's encoding: {course_gap:.3f})."
         )
+    closest, offset = _closest_codes(freqs)
+    if closest < _NO_BOUNCE_DISTINCT:
+        return False, (
+            f"f(k) falls and neighbours are {gap:.3f} apart, but positions {offset} apart get "
+            f"codes only {closest:.3f} apart (at least {_NO_BOUNCE_DISTINCT} is asked for every "
+            f"two positions in 0 .. {_NO_BOUNCE_WINDOW - 1}): the encoding nearly repeats itself."
+        )
     return True, (
         f"f(k) falls at every step k = 0 .. {_NO_BOUNCE_REACH}, and neighbours are {gap:.3f} "
         f"apart (the course's encoding, which bounces: {course_gap:.3f})."
@@ -129,10 +147,9 @@ no_bounce = PropertyExercise(
     key="03.no_bounce", answer_name="freqs", level="core", kind="construction", minutes=15,
     title="Frequencies for d_model = 128 whose PE(0)·PE(k) falls at every step up to k = 100",
     judge=_judge_no_bounce,
-    hint_text="f(k) = sum_i cos(w_i k). One cosine cos(w k) falls while its angle w k runs from 0 "
-    "to pi, and rises after that. How large may each w_i be so that no angle passes pi by k = "
-    "100? The neighbour distance is sqrt(2 sum_i (1 - cos w_i)): it grows with the w_i, so take "
-    "them as large as that rule allows.",
+    hint_text="f(k) = sum_i cos(w_i k), and one cosine cos(w k) falls only while its angle w k "
+    "is below pi. What does that ask of each w_i for k up to 100? The neighbour distance grows "
+    "with the w_i; and every position in 0 .. 999 needs a code of its own.",
     objective="Constructs an encoding without bounces and finds their price: every pair must stay "
     "under half a turn, so neighbouring positions end up far closer than in the course's encoding.",
     mistakes=(
@@ -140,6 +157,8 @@ no_bounce = PropertyExercise(
                 "few positions and make f bounce", lambda: inverse_frequencies(128)),
         Mistake("a full turn in 100 positions (2 pi / 100): a cosine falls only for half a turn, "
                 "while its angle is below pi", lambda: np.full(64, 2 * np.pi / 100)),
+        Mistake("all 64 speeds equal: one pair written 64 times (rank 2), so the code repeats "
+                "every 200 positions, PE(t + 200) = PE(t)", lambda: np.full(64, np.pi / 100)),
         Mistake("wavelengths 2 pi / theta_i instead of angular speeds theta_i",
                 lambda: 2 * np.pi / inverse_frequencies(128)),
     ),
