@@ -201,7 +201,7 @@ def fine_tune(model: Trained, extension: str, length: int, *, steps: int = 100,
     length : int
         The new length L', from the trained length L to ``cfg.max_len``.
     steps : int, default 100
-        At the same peak learning rate, after a warm-up of min(10, steps) steps.
+        At the same peak learning rate, after a warm-up of min(10, steps - 1) steps.
     checkpoints : tuple of int, default ()
         Keep the parameters after each of these numbers of steps (1 .. ``steps``) in the
         result's ``checkpoints``; :func:`at_checkpoint` makes a model of one of them. They are
@@ -230,7 +230,7 @@ def fine_tune(model: Trained, extension: str, length: int, *, steps: int = 100,
     keep = tuple(check_int("checkpoints", n) for n in checkpoints)
     if any(n > steps for n in keep):
         raise ValueError(f"checkpoints must be at most steps={steps}; got {keep}")
-    tcfg = replace(model.tcfg, steps=steps, length=length, warmup=min(10, steps))
+    tcfg = replace(model.tcfg, steps=steps, length=length, warmup=min(10, steps - 1))
     factor = length / model.trained_length  # s = L' / L
     tuned = replace(model, tcfg=tcfg, extension=extension, factor=factor)
     return _fit(tuned, _inputs(tuned, length, extension, factor), model.seed + 1000, progress,
