@@ -100,11 +100,14 @@ def _chosen_head(maps: np.ndarray, offset: int, length: int) -> tuple[int, int]:
 
 
 def _rope_results(model: training.Trained, plan: Plan, grid: dict[str, Any]) -> None:
-    """Each context extension without training, then one fine-tune at 4x with PI and one
-    without interpolation, each scored at 4x at every checkpoint of ``plan.fine_tune_steps``."""
+    """Each context extension without training, then (for ``plan.seeds``) one fine-tune at 4x
+    with PI and one without interpolation, each scored at 4x at every checkpoint of
+    ``plan.fine_tune_steps``."""
     task, seed = model.task, model.seed
     for extension in ROPE_EXTENSIONS:
         grid["extensions"][f"{task}/{extension}/{seed}"] = _curves(model, extension)
+    if seed not in plan.seeds:  # the extra seeds of a borderline cell: no fine-tunes (time)
+        return
     length = FINE_TUNE_MULTIPLE * plan.tcfg.length
     for method, extension in FINE_TUNES.items():
         tuned = training.fine_tune(model, extension, length, steps=plan.fine_tune_steps[-1],
