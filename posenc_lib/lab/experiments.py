@@ -15,8 +15,9 @@ Usage::
 ``build/lab-quick`` unless ``--out`` is given, never over the committed results.
 ``--reuse-long`` copies the longer trainings from ``--out``'s ``lab_curves.json`` instead of
 training them again (they are the slowest part and depend on nothing else). ``--cells
-task/scheme ...`` trains only those cells of the grid (and no longer trainings) and merges
-them into ``--out``'s results: every run is seeded, so the other entries stay as they were.
+task/scheme ...`` (with ``--seeds``, only those seeds) trains only those cells of the grid (and
+no longer trainings) and merges them into ``--out``'s results: every run is seeded, so the
+other entries stay as they were.
 
 Notebook: 10_length_generalisation_lab.
 """
@@ -138,15 +139,16 @@ def _record(model: training.Trained, plan: Plan, grid: dict[str, Any]) -> None:
                                 "weights": np.round(long[layer, head], 2).tolist()}
 
 
-def _jobs(plan: Plan, cells: set[tuple[str, str]] | None, long: bool
+def _jobs(plan: Plan, cells: set[tuple[str, str, int]] | None, long: bool
           ) -> list[tuple[str, str, int, training.TrainConfig]]:
-    """(task, scheme, seed, training config) of every model to train, ``cells`` only if given."""
+    """(task, scheme, seed, training config) of every model to train; if ``cells`` is given,
+    only its (task, scheme, seed)."""
     jobs = [(task, scheme, seed, plan.tcfg) for task in TASKS for scheme in SCHEMES
             for seed in plan.seeds]
     jobs += [(task, scheme, seed, plan.tcfg) for task, scheme in BORDERLINE_CELLS
              for seed in plan.extra_seeds]
     if cells is not None:
-        jobs = [job for job in jobs if job[:2] in cells]
+        jobs = [job for job in jobs if job[:3] in cells]
     elif long:
         longer = replace(plan.tcfg, steps=plan.long_steps)
         jobs += [(task, scheme, seed, longer) for task, scheme in LONG_CELLS
@@ -155,7 +157,7 @@ def _jobs(plan: Plan, cells: set[tuple[str, str]] | None, long: bool
 
 
 def run_grid(plan: Plan, progress: bool, base: dict[str, Any] | None = None,
-             cells: set[tuple[str, str]] | None = None) -> dict[str, Any]:
+             cells: set[tuple[str, str, int]] | None = None) -> dict[str, Any]:
     """Train and evaluate every model of ``plan``; return everything the JSON files hold.
 
     With ``base`` (what :func:`read_results` returns), its longer trainings are kept rather than
@@ -218,15 +220,19 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         "from --out's lab_curves.json instead of training them again")
     parser.add_argument("--cells", nargs="+", metavar="TASK/SCHEME", help="train only these "
                         "cells and merge them into --out's results")
+    parser.add_argument("--seeds", nargs="+", type=int, help="with --cells: only these seeds")
     args = parser.parse_args(argv)
     args.out = Path(args.out or ("build/lab-quick" if args.quick else "results"))
     args.figures = Path(args.figures or args.out)
+    if args.seeds is not None and args.cells is None:
+        parser.error("--seeds needs --cells")
     if args.cells is not None:
-        args.cells = {tuple(cell.split("/")) for cell in args.cells}
+        args.cells = {(*cell.split("/"), seed) for cell in args.cells
+                      for seed in (args.seeds or (*SEEDS, *EXTRA_SEEDS))}
         known = {(task, scheme) for task in TASKS for scheme in SCHEMES}
-        if not args.cells <= known:
+        if not {cell[:2] for cell in args.cells} <= known:
             parser.error(f"--cells must be task/scheme pairs of {sorted(TASKS)} and "
-                         f"{SCHEMES}; got {sorted('/'.join(c) for c in args.cells - known)}")
+                         f"{SCHEMES}; got {sorted({'/'.join(c[:2]) for c in args.cells} - known)}")
     return args
 
 
