@@ -35,7 +35,8 @@ def test_the_last_checkpoint_is_the_finished_run_and_earlier_ones_differ(short_r
     for a, b in zip(last, jax.tree_util.tree_leaves(tuned.params), strict=True):
         np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
     early = jax.tree_util.tree_leaves(at_checkpoint(tuned, 3).params)
-    assert any(not np.array_equal(np.asarray(a), np.asarray(b)) for a, b in zip(early, last))
+    assert any(not np.array_equal(np.asarray(a), np.asarray(b))
+               for a, b in zip(early, last, strict=True))
     # a checkpoint keeps the fine-tune's own extension and factor
     assert (at_checkpoint(tuned, 3).extension, at_checkpoint(tuned, 3).factor) == ("pi", 2.0)
     with pytest.raises(ValueError, match="steps must be one of the kept checkpoints"):

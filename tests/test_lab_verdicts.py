@@ -129,7 +129,7 @@ def test_the_hand_worked_verdict_is_the_rule_applied_to_the_raw_seeds(
         grid: dict, notebook: nbformat.NotebookNode) -> None:
     found, count, n = verdict(grid, "copy_back", "rope")
     first, at_4x = _unseen(grid, "copy_back/rope", 1), _unseen(grid, "copy_back/rope", 4)
-    printed = _printed(notebook, "rows = stats[(\"copy_back\", \"rope\")]")
+    printed = _printed(notebook, "labels = np.where(first < 0.9")
     holding = int(np.sum(at_4x - first >= -0.1))
     assert f"holds: {holding} of {n} seeds" in printed
     low, high = _interval((at_4x - first)[first >= 0.9])

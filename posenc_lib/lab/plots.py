@@ -65,7 +65,8 @@ def plot_extrapolation(stats: Mapping[tuple[str, str], NDArray[Any]], task: str,
         shift = 2.0 ** (0.04 * (k - (len(methods) - 1) / 2))  # sideways, on the log axis
         (line,) = ax.plot(MULTIPLES, values.mean(0), marker="o", markersize=4, label=method)
         low, high = np.array([bootstrap_interval(column) for column in values.T]).T
-        ax.vlines(np.array(MULTIPLES) * shift, low, high, color=line.get_color(), linewidth=2.5, alpha=0.5)
+        ax.vlines(np.array(MULTIPLES) * shift, low, high, color=line.get_color(), linewidth=2.5,
+                  alpha=0.5)
         ax.scatter(np.tile(np.array(MULTIPLES) * shift, len(values)), values.ravel(), s=9,
                    color=line.get_color(), alpha=0.6, linewidths=0)
     ax.set_xscale("log", base=2)
