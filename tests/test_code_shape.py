@@ -28,8 +28,10 @@ ALLOWED: dict[str, set[str]] = {}
 # The whole package, every line counted (docstrings, comments and blank lines included). Issue 24
 # asked for about 13,000; what is left is mostly the numpydoc every public function carries
 # (tests/test_docstrings.py) and the learner-facing text of the exercises. A change that grows
-# the library past this must say why here.
-MAX_PACKAGE_LINES = 17_000
+# the library past this must say why here. Issue 31 (the lab's control, bootstrap intervals and
+# partial reruns of the grid) added about 200 lines, within the 18,000 allowed until the
+# library-size issue lands.
+MAX_PACKAGE_LINES = 18_000
 
 _BRANCHES = (ast.If, ast.IfExp, ast.For, ast.AsyncFor, ast.While, ast.ExceptHandler, ast.Assert,
              ast.match_case)
