@@ -139,3 +139,53 @@ def test_the_hand_worked_verdict_is_the_rule_applied_to_the_raw_seeds(
     text = _markdown(notebook)
     assert f"{holding} of {n} seeds hold" in text
     assert f"verdict is *{found}*" in text
+
+
+def _tuned(extended: dict, task: str, method: str) -> np.ndarray:
+    """Per seed: accuracy on positions 32-127 of the fine-tune (or zero-shot) at 4x."""
+    if method in ("pi", "ntk", "yarn"):
+        source = {k: v["4"] for k, v in extended["extensions"].items()}
+    else:
+        source = extended["fine_tuned"]
+    return np.array([np.nanmean(_curve(source[k])[L:]) for k in _seeds(source, f"{task}/{method}")])
+
+
+def test_the_control_answer_states_the_sweep_of_the_raw_fine_tunes(
+        grid: dict, notebook: nbformat.NotebookNode) -> None:
+    extended = _raw("extensions")
+    assert extended["setup"]["fine_tune"]["steps"] == [10, 20, 60, 300]
+    text = _markdown(notebook)
+    answer = re.search(r"\*\*Answer: plain RoPE adapts sooner, the reverse of Chen et al\.\*\*"
+                       r"(.*?)\n\n", text + "\n\n", re.S)
+    assert answer is not None
+    sentence = " ".join(answer.group(1).split())
+    mean = {(task, m): _tuned(extended, task, m).mean() for task in ("copy_back", "induction")
+            for m in ("pi_10", "plain_10", "pi_60", "plain_60", "pi_300", "plain_300")}
+    stated = re.search(r"After 10 steps \(20,480 tokens, 5% of pretraining\) plain RoPE is at "
+                       r"([\d.]+) on `copy_back` and ([\d.]+) on `induction`; PI is at ([\d.]+) "
+                       r"and ([\d.]+), and needs (\d+) steps on `copy_back` \(([\d.]+) after 60\)",
+                       sentence)
+    assert stated is not None, sentence
+    got = [float(v) for v in stated.groups()]
+    assert got[:4] == pytest.approx([mean[("copy_back", "plain_10")],
+                                     mean[("induction", "plain_10")],
+                                     mean[("copy_back", "pi_10")], mean[("induction", "pi_10")]],
+                                    abs=0.006)
+    assert got[5] == pytest.approx(mean[("copy_back", "pi_60")], abs=0.006)
+    assert int(got[4]) == (60 if mean[("copy_back", "pi_60")] > 0.9 else 300)
+    # the reverse of Chen et al.: the control is ahead of PI after 10 steps on both tasks
+    for task in ("copy_back", "induction"):
+        assert mean[(task, "plain_10")] > mean[(task, "pi_10")] + 0.05, task
+    # and "both are near 1 everywhere" after 300 steps
+    assert "After 300 steps (1.5 times the pretraining tokens) both are near 1" in sentence
+    assert min(mean[(t, f"{m}_300")] for t in ("copy_back", "induction")
+               for m in ("pi", "plain")) > 0.95
+    assert 300 * 16 * 128 == 1.5 * 800 * 16 * 32 and 10 * 16 * 128 == 20_480 == 0.05 * 409_600
+    zero_shot = re.search(r"without training PI \(([\d.]+) on `copy_back`\) is worse than plain "
+                          r"RoPE \(([\d.]+)\)", sentence)
+    assert zero_shot is not None
+    pi, rope = (float(v) for v in zero_shot.groups())
+    assert pi == pytest.approx(_tuned(extended, "copy_back", "pi").mean(), abs=0.006)
+    rope_4x = _unseen(grid, "copy_back/rope", 4)
+    assert rope == pytest.approx(rope_4x.mean(), abs=0.006) and pi < rope
+    assert "A model trained on 409,600 tokens relearns that cheaply" in text
