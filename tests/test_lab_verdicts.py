@@ -153,39 +153,30 @@ def _tuned(extended: dict, task: str, method: str) -> np.ndarray:
 def test_the_control_answer_states_the_sweep_of_the_raw_fine_tunes(
         grid: dict, notebook: nbformat.NotebookNode) -> None:
     extended = _raw("extensions")
-    assert extended["setup"]["fine_tune"]["steps"] == [10, 20, 60, 300]
+    sweep = extended["setup"]["fine_tune"]["steps"]
+    assert sweep == [10, 20, 60, 300]
     text = _markdown(notebook)
     answer = re.search(r"\*\*Answer: plain RoPE adapts sooner, the reverse of Chen et al\.\*\*"
                        r"(.*?)\n\n", text + "\n\n", re.S)
     assert answer is not None
     sentence = " ".join(answer.group(1).split())
-    mean = {(task, m): _tuned(extended, task, m).mean() for task in ("copy_back", "induction")
-            for m in ("pi_10", "plain_10", "pi_60", "plain_60", "pi_300", "plain_300")}
-    stated = re.search(r"After 10 steps \(20,480 tokens, 5% of pretraining\) plain RoPE is at "
-                       r"([\d.]+) on `copy_back` and ([\d.]+) on `induction`; PI is at ([\d.]+) "
-                       r"and ([\d.]+), and needs (\d+) steps on `copy_back` \(([\d.]+) after 60\)",
-                       sentence)
+    mean = {(m, k): _tuned(extended, "copy_back", f"{m}_{k}").mean()
+            for m in ("pi", "plain") for k in sweep}
+    stated = re.search(r"Before any step it is at ([\d.]+) on positions 32-127, PI at ([\d.]+)\. "
+                       r"After 10 steps \(20,480 tokens, 5% of pretraining\) plain RoPE is at "
+                       r"([\d.]+) and PI at ([\d.]+); PI is at ([\d.]+) after 60 steps and first "
+                       r"passes 0\.9 at the (\d+)-step checkpoint", sentence)
     assert stated is not None, sentence
-    got = [float(v) for v in stated.groups()]
-    assert got[:4] == pytest.approx([mean[("copy_back", "plain_10")],
-                                     mean[("induction", "plain_10")],
-                                     mean[("copy_back", "pi_10")], mean[("induction", "pi_10")]],
-                                    abs=0.006)
-    assert got[5] == pytest.approx(mean[("copy_back", "pi_60")], abs=0.006)
-    assert int(got[4]) == (60 if mean[("copy_back", "pi_60")] > 0.9 else 300)
-    # the reverse of Chen et al.: the control is ahead of PI after 10 steps on both tasks
-    for task in ("copy_back", "induction"):
-        assert mean[(task, "plain_10")] > mean[(task, "pi_10")] + 0.05, task
-    # and "both are near 1 everywhere" after 300 steps
+    rope0, pi0, plain10, pi10, pi60, first = (float(v) for v in stated.groups())
+    assert rope0 == pytest.approx(_unseen(grid, "copy_back/rope", 4).mean(), abs=0.006)
+    assert pi0 == pytest.approx(_tuned(extended, "copy_back", "pi").mean(), abs=0.006)
+    assert [plain10, pi10, pi60] == pytest.approx(
+        [mean[("plain", 10)], mean[("pi", 10)], mean[("pi", 60)]], abs=0.006)
+    assert int(first) == min(k for k in sweep if mean[("pi", k)] > 0.9)
+    # the reverse of Chen et al.: the control is ahead of PI at every checkpoint before 300
+    for k in sweep[:-1]:
+        assert mean[("plain", k)] > mean[("pi", k)], k
     assert "After 300 steps (1.5 times the pretraining tokens) both are near 1" in sentence
-    assert min(mean[(t, f"{m}_300")] for t in ("copy_back", "induction")
-               for m in ("pi", "plain")) > 0.95
+    assert min(mean[(m, 300)] for m in ("pi", "plain")) > 0.95
     assert 300 * 16 * 128 == 1.5 * 800 * 16 * 32 and 10 * 16 * 128 == 20_480 == 0.05 * 409_600
-    zero_shot = re.search(r"without training PI \(([\d.]+) on `copy_back`\) is worse than plain "
-                          r"RoPE \(([\d.]+)\)", sentence)
-    assert zero_shot is not None
-    pi, rope = (float(v) for v in zero_shot.groups())
-    assert pi == pytest.approx(_tuned(extended, "copy_back", "pi").mean(), abs=0.006)
-    rope_4x = _unseen(grid, "copy_back/rope", 4)
-    assert rope == pytest.approx(rope_4x.mean(), abs=0.006) and pi < rope
     assert "A model trained on 409,600 tokens relearns that cheaply" in text
