@@ -42,10 +42,11 @@ from posenc_lib.lab.schemes import SCHEMES
 from posenc_lib.lab.tasks import COPY_OFFSET, EVAL_TASKS, TASKS
 
 SEEDS = (0, 1, 2, 3, 4)
-# The cells whose five-seed mean lies within 0.05 of a cutoff (0.9 at 1x, a drop of 0.1 from
-# 1x to 4x) get five more seeds: tests/test_lab.py finds them again in the results.
+# Cells whose five-seed mean lies within 0.05 of a cutoff (0.9 at 1x, a drop of 0.1 from 1x to
+# 4x) get five more seeds. So far only RoPE on copy_back, whose verdict the notebook works by
+# hand; tests/test_lab.py lists the other cells near a cutoff that still have five.
 EXTRA_SEEDS = (5, 6, 7, 8, 9)
-BORDERLINE_CELLS = (("copy_back", "learned"), ("copy_back", "rope"), ("induction", "alibi"))
+BORDERLINE_CELLS = (("copy_back", "rope"),)
 ROPE_EXTENSIONS = ("pi", "ntk", "dynamic", "yarn")
 # The cells that 800 steps leave below 0.9 at 1x, trained again for longer so that no
 # conclusion about extrapolation rests on a model that never learned its task.
