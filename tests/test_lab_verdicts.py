@@ -180,3 +180,36 @@ def test_the_control_answer_states_the_sweep_of_the_raw_fine_tunes(
     assert min(mean[(m, 300)] for m in ("pi", "plain")) > 0.95
     assert 300 * 16 * 128 == 1.5 * 800 * 16 * 32 and 10 * 16 * 128 == 20_480 == 0.05 * 409_600
     assert "A model trained on 409,600 tokens relearns that cheaply" in text
+
+
+def _seed_mean_curve(entries: dict, cell: str, multiple: int) -> np.ndarray:
+    rows = np.array([_curve(entries[k][str(multiple)]) for k in _seeds(entries, cell)])
+    counts = np.sum(~np.isnan(rows), axis=0)
+    with np.errstate(invalid="ignore"):
+        return np.where(counts > 0, np.nansum(rows, axis=0) / np.maximum(counts, 1), np.nan)
+
+
+def _first_below(curve: np.ndarray, level: float) -> int:
+    for position in range(L, len(curve)):
+        if not np.isnan(curve[position]) and curve[position] < level:
+            return position
+    raise AssertionError(f"never below {level}")
+
+
+def test_the_cliff_answer_states_the_raw_position_curves(
+        grid: dict, notebook: nbformat.NotebookNode) -> None:
+    learned = _seed_mean_curve(grid, "copy_back/learned", 8)
+    sinusoidal = _seed_mean_curve(grid, "copy_back/sinusoidal", 8)
+    rope_copy = _seed_mean_curve(grid, "copy_back/rope", 8)
+    rope_induction = _seed_mean_curve(grid, "induction/rope", 8)
+    text = " ".join(_markdown(notebook).split())
+    expected = (f"the learned table from {learned[31]:.2f} at position 31 to {learned[32]:.2f} at "
+                f"32, the sinusoidal one below 0.5 at position {_first_below(sinusoidal, 0.5)}. "
+                f"RoPE falls later: on `copy_back` it stays above 0.8 up to position "
+                f"{_first_below(rope_copy, 0.8) - 1} and is below 0.5 at "
+                f"{_first_below(rope_copy, 0.5)}; on `induction` it sinks over "
+                f"{_first_below(rope_induction, 0.5) - L} positions, below 0.5 at "
+                f"{_first_below(rope_induction, 0.5)}.")
+    assert expected in text
+    assert learned[31] > 0.8 and learned[32] < 0.2  # a cliff at L
+    assert _first_below(rope_copy, 0.5) > 3 * L  # far past L
