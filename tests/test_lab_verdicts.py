@@ -213,3 +213,22 @@ def test_the_cliff_answer_states_the_raw_position_curves(
     assert expected in text
     assert learned[31] > 0.8 and learned[32] < 0.2  # a cliff at L
     assert _first_below(rope_copy, 0.5) > 3 * L  # far past L
+
+
+def test_rope_on_copy_back_and_its_zero_shot_extensions_as_the_prose_states(
+        grid: dict, notebook: nbformat.NotebookNode) -> None:
+    extended = _raw("extensions")["extensions"]
+    first, at_4x, at_8x = (_unseen(grid, "copy_back/rope", m) for m in (1, 4, 8))
+    n, holding = len(first), int(np.sum(at_4x - first >= -0.1))
+    found = verdict(grid, "copy_back", "rope")[0]
+    text = " ".join(_markdown(notebook).split())
+    assert (f"On `copy_back` the mean at 4x is {at_4x.mean():.2f} over {n} seeds and {holding} of "
+            f"them hold: {found} (worked by hand below); by 8x "
+            f"{int(np.sum(at_8x - first < -0.1))} of {n} drop.") in text
+    yarn2, yarn4 = (_unseen(extended, "copy_back/yarn", m).mean() for m in (2, 4))
+    pi2 = _unseen(extended, "copy_back/pi", 2).mean()
+    assert (f"YaRN keeps `copy_back` at 2x ({yarn2:.2f}) but falls below plain RoPE at 4x "
+            f"({yarn4:.2f})") in text
+    assert f"(YaRN {yarn4:.2f} at 4x, plain RoPE {at_4x.mean():.2f})" in text
+    assert f"at 2x (YaRN {yarn2:.2f}, PI {pi2:.2f}) the lab does not test" in text
+    assert yarn4 < at_4x.mean() and pi2 < 0.1 < 0.9 < yarn2
