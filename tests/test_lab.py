@@ -506,9 +506,9 @@ def test_longer_trainings_learn_recall_and_not_copy_back(longer: dict) -> None:
 def test_q4_rope_drops_on_two_tasks_and_splits_on_copy_back(grid: dict) -> None:
     for task in ("assoc_recall", "induction"):
         assert _seeds_that(grid, task, "rope", "drops") == 5, task
-    assert _seeds_that(grid, "copy_back", "rope", "holds") == 3
-    assert _seeds_that(grid, "copy_back", "rope", "drops", 8) == 5
-    assert round(_by_hand(grid, "copy_back", "rope", 4).mean(), 2) == 0.92
+    copy = _by_hand(grid, "copy_back", "rope", 4)
+    assert len(copy) == 10 and 0.2 < _seeds_that(grid, "copy_back", "rope", "holds") / 10 < 0.8
+    assert _seeds_that(grid, "copy_back", "rope", "drops", 8) == 10
     assert _above(_by_hand(grid, "assoc_recall", "p_rope", 8),
                   _by_hand(grid, "assoc_recall", "rope", 8))
     assert _above(_by_hand(grid, "copy_back", "rope", 4), _by_hand(grid, "copy_back", "p_rope", 4))
@@ -539,7 +539,6 @@ def test_q5_ntk_and_yarn_work_without_fine_tuning_and_pi_does_not(grid: dict, ex
     assert _by_hand(ext, "copy_back", "pi", 2).max() < 0.1
     assert _by_hand(ext, "copy_back", "yarn", 2).mean() > 0.95
     assert _above(_by_hand(grid, "copy_back", "rope", 4), _by_hand(ext, "copy_back", "yarn", 4))
-    assert round(_by_hand(ext, "copy_back", "yarn", 4).mean(), 2) == 0.55
     assert _by_hand(ext, "induction", "dynamic", 4).mean() < _by_hand(ext, "induction", "ntk",
                                                                        4).mean()
 
@@ -555,7 +554,8 @@ def test_yarn_keeps_one_and_a_half_pairs_of_the_lab() -> None:
     np.testing.assert_allclose(1 - yarn_ramp(low, high, 8), [1, 0.5, 0, 0, 0, 0, 0, 0])
 
 
-def test_pi_fine_tunes_recover_after_300_steps(grid: dict, extended: dict) -> None:
+def test_both_fine_tunes_recover_after_300_steps_and_the_control_leads_before(
+        grid: dict, extended: dict) -> None:
     tuned = {}
     for key, curve in extended["fine_tuned"].items():
         task, method, _ = key.split("/")
@@ -563,17 +563,21 @@ def test_pi_fine_tunes_recover_after_300_steps(grid: dict, extended: dict) -> No
         tuned.setdefault((task, method), []).append([np.nanmean(values[:32]),
                                                      np.nanmean(values[32:])])
     tuned = {k: np.array(v) for k, v in tuned.items()}  # (seeds, [below L, beyond L])
-    assert extended["setup"]["fine_tune"] == {"multiple": 4, "steps": [60, 300]}
-    for task in TASKS:
-        base_below = [np.nanmean(_values(grid[f"{task}/rope/{s}"]["4"])[:32]) for s in range(5)]
-        assert tuned[(task, "pi_300")].shape == (5, 2)
-        assert tuned[(task, "pi_300")][:, 1].min() > 0.98, task
-        assert np.all(tuned[(task, "pi_300")][:, 0] >= np.array(base_below) - 0.02), task
-        assert _above(tuned[(task, "pi_300")][:, 1], _by_hand(extended["extensions"], task, "pi",
-                                                              4)), task
-    assert tuned[("assoc_recall", "pi_60")].min() > 0.99
-    assert 0.8 < tuned[("induction", "pi_60")][:, 1].mean() < 0.9
-    assert tuned[("copy_back", "pi_60")].max() < 0.2  # below L too: every angle moved
+    setup = extended["setup"]["fine_tune"]
+    assert setup == {"multiple": 4, "steps": [10, 20, 60, 300], "tasks": ["copy_back"],
+                     "methods": {"pi": "pi", "plain": "none"}}
+    assert {task for task, _ in tuned} == {"copy_back"}
+    base_below = [np.nanmean(_values(grid[f"copy_back/rope/{s}"]["4"])[:32]) for s in range(5)]
+    for method in ("pi", "plain"):
+        assert tuned[("copy_back", f"{method}_300")].shape == (5, 2)
+        assert tuned[("copy_back", f"{method}_300")][:, 1].min() > 0.98, method
+        assert np.all(tuned[("copy_back", f"{method}_300")][:, 0] >= np.array(base_below) - 0.02)
+    assert _above(tuned[("copy_back", "pi_300")][:, 1],
+                  _by_hand(extended["extensions"], "copy_back", "pi", 4))
+    for steps in (10, 20):  # the control leads on every seed while PI relearns
+        assert np.all(tuned[("copy_back", f"plain_{steps}")][:, 1]
+                      > tuned[("copy_back", f"pi_{steps}")][:, 1]), steps
+    assert tuned[("copy_back", "pi_10")][:, 0].max() < 0.5  # below L too: every angle moved
 
 
 def test_the_claims_table_gives_the_verdicts_the_notebook_discusses(grid: dict, longer: dict
@@ -585,4 +589,4 @@ def test_the_claims_table_gives_the_verdicts_the_notebook_discusses(grid: dict, 
     assert lines[sinusoidal + 3].strip().startswith("after 4000 steps")
     assert lines[sinusoidal + 3].endswith("disagrees") and "5/5 seeds" in lines[sinusoidal + 3]
     rope = lines.index("RoPE fails past its trained length")
-    assert "3/5 seeds" in lines[rope + 1] and lines[rope + 1].endswith("no clear verdict")
+    assert "/10 seeds" in lines[rope + 1] and lines[rope + 1].endswith("no clear verdict")
