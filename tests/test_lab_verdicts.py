@@ -56,25 +56,33 @@ def _interval(values: np.ndarray) -> tuple[float, float]:
     return tuple(np.percentile(means, [2.5, 97.5]))  # type: ignore[return-value]
 
 
-def verdict(entries: dict, task: str, method: str, multiple: int = 4) -> tuple[str, int, int]:
-    first, later = _unseen(entries, f"{task}/{method}", 1), _unseen(entries, f"{task}/{method}",
-                                                                    multiple)
+def verdicts(entries: dict, task: str, method: str, multiple: int = 4
+             ) -> tuple[set[str], int, int]:
+    """The labels the rule allows for one cell: one, or two when this bootstrap's interval ends
+    within 0.005 of the cutoff (there two samplers of the same interval may differ)."""
+    first, later = (_unseen(entries, f"{task}/{method}", m) for m in (1, multiple))
     labels = np.where(first < 0.9, "not learned",
                       np.where(later - first >= -0.1, "holds", "drops")).tolist()
     counts = {label: labels.count(label) for label in labels}
     common = max(counts, key=lambda label: (counts[label], -labels.index(label)))
+    majority = common if counts[common] >= 0.8 * len(labels) else "mixed"
     learned = first >= 0.9
     if common == "not learned" or not learned.any():
         deciding, cutoff = first, 0.9
     else:
         deciding, cutoff = (later - first)[learned], -0.1
     low, high = _interval(deciding)
-    assert min(abs(low - cutoff), abs(high - cutoff)) > 0.01 or low == high, (
-        f"{task}/{method}: the interval ({low:.3f}, {high:.3f}) ends too close to {cutoff} "
-        "for a verdict to rest on it")
-    if low < cutoff < high:
-        return "borderline", counts[common], len(labels)
-    return (common if counts[common] >= 0.8 * len(labels) else "mixed"), counts[common], len(labels)
+    crosses = {"borderline"} if low < cutoff < high else {majority}
+    if low != high and min(abs(low - cutoff), abs(high - cutoff)) < 0.005:
+        crosses = {"borderline", majority}
+    return crosses, counts[common], len(labels)
+
+
+def verdict(entries: dict, task: str, method: str) -> str:
+    """The one label of a cell whose interval is clearly on one side of its cutoff."""
+    found, _, _ = verdicts(entries, task, method)
+    assert len(found) == 1, (task, method, found)
+    return found.pop()
 
 
 @pytest.fixture(scope="module")
@@ -115,21 +123,24 @@ def test_every_line_of_the_claims_table_is_the_verdict_of_the_raw_accuracies(
             for entries, label in ((grid, task), (longer, "  after 4000 steps")):
                 if not _seeds(entries, f"{task}/{method}"):
                     continue
-                found, count, n = verdict(entries, task, method)
+                allowed, count, n = verdicts(entries, task, method)
                 line = printed[row]
                 row += 1
                 assert line.split()[:len(label.split())] == label.split(), (line, label)
-                assert f" {found} " in line and f"{count}/{n} seeds" in line, (line, found)
-                word = expected_words.get(found, "agrees" if found == expected else "disagrees")
+                found = [f for f in allowed if f" {f} " in line]
+                assert len(found) == 1 and f"{count}/{n} seeds" in line, (line, allowed)
+                word = expected_words.get(found[0], "agrees" if found[0] == expected
+                                          else "disagrees")
                 assert line.endswith(word), (line, word)
     assert row == len(printed)
 
 
 def test_the_hand_worked_verdict_is_the_rule_applied_to_the_raw_seeds(
         grid: dict, notebook: nbformat.NotebookNode) -> None:
-    found, count, n = verdict(grid, "copy_back", "rope")
+    found = verdict(grid, "copy_back", "rope")
     first, at_4x = _unseen(grid, "copy_back/rope", 1), _unseen(grid, "copy_back/rope", 4)
     printed = _printed(notebook, "labels = np.where(first < 0.9")
+    n = len(first)
     holding = int(np.sum(at_4x - first >= -0.1))
     assert f"holds: {holding} of {n} seeds" in printed
     low, high = _interval((at_4x - first)[first >= 0.9])
@@ -220,7 +231,7 @@ def test_rope_on_copy_back_and_its_zero_shot_extensions_as_the_prose_states(
     extended = _raw("extensions")["extensions"]
     first, at_4x, at_8x = (_unseen(grid, "copy_back/rope", m) for m in (1, 4, 8))
     n, holding = len(first), int(np.sum(at_4x - first >= -0.1))
-    found = verdict(grid, "copy_back", "rope")[0]
+    found = verdict(grid, "copy_back", "rope")
     text = " ".join(_markdown(notebook).split())
     assert (f"On `copy_back` the mean at 4x is {at_4x.mean():.2f} over {n} seeds and {holding} of "
             f"them hold: {found} (worked by hand below); by 8x "
