@@ -77,9 +77,12 @@ figures: $(STAMP)
 	$(BIN)/python -m posenc_lib.figures build --out figures --format svg,png
 	$(BIN)/python -m posenc_lib.figures gallery --out figures
 
-# The lab's grid (notebook 10): every scheme x task x five seeds, longer trainings, RoPE's
-# extensions and PI fine-tunes; writes results/lab_*.json and the figures results/lab_*.png that
-# the notebook quotes (the command's defaults). About 15 minutes on 2 cores.
+# The lab's grid (notebook 10): every scheme x task x five seeds (ten on the cells near a
+# cutoff), longer trainings, RoPE's extensions, and PI's fine-tune beside its control (plain RoPE
+# fine-tuned without interpolation), read at 10, 20, 60 and 300 steps; writes results/lab_*.json
+# and the figures results/lab_*.png that the notebook quotes (the command's defaults). About 20
+# minutes on 2 idle cores (estimated from the parts rerun; see issue 31's report). To rerun part:
+# python -m posenc_lib.lab.experiments --cells copy_back/rope [--seeds 5 6] (merges into results/).
 experiments: $(STAMP)
 	$(BIN)/python -m posenc_lib.lab.experiments
 

@@ -85,9 +85,10 @@ break_position = Exercise(
 _TASK, _MULTIPLE_COLUMN = "induction", 2  # columns of summary(): 1x, 2x, 4x, 8x
 
 
-def _close_to_rope(threshold: float | None = None, with_rope: bool = False) -> set[str]:
-    """Schemes whose mean at 4x differs from RoPE's by less than the two spreads together."""
-    from posenc_lib.lab.results import load, summary
+def _close_to_rope(rule: str = "difference", with_rope: bool = False) -> set[str]:
+    """Schemes that cannot be told from RoPE at 4x: the bootstrap interval of the difference of
+    the means contains 0 (the answer), or, by mistake, the gap is below a fixed 0.1."""
+    from posenc_lib.lab.results import bootstrap_interval, load, summary
 
     stats = summary(load("curves")["curves"], _TRAINED)
     rope = stats[(_TASK, "rope")][:, _MULTIPLE_COLUMN]
@@ -97,8 +98,12 @@ def _close_to_rope(threshold: float | None = None, with_rope: bool = False) -> s
             continue
         other = rows[:, _MULTIPLE_COLUMN]
         gap = abs(other.mean() - rope.mean())
-        limit = other.std(ddof=1) + rope.std(ddof=1) if threshold is None else threshold
-        if gap < limit:
+        if rule == "difference":
+            low, high = bootstrap_interval(other, rope)
+            alike = low <= 0 <= high
+        else:  # a fixed gap
+            alike = gap < 0.1
+        if alike:
             close.add(scheme)
     return close
 
@@ -108,16 +113,16 @@ seed_spread = Exercise(
     title="Induction at 4x: which schemes cannot be told apart from RoPE over the seeds?",
     expected=_close_to_rope,
     hint_text="Use results.summary(grid['curves'], 32): for each (task, scheme) it gives one row "
-    "per seed and one column per multiple (1x, 2x, 4x, 8x). At 4x, a scheme is not clearly "
-    "different from RoPE when the gap between the two seed means is smaller than the sum of their "
-    "sample standard deviations (np.std with ddof=1, as the tables print).",
-    objective="Detects the misconception that any gap between two means is a result: it compares "
-    "the gap with the spread over seeds.",
+    "per seed and one column per multiple (1x, 2x, 4x, 8x). At 4x, a scheme cannot be told from "
+    "RoPE when the bootstrap 95% interval of the difference of the two means, "
+    "results.bootstrap_interval(other_seeds, rope_seeds), contains 0.",
+    objective="Detects the misconception that any gap between two means is a result: it judges "
+    "the gap by the interval of the difference over the seeds.",
     mistakes=(
         Mistake("RoPE itself in the set (its gap to itself is 0, but the question asks for the "
                 "other schemes)", lambda: _close_to_rope(with_rope=True)),
         Mistake("a fixed gap of 0.1 (the claims table's tolerance), whatever the spread",
-                lambda: _close_to_rope(threshold=0.1)),
+                lambda: _close_to_rope("fixed")),
     ),
 )
 

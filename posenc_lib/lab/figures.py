@@ -60,10 +60,10 @@ def _figures(results: Path) -> Iterator[tuple[str, Figure]]:
                                             ("rope", "pi", "ntk", "dynamic", "yarn"), 14.0,
                                             "RoPE extended: ")
     yield "learning_curves", _learning_curves(curves)
-    figure = Figure(figsize=(13.0, 4.0))
-    for ax, task in zip(figure.subplots(1, len(TASKS)), TASKS, strict=True):
+    figure = Figure(figsize=(15.0, 4.0))
+    for k, (ax, task) in enumerate(zip(figure.subplots(1, len(TASKS)), TASKS, strict=True)):
         plots.plot_position_curves(mean_curves(curves["curves"], task, SCHEMES, 8), length,
-                                   ax=ax, title=f"{task} at 8x")
+                                   ax=ax, title=f"{task} at 8x", legend=k == len(TASKS) - 1)
     yield "position_curves", figure
     maps = load("attention", results)["maps"]
     yield "attention", plots.plot_attention({f"{s} (layer {m['layer']}, head {m['head']})":

@@ -16,7 +16,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from numpy.typing import NDArray
 
-from posenc_lib.lab.results import MULTIPLES
+from posenc_lib.lab.results import MULTIPLES, bootstrap_interval
 
 __all__ = ["plot_attention", "plot_extrapolation", "plot_learning_curves",
            "plot_position_curves", "plot_similarity"]
@@ -42,7 +42,7 @@ def plot_extrapolation(stats: Mapping[tuple[str, str], NDArray[Any]], task: str,
                        methods: Sequence[str], *, ax: Axes | None = None,
                        title: str | None = None, legend: bool = True) -> Figure:
     """Accuracy beyond the trained length against the length multiple: the seed mean as a
-    line, each seed as a dot beside it.
+    line with its bootstrap 95% interval as a bar, each seed as a dot beside it.
 
     Parameters
     ----------
@@ -58,12 +58,15 @@ def plot_extrapolation(stats: Mapping[tuple[str, str], NDArray[Any]], task: str,
         Draw the legend, outside the axes on the right.
     """
     figure, ax = _axes(ax)
-    n_seeds = 0
+    counts = []
     for k, method in enumerate(methods):
         values = stats[(task, method)]  # (seeds, multiples)
-        n_seeds = max(n_seeds, len(values))
+        counts.append(len(values))
         shift = 2.0 ** (0.04 * (k - (len(methods) - 1) / 2))  # sideways, on the log axis
         (line,) = ax.plot(MULTIPLES, values.mean(0), marker="o", markersize=4, label=method)
+        low, high = np.array([bootstrap_interval(column) for column in values.T]).T
+        ax.vlines(np.array(MULTIPLES) * shift, low, high, color=line.get_color(), linewidth=2.5,
+                  alpha=0.5)
         ax.scatter(np.tile(np.array(MULTIPLES) * shift, len(values)), values.ravel(), s=9,
                    color=line.get_color(), alpha=0.6, linewidths=0)
     ax.set_xscale("log", base=2)
@@ -73,8 +76,11 @@ def plot_extrapolation(stats: Mapping[tuple[str, str], NDArray[Any]], task: str,
     ax.set_ylabel("accuracy on unseen positions")
     ax.set_title(title or task)
     if legend:
-        ax.legend(fontsize="small", title=f"line: mean of {n_seeds} seed{'s' * (n_seeds != 1)}\n"
-                  "dots: one seed each",
+        seeds = (f"{min(counts)}" if min(counts) == max(counts)
+                 else f"{min(counts)} to {max(counts)}")
+        heading = (f"line: mean of {seeds} seed{'s' * (max(counts) != 1)}\n"
+                   "bar: its bootstrap 95% interval\ndots: one seed each")
+        ax.legend(fontsize="small", title=heading,
                   title_fontsize="small", loc="upper left", bbox_to_anchor=(1.02, 1.0))
     return figure
 
@@ -106,7 +112,8 @@ def plot_learning_curves(runs: Mapping[str, Sequence[Mapping[str, Any]]], *,
 
 
 def plot_position_curves(curves: Mapping[str, Any], trained_length: int, *,
-                         ax: Axes | None = None, title: str = "") -> Figure:
+                         ax: Axes | None = None, title: str = "", legend: bool = True
+                         ) -> Figure:
     """Accuracy at every position, one line per method, with the trained length dashed.
 
     Parameters
@@ -116,6 +123,8 @@ def plot_position_curves(curves: Mapping[str, Any], trained_length: int, *,
     trained_length : int
     ax : Axes, optional
     title : str
+    legend : bool, default True
+        Draw the legend outside the axes on the right, where it covers no curve.
     """
     figure, ax = _axes(ax)
     for method, curve in curves.items():
@@ -125,7 +134,8 @@ def plot_position_curves(curves: Mapping[str, Any], trained_length: int, *,
     ax.set_ylabel("accuracy")
     ax.set_ylim(-0.03, 1.03)
     ax.set_title(title)
-    ax.legend(fontsize="small", ncol=2)
+    if legend:
+        ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.02, 1.0))
     return figure
 
 

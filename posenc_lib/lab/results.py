@@ -24,9 +24,9 @@ from posenc_lib._checks import check_choice, check_int
 
 __all__ = [
     "MULTIPLES", "RESULTS", "COURSE_CLAIMS", "CLEAR_MAJORITY", "POSITIONS", "behaviour",
-    "below_and_beyond", "beyond_training", "claims", "cosine_similarity", "fine_tune_stats",
-    "fine_tune_table", "load", "long_entries", "mean_curves", "summary", "summary_table",
-    "write_json",
+    "below_and_beyond", "beyond_training", "bootstrap_interval", "claims", "cosine_similarity",
+    "fine_tune_stats", "fine_tune_table", "load", "long_entries", "mean_curves", "summary",
+    "summary_table", "token_budget", "write_json",
 ]
 
 Stats = dict[tuple[str, str], NDArray[Any]]  # (task, method) to one row per seed
@@ -34,6 +34,7 @@ MULTIPLES = (1, 2, 4, 8)
 POSITIONS = ("unseen", "all")
 FILES = ("curves", "extensions", "attention", "learned_table")
 CLEAR_MAJORITY = 0.8  # a verdict needs at least this share of the seeds (4 of 5)
+BOOTSTRAP_RESAMPLES = 10_000
 COURSE_CLAIMS: tuple[tuple[str, str, str], ...] = (
     ("learned absolute tables do not extrapolate", "learned", "drops"),
     ("sinusoidal tables do not extrapolate", "sinusoidal", "drops"),
@@ -69,6 +70,69 @@ def _by_cell(rows: Iterable[tuple[str, Any]]) -> Stats:
 def _check_cell(stats: Stats, task: str, method: str, parameter: str = "methods") -> None:
     if (task, method) not in stats:
         raise ValueError(f"{parameter}: no results for {method!r} on task {task!r}")
+
+
+def _values_1d(name: str, values: Any) -> NDArray[np.float64]:
+    values = np.asarray(values, dtype=float)
+    if values.ndim != 1 or len(values) == 0 or np.isnan(values).any():
+        raise ValueError(f"{name} must be a non-empty 1-D array without NaN; got {values!r}")
+    return values
+
+
+def _resampled_means(values: NDArray[np.float64], rng: np.random.Generator
+                     ) -> NDArray[np.float64]:
+    draws = rng.integers(0, len(values), (BOOTSTRAP_RESAMPLES, len(values)))
+    return values[draws].mean(1)  # the mean of each resample
+
+
+def bootstrap_interval(values: Any, other: Any = None, *, level: float = 0.95, seed: int = 0
+                       ) -> tuple[float, float]:
+    """Percentile bootstrap interval of the mean of ``values`` (one value per seed), or of the
+    difference of the means of ``values`` and ``other`` (two independent sets of seeds).
+
+    Parameters
+    ----------
+    values : array_like, shape (n,)
+    other : array_like, shape (k,), optional
+        Resampled independently of ``values``; the interval is then that of
+        mean(values) - mean(other).
+    level : float, default 0.95
+    seed : int, default 0
+        Seeds the 10,000 resamples, so the interval is the same on every run.
+
+    Returns
+    -------
+    (low, high) : tuple of float
+        The (1 - level)/2 and (1 + level)/2 quantiles of the resampled means (or differences),
+        each resample drawing n values (and k values) with replacement.
+
+    Examples
+    --------
+    >>> bootstrap_interval([0.5, 0.5, 0.5])
+    (0.5, 0.5)
+    >>> bootstrap_interval([1.0, 1.0], [0.25, 0.25])
+    (0.75, 0.75)
+    """
+    values = _values_1d("values", values)
+    if not 0 < level < 1:
+        raise ValueError(f"level must lie between 0 and 1; got {level!r}")
+    rng = np.random.default_rng(seed)
+    means = _resampled_means(values, rng)
+    if other is not None:
+        means = means - _resampled_means(_values_1d("other", other), rng)
+    low, high = np.quantile(np.sort(means), [(1 - level) / 2, (1 + level) / 2])
+    return float(low), float(high)
+
+
+def token_budget(steps: int, batch: int, length: int) -> int:
+    """Tokens seen in training: steps x batch x length.
+
+    Examples
+    --------
+    >>> token_budget(800, 16, 32)
+    409600
+    """
+    return check_int("steps", steps) * check_int("batch", batch) * check_int("length", length)
 
 
 def write_json(path: Path, data: Any, *, indent: int | None = 1) -> None:
@@ -169,8 +233,8 @@ def summary(entries: dict[str, Any], trained_length: int, *, positions: str = "u
 
 def summary_table(stats: Stats, task: str, methods: tuple[str, ...], *,
                   whole: Stats | None = None) -> str:
-    """A plain-text table of the seeds' mean ± sample standard deviation, per method (rows)
-    and multiple (columns).
+    """A plain-text table of the seeds' mean and its bootstrap 95% interval, per method (rows)
+    and multiple (columns), with the number of seeds.
 
     Parameters
     ----------
@@ -181,17 +245,19 @@ def summary_table(stats: Stats, task: str, methods: tuple[str, ...], *,
     whole : dict, optional
         :func:`summary` with ``positions="all"``: its seed mean goes in brackets past 1x.
     """
-    width = 20 if whole is not None else 13
-    lines = [f"{task:<14}" + "".join(f"{f'{m}x':>{width}}" for m in MULTIPLES)]
+    width = 24 if whole is not None else 17
+    lines = [f"{task:<14}{'seeds':>5}" + "".join(f"{f'{m}x':>{width}}" for m in MULTIPLES)]
     for method in methods:
         _check_cell(stats, task, method)
         values = stats[(task, method)]
-        spread = values.std(0, ddof=1) if len(values) > 1 else np.zeros(values.shape[1])
-        cells = [f"{mu:.2f} ± {sd:.2f}" for mu, sd in zip(values.mean(0), spread, strict=True)]
+        cells = []
+        for column, mean in zip(values.T, values.mean(0), strict=True):
+            low, high = bootstrap_interval(column)
+            cells.append(f"{mean:.2f} [{low:.2f}-{high:.2f}]")
         if whole is not None:
             means = whole[(task, method)].mean(0)
             cells[1:] = [f"{c} ({w:.2f})" for c, w in zip(cells[1:], means[1:], strict=True)]
-        lines.append(f"{method:<14}" + "".join(f"{c:>{width}}" for c in cells))
+        lines.append(f"{method:<14}{len(values):>5}" + "".join(f"{c:>{width}}" for c in cells))
     return "\n".join(lines)
 
 
@@ -272,15 +338,18 @@ def behaviour(stats: Stats, task: str, method: str, *, multiple: int = 4,
     Returns
     -------
     label : str
-        The most common seed label if at least :data:`CLEAR_MAJORITY` of the seeds share it,
-        else "mixed".
+        "borderline" if the bootstrap 95% interval of the deciding mean crosses its cutoff;
+        else the most common seed label if at least :data:`CLEAR_MAJORITY` of the seeds share
+        it, else "mixed".
     count, n_seeds : int
         How many of the seeds show the most common label.
 
     Notes
     -----
     Per seed, with a_m its accuracy at m x: "not learned" if a_1 < learned_at, "holds" if
-    a_m >= a_1 - tolerance, else "drops".
+    a_m >= a_1 - tolerance, else "drops". The deciding mean is that of a_1 over every seed
+    (cutoff ``learned_at``) when most seeds have not learned, else that of a_m - a_1 over the
+    seeds that learned (cutoff -``tolerance``).
 
     Examples
     --------
@@ -297,12 +366,21 @@ def behaviour(stats: Stats, task: str, method: str, *, multiple: int = 4,
               for a, b in zip(first, later, strict=True)]
     common = max(dict.fromkeys(labels), key=labels.count)
     count = labels.count(common)
+    learned = first >= learned_at
+    if common == "not learned" or not learned.any():
+        deciding, cutoff = first, learned_at
+    else:
+        deciding, cutoff = (later - first)[learned], -tolerance
+    low, high = bootstrap_interval(deciding)
+    if low < cutoff < high:
+        return "borderline", count, len(labels)
     return (common if count >= CLEAR_MAJORITY * len(labels) else "mixed"), count, len(labels)
 
 
 def _claim_line(stats: Stats, task: str, method: str, expected: str, label: str) -> str:
     found, count, n_seeds = behaviour(stats, task, method)
-    verdict = {"not learned": "untested (not learned at 1x)", "mixed": "no clear verdict"}.get(
+    verdict = {"not learned": "untested (not learned at 1x)", "mixed": "no clear verdict",
+               "borderline": "no clear verdict"}.get(
         found, "agrees" if found == expected else "disagrees")
     mean = stats[(task, method)].mean(0)
     seeds = f"{count}/{n_seeds} seeds"
@@ -327,8 +405,8 @@ def claims(stats: Stats, tasks: Any, longer: Stats | None = None,
     -------
     list of str
         Each claim of :data:`COURSE_CLAIMS`, then per task the :func:`behaviour` at 4x, how
-        many seeds show it, and "agrees", "disagrees", "no clear verdict" (no clear majority)
-        or "untested (not learned at 1x)".
+        many seeds show it, and "agrees", "disagrees", "no clear verdict" (no clear majority,
+        or borderline) or "untested (not learned at 1x)".
     """
     lines = []
     for text, method, expected in COURSE_CLAIMS:
@@ -357,7 +435,8 @@ def fine_tune_stats(extended: dict[str, Any], plain: dict[str, Any], trained_len
     -------
     dict of (task, method) to ndarray, shape (n_seeds, 2)
         Columns: positions ``0 .. L-1`` and ``L .. mL-1`` of sequences of ``mL`` tokens.
-        Methods: "rope", "pi", "ntk", "yarn" without fine-tuning and "pi_<steps>" after it.
+        Methods: "rope", "pi", "ntk", "yarn" without fine-tuning, and "pi_<steps>" and
+        "plain_<steps>" after that many steps of the fine-tune with PI or without it.
     """
     multiple = str(extended["setup"]["fine_tune"]["multiple"])
     sources = {**{k: v[multiple] for k, v in extended["extensions"].items()},
@@ -367,25 +446,38 @@ def fine_tune_stats(extended: dict[str, Any], plain: dict[str, Any], trained_len
                     for key, curve in sources.items() if key.split("/")[1] != "dynamic")
 
 
-def fine_tune_table(tuned: Stats, tasks: Any) -> str:
-    """PI after its fine-tunes against the methods without one, at the fine-tune length:
-    per method (rows) and task (columns), the seed mean on positions from L on and, in
-    brackets, on the positions below L.
+def _tuned_name(method: str) -> tuple[str, int] | None:
+    """("pi", 60) for "pi_60", None for a method without a fine-tune."""
+    name, _, steps = method.rpartition("_")
+    return (name, int(steps)) if name and steps.isdigit() else None
+
+
+def fine_tune_table(tuned: Stats, tasks: Any, setup: dict[str, Any]) -> str:
+    """The fine-tunes at 4x against the methods without one, at the fine-tune length: per
+    method (rows) and task (columns), the seed mean on positions from L on and, in brackets,
+    on the positions below L; each fine-tune with its tokens and their share of pretraining.
 
     Parameters
     ----------
     tuned : dict
         From :func:`fine_tune_stats`.
     tasks : iterable of str
+    setup : dict
+        The results' "setup": the training batch, lengths and steps give the token budgets.
     """
     tasks = list(tasks)
-    tuned_steps = sorted({int(m[3:]) for _, m in tuned if m.startswith("pi_")})
-    methods = ["rope", "pi", "ntk", "yarn", *(f"pi_{steps}" for steps in tuned_steps)]
-    lines = ["".ljust(20) + "".join(f"{t:>16}" for t in tasks)]
-    for method in methods:
-        name = (f"pi + {method[3:]} steps" if method.startswith("pi_")
-                else f"{method}, no fine-tune")
+    train, multiple = setup["train"], setup["fine_tune"]["multiple"]
+    pretraining = token_budget(train["steps"], train["batch"], train["length"])
+    runs = sorted({found for _, m in tuned if (found := _tuned_name(m))},
+                  key=lambda run: (run[1], run[0] != "pi"))
+    rows = [(m, f"{m}, no fine-tune", "") for m in ("rope", "pi", "ntk", "yarn")]
+    for name, steps in runs:
+        tokens = token_budget(steps, train["batch"], multiple * train["length"])
+        rows.append((f"{name}_{steps}", f"{name} + {steps} steps",
+                     f"{tokens:>9,} ({tokens / pretraining:.0%})"))
+    lines = ["".ljust(20) + "".join(f"{t:>16}" for t in tasks) + "   tokens (of pretraining)"]
+    for method, label, budget in rows:
         means = [tuned[(task, method)].mean(0) for task in tasks]  # (below, beyond) each
         cells = "".join(f"{f'{beyond:.2f} ({below:.2f})':>16}" for below, beyond in means)
-        lines.append(f"{name:<20}{cells}")
+        lines.append(f"{label:<20}{cells}   {budget}".rstrip())
     return "\n".join(lines)

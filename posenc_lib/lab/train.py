@@ -26,8 +26,8 @@ from posenc_lib.lab.model import ModelConfig, Params, forward, init_params, loss
 from posenc_lib.lab.schemes import EXTENSIONS, SCHEMES, position_inputs
 from posenc_lib.lab.tasks import EVAL_TASKS, TASKS, Batch, make_batch
 
-__all__ = ["TrainConfig", "Trained", "accuracy_by_position", "attention_maps", "fine_tune",
-           "train"]
+__all__ = ["TrainConfig", "Trained", "accuracy_by_position", "at_checkpoint", "attention_maps",
+           "fine_tune", "train"]
 
 
 @dataclass(frozen=True)
@@ -70,6 +70,7 @@ class Trained:
     extension: str = "none"
     factor: float = 1.0
     trained_length: int = 0
+    checkpoints: dict[int, Params] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
         self.trained_length = self.trained_length or self.tcfg.length
@@ -110,15 +111,17 @@ def _inputs(model: Trained, length: int, extension: str = "none", factor: float 
                            trained_length=model.trained_length)
 
 
-def _fit(model: Trained, pos: dict[str, Any], data_seed: int, progress: bool, desc: str
-         ) -> Trained:
-    """Train ``model.params`` for ``model.tcfg``; the loss is logged every 50 steps and last."""
+def _fit(model: Trained, pos: dict[str, Any], data_seed: int, progress: bool, desc: str,
+         keep: tuple[int, ...] = ()) -> Trained:
+    """Train ``model.params`` for ``model.tcfg``; the loss is logged every 50 steps and last,
+    and the parameters after each number of steps in ``keep`` go to ``checkpoints``."""
     cfg, tcfg = model.cfg, model.tcfg
     step = _step_function(cfg, tcfg)
     params, opt_state = model.params, _optimizer(tcfg).init(model.params)
     rng = np.random.default_rng([data_seed, tcfg.length, 1])
     losses = np.zeros(tcfg.steps)
     compile_seconds = 0.0
+    checkpoints: dict[int, Params] = {}
     start = time.perf_counter()
     bar = tqdm(range(tcfg.steps), desc=desc, disable=not progress, leave=True, mininterval=0.5)
     for i in bar:
@@ -131,9 +134,11 @@ def _fit(model: Trained, pos: dict[str, Any], data_seed: int, progress: bool, de
         losses[i] = float(loss) if (i % 50 == 0 or i == tcfg.steps - 1) else np.nan
         if i % 100 == 0:
             bar.set_postfix(loss=f"{losses[i]:.3f}")
+        if i + 1 in keep:
+            checkpoints[i + 1] = params
     jax.block_until_ready(params)
     return replace(model, params=params, losses=losses, seconds=time.perf_counter() - start,
-                   compile_seconds=compile_seconds)
+                   compile_seconds=compile_seconds, checkpoints=checkpoints)
 
 
 def _check_length(model_cfg: ModelConfig, length: int, minimum: int = 1) -> int:
@@ -183,8 +188,9 @@ def train(scheme: str, task: str, seed: int = 0, *, cfg: ModelConfig | None = No
 
 
 def fine_tune(model: Trained, extension: str, length: int, *, steps: int = 100,
-              progress: bool = True) -> Trained:
-    """Continue training a rotary model at ``length`` with a context extension (PI's recipe).
+              checkpoints: tuple[int, ...] = (), progress: bool = True) -> Trained:
+    """Continue training a rotary model at ``length`` with a context extension (PI's recipe),
+    or with ``extension="none"`` plainly at the new length (the control PI needs).
 
     Parameters
     ----------
@@ -195,7 +201,11 @@ def fine_tune(model: Trained, extension: str, length: int, *, steps: int = 100,
     length : int
         The new length L', from the trained length L to ``cfg.max_len``.
     steps : int, default 100
-        At the same peak learning rate, after a warm-up of min(10, steps) steps.
+        At the same peak learning rate, after a warm-up of min(10, steps - 1) steps.
+    checkpoints : tuple of int, default ()
+        Keep the parameters after each of these numbers of steps (1 .. ``steps``) in the
+        result's ``checkpoints``; :func:`at_checkpoint` makes a model of one of them. They are
+        points of one run, whose learning rate decays over all ``steps``.
     progress : bool, default True
 
     Returns
@@ -217,11 +227,22 @@ def fine_tune(model: Trained, extension: str, length: int, *, steps: int = 100,
     check_choice("extension", extension, EXTENSIONS)
     length = _check_length(model.cfg, length, minimum=model.tcfg.length)
     steps = check_int("steps", steps)
-    tcfg = replace(model.tcfg, steps=steps, length=length, warmup=min(10, steps))
+    keep = tuple(check_int("checkpoints", n) for n in checkpoints)
+    if any(n > steps for n in keep):
+        raise ValueError(f"checkpoints must be at most steps={steps}; got {keep}")
+    tcfg = replace(model.tcfg, steps=steps, length=length, warmup=min(10, steps - 1))
     factor = length / model.trained_length  # s = L' / L
     tuned = replace(model, tcfg=tcfg, extension=extension, factor=factor)
     return _fit(tuned, _inputs(tuned, length, extension, factor), model.seed + 1000, progress,
-                f"fine-tune {model.scheme} {extension} at {length}")
+                f"fine-tune {model.scheme} {extension} at {length}", keep)
+
+
+def at_checkpoint(model: Trained, steps: int) -> Trained:
+    """The model ``fine_tune`` kept after ``steps`` steps (its ``checkpoints``)."""
+    if steps not in model.checkpoints:
+        raise ValueError(f"steps must be one of the kept checkpoints "
+                         f"{sorted(model.checkpoints)}; got {steps!r}")
+    return replace(model, params=model.checkpoints[steps], checkpoints={})
 
 
 def _extension_and_factor(model: Trained, extension: str | None, length: int
