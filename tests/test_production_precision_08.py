@@ -8,18 +8,17 @@ and cast once, and the build steps are tried with their named mistakes.
 
 from __future__ import annotations
 
-import contextlib
-import io
 import re
 
 import ml_dtypes
 import numpy as np
 import pytest
 
-from posenc_lib.build_steps import Mistake, adopt
+from posenc_lib.build_steps import Mistake
 from posenc_lib.frequencies import inverse_frequencies
 from posenc_lib.precision import first_position_above, round_to_dtype, rounded_angles, sincos_error
-from tests.test_statements_07_11 import NB08, all_markdown, outputs_text, printed
+from tests.build_step_checks import assert_both_ways, assert_not_given_away
+from tests.test_statements_07_11 import NB08, all_markdown, printed
 from tools.notebook_cells import load, source, tags
 
 THETA32 = 10000.0 ** (-np.arange(0, 32, 2) / 32)
@@ -174,15 +173,7 @@ def test_build_steps_use_a_right_function_and_name_each_mistake(step: tuple) -> 
     cases, mistakes = defs[cases_name], defs[mistakes_name]
     assert "the cells below use yours" in printed(NB08, marker)
     mine = _solution(worked)[worked]
-    with contextlib.redirect_stdout(io.StringIO()):
-        assert adopt(mine, reference, cases, name=label, mistakes=mistakes) is mine
-    assert len(mistakes) >= 3
-    for mistake in mistakes:
-        out = io.StringIO()
-        with contextlib.redirect_stdout(out):
-            chosen = adopt(mistake.wrong, reference, cases, name=label, mistakes=mistakes)
-        assert chosen is reference, mistake.name
-        assert f"it looks like {mistake.name}" in out.getvalue(), mistake.name
+    assert_both_ways(mine, reference, cases, mistakes, label)
 
 
 # ------------------------------------------------------------------------ predictions
@@ -198,12 +189,4 @@ GIVE_AWAY = {
 
 @pytest.mark.parametrize("guess", list(GIVE_AWAY))
 def test_08_predictions_are_not_answered_above(guess: str) -> None:
-    cells = load(NB08)["cells"]
-    at = next(i for i, c in enumerate(cells) if source(c).startswith(f"{guess} = None"))
-    prompt = max(i for i in range(at) if source(cells[i]).startswith("**Predict"))
-    above_md = " ".join(source(c) for c in cells[:prompt] if c["cell_type"] == "markdown")
-    above_out = " ".join(outputs_text(c) for c in cells[:prompt] if c["cell_type"] == "code")
-    for word in GIVE_AWAY[guess]:
-        assert word not in above_md, (guess, word)
-        if any(ch.isdigit() for ch in word):
-            assert word not in above_out, (guess, word)
+    assert_not_given_away(NB08, guess, GIVE_AWAY[guess])
