@@ -10,17 +10,25 @@ Notebook: 08_numerical_precision.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from posenc_lib._checks import check_array, check_bool, check_choice, check_positions
+from posenc_lib._checks import (
+    check_array,
+    check_bool,
+    check_choice,
+    check_float,
+    check_int,
+    check_positions,
+)
 from posenc_lib.frequencies import angles
 
 __all__ = [
     "DTYPE_NAMES", "round_to_bfloat16", "round_to_dtype", "machine_epsilon", "spacing_at",
-    "rounded_angles", "angle_error", "sincos_error", "float32_bits",
+    "rounded_angles", "angle_error", "sincos_error", "first_position_above", "float32_bits",
 ]
 
 DTYPE_NAMES = ("float16", "bfloat16", "float32", "float64")
@@ -276,6 +284,81 @@ def sincos_error(
     # e = max(|sin(phi_hat) - sin(phi)|, |cos(phi_hat) - cos(phi)|)
     error = np.maximum(np.abs(sin_hat - np.sin(exact)), np.abs(cos_hat - np.cos(exact)))
     return np.asarray(error, dtype=np.float64)
+
+
+def first_position_above(inv_freq: ArrayLike, dtype_name: str, threshold: float, stop: int, *,
+                         error_function: Callable[..., Any] | None = None,
+                         chunk: int = 2**18) -> int | None:
+    """Return the first integer position whose sin/cos error exceeds ``threshold``.
+
+    Every integer position ``0 <= m < stop`` is checked, in order, none sampled.
+
+    Parameters
+    ----------
+    inv_freq : array_like, shape (n_pairs,)
+        Frequencies ``theta_i`` > 0.
+    dtype_name : {"float16", "bfloat16", "float32", "float64"}
+        Format of the angle, as for :func:`rounded_angles`.
+    threshold : float
+        Error to exceed, > 0.
+    stop : int
+        Positions scanned: ``0 .. stop - 1``.
+    error_function : callable, optional
+        ``f(positions, inv_freq, dtype_name)`` returning the error per position and pair;
+        default :func:`sincos_error`.
+    chunk : int, default 262144
+        Positions evaluated at once.
+
+    Returns
+    -------
+    int or None
+        The smallest position with an error > ``threshold`` in some pair; None if there is none.
+
+    Notes
+    -----
+    Since ``|sin a - sin b| <= |a - b|`` (cos too), a position whose angle error
+    ``|fl(fl(m) fl(theta_i)) - m theta_i|`` is at most ``threshold`` in every pair cannot exceed
+    it, so ``error_function`` is evaluated only at the other positions. With
+    ``fl(x) = x (1 + delta)``, ``|delta| <= u = eps / 2``, three roundings give
+    ``|phi_hat - phi| <= ((1 + u)^3 - 1) m theta_i``: pairs whose bound stays at most
+    ``threshold`` over a chunk are skipped there. The answer is that of evaluating everything.
+
+    Examples
+    --------
+    >>> first_position_above([1.0, 0.1], "float16", 0.1, 4096)
+    2049
+    """
+    theta = check_array("inv_freq", inv_freq, ndim=1)
+    if np.any(theta <= 0):
+        raise ValueError("inv_freq must be > 0 for every pair")
+    name = _check_dtype_name(dtype_name)
+    limit = check_float("threshold", threshold, greater_than=0.0)
+    end = check_int("stop", stop)
+    step = check_int("chunk", chunk)
+    error_function = sincos_error if error_function is None else error_function
+    u = machine_epsilon(name) / 2
+    start, size = 0, min(step, 1024)
+    while start < end:
+        positions = np.arange(start, min(start + size, end))
+        start, size = start + size, min(2 * size, step)   # small chunks first: early answers
+        # |phi_hat - phi| <= ((1 + u)^3 - 1) m theta_i: pairs that cannot exceed the threshold
+        live = theta[((1 + u) ** 3 - 1) * positions[-1] * theta > limit]
+        if live.size == 0:
+            continue
+        stored = round_to_dtype(positions, name)
+        beyond = np.zeros(positions.shape, dtype=bool)
+        with np.errstate(over="ignore", invalid="ignore"):
+            for pair in live:   # one pair at a time: short rows reduce slowly in NumPy
+                # |fl(fl(m) fl(theta_i)) - m theta_i|, inf where the format overflows
+                phi_hat = round_to_dtype(stored * round_to_dtype(pair, name), name)
+                beyond |= np.abs(phi_hat - positions * pair) > limit
+        candidates = positions[beyond]
+        if candidates.size == 0:
+            continue
+        above = np.asarray(error_function(candidates, live, name)).max(axis=1) > limit
+        if above.any():
+            return int(candidates[np.argmax(above)])
+    return None
 
 
 def float32_bits(values: ArrayLike) -> NDArray[np.int64]:

@@ -346,7 +346,7 @@ def test_float32_angles_at_llama_4_scouts_context() -> None:
     theta = np.where(2 * np.pi / theta > 8192, theta / 16, theta)
     near_2_20 = _float32_angle_error(np.arange(2**20 - 4096, 2**20), theta).max()
     near_1e7 = _float32_angle_error(np.arange(10**7 - 4096, 10**7), theta).max()
-    shown = printed(NB08, "compare(scout_error_guess")
+    shown = printed(NB08, "scout_error = angle_error(")
     assert f"below 10,000,000: worst error {near_1e7:.3f} rad" in shown
     assert f"below  1,048,576: worst error {near_2_20:.3f} rad" in shown
 
@@ -364,8 +364,9 @@ def test_float32_angles_depart_from_bfloat16s_gap_near_2_to_the_17() -> None:
     departs = int(positions[np.argmax(error > 2.0**-8)])
     shown = printed(NB08, "compare(recipe3_guess")
     assert f"recipe 3 departs from 2^-8 at position: {departs}" in shown
-    low, high = stated(r"Recipe 3 departs at the position printed above, between \$2\^\{(\d+)\}\$ "
-                       r"and \$2\^\{(\d+)\}\$", " ".join(all_markdown(NB08).split()), int)
+    text = " ".join(all_markdown(NB08).split())
+    low, high = stated(r"Recipe 3, production's, leaves it at the position printed above, between "
+                       r"\$2\^\{(\d+)\}\$ and \$2\^\{(\d+)\}\$", text, int)
     assert high == low + 1 and 2**low < departs < 2**high  # not "fine until 2^20"
 
 
