@@ -8,6 +8,7 @@ the stored output or the sentence. Predict prompts are checked for give-away wor
 from __future__ import annotations
 
 import json
+import math
 import re
 
 import numpy as np
@@ -142,3 +143,69 @@ def test_gamma_is_only_the_share_kept() -> None:
     assert "gamma = yarn_ramp" not in text
     assert r"with $\gamma$ the share kept" in text
     assert r"a weight $w_i$, the share interpolated ($w_i = 1 - \gamma$)" in text
+
+
+# --------------------------------------------------------------------------- 07: scorecard rows
+
+
+def scorecard_rows(cell: dict) -> dict[str, list[str]]:
+    lines = text_of(cell).splitlines()
+    return {line.split()[0]: line.split()[1:] for line in lines[1:] if line.strip()}
+
+
+def test_scorecard_has_shaw_and_t5_rows_consistent_with_the_summary() -> None:
+    _, card = cell_with(NB07, "scorecard(SCHEMES + BIAS_SCHEMES", "code")
+    rows = scorecard_rows(card)
+    # independent: Shaw's row index clip(j - i, -16, 16) + 16 and T5's bucket by integer arithmetic
+    trained, longer = 64, 192
+    shaw_far = {min(max(-k, -16), 16) + 16 for k in range(trained, longer)}      # keys behind
+    t5_seen = {min(8 + (n * n // 64).bit_length() - 1, 15) if n >= 8 else n for n in range(trained)}
+    t5_far = {min(8 + (n * n // 64).bit_length() - 1, 15) for n in range(trained, longer)}
+    assert len(shaw_far) == 1                    # every far key shares one end row: no new code
+    assert not t5_far <= t5_seen                 # far keys reach buckets training never filled
+    for scheme in ("shaw", "t5"):
+        # unique, length-free, bounded, deterministic, extends, relative
+        assert rows[scheme] == ["no", "yes", "yes", "no", "no", "yes"], scheme
+    extends = {name: row[4] for name, row in rows.items()}
+    assert [name for name, value in extends.items() if value == "yes"] == ["alibi"]
+    summary = flat(source(cell_with(NB07, "## Summary")[1]))
+    assert "Scored dimension by dimension, only ALiBi extends" in summary
+    reading = flat(source(cell_with(NB07, "Reading the new rows")[1]))
+    assert "**shaw** and **t5** are scored on their table rows and buckets" in reading
+    assert "extend by clipping or the last bucket" not in reading
+
+
+# --------------------------------------------------------------------------- 07: newer biases
+
+
+def test_newer_biases_printed_numbers() -> None:
+    k, cell = cell_with(NB07, "from posenc_lib.bias_variants import", "code")
+    out = text_of(cell)
+    assert "KERPLE's power kernel with r2 = 1 is ALiBi: True" in out
+    for n in (64, 256):
+        # psi(n - 1) / psi(max(0, n - 1)) for the farthest key: exactly 1
+        value = math.log(n - 1 + 1) / math.log(max(0, n - 1) + 1)
+        assert f"FIRE's input for the farthest key of {n} tokens: {value:.3f}" in out
+    cells = cells_of(NB07)
+    out2 = text_of(cells[k + 1])
+    assert "every gate open: p = i - j + 1 for the last query: True" in out2
+    zeta = lambda i, d=128: (2 * i / d + 0.4) / 1.4  # noqa: E731  xPos's zeta_i
+    assert (f"xPos at distance 512: pair 0 x {zeta(0):.4f}, pair 63 x {zeta(63):.4f}; "
+            f"at 4096: {zeta(0) ** 8:.2e}, {zeta(63) ** 8:.4f}") in out2
+    # CoPE with random gates: the first key counts between 0 and 64, near half of 64
+    counted = float(re.search(r"first key counts as position ([\d.]+), not 64", out2).group(1))
+    assert 16 < counted < 48
+    text = flat("\n".join(source(c) for c in cells if c["cell_type"] == "markdown"))
+    for cite in ("KERPLE** (Chi et al., 2022)", "FIRE** (Li et al., 2023)",
+                 "xPos** (Sun et al., 2022)", "CoPE** (Golovneva et al., 2024)"):
+        assert cite in text
+    assert "**illustrative**" in text
+
+
+def test_flex_attention_score_mod_equals_materialised_biases() -> None:
+    _, cell = cell_with(NB07, "slopes8, table8 = alibi_slopes(8)", "code")
+    assert "def alibi_mod(score, b, h, q_idx, kv_idx)" in source(cell)
+    assert "def t5_mod(score, b, h, q_idx, kv_idx)" in source(cell)
+    out = text_of(cell)
+    for name in ("ALiBi", "T5"):
+        assert f"{name}: score_mod, tile by tile == score + materialised bias: True" in out
