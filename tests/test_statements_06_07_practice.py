@@ -209,3 +209,60 @@ def test_flex_attention_score_mod_equals_materialised_biases() -> None:
     out = text_of(cell)
     for name in ("ALiBi", "T5"):
         assert f"{name}: score_mod, tile by tile == score + materialised bias: True" in out
+
+
+# --------------------------------------------------------------------------- 06: remapping, LongRoPE2, engines
+
+
+def test_remapping_table_of_the_running_example() -> None:
+    _, cell = cell_with(NB06, "from posenc_lib.remapping import", "code")
+    out = text_of(cell)
+    last, trained = 32767, 4096
+    # independent: Self-Extend with G = 16, w = 1024; DCA with chunk 3072, local 256 (loops)
+    def self_extend(j: int) -> int:
+        return last - j if last - j < 1024 else last // 16 - j // 16 + 1024 - 1024 // 16
+
+    def dca(j: int) -> int:
+        c = 3072 - 256
+        apart = last // c - j // c
+        query = last % c if apart == 0 else min(last % c + c, 3072) if apart == 1 else min(2 * c - 1, 3072)
+        return query - j % c
+
+    shown = (0, 1023, 1024, 1040, 2816, 5000, 32767)
+    for name, fn in (("Self-Extend", self_extend), ("DCA", dca)):
+        values = [fn(last - x) for x in shown]
+        largest = max(fn(j) for j in range(last + 1))
+        line = f"{name:>13s}" + "".join(f"{v:>7d}" for v in values)
+        assert line + f"   largest {largest}, below L: {largest < trained}" in out
+    assert f"reaches (L - w) G + w = {(trained - 1024) * 16 + 1024} tokens" in out
+    text = flat(source(cell_with(NB06, "Both keep every distance the model sees below")[1]))
+    assert "(5000 back looks nearer than 2816)" in text and dca(last - 5000) < dca(last - 2816)
+
+
+def test_longrope2_closest_sourced_factors() -> None:
+    _, cell = cell_with(NB06, 'phi4 = PRESETS["phi-4-mini"]', "code")
+    from posenc_lib.presets import PRESETS  # the published list, the source of the numbers
+    phi4 = PRESETS["phi-4-mini"]
+    factors = phi4["rope_scaling"]["long_factor"]
+    s = 131072 / 4096
+    turns = [4096 * 10000.0 ** (-2 * i / 96) / (2 * math.pi) for i in range(48)]
+    critical = next(i for i, r in enumerate(turns) if r < 1)
+    reach = next(i for i, f in enumerate(factors) if f >= s)
+    assert (f"first pair with r < 1: {critical}; first pair with f >= s: {reach}"
+            in text_of(cell))
+    assert critical - reach == 3
+    assert "three pairs before the theoretical critical pair" in flat(
+        source(cell_with(NB06, "The searched factors reach")[1]))
+    assert round(factors[-2] / s, 1) == 1.4 and round(factors[-1] / s, 1) == 1.5
+
+
+def test_engine_table_vllm_dynamic_is_unscaled() -> None:
+    _, cell = cell_with(NB06, "factor_dyn = s", "code")
+    factor, trained = 8.0, 4096
+    hf = factor * (factor * trained) / trained - (factor - 1)    # transformers at l = 8L
+    vllm = (trained * factor) / trained - (factor - 1)          # vLLM's static formula
+    assert f"transformers {hf:g} (at l = L'), vLLM {vllm:g}" in text_of(cell)
+    assert vllm == 1 and hf == 57
+    table = flat(source(cell_with(NB06, "The searched factors reach")[1]))
+    assert "`dynamic_ntk_scaling_rope.py`, commit 3cfbaf33" in table
+    assert "`yarn_scaling_rope.py`, commit 0cd57848" in table
