@@ -101,7 +101,8 @@ def dual_chunk_distances(query: int, keys: Any, *, chunk_size: int,
     array([0, 4, 2, 5])
     """
     i, j = _positions(query, keys)
-    chunk_size, local_size = check_int("chunk_size", chunk_size), check_int("local_size", local_size)
+    chunk_size = check_int("chunk_size", chunk_size)
+    local_size = check_int("local_size", local_size)
     c = chunk_size - local_size
     if c < 1:
         raise ValueError(f"local_size must be < chunk_size={chunk_size}; got {local_size}")

@@ -14,8 +14,15 @@ import numpy as np
 import pytest
 
 from posenc_lib.bias import alibi_bias, alibi_slopes, t5_bias, t5_relative_position_bucket
-from posenc_lib.bias_variants import (causal_distance, cope_bias, cope_positions, fire_bias,
-                                      flex_scores, kerple_bias, xpos_decay)
+from posenc_lib.bias_variants import (
+    causal_distance,
+    cope_bias,
+    cope_positions,
+    fire_bias,
+    flex_scores,
+    kerple_bias,
+    xpos_decay,
+)
 
 
 @pytest.mark.parametrize("kind,r1,r2", [("log", 1.5, 0.5), ("log", 0.2, 3.0), ("power", 0.7, 1.3)])

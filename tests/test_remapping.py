@@ -27,7 +27,8 @@ def test_self_extend_matches_grouped_positions(n: int, group: int, window: int) 
 def test_self_extend_reach_formula() -> None:
     trained, group, window = 4096, 16, 1024
     reach = (trained - window) * group + window
-    assert self_extend_distances(reach - 1, np.arange(reach), group=group, window=window).max() < trained
+    seen = self_extend_distances(reach - 1, np.arange(reach), group=group, window=window)
+    assert seen.max() < trained
     too_far = reach + group
     assert self_extend_distances(too_far - 1, [0], group=group, window=window)[0] >= trained
 
@@ -38,7 +39,8 @@ def test_dual_chunk_matches_vllm_position_caches(chunk_size: int, local_size: in
     q_t = list(range(c))
     qc_t = [min(t + c, chunk_size) for t in range(c)]
     for i in (5 * c + 2, 3 * c - 1, c // 2):
-        got = dual_chunk_distances(i, np.arange(i + 1), chunk_size=chunk_size, local_size=local_size)
+        got = dual_chunk_distances(i, np.arange(i + 1), chunk_size=chunk_size,
+                                   local_size=local_size)
         for j in range(i + 1):
             if i // c == j // c:
                 query = q_t[i % c]

@@ -51,7 +51,7 @@ def cell_with(path, start: str, kind: str | None = None) -> tuple[int, dict]:
 
 
 def above(path, index: int, *, outputs: bool = True) -> str:
-    """Markdown (and, with ``outputs``, printed outputs) of the cells above ``index``, lowercased."""
+    """Markdown (and, with ``outputs``, printed outputs) above ``index``, lowercased."""
     parts = []
     for c in cells_of(path)[:index]:
         if c["cell_type"] == "markdown":
@@ -171,7 +171,8 @@ def test_scorecard_has_shaw_and_t5_rows_consistent_with_the_summary() -> None:
     summary = flat(source(cell_with(NB07, "## Summary")[1]))
     assert "Scored dimension by dimension, only ALiBi extends" in summary
     reading = flat(source(cell_with(NB07, "Reading the new rows")[1]))
-    assert "**shaw** and **t5** are scored on their table rows and buckets" in reading
+    assert ("**shaw** and **t5**, scored on their table rows and buckets, are relative and "
+            "learned, and do *not extend*") in reading
     assert "extend by clipping or the last bucket" not in reading
 
 
@@ -211,7 +212,7 @@ def test_flex_attention_score_mod_equals_materialised_biases() -> None:
         assert f"{name}: score_mod, tile by tile == score + materialised bias: True" in out
 
 
-# --------------------------------------------------------------------------- 06: remapping, LongRoPE2, engines
+# ------------------------------------------------------------ 06: remapping, LongRoPE2, engines
 
 
 def test_remapping_table_of_the_running_example() -> None:
@@ -225,7 +226,10 @@ def test_remapping_table_of_the_running_example() -> None:
     def dca(j: int) -> int:
         c = 3072 - 256
         apart = last // c - j // c
-        query = last % c if apart == 0 else min(last % c + c, 3072) if apart == 1 else min(2 * c - 1, 3072)
+        if apart == 0:
+            query = last % c
+        else:
+            query = min(last % c + c, 3072) if apart == 1 else min(2 * c - 1, 3072)
         return query - j % c
 
     shown = (0, 1023, 1024, 1040, 2816, 5000, 32767)
@@ -266,3 +270,140 @@ def test_engine_table_vllm_dynamic_is_unscaled() -> None:
     table = flat(source(cell_with(NB06, "The searched factors reach")[1]))
     assert "`dynamic_ntk_scaling_rope.py`, commit 3cfbaf33" in table
     assert "`yarn_scaling_rope.py`, commit 0cd57848" in table
+
+
+# --------------------------------------------------------------------------- build steps (issue 32)
+
+
+def build_step_calls(path, marker: str, namespace: dict) -> list[dict]:
+    """Run a notebook's adopt cell with a recording adopt: one dict per adopt(...) call."""
+    from posenc_lib.build_steps import Mistake
+    calls: list[dict] = []
+
+    def recording_adopt(yours, reference, cases, *, name, mistakes=()):
+        calls.append({"yours": yours, "reference": reference, "cases": cases, "name": name,
+                      "mistakes": list(mistakes)})
+        return reference
+
+    _, cell = cell_with(path, marker, "code")
+    body = "\n".join(line for line in source(cell).splitlines()
+                     if not line.startswith("from posenc_lib.build_steps import"))
+    exec(body, namespace | {"Mistake": Mistake, "adopt": recording_adopt})
+    assert "the cells below use yours" in text_of(cell)
+    return calls
+
+
+def check_both_ways(path, stub_start: str, calls: list[dict], solution_ns: dict, capsys) -> None:
+    from posenc_lib.build_steps import adopt
+    for call in calls:
+        assert len(call["mistakes"]) >= 1, call["name"]
+        for mistake in call["mistakes"]:  # a wrong version is named and the library takes over
+            chosen = adopt(mistake.wrong, call["reference"], call["cases"], name=call["name"],
+                           mistakes=call["mistakes"])
+            out = capsys.readouterr().out
+            assert chosen is call["reference"] and f"it looks like {mistake.name}" in out
+        worked = solution_ns[call["yours"].__name__]   # the source notebook's worked version
+        assert adopt(worked, call["reference"], call["cases"], name=call["name"]) is worked
+        capsys.readouterr()
+    stub_ns: dict = {}
+    exec(source(cell_with(path, stub_start, "code")[1]), stub_ns)
+    for call in calls:
+        assert adopt(stub_ns[call["yours"].__name__], call["reference"], call["cases"],
+                     name=call["name"]) is call["reference"]
+        assert "not written yet" in capsys.readouterr().out
+
+
+def solution_namespace(path, marker: str, extra: dict) -> dict:
+    cell = next(c for c in cells_of(path) if "solution" in c.get("metadata", {}).get("tags", [])
+                and marker in source(c))
+    namespace = dict(extra)
+    exec(source(cell), namespace)
+    return namespace
+
+
+def test_06_build_steps_pi_ntk_yarn_both_ways(capsys) -> None:
+    from posenc_lib import scaling
+    from posenc_lib.frequencies import inverse_frequencies
+    base_ns = {"np": np, "inverse_frequencies": inverse_frequencies,
+               "linear_inv_freq": scaling.linear_inv_freq, "ntk_inv_freq": scaling.ntk_inv_freq,
+               "yarn_inv_freq": scaling.yarn_inv_freq, "llama3_inv_freq": scaling.llama3_inv_freq}
+    solved = solution_namespace(NB06, "def yarn_by_me", base_ns)
+    mine = {k: solved[k] for k in ("pi_by_me", "ntk_by_me", "yarn_by_me")}
+    calls = build_step_calls(NB06, "from posenc_lib.build_steps import Mistake, adopt",
+                             base_ns | mine)
+    assert [c["name"] for c in calls] == [
+        "PI frequencies", "NTK-aware frequencies", "YaRN frequencies"]
+    # independent: the formulas written another way, on the notebook's cases
+    for call in calls:
+        for case in call["cases"]:
+            d, base, s = case["d"], case["base"], case["s"]
+            theta = np.array([base ** (-2 * i / d) for i in range(d // 2)])
+            want = {"PI frequencies": theta / s,
+                    "NTK-aware frequencies": theta * s ** (-2 * np.arange(d // 2) / (d - 2))}
+            if call["name"] in want:
+                assert np.allclose(call["reference"](**case), want[call["name"]], rtol=1e-12)
+    check_both_ways(NB06, "def pi_by_me(d, base, s):", calls, solved, capsys)
+    _, chart = cell_with(NB06, "METHODS = tuple(", "code")
+    for name in ("my_pi(", "my_ntk(", "my_yarn("):
+        assert name in source(chart)
+
+
+# ------------------------------------------------------------ predictions not answered above
+
+GIVEAWAYS_06 = {
+    "**Predict.** Pair 0 makes about 650 turns": ["18 pairs", "eighteen", "from pair 46",
+                                                   "r < 1: 18"],
+    "**Predict.** In training, the key 5 tokens behind": ["0.625", "5/8", "5/s", "five eighths"],
+    "**Predict.** Llama 3.1 blends the pairs": ["6 pairs", "six pairs", "blend: 6"],
+    "**Predict.** Of `default`, `linear`, `ntk`": ["leave a sliver", "0.05 %", "0.05%",
+                                                   "leave only a sliver"],
+    "**Predict.** At 8 times the trained length": ["recalls least", "recalls less", "least recall",
+                                                  "worse than no scaling"],
+}
+GIVEAWAYS_07 = {
+    "**Predict.** From which distance $n$ on does the encoder's last bucket": [
+        "91 and beyond", "from 91", "starts at 91", "ninety-one"],
+    "**Predict.** With 8 heads, the flattest head": ["177", "halves after", "ln 2 / m"],
+    "**Predict.** Seven copies of one word": ["outputs are identical", "seven causal outputs",
+                                              "average of copies of one value"],
+    "**Predict.** A model trained on 512 tokens meets position 600": [
+        "only the lookup table runs out", "only the learned", "position 600 has no row"],
+}
+
+
+def test_every_prompt_of_06_and_07_has_give_away_words_not_above_it() -> None:
+    for path, giveaways in ((NB06, GIVEAWAYS_06), (NB07, GIVEAWAYS_07)):
+        prompts = [source(c) for c in main_path(path) if source(c).startswith("**Predict")]
+        assert len(prompts) == len(giveaways), path.name   # a new prompt needs its words here
+        for start, words in giveaways.items():
+            k, _ = cell_with(path, start, "markdown")
+            text = above(path, k)
+            for word in words:
+                assert word.lower() not in text, (path.name, start, word)
+
+
+def test_07_build_steps_alibi_bias_and_t5_bucket_both_ways(capsys) -> None:
+    from posenc_lib.bias import alibi_bias, alibi_slopes, t5_relative_position_bucket
+    base_ns = {"np": np, "alibi_bias": alibi_bias, "alibi_slopes": alibi_slopes,
+               "t5_relative_position_bucket": t5_relative_position_bucket}
+    solved = solution_namespace(NB07, "def t5_bucket_by_me", base_ns)
+    solved |= solution_namespace(NB07, "def alibi_bias_by_me", base_ns)
+    ns = base_ns | {k: solved[k] for k in ("t5_bucket_by_me", "alibi_bias_by_me")}
+    t5_calls = build_step_calls(NB07, "from posenc_lib.build_steps import Mistake, adopt", ns)
+    from posenc_lib.build_steps import Mistake
+    alibi_calls = build_step_calls(NB07, "alibi_cases = [", ns | {"Mistake": Mistake})
+    calls = t5_calls + alibi_calls
+    assert [c["name"] for c in calls] == ["T5 bucket", "ALiBi bias"]
+    # independent: ALiBi by loops; T5's encoder buckets by integer arithmetic (no logarithm)
+    case = alibi_calls[0]["cases"][0]
+    want = np.array([[[-m * (i - j) if j <= i else -np.inf for j in range(case["length"])]
+                      for i in range(case["length"])] for m in case["slopes"]])
+    assert np.array_equal(alibi_calls[0]["reference"](**case), want)
+    r = t5_calls[0]["cases"][0]["relative_position"]
+    n = np.abs(r)
+    by_int = [x if x < 8 else min(8 + (x * x // 64).bit_length() - 1, 15) for x in n.tolist()]
+    assert np.array_equal(t5_calls[0]["reference"](r), np.where(r > 0, 16, 0) + np.array(by_int))
+    check_both_ways(NB07, "def t5_bucket_by_me(relative_position):", t5_calls, solved, capsys)
+    check_both_ways(NB07, "def alibi_bias_by_me(slopes, length):", alibi_calls, solved, capsys)
+    assert "my_t5_bucket(offsets)" in source(cell_with(NB07, "offsets = np.arange(-160, 161)")[1])
+    assert "my_alibi_bias(slopes, 12)" in source(cell_with(NB07, "bias = my_alibi_bias")[1])
