@@ -212,8 +212,8 @@ def cope_positions(scores: Any) -> Array:
     s = check_array("scores", scores, ndim=2)
     if s.shape[0] != s.shape[1]:
         raise ValueError(f"scores must be square (n, n); got shape {s.shape}")
-    # g_ij = sigmoid(q_i . k_j), masked above the diagonal
-    gates = np.tril(1.0 / (1.0 + np.exp(-s)))
+    # g_ij = sigmoid(q_i . k_j) = (1 + tanh(s/2)) / 2 (no overflow), masked above the diagonal
+    gates = np.tril(0.5 * (1.0 + np.tanh(s / 2.0)))
     # p_ij = sum_{t >= j} g_it: a cumulative sum from the right
     return np.asarray(np.cumsum(gates[:, ::-1], axis=1)[:, ::-1], dtype=np.float64)
 
