@@ -1,7 +1,8 @@
 """The running scorecard: candidate position encodings against what a good encoding needs.
 
 Every "yes" or "no" is computed on the codes a scheme gives positions (the ``check_*``
-functions); ALiBi, which has only a bias per offset, is checked on its bias matrix.
+functions); ALiBi, Shaw and T5, which act per offset inside attention, are checked on their
+matrices of offset codes (ALiBi's bias, Shaw's table row, T5's bucket).
 :func:`parameter_count` adds what each scheme costs in parameters.
 
 Notebooks: 00_why_position opens it; 01_binary_counting, 02_sinusoidal_formula and
@@ -19,19 +20,22 @@ import numpy as np
 from numpy.typing import NDArray
 
 from posenc_lib._checks import check_choice, check_even, check_int
-from posenc_lib.bias import alibi_bias
+from posenc_lib.bias import alibi_bias, shaw_relative_index, t5_relative_position_bucket
 from posenc_lib.binary import binary_table
 from posenc_lib.learned import learned_table
 from posenc_lib.sinusoidal import sinusoidal_encoding_at
 
 __all__ = [
-    "COST_SCHEMES", "parameter_count", "CRITERIA", "SCHEMES", "CannotEncode", "Scorecard",
+    "BIAS_SCHEMES", "COST_SCHEMES", "parameter_count", "CRITERIA", "SCHEMES", "CannotEncode",
+    "Scorecard",
     "encode", "evaluate", "scorecard",
 ]
 
 SCHEMES: tuple[str, ...] = (
     "integer", "normalised", "binary", "sinusoidal", "learned", "rope", "alibi",
 )  # fmt: skip
+BIAS_SCHEMES: tuple[str, ...] = ("shaw", "t5")  # learned offset terms, rows of notebook 07
+_SHAW_K = 16  # Shaw's clipping distance k, as in the cost table
 
 CRITERIA: dict[str, str] = {
     "unique": "every position gets its own code",
@@ -180,17 +184,50 @@ def check_relative(codes: Codes, k: int = 3) -> bool:
     return bool(residual < 1e-6 * max(1.0, float(np.sqrt(np.mean(targets**2)))))
 
 
-def _alibi_row() -> dict[str, bool]:
-    """ALiBi checked on its bias matrices: it encodes offsets, never absolute positions."""
-    small, large = _alibi(5), _alibi(50)
+def _offset_codes(scheme: str, length: int) -> NDArray[np.float64]:
+    """What ``scheme`` adds for query i and key j, shape (length, length): ALiBi's bias
+    (symmetric, slope 1/2), Shaw's table row ``clip(j - i, -k, k) + k``, T5's bucket of j - i."""
+    if scheme == "alibi":
+        return _alibi(length)
+    if scheme == "shaw":
+        return shaw_relative_index(length, max_relative_position=_SHAW_K).astype(np.float64)
+    offsets = np.subtract.outer(np.arange(length), np.arange(length))  # i - j
+    return t5_relative_position_bucket(-offsets).astype(np.float64)
+
+
+def _extends_by_offset(scheme: str, learned: bool) -> bool:
+    """A 3L-token input contains the L-token codes, and the keys further back than training saw
+    (i - j >= L) get codes that tell them apart; a learned scheme must also use only codes
+    training saw."""
+    trained, longer = _offset_codes(scheme, _LENGTH), _offset_codes(scheme, 3 * _LENGTH)
+    offsets = np.subtract.outer(np.arange(3 * _LENGTH), np.arange(3 * _LENGTH))
+    unseen = {int(k): longer[offsets == k][0] for k in np.unique(offsets) if k >= _LENGTH}
+    fresh = len(set(unseen.values())) == len(unseen)
+    trained_codes = set(np.unique(trained).tolist())
+    shaped = not learned or set(unseen.values()) <= trained_codes
+    return bool(np.array_equal(longer[:_LENGTH, :_LENGTH], trained) and fresh and shaped)
+
+
+def _offset_row(scheme: str) -> dict[str, bool]:
+    """A scheme that acts per offset, checked on its matrices: it encodes offsets, never
+    absolute positions. Shaw's and T5's values are learned (a table row, a bucket's number)."""
+    learned = scheme in BIAS_SCHEMES
+    small, large = _offset_codes(scheme, 5), _offset_codes(scheme, 50)
     offsets = np.subtract.outer(np.arange(50), np.arange(50))
     toeplitz = all(np.ptp(large[offsets == k]) == 0 for k in range(-49, 50))
+    if learned:  # values table[code]: two random starts give the same values only if fixed
+        draws = [learned_table(64, 1, seed=seed)[large.astype(int), 0] for seed in (0, 1)]
+        bounded = len(np.unique(_offset_codes(scheme, 1024))) == len(
+            np.unique(_offset_codes(scheme, 3 * _LENGTH)))  # the codes used stop growing
+    else:
+        draws = [_offset_codes(scheme, 50), large]
+        bounded = bool(np.abs(large).max() <= np.abs(small).max())
     return {
         "unique": False,  # every query row is the same function of the offset: no absolute code
         "length-free": bool(np.array_equal(small, large[:5, :5])),
-        "bounded": bool(np.abs(large).max() <= np.abs(small).max()),
-        "deterministic": bool(np.array_equal(_alibi(50), large)),
-        "extends": bool(np.array_equal(_alibi(200)[:50, :50], large)),
+        "bounded": bounded,
+        "deterministic": bool(np.array_equal(*draws)),
+        "extends": _extends_by_offset(scheme, learned),
         "relative": toeplitz,
     }
 
@@ -201,7 +238,7 @@ def evaluate(scheme: str, *, per_dimension: bool = False) -> dict[str, bool]:
     Parameters
     ----------
     scheme : str
-        One of :data:`SCHEMES`.
+        One of :data:`SCHEMES` or :data:`BIAS_SCHEMES`.
     per_dimension : bool, default False
         Score "extends" per dimension (see :func:`check_extends`).
 
@@ -212,16 +249,19 @@ def evaluate(scheme: str, *, per_dimension: bool = False) -> dict[str, bool]:
 
     Notes
     -----
-    Every entry is a ``check_*`` computation (ALiBi's on its bias matrices).
+    Every entry is a ``check_*`` computation; ALiBi, Shaw and T5 are checked on their matrices
+    of offset codes (bias, table row, bucket), "extends" as: a longer input contains the trained
+    matrix, and offsets never seen get codes that tell them apart (and that training saw, for the
+    learned Shaw and T5).
 
     Examples
     --------
     >>> evaluate("sinusoidal")["relative"]
     True
     """
-    scheme = check_choice("scheme", scheme, SCHEMES)
-    if scheme == "alibi":
-        return _alibi_row()
+    scheme = check_choice("scheme", scheme, SCHEMES + BIAS_SCHEMES)
+    if scheme == "alibi" or scheme in BIAS_SCHEMES:
+        return _offset_row(scheme)
 
     def codes(positions: Sequence[int], sentence: int, trained: int) -> NDArray[np.float64]:
         return encode(scheme, positions, sentence_length=sentence, trained_length=trained)
@@ -245,6 +285,11 @@ class Scorecard:
 
     results: dict[str, dict[str, bool]]
 
+    @property
+    def rows(self) -> tuple[str, ...]:
+        """Every scheme of :data:`SCHEMES`, then the bias schemes filled in (notebook 07)."""
+        return SCHEMES + tuple(s for s in BIAS_SCHEMES if s in self.results)
+
     def _cell(self, scheme: str, criterion: str) -> str:
         if scheme not in self.results:
             return "·"
@@ -254,7 +299,7 @@ class Scorecard:
         names = list(CRITERIA)
         width = max(len(s) for s in SCHEMES)
         lines = [" " * width + "  " + "  ".join(f"{n:>13}" for n in names)]
-        for scheme in SCHEMES:
+        for scheme in self.rows:
             cells = "  ".join(f"{self._cell(scheme, n):>13}" for n in names)
             lines.append(f"{scheme:<{width}}  {cells}")
         return "\n".join(lines)
@@ -265,7 +310,7 @@ class Scorecard:
             f'<th title="{html.escape(text)}">{name}</th>' for name, text in CRITERIA.items()
         )
         rows = []
-        for scheme in SCHEMES:
+        for scheme in self.rows:
             cells = "".join(
                 f'<td style="background:{colours[c]};text-align:center">{c}</td>'
                 for c in (self._cell(scheme, n) for n in CRITERIA)
@@ -280,7 +325,8 @@ def scorecard(schemes: Iterable[str] = SCHEMES, *, per_dimension: bool = False) 
     Parameters
     ----------
     schemes : iterable of str
-        The candidates earned so far, from :data:`SCHEMES`; the other rows show "·".
+        The candidates earned so far, from :data:`SCHEMES` (the other rows show "·") or
+        :data:`BIAS_SCHEMES` (rows added below them).
     per_dimension : bool, default False
         As in :func:`evaluate`.
 
@@ -299,7 +345,7 @@ def scorecard(schemes: Iterable[str] = SCHEMES, *, per_dimension: bool = False) 
     >>> card.results["integer"]["bounded"], card.results["normalised"]["bounded"]
     (False, True)
     """
-    chosen = [check_choice("schemes", s, SCHEMES) for s in schemes]
+    chosen = [check_choice("schemes", s, SCHEMES + BIAS_SCHEMES) for s in schemes]
     return Scorecard({s: evaluate(s, per_dimension=per_dimension) for s in chosen})
 
 

@@ -31,6 +31,8 @@ MATH_MODULES = [
     "attention",
     "rope",
     "scaling",
+    "bias_variants",
+    "remapping",
     "precision",
     "low_precision",
     "scorecard",

@@ -133,8 +133,8 @@ def test_yarn_ramp_runs_from_pair_20_to_46() -> None:
 def test_yarn_ramps_pairs_that_have_seen_every_angle() -> None:
     text = markdown()
     assert "to preserve the local resolution" in text
-    alpha, beta = stated(r"the pairs with \$(\d+) \\le r_i \\le (\d+)\$ have been round their "
-                         r"whole circle, yet are partly interpolated", text)
+    alpha, beta = 1, 32  # beta_slow and beta_fast, as the YaRN section states them
+    assert r"$r_i > \beta$ (`beta_fast`, 32)" in text and r"$r_i < \alpha$ (`beta_slow`, 1)" in text
     middle = (turns() >= alpha) & (turns() <= beta)
     assert middle.any()
     assert np.all((L - 1) * theta()[middle] >= 2 * math.pi)  # every angle seen in training
@@ -196,15 +196,15 @@ def test_resolution_numbers_of_the_prose() -> None:
     fast = turns() >= 32
     assert f"keeps $1/s = {1 / S}$ of the resolution" in text
     assert rows["linear"][1:5] == [f"{1 / S:.3f}", "rad", f"{1 / S:.3f}", f"{1 / S:.3f}"]
-    assert "keep all of it (1.000) on the fast pairs" in text
+    assert "keep all of it (1.000) with the same 0.05 % unseen" in text
     assert rows["yarn"][3:5] == rows["llama3"][3:5] == ["1.000", "1.000"]
     slowest_fast = np.flatnonzero(fast)[-1]
     ntk_kept = S ** (-2 * slowest_fast / (D - 2))  # theta'_i / theta_i = s^(-2i/(d-2))
-    assert f"slowest fast pair ({ntk_kept:.3f})" in text
+    assert f"**ntk** and **dynamic** keep {ntk_kept:.3f}" in text
     assert rows["ntk"][4] == rows["dynamic"][4] == f"{ntk_kept:.3f}"
     for method, percent in (("linear", "0.05"), ("ntk", "5.61"), ("default", "17.68")):
         assert rows[method][5] == f"{percent}%"
-    assert "the same 0.05 % as PI" in text and "5.61 % of the angles" in text
+    assert "leave 5.61 % unseen" in text
     assert rows["default"][4] == "1.000"
 
 
@@ -291,7 +291,7 @@ def test_freq_scale_keeps_the_slowest_pair_in_range_up_to_s_times_l_minus_1() ->
 
 
 def test_exactly_the_slow_pairs_are_hit_past_l() -> None:
-    assert "Exactly the pairs that never completed a turn are hit" in markdown()
+    assert "Exactly the pairs with $r_i < 1$ are hit, right after $L$" in markdown()
     assert f"in {np.sum(turns() < 1)} pairs" in output_of("0dba355e")
 
 
@@ -317,7 +317,7 @@ def test_causal_offsets_are_the_positions() -> None:
     every = offsets == set(range(min(offsets), max(offsets) + 1))
     assert (f"causal offsets of a {n}-token sequence are {min(offsets)}..{max(offsets)}: {every}"
             in output_of("0dba355e"))
-    assert r"depends on $(m - n)\theta_i$" in markdown()
+    assert r"depends on the offset $(m - n)\theta_i$" in markdown()
 
 
 def test_predict_reveals_match_independent_values() -> None:

@@ -310,7 +310,7 @@ def test_rope_does_not_extend_per_dimension() -> None:
     seen = np.sin(np.arange(64) * theta_slow)
     unseen = np.sin(np.arange(128, 192) * theta_slow)
     beyond = unseen.max() > seen.max() + 0.01 * 2  # beyond the 1% slack of the [-1, 1] span
-    shown = printed(NB07, "scorecard(per_dimension=True)")
+    shown = printed(NB07, "scorecard(SCHEMES + BIAS_SCHEMES, per_dimension=True)")
     rows = {line.split()[0]: line.split()[1:] for line in shown.splitlines()[1:]}
     extends = list(CRITERIA).index("extends")
     assert rows["rope"][extends] == rows["sinusoidal"][extends] == ("no" if beyond else "yes")

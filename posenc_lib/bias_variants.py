@@ -1,0 +1,313 @@
+"""Newer relative schemes beside ALiBi and T5: FIRE, KERPLE, xPos and CoPE, and FlexAttention's
+``score_mod`` as engines run such biases.
+
+Each function returns the term a scheme adds to (or multiplies into) the attention score of a
+causal model, for query ``i`` and key ``j <= i``; bias arrays have shape ``(n_queries, n_keys)``
+for one head. Where a scheme learns its parameters (FIRE's MLP, KERPLE's ``r1, r2``, CoPE's
+position embeddings) the caller passes them: notebook 07 uses illustrative values, not trained
+ones. xPos's constants (0.4 and 512) are the published defaults.
+
+References: Li et al., "Functional Interpolation for Relative Positions Improves Long Context
+Transformers" (FIRE), ICLR 2024, arXiv:2310.04418; Chi, Fan, Ramadge, Rudnicky, "KERPLE:
+Kernelized Relative Positional Embedding for Length Extrapolation", NeurIPS 2022,
+arXiv:2205.09921; Sun et al., "A Length-Extrapolatable Transformer" (xPos), ACL 2023,
+arXiv:2212.10554, and ``torchscale``'s ``xpos_relative_position.py``; Golovneva, Wang, Weston,
+Sukhbaatar, "Contextual Position Encoding: Learning to Count What's Important" (CoPE),
+arXiv:2405.18719; PyTorch's ``torch.nn.attention.flex_attention`` (``score_mod``).
+
+Notebook: 07_other_schemes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from posenc_lib._checks import check_array, check_choice, check_even, check_float, check_int
+
+__all__ = ["causal_distance", "fire_bias", "kerple_bias", "xpos_decay", "cope_positions",
+           "cope_bias", "flex_scores"]
+
+Array = NDArray[np.float64]
+
+
+def causal_distance(length: int) -> NDArray[np.int64]:
+    """Distance ``i - j`` of key ``j`` behind query ``i``, 0 above the diagonal, shape (n, n).
+
+    Parameters
+    ----------
+    length : int
+        Number of tokens, >= 1.
+
+    Returns
+    -------
+    numpy.ndarray, shape (length, length), int64
+
+    Notes
+    -----
+    ``dist[i, j] = max(i - j, 0)``; the entries above the diagonal are masked by the caller.
+
+    Examples
+    --------
+    >>> causal_distance(3)
+    array([[0, 0, 0],
+           [1, 0, 0],
+           [2, 1, 0]])
+    """
+    length = check_int("length", length)
+    offsets = np.subtract.outer(np.arange(length), np.arange(length))
+    return np.maximum(offsets, 0)
+
+
+def kerple_bias(length: int, r1: float, r2: float, *, kind: str = "log") -> Array:
+    """KERPLE's bias of one head for a causal model of ``length`` tokens, shape (n, n).
+
+    Parameters
+    ----------
+    length : int
+        Number of tokens.
+    r1, r2 : float
+        The head's learned parameters, both > 0 (``kind="power"`` needs ``r2 <= 2``).
+    kind : {"log", "power"}
+        The logarithmic or the power kernel of the paper.
+
+    Returns
+    -------
+    numpy.ndarray, shape (length, length)
+        The bias below and on the diagonal; ``-inf`` above it (the causal mask).
+
+    Notes
+    -----
+    With ``t = i - j``: log, ``b = -r1 ln(1 + r2 t)``; power, ``b = -r1 t^r2``. ALiBi is the
+    power kernel with ``r2 = 1`` and ``r1`` the slope.
+
+    Examples
+    --------
+    >>> kerple_bias(3, 1.0, 1.0, kind="power")[2]
+    array([-2., -1., -0.])
+    """
+    kind = check_choice("kind", kind, ("log", "power"))
+    r1 = check_float("r1", r1, greater_than=0.0)
+    r2 = check_float("r2", r2, greater_than=0.0)
+    if kind == "power" and r2 > 2:
+        raise ValueError(f"r2 must be in (0, 2] for the power kernel; got {r2}")
+    t = causal_distance(length).astype(np.float64)
+    # log: -r1 ln(1 + r2 t); power: -r1 t^r2
+    bias = -r1 * np.log1p(r2 * t) if kind == "log" else -r1 * t**r2
+    return np.where(np.tril(np.ones((length, length), dtype=bool)), bias, -np.inf)
+
+
+def fire_bias(length: int, mlp: Callable[[Array], Array], *, c: float = 1.0,
+              threshold: float = 0.0) -> Array:
+    """FIRE's bias of one head for a causal model of ``length`` tokens, shape (n, n).
+
+    Parameters
+    ----------
+    length : int
+        Number of tokens.
+    mlp : callable
+        The learned function f, applied elementwise to an array of normalised distances.
+    c : float, default 1.0
+        The log transform's scale, > 0.
+    threshold : float, default 0.0
+        The learned length L: queries before it are normalised by L instead of their position.
+
+    Returns
+    -------
+    numpy.ndarray, shape (length, length)
+        ``f`` of the normalised distance below and on the diagonal; ``-inf`` above it.
+
+    Notes
+    -----
+    ``b(i, j) = f(psi(i - j) / psi(max(L, i)))`` with ``psi(x) = ln(c x + 1)``: the distance is
+    divided by a function of the query's position, so every query sees inputs in [0, 1]
+    whatever the length (query 0, where both are 0, gets ``f(0)``).
+
+    Examples
+    --------
+    >>> fire_bias(3, lambda x: -x)[2].round(4)
+    array([-1.    , -0.6309, -0.    ])
+    """
+    length = check_int("length", length)
+    c = check_float("c", c, greater_than=0.0)
+    threshold = check_float("threshold", threshold, at_least=0.0)
+    dist = causal_distance(length).astype(np.float64)
+    query = np.arange(length, dtype=np.float64)[:, None]
+    # psi(x) = ln(c x + 1); normalised input psi(i - j) / psi(max(L, i)), 0 / 0 read as 0
+    denominator = np.log1p(c * np.maximum(threshold, query))
+    ratio = np.divide(np.log1p(c * dist), denominator, out=np.zeros_like(dist),
+                      where=denominator > 0)
+    bias = np.asarray(mlp(ratio), dtype=np.float64)
+    return np.where(np.tril(np.ones((length, length), dtype=bool)), bias, -np.inf)
+
+
+def xpos_decay(head_dim: int, distance: Any, *, gamma: float = 0.4,
+               scale_base: float = 512.0) -> Array:
+    """xPos's factor on each rotary pair's score at ``distance`` tokens, shape (len, head_dim/2).
+
+    Parameters
+    ----------
+    head_dim : int
+        Even head size d.
+    distance : array_like of float
+        Query position minus key position, ``n - m``.
+    gamma : float, default 0.4
+        The published offset of the per-pair scale.
+    scale_base : float, default 512
+        The published length over which the scale applies once.
+
+    Returns
+    -------
+    numpy.ndarray, shape (len(distance), head_dim // 2)
+
+    Notes
+    -----
+    ``zeta_i = (2i/d + gamma) / (1 + gamma)``; the query at n is scaled by
+    ``zeta_i^(n/scale_base)`` and the key at m by ``zeta_i^(-m/scale_base)``, so pair i of the
+    score is multiplied by ``zeta_i^((n - m)/scale_base)``, on top of RoPE's rotation.
+
+    Examples
+    --------
+    >>> xpos_decay(4, [0, 512]).round(4)
+    array([[1.    , 1.    ],
+           [0.2857, 0.6429]])
+    """
+    head_dim = check_even("head_dim", head_dim)
+    gamma = check_float("gamma", gamma, at_least=0.0)
+    scale_base = check_float("scale_base", scale_base, greater_than=0.0)
+    dist = check_array("distance", distance, ndim=1)
+    # zeta_i = (2i/d + gamma) / (1 + gamma)
+    zeta = (np.arange(0, head_dim, 2) / head_dim + gamma) / (1 + gamma)
+    return np.asarray(zeta[None, :] ** (dist[:, None] / scale_base), dtype=np.float64)
+
+
+def cope_positions(scores: Any) -> Array:
+    """CoPE's contextual positions of a causal head: counts of the gates, shape (n, n).
+
+    Parameters
+    ----------
+    scores : array_like, shape (n, n)
+        The content scores ``q_i . k_j`` of one head.
+
+    Returns
+    -------
+    numpy.ndarray, shape (n, n)
+        ``p[i, j]`` below and on the diagonal, 0 above it.
+
+    Notes
+    -----
+    ``g_ij = sigmoid(q_i . k_j)`` and ``p_ij = sum_{t=j..i} g_it``: key j's position is how many
+    keys from j to the query "count". With every gate 1 it is ``i - j + 1``.
+
+    Examples
+    --------
+    >>> cope_positions(np.full((3, 3), 50.0)).round(3)
+    array([[1., 0., 0.],
+           [2., 1., 0.],
+           [3., 2., 1.]])
+    """
+    s = check_array("scores", scores, ndim=2)
+    if s.shape[0] != s.shape[1]:
+        raise ValueError(f"scores must be square (n, n); got shape {s.shape}")
+    # g_ij = sigmoid(q_i . k_j) = (1 + tanh(s/2)) / 2 (no overflow), masked above the diagonal
+    gates = np.tril(0.5 * (1.0 + np.tanh(s / 2.0)))
+    # p_ij = sum_{t >= j} g_it: a cumulative sum from the right
+    return np.asarray(np.cumsum(gates[:, ::-1], axis=1)[:, ::-1], dtype=np.float64)
+
+
+def cope_bias(queries: Any, positions: Any, embeddings: Any) -> Array:
+    """CoPE's bias ``q_i . e[p_ij]``, with e interpolated at fractional positions, shape (n, n).
+
+    Parameters
+    ----------
+    queries : array_like, shape (n, d)
+        The head's queries.
+    positions : array_like, shape (n, n)
+        Contextual positions from :func:`cope_positions`.
+    embeddings : array_like, shape (p_max, d)
+        One learned vector per integer position; positions are clipped to ``p_max - 1``.
+
+    Returns
+    -------
+    numpy.ndarray, shape (n, n)
+
+    Notes
+    -----
+    ``z = q_i . e[p]`` at the integers; at ``p`` between them,
+    ``(p - floor p) z[ceil p] + (1 - (p - floor p)) z[floor p]``.
+
+    Examples
+    --------
+    >>> cope_bias(np.ones((1, 2)), [[0.5]], np.array([[0.0, 0.0], [1.0, 1.0]]))
+    array([[1.]])
+    """
+    q = check_array("queries", queries, ndim=2)
+    e = check_array("embeddings", embeddings, ndim=2)
+    p = check_array("positions", positions, ndim=2)
+    if e.shape[1] != q.shape[1] or p.shape[0] != q.shape[0]:
+        raise ValueError(f"queries {q.shape}, positions {p.shape} and embeddings {e.shape} "
+                         "must share n and d")
+    p = np.clip(p, 0, e.shape[0] - 1)
+    at_integers = q @ e.T                                   # z[i, k] = q_i . e[k]
+    floor, ceil = np.floor(p).astype(np.int64), np.ceil(p).astype(np.int64)
+    weight = p - floor
+    rows = np.arange(q.shape[0])[:, None]
+    # (p - floor p) z[ceil p] + (1 - (p - floor p)) z[floor p]
+    return np.asarray(weight * at_integers[rows, ceil] + (1 - weight) * at_integers[rows, floor],
+                      dtype=np.float64)
+
+
+ScoreMod = Callable[[Array, Any, Any, Any, Any], Array]
+
+
+def flex_scores(queries: Any, keys: Any, score_mod: ScoreMod, *, block: int = 16) -> Array:
+    """Scores ``score_mod(q . k / sqrt(d), b, h, q_idx, kv_idx)`` computed tile by tile.
+
+    Parameters
+    ----------
+    queries, keys : array_like, shape (batch, heads, n, d)
+    score_mod : callable
+        ``(score, b, h, q_idx, kv_idx) -> score``, elementwise: every argument is an array of
+        one tile's shape, as FlexAttention's vectorised ``score_mod`` sees them.
+    block : int, default 16
+        Tile size; the bias is computed for one tile at a time and never stored whole.
+
+    Returns
+    -------
+    numpy.ndarray, shape (batch, heads, n, n)
+        The modified scores (before the softmax).
+
+    Notes
+    -----
+    Each tile (rows ``r0:r0+block``, columns ``c0:c0+block``) of ``q k^T / sqrt(d)`` goes
+    through ``score_mod`` with its index grids; a bias written in ``score_mod`` (ALiBi's
+    ``- m_h (q_idx - kv_idx)``, T5's table lookup) exists only one tile at a time.
+
+    Examples
+    --------
+    >>> q = k = np.ones((1, 1, 2, 4))
+    >>> flex_scores(q, k, lambda s, b, h, qi, ki: s - (qi - ki))[0, 0]
+    array([[2., 3.],
+           [1., 2.]])
+    """
+    q = check_array("queries", queries, ndim=4)
+    k = check_array("keys", keys, ndim=4)
+    block = check_int("block", block)
+    if q.shape[:2] != k.shape[:2] or q.shape[3] != k.shape[3]:
+        raise ValueError(f"queries {q.shape} and keys {k.shape} must share batch, heads and d")
+    batch, heads, n_q, d = q.shape
+    out = np.empty((batch, heads, n_q, k.shape[2]))
+    b_idx = np.arange(batch)[:, None, None, None]
+    h_idx = np.arange(heads)[None, :, None, None]
+    for r0 in range(0, n_q, block):
+        for c0 in range(0, k.shape[2], block):
+            rows = np.arange(r0, min(r0 + block, n_q))
+            cols = np.arange(c0, min(c0 + block, k.shape[2]))
+            tile = q[:, :, rows] @ np.swapaxes(k[:, :, cols], -1, -2) / np.sqrt(d)
+            q_idx, kv_idx = rows[None, None, :, None], cols[None, None, None, :]
+            out[:, :, rows[:, None], cols[None, :]] = np.broadcast_to(
+                score_mod(tile, b_idx, h_idx, q_idx, kv_idx), tile.shape)
+    return out

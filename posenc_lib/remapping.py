@@ -1,0 +1,112 @@
+"""Training-free position remapping: Self-Extend and Dual Chunk Attention.
+
+Both keep RoPE's trained frequencies and instead change the *positions* a query and a key are
+rotated by, so that every relative distance the model sees stays below its trained length. The
+functions return the distance RoPE sees, ``P_q - P_k``, for one query and its keys.
+
+References: Jin et al., "LLM Maybe LongLM: Self-Extend LLM Context Window Without Tuning", ICML
+2024, arXiv:2401.01325; An et al., "Training-Free Long-Context Scaling of Large Language Models"
+(Dual Chunk Attention), ICML 2024, arXiv:2402.17463, as vLLM implements it in
+``vllm/model_executor/layers/rotary_embedding/dual_chunk_rope.py`` (commit 07b13497).
+
+Notebook: 06_context_extension.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from posenc_lib._checks import check_array, check_int
+
+__all__ = ["self_extend_distances", "dual_chunk_distances"]
+
+
+def _positions(query: Any, keys: Any) -> tuple[int, NDArray[np.int64]]:
+    i = check_int("query", query, minimum=0)
+    j = check_array("keys", keys, ndim=1)
+    if not np.issubdtype(j.dtype, np.integer) or j.min(initial=0) < 0 or j.max(initial=0) > i:
+        raise ValueError(f"keys must be integer positions from 0 to query={i}; got {keys!r:.60}")
+    return i, j.astype(np.int64)
+
+
+def self_extend_distances(query: int, keys: Any, *, group: int, window: int) -> NDArray[np.int64]:
+    """The distance RoPE sees between ``query`` and each key under Self-Extend, shape (n_keys,).
+
+    Parameters
+    ----------
+    query : int
+        The query's position i.
+    keys : array_like of int, shape (n_keys,)
+        Key positions j, 0 <= j <= i.
+    group : int
+        The group size G: far keys share a position with G - 1 neighbours.
+    window : int
+        The neighbour window w: keys closer than w keep their true distance.
+
+    Returns
+    -------
+    numpy.ndarray of int64, shape (n_keys,)
+
+    Notes
+    -----
+    ``i - j`` when ``i - j < w``; else ``floor(i/G) - floor(j/G) + w - floor(w/G)``, the grouped
+    positions shifted so that they continue the neighbour window. The largest distance for n
+    tokens is ``floor((n - 1)/G) + w - floor(w/G)``, so a model trained on L positions reaches
+    about ``(L - w) G + w`` tokens.
+
+    Examples
+    --------
+    >>> self_extend_distances(20, [20, 17, 16, 0], group=4, window=4)
+    array([0, 3, 4, 8])
+    """
+    i, j = _positions(query, keys)
+    group, window = check_int("group", group), check_int("window", window)
+    grouped = i // group - j // group + window - window // group   # shifted grouped distance
+    return np.where(i - j < window, i - j, grouped)
+
+
+def dual_chunk_distances(query: int, keys: Any, *, chunk_size: int,
+                         local_size: int) -> NDArray[np.int64]:
+    """The distance RoPE sees between ``query`` and each key under Dual Chunk Attention.
+
+    Parameters
+    ----------
+    query : int
+        The query's position i.
+    keys : array_like of int, shape (n_keys,)
+        Key positions j, 0 <= j <= i.
+    chunk_size : int
+        The largest distance RoPE may see (at most the trained length).
+    local_size : int
+        The part of a chunk kept for the neighbouring chunk; chunks are
+        ``c = chunk_size - local_size`` tokens long.
+
+    Returns
+    -------
+    numpy.ndarray of int64, shape (n_keys,)
+
+    Notes
+    -----
+    Keys sit at ``j mod c``. The query sits at ``i mod c`` for keys of its own chunk (intra),
+    at ``min(i mod c + c, chunk_size)`` for keys of the chunk before (successive), and at
+    ``min(2c - 1, chunk_size)`` for keys further back (inter), so no distance exceeds
+    ``chunk_size``.
+
+    Examples
+    --------
+    >>> dual_chunk_distances(9, [9, 5, 3, 0], chunk_size=5, local_size=1)
+    array([0, 4, 2, 5])
+    """
+    i, j = _positions(query, keys)
+    chunk_size = check_int("chunk_size", chunk_size)
+    local_size = check_int("local_size", local_size)
+    c = chunk_size - local_size
+    if c < 1:
+        raise ValueError(f"local_size must be < chunk_size={chunk_size}; got {local_size}")
+    apart = i // c - j // c                                        # chunks between them
+    q_pos = np.select([apart == 0, apart == 1],
+                      [i % c, min(i % c + c, chunk_size)], default=min(2 * c - 1, chunk_size))
+    return np.asarray(q_pos - j % c, dtype=np.int64)

@@ -1,0 +1,409 @@
+"""Notebooks 06 and 07 at today's practice (issue 34) and with the learner thinking (issue 32).
+
+Each test recomputes what a new cell prints or a new sentence says, independently of the code
+under test (plain JSON and NumPy, loops, the papers' formulas written another way), and checks
+the stored output or the sentence. Predict prompts are checked for give-away words above them.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+
+import numpy as np
+
+from tools.notebook_cells import ROOT, load, source
+
+NB06 = ROOT / "notebooks" / "06_context_extension.ipynb"
+NB07 = ROOT / "notebooks" / "07_other_schemes.ipynb"
+
+
+def cells_of(path) -> list[dict]:
+    return load(path)["cells"]
+
+
+def main_path(path) -> list[dict]:
+    cells = cells_of(path)
+    end = next(k for k, c in enumerate(cells) if c["cell_type"] == "markdown"
+               and source(c).startswith(("## Going further", "## Exercises")))
+    return cells[:end]
+
+
+def text_of(cell: dict) -> str:
+    parts = []
+    for out in cell.get("outputs", []):
+        text = out.get("text", "") if out.get("output_type") == "stream" else \
+            out.get("data", {}).get("text/plain", "")
+        parts.append("".join(text) if isinstance(text, list) else text)
+    return "".join(parts)
+
+
+def flat(text: str) -> str:
+    return " ".join(text.split())
+
+
+def cell_with(path, start: str, kind: str | None = None) -> tuple[int, dict]:
+    for k, c in enumerate(cells_of(path)):
+        if source(c).startswith(start) and (kind is None or c["cell_type"] == kind):
+            return k, c
+    raise AssertionError(f"no cell starts with {start!r}")
+
+
+def above(path, index: int, *, outputs: bool = True) -> str:
+    """Markdown (and, with ``outputs``, printed outputs) above ``index``, lowercased."""
+    parts = []
+    for c in cells_of(path)[:index]:
+        if c["cell_type"] == "markdown":
+            parts.append(source(c))
+        elif outputs:
+            parts.append(text_of(c))
+    return flat("\n".join(parts)).lower()
+
+
+# --------------------------------------------------------------------------- 06: retrieval
+
+
+def lab_recall_at(multiple: int) -> dict[str, float]:
+    """Mean over seeds of assoc_recall accuracy on the positions past L, read from the JSON."""
+    folder = ROOT / "results"
+    extensions = json.loads((folder / "lab_extensions.json").read_text())
+    curves = json.loads((folder / "lab_curves.json").read_text())
+    trained = extensions["setup"]["train"]["length"]
+    entries = {**extensions["extensions"], **curves["curves"]}
+    means = {}
+    for method in ("rope", "pi", "ntk", "dynamic", "yarn"):
+        seeds = [v for k, v in entries.items() if k.startswith(f"assoc_recall/{method}/")]
+        per_seed = []
+        for curve in seeds:
+            values = [np.nan if x is None else x for x in curve[str(multiple)]]
+            past = values[trained:] if multiple > 1 else values
+            per_seed.append(np.nanmean(past))
+        means[method] = float(np.mean(per_seed))
+    return means
+
+
+def test_retrieval_section_names_what_practitioners_use_and_reads_the_lab() -> None:
+    k, _ = cell_with(NB06, "## Does the model still find what it read?")
+    assert k < len(main_path(NB06))
+    text = flat("\n".join(source(c) for c in main_path(NB06) if c["cell_type"] == "markdown"))
+    assert "needle-in-a-haystack" in text and "RULER (Hsieh et al., 2024" in text
+    reveal = next(c for c in cells_of(NB06) if "least_recall_guess" in source(c)
+                  and "predict" in c.get("metadata", {}).get("tags", []))
+    assert 'results.load("extensions")' in source(reveal)  # read from the JSON, never typed
+    at_8x = lab_recall_at(8)
+    out = text_of(reveal)
+    least, best = min(at_8x, key=at_8x.get), max(at_8x, key=at_8x.get)
+    assert f"least recall at 8x: {least!r}" in out and f"highest at 8x: {best}" in out
+    for method, value in at_8x.items():
+        assert re.search(rf"^{method}\s.*\s{value:.2f} ± \d\.\d\d$", out, re.M), method
+
+
+def test_retrieval_sentences_match_the_lab_data() -> None:
+    at_8x = lab_recall_at(8)
+    _, reading = cell_with(NB06, "PI, with almost no angle unseen, recalls less than no scaling")
+    assert "YaRN, keeping the fast pairs, holds best" in source(reading)
+    assert at_8x["pi"] < at_8x["rope"] and at_8x["pi"] == min(at_8x.values())
+    assert at_8x["yarn"] == max(at_8x.values())
+    summary = flat(source(cell_with(NB06, "## Summary")[1]))
+    assert "PI without fine-tuning recalls least, YaRN best" in summary
+
+
+def test_retrieval_prompt_is_not_answered_above() -> None:
+    k, _ = cell_with(NB06, "**Predict.** At 8 times the trained length")
+    text = above(NB06, k)
+    for giveaway in ("recalls least", "recalls less", "recall least", "lowest recall",
+                     "worse than no scaling", "least recall", "assoc_recall accuracy"):
+        assert giveaway not in text, giveaway
+
+
+def test_perplexity_and_alibi_sentences_say_what_perplexity_measures() -> None:
+    nb06 = flat("\n".join(source(c) for c in cells_of(NB06) if c["cell_type"] == "markdown"))
+    assert "perplexity is the evidence" not in nb06
+    assert "perplexity is one measurement, and a narrow one" in nb06
+    assert "mostly measures local prediction" in nb06
+    nb07 = flat(source(cell_with(NB07, "## Summary")[1]))
+    assert "good length extrapolation" not in nb07
+    assert "local prediction" in nb07 and "notebook 10" in nb07
+
+
+# --------------------------------------------------------------------------- 06: issue 34 item 6
+
+
+def test_unseen_angle_grid_has_a_panel_per_method_and_tick_labels_on_top() -> None:
+    reveal = next(c for c in cells_of(NB06) if "covered_guess" in source(c)
+                  and "predict" in c.get("metadata", {}).get("tags", []))
+    assert "plt.subplots(2, 3" in source(reveal) and "labelbottom=True" in source(reveal)
+    assert "with 6 Axes>" in text_of(reveal)  # six methods, six panels, none empty
+
+
+def test_gamma_is_only_the_share_kept() -> None:
+    text = "\n".join(source(c) for c in cells_of(NB06))
+    assert r"\gamma_i" not in text
+    assert "gamma = yarn_ramp" not in text
+    assert r"with $\gamma$ the share kept" in text
+    assert r"a weight $w_i$, the share interpolated ($w_i = 1 - \gamma$)" in text
+
+
+# --------------------------------------------------------------------------- 07: scorecard rows
+
+
+def scorecard_rows(cell: dict) -> dict[str, list[str]]:
+    lines = text_of(cell).splitlines()
+    return {line.split()[0]: line.split()[1:] for line in lines[1:] if line.strip()}
+
+
+def test_scorecard_has_shaw_and_t5_rows_consistent_with_the_summary() -> None:
+    _, card = cell_with(NB07, "scorecard(SCHEMES + BIAS_SCHEMES", "code")
+    rows = scorecard_rows(card)
+    # independent: Shaw's row index clip(j - i, -16, 16) + 16 and T5's bucket by integer arithmetic
+    trained, longer = 64, 192
+    shaw_far = {min(max(-k, -16), 16) + 16 for k in range(trained, longer)}      # keys behind
+    t5_seen = {min(8 + (n * n // 64).bit_length() - 1, 15) if n >= 8 else n for n in range(trained)}
+    t5_far = {min(8 + (n * n // 64).bit_length() - 1, 15) for n in range(trained, longer)}
+    assert len(shaw_far) == 1                    # every far key shares one end row: no new code
+    assert not t5_far <= t5_seen                 # far keys reach buckets training never filled
+    for scheme in ("shaw", "t5"):
+        # unique, length-free, bounded, deterministic, extends, relative
+        assert rows[scheme] == ["no", "yes", "yes", "no", "no", "yes"], scheme
+    extends = {name: row[4] for name, row in rows.items()}
+    assert [name for name, value in extends.items() if value == "yes"] == ["alibi"]
+    summary = flat(source(cell_with(NB07, "## Summary")[1]))
+    assert "Scored dimension by dimension, only ALiBi extends" in summary
+    reading = flat(source(cell_with(NB07, "Reading the new rows")[1]))
+    assert ("**shaw** and **t5**, scored on their table rows and buckets, are relative and "
+            "learned, and do *not extend*") in reading
+    assert "extend by clipping or the last bucket" not in reading
+
+
+# --------------------------------------------------------------------------- 07: newer biases
+
+
+def test_newer_biases_printed_numbers() -> None:
+    k, cell = cell_with(NB07, "from posenc_lib.bias_variants import", "code")
+    out = text_of(cell)
+    assert "KERPLE's power kernel with r2 = 1 is ALiBi: True" in out
+    for n in (64, 256):
+        # psi(n - 1) / psi(max(0, n - 1)) for the farthest key: exactly 1
+        value = math.log(n - 1 + 1) / math.log(max(0, n - 1) + 1)
+        assert f"FIRE's input for the farthest key of {n} tokens: {value:.3f}" in out
+    cells = cells_of(NB07)
+    out2 = text_of(cells[k + 1])
+    assert "every gate open: p = i - j + 1 for the last query: True" in out2
+    zeta = lambda i, d=128: (2 * i / d + 0.4) / 1.4  # noqa: E731  xPos's zeta_i
+    assert (f"xPos at distance 512: pair 0 x {zeta(0):.4f}, pair 63 x {zeta(63):.4f}; "
+            f"at 4096: {zeta(0) ** 8:.2e}, {zeta(63) ** 8:.4f}") in out2
+    # CoPE with random gates: the first key counts between 0 and 64, near half of 64
+    counted = float(re.search(r"first key counts as position ([\d.]+), not 64", out2).group(1))
+    assert 16 < counted < 48
+    text = flat("\n".join(source(c) for c in cells if c["cell_type"] == "markdown"))
+    for cite in ("KERPLE** (Chi et al., 2022)", "FIRE** (Li et al., 2023)",
+                 "xPos** (Sun et al., 2022)", "CoPE** (Golovneva et al., 2024)"):
+        assert cite in text
+    assert "**illustrative**" in text
+
+
+def test_flex_attention_score_mod_equals_materialised_biases() -> None:
+    _, cell = cell_with(NB07, "slopes8, table8 = alibi_slopes(8)", "code")
+    assert "def alibi_mod(score, b, h, q_idx, kv_idx)" in source(cell)
+    assert "def t5_mod(score, b, h, q_idx, kv_idx)" in source(cell)
+    out = text_of(cell)
+    for name in ("ALiBi", "T5"):
+        assert f"{name}: score_mod, tile by tile == score + materialised bias: True" in out
+
+
+# ------------------------------------------------------------ 06: remapping, LongRoPE2, engines
+
+
+def test_remapping_table_of_the_running_example() -> None:
+    _, cell = cell_with(NB06, "from posenc_lib.remapping import", "code")
+    out = text_of(cell)
+    last, trained = 32767, 4096
+    # independent: Self-Extend with G = 16, w = 1024; DCA with chunk 3072, local 256 (loops)
+    def self_extend(j: int) -> int:
+        return last - j if last - j < 1024 else last // 16 - j // 16 + 1024 - 1024 // 16
+
+    def dca(j: int) -> int:
+        c = 3072 - 256
+        apart = last // c - j // c
+        if apart == 0:
+            query = last % c
+        else:
+            query = min(last % c + c, 3072) if apart == 1 else min(2 * c - 1, 3072)
+        return query - j % c
+
+    shown = (0, 1023, 1024, 1040, 2816, 5000, 32767)
+    for name, fn in (("Self-Extend", self_extend), ("DCA", dca)):
+        values = [fn(last - x) for x in shown]
+        largest = max(fn(j) for j in range(last + 1))
+        line = f"{name:>13s}" + "".join(f"{v:>7d}" for v in values)
+        assert line + f"   largest {largest}, below L: {largest < trained}" in out
+    assert f"reaches (L - w) G + w = {(trained - 1024) * 16 + 1024} tokens" in out
+    text = flat(source(cell_with(NB06, "Both keep every distance the model sees below")[1]))
+    assert "(5000 back looks nearer than 2816)" in text and dca(last - 5000) < dca(last - 2816)
+
+
+def test_longrope2_closest_sourced_factors() -> None:
+    _, cell = cell_with(NB06, 'phi4 = PRESETS["phi-4-mini"]', "code")
+    from posenc_lib.presets import PRESETS  # the published list, the source of the numbers
+    phi4 = PRESETS["phi-4-mini"]
+    factors = phi4["rope_scaling"]["long_factor"]
+    s = 131072 / 4096
+    turns = [4096 * 10000.0 ** (-2 * i / 96) / (2 * math.pi) for i in range(48)]
+    critical = next(i for i, r in enumerate(turns) if r < 1)
+    reach = next(i for i, f in enumerate(factors) if f >= s)
+    assert (f"first pair with r < 1: {critical}; first pair with f >= s: {reach}"
+            in text_of(cell))
+    assert critical - reach == 3
+    assert "three pairs before the theoretical critical pair" in flat(
+        source(cell_with(NB06, "The searched factors reach")[1]))
+    assert round(factors[-2] / s, 1) == 1.4 and round(factors[-1] / s, 1) == 1.5
+
+
+def test_engine_table_vllm_dynamic_is_unscaled() -> None:
+    _, cell = cell_with(NB06, "factor_dyn = s", "code")
+    factor, trained = 8.0, 4096
+    hf = factor * (factor * trained) / trained - (factor - 1)    # transformers at l = 8L
+    vllm = (trained * factor) / trained - (factor - 1)          # vLLM's static formula
+    assert f"transformers {hf:g} (at l = L'), vLLM {vllm:g}" in text_of(cell)
+    assert vllm == 1 and hf == 57
+    table = flat(source(cell_with(NB06, "The searched factors reach")[1]))
+    assert "`dynamic_ntk_scaling_rope.py`, commit 3cfbaf33" in table
+    assert "`yarn_scaling_rope.py`, commit 0cd57848" in table
+
+
+# --------------------------------------------------------------------------- build steps (issue 32)
+
+
+def build_step_calls(path, marker: str, namespace: dict) -> list[dict]:
+    """Run a notebook's adopt cell with a recording adopt: one dict per adopt(...) call."""
+    from posenc_lib.build_steps import Mistake
+    calls: list[dict] = []
+
+    def recording_adopt(yours, reference, cases, *, name, mistakes=()):
+        calls.append({"yours": yours, "reference": reference, "cases": cases, "name": name,
+                      "mistakes": list(mistakes)})
+        return reference
+
+    _, cell = cell_with(path, marker, "code")
+    body = "\n".join(line for line in source(cell).splitlines()
+                     if not line.startswith("from posenc_lib.build_steps import"))
+    exec(body, namespace | {"Mistake": Mistake, "adopt": recording_adopt})
+    assert "the cells below use yours" in text_of(cell)
+    return calls
+
+
+def check_both_ways(path, stub_start: str, calls: list[dict], solution_ns: dict, capsys) -> None:
+    from posenc_lib.build_steps import adopt
+    for call in calls:
+        assert len(call["mistakes"]) >= 1, call["name"]
+        for mistake in call["mistakes"]:  # a wrong version is named and the library takes over
+            chosen = adopt(mistake.wrong, call["reference"], call["cases"], name=call["name"],
+                           mistakes=call["mistakes"])
+            out = capsys.readouterr().out
+            assert chosen is call["reference"] and f"it looks like {mistake.name}" in out
+        worked = solution_ns[call["yours"].__name__]   # the source notebook's worked version
+        assert adopt(worked, call["reference"], call["cases"], name=call["name"]) is worked
+        capsys.readouterr()
+    stub_ns: dict = {}
+    exec(source(cell_with(path, stub_start, "code")[1]), stub_ns)
+    for call in calls:
+        assert adopt(stub_ns[call["yours"].__name__], call["reference"], call["cases"],
+                     name=call["name"]) is call["reference"]
+        assert "not written yet" in capsys.readouterr().out
+
+
+def solution_namespace(path, marker: str, extra: dict) -> dict:
+    cell = next(c for c in cells_of(path) if "solution" in c.get("metadata", {}).get("tags", [])
+                and marker in source(c))
+    namespace = dict(extra)
+    exec(source(cell), namespace)
+    return namespace
+
+
+def test_06_build_steps_pi_ntk_yarn_both_ways(capsys) -> None:
+    from posenc_lib import scaling
+    from posenc_lib.frequencies import inverse_frequencies
+    base_ns = {"np": np, "inverse_frequencies": inverse_frequencies,
+               "linear_inv_freq": scaling.linear_inv_freq, "ntk_inv_freq": scaling.ntk_inv_freq,
+               "yarn_inv_freq": scaling.yarn_inv_freq, "llama3_inv_freq": scaling.llama3_inv_freq}
+    solved = solution_namespace(NB06, "def yarn_by_me", base_ns)
+    mine = {k: solved[k] for k in ("pi_by_me", "ntk_by_me", "yarn_by_me")}
+    calls = build_step_calls(NB06, "from posenc_lib.build_steps import Mistake, adopt",
+                             base_ns | mine)
+    assert [c["name"] for c in calls] == [
+        "PI frequencies", "NTK-aware frequencies", "YaRN frequencies"]
+    # independent: the formulas written another way, on the notebook's cases
+    for call in calls:
+        for case in call["cases"]:
+            d, base, s = case["d"], case["base"], case["s"]
+            theta = np.array([base ** (-2 * i / d) for i in range(d // 2)])
+            want = {"PI frequencies": theta / s,
+                    "NTK-aware frequencies": theta * s ** (-2 * np.arange(d // 2) / (d - 2))}
+            if call["name"] in want:
+                assert np.allclose(call["reference"](**case), want[call["name"]], rtol=1e-12)
+    check_both_ways(NB06, "def pi_by_me(d, base, s):", calls, solved, capsys)
+    _, chart = cell_with(NB06, "METHODS = tuple(", "code")
+    for name in ("my_pi(", "my_ntk(", "my_yarn("):
+        assert name in source(chart)
+
+
+# ------------------------------------------------------------ predictions not answered above
+
+GIVEAWAYS_06 = {
+    "**Predict.** Pair 0 makes about 650 turns": ["18 pairs", "eighteen", "from pair 46",
+                                                   "r < 1: 18"],
+    "**Predict.** In training, the key 5 tokens behind": ["0.625", "5/8", "5/s", "five eighths"],
+    "**Predict.** Llama 3.1 blends the pairs": ["6 pairs", "six pairs", "blend: 6"],
+    "**Predict.** Of `default`, `linear`, `ntk`": ["leave a sliver", "0.05 %", "0.05%",
+                                                   "leave only a sliver"],
+    "**Predict.** At 8 times the trained length": ["recalls least", "recalls less", "least recall",
+                                                  "worse than no scaling"],
+}
+GIVEAWAYS_07 = {
+    "**Predict.** From which distance $n$ on does the encoder's last bucket": [
+        "91 and beyond", "from 91", "starts at 91", "ninety-one"],
+    "**Predict.** With 8 heads, the flattest head": ["177", "halves after", "ln 2 / m"],
+    "**Predict.** Seven copies of one word": ["outputs are identical", "seven causal outputs",
+                                              "average of copies of one value"],
+    "**Predict.** A model trained on 512 tokens meets position 600": [
+        "only the lookup table runs out", "only the learned", "position 600 has no row"],
+}
+
+
+def test_every_prompt_of_06_and_07_has_give_away_words_not_above_it() -> None:
+    for path, giveaways in ((NB06, GIVEAWAYS_06), (NB07, GIVEAWAYS_07)):
+        prompts = [source(c) for c in main_path(path) if source(c).startswith("**Predict")]
+        assert len(prompts) == len(giveaways), path.name   # a new prompt needs its words here
+        for start, words in giveaways.items():
+            k, _ = cell_with(path, start, "markdown")
+            text = above(path, k)
+            for word in words:
+                assert word.lower() not in text, (path.name, start, word)
+
+
+def test_07_build_steps_alibi_bias_and_t5_bucket_both_ways(capsys) -> None:
+    from posenc_lib.bias import alibi_bias, alibi_slopes, t5_relative_position_bucket
+    base_ns = {"np": np, "alibi_bias": alibi_bias, "alibi_slopes": alibi_slopes,
+               "t5_relative_position_bucket": t5_relative_position_bucket}
+    solved = solution_namespace(NB07, "def t5_bucket_by_me", base_ns)
+    solved |= solution_namespace(NB07, "def alibi_bias_by_me", base_ns)
+    ns = base_ns | {k: solved[k] for k in ("t5_bucket_by_me", "alibi_bias_by_me")}
+    t5_calls = build_step_calls(NB07, "from posenc_lib.build_steps import Mistake, adopt", ns)
+    from posenc_lib.build_steps import Mistake
+    alibi_calls = build_step_calls(NB07, "alibi_cases = [", ns | {"Mistake": Mistake})
+    calls = t5_calls + alibi_calls
+    assert [c["name"] for c in calls] == ["T5 bucket", "ALiBi bias"]
+    # independent: ALiBi by loops; T5's encoder buckets by integer arithmetic (no logarithm)
+    case = alibi_calls[0]["cases"][0]
+    want = np.array([[[-m * (i - j) if j <= i else -np.inf for j in range(case["length"])]
+                      for i in range(case["length"])] for m in case["slopes"]])
+    assert np.array_equal(alibi_calls[0]["reference"](**case), want)
+    r = t5_calls[0]["cases"][0]["relative_position"]
+    n = np.abs(r)
+    by_int = [x if x < 8 else min(8 + (x * x // 64).bit_length() - 1, 15) for x in n.tolist()]
+    assert np.array_equal(t5_calls[0]["reference"](r), np.where(r > 0, 16, 0) + np.array(by_int))
+    check_both_ways(NB07, "def t5_bucket_by_me(relative_position):", t5_calls, solved, capsys)
+    check_both_ways(NB07, "def alibi_bias_by_me(slopes, length):", alibi_calls, solved, capsys)
+    assert "my_t5_bucket(offsets)" in source(cell_with(NB07, "offsets = np.arange(-160, 161)")[1])
+    assert "my_alibi_bias(slopes, 12)" in source(cell_with(NB07, "bias = my_alibi_bias")[1])
