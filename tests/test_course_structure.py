@@ -77,10 +77,10 @@ def test_imports_from_posenc_lib(path: Path) -> None:
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=ids)
 def test_at_least_three_exercises_with_stub_solution_and_check(path: Path) -> None:
     cells = load(path)["cells"]
-    stubs = [i for i, c in enumerate(cells) if "exercise" in tags(c)]
-    solutions = [i for i, c in enumerate(cells) if "solution" in tags(c)]
-    assert len(stubs) >= 3 and len(stubs) == len(solutions)
     exercises_at = next(i for i, c in enumerate(cells) if source(c).startswith("## Exercises"))
+    stubs = [i for i, c in enumerate(cells) if "exercise" in tags(c)]
+    solutions = [i for i, c in enumerate(cells) if "solution" in tags(c) and i > exercises_at]
+    assert len(stubs) >= 3 and len(stubs) == len(solutions)
     for stub, solution in zip(stubs, solutions, strict=True):
         assert exercises_at < stub < solution, "stub, then solution, inside ## Exercises"
         body = source(cells[solution])
@@ -296,3 +296,25 @@ def test_stored_pictures_are_sharp_on_a_2x_screen() -> None:
                 sharp += shown is not None and pixels >= 2 * shown - 1
     assert len(pictures) > 100
     assert sharp >= 0.95 * len(pictures), [p for p in pictures if "at None" in p][:10]
+
+
+# --- build steps and the length of a notebook (issue 32) ----------------------------------------
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=ids)
+def test_build_steps_hold_a_stub_a_worked_version_and_an_adopt_check(path: Path) -> None:
+    """Issue 32: a solution cell above the exercises is a build step: the stub cell just above
+    it defines the same function and raises NotImplementedError (what the student copy keeps),
+    the worked cell is source-only (so neither the student copy nor nbgrader keeps it), and the
+    next cell checks the function with ``adopt(``."""
+    cells = load(path)["cells"]
+    exercises_at = next(i for i, c in enumerate(cells) if source(c).startswith("## Exercises"))
+    for at in (i for i, c in enumerate(cells[:exercises_at]) if "solution" in tags(c)):
+        body = source(cells[at])
+        assert body.lstrip().startswith(BEGIN) and body.rstrip().endswith(END), at
+        assert "source-only" in tags(cells[at]), f"cell {at}: tag the worked build step source-only"
+        name = re.search(r"^def (\w+)\(", body, re.M).group(1)
+        stub = source(cells[at - 1])
+        assert re.match(rf"def {name}\(", stub) and "raise NotImplementedError" in stub, at
+        assert f"adopt({name}," in source(cells[at + 1]), f"cell {at + 1} does not adopt {name}"
+
