@@ -113,7 +113,7 @@ def test_pitfall_box_says_sin_0_03() -> None:
     flat = " ".join(text.replace(">", " ").split())
     # position 3 of d = 4: angles 3 / 10000^(2i/4) for the pairs i = 0, 1
     angles = 3 / 10000.0 ** (np.arange(0, 4, 2) / 4)
-    row = stated(r"last row holds \$\\sin ([\d.]+)\$, \$\\cos ([\d.]+)\$, \$\\sin ([\d.]+)\$, "
+    row = stated(r"That row holds \$\\sin ([\d.]+)\$, \$\\cos ([\d.]+)\$, \$\\sin ([\d.]+)\$, "
                  r"\$\\cos ([\d.]+)\$", flat)
     assert row == pytest.approx(np.repeat(angles, 2), rel=1e-12)
     assert stated(r"the angle is \$3/100 = ([\d.]+)\$", flat) == pytest.approx(angles[1], rel=1e-12)
@@ -122,6 +122,11 @@ def test_pitfall_box_says_sin_0_03() -> None:
     assert stated(r"The table's value (\d+\.\d+) is", flat, str) == f"{np.sin(angles[1]):.7f}"
     assert stated(r"\$\\sin 0\.3\$ would be (\d+\.\d+)", flat, str) == f"{np.sin(slip):.7f}"
     assert "second slip" in text
+    # issue 32: a reply to a source's slip sits in Going further and names the source
+    assert "*positional-encoding.md*" in flat and 'labels its last row "pos 4"' in flat
+    cells = load(NB02)["cells"]
+    going_further = next(i for i, c in enumerate(cells) if source(c).startswith("## Going further"))
+    assert next(i for i, c in enumerate(cells) if '"pos 4"' in source(c)) > going_further
     assert "sin(0.03) = 0.0299955" in stdout(code)
     angle = 3 * inverse_frequencies(4)[1]
     assert round(angle, 12) == 0.03
