@@ -29,7 +29,7 @@ GIVE_AWAY = [
     ("00", "appears twice in sentence a",
      [r"identical outputs", r"copies (get|have|receive) (the same|identical)", r"indistinguishable",
       r"keep them apart", r"same output"]),
-    ("00", "what will a\nquery's largest weight be",
+    ("00", "a query's largest weight be",
      [r"0\.99", r"saturat", r"looks at one token", r"almost every query"]),
     ("00", "how many *different* codes does position 4 get",
      [r"\b46\b", r"forty-six", r"different size in every", r"different code in every"]),
@@ -40,12 +40,10 @@ GIVE_AWAY = [
      [r"\b8 steps", r"eight steps", r"flips every", r"2\^k\$ steps", r"stays put for"]),
     ("01", "do you get bit $k$ of\n$p$ back",
      [r"rounds back", r"gives the bit back", r"bit back", r"== bit k of p: true"]),
-    ("01", "drop the shift",
-     [r"no longer gives the bit back", r"\b0 bits", r"none of the (four )?bits"]),
     ("01", "how many bits change from 7 to 8",
      [r"7 to 8 (differs|changes) (in )?4", r"all of them", r"h\(7, 8\) = 4", r"\[4, 1\]",
       r"changes 4 bits", r"all four bits change"]),
-    ("01", "how many distinct float32 values can one sinusoidal column take",
+    ("01", "how many distinct values can one\nof its columns take",
      [r"1,?024 (distinct|different) values", r"a different value at every", r"value per position",
       r"1,?023"]),
     ("02", "which of the four columns",
@@ -81,8 +79,8 @@ def test_every_prompt_of_00_to_02_has_its_give_away_words() -> None:
         cells = load(path)["cells"]
         held = [words for n, words, _ in GIVE_AWAY if n == number]
         for at in _prompts(path):
-            prompt = source(cells[at]).lower()
-            assert sum(w.lower() in prompt for w in held) == 1, (path.name, at, prompt[:80])
+            prompt = " ".join(source(cells[at]).lower().split())
+            assert sum(" ".join(w.lower().split()) in prompt for w in held) == 1, (path.name, at)
         assert len(held) == len(_prompts(path)), path.name
 
 
@@ -90,7 +88,8 @@ def test_every_prompt_of_00_to_02_has_its_give_away_words() -> None:
 def test_nothing_above_a_prompt_gives_it_away(entry) -> None:
     number, words, patterns = entry
     cells = load(NB[number])["cells"]
-    at = next(i for i in _prompts(NB[number]) if words.lower() in source(cells[i]).lower())
+    at = next(i for i in _prompts(NB[number])
+              if " ".join(words.lower().split()) in " ".join(source(cells[i]).lower().split()))
     above = cells[:at]
     prose = "\n".join(source(c) for c in above if c["cell_type"] == "markdown").lower()
     printed = "\n".join(_printed(c) for c in above if c["cell_type"] == "code").lower()
