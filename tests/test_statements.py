@@ -89,9 +89,15 @@ def test_float_columns_differ_in_resolution_not_in_information() -> None:
     assert told_apart == log_of == len({tuple(r) for r in bits}) == len({tuple(r) for r in sines})
     assert 2 ** bits.shape[1] == told_apart  # the 10 bit columns are exactly log2 of it
     per_column = [len(np.unique(c)) for c in sines.T]
-    fewest, where = stated(r"\((\d+) in (\w+) column, where two float32 sines round", text, str)
-    assert int(fewest) == min(per_column) and where == "one"
-    assert per_column.count(min(per_column)) == 1
+    # issue 32: the column with 1023 values is a cosine: in the paper's interleaved layout
+    # (column 2i sin, 2i + 1 cos) it is column 1, computed here from the angles
+    interleaved = np.empty((1024, 20), dtype=np.float32)
+    interleaved[:, 0::2], interleaved[:, 1::2] = np.sin(angles), np.cos(angles)
+    counts = [len(np.unique(c)) for c in interleaved.T]
+    fewest, column = stated(r"\((\d+) in column (\d+), a cosine, where two positions' float32 "
+                            r"values round", " ".join(text.split()), int)
+    assert fewest == min(per_column) == min(counts) and counts.index(fewest) == column
+    assert column % 2 == 1 and counts.count(fewest) == 1 and "float32 sines" not in text
     _, told = markdown_and_code_above(NB01, "**3. A fixed number of bits runs out.**")
     shown = stdout(told)
     assert "{'binary': 1024, 'sinusoidal': 1024}" in shown and "log2 1024 = 10" in shown
@@ -113,7 +119,7 @@ def test_pitfall_box_says_sin_0_03() -> None:
     flat = " ".join(text.replace(">", " ").split())
     # position 3 of d = 4: angles 3 / 10000^(2i/4) for the pairs i = 0, 1
     angles = 3 / 10000.0 ** (np.arange(0, 4, 2) / 4)
-    row = stated(r"last row holds \$\\sin ([\d.]+)\$, \$\\cos ([\d.]+)\$, \$\\sin ([\d.]+)\$, "
+    row = stated(r"That row holds \$\\sin ([\d.]+)\$, \$\\cos ([\d.]+)\$, \$\\sin ([\d.]+)\$, "
                  r"\$\\cos ([\d.]+)\$", flat)
     assert row == pytest.approx(np.repeat(angles, 2), rel=1e-12)
     assert stated(r"the angle is \$3/100 = ([\d.]+)\$", flat) == pytest.approx(angles[1], rel=1e-12)
@@ -122,6 +128,11 @@ def test_pitfall_box_says_sin_0_03() -> None:
     assert stated(r"The table's value (\d+\.\d+) is", flat, str) == f"{np.sin(angles[1]):.7f}"
     assert stated(r"\$\\sin 0\.3\$ would be (\d+\.\d+)", flat, str) == f"{np.sin(slip):.7f}"
     assert "second slip" in text
+    # issue 32: a reply to a source's slip sits in Going further and names the source
+    assert "*positional-encoding.md*" in flat and 'labels its last row "pos 4"' in flat
+    cells = load(NB02)["cells"]
+    going_further = next(i for i, c in enumerate(cells) if source(c).startswith("## Going further"))
+    assert next(i for i, c in enumerate(cells) if '"pos 4"' in source(c)) > going_further
     assert "sin(0.03) = 0.0299955" in stdout(code)
     angle = 3 * inverse_frequencies(4)[1]
     assert round(angle, 12) == 0.03
@@ -214,3 +225,42 @@ def test_pairs_that_turn_and_columns_that_change_in_02() -> None:
     busy = next(c for c in cells if "busy_guess" in source(c) and "predict" in
                 c.get("metadata", {}).get("tags", []))
     assert f"{int(np.sum(ranges > 0.1))} in all" in stdout(busy)
+
+
+def test_binary_is_a_reading_after_the_fact_not_the_origin() -> None:
+    # issue 32: 01 and 02 once presented the binary analogy as where the formula came from;
+    # the paper's stated motive (section 3.5) is the linear shift, which notebook 04 proves
+    for path in (NB01, NB02):
+        opening = " ".join(source(load(path)["cells"][0]).split())
+        assert "after the fact" in opening and "linear" in opening and "notebook 04" in opening
+        for phrase in ("idea behind", "in exactly this spirit", "see where the sinusoids come"):
+            assert phrase not in opening, (path.name, phrase)
+
+
+def test_02_scores_extends_per_dimension_and_shows_the_slow_columns_leave() -> None:
+    from posenc_lib.scorecard import evaluate
+
+    cells = load(NB02)["cells"]
+    cell = next(c for c in cells if "scorecard(" in source(c) and c["cell_type"] == "code")
+    assert "per_dimension=True" in source(cell)
+    table = "".join("".join(o.get("data", {}).get("text/plain", "")) for o in cell["outputs"])
+    row = next(line for line in table.splitlines() if line.startswith("sinusoidal"))
+    assert row.split()[1:] == ["yes", "yes", "yes", "yes", "no", "yes"]
+    assert not evaluate("sinusoidal", per_dimension=True)["extends"]
+    assert evaluate("sinusoidal")["extends"]  # the global-range test the notebook no longer uses
+    # independently: d = 16, trained on 0..63, then 128..191; a column leaves its seen interval
+    # by more than 1% of the seen span (about 0.02), one position at a time with math
+    def value(p: int, j: int) -> float:
+        angle = p / 10000 ** ((j - j % 2) / 16)
+        return math.sin(angle) if j % 2 == 0 else math.cos(angle)
+
+    seen = [[value(p, j) for p in range(64)] for j in range(16)]
+    span = max(map(max, seen)) - min(map(min, seen))
+    leaving = [j for j in range(16) if any(
+        not min(seen[j]) - 0.01 * span <= value(p, j) <= max(seen[j]) + 0.01 * span
+        for p in range(128, 192))]
+    printed = stdout(cell)
+    assert [int(m) for m in re.findall(r"^column\s+(\d+):", printed, re.M)] == leaving
+    assert leaving and all(j >= 4 for j in leaving)  # the slow columns, not the fast ones
+    prose = " ".join(source(cells[cells.index(cell) - 1]).split())
+    assert '"Extends" is scored per dimension' in prose and "passes every check" not in prose
