@@ -261,14 +261,6 @@ def nbgrader_notebook(path: Path) -> nbformat.NotebookNode:
             cell.metadata["nbgrader"] = _nbgrader(
                 grade_id(key) + "_answer", solution=True, grade=False
             )
-        elif "solution" in tags:
-            # a build step's worked function (practice, not graded): the release keeps the stub
-            # cell above it and clears the solution, so the notebook falls back to the library
-            cell.outputs = []
-            cell.execution_count = None
-            cell.metadata["tags"] = sorted(set(tags) - {"solution"})
-            cell.metadata["nbgrader"] = _nbgrader(f"build_step_{index}", solution=True,
-                                                  grade=False)
         elif index in checks:
             key = checks[index]
             if not CHECK_CALL.search(cell.source):
