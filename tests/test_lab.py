@@ -423,8 +423,13 @@ def test_every_cell_near_a_cutoff_has_ten_seeds(grid: dict) -> None:
     for task, scheme in listed:
         assert len(_by_hand(grid, task, scheme, 1)) >= 10, (task, scheme)
     short = sorted(cell for cell in near if len(_by_hand(grid, *cell, 1)) < 10)
-    if short:  # issue 31 asks for ten everywhere near a cutoff; the shared CPU did not allow it
-        pytest.xfail(f"cells near a cutoff with five seeds only: {short}")
+    # issue 31 asks for ten seeds everywhere near a cutoff; these three still have five (the
+    # notebook says so). The list must match exactly: a cell filled, or a new one near a cutoff,
+    # fails here until the list is brought up to date.
+    assert short == STILL_FIVE_SEEDS, short
+
+
+STILL_FIVE_SEEDS = [("copy_back", "learned"), ("induction", "alibi"), ("induction_near", "alibi")]
 
 
 def test_the_summary_module_agrees_with_the_hand_computation(grid: dict) -> None:
