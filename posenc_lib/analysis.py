@@ -485,7 +485,7 @@ def directions_for_variance(encoding: ArrayLike, share: float = 0.99) -> int:
         return 0  # every row the same: no variation to hold
     # smallest r with cumsum(sigma^2)[r-1] >= share * total
     cumulative = np.cumsum(energy) / energy.sum()
-    return int(min(np.searchsorted(cumulative, share * (1 - 1e-12)) + 1, len(energy)))
+    return min(int(np.searchsorted(cumulative, share * (1 - 1e-12))) + 1, len(energy))
 
 
 def fit_position_probe(features: ArrayLike,

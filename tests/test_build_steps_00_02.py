@@ -79,8 +79,8 @@ def _run_steps(path: Path) -> dict[str, Any]:
         _, worked, check = _cells_of(path, step_name)
         cells = load(path)["cells"]
         body = source(cells[worked])
-        exec(body.split(BEGIN, 1)[1].split(END, 1)[0], space)  # noqa: S102
-        exec(_until_adopt(source(cells[check])), space)  # noqa: S102
+        exec(body.split(BEGIN, 1)[1].split(END, 1)[0], space)
+        exec(_until_adopt(source(cells[check])), space)
     space["calls"] = calls
     return space
 
@@ -95,7 +95,8 @@ def _by_hand(name: str, case: dict[str, Any]) -> np.ndarray:
         return np.array([[int(b) for b in format(p, f"0{bits}b")] for p in range(n)])
     if name == "smooth_bit_wave_by_me":
         k = case["bit"]
-        return np.array([0.5 - 0.5 * math.sin(math.pi * (x + 0.5) / 2**k) for x in case["positions"]])
+        return np.array([0.5 - 0.5 * math.sin(math.pi * (x + 0.5) / 2**k)
+                         for x in case["positions"]])
     if name == "inverse_frequencies_by_me":
         d, base = case["dim"], case["base"]
         return np.array([math.pow(base, -2 * i / d) for i in range(d // 2)])
@@ -125,7 +126,8 @@ def test_the_stored_check_uses_yours_and_the_cells_below_use_it(step) -> None:
     below = "\n".join(source(c) for c in cells[check:] if c["cell_type"] == "code")
     for use in uses:
         assert use in below, use
-    assert "raise NotImplementedError" in source(cells[stub]) and "solution" not in tags(cells[stub])
+    assert "raise NotImplementedError" in source(cells[stub])
+    assert "solution" not in tags(cells[stub])
 
 
 def _mistakes() -> list[tuple[str, Mistake]]:
@@ -161,7 +163,7 @@ def test_every_build_step_names_at_least_two_mistakes() -> None:
 def test_the_stub_falls_back_to_the_library(step, capsys: pytest.CaptureFixture[str]) -> None:
     path, name = step[0], step[1]
     space = _namespace()
-    exec(source(load(path)["cells"][_cells_of(path, name)[0]]), space)  # noqa: S102
+    exec(source(load(path)["cells"][_cells_of(path, name)[0]]), space)
     call = RUNS[path]["calls"][name]
     assert adopt(space[name], call["reference"], call["cases"], name=call["name"]) is step[2]
     assert f"{call['name']} not written yet" in capsys.readouterr().out
