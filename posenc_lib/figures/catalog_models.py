@@ -75,8 +75,8 @@ def t5_bias_matrix(*, length: int = 40, n_heads: int = 12, seed: int = 0,
 
 @register("t5_buckets", source="notebook 07",
     description="T5's 32 buckets against the relative position, for the encoder and the decoder.",
-    look_for="One bucket per offset near 0, then ever wider buckets; from 128 on (the "
-    "dashed lines, max_distance) every offset shares the last bucket of its side.")
+    look_for="One bucket per offset near 0, then ever wider buckets; the last bucket of "
+    "each side starts before max_distance (dashed): at 91 in the encoder, 113 in the decoder.")
 def t5_buckets(*, max_offset: int = 160, num_buckets: int = 32, max_distance: int = 128,
         figsize: tuple[float, float] = (7.0, 3.4)) -> Figure:
     """Notebook 07: ``t5_relative_position_bucket`` over -max_offset .. max_offset."""
