@@ -79,7 +79,8 @@ def unseen_by_method(*, head_dim: int = 128, base: float = 10000.0, trained_leng
 @register("yarn_code_vs_paper", source="notebook 06",
     description="YaRN's ramp as its code writes it (linear in the pair index) and as its paper does.",
     look_for="Left of low both ramps keep the pair (ratio 1) and right of high both "
-    "divide it by s; in between the paper's ramp lies below the code's: it interpolates more.")
+    "divide it by s; over most of the ramp the paper's ratio lies below the code's: it "
+    "interpolates more.")
 def yarn_code_vs_paper(*, head_dim: int = 128, base: float = 10000.0, trained_length: int = 4096,
         factor: float = 8.0, beta_fast: float = 32.0, beta_slow: float = 1.0,
         figsize: tuple[float, float] = (7.0, 3.6)) -> Figure:
@@ -123,8 +124,8 @@ def llama3_bands(*, head_dim: int = 128, base: float = 500000.0, factor: float =
 
 @register("float_spacing", source="notebook 08",
     description="The gap between neighbouring numbers of float16, bfloat16 and float32.",
-    look_for="Each gap doubles at every power of two; the gap reaches 1, where integers "
-    "collide, at 256 in bfloat16 and 2048 in float16 (float32 only at 2^24, off the chart).")
+    look_for="Each gap doubles at every power of two. It reaches 1 at 1024 in float16 and "
+    "128 in bfloat16, so past 2048 and 256 not every integer fits; float32 only past 2^24.")
 def float_spacing(*, formats: tuple[str, ...] = ("float16", "bfloat16", "float32"),
         max_log2: float = 20.0, figsize: tuple[float, float] = (7.0, 3.4)) -> Figure:
     """Notebook 08: ``spacing_at`` for each format; float16 stops at its largest, 65504."""
