@@ -122,7 +122,8 @@ def test_float_spacing_gaps_and_where_integers_collide() -> None:
         one = x[fits][np.argmax(y[fits] >= 1.0)] if np.any(y[fits] >= 1.0) else None
         two = x[fits][np.argmax(y[fits] >= 2.0)] if np.any(y[fits] >= 2.0) else None
         stated = {"float16": (1024.0, 2048.0), "bfloat16": (128.0, 256.0), "float32": (None, None)}
-        assert (one, two) == stated[name]  # the sentence: gap 1 from 1024 / 128, gap 2 past 2048 / 256
+        # the sentence: gap 1 from 1024 / 128, gap 2 past 2048 / 256
+        assert (one, two) == stated[name]
     assert x.max() < 2.0**24
 
 
@@ -241,7 +242,8 @@ def test_model_pairs_titles_count_what_is_drawn() -> None:
     assert len(panels) == 2  # sliding and full attention
     for ax in panels:
         counted = dict((name, int(n)) for n, name in re.findall(
-            r"(\d+) (rotated|kept|interpolated|not rotated)", ax.get_title(loc="left") or ax.get_title()))
+            r"(\d+) (rotated|kept|interpolated|not rotated)",
+            ax.get_title(loc="left") or ax.get_title()))
         drawn = {line.get_label(): len(line.get_xdata()) for line in ax.get_lines()
                  if not line.get_label().startswith("_") and line.get_linestyle() == "None"}
         assert drawn == counted and sum(counted.values()) == 64
@@ -259,7 +261,8 @@ def test_long_context_figure_rebuilds_with_a_parameter_from_the_command_line(tmp
     default = tmp_path / "default"
     default.mkdir()
     assert main(["build", "llama3_bands", "--out", str(default), "--format", "png"]) == 0
-    assert (tmp_path / "llama3_bands.png").read_bytes() != (default / "llama3_bands.png").read_bytes()
+    changed = (tmp_path / "llama3_bands.png").read_bytes()
+    assert changed != (default / "llama3_bands.png").read_bytes()
     (ratio,) = lines(build_figure("llama3_bands", factor=16.0).axes[0]).values()
     assert ratio.min() == pytest.approx(1 / 16)
 

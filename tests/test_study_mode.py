@@ -36,7 +36,8 @@ server = ServerApp.instance()
 server.initialize(argv=sys.argv[1:], find_extensions=True, new_httpserver=False)
 enabled = sorted(name for name, ext in server.extension_manager.extensions.items() if ext.enabled)
 page = server.web_app.settings.get("page_config_data", {})
-print("RESULT " + json.dumps({"enabled": enabled, "disabled": page.get("disabledExtensions") or {}}))
+disabled = page.get("disabledExtensions") or {}
+print("RESULT " + json.dumps({"enabled": enabled, "disabled": disabled}))
 """
 
 

@@ -103,7 +103,7 @@ p.lead { font-size: 1.1rem; color: #33404a; }
 /* WCAG AA contrast, at least 4.5:1: JupyterLab's light theme draws the prompts of cells never
    run ("[ ]:") in #616161 at half opacity (#b0b0b0 on white, 2.16:1), and some code colours on the
    code background #f5f5f5 fall short (comments 4.17, numbers 4.26, operators 4.40). The page
-   defines these variables on :root after this sheet, so html:root (more specific) overrides them. */
+   defines these variables on :root after this sheet; html:root, more specific, overrides them. */
 html:root { --jp-cell-prompt-not-active-opacity: 1; --jp-cell-inprompt-font-color: #1a6fb0;
             --jp-cell-outprompt-font-color: #a34a2f; --jp-mirror-editor-comment-color: #3a7373;
             --jp-mirror-editor-number-color: #007a00; --jp-mirror-editor-operator-color: #9015d9;

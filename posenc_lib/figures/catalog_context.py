@@ -77,7 +77,8 @@ def unseen_by_method(*, head_dim: int = 128, base: float = 10000.0, trained_leng
 
 
 @register("yarn_code_vs_paper", source="notebook 06",
-    description="YaRN's ramp as its code writes it (linear in the pair index) and as its paper does.",
+    description="YaRN's ramp as its code writes it (linear in the pair index) and as its paper "
+    "does.",
     look_for="Left of low both ramps keep the pair (ratio 1) and right of high both "
     "divide it by s; over most of the ramp the paper's ratio lies below the code's: it "
     "interpolates more.")
@@ -101,7 +102,8 @@ def yarn_code_vs_paper(*, head_dim: int = 128, base: float = 10000.0, trained_le
 
 
 @register("llama3_bands", source="notebook 06",
-    description="Llama 3.1's rule against the trained wavelength: keep, blend, divide by the factor.",
+    description="Llama 3.1's rule against the trained wavelength: keep, blend, divide by the "
+    "factor.",
     look_for="Wavelengths shorter than L/4 keep ratio 1, those longer than L are "
     "divided by the factor, and only the few pairs between the two dashed lines are blended.")
 def llama3_bands(*, head_dim: int = 128, base: float = 500000.0, factor: float = 8.0,

@@ -48,7 +48,7 @@ def summary(violations: list[dict[str, Any]]) -> list[str]:
 @pytest.mark.parametrize("site", list(SITES))
 @pytest.mark.parametrize("name", PAGES, ids=[p[:2] if p != "index" else p for p in PAGES])
 def test_page_has_no_serious_accessibility_violation(
-    browser: Any, site_root: tuple[Path, str], site: str, name: str
+    browser: Any, site_root: tuple[Path, str], site: str, name: str,  # noqa: F811
 ) -> None:
     _, origin = site_root
     context, page, log = open_offline(browser, f"{origin}/{site}/{name}.html", origin)
