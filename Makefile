@@ -40,11 +40,23 @@ lab: $(STAMP)
 # Self-study: your own copies of the notebooks in study/, without the worked solutions, made the
 # first time and never overwritten (your work stays; `make clean` leaves study/ alone); JupyterLab
 # opens there. `make solution EX=02.half_turns` prints one worked solution when you want it.
+# Study mode is for study: nbgrader's JupyterLab extension (the Nbgrader menu, the Validate button,
+# the Create Assignment and formgrader panels) and its four server extensions are switched off by
+# a config directory written into study/.jupyter and put first on JUPYTER_CONFIG_PATH for this
+# launch only. `make lab` (teachers, see notebooks/INSTRUCTORS.md) keeps them.
+STUDY_DIR ?= study
+STUDY_CONFIG = $(abspath $(STUDY_DIR))/.jupyter
+NBGRADER_SERVER_EXTENSIONS := formgrader validate_assignment assignment_list course_list
 STUDY_FLAGS := $(filter-out --ServerApp.root_dir=% --LabApp.default_url=%,$(LAB_FLAGS)) \
-	--ServerApp.root_dir=$(CURDIR)/study --LabApp.default_url=/lab/tree/00_why_position.ipynb
+	--ServerApp.root_dir=$(abspath $(STUDY_DIR)) --LabApp.default_url=/lab/tree/00_why_position.ipynb
 study: $(STAMP)
-	$(BIN)/python tools/build_student.py --out study --keep
-	$(BIN)/jupyter lab $(STUDY_FLAGS)
+	$(BIN)/python tools/build_student.py --out $(STUDY_DIR) --keep
+	mkdir -p $(STUDY_CONFIG)/labconfig
+	printf '{"disabledExtensions": {"@jupyter/nbgrader": true}}\n' > $(STUDY_CONFIG)/labconfig/page_config.json
+	printf '{"ServerApp": {"jpserver_extensions": {%s}}}\n' \
+		"$$(printf '"nbgrader.server_extensions.%s": false, ' $(NBGRADER_SERVER_EXTENSIONS) | sed 's/, $$//')" \
+		> $(STUDY_CONFIG)/jupyter_server_config.json
+	JUPYTER_CONFIG_PATH=$(STUDY_CONFIG) $(BIN)/jupyter lab $(STUDY_FLAGS)
 
 solution: $(STAMP)
 	$(BIN)/python tools/solution.py $(EX)

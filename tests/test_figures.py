@@ -79,14 +79,18 @@ def test_every_seed_figure_is_registered():
     assert expected <= sources
     course = [spec.name for spec in REGISTRY.values() if spec.source == "course"]
     assert set(course) == {"frequency_ratio", "rope_decay_bound", "unit_circle_rotation"}
-    assert len(REGISTRY) == 16
+    long_context = [spec for spec in REGISTRY.values() if spec.source.startswith("notebook")]
+    assert {spec.source for spec in long_context} == {f"notebook 0{n}" for n in (6, 7, 8, 9)}
+    assert len(long_context) >= 8  # issue 34: at least 8 figures of notebooks 06-09
 
 
 @pytest.mark.parametrize("name", NAMES)
 def test_entry_is_well_formed(name):
     spec = get_figure(name)
     assert spec.name == name and name.isidentifier()
-    assert spec.source.split()[0] in {"000", "001", "002", "003", "course"}
+    assert spec.source.split()[0] in {"000", "001", "002", "003", "course", "notebook"}
+    if spec.source.startswith("notebook"):
+        assert spec.look_for and "\n" not in spec.look_for, "what to look for, in one line"
     assert spec.description and "\n" not in spec.description and len(spec.description) <= 100
     assert spec.defaults, "every figure exposes parameters"
     for key, default in spec.defaults.items():

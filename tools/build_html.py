@@ -100,6 +100,16 @@ table.syllabus th, table.syllabus td { text-align: left; padding: 0.5rem 0.7rem;
 table.syllabus th { color: var(--muted); font-weight: 600; }
 table.syllabus a { color: var(--accent); font-weight: 600; text-decoration: none; }
 p.lead { font-size: 1.1rem; color: #33404a; }
+/* WCAG AA contrast, at least 4.5:1: JupyterLab's light theme draws the prompts of cells never
+   run ("[ ]:") in #616161 at half opacity (#b0b0b0 on white, 2.16:1), and some code colours on the
+   code background #f5f5f5 fall short (comments 4.17, numbers 4.26, operators 4.40). The page
+   defines these variables on :root after this sheet; html:root, more specific, overrides them. */
+html:root { --jp-cell-prompt-not-active-opacity: 1; --jp-cell-inprompt-font-color: #1a6fb0;
+            --jp-cell-outprompt-font-color: #a34a2f; --jp-mirror-editor-comment-color: #3a7373;
+            --jp-mirror-editor-number-color: #007a00; --jp-mirror-editor-operator-color: #9015d9;
+            --jp-mirror-editor-meta-color: #9015d9; --jp-mirror-editor-atom-color: #5c5ccc;
+            --jp-mirror-editor-bracket-color: #6b6b46; --jp-mirror-editor-quote-color: #007800;
+            --jp-mirror-editor-error-color: #c00000; }
 /* MathJax's hidden MathML copy (for screen readers) would ask for TeX fonts the bundle lacks. */
 .MJX_Assistive_MathML, .MJX_Assistive_MathML * { font-family: inherit !important; }
 """

@@ -9,6 +9,8 @@ Build one in Python with ``build_figure("heatmap_002", d_model=64)``, or from th
 from __future__ import annotations
 
 from posenc_lib.figures import catalog as _catalog  # noqa: F401  (registers the figures
+from posenc_lib.figures import catalog_context as _context  # noqa: F401  (06 and 08)
+from posenc_lib.figures import catalog_models as _models  # noqa: F401  (07 and 09)
 from posenc_lib.figures.cli import main
 from posenc_lib.figures.registry import REGISTRY, FigureSpec, build_figure, figure_names, get_figure
 

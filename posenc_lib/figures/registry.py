@@ -38,13 +38,15 @@ _BOOLS = {"1": True, "true": True, "yes": True, "on": True,
 
 @dataclass(frozen=True)
 class FigureSpec:
-    """One registered figure: name (also its file name), source ("000 fig 2" or "course"),
-    one-line description and the drawing function (keyword-only parameters)."""
+    """One registered figure: name (also its file name), source ("000 fig 2", "course" or
+    "notebook 06"), one-line description, the drawing function (keyword-only parameters) and
+    what a reader should look for in the picture ("" where the notebook says it)."""
 
     name: str
     source: str
     description: str
     function: Callable[..., Figure]
+    look_for: str = ""
 
     @property
     def defaults(self) -> dict[str, Any]:
@@ -78,9 +80,10 @@ def _check_default(function_name: str, name: str, default: Any) -> None:
     )
 
 
-def register(name: str, *, source: str,
-        description: str) -> Callable[[Callable[..., Figure]], Callable[..., Figure]]:
-    """Decorator adding a figure function to ``REGISTRY`` under the new identifier ``name``.
+def register(name: str, *, source: str, description: str,
+        look_for: str = "") -> Callable[[Callable[..., Figure]], Callable[..., Figure]]:
+    """Decorator adding a figure function to ``REGISTRY`` under the new identifier ``name``,
+    with ``look_for``, the sentence saying what the picture shows.
 
     The decorated function draws in the course style and freezes its figure's layout, so that
     its files do not depend on what was saved before.
@@ -99,7 +102,7 @@ def register(name: str, *, source: str,
             with course_style():
                 return freeze_layout(function(**params))
 
-        REGISTRY[name] = FigureSpec(name, source, description, styled)
+        REGISTRY[name] = FigureSpec(name, source, description, styled, look_for)
         return styled
 
     return decorator

@@ -41,10 +41,11 @@ class EncodingHeatmapExplorer(Explorer):
         super().__init__(figsize=(7.0, 4.0))
         with self.style():
             ax = self.figure.add_subplot()
-            # no colorbar: values always span [-1, 1] (the title says so), and a slider tick
-            # that changes the axes redraws every label, so fewer labels keep it under 50 ms
+            # the colour bar reads the heatmap's norm, pinned to [-1, 1] by update(): it is
+            # part of the kept background, redrawn only with it, never per slider tick
             self.heatmap = draw_encoding_heatmap(ax, sinusoidal_encoding(length, d_model, base,
-                layout="concat"), colorbar=False, dimension_label="sine columns | cosine columns")
+                layout="concat"), colorbar=True, dimension_label="sine columns | cosine columns")
+            self.colorbar = self.heatmap.colorbar
             self.halves = ax.axvline(d_model / 2 - 0.5, color="black", linewidth=1.0)
             self.title = ax.set_title("", fontsize=9, y=1.0)  # fixed y: drawn alone
         self.raster = PixelRaster(self.heatmap)  # paints the heatmap without resampling it
@@ -82,7 +83,7 @@ class EncodingHeatmapExplorer(Explorer):
         turned = int(np.sum(lam <= length - 1))
         self.title.set_text(
             f"base {base:.0f}: {turned} of {d_model // 2} pairs turn fully; "
-            f"longest wavelength {lam[-1]:.3g} (colour: -1 to +1)"
+            f"longest wavelength {lam[-1]:.3g}"
         )
 
 
