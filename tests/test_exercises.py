@@ -261,3 +261,21 @@ def test_an_answer_cell_that_stopped_with_an_error_is_not_graded(
     assert CREDITED.check(10).passed  # a failing cell that does not bind n is not the answer's
     runs.append(("n = 10\nraise RuntimeError", False))
     assert not CREDITED.check(10).passed  # the cell that last bound n failed
+
+
+@pytest.mark.parametrize(("key", "cell"), [
+    ("01.carry_flips", "carry_counts = [int(my_table(96)[p].sum()) for p in (23, 47, 63, 95)]"),
+    ("02.slow_pair", "last_pair = my_encoding(2501, 8)[2500, 6:]"),
+    ("02.slow_pair", "last_pair = sinusoidal_by_me(2501, 8)[2500, 6:]"),
+    ("06.yarn_ratios", "yarn_ratio = my_yarn(64, 10000.0, 4.0, 2048) / theta"),
+])
+def test_a_build_step_function_is_a_refused_shortcut(key: str, cell: str, monkeypatch) -> None:
+    """Issue 32: the learner's own build-step function computes what the library does, so an
+    exercise that forbids the library forbids it too, even when it is a function the learner
+    wrote (which is otherwise masked as the learner's own code)."""
+    import posenc_lib.exercises._core as core
+
+    name = cell.split("= ", 1)[1].split("(", 1)[0]
+    monkeypatch.setattr(core, "_learner_namespace_functions", lambda: {name})
+    exercise = all_exercises()[key]
+    assert exercise.shortcut_used(None, cell=cell) is not None, cell

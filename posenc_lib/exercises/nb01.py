@@ -38,7 +38,7 @@ carry_flips = Exercise(
     shortcuts=(
         Shortcut("hamming_distance, bin(), XOR or the bit tables (predict on paper; the cell "
                  "after the check computes the distances)",
-                 r"\bhamming_distance\b|\^|\bbin\(|bit_count|binary_table|binary_repr",
+                 r"\bhamming_distance\b|\^|\bbin\(|bit_count|binary_table|binary_repr|\bmy_table\b",
                  "carry_counts = [bin(p ^ (p + 1)).count('1') for p in (23, 47, 63, 95)]"),
     ),
 )

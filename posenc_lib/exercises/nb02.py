@@ -19,7 +19,8 @@ from posenc_lib.sinusoidal import (
 
 __all__ = ["checkpoint_layout", "decode_position", "float16_lost_pairs", "half_turns", "slow_pair"]
 
-_LIBRARY_ENCODING = r"\b(sinusoidal_encoding\w*|encoding_from_frequencies|inverse_frequencies)\b"
+_LIBRARY_ENCODING = (r"\b(sinusoidal_encoding\w*|encoding_from_frequencies|inverse_frequencies|"
+                     r"my_encoding|my_theta|sinusoidal_by_me|inverse_frequencies_by_me)\b")
 
 _SLOW_POS, _SLOW_D = 2500, 8
 

@@ -24,7 +24,8 @@ __all__ = ["dynamic_cache", "hidden_llama3_frequencies", "llama3_bands", "myster
 
 _YARN_CALLS = (
     r"\b(yarn_correction_range|yarn_ramp|yarn_inv_freq|rope_frequencies\w*|"
-    r"method_frequency_ratios|method_frequencies|frequency_ratio|method_rope_scaling)\b"
+    r"method_frequency_ratios|method_frequencies|frequency_ratio|method_rope_scaling|"
+    r"my_yarn|yarn_by_me|my_pi|pi_by_me|my_ntk|ntk_by_me)\b"
 )
 
 _LONGER = 4 * 4096
