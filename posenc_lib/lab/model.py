@@ -55,22 +55,6 @@ def _dense(key: jax.Array, n_in: int, n_out: int) -> Params:
 
 def init_params(key: jax.Array, cfg: ModelConfig) -> Params:
     """Random initial parameters: a pytree of float32 arrays.
-
-    Parameters
-    ----------
-    key : jax.Array
-        A PRNG key (``jax.random.key(seed)``).
-    cfg : ModelConfig
-        Model sizes.
-
-    Returns
-    -------
-    dict
-        ``tok`` (V, D), ``wpe`` (max_len, D) the learned absolute table, ``t5`` (buckets, H),
-        ``layers`` (a list of per-layer dicts), ``ln_f`` and ``head``.
-
-    Notes
-    -----
     Dense weights are drawn from :math:`\\mathcal{N}(0, 1/n_{in})`; the learned table from
     :math:`\\mathcal{N}(0, 0.02^2)` as in GPT-2; T5's bias table starts at 0.
     """
@@ -141,25 +125,6 @@ def _attention(p: Params, x: jax.Array, pos: dict[str, jax.Array], t5_table: jax
 def forward(params: Params, tokens: jax.Array, pos: dict[str, jax.Array], cfg: ModelConfig
             ) -> tuple[jax.Array, list[jax.Array]]:
     """Logits of every position and the attention weights of every layer.
-
-    Parameters
-    ----------
-    params : dict
-        From :func:`init_params`.
-    tokens : int array, shape (B, T)
-        Token ids in ``0 .. vocab_size - 1``; T <= ``cfg.max_len``.
-    pos : dict of arrays
-        The scheme's inputs for length T (:func:`posenc_lib.lab.schemes.position_inputs`).
-    cfg : ModelConfig
-        Model sizes (static under ``jax.jit``).
-
-    Returns
-    -------
-    logits : array, shape (B, T, V)
-    attention : list of arrays, shape (B, H, T, T), one per layer
-
-    Notes
-    -----
     Pre-norm blocks: :math:`x \\leftarrow x + \\mathrm{Attn}(\\mathrm{LN}(x))`,
     :math:`x \\leftarrow x + \\mathrm{MLP}(\\mathrm{LN}(x))`, with the input
     :math:`x_t = E[\\text{token}_t] + \\text{table}_t + \\text{learned}\\,W_{pe}[t]`.

@@ -31,29 +31,7 @@ T5_MAX_DISTANCE = 32
 
 
 def extension_scaling(extension: str, factor: float, trained_length: int) -> dict[str, Any] | None:
-    """The Hugging Face style ``rope_scaling`` dict of a context-extension method.
-
-    Parameters
-    ----------
-    extension : {"none", "pi", "ntk", "dynamic", "yarn"}
-        "pi" is Position Interpolation (``rope_type="linear"``), "ntk" the static NTK-aware
-        base change, "dynamic" dynamic NTK (its ``factor`` is 1: the scale is ``seq_len /
-        trained_length`` of the current pass), "yarn" YaRN with beta_fast 32 and beta_slow 1.
-    factor : float
-        Scale factor s >= 1 (the target length over the trained length).
-    trained_length : int
-        ``original_max_position_embeddings``.
-
-    Returns
-    -------
-    dict or None
-        None for "none"; otherwise a ``rope_scaling`` for :func:`posenc_lib.rope_frequencies`.
-
-    Examples
-    --------
-    >>> extension_scaling("pi", 4.0, 32)
-    {'rope_type': 'linear', 'factor': 4.0}
-    """
+    """The Hugging Face style ``rope_scaling`` dict of a context-extension method."""
     extension = check_choice("extension", extension, EXTENSIONS)
     factor = check_float("factor", factor, greater_than=0.0)
     if factor < 1.0:
@@ -72,23 +50,6 @@ def extension_scaling(extension: str, factor: float, trained_length: int) -> dic
 def rope_inv_freq(scheme: str, head_dim: int, rope_scaling: dict[str, Any] | None = None, *,
                   seq_len: int | None = None) -> tuple[NDArray[np.float64], float]:
     """Inverse frequencies and attention factor of a rotary scheme.
-
-    Parameters
-    ----------
-    scheme : {"rope", "p_rope"}
-        "p_rope" keeps the fastest quarter of the pairs rotating and stops the rest, as in
-        p-RoPE (Barbero et al., 2025).
-    head_dim : int
-    rope_scaling, seq_len
-        Passed to :func:`posenc_lib.rope_frequencies` (``seq_len``: the current length).
-
-    Returns
-    -------
-    inv_freq : ndarray, shape (head_dim // 2,)
-    attention_factor : float
-
-    Notes
-    -----
     theta_i = base^(-2i/d), rescaled by the method; p-RoPE sets theta_i = 0 for i >= p d/2.
     """
     scheme = check_choice("scheme", scheme, ("rope", "p_rope"))
@@ -138,42 +99,9 @@ def position_inputs(scheme: str, length: int, *, d_model: int, n_heads: int,
                     extension: str = "none", factor: float | None = None,
                     trained_length: int | None = None) -> dict[str, NDArray[Any]]:
     """The arrays that put ``scheme`` into the shared model for sequences of ``length`` tokens.
-
-    Parameters
-    ----------
-    scheme : str
-        One of :data:`SCHEMES`.
-    length : int
-        Sequence length T.
-    d_model, n_heads : int
-        Model width and number of heads (``d_model`` divisible by ``n_heads``, even head size).
-    extension : str, default "none"
-        A context extension of :data:`EXTENSIONS`, for the rotary schemes.
-    factor : float, optional
-        The extension's scale s >= 1 (default ``length / trained_length``, at least 1); a
-        fine-tuned model keeps its s at every length. Dynamic NTK scales by the length.
-    trained_length : int, optional
-        The length of the first training; needed with an extension.
-
-    Returns
-    -------
-    dict of str to ndarray
-        ``table`` (T, d_model) added to the token embeddings; ``learned`` () 1.0 to add the
-        learned table; ``cos`` and ``sin`` (T, head_dim // 2) that rotate queries and keys;
-        ``bias`` (n_heads, T, T) added to the attention logits; ``buckets`` (T, T) int32 and
-        ``t5`` () 1.0 to add T5's learned bias per bucket.
-
-    Notes
-    -----
     Sinusoidal: table = PE. RoPE: a cos(m theta_i), a sin(m theta_i) with the attention
     factor a. ALiBi: b_h(i, j) = -m_h (i - j). T5: bucket of j - i (causal, 16 buckets, max
     distance 32).
-
-    Examples
-    --------
-    >>> inputs = position_inputs("alibi", 4, d_model=8, n_heads=2)
-    >>> inputs["bias"][0, 3].tolist()
-    [-0.1875, -0.125, -0.0625, 0.0]
     """
     scheme, length, head_dim, extension, trained_length = _checked(
         scheme, length, d_model, n_heads, extension, trained_length)

@@ -100,39 +100,8 @@ _MIN_LENGTH = {"copy_back": COPY_OFFSET + 1, "assoc_recall": 2 * N_PAIRS + 1}  #
 
 def make_batch(task: str, rng: np.random.Generator, batch: int, length: int) -> Batch:
     """Draw one batch of ``task``.
-
-    Parameters
-    ----------
-    task : {"copy_back", "assoc_recall", "induction", "induction_near"}
-        "copy_back": output the token 5 positions back (a fixed *relative* offset).
-        "assoc_recall": a prefix of 8 key-value pairs, then keys whose values must be
-        recalled from the prefix (*long range*: the distance grows with the length).
-        "induction": at a token seen before, output the token that followed its last
-        occurrence (content search plus the relative offset +1).
-        "induction_near": the sequences of "induction", scored only where the last
-        occurrence is at most 31 back (a control: a model trained on "induction" at length
-        32 never met a farther match).
-    rng : numpy.random.Generator
-    batch : int
-        Number of sequences.
-    length : int
-        Tokens per sequence: at least 6 for copy_back, 17 for assoc_recall, 2 otherwise.
-
-    Returns
-    -------
-    Batch
-        ``tokens``, ``targets`` (int32) and ``mask`` (float32), each of shape (batch, length).
-
-    Notes
-    -----
     copy_back: y_t = x_{t-5} for t >= 5. assoc_recall: y_t = v(x_t) for t >= 16. induction:
     y_t = x_{j+1} with j = max{j < t : x_j = x_t} when such a j exists.
-
-    Examples
-    --------
-    >>> b = make_batch("copy_back", np.random.default_rng(0), 2, 8)
-    >>> bool((b.targets[:, 5:] == b.tokens[:, :3]).all()), b.mask[0].tolist()
-    (True, [0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 1.0, 1.0])
     """
     task = check_choice("task", task, (*TASKS, *EVAL_TASKS))
     if not isinstance(rng, np.random.Generator):
@@ -146,31 +115,8 @@ def make_batch(task: str, rng: np.random.Generator, batch: int, length: int) -> 
 def match_statistics(task: str, length: int, *, far: int = 32, n_sequences: int = 256,
                      seed: int = 0) -> dict[str, float]:
     """How far back the last earlier copy of each scored token is, and how many copies there are.
-
-    Parameters
-    ----------
-    task : str
-        A task of :func:`make_batch`, drawn with ``seed``, ``n_sequences`` by ``length``.
-    length, n_sequences, seed : int
-    far : int, default 32
-        A match counts as far when it lies ``far`` or more positions back.
-
-    Returns
-    -------
-    dict
-        ``far_share``: among scored positions t >= ``far`` whose token occurred before, the
-        share whose last occurrence j has t - j >= ``far`` (NaN when there is none);
-        ``copies``: the mean number of earlier copies of the token over the scored positions.
-
-    Notes
-    -----
     copies = mean_t |{j < t : x_j = x_t}|; for induction on 16 uniform tokens the share of
     far matches is (15/16)^(far - 1) at large t.
-
-    Examples
-    --------
-    >>> match_statistics("induction_near", 128)["far_share"]
-    0.0
     """
     batch = make_batch(task, np.random.default_rng(seed), n_sequences, length)
     x, t = batch.tokens, np.arange(length)

@@ -151,27 +151,6 @@ def _check_length(model_cfg: ModelConfig, length: int, minimum: int = 1) -> int:
 def train(scheme: str, task: str, seed: int = 0, *, cfg: ModelConfig | None = None,
           tcfg: TrainConfig | None = None, progress: bool = True) -> Trained:
     """Train one model on ``task`` with position ``scheme``.
-
-    Parameters
-    ----------
-    scheme : str
-        One of :data:`posenc_lib.lab.schemes.SCHEMES`.
-    task : str
-        One of :data:`posenc_lib.lab.tasks.TASKS`.
-    seed : int, default 0
-        Seeds the initial parameters and the training batches.
-    cfg, tcfg : ModelConfig, TrainConfig, optional
-        The classes' defaults when None.
-    progress : bool, default True
-        Show a tqdm progress bar.
-
-    Returns
-    -------
-    Trained
-        With the loss every 50 steps and at the last (NaN elsewhere).
-
-    Notes
-    -----
     AdamW, theta <- theta - eta_t (m_hat / (sqrt(v_hat) + eps) + lambda theta), with a linear
     warm-up then cosine decay of eta_t to lr/10, and gradients clipped to global norm 1.
     """
@@ -191,31 +170,6 @@ def fine_tune(model: Trained, extension: str, length: int, *, steps: int = 100,
               checkpoints: tuple[int, ...] = (), progress: bool = True) -> Trained:
     """Continue training a rotary model at ``length`` with a context extension (PI's recipe),
     or with ``extension="none"`` plainly at the new length (the control PI needs).
-
-    Parameters
-    ----------
-    model : Trained
-        Trained with scheme "rope" or "p_rope", not fine-tuned yet.
-    extension : str
-        One of :data:`posenc_lib.lab.schemes.EXTENSIONS` (PI fine-tunes with "pi").
-    length : int
-        The new length L', from the trained length L to ``cfg.max_len``.
-    steps : int, default 100
-        At the same peak learning rate, after a warm-up of min(10, steps - 1) steps.
-    checkpoints : tuple of int, default ()
-        Keep the parameters after each of these numbers of steps (1 .. ``steps``) in the
-        result's ``checkpoints``; :func:`at_checkpoint` makes a model of one of them. They are
-        points of one run, whose learning rate decays over all ``steps``.
-    progress : bool, default True
-
-    Returns
-    -------
-    Trained
-        ``tcfg.length`` is L', ``trained_length`` stays L, and every later evaluation uses
-        ``extension`` at ``factor`` s = L'/L.
-
-    Notes
-    -----
     PI (Chen et al., 2023) uses positions m / s, then fine-tunes for about 1000 steps; a few
     dozen to a few hundred steps suffice at this tiny scale.
     """
@@ -273,32 +227,6 @@ def accuracy_by_position(model: Trained, length: int, *, extension: str | None =
                          task: str | None = None, n_sequences: int = 64, seed: int = 12345
                          ) -> NDArray[np.float64]:
     """Accuracy at every position of fresh sequences of ``length`` tokens.
-
-    Parameters
-    ----------
-    model : Trained
-    length : int
-        Evaluation length, 1 .. ``cfg.max_len``.
-    extension : str, optional
-        A context extension of :data:`EXTENSIONS` for a rotary model that was not fine-tuned,
-        at factor ``length / model.trained_length``. With "dynamic", each position is scored
-        by a pass over the shortest prefix of length ``trained_length * 2**j`` that contains
-        it, that prefix's length being the current length (as dynamic NTK does while a text
-        grows). A fine-tuned model always uses its own extension and factor.
-    task : str, optional
-        The task of the evaluation data (default: the model's); "induction_near" scores an
-        induction model only where the match lies within 31 positions.
-    n_sequences : int, default 64
-    seed : int, default 12345
-        Seeds the evaluation data (the same for every model).
-
-    Returns
-    -------
-    ndarray, shape (length,)
-        NaN where the task scores no position.
-
-    Notes
-    -----
     acc_t = sum_b m_bt [y_hat_bt = y_bt] / sum_b m_bt, with m the task's mask.
     """
     length = _check_length(model.cfg, length)
