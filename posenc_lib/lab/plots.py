@@ -43,19 +43,6 @@ def plot_extrapolation(stats: Mapping[tuple[str, str], NDArray[Any]], task: str,
                        title: str | None = None, legend: bool = True) -> Figure:
     """Accuracy beyond the trained length against the length multiple: the seed mean as a
     line with its bootstrap 95% interval as a bar, each seed as a dot beside it.
-
-    Parameters
-    ----------
-    stats : mapping
-        From :func:`posenc_lib.lab.results.summary`: (task, method) to (seeds, multiples).
-    task : str
-    methods : sequence of str
-        One line per method; each method's dots are shifted a little sideways.
-    ax : Axes, optional
-    title : str, optional
-        Default: the task.
-    legend : bool, default True
-        Draw the legend, outside the axes on the right.
     """
     figure, ax = _axes(ax)
     counts = []
@@ -114,18 +101,7 @@ def plot_learning_curves(runs: Mapping[str, Sequence[Mapping[str, Any]]], *,
 def plot_position_curves(curves: Mapping[str, Any], trained_length: int, *,
                          ax: Axes | None = None, title: str = "", legend: bool = True
                          ) -> Figure:
-    """Accuracy at every position, one line per method, with the trained length dashed.
-
-    Parameters
-    ----------
-    curves : mapping of str to sequence of float
-        Method to accuracy by position (NaN where nothing is scored).
-    trained_length : int
-    ax : Axes, optional
-    title : str
-    legend : bool, default True
-        Draw the legend outside the axes on the right, where it covers no curve.
-    """
+    """Accuracy at every position, one line per method, with the trained length dashed."""
     figure, ax = _axes(ax)
     for method, curve in curves.items():
         ax.plot(np.asarray(curve, dtype=float), label=method, linewidth=1.2)
@@ -141,18 +117,7 @@ def plot_position_curves(curves: Mapping[str, Any], trained_length: int, *,
 
 def plot_attention(maps: Mapping[str, NDArray[Any]], trained_length: int, *,
                    ncols: int = 4, figure: Figure | None = None) -> Figure:
-    """Attention maps side by side, each with the trained length dashed.
-
-    Parameters
-    ----------
-    maps : mapping of str to ndarray, shape (T, T)
-        Title to attention weights (row: query, column: key).
-    trained_length : int
-    ncols : int
-        Panels per row.
-    figure : Figure, optional
-        An empty figure to draw in (e.g. ``plt.figure()``).
-    """
+    """Attention maps side by side, each with the trained length dashed."""
     nrows = -(-len(maps) // ncols)
     figure = _sized(figure, (2.6 * ncols, 2.6 * nrows + 0.3))
     axes = figure.subplots(nrows, ncols, squeeze=False)

@@ -45,22 +45,7 @@ def draw_grouped_bars(
     ylabel: str | None = None,
     **style: Any,
 ) -> list[BarContainer]:
-    """Draw several series of numbers as bars side by side, one group per category.
-
-    Parameters
-    ----------
-    series : mapping of str to array_like, each shape (n_categories,)
-        Legend label -> values, drawn in this order.
-    categories : sequence, length n_categories, optional
-        x tick labels; ``0 .. n-1`` by default.
-    width : float, default 0.8
-        Total width of a group, in (0, 1].
-
-    Returns
-    -------
-    list of matplotlib.container.BarContainer
-        One per series; update a bar with ``container.patches[j].set_height(v)``.
-    """
+    """Draw several series of numbers as bars side by side, one group per category."""
     ax = check_axes(ax)
     if not isinstance(series, Mapping) or not series:
         raise TypeError(f"series must be a non-empty mapping of label -> values; got {series!r}")
@@ -97,22 +82,7 @@ def draw_dot_rows(
     xlabel: str | None = "Code value",
     **style: Any,
 ) -> list[Line2D]:
-    """Draw each row of numbers as dots on its own horizontal number line, row 0 on top.
-
-    Parameters
-    ----------
-    rows : sequence of array_like, each shape (n_k,)
-        The values of each row (rows may differ in length).
-    labels : sequence of str, one per row
-        y tick labels.
-    annotate : bool, default False
-        Write the index of each dot above it.
-
-    Returns
-    -------
-    list of matplotlib.lines.Line2D
-        Line k has x = ``rows[k]`` and y = its row height.
-    """
+    """Draw each row of numbers as dots on its own horizontal number line, row 0 on top."""
     ax = check_axes(ax)
     if isinstance(rows, np.ndarray) and rows.ndim == 2:
         rows = list(rows)
@@ -159,23 +129,6 @@ def draw_wavelengths(
     **style: Any,
 ) -> WavelengthChart:
     """Draw each pair's wavelength (log scale) with the span of a few sentence lengths.
-
-    Parameters
-    ----------
-    wavelengths : array_like, shape (d_model // 2,)
-        ``wavelengths(inverse_frequencies(d_model, base))``, all > 0.
-    sentence_lengths : sequence of int
-        Lengths L >= 2. L tokens span L - 1 steps, so pair i turns fully within the sentence
-        when ``wavelengths[i] <= L - 1``; those pairs are marked.
-    **style
-        Passed on to the ``Axes.plot`` call of the wavelength curve.
-
-    Returns
-    -------
-    WavelengthChart
-
-    Notes
-    -----
     lambda_i = 2 pi base^(2i/d) is geometric: a straight line on a log axis.
     """
     ax = check_axes(ax)
@@ -218,20 +171,7 @@ def draw_dimension_range(
     ylabel: str | None = "Range of PE(pos, $j$) over the positions",
     **style: Any,
 ) -> list[Line2D]:
-    """Draw how much each dimension varies over a sentence, sine and cosine columns apart.
-
-    Parameters
-    ----------
-    ranges : array_like, shape (d_model,)
-        ``np.ptp(encoding, axis=0)`` of an interleaved encoding (even length >= 2).
-    log : bool, default True
-        Logarithmic y axis (the ranges span many orders of magnitude).
-
-    Returns
-    -------
-    list of matplotlib.lines.Line2D
-        The sine columns (x = 0, 2, ...) and the cosine columns (x = 1, 3, ...).
-    """
+    """Draw how much each dimension varies over a sentence, sine and cosine columns apart."""
     ax = check_axes(ax)
     values = as_vector("ranges", ranges)
     if values.size < 2 or values.size % 2:
@@ -263,21 +203,7 @@ def draw_probe(
     ylabel: str | None = "Predicted position",
     **style: Any,
 ) -> tuple[PathCollection, Line2D]:
-    """Scatter a probe's predicted positions against the true ones, with the ideal diagonal.
-
-    Parameters
-    ----------
-    true_positions, predicted : array_like, shape (n,)
-        The positions and what the probe predicts for each.
-    diagonal_label : str or None, default "perfect"
-        Legend label of the diagonal; None keeps it out (for a second probe on the same axes).
-
-    Returns
-    -------
-    points : matplotlib.collections.PathCollection
-    diagonal : matplotlib.lines.Line2D
-        The line predicted = true.
-    """
+    """Scatter a probe's predicted positions against the true ones, with the ideal diagonal."""
     ax = check_axes(ax)
     x = as_vector("true_positions", true_positions)
     y = as_vector("predicted", predicted)

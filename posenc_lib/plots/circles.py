@@ -101,24 +101,6 @@ def draw_unit_circle(
     **style: Any,
 ) -> UnitCircle:
     """Draw the unit circle with a point on it and, optionally, the point after a rotation.
-
-    Parameters
-    ----------
-    point : array_like, shape (2,)
-        (cos(theta t), sin(theta t)), drawn in blue.
-    rotated : array_like, shape (2,), optional
-        ``rotation_matrix(theta * k) @ point``, drawn in vermillion with the arc between them.
-    point_label, rotated_label : str
-        Texts written next to the two points.
-    **style
-        Passed on to the ``Axes.plot`` call of the circle.
-
-    Returns
-    -------
-    UnitCircle
-
-    Notes
-    -----
     The rotation by theta k maps (cos(theta t), sin(theta t)) to (cos(theta (t+k)),
     sin(theta (t+k))): the shift by k positions is a rotation that does not depend on t.
     """
@@ -150,20 +132,7 @@ def draw_vectors_2d(
     limit: float | None = None,
     **style: Any,
 ) -> dict[str, Line2D]:
-    """Draw 2-D vectors (a query and a key, rotated or not) from the origin, a dot at the tip.
-
-    Parameters
-    ----------
-    vectors : mapping of str to array_like of shape (2,)
-        Label -> (x, y).
-    limit : float, optional
-        Half-width of the square view; 1.2 times the longest vector by default.
-
-    Returns
-    -------
-    dict of str to matplotlib.lines.Line2D
-        One line per vector, x data ``[0, x]`` and y data ``[0, y]``.
-    """
+    """Draw 2-D vectors (a query and a key, rotated or not) from the origin, a dot at the tip."""
     ax = check_axes(ax)
     points: dict[str, np.ndarray] = {}
     for label, value in check_mapping("vectors", vectors).items():
@@ -191,22 +160,7 @@ def draw_circle_points(
     **style: Any,
 ) -> dict[str, Line2D]:
     """Draw points at given angles on nested circles, one circle per series (at most 4).
-
     For example Position Interpolation packing neighbouring positions closer on a fast pair.
-
-    Parameters
-    ----------
-    angles : mapping of str to array_like, shape (n,)
-        Label -> angles in radians; series k lies on the circle of radius 1 - 0.2 k.
-    annotate : bool, default True
-        Write the index m of each point next to it.
-    **style
-        Passed on to the ``Axes.plot`` call of every series.
-
-    Returns
-    -------
-    dict of str to matplotlib.lines.Line2D
-        The points of each series (markers only).
     """
     ax = check_axes(ax)
     series = check_mapping("angles", angles)

@@ -94,22 +94,7 @@ def draw_curves(
     legend: bool = True,
     **style: Any,
 ) -> dict[str, Line2D]:
-    """Draw several named curves that share one x axis, in colours and line styles that differ.
-
-    Parameters
-    ----------
-    x : array_like, shape (n,)
-        Shared x values.
-    curves : mapping of str to array_like, each of shape (n,)
-        Label -> y values; labels starting with ``"_"`` stay out of the legend.
-    xscale, yscale : {"linear", "log"}
-        Axis scales (a log axis needs values > 0).
-
-    Returns
-    -------
-    dict of str to matplotlib.lines.Line2D
-        One line per curve, in the order of ``curves``.
-    """
+    """Draw several named curves that share one x axis, in colours and line styles that differ."""
     ax = check_axes(ax)
     xs = as_vector("x", x)
     check_mapping("curves", curves)
@@ -137,21 +122,7 @@ def draw_reference_lines(
     horizontal: Mapping[str, float] | None = None,
     **style: Any,
 ) -> dict[str, Line2D]:
-    """Draw labelled reference lines (a trained length, a threshold, zero): grey, dashed, thin.
-
-    Parameters
-    ----------
-    vertical, horizontal : mapping of str to float, optional
-        Label -> x of a vertical line, or y of a horizontal line (at least one line in all).
-        A non-empty label is written at the top (vertical) or the right end (horizontal).
-    **style
-        Passed on to ``Axes.axvline`` / ``Axes.axhline``.
-
-    Returns
-    -------
-    dict of str to matplotlib.lines.Line2D
-        One line per label.
-    """
+    """Draw labelled reference lines (a trained length, a threshold, zero): grey, dashed, thin."""
     ax = check_axes(ax)
     options = {"color": "#666666", "linestyle": "--", "linewidth": 0.9, "zorder": 1, **style}
     lines: dict[str, Line2D] = {}
@@ -185,28 +156,6 @@ def draw_frequency_ratios(
     **style: Any,
 ) -> dict[str, Line2D]:
     """Draw the per-pair frequency ratio (scaled / original) of several context-extension methods.
-
-    Parameters
-    ----------
-    ratios : mapping of str to array_like, each of shape (head_dim // 2,)
-        Method -> ``frequency_ratio(head_dim, base, rope_scaling)``, all the same length.
-    log_scale : bool, default True
-        Logarithmic y axis (ratios such as 1/s evenly spaced).
-    legend : bool, default True
-        Add a legend of the methods, lower left.
-    factor : float, optional
-        The scale s >= 1: on a log axis, a dotted line at 1/s, a tick labelled ``1/s`` and
-        ticks at the powers of 1/2 above it.
-    **style
-        Passed on to every ``Axes.plot`` call; a ``linestyle`` or ``color`` replaces the cycle.
-
-    Returns
-    -------
-    dict of str to matplotlib.lines.Line2D
-        One line per method, y = the ratios, x = i.
-
-    Notes
-    -----
     A ratio of 1 leaves the pair as trained (extrapolation); 1/s interpolates it fully (PI).
     The colours skip the course's pale yellow; the line styles differ too.
     """
@@ -310,24 +259,6 @@ def draw_offset_curve(
     **style: Any,
 ) -> OffsetCurve:
     """Draw the dot product of two encodings against their offset k, bounces marked.
-
-    Parameters
-    ----------
-    offsets, values : array_like, shape (n,)
-        Offsets k and ``offset_similarity(offsets, d_model, base)`` (or a normalised version).
-    bounces : array_like of int, shape (m,), default ()
-        Indices into ``offsets`` of the local minima; each gets a marker.
-    bounce_label : str or None, default "bounce (local minimum)"
-        Legend label of the markers; None keeps them out of the legend.
-    **style
-        Passed on to the ``Axes.plot`` call of the curve.
-
-    Returns
-    -------
-    OffsetCurve
-
-    Notes
-    -----
     PE(t)·PE(t+k) = sum_i cos(theta_i k) falls from d/2 at k = 0, but the fast pairs make it
     turn back up now and then: it is not monotonic.
     """
@@ -346,14 +277,8 @@ def draw_offset_curve(
 
 def for_log_axis(values: ArrayLike) -> NDArray[np.float64]:
     """Values ready for a log axis: zeros, negatives, NaN and infinities become NaN (gaps).
-
     An exact result (error 0) or an overflow (inf) is left out of the line rather than breaking
     it. Returns a float64 array of the same shape.
-
-    Examples
-    --------
-    >>> for_log_axis([0.0, 0.5, np.inf, 2.0]).tolist()
-    [nan, 0.5, nan, 2.0]
     """
     array = np.asarray(check_array("values", values, finite=False), dtype=np.float64)
     return np.where(np.isfinite(array) & (array > 0), array, np.nan)
@@ -369,21 +294,7 @@ def draw_error_curves(
     legend: bool = True,
     **style: Any,
 ) -> dict[str, Line2D]:
-    """Draw errors against position on log-log axes (x in base 2), one line per label.
-
-    Parameters
-    ----------
-    positions : array_like, shape (n,)
-        Positive positions.
-    errors : mapping of str to array_like, each shape (n,)
-        Label -> errors, passed through :func:`for_log_axis` (zeros and infinities leave gaps).
-        Labels starting with ``"_"`` stay out of the legend.
-
-    Returns
-    -------
-    dict of str to matplotlib.lines.Line2D
-        Update one with ``line.set_ydata(for_log_axis(new))``.
-    """
+    """Draw errors against position on log-log axes (x in base 2), one line per label."""
     ax = check_axes(ax)
     xs = as_vector("positions", positions)
     if np.any(xs <= 0):

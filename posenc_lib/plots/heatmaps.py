@@ -83,26 +83,6 @@ def draw_encoding_heatmap(
     **style: Any,
 ) -> AxesImage:
     """Draw a positional-encoding matrix as an image, one row per position.
-
-    Parameters
-    ----------
-    encoding : array_like, shape (n_positions, d_model)
-        For example ``sinusoidal_encoding(100, 512)``.
-    transpose : bool, default False
-        True puts the dimensions on the y axis: the image array is ``encoding.T``.
-    cmap, vmin, vmax : colormap name and colour limits
-        Diverging and symmetric by default, so 0 is white and the sign shows.
-    position_label, dimension_label : str or None
-        Axis labels.
-    **style
-        ``Axes.imshow`` options; defaults ``aspect="auto"``, ``interpolation="nearest"``.
-
-    Returns
-    -------
-    matplotlib.image.AxesImage
-
-    Notes
-    -----
     512 interleaved columns drawn "nearest" in ~500 pixels beat into moiré stripes: pass
     ``interpolation="antialiased"`` or reorder the columns with ``split_permutation(d)``.
     """
@@ -153,21 +133,7 @@ def draw_signed_matrix(
     ylabel: str | None = "Row",
     **style: Any,
 ) -> AxesImage:
-    """Draw a matrix with a diverging colormap centred on zero (the shift matrix M_k, a fit).
-
-    Parameters
-    ----------
-    matrix : array_like, shape (rows, cols)
-    limit : float, optional
-        Colour range [-limit, limit]; the largest absolute entry (1 if all are 0) by default.
-    annotate : bool, default False
-        Write every entry (2 decimals) in its cell.
-
-    Returns
-    -------
-    matplotlib.image.AxesImage
-        Integer ticks only (rows and columns are whole numbers).
-    """
+    """Draw a matrix with a diverging colormap centred on zero (the shift matrix M_k, a fit)."""
     ax = check_axes(ax)
     data = as_matrix("matrix", matrix)
     annotate = check_bool("annotate", annotate)
@@ -213,22 +179,7 @@ def draw_bias_matrix(
     ylabel: str | None = "Query position $i$",
     **style: Any,
 ) -> AxesImage:
-    """Draw one head's attention bias (ALiBi, T5, ...) with masked keys in :data:`MASKED_COLOUR`.
-
-    Parameters
-    ----------
-    bias : array_like, shape (n_queries, n_keys)
-        For example ``alibi_bias(slopes, n)[h]``; ``-inf`` entries are masked.
-    vmin : float, optional
-        Lower colour limit; the smallest finite entry by default.
-    vmax : float, default 0.0
-        Upper colour limit (ALiBi's biases are <= 0).
-
-    Returns
-    -------
-    matplotlib.image.AxesImage
-        Its array is ``masked_bias(bias)``; update with ``image.set_data(masked_bias(new))``.
-    """
+    """Draw one head's attention bias (ALiBi, T5, ...) with masked keys in :data:`MASKED_COLOUR`."""
     ax = check_axes(ax)
     data = masked_bias(bias)
     if vmin is None:
@@ -300,23 +251,7 @@ def draw_attention_weights(
     ylabel: str | None = None,
     **style: Any,
 ) -> AttentionMap:
-    """Draw an attention-weight matrix (colour limits [0, 1]) with the words on both axes.
-
-    Parameters
-    ----------
-    weights : array_like, shape (n_queries, n_keys)
-        Row q is softmax(q·k_j / sqrt(d)) over the keys j, e.g. from ``self_attention``.
-    query_labels : sequence of str, length n_queries
-        The words of the rows, written left of the image.
-    key_labels : sequence of str, length n_keys, optional
-        The words of the columns, written above; ``query_labels`` when omitted.
-    numbers : bool, default True
-        Write each weight in its cell (two decimals, white on dark cells).
-
-    Returns
-    -------
-    AttentionMap
-    """
+    """Draw an attention-weight matrix (colour limits [0, 1]) with the words on both axes."""
     ax = check_axes(ax)
     matrix = as_matrix("weights", weights)
     n_rows, n_cols = matrix.shape
@@ -355,23 +290,6 @@ def draw_unseen_angles(
     **style: Any,
 ) -> AxesImage:
     """Draw where a pair's rotation angle lies outside the arc seen in training.
-
-    Parameters
-    ----------
-    unseen : array_like of bool or 0/1, shape (n_positions, n_pairs)
-        ``unseen_angle_mask(positions, inv_freq, trained_inv_freq, trained_length)``.
-    positions : array_like, shape (n_positions,)
-        Strictly increasing (evenly spaced for a faithful picture).
-    trained_length : float, optional
-        Draw a dashed vertical line at the trained length L.
-
-    Returns
-    -------
-    matplotlib.image.AxesImage
-        Its array is ``unseen.T`` (pair 0 at the bottom), its extent spans the positions.
-
-    Notes
-    -----
     Pair i at position m is unseen when training covered only the arc [0, (L - 1) theta_i] of
     less than a turn and m theta'_i mod 2 pi lies beyond it: vermillion; seen cells are grey.
     """

@@ -56,22 +56,6 @@ def draw_embedding_schematic(
     sum_cmap: str = "Greens",
 ) -> EmbeddingSchematic:
     """Draw, for each token, its embedding column plus its position column equals the input.
-
-    Parameters
-    ----------
-    embeddings, encodings : array_like, shape (n_tokens, d)
-        Word embeddings e_n and position vectors p_n (e.g. ``sinusoidal_encoding(n_tokens, d)``).
-    tokens : sequence of str, length n_tokens
-        The words, written under their columns.
-    embedding_cmap, position_cmap, sum_cmap : str
-        Colormaps of the e, p and w columns (blue, orange, green).
-
-    Returns
-    -------
-    EmbeddingSchematic
-
-    Notes
-    -----
     w_n = e_n + p_n: the input at position n is the word's embedding plus the position vector of
     n, so both need the same dimension d.
     """

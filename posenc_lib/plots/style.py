@@ -82,23 +82,7 @@ def new_figure(
     figsize: tuple[float, float] | None = None,
     **subplot_kw: Any,
 ) -> tuple[Figure, Any]:
-    """Create a ``Figure`` and its axes without pyplot (collected like any object, no leak).
-
-    Parameters
-    ----------
-    nrows, ncols : int
-        Grid of axes, as in ``Figure.subplots``.
-    figsize : (width, height) in inches, optional
-        The ``figure.figsize`` rcParam when omitted.
-    **subplot_kw
-        Passed on to ``Figure.subplots`` (for example ``sharex=True``).
-
-    Returns
-    -------
-    fig : matplotlib.figure.Figure
-    axes : Axes or ndarray of Axes
-        Squeezed as ``Figure.subplots`` does.
-    """
+    """Create a ``Figure`` and its axes without pyplot (collected like any object, no leak)."""
     nrows = check_int("nrows", nrows)
     ncols = check_int("ncols", ncols)
     size = None
@@ -141,23 +125,6 @@ def figure_png(fig: Figure, *, dpi: float | None = None) -> bytes:
 
 def save_figure(fig: Figure, path: str | os.PathLike[str], *, dpi: float | None = None) -> Path:
     """Save ``fig`` deterministically and atomically; the format comes from the suffix.
-
-    Parameters
-    ----------
-    fig : matplotlib.figure.Figure
-        The figure to save.
-    path : str or os.PathLike
-        Target ending in ``.svg``, ``.png`` or ``.pdf``, in an existing directory.
-    dpi : float, optional
-        Resolution (PNG pixels, images embedded in SVG/PDF); the figure's own when omitted.
-
-    Returns
-    -------
-    pathlib.Path
-        The path written.
-
-    Notes
-    -----
     The SVG ``Date``, PNG ``Software`` and PDF ``CreationDate``/``Creator``/``Producer`` are
     dropped and ``svg.hashsalt`` is fixed, so saving twice gives identical files. The bytes go to
     a temporary file in the same directory, renamed over the target with ``os.replace``; if

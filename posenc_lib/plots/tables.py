@@ -49,26 +49,7 @@ def draw_value_table(
     font_size: float = 10.0,
     **style: Any,
 ) -> Table:
-    """Render a matrix of numbers as a table filling ``ax`` (the axes frame is hidden).
-
-    Parameters
-    ----------
-    values : array_like, shape (n_rows, n_cols)
-        For example ``sinusoidal_encoding(4, 4)``.
-    row_labels, col_labels : sequence of str, lengths n_rows and n_cols
-        Row and column headers.
-    fmt : str, default "{:.8f}"
-        ``str.format`` pattern of every cell.
-    font_size : float, default 10
-        Text size of the cells, in points.
-    **style
-        Passed on to ``Axes.table`` (for example ``colColours``).
-
-    Returns
-    -------
-    matplotlib.table.Table
-        Cell (r + 1, c) holds ``fmt.format(values[r, c])``; row 0 and column -1 the headers.
-    """
+    """Render a matrix of numbers as a table filling ``ax`` (the axes frame is hidden)."""
     ax = check_axes(ax)
     matrix = as_matrix("values", values)
     n_rows, n_cols = matrix.shape
@@ -112,23 +93,6 @@ def draw_binary_table(
     **style: Any,
 ) -> BinaryTable:
     """Draw a table of bits, one row per position, optionally coloured by each bit's rate.
-
-    Parameters
-    ----------
-    bits : array_like of 0/1, shape (n_positions, n_bits)
-        ``binary_table(n_positions, n_bits)``, most significant bit first.
-    periods : array_like, shape (n_bits,), optional
-        ``bit_periods(n_bits)``: a set bit is then coloured by its column's rate 1/period with
-        ``cmap`` (fast bits dark) and clear bits stay white; without it set bits are light blue.
-    row_labels, col_labels : sequence of str, optional
-        Tick labels; the positions ``0 .. n-1`` and the place values ``2^k`` by default.
-
-    Returns
-    -------
-    BinaryTable
-
-    Notes
-    -----
     Column j holds bit k = n_bits - 1 - j, which flips every 2^k steps: rate 1 / 2^(k+1).
     """
     ax = check_axes(ax)
@@ -196,23 +160,6 @@ def draw_float32_bits(
     kept_bits: int = 16,
 ) -> BitRows:
     """Draw the float32 bit pattern of each value, coloured by field, with dropped bits faded.
-
-    Parameters
-    ----------
-    values : array_like, shape (n,)
-        Finite numbers, rounded to float32.
-    labels : sequence of str, length n, optional
-        Row labels; the values (8 significant digits) by default.
-    kept_bits : int, default 16
-        Bits kept by the narrow format (16 for bfloat16); the others are drawn faded.
-
-    Returns
-    -------
-    BitRows
-        The image (shape (n, 32, 4)) and the 0/1 texts, row by row.
-
-    Notes
-    -----
     Sign vermillion, exponent blue, fraction green; clear bits pale, dropped bits lighter.
     """
     ax = check_axes(ax)

@@ -90,22 +90,7 @@ def draw_angles(
     ylabel: str | None = r"$\phi = pos / 10000^{2i/d}$",
     **style: Any,
 ) -> list[Line2D]:
-    """Draw the angle phi = pos * theta_i against i, one line per position (step 2).
-
-    Parameters
-    ----------
-    angles : array_like, shape (n_positions, d_model // 2)
-        ``angles(positions, inverse_frequencies(d_model, base))``.
-    positions : sequence, optional
-        Legend labels of the rows, shown as "pos p"; ``0 .. n-1`` by default.
-    legend : bool, default True
-        Add a legend, upper right.
-
-    Returns
-    -------
-    list of matplotlib.lines.Line2D
-        Line p has y = ``angles[p]``.
-    """
+    """Draw the angle phi = pos * theta_i against i, one line per position (step 2)."""
     lines, _ = _curve_per_row(ax, "angles", angles, positions, xlabel, ylabel, **style)
     if legend:
         ax.legend(loc="upper right")
@@ -123,24 +108,7 @@ def draw_even_odd(
     **style: Any,
 ) -> tuple[list[Line2D], list[Line2D]]:
     """Draw sin at the even columns and cos at the odd columns against i (step 3).
-
     PE(pos, 2i) = sin(pos theta_i) tends to 0 as i grows, PE(pos, 2i+1) = cos(pos theta_i) to 1.
-
-    Parameters
-    ----------
-    encoding : array_like, shape (n_positions, d_model)
-        Rows of an interleaved encoding, one per position to show.
-    positions : sequence, optional
-        Legend labels of the rows; ``0 .. n-1`` by default.
-    legend : bool, default True
-        Legend outside on the right: one colour per position, then the two marker shapes.
-    **style
-        Passed on to every ``Axes.plot`` call (markers only by default).
-
-    Returns
-    -------
-    sin_lines, cos_lines : list of matplotlib.lines.Line2D
-        Row p: y = ``encoding[p, 0::2]`` (round markers) and ``encoding[p, 1::2]`` (crosses).
     """
     ax = check_axes(ax)
     matrix = as_matrix("encoding", encoding)
@@ -180,27 +148,7 @@ def draw_values_by_dimension(
     ylabel: str | None = "PE(pos, $j$)",
     **style: Any,
 ) -> list[Line2D]:
-    """Draw each position's encoding vector as a curve of value against dimension (step 4).
-
-    Parameters
-    ----------
-    encoding : array_like, shape (n_positions, d_model)
-        One row per position (interleaved: sine in the even columns).
-    positions : sequence, optional
-        Legend labels of the rows; ``0 .. n-1`` by default.
-    columns : {"all", "sin", "cos"}, default "all"
-        Every column, or only the sine (j even) or cosine (j odd) columns, each at its own j
-        (together they zigzag: draw "sin" and "cos" on two axes to read them).
-    legend : bool, default True
-        Legend lower right (two columns beyond four positions).
-    **style
-        Passed on to every ``Axes.plot`` call (line width 1 by default).
-
-    Returns
-    -------
-    list of matplotlib.lines.Line2D
-        Line p has x = the chosen j and y = ``encoding[p, j]``.
-    """
+    """Draw each position's encoding vector as a curve of value against dimension (step 4)."""
     choice = check_choice("columns", columns, tuple(_COLUMNS))
     style.setdefault("linewidth", 1.0)
     lines, labels = _curve_per_row(
@@ -234,28 +182,7 @@ def draw_stacked_waves(
     xlabel: str | None = "Position",
     **style: Any,
 ) -> StackedWaves:
-    """Draw one wave per dimension, stacked bottom-up, with the token positions marked.
-
-    Parameters
-    ----------
-    x : array_like, shape (n_samples,)
-        Where the continuous waves are sampled (fractional positions allowed).
-    waves : array_like, shape (n_samples, n_waves)
-        Wave j is column j (e.g. ``sinusoidal_encoding_at(x, d_model)``), drawn j * spacing
-        above wave 0.
-    token_positions, token_values : array_like, shapes (n_tokens,) and (n_tokens, n_waves)
-        Token positions to mark on every wave and the encoding there: both or neither.
-    labels : sequence of str, optional
-        One y tick label per wave; ``dim j`` by default.
-    spacing : float, default 2.5
-        Distance between the zero lines of consecutive waves (waves lie in [-1, 1]).
-    **style
-        Passed on to the ``Axes.plot`` call of every wave.
-
-    Returns
-    -------
-    StackedWaves
-    """
+    """Draw one wave per dimension, stacked bottom-up, with the token positions marked."""
     ax = check_axes(ax)
     samples, matrix, marks = _stack_data(x, waves, token_positions, token_values)
     gap = check_float("spacing", spacing, greater_than=0.0)
@@ -343,22 +270,6 @@ def draw_pair_waves(
     ylabel: str | None = "Value",
 ) -> PairWaves:
     """Draw one (sin, cos) pair as two waves, with markers at positions t and t + k.
-
-    Parameters
-    ----------
-    positions : array_like, shape (n,)
-        Where the waves are sampled (n >= 2); y limits are [-1.15, 1.8], room for the legend.
-    omega : float
-        The frequency theta of the pair, in radians per position.
-    t, k : float
-        The markers sit at t (blue) and t + k (vermillion).
-
-    Returns
-    -------
-    PairWaves
-
-    Notes
-    -----
     The markers show sin(theta t), cos(theta t) and sin(theta (t+k)), cos(theta (t+k)): the
     values the matrix M_k maps onto each other.
     """
