@@ -422,33 +422,7 @@ def _function_code(answer: Any) -> str:
 
 @dataclass(frozen=True)
 class Exercise:
-    """One exercise: what to compute, how to check it, and a hint (the solution is not here).
-
-    Parameters
-    ----------
-    key, title, answer_name : str
-        "NN.short_name"; one line saying what the learner computes; the variable (or function)
-        the learner's cell defines.
-    hint_text, objective : str
-        Shown by :meth:`hint`; the learning objective, for the instructors' table.
-    level, kind : str
-        One of :data:`LEVELS` and one of :data:`KINDS`.
-    minutes : int
-        A typical learner's time for it.
-    mistakes, shortcuts : sequence of Mistake, sequence of Shortcut
-        Known wrong answers, named when matched; forbidden shortcuts, refused by name.
-    rtol, atol : float
-        Tolerances for numeric answers.
-    call_with : tuple, optional
-        The answer is a function: ``check`` compares ``answer(*call_with)`` (a stub raising
-        NotImplementedError counts as "not yet").
-    answer_form : callable, optional
-        Turns the learner's answer into the form compared (several spellings of one answer).
-    expected : callable, optional
-        Deprecated: an answer computed in the package, which a learner can call. Leave it out:
-        the right answer comes from the checkout's key (tools/answer_key.py) or, in graded work,
-        from the hidden test. A detector's answer is ``(choice, evidence)``.
-    """
+    """One exercise: what to compute, how to check it, and a hint (the solution is not here)."""
 
     key: str
     title: str

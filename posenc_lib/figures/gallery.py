@@ -118,15 +118,7 @@ def write_gallery(out: str | os.PathLike[str]) -> Path:
 def smallest_text_px(fig: Figure, dpi: float, scale: float = 1.0) -> float:
     """Height in pixels of the smallest visible text of ``fig`` drawn at ``dpi`` and shown
     ``scale`` times its pixel size.
-
-    Notes
-    -----
     pixels = min font size (points) * dpi / 72 * scale.
-
-    Examples
-    --------
-    >>> smallest_text_px(build_figure("division_term"), 100.0)  # 9-point ticks: 9 * 100 / 72
-    12.5
     """
     dpi = check_float("dpi", dpi, greater_than=0.0)
     scale = check_float("scale", scale, greater_than=0.0)

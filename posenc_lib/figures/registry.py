@@ -133,27 +133,7 @@ def get_figure(name: str) -> FigureSpec:
 
 
 def build_figure(name: str, **params: Any) -> Figure:
-    """Draw the registered figure ``name`` with some parameters changed.
-
-    Parameters
-    ----------
-    name : str
-        A registered figure name (see ``figure_names()``).
-    **params
-        Parameters to override, each with the type of its default (an int is accepted for a
-        float, a list for a tuple).
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        A new figure (not registered with pyplot).
-
-    Examples
-    --------
-    >>> fig = build_figure("heatmap_002", d_model=64)
-    >>> fig.axes[0].images[0].get_array().shape
-    (64, 100)
-    """
+    """Draw the registered figure ``name`` with some parameters changed."""
     return get_figure(name).build(**params)
 
 
@@ -206,14 +186,7 @@ def _coerce(label: str, value: Any, default: Any) -> Any:
 
 def parse_parameter(spec: FigureSpec, key: str, text: str) -> Any:
     """Parse the text of ``--set key=text`` to the type of the default of ``key``.
-
     Booleans are true/false/yes/no/on/off/1/0; tuples are comma-separated items.
-
-    Examples
-    --------
-    >>> spec = get_figure("theta_offsets")
-    >>> parse_parameter(spec, "positions", "0,10,20"), parse_parameter(spec, "d_model", "64")
-    ((0, 10, 20), 64)
     """
     default = _default_of(spec, key)
     label = f"{spec.name}.{key}"

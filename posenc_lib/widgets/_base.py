@@ -42,12 +42,8 @@ def _png_chunk(kind: bytes, data: bytes) -> bytes:
 
 def png_bytes(rgba: np.ndarray, compress: Callable[[Any, int], bytes] | None = None) -> bytes:
     """A PNG file of an (height, width, 4) uint8 RGBA image, made for speed.
-
     Rows use PNG's "Up" filter, deflated at level 1 by ``compress(data, level)`` (default:
     ISA-L's when ``isal`` is installed, else ``zlib.compress``).
-
-    Notes
-    -----
     Filtered row r of pixel bytes x: f_r = (x_r - x_{r-1}) mod 256 (x_{-1} = 0), each
     prefixed with the filter type byte 2.
     """
@@ -90,15 +86,6 @@ def check_slider_range(name: str, value: Any, low: float, high: float,
 class Explorer:
     """Base class: subclasses draw once and add controls in ``__init__``, then call
     :meth:`refresh`, and implement :meth:`update` (change artists in place).
-
-    Parameters
-    ----------
-    figsize : tuple of float
-        Figure size in inches.
-    dpi : float
-        CSS pixels per figure inch.
-    pixel_ratio : float, optional
-        Device pixels per CSS pixel of the PNG; the class attribute (2) when omitted.
     """
 
     pixel_ratio: float = 2.0

@@ -25,23 +25,9 @@ __all__ = ["PixelRaster", "pixel_cells"]
 
 def pixel_cells(n_cells: int, start: float, stop: float, first: int, count: int) -> NDArray[Any]:
     """Index of the cell under the centre of each of ``count`` pixels, from pixel ``first``.
-
     ``n_cells`` equal cells run from the edge at ``start`` to the edge at ``stop`` (screen
     pixels; ``stop < start`` when cell 0 is on the right or at the top).
-
-    Returns
-    -------
-    numpy.ndarray of intp, shape (count,)
-        Cell indices, clipped to ``[0, n_cells - 1]``.
-
-    Notes
-    -----
     cell(p) = floor(n (p + 1/2 - start) / (stop - start)), clipped to [0, n - 1].
-
-    Examples
-    --------
-    >>> pixel_cells(2, 4.0, 0.0, 0, 4).tolist()  # cell 0 on the right
-    [1, 1, 0, 0]
     """
     n_cells = check_int("n_cells", n_cells, minimum=1)
     start = check_float("start", start)

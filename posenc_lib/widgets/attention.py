@@ -28,16 +28,8 @@ ENCODINGS: tuple[str, ...] = ("none", "integer", "normalised")
 
 class WordOrderExplorer(Explorer):
     """Attention weights of a reordered sentence, and one word's output in two orders.
-
     Controls: ``order``, ``encoding`` (what is added to every embedding coordinate: "none",
     "integer" or "normalised") and ``word``. Without position the bars match for every order.
-
-    Parameters
-    ----------
-    d_model : int, default 8
-        Embedding width of the toy model (:func:`word_order_model`).
-    seed : int, default 0
-        Seed of the toy model.
     """
 
     words = ("cat", "mouse", "was", "chasing")

@@ -35,30 +35,7 @@ HEAD_COLOURS = "viridis"  # steepest head dark, gentlest yellow-green (0.9 of th
 
 
 class RelativeBiasExplorer(Explorer):
-    """ALiBi head slopes (left) and T5 buckets (right), with sliders for both.
-
-    Parameters
-    ----------
-    n_heads : int, default 8
-        ALiBi heads (1..16).
-    num_buckets : int, default 32
-        T5 buckets (even, 4..64).
-    max_distance : int, default 128
-        T5 maximum distance (40..256).
-    bidirectional : bool, default True
-        T5 encoder (True) or causal decoder (False).
-    length : int, default 64
-        Keys behind the ALiBi query (fixed).
-    span : int, default 300
-        The T5 panel shows relative positions -span..span (fixed).
-
-    Examples
-    --------
-    >>> explorer = RelativeBiasExplorer()
-    >>> explorer.controls["n_heads"].value = 4
-    >>> sum(line.get_visible() for line in explorer.head_lines)
-    4
-    """
+    """ALiBi head slopes (left) and T5 buckets (right), with sliders for both."""
 
     def __init__(self, n_heads: int = 8, num_buckets: int = 32, max_distance: int = 128,
             bidirectional: bool = True, length: int = 64, span: int = 300) -> None:

@@ -21,17 +21,7 @@ __all__ = ["LabCurvesExplorer"]
 
 
 class LabCurvesExplorer(Explorer):
-    """Accuracy by position of every scheme, with length-multiple and task controls.
-
-    Parameters
-    ----------
-    task : str, default "copy_back"
-        One of :data:`posenc_lib.lab.tasks.TASKS` or "induction_near".
-    multiple : int, default 4
-        Length multiple (one of 1, 2, 4, 8).
-    folder : Path, optional
-        Where the results are (default: the repository's ``results/``).
-    """
+    """Accuracy by position of every scheme, with length-multiple and task controls."""
 
     def __init__(self, task: str = "copy_back", multiple: int = 4,
                  folder: Path | None = None) -> None:

@@ -28,21 +28,7 @@ CLASS_COLOURS = (OKABE_ITO[0], OKABE_ITO[1], OKABE_ITO[2], "#999999")
 
 
 class ModelPairsExplorer(Explorer):
-    """Wavelength and class of every pair of a model preset, with preset and length controls.
-
-    Parameters
-    ----------
-    preset : str, default "llama-3.1-8b"
-        A key of :data:`posenc_lib.presets.PRESETS`.
-    length : int, default 8192
-        Context length L in [2**8, 2**23].
-
-    Examples
-    --------
-    >>> explorer = ModelPairsExplorer("pythia-1.4b", 2048)
-    >>> len(explorer.class_lines[0][3].get_xdata())  # 48 of Pythia's 64 pairs never rotate
-    48
-    """
+    """Wavelength and class of every pair of a model preset, with preset and length controls."""
 
     def __init__(self, preset: str = "llama-3.1-8b", length: int = 8192) -> None:
         preset = check_choice("preset", preset, PRESETS)

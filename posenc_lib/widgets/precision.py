@@ -29,26 +29,7 @@ FLOAT16_MAX = 65504.0
 
 
 class AngleErrorExplorer(Explorer):
-    """Angle error against position, with format, position and pair controls.
-
-    Parameters
-    ----------
-    dtype_name : {"float16", "bfloat16", "float32"}, default "float16"
-        Storage format.
-    position : int, default 1857
-        Position (1 .. 2**20); 1857 is that of a published float16 bug report.
-    pair : int, default 1
-        Pair index i of a ``d_model``-wide encoding.
-    d_model : int, default 32
-        Width whose frequencies 10000**(-2i/d) the pair slider picks from (fixed).
-
-    Examples
-    --------
-    >>> explorer = AngleErrorExplorer()
-    >>> explorer.controls["dtype_name"].value = "float32"
-    >>> explorer.overflow_line.get_visible()
-    False
-    """
+    """Angle error against position, with format, position and pair controls."""
 
     def __init__(self, dtype_name: str = "float16", position: int = 1857, pair: int = 1,
             d_model: int = 32) -> None:

@@ -18,19 +18,7 @@ __all__ = ["SimilarityDecayExplorer"]
 
 
 class SimilarityDecayExplorer(Explorer):
-    """PE·PEᵀ / (d/2) (left) and its offset curve with the bounces marked (right).
-
-    Parameters
-    ----------
-    d_model : int, default 128
-        Initial model width (even, slider 8..1024).
-    base : float, default 10000.0
-        Initial base (> 1, log slider 10..1e6).
-    n_positions : int, default 64
-        Positions in the matrix.
-    max_offset : int, default 100
-        Largest offset on the curve.
-    """
+    """PE·PEᵀ / (d/2) (left) and its offset curve with the bounces marked (right)."""
 
     def __init__(self, d_model: int = 128, base: float = 10000.0, *, n_positions: int = 64,
             max_offset: int = 100) -> None:

@@ -24,25 +24,7 @@ BOUND_LABEL = "RoFormer's bound on that score"
 
 
 class RopeScoreExplorer(Explorer):
-    """Score and decay bound against the relative distance, with base and ``d`` sliders.
-
-    Parameters
-    ----------
-    head_dim : int, default 128
-        Head size (even, 8..256).
-    base : float, default 10000.0
-        RoPE base (100..1e7).
-    max_distance : int, default 500
-        Largest distance drawn (fixed).
-
-    Examples
-    --------
-    >>> explorer = RopeScoreExplorer()
-    >>> explorer.controls["base"].value = 500.0
-    >>> score, bound = explorer.score_line.get_ydata(), explorer.bound_line.get_ydata()
-    >>> round(float(score[0]), 6), float(bound[0])
-    (1.0, 32.5)
-    """
+    """Score and decay bound against the relative distance, with base and ``d`` sliders."""
 
     def __init__(self, head_dim: int = 128, base: float = 10000.0,
             max_distance: int = 500) -> None:

@@ -22,19 +22,7 @@ __all__ = ["RotationExplorer"]
 
 class RotationExplorer(Explorer):
     """One (sin, cos) pair on the unit circle moved by M_k (left), and as two waves (right).
-
     The point is p(t) = (sin(theta t), cos(theta t)); M_k p(t) lands on p(t + k).
-
-    Parameters
-    ----------
-    t, k, pair : int, default 5, 3, 0
-        Initial position, offset and pair index i (theta = base ** (-2i / d_model)).
-    d_model : int, default 16
-        Model width.
-    base : float, default 10000.0
-        Base of the frequencies.
-    max_position, max_offset : int, default 40, 20
-        Slider ranges.
     """
 
     def __init__(self, t: int = 5, k: int = 3, pair: int = 0, *, d_model: int = 16,

@@ -31,30 +31,7 @@ __all__ = ["ScalingExplorer"]
 
 
 class ScalingExplorer(Explorer):
-    """Frequency ratio per pair and unseen angles, with method, factor and base controls.
-
-    Parameters
-    ----------
-    method : str, default "yarn"
-        One of :data:`posenc_lib.analysis.DERIVED_METHODS`.
-    factor : float, default 8.0
-        Extension factor s (1..32).
-    base : float, default 10000.0
-        RoPE base (1e3..1e7).
-    head_dim : int, default 128
-        Rotary dimension (fixed).
-    trained_length : int, default 4096
-        Trained length L (fixed).
-    n_columns : int, default 512
-        Positions sampled in 0 .. sL - 1 (notebook 06's grid, :func:`extension_positions`).
-
-    Examples
-    --------
-    >>> explorer = ScalingExplorer()
-    >>> explorer.controls["method"].value = "linear"
-    >>> round(float(explorer.ratio_line.get_ydata()[-1]), 6)
-    0.125
-    """
+    """Frequency ratio per pair and unseen angles, with method, factor and base controls."""
 
     def __init__(self, method: str = "yarn", factor: float = 8.0, base: float = 10000.0,
             head_dim: int = 128, trained_length: int = 4096, n_columns: int = 512) -> None:

@@ -23,15 +23,8 @@ __all__ = ["EncodingHeatmapExplorer", "StackedWavesExplorer"]
 
 class EncodingHeatmapExplorer(Explorer):
     """The encoding as a heatmap, sine columns then cosine columns (``layout="concat"``).
-
     The split order avoids the false stripes alternate slow sin/cos columns draw on a screen
     with fewer pixels than columns. Controls: ``d_model``, ``base`` and ``length``.
-
-    Parameters
-    ----------
-    d_model : int, default 512
-    base : float, default 10000.0
-    length : int, default 100
     """
 
     def __init__(self, d_model: int = 512, base: float = 10000.0, length: int = 100) -> None:
@@ -90,13 +83,6 @@ class EncodingHeatmapExplorer(Explorer):
 class StackedWavesExplorer(Explorer):
     """The sine and cosine waves of ``n_pairs`` pairs from pair ``i`` (the control), stacked,
     with the values the tokens at positions 0 .. n_tokens - 1 take marked.
-
-    Parameters
-    ----------
-    d_model : int, default 64
-    n_tokens : int, default 8
-    n_pairs : int, default 2
-    base : float, default 10000.0
     """
 
     def __init__(self, d_model: int = 64, n_tokens: int = 8, n_pairs: int = 2,
