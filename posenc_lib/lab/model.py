@@ -124,7 +124,8 @@ def _attention(p: Params, x: jax.Array, pos: dict[str, jax.Array], t5_table: jax
 
 def forward(params: Params, tokens: jax.Array, pos: dict[str, jax.Array], cfg: ModelConfig
             ) -> tuple[jax.Array, list[jax.Array]]:
-    """Logits of every position and the attention weights of every layer.
+    """Logits (B, T, V) of every position and the attention weights (B, H, T, T) of every
+    layer, for ``tokens`` of shape (B, T).
     Pre-norm blocks: :math:`x \\leftarrow x + \\mathrm{Attn}(\\mathrm{LN}(x))`,
     :math:`x \\leftarrow x + \\mathrm{MLP}(\\mathrm{LN}(x))`, with the input
     :math:`x_t = E[\\text{token}_t] + \\text{table}_t + \\text{learned}\\,W_{pe}[t]`.

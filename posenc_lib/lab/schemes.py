@@ -99,6 +99,8 @@ def position_inputs(scheme: str, length: int, *, d_model: int, n_heads: int,
                     extension: str = "none", factor: float | None = None,
                     trained_length: int | None = None) -> dict[str, NDArray[Any]]:
     """The arrays that put ``scheme`` into the shared model for sequences of ``length`` tokens.
+    ``table`` (T, d_model), ``cos``/``sin`` (T, head_dim // 2), ``bias`` (n_heads, T, T),
+    ``buckets`` (T, T), ``learned``/``t5`` () flags.
     Sinusoidal: table = PE. RoPE: a cos(m theta_i), a sin(m theta_i) with the attention
     factor a. ALiBi: b_h(i, j) = -m_h (i - j). T5: bucket of j - i (causal, 16 buckets, max
     distance 32).

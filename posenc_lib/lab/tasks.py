@@ -99,7 +99,8 @@ _MIN_LENGTH = {"copy_back": COPY_OFFSET + 1, "assoc_recall": 2 * N_PAIRS + 1}  #
 
 
 def make_batch(task: str, rng: np.random.Generator, batch: int, length: int) -> Batch:
-    """Draw one batch of ``task``.
+    """Draw one batch of ``task``: int32 ``tokens``, ``targets`` and float32 ``mask``, each
+    of shape (batch, length).
     copy_back: y_t = x_{t-5} for t >= 5. assoc_recall: y_t = v(x_t) for t >= 16. induction:
     y_t = x_{j+1} with j = max{j < t : x_j = x_t} when such a j exists.
     """

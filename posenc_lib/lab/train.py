@@ -226,7 +226,8 @@ def _correct(model: Trained, batch: Batch, extension: str, factor: float, length
 def accuracy_by_position(model: Trained, length: int, *, extension: str | None = None,
                          task: str | None = None, n_sequences: int = 64, seed: int = 12345
                          ) -> NDArray[np.float64]:
-    """Accuracy at every position of fresh sequences of ``length`` tokens.
+    """Accuracy at every position of fresh sequences of ``length`` tokens, shape (length,),
+    NaN where the task scores no position.
     acc_t = sum_b m_bt [y_hat_bt = y_bt] / sum_b m_bt, with m the task's mask.
     """
     length = _check_length(model.cfg, length)
