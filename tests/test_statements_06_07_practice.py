@@ -96,7 +96,7 @@ def test_retrieval_section_names_what_practitioners_use_and_reads_the_lab() -> N
     least, best = min(at_8x, key=at_8x.get), max(at_8x, key=at_8x.get)
     assert f"least recall at 8x: {least!r}" in out and f"highest at 8x: {best}" in out
     for method, value in at_8x.items():
-        assert re.search(rf"^{method}\s.*\s{value:.2f} ± \d\.\d\d$", out, re.M), method
+        assert re.search(rf"^{method}\s.*\s{value:.2f} \[\d\.\d\d-\d\.\d\d\]$", out, re.M), method
 
 
 def test_retrieval_sentences_match_the_lab_data() -> None:
