@@ -90,13 +90,15 @@ figures: $(STAMP)
 	$(BIN)/python -m posenc_lib.figures gallery --out figures
 
 # The lab's grid (notebook 10): every scheme x task x five seeds (ten on the cells near a
-# cutoff), longer trainings, RoPE's extensions, and PI's fine-tune beside its control (plain RoPE
-# fine-tuned without interpolation), read at 10, 20, 60 and 300 steps; writes results/lab_*.json
-# and the figures results/lab_*.png that the notebook quotes (the command's defaults). About 20
-# minutes on 2 idle cores (estimated from the parts rerun; see issue 31's report). To rerun part:
-# python -m posenc_lib.lab.experiments --cells copy_back/rope [--seeds 5 6] (merges into results/).
+# cutoff), longer trainings, RoPE's extensions, PI's fine-tune beside its control (plain RoPE
+# fine-tuned without interpolation) read at 10, 20, 60 and 300 steps, and T5's last bucket;
+# writes results/lab_*.json and the figures results/lab_*.png that the notebook quotes. JOBS
+# models train at once, one process each (the results do not depend on it); about 30 minutes on
+# 2 cores with JOBS=2, estimated from the parts rerun (build/lab_timings.json has the times).
+# To rerun part: python -m posenc_lib.lab.experiments --cells copy_back/rope [--seeds 5 6].
+JOBS ?= 2
 experiments: $(STAMP)
-	$(BIN)/python -m posenc_lib.lab.experiments
+	$(BIN)/python -m posenc_lib.lab.experiments --jobs $(JOBS)
 
 # The student copies (notebooks without solutions) and the student site (offline HTML).
 student: $(STAMP)

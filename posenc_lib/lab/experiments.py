@@ -3,13 +3,13 @@
 five more seeds for the cells near a verdict's cutoff; longer trainings of the cells that 800
 steps do not learn; RoPE's context extensions; on copy_back, one 300-step
 fine-tune at 4x with PI and one without interpolation (the control), each read at several
-checkpoints; attention maps and the learned table. Writes ``lab_*.json`` and the figures
-``lab_*.png``; everything is seeded, so deterministic given constraints.txt.
+checkpoints; attention maps, the learned table and T5's learned bias. Writes ``lab_*.json``
+and the figures ``lab_*.png``; everything is seeded, so deterministic given constraints.txt.
 
 Usage::
 
     python -m posenc_lib.lab.experiments [--out results] [--figures DIR] [--quick]
-                                         [--reuse-long]
+                                         [--reuse-long] [--jobs N]
 
 ``--figures`` defaults to ``--out``; ``--quick`` (one seed, a few steps, a smoke run) writes to
 ``build/lab-quick`` unless ``--out`` is given, never over the committed results.
@@ -17,7 +17,7 @@ Usage::
 training them again (they are the slowest part and depend on nothing else). ``--cells
 task/scheme ...`` (with ``--seeds``, only those seeds) trains only those cells of the grid (and
 no longer trainings) and merges them into ``--out``'s results: every run is seeded, so the
-other entries stay as they were.
+other entries stay as they were. ``--jobs N`` trains N models at once, one process each.
 
 Notebook: 10_length_generalisation_lab.
 """
@@ -25,9 +25,13 @@ Notebook: 10_length_generalisation_lab.
 from __future__ import annotations
 
 import argparse
+import multiprocessing
 import os
 import sys
 import time
+from collections.abc import Callable, Iterator
+from concurrent.futures import ProcessPoolExecutor
+from contextlib import ExitStack
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -38,15 +42,15 @@ from tqdm.auto import tqdm
 from posenc_lib.lab import train as training
 from posenc_lib.lab.figures import write_figures
 from posenc_lib.lab.results import MULTIPLES, load, write_json
-from posenc_lib.lab.schemes import SCHEMES
+from posenc_lib.lab.schemes import SCHEMES, T5_BUCKETS, position_inputs
 from posenc_lib.lab.tasks import COPY_OFFSET, EVAL_TASKS, TASKS
 
 SEEDS = (0, 1, 2, 3, 4)
 # Cells whose five-seed mean lies within 0.05 of a cutoff (0.9 at 1x, a drop of 0.1 from 1x to
-# 4x) get five more seeds. So far only RoPE on copy_back, whose verdict the notebook works by
-# hand; tests/test_lab.py lists the other cells near a cutoff that still have five.
+# 4x) get five more seeds; tests/test_lab.py checks that every such cell has ten.
 EXTRA_SEEDS = (5, 6, 7, 8, 9)
-BORDERLINE_CELLS = (("copy_back", "rope"),)
+BORDERLINE_CELLS = (("copy_back", "rope"), ("copy_back", "learned"), ("induction", "alibi"),
+                    ("induction_once", "p_rope"), ("induction_once", "t5"))
 ROPE_EXTENSIONS = ("pi", "ntk", "dynamic", "yarn")
 # The cells that 800 steps leave below 0.9 at 1x, trained again for longer so that no
 # conclusion about extrapolation rests on a model that never learned its task.
@@ -58,10 +62,11 @@ FINE_TUNES = {"pi": "pi", "plain": "none"}  # method name in the results: extens
 FINE_TUNE_TASKS = ("copy_back",)
 MAP_MULTIPLE = 4
 MAP_TASK = "copy_back"
+T5_TASKS = ("copy_back", "induction")  # T5's learned bias and far-bucket attention: stored
 
 
 RESULT_FILES = {"curves": ("curves", "losses", "long"), "extensions": ("extensions", "fine_tuned"),
-                "attention": ("maps",), "learned_table": ("tables",)}
+                "attention": ("maps", "t5"), "learned_table": ("tables",)}
 
 
 @dataclass(frozen=True)
@@ -103,6 +108,20 @@ def _chosen_head(maps: np.ndarray, offset: int, length: int) -> tuple[int, int]:
     return int(layer), int(head)
 
 
+def _t5_evidence(model: training.Trained, multiple: int) -> dict[str, Any]:
+    """T5's learned bias table (bucket x head, shared by the layers) and, per layer and head,
+    the mean attention weight that queries past the trained length put on the last bucket's
+    keys (every distance from about ``T5_MAX_DISTANCE`` on) at ``multiple`` x."""
+    length = multiple * model.tcfg.length
+    maps = training.attention_maps(model, length)  # (layers, heads, T, T)
+    buckets = position_inputs("t5", length, d_model=model.cfg.d_model,
+                              n_heads=model.cfg.n_heads)["buckets"]
+    far = np.tril(buckets == T5_BUCKETS - 1)  # keys j <= i in the last bucket
+    share = (maps * far).sum(-1)[:, :, model.tcfg.length:].mean(-1)  # (layers, heads)
+    return {"bias": np.round(np.asarray(model.params["t5"]), 3).tolist(),
+            "far_share": np.round(share, 3).tolist(), "multiple": multiple}
+
+
 def _rope_results(model: training.Trained, plan: Plan, grid: dict[str, Any]) -> None:
     """Each context extension without training, then (for ``plan.seeds`` and
     :data:`FINE_TUNE_TASKS`) one fine-tune at 4x with PI and one without interpolation, each
@@ -135,6 +154,8 @@ def _record(model: training.Trained, plan: Plan, grid: dict[str, Any]) -> None:
     if scheme == "learned" and seed == plan.seeds[0]:
         grid["tables"][task] = np.round(np.asarray(model.params["wpe"][: plan.tcfg.length]),
                                         4).tolist()
+    if scheme == "t5" and task in T5_TASKS and seed == plan.seeds[0]:
+        grid["t5"][task] = _t5_evidence(model, MAP_MULTIPLE)
     if task == MAP_TASK and seed == plan.seeds[0]:
         long = training.attention_maps(model, MAP_MULTIPLE * plan.tcfg.length)
         layer, head = _chosen_head(long, COPY_OFFSET, plan.tcfg.length)
@@ -142,8 +163,11 @@ def _record(model: training.Trained, plan: Plan, grid: dict[str, Any]) -> None:
                                 "weights": np.round(long[layer, head], 2).tolist()}
 
 
-def _jobs(plan: Plan, cells: set[tuple[str, str, int]] | None, long: bool
-          ) -> list[tuple[str, str, int, training.TrainConfig]]:
+PARTS = ("curves", "losses", "extensions", "fine_tuned", "maps", "t5", "tables", "long")
+Job = tuple[str, str, int, training.TrainConfig]
+
+
+def _jobs(plan: Plan, cells: set[tuple[str, str, int]] | None, long: bool) -> list[Job]:
     """(task, scheme, seed, training config) of every model to train; if ``cells`` is given,
     only its (task, scheme, seed)."""
     jobs = [(task, scheme, seed, plan.tcfg) for task in TASKS for scheme in SCHEMES
@@ -159,31 +183,48 @@ def _jobs(plan: Plan, cells: set[tuple[str, str, int]] | None, long: bool
     return jobs
 
 
+def _run_job(job: Job, plan: Plan) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Train and evaluate one model; return its entries of the grid and its timing."""
+    task, scheme, seed, tcfg = job
+    found: dict[str, Any] = {name: {} for name in PARTS}
+    start = time.perf_counter()
+    model = training.train(scheme, task, seed, tcfg=tcfg, progress=False)
+    if tcfg.steps == plan.tcfg.steps:
+        _record(model, plan, found)
+    else:
+        found["long"][f"{task}/{scheme}/{seed}"] = {"curves": _curves(model),
+                                                    "losses": _logged(model.losses)}
+    timing = {"scheme": scheme, "task": task, "seed": seed, "steps": tcfg.steps,
+              "train": model.seconds, "total": time.perf_counter() - start}
+    return found, timing
+
+
 def run_grid(plan: Plan, progress: bool, base: dict[str, Any] | None = None,
-             cells: set[tuple[str, str, int]] | None = None) -> dict[str, Any]:
+             cells: set[tuple[str, str, int]] | None = None, jobs: int = 1) -> dict[str, Any]:
     """Train and evaluate every model of ``plan``; return everything the JSON files hold.
 
     With ``base`` (what :func:`read_results` returns), its longer trainings are kept rather than
-    trained again; with ``cells`` too, only those cells are trained, over ``base``'s entries."""
-    parts = ("curves", "losses", "extensions", "fine_tuned", "maps", "tables", "long")
-    grid: dict[str, Any] = {name: {} for name in parts}
+    trained again; with ``cells`` too, only those cells are trained, over ``base``'s entries.
+    ``jobs`` > 1 trains that many models at once in separate processes; every model is seeded,
+    so the results are those of one process."""
+    grid: dict[str, Any] = {name: {} for name in PARTS}
     if base is not None:
-        grid.update({name: dict(base[name]) for name in (parts if cells else ("long",))})
+        grid.update({name: dict(base[name]) for name in (PARTS if cells else ("long",))})
     grid["timings"] = []
-    jobs = _jobs(plan, cells, long=base is None)
-    bar = tqdm(jobs, desc="grid", unit="model", disable=not progress)
-    for task, scheme, seed, tcfg in bar:
-        bar.set_postfix_str(f"{scheme} on {task}, seed {seed}, {tcfg.steps} steps")
-        start = time.perf_counter()
-        model = training.train(scheme, task, seed, tcfg=tcfg, progress=False)
-        if tcfg.steps == plan.tcfg.steps:
-            _record(model, plan, grid)
-        else:
-            grid["long"][f"{task}/{scheme}/{seed}"] = {"curves": _curves(model),
-                                                       "losses": _logged(model.losses)}
-        grid["timings"].append({"scheme": scheme, "task": task, "seed": seed,
-                                "steps": tcfg.steps, "train": model.seconds,
-                                "total": time.perf_counter() - start})
+    todo = _jobs(plan, cells, long=base is None)
+    bar = tqdm(total=len(todo), desc="grid", unit="model", disable=not progress)
+    with ExitStack() as stack:
+        run: Callable[..., Iterator[Any]] = map  # here one at a time, else a pool of processes
+        if jobs > 1:
+            spawn = multiprocessing.get_context("spawn")
+            run = stack.enter_context(ProcessPoolExecutor(jobs, mp_context=spawn)).map
+        for found, timing in run(_run_job, todo, [plan] * len(todo)):
+            for name in PARTS:
+                grid[name].update(found[name])
+            grid["timings"].append(timing)
+            bar.set_postfix_str(f"{timing['scheme']} on {timing['task']}, seed {timing['seed']}")
+            bar.update()
+    bar.close()
     return grid
 
 
@@ -196,7 +237,7 @@ def write_results(grid: dict[str, Any], plan: Plan, out: Path) -> None:
              "long": {"steps": plan.long_steps, "cells": [list(c) for c in LONG_CELLS]},
              "fine_tune": {"multiple": FINE_TUNE_MULTIPLE, "steps": list(plan.fine_tune_steps),
                            "methods": FINE_TUNES, "tasks": list(FINE_TUNE_TASKS)},
-             "map": {"task": MAP_TASK, "multiple": MAP_MULTIPLE}}
+             "map": {"task": MAP_TASK, "multiple": MAP_MULTIPLE}, "t5_tasks": list(T5_TASKS)}
     for name, parts in RESULT_FILES.items():
         write_json(out / f"lab_{name}.json", {"setup": setup, **{p: grid[p] for p in parts}},
                    indent=1 if name in ("curves", "extensions") else None)
@@ -207,8 +248,24 @@ def read_results(folder: Path) -> dict[str, Any]:
     found: dict[str, Any] = {}
     for name, parts in RESULT_FILES.items():
         data = load(name, folder)
-        found.update({part: data[part] for part in parts})
+        found.update({part: data.get(part, {}) for part in parts})
     return found
+
+
+def _resolved_cells(parser: argparse.ArgumentParser, cells: list[str] | None,
+                    seeds: list[int] | None) -> set[tuple[str, str, int]] | None:
+    """``--cells`` and ``--seeds`` as (task, scheme, seed) triples, or a parser error."""
+    if seeds is not None and cells is None:
+        parser.error("--seeds needs --cells")
+    if cells is None:
+        return None
+    pairs = {tuple(cell.split("/", 1)) for cell in cells}
+    known = {(task, scheme) for task in TASKS for scheme in SCHEMES}
+    if not pairs <= known:
+        parser.error(f"--cells must be task/scheme pairs of {sorted(TASKS)} and "
+                     f"{SCHEMES}; got {sorted('/'.join(p) for p in pairs - known)}")
+    return {(task, scheme, seed) for task, scheme in known & pairs
+            for seed in (seeds or (*SEEDS, *EXTRA_SEEDS))}
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -224,18 +281,14 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--cells", nargs="+", metavar="TASK/SCHEME", help="train only these "
                         "cells and merge them into --out's results")
     parser.add_argument("--seeds", nargs="+", type=int, help="with --cells: only these seeds")
+    parser.add_argument("--jobs", type=int, default=1, help="models trained at once, each in "
+                        "a process of its own (default 1; the results do not depend on it)")
     args = parser.parse_args(argv)
     args.out = Path(args.out or ("build/lab-quick" if args.quick else "results"))
     args.figures = Path(args.figures or args.out)
-    if args.seeds is not None and args.cells is None:
-        parser.error("--seeds needs --cells")
-    if args.cells is not None:
-        args.cells = {(*cell.split("/"), seed) for cell in args.cells
-                      for seed in (args.seeds or (*SEEDS, *EXTRA_SEEDS))}
-        known = {(task, scheme) for task in TASKS for scheme in SCHEMES}
-        if not {cell[:2] for cell in args.cells} <= known:
-            parser.error(f"--cells must be task/scheme pairs of {sorted(TASKS)} and "
-                         f"{SCHEMES}; got {sorted({'/'.join(c[:2]) for c in args.cells} - known)}")
+    if args.jobs < 1:
+        parser.error(f"--jobs must be a whole number of at least 1; got {args.jobs}")
+    args.cells = _resolved_cells(parser, args.cells, args.seeds)
     return args
 
 
@@ -244,11 +297,12 @@ def main(argv: list[str] | None = None) -> int:
     plan = QUICK if args.quick else Plan()
     start = time.perf_counter()
     base = read_results(args.out) if args.reuse_long or args.cells else None
-    grid = run_grid(plan, progress=not args.no_progress, base=base, cells=args.cells)
+    grid = run_grid(plan, progress=not args.no_progress, base=base, cells=args.cells,
+                    jobs=args.jobs)
     write_results(grid, plan, args.out)
     minutes = (time.perf_counter() - start) / 60
     write_json(Path("build") / "lab_timings.json", {
-        "timings": grid["timings"], "minutes": minutes,
+        "timings": grid["timings"], "minutes": minutes, "jobs": args.jobs,
         "xla_flags": os.environ.get("XLA_FLAGS", "")})
     write_figures(args.out, args.figures)
     print(f"grid of {len(grid['timings'])} models in {minutes:.1f} min", file=sys.stderr)

@@ -94,7 +94,9 @@ def plot_learning_curves(runs: Mapping[str, Sequence[Mapping[str, Any]]], *,
     ax.set_xlabel("training step")
     ax.set_ylabel("training loss")
     ax.set_title(title)
-    ax.legend(fontsize="small", title="one line per seed", title_fontsize="small")
+    # lower left: early steps have a high loss, so no curve passes there
+    ax.legend(fontsize="small", title="one line per seed", title_fontsize="small",
+              loc="lower left")
     return figure
 
 
@@ -117,12 +119,13 @@ def plot_position_curves(curves: Mapping[str, Any], trained_length: int, *,
 
 def plot_attention(maps: Mapping[str, NDArray[Any]], trained_length: int, *,
                    ncols: int = 4, figure: Figure | None = None) -> Figure:
-    """Attention maps side by side, each with the trained length dashed."""
+    """Attention maps side by side, each with the trained length dashed, on one linear colour
+    scale of the weight (0 to 1), so a faint stripe looks faint."""
     nrows = -(-len(maps) // ncols)
-    figure = _sized(figure, (2.6 * ncols, 2.6 * nrows + 0.3))
+    figure = _sized(figure, (2.6 * ncols + 0.8, 2.6 * nrows + 0.3))
     axes = figure.subplots(nrows, ncols, squeeze=False)
     for ax, (name, weights) in zip(axes.flat, maps.items(), strict=False):
-        ax.imshow(np.asarray(weights) ** 0.5, cmap="magma", vmin=0, vmax=1)
+        image = ax.imshow(np.asarray(weights), cmap="magma", vmin=0, vmax=1)
         ax.axhline(trained_length, color="w", linestyle="--", linewidth=0.7)
         ax.axvline(trained_length, color="w", linestyle="--", linewidth=0.7)
         ax.set_title(name, fontsize="small")
@@ -130,8 +133,8 @@ def plot_attention(maps: Mapping[str, NDArray[Any]], trained_length: int, *,
         ax.set_yticks([])
     for ax in axes.flat[len(maps):]:
         ax.set_visible(False)
-    figure.suptitle("attention (square root of the weight): query down, key across",
-                    fontsize="small")
+    figure.colorbar(image, ax=list(axes.flat), shrink=0.8, label="attention weight")
+    figure.suptitle("attention: query down, key across", fontsize="small")
     return figure
 
 

@@ -384,7 +384,9 @@ def _claim_line(stats: Stats, task: str, method: str, expected: str, label: str)
         found, "agrees" if found == expected else "disagrees")
     mean = stats[(task, method)].mean(0)
     seeds = f"{count}/{n_seeds} seeds"
-    return f"  {label:<22} 1x {mean[0]:.2f}  4x {mean[2]:.2f}  {found:<11} {seeds:<11} {verdict}"
+    slope = mean[3] - mean[1]  # 2x to 8x: a task that only gets harder keeps falling here
+    return (f"  {label:<22} 1x {mean[0]:.2f}  4x {mean[2]:.2f}  8x-2x {slope:+.2f}  "
+            f"{found:<11} {seeds:<11} {verdict}")
 
 
 def claims(stats: Stats, tasks: Any, longer: Stats | None = None,
@@ -404,8 +406,9 @@ def claims(stats: Stats, tasks: Any, longer: Stats | None = None,
     Returns
     -------
     list of str
-        Each claim of :data:`COURSE_CLAIMS`, then per task the :func:`behaviour` at 4x, how
-        many seeds show it, and "agrees", "disagrees", "no clear verdict" (no clear majority,
+        Each claim of :data:`COURSE_CLAIMS`, then per task the seed means at 1x and 4x, the
+        change of the mean from 2x to 8x, the :func:`behaviour` at 4x, how many seeds show it,
+        and "agrees", "disagrees", "no clear verdict" (no clear majority,
         or borderline) or "untested (not learned at 1x)".
     """
     lines = []

@@ -27,6 +27,7 @@ N_PAIRS = 8  # assoc_recall: key-value pairs in the dictionary prefix
 N_KEYS = 16  # assoc_recall: keys are tokens 0..15, values are tokens 16..31
 INDUCTION_VOCAB = 16  # induction: tokens 0..15, so most tokens repeat within 32 positions
 NEAR_GAP = 31  # induction_near: scored only where the last earlier copy is at most 31 back
+PAIRS_EVERY = 6  # induction_once: one key pair per 6 positions, at most INDUCTION_VOCAB pairs
 
 
 class Batch(NamedTuple):
@@ -84,11 +85,44 @@ def _induction(rng: np.random.Generator, batch: int, length: int,
     return _batch(tokens, targets, mask)
 
 
+def _place_pairs(rng: np.random.Generator, length: int, n_pairs: int
+                 ) -> list[tuple[int, int]]:
+    """Positions (a, b) of each key's two occurrences: a + 1 < b, all 3 n_pairs slots distinct
+    (a, its value slot a + 1, and b)."""
+    free = np.ones(length, dtype=bool)
+    pairs = []
+    for _ in range(n_pairs):
+        starts = np.flatnonzero(free[:-2] & free[1:-1] & (np.cumsum(free[::-1])[::-1][2:] >= 1))
+        if starts.size == 0:
+            break
+        a = int(rng.choice(starts))
+        b = int(rng.choice(np.flatnonzero(free[a + 2:]))) + a + 2
+        free[[a, a + 1, b]] = False
+        pairs.append((a, b))
+    return pairs
+
+
+def _induction_once(rng: np.random.Generator, batch: int, length: int) -> Batch:
+    """Induction in which every scored token has exactly one earlier copy, at every length:
+    filler tokens 16..31 are never scored; key tokens 0..15 occur twice each."""
+    tokens = rng.integers(INDUCTION_VOCAB, VOCAB_SIZE, size=(batch, length))  # (B, T) filler
+    targets = np.zeros_like(tokens)
+    mask = np.zeros((batch, length))
+    n_pairs = min(INDUCTION_VOCAB, max(1, length // PAIRS_EVERY))
+    for row in range(batch):
+        keys = rng.permutation(INDUCTION_VOCAB)
+        for key, (a, b) in zip(keys, _place_pairs(rng, length, n_pairs), strict=False):
+            tokens[row, a] = tokens[row, b] = key
+            targets[row, b], mask[row, b] = tokens[row, a + 1], 1.0  # y_b = x_{a+1}
+    return _batch(tokens, targets, mask)
+
+
 Generator = Callable[[np.random.Generator, int, int], Batch]
 TASKS: dict[str, Generator] = {
     "copy_back": _copy_back,
     "assoc_recall": _assoc_recall,
     "induction": _induction,
+    "induction_once": _induction_once,
 }
 # Tasks that only evaluate models trained on another task: induction_near tests a model
 # trained on induction on inputs whose matches never lie farther back than in training.
