@@ -241,8 +241,8 @@ which_scaling = Exercise(
         "ones. Draw that ratio against the pair index and ask what shape each candidate would "
         "give.",
         "Divide by theta_i = base ** (-2i/d) with the statement's base and d. A ratio that is "
-        "flat everywhere points to linear interpolation; one that falls from the first pair on "
-        "points to the NTK family. If the fast pairs are kept and the slowest divided by the "
+        "flat everywhere suggests linear interpolation; one that falls from the first pair on "
+        "suggests the NTK family. If the fast pairs are kept and the slowest divided by the "
         "factor, look at the blend between them: one method draws a straight line in the pair "
         "index i, another a straight line in the turn count, which is proportional to theta_i. "
         "Measure the evidence as the statement defines it: the largest gap between the blend and "
