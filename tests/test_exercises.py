@@ -95,7 +95,7 @@ ARRAY = Exercise(
     title="an array",
     answer_name="a",
     expected=lambda: np.linspace(0.0, 1.0, 5),
-    hint_text="linspace",
+    hints=("think of evenly spaced numbers", "use np.linspace"),
     level="warm-up",
     kind="derivation",
     objective="make five evenly spaced numbers",
@@ -137,7 +137,7 @@ def square_exercise(**changes: Any) -> Exercise:
     """An exercise whose answer is a function that squares 3."""
     fields: dict[str, Any] = {
         "key": "99.square", "title": "square", "answer_name": "f", "expected": lambda: 9,
-        "hint_text": "x*x", "level": "core", "kind": "construction",
+        "hints": ("square it", "multiply x by itself"), "level": "core", "kind": "construction",
         "objective": "square a number", "minutes": 2, "call_with": (3,),
     }
     return Exercise(**{**fields, **changes})
@@ -203,9 +203,20 @@ def test_defining_cell_finds_the_binding(cell: str, defines: bool) -> None:
 
 
 def test_hint_and_solution_show_as_text_and_no_solution_is_in_the_library() -> None:
-    assert repr(ARRAY.hint()) == "Hint: linspace"
+    assert repr(ARRAY.hint()) == (
+        "Hint 1 of 2: think of evenly spaced numbers\n"
+        "Still stuck? nb99.array.hint(2) gives the method."
+    )
+    assert repr(ARRAY.hint(2)).startswith("Hint 2 of 2: use np.linspace\nThe worked solution")
     text = repr(ARRAY.solution())
     assert "source notebook" in text and "linspace(" not in text
+    assert "nb99.array.hint()" in text and "nb99.array.hint(2)" in text
+
+
+@pytest.mark.parametrize("hints", [("same", "same"), ("only one",), ("direction", ""), "one"])
+def test_an_exercise_needs_two_different_hints(hints: Any) -> None:
+    with pytest.raises(ValueError, match="hints"):
+        square_exercise(hints=hints)
 
 
 # --- partial credit and answers that an error left behind ------------------------------------
@@ -215,7 +226,7 @@ CREDITED = Exercise(
     title="a count",
     answer_name="n",
     expected=lambda: 10,
-    hint_text="count the steps",
+    hints=("count the steps", "add one per step"),
     level="core",
     kind="derivation",
     objective="count the steps between ten tokens",

@@ -44,7 +44,7 @@ def fresh(exercise: Exercise) -> Exercise:
     fields = {
         name: getattr(exercise, name)
         for name in (
-            "key", "title", "answer_name", "hint_text", "level", "kind", "objective",
+            "key", "title", "answer_name", "hints", "level", "kind", "objective",
             "minutes", "mistakes", "shortcuts", "rtol", "atol", "call_with",
         )
     }  # fmt: skip

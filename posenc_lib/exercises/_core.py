@@ -50,6 +50,8 @@ NEARLY = 0.01
 """Relative distance under which a wrong numeric answer is called nearly right."""
 HINT_AFTER = 3
 """Wrong tries of one exercise after which ``check`` offers the hint."""
+HINT_LEVELS = (1, 2)
+"""The levels of :meth:`Exercise.hint`: 1 gives a direction, 2 the method."""
 SOLUTION_MARKER = "### BEGIN SOLUTION"
 """The first line of every solution cell of the source notebooks (nbgrader's marker)."""
 
@@ -422,12 +424,16 @@ def _function_code(answer: Any) -> str:
 
 @dataclass(frozen=True)
 class Exercise:
-    """One exercise: what to compute, how to check it, and a hint (the solution is not here)."""
+    """One exercise: what to compute, how to check it, and two hints (the solution is not here).
+
+    ``hints`` holds the direction (what to look at, which idea applies) and then the method (the
+    steps to take); neither states the answer.
+    """
 
     key: str
     title: str
     answer_name: str
-    hint_text: str
+    hints: tuple[str, str]
     level: str
     kind: str
     objective: str
@@ -449,6 +455,11 @@ class Exercise:
             raise ValueError(f"{self.key}: level must be one of {LEVELS}; got {self.level!r}")
         if self.kind not in KINDS:
             raise ValueError(f"{self.key}: kind must be one of {KINDS}; got {self.kind!r}")
+        _check_hints(self.key, self.hints)
+
+    def _handle(self) -> str:
+        """How a notebook names this exercise: ``nb02.half_turns`` for key ``02.half_turns``."""
+        return f"nb{self.key}"
 
     def _expected(self) -> Any:
         """The right answer from the checkout's key; :class:`NoAnswerKey` without one."""
@@ -560,8 +571,7 @@ class Exercise:
         tries[0] += 1
         if tries[0] < HINT_AFTER:
             return ""
-        name = self.key.split(".", 1)[1]
-        return f"\n{tries[0]} tries so far: the hint may help, nb{self.key[:2]}.{name}.hint()."
+        return f"\n{tries[0]} tries so far: the hint may help, {self._handle()}.hint()."
 
     def grade(self, answer: Any, points: float | None = None, *, reference: Any = _ASK_KEY) -> Any:
         """Like :meth:`check`, but raise ``AssertionError`` with the diagnosis when it fails
@@ -583,22 +593,69 @@ class Exercise:
             print(f"{self.title}\n{result.message}\nPartial credit: {earned!r} of {points:g}.")
         return earned
 
-    def hint(self) -> str:
-        """Return a hint (Jupyter shows it as the cell's output)."""
-        return _Text(f"Hint: {self.hint_text}")
+    def hint(self, level: int = 1) -> str:
+        """Return a hint that nudges without giving the answer away.
+
+        Parameters
+        ----------
+        level : int, default 1
+            1 for a direction (what to look at, which idea applies), 2 for the method (the
+            steps to take, the function or relation to use).
+
+        Returns
+        -------
+        str
+            The hint, which Jupyter shows as the cell's plain-text output. Level 1 ends by
+            pointing to level 2; level 2 ends by saying where the worked solution is.
+
+        Raises
+        ------
+        ValueError
+            If ``level`` is not 1 or 2.
+        """
+        text = self.hints[_hint_index(level) - 1]
+        if level == 1:
+            after = f"Still stuck? {self._handle()}.hint(2) gives the method."
+        else:
+            after = _solution_place(self.key)
+        return _Text(f"Hint {level} of 2: {text}\n{after}")
 
     def solution(self) -> str:
         """Say where the worked solution is: the library holds none."""
-        notebook = self.key.split(".", 1)[0]
         return _Text(
-            "The library holds no solutions. Try the hint first: "
-            f"{self.key.split('.', 1)[1]}.hint(). A learner studying alone finds the worked "
-            f"solution in the source notebook notebooks/{notebook}_*.ipynb of the repository, "
-            "in the cell tagged 'solution' after this exercise."
+            f"The library holds no solutions. Try the hints first: {self._handle()}.hint(), "
+            f"then {self._handle()}.hint(2). {_solution_place(self.key)}"
         )
 
 
 del Exercise.expected  # type: ignore[attr-defined]  # the InitVar's default, left on the class
+
+
+def _hint_index(level: Any) -> int:
+    """``level`` when it is a hint level (1 or 2); a ValueError naming what is allowed if not."""
+    whole = isinstance(level, numbers.Integral) and not isinstance(level, (bool, np.bool_))
+    if not whole or level not in HINT_LEVELS:
+        raise ValueError(f"hint(level): level must be 1 (a direction) or 2 (the method); "
+                         f"got {level!r}")
+    return int(level)
+
+
+def _check_hints(key: str, hints: Any) -> None:
+    """Refuse hints that are not two different non-empty texts (a direction, then a method)."""
+    if (not isinstance(hints, tuple) or len(hints) != len(HINT_LEVELS)
+            or not all(isinstance(h, str) and h.strip() for h in hints)):
+        raise ValueError(f"{key}: hints must be two non-empty texts (direction, method); "
+                         f"got {hints!r}")
+    if hints[0].strip() == hints[1].strip():
+        raise ValueError(f"{key}: the two hints must differ; both are {hints[0]!r}")
+
+
+def _solution_place(key: str) -> str:
+    """Where a learner studying alone finds the worked solution of exercise ``key``."""
+    notebook = key.split(".", 1)[0]
+    return ("The worked solution is in the source notebook "
+            f"notebooks/{notebook}_*.ipynb, in the cell tagged 'solution' after this exercise; "
+            f"from the repository, `make solution EX={key}` prints it.")
 
 
 class _Points(float):

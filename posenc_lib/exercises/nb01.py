@@ -24,8 +24,13 @@ def _steps(positions: tuple[int, ...]) -> NDArray[np.int64]:
 carry_flips = Exercise(
     key="01.carry_flips", answer_name="carry_counts", level="warm-up", kind="prediction", minutes=5,
     title="Predict how many bits change from p to p + 1 for p = 23, 47, 63, 95",
-    hint_text="Write p in binary and add 1 by hand: every trailing 1 turns into a 0 (the carry) "
-    "and the first 0 turns into a 1. So the count is the number of trailing 1s of p, plus one.",
+    hints=(
+        "Do one addition p + 1 in binary by hand, for a small number of your choice, and watch "
+        "which bits change: the carry is the whole story.",
+        "Write each p in binary. Adding 1 turns every 1 at the right end into a 0 (the carry runs "
+        "through them) and the first 0 it reaches into a 1. So count the run of 1s at the right "
+        "end of p, then add the bit that becomes 1.",
+    ),
     objective="Predicts the Hamming distance of a step from the carry (trailing 1s plus one), "
     "without computing the XOR.",
     mistakes=(
@@ -61,9 +66,15 @@ ternary_periods = Exercise(
     key="01.ternary_periods", answer_name="ternary_periods", level="core", kind="derivation",
     minutes=10,
     title="The period of every digit of a base-3 counter over positions 0 to 242",
-    hint_text="Digit k of p in base 3 is (p // 3**k) % 3. Build the table of 5 digits for p = 0 "
-    ".. 242, most significant first, and for each column find the smallest shift t >= 1 with "
-    "np.array_equal(col[t:], col[:-t]). How many times does a base-3 digit change per period?",
+    hints=(
+        "A period is how long a column takes to repeat. Think about how long a base-3 digit keeps "
+        "each value before it moves on, and how many values it goes through before it starts "
+        "again.",
+        "Build the table of the five digits, (p // 3**k) % 3 for p = 0 .. 242, most significant "
+        "first. For each column find the smallest shift t >= 1 with np.array_equal(col[t:], "
+        "col[:-t]). Then compare each period with the binary rule, twice the time a digit stays "
+        "put, and see whether it still holds.",
+    ),
     objective="Derives the periods of a base-3 counter and sees why the binary rule 'period = 2 x "
     "flip interval' does not carry over.",
     mistakes=(
@@ -90,9 +101,14 @@ gray_cousin = Exercise(
     title="Write the smooth cousin of bit k of the Gray code",
     # Gray bit k is binary bit k+1 moved 2**k positions earlier
     call_with=_GRAY_CALL,
-    hint_text="Print the column of Gray bit k for p = 0 .. 31 (for k = 0: 0 1 1 0 0 1 1 0 ...). "
-    "Read its period T, then where its runs of 0 are centred: one run is centred half a step "
-    "before position 0. Put the trough of 1/2 - 1/2 cos(2 pi (x - c) / T) at that centre c.",
+    hints=(
+        "Print Gray bit k for the first few dozen positions and read it as a square wave: its "
+        "period and the place where its runs of 0s are centred decide the cosine.",
+        "Read the period T of Gray bit k from the printed column (compare it with binary bit k's) "
+        "and the centre c of one run of 0s; the centre need not be a whole number. Then put the "
+        "trough of 1/2 - 1/2 cos(2 pi (x - c) / T) at c, and check that rounding it at the "
+        "integers gives the column back.",
+    ),
     objective="Builds a sinusoid with the period and phase of a new square wave (a Gray-code "
     "bit), so that rounding it gives the bit back.",
     mistakes=(
@@ -129,9 +145,15 @@ gray_offsets = Exercise(
     key="01.gray_offsets", answer_name="consistent_offsets", level="challenge", kind="explanation",
     minutes=20,
     title="The offsets k <= 16 at which the Gray code's Hamming distance is the same everywhere",
-    hint_text="The Gray code of p is p ^ (p >> 1). For each k = 1 .. 16, collect the Hamming "
-    "distance between the codes of p and p + k for every p = 0 .. 255 - k, and keep k when only "
-    "one distance appears. Then look at the numbers you kept: what do they have in common?",
+    hints=(
+        "Compute first and explain afterwards: tabulate the distances for each offset, then look "
+        "for what the offsets you keep have in common.",
+        "The Gray code of p is p ^ (p >> 1), and the Hamming distance of two codes is the number "
+        "of 1 bits of their XOR, bin(x).count('1'). For each k from 1 to 16, collect the set of "
+        "distances over p = 0 .. 255 - k and keep k when that set has one element. To explain it, "
+        "ask which Gray bit flips from p to p + 1, and how often each bit flips over k steps in a "
+        "row.",
+    ),
     objective="Tests whether the Gray code, whose neighbours always differ in one bit, makes "
     "every offset consistent, and finds the offsets it does (the powers of two).",
     mistakes=(

@@ -35,9 +35,15 @@ def _last_pair(theta: float, cos_theta: float | None = None) -> NDArray[np.float
 slow_pair = Exercise(
     key="02.slow_pair", answer_name="last_pair", level="warm-up", kind="prediction", minutes=5,
     title="Predict PE at position 2500, columns 6 and 7, for d_model = 8",
-    hint_text="Columns 6 and 7 are pair i = 3. Its frequency is 1 / 10000^(2*3/8) = 10000^(-3/4): "
-    "10000 = 10^4, so that is 10^-3. The angle is 2500 times that, a simple number of radians; "
-    "the answer is [sin(angle), cos(angle)].",
+    hints=(
+        "First find which (sin, cos) pair columns 6 and 7 belong to, then that pair's frequency. "
+        "With d_model = 8 its exponent is a simple fraction, and the base is a power of ten, so "
+        "the frequency comes out round.",
+        "Pair i sits in columns 2i and 2i + 1: read i off the column numbers. Its frequency is "
+        "theta_i = 10000^(-2i/d); write 10000 as a power of ten and multiply the exponents to get "
+        "theta_i without a calculator. The angle is the position times theta_i, and the pair "
+        "stores the sine and the cosine of that angle, in that order.",
+    ),
     objective="Predicts an entry of the encoding by hand: the pair index, the exponent 2i/d and "
     "the angle pos * theta_i.",
     mistakes=(
@@ -68,9 +74,14 @@ def _shortest_length(pairs: int, base: float = 10000.0, *, steps: bool = True) -
 half_turns = Exercise(
     key="02.half_turns", answer_name="n_tokens", level="core", kind="derivation", minutes=10,
     title="The shortest sentence in which half of the pairs of d_model = 128 turn fully",
-    hint_text="d_model = 128 has 64 pairs, so half is pairs 0 .. 31. Pair i turns fully within a "
-    "sentence of L tokens when its wavelength 2*pi*10000^(2i/d) is at most L - 1 (L tokens are L "
-    "- 1 steps apart). The wavelengths grow with i: which pair decides?",
+    hints=(
+        "A pair turns fully within a sentence when the sentence is at least as long as its "
+        "wavelength. Of the pairs you need, which one is the hardest to satisfy?",
+        "Count the pairs of d_model = 128 and take the first half of them. The wavelength of pair "
+        "i, 2 pi 10000^(2i/d), grows with i, so the last pair of that half decides. A sentence of "
+        "L tokens spans only L - 1 steps: find the smallest whole L for which L - 1 reaches that "
+        "wavelength.",
+    ),
     objective="Inverts the wavelength formula: finds the sentence length at which a given number "
     "of pairs complete a turn, counting L - 1 steps.",
     mistakes=(
@@ -97,9 +108,15 @@ def _lost_pairs(base: float, dtype: type = np.float16) -> int:
 float16_lost_pairs = Exercise(
     key="02.float16_lost_pairs", answer_name="n_lost", level="core", kind="explanation", minutes=10,
     title="How many pairs of d_model = 128, base 500000, lose their frequency in float16?",
-    hint_text="The power form stores base^(2i/d) first; float16 cannot hold numbers above 65504, "
-    "so those become inf and 1/inf = 0. Solve base^(2i/d) > 65504 for i with a logarithm: 2i/d > "
-    "ln(65504)/ln(base). Count the pairs i = 0 .. 63 above that threshold.",
+    hints=(
+        "Which pairs have the largest power base^(2i/d), and what becomes of a float16 number "
+        "that is larger than the format can hold? The lost pairs are the ones whose power is too "
+        "big.",
+        "A power above float16's largest finite value, 65504, is stored as inf, and 1/inf is 0. "
+        "So a pair is lost when base^(2i/d) exceeds 65504. Take the logarithm of both sides to "
+        "get a bound on 2i/d, then count the pair indices i beyond it among the 64 pairs (pairs, "
+        "not dimensions).",
+    ),
     objective="Derives from a logarithm which pairs a power form computed in float16 would lose "
     "to overflow, a precision trap that frequencies built in float32 or float64 never meet.",
     mistakes=(
@@ -137,10 +154,16 @@ checkpoint_layout = Exercise(
     key="02.checkpoint_layout", answer_name="checkpoint", level="core", kind="detector", minutes=15,
     rtol=1e-4,
     title="Detect the layout and the frequency spacing of a checkpoint's position table",
-    hint_text="Layout: look at row 0 (position 0). Every sine is 0 and every cosine is 1 there; "
-    "in which order do they come? Spacing: the slowest pair's sine at position 1 is "
-    "sin(theta_slowest), so np.arcsin of it gives theta_slowest. Compare it with 10000^(-(d-2)/d) "
-    "(the paper) and 1/10000 (tensor2tensor).",
+    hints=(
+        "These are two separate questions. For the layout, look at a position where you know "
+        "exactly what every sine and every cosine must be. For the spacing, the slowest pair's "
+        "frequency tells the two conventions apart.",
+        "Layout: print row 0, where every sine is 0 and every cosine is 1, and see whether zeros "
+        "and ones alternate or come in two blocks. Spacing: at position 1 a pair's sine is "
+        "sin(theta), so np.arcsin of the slowest pair's sine (find its column from the layout) "
+        "gives theta_slowest. Work out what each spacing in the statement predicts for the "
+        "slowest pair of d_model = 24, and see which one your measurement matches.",
+    ),
     objective="Reads a stored position table and tells its layout (interleaved or concatenated) "
     "and its spacing (the paper's n or tensor2tensor's n - 1).",
     mistakes=(
@@ -181,10 +204,15 @@ decode_position = Exercise(
     minutes=20, rtol=1e-9,
     title="Write decode_position(codes): the positions (0 to 20000) of encoding rows, d_model = 64",
     call_with=_decode_call(),
-    hint_text="Each pair holds an angle pos * theta_i, and np.arctan2(sin, cos) gives it back, "
-    "but only modulo 2*pi. A fast pair wraps many times within 20000 positions; find a pair whose "
-    "wavelength is longer than 20000 and read the angle there, then divide by its theta. The "
-    "positions need not be whole numbers: do not round.",
+    hints=(
+        "Each pair stores an angle, and an angle can be read back from its sine and cosine. The "
+        "catch is that an angle is known only up to whole turns: which pair never completes a "
+        "turn over the range of positions?",
+        "np.arctan2(sin, cos) returns a pair's angle pos * theta_i modulo 2 pi. Choose a pair "
+        "whose wavelength 2 pi / theta_i is longer than the whole range of positions (the slowest "
+        "pair of d_model = 64 is one), read its angle with arctan2 from its sine and cosine "
+        "columns, and divide by its theta. Keep real numbers: do not round.",
+    ),
     objective="Inverts the encoding: reads a real position from the angle of a slow pair with "
     "arctan2, knowing that fast pairs repeat, where a lookup in a table of codes fails.",
     mistakes=(

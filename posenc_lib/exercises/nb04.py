@@ -22,8 +22,14 @@ _MATRIX_FUNCTIONS = r"\b(pair_shift_matrix|rotation_matrix|shift_matrix|rope_mat
 shift_back = Exercise(
     key="04.shift_back", answer_name="back", level="warm-up", kind="derivation", minutes=5,
     title="PE(13) from PE(20) at d_model = 24, with a shift matrix",
-    hint_text="Going from position 20 to position 13 is a shift by k = -7. shift_matrix(k, "
-    "d_model) accepts negative k, and M_(-k) is also the transpose of M_k.",
+    hints=(
+        "Going from position 20 to position 13 is a shift like those of the notebook, only "
+        "backwards. Which k is that, and does shift_matrix accept it?",
+        "The shift matrix M_k maps PE(t) to PE(t + k) for every t, and shift_matrix(k, d_model) "
+        "accepts a negative k (M_(-k) is also the transpose of M_k). Work out k from the two "
+        "positions, build the 24 x 24 matrix and multiply it with pe_20 as a column: matrix @ "
+        "vector.",
+    ),
     objective="Uses M_(-k) = M_k^T to move an encoding vector back by k positions.",
     mistakes=(
         Mistake("a shift forward: M_7 PE(20) is PE(27)",
@@ -48,10 +54,14 @@ cos_sin_matrix = Exercise(
     key="04.cos_sin_matrix", answer_name="m", level="core", kind="construction", minutes=10,
     title="M_k for a pair stored as (cos, sin): k = 4, theta = theta_5 of d_model = 32",
     # (cos wt, sin wt) -> (cos w(t+k), sin w(t+k)) is the counter-clockwise rotation by +wk
-    hint_text="Write the targets with the angle-addition formulas: cos w(t+k) = cos(wk) cos(wt) - "
-    "sin(wk) sin(wt) and sin w(t+k) = sin(wk) cos(wt) + cos(wk) sin(wt). The first row of M "
-    "multiplies the column (cos wt, sin wt) and must give cos w(t+k). The frequency is theta_5 = "
-    "10000 ** (-2 * 5 / 32).",
+    hints=(
+        "Write the targets cos theta(t+k) and sin theta(t+k) with the angle-addition formulas: "
+        "the coefficients of cos(theta t) and sin(theta t) you get are the entries of the matrix.",
+        "cos(a + b) = cos a cos b - sin a sin b and sin(a + b) = sin a cos b + cos a sin b, with "
+        "a = theta k and b = theta t. The first row of m multiplies (cos theta t, sin theta t) "
+        "and must give cos theta(t+k); the second row must give sin theta(t+k). Read the four "
+        "entries off the formulas, with k = 4 and theta = theta_5 = 10000 ** (-2 * 5 / 32).",
+    ),
     objective="Re-derives the shift matrix from the angle-addition formulas for the (cos, sin) "
     "pair order, and sees that it is the course's matrix transposed.",
     mistakes=(
@@ -84,8 +94,13 @@ def _row_form_vector() -> np.ndarray:
 row_form_position = Exercise(
     key="04.row_form_position", answer_name="position", level="core", kind="prediction", minutes=10,
     title="Which position does PE(50) @ M_6 @ M_6 @ M_4.T encode?",
-    hint_text="In row form, x @ M_k is (M_k^T x^T)^T = (M_(-k) x^T)^T: multiplying a row on the "
-    "right by M_k shifts it back by k. And M_k^T = M_(-k). Add up the shifts.",
+    hints=(
+        "Multiplying a row on the right is not the same as multiplying a column on the left. "
+        "First work out what x @ M_k does to a row, then combine the three shifts.",
+        "Transpose: x @ M_k = (M_k^T x^T)^T, and M_k^T = M_(-k), so a row multiplied on the right "
+        "by M_k is shifted by -k. A transposed factor M_k^T on the right shifts the other way. "
+        "Add up the three shifts and apply the total to position 50.",
+    ),
     objective="Predicts the net shift of a product of shift matrices in row form, using M_a M_b = "
     "M_(a+b) and M_k^T = M_(-k).",
     mistakes=(
@@ -139,9 +154,14 @@ forward_head = PropertyExercise(
     key="04.forward_head", answer_name="w_forward", level="core", kind="construction", minutes=10,
     title="W_q W_k^T (d_model = 32) for a head whose every query attends 4 tokens forward",
     judge=_judge_forward_head,
-    hint_text="In the notebook, W_q W_k^T = beta M_k turned the row x_i = PE(i) into PE(i - k), "
-    "so the score peaked at j = i - k. Which matrix turns the row PE(i) into PE(i + 4)? Any "
-    "positive multiple works, and so may a matrix that keeps only some of the pairs.",
+    hints=(
+        "You already have a head that looks k tokens back. Which shift matrix in the same place "
+        "would make the score peak ahead instead of behind?",
+        "In row form x_i @ M_k is PE(i - k), so with W_q W_k^T = beta M_k the score x_i W_q W_k^T "
+        "x_j^T is largest at the j with PE(j) = PE(i - k). Find the k for which x_i @ M_k is PE(i "
+        "+ 4) (shift_matrix accepts a negative k), build that 32 x 32 matrix, and scale it by any "
+        "positive beta.",
+    ),
     objective="Builds the weights of a head that attends exactly k tokens forward, from the shift "
     "matrix and the row-form rule; any matrix whose scores peak there is accepted.",
     mistakes=(
@@ -180,10 +200,15 @@ previous_sines = Exercise(
     key="04.previous_sines", answer_name="w_two", level="challenge", kind="construction",
     minutes=20, atol=1e-6,  # the fit behind the expected map is good to about 1e-8
     title="Shift the sines by 5 from the sines of this token and the previous one (d_model = 16)",
-    hint_text="Write sin w(t-1) = sin(wt) cos w - cos(wt) sin w and solve it for cos(wt): the "
-    "previous token's sine holds the missing cosine. Put that into sin w(t+5) = cos(5w) sin(wt) + "
-    "sin(5w) cos(wt) and collect the factors of sin(wt) and of sin w(t-1), pair by pair: column i "
-    "of w_two multiplies sin(w_i t), column 8 + i multiplies sin(w_i (t-1)).",
+    hints=(
+        "The sine of one token cannot shift its pair: the shifted sine also needs the cosine. The "
+        "previous token's sine holds that cosine, mixed with the current sine; untangle the two.",
+        "Expand sin theta(t-1) with the angle-subtraction formula and solve it for cos(theta t). "
+        "Put that into sin theta(t+5) = cos(5 theta) sin(theta t) + sin(5 theta) cos(theta t), "
+        "and collect, pair by pair, the factors of sin(theta_i t) and of sin theta_i(t-1). They "
+        "go on the diagonals of the two 8 x 8 halves of w_two: column i for sin(theta_i t), "
+        "column 8 + i for sin theta_i(t-1).",
+    ),
     objective="Shows that the sine channels of two neighbouring tokens determine the shift (the "
     "previous token's sine stands in for the cosine), and builds that 8 x 16 map.",
     mistakes=(

@@ -38,9 +38,14 @@ base_for_context = Exercise(
     key="05.base_for_context", answer_name="base_needed", level="warm-up", kind="derivation",
     minutes=10,
     title="The smallest base whose slowest pair turns at most half a turn in 131072 positions",
-    hint_text="The slowest pair is i = d/2 - 1, with theta = base ** (-2 (d/2 - 1) / d) = base ** "
-    "(-(d - 2) / d), not 1/base. Over positions 0 .. L - 1 it turns by theta (L - 1). Set that "
-    "equal to pi and solve for the base: take logarithms.",
+    hints=(
+        "Only the pair that turns least matters. Find its frequency as a function of the base (it "
+        "is not simply 1/base), and ask how far it turns over the whole context.",
+        "The slowest pair is the last one, i = d/2 - 1, with theta = base ** (-2i/d) at that i. "
+        "Over positions 0 .. 131071 it turns by theta times the number of steps from the first "
+        "position to the last. Set that angle equal to pi and solve for the base with logarithms, "
+        "or by raising both sides to a power.",
+    ),
     objective="Inverts the frequency ladder: derives the base a head needs so that its slowest "
     "pair stays under half a turn over a given context.",
     mistakes=(
@@ -113,9 +118,15 @@ layout = Exercise(
     key="05.layout", answer_name="layout", level="warm-up", kind="detector", minutes=10, rtol=1e-4,
     title="Which pairing rotated the checkpoint's key: 'interleaved', 'half-split' or 'neither'?",
     answer_form=_layout_name,
-    hint_text="A rotation keeps the length of every pair it turns. Compute the length of each "
-    "pair before and after, once with pairs (2i, 2i+1) and once with pairs (i, i + 8): np.hypot "
-    "of the two members.",
+    hints=(
+        "A rotation, whatever its angle, keeps something about every pair it turns. Test that "
+        "property under each candidate pairing.",
+        "Compute the length of every pair, np.hypot of its two members, in x_key and in y_key: "
+        "once with the pairs of the first layout named in the statement and once with those of "
+        "the second. The pairing under which every pair keeps its length is the one used; if "
+        "neither keeps them, it is no rotation. For the evidence, take the largest absolute "
+        "change of length over the pairs (2i, 2i+1), as the statement defines it.",
+    ),
     objective="Detects a checkpoint's RoPE pairing (interleaved or half-split) from one rotated "
     "vector, using what a rotation keeps.",
     mistakes=(
@@ -135,9 +146,14 @@ def _conjugated(matrix: np.ndarray, order: np.ndarray) -> np.ndarray:
 half_matrix = Exercise(
     key="05.half_matrix", answer_name="r_half", level="core", kind="construction", minutes=15,
     title="R_m in the half-split layout for d = 6, m = 2, base 10000",
-    hint_text="Pair i is (i, i + 3). Its block [[cos, -sin], [sin, cos]] of the angle 2 * theta_i "
-    "goes into rows and columns i and i + 3, not into two neighbouring rows. np.ix_([i, i + 3], "
-    "[i, i + 3]) selects those four entries.",
+    hints=(
+        "It is the same rotation of each pair as in the R_m drawn above; only the coordinates of "
+        "a pair have moved. Where do a pair's two members sit in this layout?",
+        "With d = 6, pair i is the coordinates (i, i + 3). Its angle is m theta_i with theta_i = "
+        "10000 ** (-2i/d), and its 2 x 2 block [[cos, -sin], [sin, cos]] goes into rows and "
+        "columns i and i + 3: np.ix_([i, i + 3], [i, i + 3]) selects those four entries. Start "
+        "from np.zeros((6, 6)) and fill in the three blocks.",
+    ),
     objective="Builds the RoPE rotation matrix in the half-split layout and sees it is the "
     "interleaved one with rows and columns permuted.",
     mistakes=(
@@ -175,9 +191,15 @@ def _read_position(pair: int, pairing: str) -> float:
 key_position = Exercise(
     key="05.key_position", answer_name="m_key", level="core", kind="derivation", minutes=15,
     title="The position at which the checkpoint's key was rotated, read off one pair's angle",
-    hint_text="An angle read from a pair lives in (-pi, pi], so a fast pair only tells m modulo "
-    "its wavelength. Use a pair with m * theta_i < pi for every m in the context: the slowest, "
-    "pair 7, (x[7], x[15]) in the half layout. Its angle divided by theta_7 is m.",
+    hints=(
+        "An angle read from a pair is known only up to whole turns. Choose a pair that cannot "
+        "have come round within the context, and use the pairing you found in exercise 2.",
+        "For a pair, the turn is the angle of y's pair relative to x's: np.angle(complex(y_a, "
+        "y_b) / complex(x_a, x_b)). That angle is m theta_i folded into (-pi, pi], so it gives m "
+        "only when m theta_i stays below pi for every m in the context. Find the pairs that "
+        "satisfy this, take the slowest with its two coordinates from the pairing of exercise 2, "
+        "divide its angle by its theta_i and round to an int.",
+    ),
     objective="Reads the absolute position from a rotated key through a slow pair, and explains "
     "why a fast pair only gives it modulo its wavelength.",
     mistakes=(
@@ -211,9 +233,16 @@ def _ratio(k_of_q: str) -> float:
 direction = Exercise(
     key="05.direction", answer_name="ratios", level="challenge", kind="prediction", minutes=15,
     title="Predict s(-r) / s(r) for k = q and for k = rot(q)",
-    hint_text="s(r) = q^T R_r k and s(-r) = q^T R_r^T k. For k = q, a number equals its "
-    "transpose. For k = rot(q), use the complex form: pair i contributes Re(conj(q_i) k_i e^(i r "
-    "theta_i)) with k_i = i q_i, that is -|q_i|^2 sin(r theta_i).",
+    hints=(
+        "Changing r into -r turns R_r into its transpose. In case (a), think about what "
+        "transposing does to a single number; in case (b), write the score pair by pair and see "
+        "how each term depends on r.",
+        "s(r) = q^T R_r k and s(-r) = q^T R_r^T k. (a) With k = q, compare s(-r) with the "
+        "transpose of the number s(r). (b) Treat each pair as a complex number: a rotation by r "
+        "theta_i multiplies it by e^(i r theta_i), the quarter turn rot multiplies it by i, and "
+        "pair i contributes Re(conj(q_i) k_i e^(i r theta_i)) to the score. Put in k_i = i q_i, "
+        "simplify, and see what replacing r by -r does to each term.",
+    ),
     objective="Predicts when a RoPE score is even or odd in the offset, and so that RoPE, unlike "
     "PE·PE, can tell a key before the query from one after it.",
     mistakes=(

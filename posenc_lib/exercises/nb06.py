@@ -34,9 +34,14 @@ _STRETCH = 8.0  # the running example's s, which plays no part
 ramp_bounds = Exercise(
     key="06.ramp_bounds", answer_name="ramp_bounds", level="warm-up", kind="prediction", minutes=8,
     title="YaRN's ramp for the Llama 2 head trained 4 times longer (L = 16384)",
-    hint_text="i(r) = d ln(L / (2 pi r)) / (2 ln base). Multiplying L by 4 adds d ln 4 / (2 ln "
-    "base) to every i(r), whatever r is: about 9.6 pairs for d = 128 and base 10000. Then round "
-    "outward: low = floor(i(32)), high = ceil(i(1)). The factor s plays no part.",
+    hints=(
+        "Look at how the formula i(r) depends on the training length L: it enters through a "
+        "logarithm. What does multiplying L by 4 do to a logarithm, and does that depend on r?",
+        "i(r) = d ln(L / (2 pi r)) / (2 ln base). Work out how much i(r) changes when L is "
+        "multiplied by 4 (the same amount for every r), or evaluate i(r) directly with L = 16384. "
+        "Then round outward as the YaRN section does, low = floor(i(32)) and high = ceil(i(1)). "
+        "The factor s plays no part.",
+    ),
     objective="Predicts where YaRN's ramp sits from the turn counts alone: it moves with the "
     "trained length L, not with s.",
     mistakes=(
@@ -79,10 +84,17 @@ def _paper_ratio() -> NDArray[np.float64]:
 yarn_ratios = Exercise(
     key="06.yarn_ratios", answer_name="yarn_ratio", level="core", kind="derivation", minutes=15,
     title="YaRN's frequency ratio per pair for d = 64, base 10000, L = 2048, s = 4",
-    hint_text="Three steps. (1) low = floor(i(32)) and high = ceil(i(1)) with i(r) = d ln(L / (2 "
-    "pi r)) / (2 ln base). (2) gamma_i = clip((i - low) / (high - low), 0, 1) for i = 0 .. 31. "
-    "(3) theta'_i / theta_i = (1 - gamma_i) + gamma_i / s. This is the reference code's ramp, "
-    "over the pair index; the paper's Eq. 18 ramps over r instead.",
+    hints=(
+        "YaRN's ratio per pair comes from a ramp over the pair index: the pairs before the ramp "
+        "are kept, the pairs after it are interpolated, and the pairs on it blend the two. Find "
+        "where the ramp starts and ends for this head first.",
+        "Find the start and the end of the ramp with the YaRN section's i(r), for this head's d, "
+        "base and L, at the thresholds beta and alpha, rounded outward as in the section. Give "
+        "every pair index a weight that goes from 0 at the start to 1 at the end, clipped outside "
+        "the ramp. Then blend, pair by pair, the ratio of a kept pair and that of an interpolated "
+        "pair with that weight. The statement asks for the reference code's ramp over the pair "
+        "index, not the paper's ramp over r.",
+    ),
     objective="Computes YaRN's NTK-by-parts ratios from the turn thresholds: fast pairs kept, "
     "slow pairs divided by s, the reference code's linear ramp over the pair index between (the "
     "paper's Eq. 18 ramps in r).",
@@ -120,11 +132,17 @@ llama3_bands = Exercise(
     key="06.llama3_bands", answer_name="bands", level="core", kind="derivation", minutes=15,
     rtol=1e-4,
     title="Llama 3's factor and bands read back from its frequencies",
-    hint_text="Divide by theta_i = 500000 ** (-2i/64): the ratio is 1 on the kept pairs and "
-    "1/factor on the slowest ones. In the blend, g_i = (ratio_i - 1/factor) / (1 - 1/factor) is a "
-    "straight line in the turn count r_i = L theta_i / (2 pi): g = (r - low) / (high - low). Fit "
-    "the line through the blend pairs (np.polyfit(r, g, 1)) and solve for the r where g = 0 "
-    "(low_freq_factor) and g = 1 (high_freq_factor).",
+    hints=(
+        "Divide the hidden frequencies by the plain ones. The ratio has three regions: where it "
+        "is flat you can read one parameter directly, and the two band edges hide in the blend "
+        "between the flat parts.",
+        "Compute theta_i = 500000 ** (-2i/64) and the ratio theta'_i / theta_i; its smallest "
+        "value is 1/factor. Rescale the ratio so that 0 means 'divided by factor' and 1 means "
+        "'kept', and compute each pair's turn count r_i = L theta_i / (2 pi) with L = 8192. On "
+        "the blend pairs Llama 3's rule makes the rescaled ratio a straight line in r: fit it "
+        "with np.polyfit(r, g, 1) and solve for the r where the line reaches 0 and where it "
+        "reaches 1. Those are low_freq_factor and high_freq_factor.",
+    ),
     objective="Reads a Llama 3 config back from its frequencies: the factor from the slowest "
     "pairs, the bands from the blend, a straight line in the turn count r = L / lambda.",
     mistakes=(
@@ -164,10 +182,16 @@ dynamic_cache = Exercise(
     key="06.dynamic_cache", answer_name="cache_drift", level="challenge", kind="explanation",
     minutes=15,
     title="Dynamic NTK and a KV cache: how far a cached key's slowest pair is off",
-    hint_text="With factor 1, s_eff = l / L once l > L, and NTK-aware scaling with s_eff divides "
-    "the slowest pair by exactly s_eff. The cached key was rotated by m theta'_last(l = 2500); "
-    "rotating it now would give m theta'_last(l = 6000). Subtract: cached minus now, in radians, "
-    "for m = 2500.",
+    hints=(
+        "A cached key keeps the rotation it got when it was stored. Compare the slowest pair's "
+        "angle then, with the frequencies for the shorter sequence, and now, with the frequencies "
+        "for the longer one.",
+        "With factor 1, dynamic NTK uses s_eff = l / L once the length l passes L, and NTK-aware "
+        "scaling with s_eff divides the slowest pair's frequency by exactly s_eff. Compute the "
+        "slowest trained frequency base ** (-(d - 2) / d), the two values of s_eff (the length "
+        "when the key was cached and the length now), the angle m theta' with each, and subtract: "
+        "cached minus now, in radians.",
+    ),
     objective="Explains why dynamic NTK and a KV cache disagree by computing how far a cached "
     "key's angle is from the angle the current frequencies give it.",
     mistakes=(
@@ -212,12 +236,18 @@ which_scaling = Exercise(
     key="06.which_scaling", answer_name="method", level="challenge", kind="detector", minutes=20,
     rtol=1e-4,
     title="Which rope_type produced these frequencies?",
-    hint_text="Divide by theta_i = 1e6 ** (-2i/64) to get the ratio per pair. PI (linear) is "
-    "flat; NTK-aware (ntk, dynamic) falls from pair 0 on. YaRN and Llama 3 both keep the fast "
-    "pairs and divide the slowest by s; in the blend, YaRN's ratio is a straight line in the pair "
-    "index i (the reference code behind rope_type 'yarn'), Llama 3's a straight line in the turn "
-    "count, which is proportional to theta_i. Fit both and see which one is straight. YaRN's "
-    "attention factor is no help: the frequencies alone must decide.",
+    hints=(
+        "Each rope_type leaves its own shape in the ratio of the scaled frequencies to the plain "
+        "ones. Draw that ratio against the pair index and ask what shape each candidate would "
+        "give.",
+        "Divide by theta_i = base ** (-2i/d) with the statement's base and d. A ratio that is "
+        "flat everywhere suggests linear interpolation; one that falls from the first pair on "
+        "suggests the NTK family. If the fast pairs are kept and the slowest divided by the "
+        "factor, look at the blend between them: one method draws a straight line in the pair "
+        "index i, another a straight line in the turn count, which is proportional to theta_i. "
+        "Measure the evidence as the statement defines it: the largest gap between the blend and "
+        "the straight line in i through its first and last pair.",
+    ),
     objective="Tells the by-parts methods apart from the shape of the ratio: YaRN's code ramps "
     "linearly in the pair index, Llama 3 (and the YaRN paper) linearly in the turn count.",
     mistakes=(

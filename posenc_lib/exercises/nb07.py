@@ -47,9 +47,14 @@ alibi_self_weight = Exercise(
     key="07.alibi_self_weight", answer_name="self_weight", level="warm-up", kind="prediction",
     minutes=8, rtol=1e-4,
     title="ALiBi with slope 1/4: the weight the 10th token puts on itself",
-    hint_text="With equal content scores only the bias -m (i - j) is left, so the weight on the "
-    "key r tokens back is proportional to exp(-m r), r = 0 .. 9. The weight on itself (r = 0) is "
-    "1 / sum_r exp(-m r), a geometric sum: (1 - q) / (1 - q**10) with q = exp(-m).",
+    hints=(
+        "With equal content scores the softmax sees only ALiBi's bias. Write the weight of each "
+        "of the ten keys relative to the weight of the token on itself.",
+        "The key r tokens back gets the bias -m r, so its weight is proportional to exp(-m r), "
+        "for r = 0 .. 9. The weight on itself is its own term divided by the sum of all ten "
+        "terms; that sum is a geometric series, which you can add in closed form or with np.exp "
+        "and a sum.",
+    ),
     objective="Predicts the recency that ALiBi's penalty alone creates: weights proportional to "
     "exp(-m r) over the keys behind the query.",
     mistakes=(
@@ -84,9 +89,16 @@ alibi_heads = Exercise(
     minutes=12,
     title="ALiBi's slopes for any number of heads (checked with 20)",
     call_with=(_HEADS,),
-    hint_text="Let c = 2**floor(log2(n_heads)). The first c heads get 2**(-8h/c) for h = 1..c. "
-    "The remaining n_heads - c heads take the slopes for 2c heads, 2**(-8h/(2c)), at the odd h = "
-    "1, 3, 5, ... (the check calls your function with 20 heads: c = 16).",
+    hints=(
+        "When n_heads is a power of two, the formula of the ALiBi section applies directly. "
+        "Otherwise the reference code takes the slopes of the nearest smaller power of two and "
+        "fills the remaining heads from a second, finer sequence.",
+        "Let c be the largest power of two not above n_heads. The first c slopes are the "
+        "section's formula for c heads. The other n_heads - c slopes come from the formula for 2c "
+        "heads, taking every other one of them, starting with the first, as many as you need. "
+        "Return one array: the c slopes, then the extra ones. Try a power of two first, where "
+        "nothing is added.",
+    ),
     objective="Writes ALiBi's slope rule for any head count, including the interleaved extra "
     "heads when it is not a power of two.",
     mistakes=(
@@ -131,10 +143,16 @@ t5_decoder_starts = Exercise(
     key="07.t5_decoder_starts", answer_name="first_distance", level="core", kind="derivation",
     minutes=12,
     title="A T5 decoder with max_distance 256: the first distance of each bucket 16..31",
-    hint_text="The decoder gives all B' = 32 buckets to the past, so E = 16 are exact and the log "
-    "part is 16 + floor(ln(n/16) / ln(D/16) * 16), at most 31, here with D = 256. Compute the "
-    "bucket of every distance n = 0 .. 1999 with that formula and keep the smallest n of each "
-    "bucket 16..31 (an int array of 16 numbers).",
+    hints=(
+        "In a decoder every bucket is for the past, so the exact buckets and the logarithmic ones "
+        "are shared out differently than in an encoder. Write the bucket as a function of the "
+        "distance, then read where each bucket begins.",
+        "With 32 buckets all for the past, half of them are exact (one distance each), and the "
+        "rest grow logarithmically up to max_distance, past which everything falls into the last "
+        "bucket. Compute, for every distance n from 0 to a few thousand, the bucket with the T5 "
+        "section's formula and max_distance = 256 (capped at the last bucket), then for each "
+        "logarithmic bucket take the smallest n that lands in it. Return an int array.",
+    ),
     objective="Derives T5's causal bucket boundaries from the formula with a decoder's parameters "
     "(32 buckets for the past, 16 exact) and a maximum distance other than the page's.",
     mistakes=(
@@ -182,10 +200,15 @@ t5_direction = Exercise(
     key="07.t5_direction", answer_name="key_minus_query", level="core", kind="detector", minutes=12,
     title="Which T5 bucket matrices were computed from key minus query?",
     call_with=(bucket_matrices(),),
-    hint_text="Look at a key just before its query, (i, j) = (i, i - 1): key minus query is -1, a "
-    "distance of 1 into the past, which is bucket 1 in both modes. Computed from query minus key, "
-    "it is +1: bucket 0 in a decoder (the future), bucket 17 in an encoder. Return one bool per "
-    "matrix.",
+    hints=(
+        "Look at the cells where you know the answer in advance: a key right next to its query. "
+        "Its bucket depends on which way the offset was computed.",
+        "Take the entries (i, i - 1), the key just before its query, with np.diagonal(m, "
+        "offset=...). Work out with T5's bucket rules which bucket a distance of one token into "
+        "the past gets, and which bucket the same key gets when the offset is computed the other "
+        "way round, in a decoder and in an encoder. A matrix computed from key minus query has "
+        "the past bucket all along that diagonal.",
+    ),
     objective="Detects the swapped relative position (query minus key) in both T5 modes, knowing "
     "where past keys must land.",
     mistakes=(
@@ -222,10 +245,15 @@ alibi_local_heads = Exercise(
     key="07.alibi_local_heads", answer_name="local_heads", level="challenge", kind="explanation",
     minutes=15,
     title="Which of 12 ALiBi heads read mostly the last 10 tokens?",
-    hint_text="With equal content scores the last of 512 tokens weighs the key r back by exp(-m "
-    "r). The 10 most recent keys (r = 0 .. 9) get (1 - exp(-10 m)) / (1 - exp(-512 m)) of the "
-    "weight: more than half roughly when the weight halves within 10 tokens, ln 2 / m < 10. Take "
-    "the 12 slopes from alibi_slopes(12) and give the head numbers h = 1 .. 12 as a set.",
+    hints=(
+        "A head is local when its weights fall fast enough that the ten most recent keys hold "
+        "most of the total. That depends only on its slope: compute the share for each head "
+        "rather than guess from the order of the slopes.",
+        "For the last of 512 tokens, the key r back weighs exp(-m r), r = 0 .. 511. The share of "
+        "the ten most recent keys is the sum over r = 0 .. 9 divided by the sum over all r (both "
+        "geometric sums, or np.exp and np.sum). Compute it for every slope of alibi_slopes(12) "
+        "and collect the head numbers, counting from 1, whose share is above one half.",
+    ),
     objective="Explains ALiBi's local and global heads through the halving distance ln 2 / m, "
     "including the interleaved heads of a 12-head model.",
     mistakes=(

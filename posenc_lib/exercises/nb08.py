@@ -27,10 +27,15 @@ def _rounded_half_up(values: NDArray[np.int64], gap: int) -> NDArray[np.float64]
 bfloat16_ties = Exercise(
     key="08.bfloat16_ties", answer_name="stored", level="warm-up", kind="prediction", minutes=8,
     title="bfloat16 (round to nearest, ties to even) of the positions 513, 514, 515, 518",
-    hint_text="Between 512 and 1024 bfloat16 has 8 significant bits, so the gap is 512 / 2**7 = "
-    "4: 512, 516, 520, ... 513 and 515 go to the nearer one. 514 and 518 lie exactly halfway: "
-    "write both neighbours as 4 q; the tie goes to the one whose q is even (its last kept bit is "
-    "0).",
+    hints=(
+        "Between two powers of two, the numbers bfloat16 stores are evenly spaced. Find the "
+        "spacing just above 512; each position then goes to its nearest stored neighbour, and a "
+        "tie needs the rule in the title.",
+        "bfloat16 keeps 8 significant bits (7 stored fraction bits), so in [512, 1024) the gap is "
+        "512 divided by 2^7. Write the stored numbers around each position as multiples q * gap. "
+        "A position nearer to one neighbour goes there; a position exactly halfway goes to the "
+        "neighbour whose q is even.",
+    ),
     objective="Predicts bfloat16's rounding of integer positions past 256, including the halfway "
     "cases that go to the even neighbour.",
     mistakes=(
@@ -61,9 +66,15 @@ truncation_bias = Exercise(
     key="08.truncation_bias", answer_name="mean_error", level="core", kind="derivation", minutes=12,
     rtol=0.01,
     title="The mean error of truncating numbers spread evenly over [1, 8) to bfloat16",
-    hint_text="Truncation moves a positive number down by between 0 and one gap, evenly: minus "
-    "half a gap on average. [1, 8) is three binades, [1, 2), [2, 4) and [4, 8), with gaps 2**-7, "
-    "2**-6 and 2**-5; an even spread puts 1/7, 2/7 and 4/7 of the numbers in them.",
+    hints=(
+        "Truncation always rounds toward zero, so for positive numbers the error has one sign. "
+        "Find the average error within one binade first, then weigh the binades.",
+        "Within a binade, truncation lowers a number by an amount spread evenly between 0 and one "
+        "gap, so by half a gap on average. [1, 8) holds three binades, [1, 2), [2, 4) and [4, 8): "
+        "find bfloat16's gap in each (7 fraction bits) and the share of an even spread that falls "
+        "in each (its width over the whole width). Weigh each binade's mean error by its share, "
+        "and keep the sign.",
+    ),
     objective="Derives truncation's bias (minus half a gap on average) over several binades, "
     "weighting each binade's gap by the share of the numbers it holds.",
     mistakes=(
@@ -126,10 +137,16 @@ table_detector = Exercise(
     minutes=12,
     title="Which stored cosine tables were computed with 16-bit angles?",
     call_with=(cos_tables(),),
-    hint_text="Compare each table with cos of the float64 angles. Storing a value near 1 in a "
-    "16-bit format moves it by at most half a gap: 2**-11 in float16 but 2**-9 in bfloat16. An "
-    "angle computed in 16 bits is off by whole radians at these positions. Pick a threshold that "
-    "no storage rounding reaches, and return one bool per table.",
+    hints=(
+        "Two kinds of error are mixed up here. Storing a right value in 16 bits moves it by a "
+        "tiny amount; computing the angle in 16 bits moves the angle itself. Compare their sizes.",
+        "Compute the true table, cos(t theta_i) in float64 for t = 0 .. 4095 and the 16 pairs of "
+        "d = 32, and the largest absolute difference of each stored table from it. Storing a "
+        "value near 1 moves it by at most half a gap of the format (work that out for float16 and "
+        "for bfloat16), while a 16-bit angle at positions in the thousands can be off by a large "
+        "part of a radian. Choose a threshold well above the storage bound and return one bool "
+        "per table.",
+    ),
     objective="Detects the 16-bit-angle bug in a stored table, telling it apart from the harmless "
     "rounding of storing the result in float16 or bfloat16.",
     mistakes=(
@@ -154,10 +171,16 @@ def _overflow_edges(candidates: NDArray[np.int64]) -> NDArray[np.int64]:
 float16_edges = Exercise(
     key="08.float16_edges", answer_name="edges", level="challenge", kind="derivation", minutes=15,
     title="float16's last step: the integers stored as 65504, and the first stored as inf",
-    hint_text="float16 has 10 fraction bits and exponents up to 15, so in [2**15, 2**16) "
-    "neighbours are 2**(15 - 10) = 32 apart: ..., 65472, 65504, and then 2**16, which the format "
-    "does not have (inf). An integer goes to its nearest neighbour; exactly halfway, it goes to "
-    "the neighbour whose last fraction bit is 0. 65504 has all ten fraction bits set.",
+    hints=(
+        "Near the top of float16 the stored numbers are far apart. Find the gap there, the two "
+        "neighbours of 65504, and the midpoints where rounding switches from one to the other.",
+        "With 10 fraction bits, the numbers in [2^15, 2^16) are 2^(15 - 10) apart. 65504 is the "
+        "largest finite value; the next one up would be 2^16, which the format lacks, so rounding "
+        "there means inf. The edges are the two midpoints, between 65504 and its lower neighbour "
+        "and between 65504 and 2^16. At a tie the value goes to the neighbour whose last fraction "
+        "bit is 0: decide which way each midpoint goes, and take the smallest integer on each "
+        "side.",
+    ),
     objective="Derives where float16 overflows from its fraction bits and exponent range, with "
     "ties to even deciding both edges of its last step.",
     mistakes=(

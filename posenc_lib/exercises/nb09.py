@@ -43,11 +43,14 @@ llama31_slow_pairs = Exercise(
     key="09.llama31_slow_pairs", answer_name="pushed_below", level="warm-up", kind="derivation",
     minutes=10,
     title="Llama 3.1 8B: how many pairs does its scaling push below one turn in 8192 tokens?",
-    hint_text="Count twice the pairs that make less than one turn in L = 8192 tokens (pair i "
-    "makes L * theta_i / (2 pi) turns): once with the frequencies the model really uses, "
-    "rope_frequencies_from_config(PRESETS['llama-3.1-8b']), and once with the plain "
-    "rope_theta**(-2i/128). The answer is the difference, a Python int. Which band of Llama 3's "
-    "scaling changes pairs that still made a full turn?",
+    hints=(
+        "Count twice and subtract. Before you compute, ask which of the three bands of Llama 3's "
+        "scaling could move a pair across the one-turn line, and which cannot.",
+        "Pair i makes L theta_i / (2 pi) turns in L = 8192 tokens. Count the pairs under one turn "
+        "with the first value rope_frequencies_from_config(PRESETS['llama-3.1-8b']) returns, and "
+        "again with the plain rope_theta ** (-2i/128), for example inverse_frequencies(128, "
+        "rope_theta). The answer is the difference, as a Python int.",
+    ),
     objective="Reads a real config's frequencies with rope_frequencies_from_config and sees that "
     "Llama 3's scaling also slows the middle band, not only the pairs that were already slow.",
     mistakes=(
@@ -74,10 +77,16 @@ partial_vs_p_rope = Exercise(
     key="09.partial_vs_p_rope", answer_name="two_ways", level="core", kind="construction",
     minutes=15,
     title="Two ways to stop 3/4 of a head rotating: partial rotary and p-RoPE, d = 64, p = 0.25",
-    hint_text="Both rows have 32 entries, one per pair, and theta = 0 for a pair that does not "
-    "rotate. Partial rotary rotates the first r = floor(p * d) dims and spaces their frequencies "
-    "over r: base**(-2i/r). p-RoPE keeps the fastest floor(p * d / 2) pairs at their ordinary "
-    "frequencies base**(-2i/d). Count the non-zero entries of each row before you check.",
+    hints=(
+        "Both methods stop the same number of pairs, but they disagree on the frequencies of the "
+        "pairs that still rotate. For each method, ask over which width the formula "
+        "base^(-2i/width) is spread.",
+        "Partial rotary rotates only the first floor(p * d) dimensions and treats them as a small "
+        "head of its own: its pairs get base**(-2i/r), with r that rotating width. p-RoPE keeps "
+        "the fastest floor(p * d / 2) pairs at their ordinary frequencies base**(-2i/d) and stops "
+        "the others. Fill the two rows of a (2, 32) array of zeros, and count the nonzero entries "
+        "of each row before you check.",
+    ),
     objective="Builds partial rotary's and p-RoPE's frequencies from their definitions and tells "
     "them apart: the same number of still pairs, but only partial rotary respaces the kept ones.",
     mistakes=(
@@ -105,9 +114,14 @@ _V3 = PRESETS["deepseek-v3"]
 mla_cache = Exercise(
     key="09.mla_cache", answer_name="per_token", level="core", kind="derivation", minutes=10,
     title="DeepSeek-V3 without a shared rotary key: numbers cached per token and layer",
-    hint_text="The cache keeps the latent c_kv (kv_lora_rank numbers) and the rotated keys k^R. "
-    "If every head had its own k^R instead of one shared, how many k^R numbers would a token "
-    "need? Read the sizes from PRESETS['deepseek-v3'].",
+    hints=(
+        "Two things are cached per token and layer: the compressed latent and the rotary key. "
+        "Only the second would change if the rotary key were no longer shared by the heads.",
+        "Read kv_lora_rank, num_attention_heads and qk_rope_head_dim from PRESETS['deepseek-v3']. "
+        "The latent takes kv_lora_rank numbers; one rotary key takes qk_rope_head_dim numbers, "
+        "and with a key of its own for every head there would be num_attention_heads of them. Add "
+        "the two parts and store an int.",
+    ),
     objective="Derives MLA's cache size from the config's shapes and sees why the rotary key is "
     "shared by all heads.",
     mistakes=(
@@ -141,10 +155,15 @@ def _mrope(after_start: int | None, swap: bool = False, image_t_counts: bool = F
 mrope_positions = Exercise(
     key="09.mrope_positions", answer_name="mrope_ids", level="core", kind="prediction", minutes=10,
     title="Predict M-RoPE's (t, h, w) positions: 3 text tokens, a 3 x 2 image, 2 text tokens",
-    hint_text="Text tokens get t = h = w = their index. Every patch of the image gets the same t "
-    "(the index where the image starts), h = start + row and w = start + column, row by row. The "
-    "text after the image does not resume at its token index: it starts one past the largest "
-    "position used so far.",
+    hints=(
+        "Follow the rules of the example printed above: a text token uses one index on all three "
+        "axes, image patches share a time index and spread over height and width, and the text "
+        "after the image carries on from somewhere. Find where.",
+        "Number the three text tokens first, t = h = w = the token's index. The image starts at "
+        "the next index: every patch gets that index as t, h = start + row and w = start + "
+        "column, going row by row through the patches. The text after the image starts one past "
+        "the largest position used so far on any axis, and counts up by one.",
+    ),
     objective="Predicts M-RoPE's three position ids for text and image tokens, and where the text "
     "after an image resumes.",
     mistakes=(
@@ -182,10 +201,16 @@ cache_survives = Exercise(
     key="09.cache_survives", answer_name="stale_cache", level="challenge", kind="explanation",
     minutes=15,
     title="Which presets' cached keys go wrong as a text grows from 1024 to 131072 tokens?",
-    hint_text="A cached key stays right while the frequencies that rotated it stay the same. For "
-    "every name in PRESETS, compute rope_frequencies_from_config(cfg, seq_len=n) at n = 1024 and "
-    "at n = 131072 (Gemma 3 also needs layer_type=...) and compare both returned values. Having a "
-    "rope_scaling is not the question: does the result depend on seq_len?",
+    hints=(
+        "A cached key stays right while the frequencies that rotated it stay the same. So the "
+        "question is whose frequencies depend on the length of the text, not who has a "
+        "rope_scaling.",
+        "For every name in PRESETS, call rope_frequencies_from_config(config, seq_len=1024) and "
+        "again with seq_len=131072, and compare both returned values (the frequencies with "
+        "np.array_equal, and the attention factor). For a preset with two layer kinds in "
+        "config_layer_kinds, compare each kind, passing it as layer_type. Collect the names whose "
+        "results differ.",
+    ),
     objective="Explains why a KV cache of rotated keys survives static scaling but not a method "
     "whose frequencies follow the current length, by finding the models where that happens.",
     mistakes=(

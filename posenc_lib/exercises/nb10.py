@@ -28,10 +28,16 @@ turning_pairs = Exercise(
     key="10.turning_pairs", answer_name="n_turning", level="warm-up", kind="prediction", minutes=5,
     title="Predict: how many RoPE pairs of the lab turn at least once in 128 positions (4x)?",
     expected=lambda: int(np.count_nonzero(_turns() >= 1)),
-    hint_text="Pair i turns L * theta_i / (2 pi) times in L positions, with theta_i = "
-    "10000**(-2i/16) = 10**(-i/2): 1, 0.32, 0.1, 0.03, ... And 128 / (2 pi) is about 20. Or start "
-    "from the turns within 32 positions printed in Going further (YaRN's ramp) and scale them. "
-    "Type the count (an int), no code.",
+    hints=(
+        "A pair has met every angle when it makes at least one full turn within the training "
+        "length. The lab's frequencies shrink by the same factor from pair to pair: estimate the "
+        "turns of the fastest pair, then divide.",
+        "With head size 16 and base 10000, theta_i = 10000**(-2i/16), which you can write as a "
+        "power of ten with a simple exponent in i. Pair i makes 128 theta_i / (2 pi) turns in 128 "
+        "positions. Work out the turns of pair 0 in your head (2 pi is a little over 6), divide "
+        "by the factor between neighbouring pairs, and count the pairs that still reach one turn. "
+        "Type the count: no code.",
+    ),
     objective="Predicts from theta_i and the length which RoPE pairs complete a turn, the ones "
     "whose angles a longer training would have covered.",
     mistakes=(
@@ -66,10 +72,15 @@ break_position = Exercise(
     minutes=10,
     title="Where does T5 fall below 0.5 on the induction task? (committed results, mean of seeds)",
     expected=lambda: _first_below(_mean_curve("t5"), 0.5, _TRAINED),
-    hint_text="Load the curves with posenc_lib.lab.results.load('curves'), average the seeds of "
-    "induction/t5 at 8x with posenc_lib.lab.results.mean_curves, and find the first position from "
-    "32 on whose accuracy is below 0.5 (positions where nothing is scored are NaN: skip them). "
-    "Give the position in the sequence (an int), not its offset from 32.",
+    hints=(
+        "The answer is in the committed results, not in a new run: average the seeds of one curve "
+        "and scan it from the end of the training length on.",
+        "Take the curves from grid['curves'] (or posenc_lib.lab.results.load('curves')), average "
+        "the seeds of t5 on induction at 8x with results.mean_curves, and look at the positions "
+        "from 32 on. Skip the positions with no score (NaN) and take the first whose mean "
+        "accuracy is below 0.5. Store its position in the sequence, not its distance from 32, as "
+        "an int.",
+    ),
     objective="Reads an accuracy-by-position curve averaged over seeds and locates where a scheme "
     "stops generalising, in positions rather than offsets.",
     mistakes=(
@@ -112,10 +123,16 @@ seed_spread = Exercise(
     key="10.seed_spread", answer_name="like_rope", level="core", kind="detector", minutes=10,
     title="Induction at 4x: which schemes cannot be told apart from RoPE over the seeds?",
     expected=_close_to_rope,
-    hint_text="Use results.summary(grid['curves'], 32): for each (task, scheme) it gives one row "
-    "per seed and one column per multiple (1x, 2x, 4x, 8x). At 4x, a scheme cannot be told from "
-    "RoPE when the bootstrap 95% interval of the difference of the two means, "
-    "results.bootstrap_interval(other_seeds, rope_seeds), contains 0.",
+    hints=(
+        "A gap between two means counts only when it is larger than what other seeds could give. "
+        "The bootstrap interval of the difference tells how large that is: look for intervals "
+        "that contain zero.",
+        "From stats take, for each scheme, the column of its seeds at 4x on induction, and RoPE's "
+        "column likewise. For every scheme other than RoPE, compute "
+        "results.bootstrap_interval(its_column, rope_column) and keep the scheme when the "
+        "interval's lower end is at most 0 and its upper end at least 0. Store the names as a "
+        "set.",
+    ),
     objective="Detects the misconception that any gap between two means is a result: it judges "
     "the gap by the interval of the difference over the seeds.",
     mistakes=(
@@ -140,10 +157,14 @@ t5_far_bucket = Exercise(
     minutes=15,
     title="T5 at 4x: how many keys of the last query share the farthest bucket?",
     expected=lambda: _far_keys(4 * _TRAINED),
-    hint_text="The lab's T5 bias is causal (bidirectional=False), with 16 buckets and "
-    "max_distance 32. For the last query of a 128-token input, i = 127, compute the bucket of j - "
-    "i for every key j with posenc_lib.bias.t5_relative_position_bucket, and count the keys in "
-    "the same bucket as the farthest key j = 0 (a Python int).",
+    hints=(
+        "Past some distance, T5 gives every key the same bucket. Find that distance for the lab's "
+        "settings, and count how many of the last query's keys lie beyond it.",
+        "For the last query of a 128-token input, compute the offset j - i of every key j and "
+        "their buckets with posenc_lib.bias.t5_relative_position_bucket(offsets, "
+        "bidirectional=False, num_buckets=16, max_distance=32). Count the keys whose bucket is "
+        "the one of the farthest key, j = 0, and store the count as a Python int.",
+    ),
     objective="Explains T5's fall at long inputs through a computed consequence: how many keys "
     "share one learned bias, which dilutes the one right key.",
     mistakes=(

@@ -40,10 +40,15 @@ def _power_of_s(exponent: NDArray[np.float64], factor: float = 4.0) -> NDArray[n
 ntk_ratios = Exercise(
     key="11.ntk_ratios", answer_name="ntk_ratios", level="warm-up", kind="prediction", minutes=8,
     title="Predict NTK-aware's ratio for pairs 0, 32 and 63 at factor 4 (head size 128)",
-    hint_text="NTK-aware scaling keeps the formula theta_i = base**(-2i/d) and only changes the "
-    "base, to base * s**(d/(d-2)), chosen so that the last pair, i = d/2 - 1, is slowed by "
-    "exactly s. Write the new theta_i over the old one as a power of s, then put in i = 0, 32 and "
-    "63 with d = 128 and s = 4. Only the middle one needs a calculator.",
+    hints=(
+        "Only the base changes, and it changes so that the last pair is slowed by exactly s. "
+        "Write the ratio of a new frequency to the old one as a power of s, and watch how its "
+        "exponent grows with i.",
+        "Call the new base b. The ratio theta'_i / theta_i is (b / base) ** (-2i/d). Require that "
+        "the last pair, i = d/2 - 1, is slowed by exactly s, solve for b / base as a power of s, "
+        "and put it back into the ratio for any i. Then evaluate at the three pairs with d = 128 "
+        "and s = 4; two of them need no calculator.",
+    ),
     objective="Derives NTK-aware scaling's ratio per pair, s**(-2i/(d-2)): the fastest pair is "
     "left alone, the slowest is slowed by exactly s, and the middle pair by about sqrt(s).",
     mistakes=(
@@ -77,10 +82,15 @@ offset_distance = Exercise(
     key="11.offset_distance", answer_name="offset_distance", level="core", kind="derivation",
     minutes=15,
     title="From the dot product to the distance of PE(0) and PE(k): offset_distance(50, 32, 100.0)",
-    hint_text="Expand |a - b|**2 = |a|**2 + |b|**2 - 2 a.b. Every position vector has the same "
-    "norm (notebook 03 says which), and a.b = PE(0).PE(k) is the sum the dot-product figure draws "
-    "along its first row. Broadcast (n, 1) offsets against (1, d/2) frequencies, and do not "
-    "forget the square root.",
+    hints=(
+        "You know the norm of every position vector (notebook 03) and the dot product PE(0).PE(k) "
+        "(the figure). A squared distance can be written with exactly these two.",
+        "Expand |a - b|**2 = |a|**2 + |b|**2 - 2 a.b. Both norms are the same constant, and "
+        "PE(0).PE(k) = sum_i cos(w_i k) with w_i = base ** (-2i/d_model). Make the frequencies a "
+        "(1, d_model/2) row and the offsets k = 0 .. n_offsets - 1 an (n, 1) column, so that "
+        "broadcasting gives all the cosines at once; sum over the pairs, combine, and take the "
+        "square root.",
+    ),
     objective="Derives the distance between two sinusoidal position vectors from their norms and "
     "dot product: sqrt(sum_i (2 - 2 cos(theta_i k))), a function of the offset k alone.",
     mistakes=(
@@ -124,9 +134,15 @@ table_orientation = Exercise(
     key="11.table_orientation", answer_name="rows_are_positions", level="core", kind="detector",
     minutes=10,
     title="Four drawn tables: in which do the rows stand for positions?",
-    hint_text="A shape does not tell which axis is the position. A property of the encoding does: "
-    "a position vector has norm sqrt(d_model / 2) whatever the position, and column 0 of a "
-    "(positions, dimensions) table is sin(t) for t = 0, 1, 2, ... Test each table.",
+    hints=(
+        "A shape cannot tell you which axis is the position, but a property of the encoding can: "
+        "something about a position vector is the same whatever the position (notebook 03).",
+        "Every position vector of a sinusoidal table has the norm sqrt(d_model / 2), whatever the "
+        "position. For each table, compute the norms of its rows, np.linalg.norm(table, axis=1), "
+        "and test whether they all equal sqrt(n / 2), with n the length of a row. A row of a "
+        "transposed table is one dimension across the positions, and those norms vary. Return one "
+        "bool per table.",
+    ),
     objective="Tells a (positions, dimensions) table from its transpose through a property of the "
     "encoding (constant norm per position, sin(t) in column 0), not through its shape.",
     mistakes=(
@@ -149,10 +165,15 @@ def _octaves(d_model: int, base: float = _BASE) -> NDArray[np.float64]:
 octaves = Exercise(
     key="11.octaves", answer_name="doubling", level="challenge", kind="explanation", minutes=15,
     title="Pairs per doubling of the wavelength, and doublings in all, for d_model = 512",
-    hint_text="The wavelength of pair i is 2 pi base**(2i/d): from one pair to the next it grows "
-    "by the same factor base**(2/d). A bit of a counter has twice the period of the bit below it. "
-    "How many pairs does it take to multiply the wavelength by 2 (log2 of the factor)? And how "
-    "many times does it double from pair 0 to pair d/2 - 1?",
+    hints=(
+        "From one pair to the next the wavelength grows by the same factor, so it grows "
+        "geometrically, as a counter's bit periods double. Compare the two growth rates on a log2 "
+        "scale.",
+        "The wavelength of pair i is 2 pi base**(2i/d), so from one pair to the next it is "
+        "multiplied by base**(2/d). The doublings per pair are log2 of that factor, and its "
+        "inverse is the number of pairs per doubling. For the total, take log2 of the ratio of "
+        "the slowest pair's wavelength to the fastest's, with d_model = 512 and base 10000.",
+    ),
     objective="Explains the binary-counter picture quantitatively: the wavelengths grow "
     "geometrically, so the encoding spans about log2(base) doublings whatever d_model, more pairs "
     "per doubling as d_model grows.",
