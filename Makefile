@@ -68,9 +68,13 @@ lint: $(STAMP)
 # nbval's options live here, not in pyproject.toml, so that `pytest tests/test_models.py` runs
 # one file alone; `make test` runs the library tests, the doctests and every notebook.
 NBVAL := --nbval --nbval-current-env --nbval-sanitize-with=tests/nbval_sanitize.cfg
+# pytest-xdist spreads the tests over the machine's cores; --dist loadscope keeps each notebook
+# (and each test module) in one worker, its cells in order, as nbval needs. WORKERS=0: one process.
+WORKERS ?= auto
+PARALLEL := -n $(WORKERS) --dist loadscope
 
 test: lint
-	$(BIN)/pytest $(NBVAL) tests posenc_lib notebooks
+	$(BIN)/pytest $(PARALLEL) $(NBVAL) tests posenc_lib notebooks
 	$(MAKE) --no-print-directory test-baseline
 
 # The notebooks and the statement tests again with numpy's dispatched SIMD code paths switched
@@ -80,7 +84,7 @@ test: lint
 NPY_DISPATCHED = $(shell $(BIN)/python -c "from numpy._core._multiarray_umath import __cpu_dispatch__ as d; print(' '.join(d))")
 test-baseline: $(STAMP)
 	NPY_DISABLE_CPU_FEATURES="$(NPY_DISPATCHED)" POSENC_EXPECT_NUMPY_BASELINE=1 \
-		$(BIN)/pytest $(NBVAL) tests/test_cpu_paths.py tests/test_statements*.py notebooks
+		$(BIN)/pytest $(PARALLEL) $(NBVAL) tests/test_cpu_paths.py tests/test_statements*.py notebooks
 
 notebooks: $(STAMP)
 	$(BIN)/python tools/run_notebooks.py
