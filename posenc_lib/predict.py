@@ -3,7 +3,7 @@
 A **Predict** cell asks a question, a code cell holds the learner's guess (``None`` until one
 is typed), and the reveal cell, tagged ``predict``, ends with :func:`compare`: the computed value,
 and with a guess how far off it was; without one (Run All), a nudge to write one and rerun.
-Nothing is graded.
+Nothing is graded; each prediction written is counted in ``progress()``.
 
 Notebooks: 00_why_position, 01_binary_counting, 02_sinusoidal_formula.
 """
@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+
+from posenc_lib._record import record_prediction
 
 __all__ = ["NO_GUESS", "Reveal", "compare"]
 
@@ -118,7 +120,8 @@ def compare(guess: Any, value: Any, *, label: str = "answer", rtol: float = 0.1)
     Notes
     -----
     Numbers are compared entry by entry by ``|guess - value| / |value|``; a bool or a string
-    (ignoring case and spaces) must be equal; a set must have the same items.
+    (ignoring case and spaces) must be equal; a set must have the same items. A guess is
+    counted (by its label) in the self-study record that ``progress()`` shows.
 
     Examples
     --------
@@ -152,4 +155,5 @@ def compare(guess: Any, value: Any, *, label: str = "answer", rtol: float = 0.1)
         line = f"your guess: {_shown(guess)} (right)"
     else:
         line = f"your guess: {_shown(guess)} ({verdict}: {why})"
+    record_prediction(label)  # progress() counts it; never raises
     return Reveal(label, value, guess, verdict, f"{shown}\n{line}")

@@ -10,8 +10,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from posenc_lib import _record as progress_module
 from posenc_lib.exercises import Exercise, progress
-from posenc_lib.exercises import _progress as progress_module
 from tools.answer_key import KEY_PATH
 
 EXERCISE = Exercise(
@@ -168,3 +168,36 @@ def test_a_kernel_without_input_history_records_nothing(tmp_path: Path) -> None:
     )  # fmt: skip
     assert result.returncode == 0, result.stdout[-2000:]
     assert not record.exists(), "a check run under nbval was recorded"
+
+
+def test_a_written_prediction_is_counted_once_and_a_skipped_one_is_not(record: Path) -> None:
+    """Issue 32: progress() counts the predictions made (a guess typed before the reveal)."""
+    from posenc_lib.predict import compare
+
+    assert progress().predicted == 0
+    compare(None, 0.5, label="a skipped prediction")
+    assert not record.exists(), "Run All without a guess records nothing"
+    compare(0.4, 0.5, label="share of far matches")
+    compare(0.5, 0.5, label="share of far matches")  # rerunning the reveal counts once
+    compare({"a"}, {"a", "b"}, label="tasks that hold")
+    assert json.loads(record.read_text())["predicted"] == ["share of far matches",
+                                                            "tasks that hold"]
+    table = progress()
+    assert table.predicted == 2
+    assert repr(table).endswith("predictions written: 2")
+    assert "predictions written: 2" in table._repr_html_()
+    assert EXERCISE.check(np.ones(3)).passed  # passes and predictions share one record
+    assert json.loads(record.read_text())["passed"] == ["00.fuzz_probe"]
+    assert progress().predicted == 2
+
+
+def test_a_prediction_never_breaks_its_reveal_when_the_record_is_corrupt(record: Path) -> None:
+    from posenc_lib.predict import compare
+
+    record.parent.mkdir(parents=True)
+    record.write_text("{not json")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        shown = compare(1, 1, label="x")
+    assert shown.verdict == "right" and len(caught) == 1
+    assert record.read_text() == "{not json"  # left for the learner to look at

@@ -27,8 +27,8 @@ from typing import Any
 
 import numpy as np
 
+from posenc_lib._record import record_pass
 from posenc_lib.exercises._key import NoAnswerKey, load_answer
-from posenc_lib.exercises._progress import record_pass
 
 __all__ = ["KINDS", "LEVELS", "NOT_ANSWERED", "CheckResult", "Exercise", "Mistake", "Shortcut",
            "defining_cell"]
