@@ -272,6 +272,50 @@ def test_engine_table_vllm_dynamic_is_unscaled() -> None:
     assert "`yarn_scaling_rope.py`, commit 0cd57848" in table
 
 
+def engine_table_rows() -> dict[str, list[str]]:
+    """The engine table of 06 as {first cell: the other cells}, header row included."""
+    text = source(cell_with(NB06, "The searched factors reach")[1])
+    rows = [line.strip().strip("|").split(" | ") for line in text.splitlines()
+            if line.startswith("| `")]
+    return {row[0].strip(): [cell.strip() for cell in row[1:]] for row in rows}
+
+
+def test_engine_table_sglang_dynamic_is_transformers_at_the_longest_length() -> None:
+    _, cell = cell_with(NB06, "factor_dyn = s", "code")
+    factor, trained, d = 8, 4096, 128
+    # independent: SGLang's s_eff written as the closed form factor^2 - factor + 1 (integers),
+    # transformers' at l = 8L in integers; the base by logarithms
+    sglang = factor ** 2 - factor + 1
+    longest = sum(trained for _ in range(factor))               # l = 8L
+    hf = factor * longest // trained - (factor - 1)
+    assert sglang == hf == 57
+    sglang_base = math.exp(math.log(10000.0) + d / (d - 2) * math.log(sglang))
+    out = text_of(cell)
+    assert f"vLLM 1 (every length), SGLang {sglang} (every length)" in out
+    assert f"bases: vLLM 10000, SGLang {round(sglang_base):,d}" in out
+    # the slowest pair is slowed by exactly s_eff: base'^(-(d-2)/d) / base^(-(d-2)/d)
+    slowest = (sglang_base / 10000.0) ** ((d - 2) / d)
+    assert abs(slowest - sglang) < 1e-9
+
+
+def test_engine_table_has_an_sglang_column_cited_by_file_and_commit() -> None:
+    rows = engine_table_rows()
+    assert rows["`rope_scaling`"] == ["transformers", "vLLM", "SGLang"]
+    cited = {"`dynamic`": ("`rope_variant.py`", "0b1fd02d"), "`yarn`": ("`yarn.py`", "0b1fd02d"),
+             "`factor` vs `original_max_position_embeddings`": ("`factory.py`", "108c36c0")}
+    for name, (path, commit) in cited.items():
+        assert len(rows[name]) == 3, name
+        assert f"({path}, commit {commit})" in rows[name][2], name
+    # vLLM's third cell is read now, with its file and commit
+    vllm_third = rows["`factor` vs `original_max_position_embeddings`"][1]
+    assert "not read" not in vllm_third and "(`__init__.py`, commit 07b12f1b)" in vllm_third
+    # what SGLang's dynamic cell states: factor^2 - factor + 1, a static table; vLLM's history
+    assert "\\text{factor}^2 - \\text{factor} + 1" in rows["`dynamic`"][2]
+    assert "PR #41277" in rows["`dynamic`"][1] and "commit 50feac95" in rows["`dynamic`"][1]
+    text = flat(source(cell_with(NB06, "The searched factors reach")[1]))
+    assert "could not be read" not in text and "no column" not in text
+
+
 # --------------------------------------------------------------------------- build steps (issue 32)
 
 
