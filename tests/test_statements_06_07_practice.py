@@ -450,4 +450,4 @@ def test_07_build_steps_alibi_bias_and_t5_bucket_both_ways(capsys) -> None:
     check_both_ways(NB07, "def t5_bucket_by_me(relative_position):", t5_calls, solved, capsys)
     check_both_ways(NB07, "def alibi_bias_by_me(slopes, length):", alibi_calls, solved, capsys)
     assert "my_t5_bucket(offsets)" in source(cell_with(NB07, "offsets = np.arange(-160, 161)")[1])
-    assert "my_alibi_bias(slopes, 12)" in source(cell_with(NB07, "bias = my_alibi_bias")[1])
+    assert "my_alibi_bias(slopes, 12)" in source(cell_with(NB07, "slopes = alibi_slopes(8)")[1])
