@@ -17,6 +17,8 @@ import warnings
 from pathlib import Path
 from typing import Any
 
+import platformdirs
+
 __all__ = ["passed_exercises", "progress_path", "read_record", "record_pass", "record_prediction"]
 
 _warned = False
@@ -28,8 +30,6 @@ def progress_path() -> Path:
     override = os.environ.get("POSENC_PROGRESS_FILE")
     if override:
         return Path(override)
-    import platformdirs  # the notebooks extra; only the default location needs it
-
     return Path(platformdirs.user_data_dir("posenc-course", appauthor=False, roaming=True),
                 "progress.json")
 

@@ -163,8 +163,8 @@ def test_pip_install_without_extras_reads_configs_and_the_lab_results(tmp_path: 
 
     The core alone reads a config.json as the development install does, with no JAX, JupyterLab,
     ipywidgets or matplotlib installed; the lab's committed results are installed beside it.
-    Adding platformdirs (the notebooks extra's one need here), notebook 10's checks load those
-    results. The one test that builds a venv: 26 s of CPU with a warm pip cache (measured
+    Notebook 10's checks load those results (platformdirs, for the self-study record, is a
+    core dependency). The one test that builds a venv: 26 s of CPU with a warm pip cache (measured
     92-126 s of wall time on a shared 2-core machine at load 12).
     """
     venv = tmp_path / "fresh"
@@ -201,7 +201,6 @@ def test_pip_install_without_extras_reads_configs_and_the_lab_results(tmp_path: 
     assert sorted(p.name for p in Path(folder).glob("lab_*.json")) == sorted(
         p.name for p in (ROOT / "results").glob("lab_*.json")
     )
-    run("-m", "pip", "install", "--quiet", "-c", str(ROOT / "constraints.txt"), "platformdirs")
     check = run("-c", "from posenc_lib.exercises import nb10\n"
                       "print(repr(nb10.break_position.check(40)))")
     assert check.startswith(("Correct", "Not yet")) and "not found" not in check

@@ -49,10 +49,11 @@ from posenc_lib.scaling import (  # noqa: E402
     resolve_rope_type,
     rope_frequencies,
 )
+from posenc_lib.sinusoidal import sinusoidal_encoding_at  # noqa: E402
 
 KEY_PATH = ROOT / KEY_FILE
 """Where the checkout's key lives: every folder below the repository root finds it."""
-DATA_PATH = ROOT / "posenc_lib" / "exercises" / "_data.py"
+DATA_PATH = ROOT / "posenc_lib" / "exercises" / "_data.json"
 """The stored inputs of the exercises whose parameters are the answer (written from here)."""
 
 BANDS = (16.0, 2.0, 16.0)
@@ -63,7 +64,14 @@ MYSTERY_CONFIG: dict[str, Any] = {
 }
 """06.which_scaling: the rope_scaling behind mystery_frequencies()."""
 
+DECODE_POSITIONS = (0.0, 3.3, 250.25, 7777.7, 12000.125, 19999.4)
+"""02.decode_position: real positions (as interpolation feeds them), so that a lookup of whole
+positions cannot pass; the learner gets their encoding rows."""
+
 HIDDEN_INPUTS: dict[str, Callable[[], Any]] = {
+    "02.decode_position": lambda: (
+        sinusoidal_encoding_at(np.array(DECODE_POSITIONS), nb02._DECODE_D).ravel()
+    ),
     "06.llama3_bands": lambda: llama3_inv_freq(64, 500000.0, *BANDS, nb06._BANDS_L),
     "06.which_scaling": lambda: rope_frequencies(64, 1000000.0, MYSTERY_CONFIG)[0],
 }
@@ -82,11 +90,11 @@ EXPECTED: dict[str, Callable[[], Any]] = {
         nb01.smooth_bit_wave(nb01._GRAY_CALL[0] + 2 ** nb01._GRAY_CALL[1], nb01._GRAY_CALL[1] + 1)
     ),
     "01.gray_offsets": lambda: nb01._consistent_offsets(gray=True),
-    "02.slow_pair": lambda: nb02.sinusoidal_encoding_at([nb02._SLOW_POS], nb02._SLOW_D)[0, 6:],
+    "02.slow_pair": lambda: sinusoidal_encoding_at([nb02._SLOW_POS], nb02._SLOW_D)[0, 6:],
     "02.half_turns": lambda: nb02._shortest_length(nb02._HALF_PAIRS),
     "02.float16_lost_pairs": lambda: nb02._lost_pairs(nb02._F16_BASE),
     "02.checkpoint_layout": lambda: nb02._label(nb02._CHECKPOINT_LAYOUT, nb02._CHECKPOINT_SPACING),
-    "02.decode_position": lambda: nb02._DECODE_POSITIONS,
+    "02.decode_position": lambda: np.array(DECODE_POSITIONS),
     "03.half_norms": lambda: nb03._half_norms(0, 96),
     "03.offset_only": lambda: (
         np.array([nb03._toeplitz(m) for m in nb03.score_candidates().values()])
@@ -161,25 +169,9 @@ def key_text() -> str:
 
 
 def data_text() -> str:
-    """The text of posenc_lib/exercises/_data.py: the hidden inputs as plain numbers."""
-    lines = []
-    for key, make in HIDDEN_INPUTS.items():
-        numbers = np.asarray(make(), dtype=float).tolist()
-        rows = [", ".join(repr(x) for x in numbers[i:i + 3]) for i in range(0, len(numbers), 3)]
-        lines += [f"    {key!r}: [", *(f"        {row}," for row in rows), "    ],"]
-    return "\n".join([
-        '"""Stored inputs of exercises whose parameters are their answer (written by',
-        'tools/answer_key.py; the parameters stay in the checkout).',
-        "",
-        "Notebooks: 06_context_extension.",
-        '"""',
-        "",
-        "HIDDEN_DATA: dict[str, list[float]] = {",
-        *lines,
-        "}",
-        '"""The numbers, by exercise key."""',
-        "",
-    ])
+    """The text of posenc_lib/exercises/_data.json: the hidden inputs as plain numbers."""
+    data = {key: np.asarray(make(), dtype=float).tolist() for key, make in HIDDEN_INPUTS.items()}
+    return json.dumps(data, indent=0, sort_keys=True) + "\n"
 
 
 def main(argv: list[str]) -> int:
@@ -194,6 +186,7 @@ def main(argv: list[str]) -> int:
     if not args.check:
         DATA_PATH.write_text(data, encoding="utf-8")
         importlib.reload(_data)  # the exercises read the inputs just written
+        importlib.reload(nb02)
         importlib.reload(nb06)
     text = key_text()
     if args.check:
