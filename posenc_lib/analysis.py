@@ -480,7 +480,8 @@ def directions_for_variance(encoding: ArrayLike, share: float = 0.99) -> int:
     share = check_float("share", share, greater_than=0.0)
     if share > 1.0:
         raise ValueError(f"share must be in (0, 1]; got {share}")
-    energy = np.linalg.svd(x - x.mean(axis=0), compute_uv=False) ** 2
+    x = x / max(float(np.abs(x).max()), np.finfo(np.float64).tiny)  # shares ignore the scale;
+    energy = np.linalg.svd(x - x.mean(axis=0), compute_uv=False) ** 2  # no overflow near 1e308
     if energy.sum() == 0:
         return 0  # every row the same: no variation to hold
     # smallest r with cumsum(sigma^2)[r-1] >= share * total

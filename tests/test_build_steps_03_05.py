@@ -220,3 +220,19 @@ def test_directions_for_variance_small_cases_and_bad_input() -> None:
     for share in (0.0, 1.5):
         with pytest.raises(ValueError, match="share"):
             directions_for_variance(line, share)
+
+
+def test_directions_for_variance_does_not_overflow_near_the_largest_float() -> None:
+    """What the fuzz test found: values near 1e154 overflowed sigma^2, near 4.5e307 the mean.
+    The count does not depend on the scale, so huge rows give the small rows' answer."""
+    import warnings
+
+    from posenc_lib.analysis import directions_for_variance
+
+    plane = np.array([[1.0, 0, 0], [0, 1, 0], [-1, 0, 0], [0, -1, 0]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        for scale in (1.5482003e154, 4.49423284e307 / 2, 1e-300):
+            assert directions_for_variance(plane * scale, 0.51) == 2, scale
+        assert directions_for_variance(np.array([[1.5482003e154], [0.0], [0.0], [0.0]])) == 1
+        assert directions_for_variance(np.full((4, 1), 4.49423284e307)) == 0
