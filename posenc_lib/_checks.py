@@ -19,18 +19,6 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = [
-    "check_bool",
-    "check_int",
-    "check_even",
-    "check_float",
-    "check_choice",
-    "check_array",
-    "check_positions",
-    "check_float_dtype",
-    "check_frequencies",
-]
-
 
 def _describe(value: Any) -> str:
     """Short, safe description of a received value for an error message."""

@@ -19,8 +19,6 @@ from typing import Any
 
 import platformdirs
 
-__all__ = ["passed_exercises", "progress_path", "read_record", "record_pass", "record_prediction"]
-
 _warned = False
 
 

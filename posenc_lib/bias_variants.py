@@ -28,13 +28,13 @@ from numpy.typing import NDArray
 
 from posenc_lib._checks import check_array, check_choice, check_even, check_float, check_int
 
-__all__ = ["causal_distance", "fire_bias", "kerple_bias", "xpos_decay", "cope_positions",
+__all__ = ["fire_bias", "kerple_bias", "xpos_decay", "cope_positions",
            "cope_bias", "flex_scores"]
 
 Array = NDArray[np.float64]
 
 
-def causal_distance(length: int) -> NDArray[np.int64]:
+def _causal_distance(length: int) -> NDArray[np.int64]:
     """Distance ``i - j`` of key ``j`` behind query ``i``, 0 above the diagonal, shape (n, n).
 
     Parameters
@@ -52,7 +52,7 @@ def causal_distance(length: int) -> NDArray[np.int64]:
 
     Examples
     --------
-    >>> causal_distance(3)
+    >>> _causal_distance(3)
     array([[0, 0, 0],
            [1, 0, 0],
            [2, 1, 0]])
@@ -94,7 +94,7 @@ def kerple_bias(length: int, r1: float, r2: float, *, kind: str = "log") -> Arra
     r2 = check_float("r2", r2, greater_than=0.0)
     if kind == "power" and r2 > 2:
         raise ValueError(f"r2 must be in (0, 2] for the power kernel; got {r2}")
-    t = causal_distance(length).astype(np.float64)
+    t = _causal_distance(length).astype(np.float64)
     # log: -r1 ln(1 + r2 t); power: -r1 t^r2
     bias = -r1 * np.log1p(r2 * t) if kind == "log" else -r1 * t**r2
     return np.where(np.tril(np.ones((length, length), dtype=bool)), bias, -np.inf)
@@ -134,7 +134,7 @@ def fire_bias(length: int, mlp: Callable[[Array], Array], *, c: float = 1.0,
     length = check_int("length", length)
     c = check_float("c", c, greater_than=0.0)
     threshold = check_float("threshold", threshold, at_least=0.0)
-    dist = causal_distance(length).astype(np.float64)
+    dist = _causal_distance(length).astype(np.float64)
     query = np.arange(length, dtype=np.float64)[:, None]
     # psi(x) = ln(c x + 1); normalised input psi(i - j) / psi(max(L, i)), 0 / 0 read as 0
     denominator = np.log1p(c * np.maximum(threshold, query))

@@ -15,12 +15,11 @@ from numpy.typing import NDArray
 
 from posenc_lib._checks import check_int, check_positions
 
-__all__ = [
-    "MAX_BITS", "bits_needed", "binary_table", "bit_periods", "bit_wave", "smooth_bit_wave",
+__all__ = ["bits_needed", "binary_table", "bit_periods", "bit_wave", "smooth_bit_wave",
     "hamming_distance", "hamming_matrix",
 ]
 
-MAX_BITS = 62  # positions and periods stay exact in int64
+_MAX_BITS = 62  # positions and periods stay exact in int64
 
 
 def bits_needed(n_positions: int) -> int:
@@ -77,8 +76,8 @@ def binary_table(n_positions: int, n_bits: int | None = None) -> NDArray[np.int6
     if n_bits is None:
         n_bits = needed
     n_bits = check_int("n_bits", n_bits)
-    if n_bits > MAX_BITS:
-        raise ValueError(f"n_bits must be <= {MAX_BITS}; got {n_bits}")
+    if n_bits > _MAX_BITS:
+        raise ValueError(f"n_bits must be <= {_MAX_BITS}; got {n_bits}")
     if n_bits < needed:
         raise ValueError(f"n_bits must be >= {needed} to write position {n_positions - 1}; "
                          f"got {n_bits}")
@@ -110,8 +109,8 @@ def bit_periods(n_bits: int) -> NDArray[np.int64]:
     array([16,  8,  4,  2])
     """
     n_bits = check_int("n_bits", n_bits)
-    if n_bits > MAX_BITS - 1:
-        raise ValueError(f"n_bits must be <= {MAX_BITS - 1}; got {n_bits}")
+    if n_bits > _MAX_BITS - 1:
+        raise ValueError(f"n_bits must be <= {_MAX_BITS - 1}; got {n_bits}")
     k = np.arange(n_bits - 1, -1, -1, dtype=np.int64)
     # T_k = 2 ** (k + 1)
     return np.left_shift(np.int64(2), k)
@@ -119,8 +118,8 @@ def bit_periods(n_bits: int) -> NDArray[np.int64]:
 
 def _check_bit(bit: Any) -> int:
     index = check_int("bit", bit, minimum=0)
-    if index > MAX_BITS:
-        raise ValueError(f"bit must be <= {MAX_BITS}; got {index}")
+    if index > _MAX_BITS:
+        raise ValueError(f"bit must be <= {_MAX_BITS}; got {index}")
     return index
 
 

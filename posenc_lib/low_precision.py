@@ -26,15 +26,14 @@ from posenc_lib.rope import (
     rotate_interleaved,
 )
 
-__all__ = [
-    "LOW_PRECISION_NAMES", "ANGLE_DTYPES", "low_precision_limits", "to_low_precision",
+__all__ = ["low_precision_limits", "to_low_precision",
     "rope_scores_at_offset", "cached_key_scores", "tile_scaled_e4m3",
 ]
 
 
-LOW_PRECISION_NAMES = ("float64", "float32", "bfloat16", "float8_e4m3fn", "float8_e5m2")
+_LOW_PRECISION_NAMES = ("float64", "float32", "bfloat16", "float8_e4m3fn", "float8_e5m2")
 """Formats of :func:`to_low_precision`: NumPy's own and the ``ml_dtypes`` ones."""
-ANGLE_DTYPES = ("float32", "float64")
+_ANGLE_DTYPES = ("float32", "float64")
 
 
 def _numpy_dtype(dtype_name: str) -> np.dtype[Any]:
@@ -75,7 +74,7 @@ def low_precision_limits(dtype_name: str) -> tuple[float, float, float]:
 
     Parameters
     ----------
-    dtype_name : one of :data:`LOW_PRECISION_NAMES`
+    dtype_name : one of :data:`_LOW_PRECISION_NAMES`
 
     Returns
     -------
@@ -91,7 +90,7 @@ def low_precision_limits(dtype_name: str) -> tuple[float, float, float]:
     >>> low_precision_limits("float8_e4m3fn")
     (0.125, 448.0, 0.015625)
     """
-    return _finfo(check_choice("dtype_name", dtype_name, LOW_PRECISION_NAMES))
+    return _finfo(check_choice("dtype_name", dtype_name, _LOW_PRECISION_NAMES))
 
 
 def to_low_precision(x: Any, dtype_name: str) -> NDArray[Any]:
@@ -101,7 +100,7 @@ def to_low_precision(x: Any, dtype_name: str) -> NDArray[Any]:
     ----------
     x : array_like
         Finite values (any shape) within the format's range.
-    dtype_name : one of :data:`LOW_PRECISION_NAMES`
+    dtype_name : one of :data:`_LOW_PRECISION_NAMES`
 
     Returns
     -------
@@ -118,7 +117,7 @@ def to_low_precision(x: Any, dtype_name: str) -> NDArray[Any]:
     array([ 0.3125, 16.    ])
     """
     array = check_array("x", x)
-    return _cast("x", array, check_choice("dtype_name", dtype_name, LOW_PRECISION_NAMES))
+    return _cast("x", array, check_choice("dtype_name", dtype_name, _LOW_PRECISION_NAMES))
 
 
 def _low_precision_rope(x: NDArray[Any], positions: NDArray[Any], theta: NDArray[Any],
@@ -165,7 +164,7 @@ def rope_scores_at_offset(q: ArrayLike, k: ArrayLike, offset: int, positions: Ar
     positions : array_like, shape (n,)
         Key positions ``m`` >= 0.
     inv_freq : array_like, shape (head_dim // 2,)
-    dtype_name : one of :data:`LOW_PRECISION_NAMES`, default "bfloat16"
+    dtype_name : one of :data:`_LOW_PRECISION_NAMES`, default "bfloat16"
         Format of q, k, cos, sin and of every step of the rotation.
     pairing : {"half", "interleaved"}, default "half"
     angle_dtype : {"float32", "float64"}, default "float32"
@@ -190,9 +189,9 @@ def rope_scores_at_offset(q: ArrayLike, k: ArrayLike, offset: int, positions: Ar
     True
     """
     query, key, shift, pos, theta = _checked_pair_at_offset(q, k, offset, positions, inv_freq)
-    name = check_choice("dtype_name", dtype_name, LOW_PRECISION_NAMES)
+    name = check_choice("dtype_name", dtype_name, _LOW_PRECISION_NAMES)
     pairing = check_choice("pairing", pairing, PAIRINGS)
-    angle_dtype = check_choice("angle_dtype", angle_dtype, ANGLE_DTYPES)
+    angle_dtype = check_choice("angle_dtype", angle_dtype, _ANGLE_DTYPES)
     n = pos.shape[0]
     q_rot = _low_precision_rope(np.broadcast_to(query, (n, query.shape[0])), pos + shift, theta,
                                 name, pairing, angle_dtype)
@@ -233,7 +232,7 @@ def cached_key_scores(
         Kept exact (float64).
     keys : array_like, shape (n_keys, head_dim)
         Stored as ``fl(k / scale)``.
-    dtype_name : one of :data:`LOW_PRECISION_NAMES`
+    dtype_name : one of :data:`_LOW_PRECISION_NAMES`
         Format of the cache.
     scale : float, default 1.0
         Per-tensor scale of the cache, > 0.
@@ -256,7 +255,7 @@ def cached_key_scores(
     if q.shape[1] != k.shape[1]:
         raise ValueError(f"queries and keys must have the same head_dim; got {q.shape} and "
                          f"{k.shape}")
-    name = check_choice("dtype_name", dtype_name, LOW_PRECISION_NAMES)
+    name = check_choice("dtype_name", dtype_name, _LOW_PRECISION_NAMES)
     c = check_float("scale", scale, greater_than=0.0)
     with np.errstate(all="ignore"):
         scaled = k / c

@@ -21,12 +21,12 @@ from numpy.typing import NDArray
 from posenc_lib._checks import _describe, check_int
 from posenc_lib.models import _flatten, _head_dim, rope_frequencies_from_config
 
-__all__ = ["PAIR_CLASSES", "LAYER_KINDS", "config_layer_kinds", "classify_config_pairs"]
+__all__ = ["PAIR_CLASSES", "config_layer_kinds", "classify_config_pairs"]
 
 PAIR_CLASSES: tuple[str, ...] = ("rotated", "kept", "interpolated", "not rotated")
 """The classes of :func:`classify_config_pairs`, by index."""
 
-LAYER_KINDS: tuple[str, ...] = (
+_LAYER_KINDS: tuple[str, ...] = (
     "full_attention", "sliding_attention", "chunked_attention", "nope",
 )  # fmt: skip
 """The layer kinds of :func:`config_layer_kinds`; ``"nope"`` layers have no RoPE."""
@@ -46,8 +46,8 @@ def _attention_kinds(cfg: Mapping[str, Any], n_layers: int) -> list[str]:
     """Full, sliding or chunked attention per layer, before the NoPE layers are marked."""
     declared = cfg.get("layer_types")
     if isinstance(declared, list) and declared:
-        if len(declared) != n_layers or not all(k in LAYER_KINDS[:3] for k in declared):
-            raise ValueError(f"config['layer_types'] must list one of {LAYER_KINDS[:3]} for each "
+        if len(declared) != n_layers or not all(k in _LAYER_KINDS[:3] for k in declared):
+            raise ValueError(f"config['layer_types'] must list one of {_LAYER_KINDS[:3]} for each "
                              f"of the {n_layers} layers; got {_describe(declared)}")
         return list(declared)
     if cfg.get("model_type") in ("gemma3", "gemma3_text"):
@@ -86,7 +86,7 @@ def config_layer_kinds(config: Mapping[str, Any]) -> dict[str, int]:
     Returns
     -------
     dict of str to int
-        Kind (one of :data:`LAYER_KINDS`) to number of layers.
+        Kind (one of :data:`_LAYER_KINDS`) to number of layers.
 
     Notes
     -----

@@ -26,12 +26,11 @@ from posenc_lib._checks import (
 )
 from posenc_lib.frequencies import angles
 
-__all__ = [
-    "DTYPE_NAMES", "round_to_bfloat16", "round_to_dtype", "machine_epsilon", "spacing_at",
+__all__ = ["round_to_bfloat16", "round_to_dtype", "machine_epsilon", "spacing_at",
     "rounded_angles", "angle_error", "sincos_error", "first_position_above", "float32_bits",
 ]
 
-DTYPE_NAMES = ("float16", "bfloat16", "float32", "float64")
+_DTYPE_NAMES = ("float16", "bfloat16", "float32", "float64")
 ROUNDING_MODES = ("nearest", "truncate")
 _FRACTION_BITS = {"float16": 10, "bfloat16": 7, "float32": 23, "float64": 52}
 _MIN_EXPONENT = {"float16": -14, "bfloat16": -126, "float32": -126, "float64": -1022}
@@ -78,7 +77,7 @@ def round_to_bfloat16(x: Any, *, mode: str = "nearest") -> NDArray[np.float32]:
 
 
 def _check_dtype_name(dtype_name: Any) -> str:
-    return check_choice("dtype_name", dtype_name, DTYPE_NAMES)
+    return check_choice("dtype_name", dtype_name, _DTYPE_NAMES)
 
 
 def round_to_dtype(x: Any, dtype_name: str) -> NDArray[np.float64]:

@@ -19,9 +19,9 @@ import numpy as np
 
 from posenc_lib._record import record_prediction
 
-__all__ = ["NO_GUESS", "Reveal", "compare"]
+__all__ = ["Reveal", "compare"]
 
-NO_GUESS = "no guess written: write one in the cell above, then rerun this cell"
+_NO_GUESS = "no guess written: write one in the cell above, then rerun this cell"
 
 
 @dataclass(frozen=True)
@@ -136,7 +136,7 @@ def compare(guess: Any, value: Any, *, label: str = "answer", rtol: float = 0.1)
     """
     shown = f"{label}: {_shown(value)}"
     if guess is None or guess is Ellipsis:
-        return Reveal(label, value, None, "", f"{shown}\n{NO_GUESS}")
+        return Reveal(label, value, None, "", f"{shown}\n{_NO_GUESS}")
     if isinstance(value, (bool, np.bool_)):
         if not isinstance(guess, (bool, np.bool_)):
             verdict, why = "off", "expected True or False"

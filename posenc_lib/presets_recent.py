@@ -9,7 +9,7 @@ temperature (Ministral 3) -- and ``tests/test_models.py`` checks each of them ag
 computation from the published config and code instead.
 
 ``RECENT_PRESETS[name]`` is a plain dict (a multimodal model's ``text_config`` fields), so
-``rope_frequencies_from_config(RECENT_PRESETS["glm-4.5-air"])`` works. ``RECENT_SOURCES[name]``
+``rope_frequencies_from_config(RECENT_PRESETS["glm-4.5-air"])`` works. ``_RECENT_SOURCES[name]``
 names the repository, file and commit (or the copies) each value was read from, and what could
 not be verified.
 
@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["RECENT_PRESETS", "RECENT_SOURCES"]
+__all__ = ["RECENT_PRESETS"]
 
 _GEMMA4_E2B_LAYER_TYPES = (["sliding_attention"] * 4 + ["full_attention"]) * 7
 _KIMI_LINEAR_FULL = [4, 8, 12, 16, 20, 24, 27]  # 1-based, as the checkpoint writes them
@@ -199,7 +199,7 @@ RECENT_PRESETS: dict[str, dict[str, Any]] = {
 """Position-relevant config.json fields of 2025-26 models, keyed by a short name."""
 
 _TF = "huggingface/transformers"
-RECENT_SOURCES: dict[str, str] = {
+_RECENT_SOURCES: dict[str, str] = {
     "gemma-4-e2b": (
         f"google/gemma-4-E2B-it text_config. Sizes and layer pattern from {_TF} "
         "src/transformers/models/gemma4/convert_gemma4_weights.py (_VARIANTS['gemma-4-e2b'], "

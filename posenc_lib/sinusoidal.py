@@ -26,12 +26,11 @@ from posenc_lib._checks import (
 )
 from posenc_lib.frequencies import angles, inverse_frequencies
 
-__all__ = [
-    "LAYOUTS", "sinusoidal_encoding", "sinusoidal_encoding_at", "encoding_from_frequencies",
+__all__ = ["sinusoidal_encoding", "sinusoidal_encoding_at", "encoding_from_frequencies",
     "tensor2tensor_frequencies",
 ]
 
-LAYOUTS = ("interleaved", "concat")
+_LAYOUTS = ("interleaved", "concat")
 _BLOCK_ELEMENTS = 1 << 17  # bounds the float64 angles held at once (1 MiB)
 
 
@@ -64,7 +63,7 @@ def encoding_from_frequencies(positions: ArrayLike, inv_freq: ArrayLike, *,
     array([[0.      , 0.      , 1.      , 1.      ],
            [0.841471, 0.479426, 0.540302, 0.877583]])
     """
-    layout = check_choice("layout", layout, LAYOUTS)
+    layout = check_choice("layout", layout, _LAYOUTS)
     out_dtype = check_float_dtype("dtype", dtype)
     pos = check_positions("positions", positions)
     theta = check_array("inv_freq", inv_freq, ndim=1)

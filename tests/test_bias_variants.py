@@ -15,7 +15,7 @@ import pytest
 
 from posenc_lib.bias import alibi_bias, alibi_slopes, t5_bias, t5_relative_position_bucket
 from posenc_lib.bias_variants import (
-    causal_distance,
+    _causal_distance,
     cope_bias,
     cope_positions,
     fire_bias,
@@ -143,4 +143,4 @@ def test_flex_scores_calls_score_mod_one_tile_at_a_time() -> None:
 
 
 def test_causal_distance() -> None:
-    assert np.array_equal(causal_distance(4), np.maximum(np.subtract.outer(range(4), range(4)), 0))
+    assert np.array_equal(_causal_distance(4), np.maximum(np.subtract.outer(range(4), range(4)), 0))

@@ -19,7 +19,7 @@ def _no_progress(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_same_cat_is_the_sentences_with_the_same_word_counts() -> None:
     # permutation equivariance: the cat's output depends on the multiset of words only
-    reference = Counter(nb00.SENTENCE_A.split())
+    reference = Counter(nb00._SENTENCE_A.split())
     by_counts = {k for k, s in nb00.SENTENCES.items() if Counter(s.split()) == reference}
     assert by_counts == nb00._same_cat() == {"a", "b"}
     assert nb00.same_cat.check(sorted(by_counts)).passed

@@ -21,8 +21,8 @@ from matplotlib.figure import Figure
 
 from posenc_lib import binary, rope, scaling, sinusoidal
 from posenc_lib.figures import REGISTRY, build_figure, figure_names, get_figure
-from posenc_lib.figures.gallery import gallery_markdown
-from posenc_lib.figures.registry import coerce_parameter, parse_parameter
+from posenc_lib.figures.gallery import _gallery_markdown
+from posenc_lib.figures.registry import _coerce_parameter, parse_parameter
 from posenc_lib.frequencies import split_permutation
 from posenc_lib.plots import course_style, save_figure
 from tools.notebook_cells import ROOT, load, source
@@ -118,8 +118,8 @@ def test_parameters_are_type_checked():
         build_figure("heatmap_002", base=float("nan"))
     with pytest.raises(TypeError, match="positions must be a comma-separated tuple of int"):
         build_figure("theta_offsets", positions=(0.5, 1.5))
-    assert coerce_parameter(get_figure("division_term"), "base", 100) == 100.0
-    assert coerce_parameter(get_figure("theta_offsets"), "positions", [1, 2]) == (1, 2)
+    assert _coerce_parameter(get_figure("division_term"), "base", 100) == 100.0
+    assert _coerce_parameter(get_figure("theta_offsets"), "positions", [1, 2]) == (1, 2)
 
 
 def test_invalid_values_are_rejected_by_the_math():
@@ -246,7 +246,7 @@ def test_rms_check_catches_a_changed_figure(tmp_path):
 
 def test_committed_gallery_is_current():
     readme = FIGURES_DIR / "README.md"
-    assert readme.read_text(encoding="utf-8") == gallery_markdown(out="figures")
+    assert readme.read_text(encoding="utf-8") == _gallery_markdown(out="figures")
     expected = {f"{name}.{fmt}" for name in NAMES for fmt in ("svg", "png")} | {"README.md"}
     assert {p.name for p in FIGURES_DIR.iterdir()} == expected
 

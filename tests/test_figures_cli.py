@@ -12,7 +12,7 @@ import matplotlib
 import pytest
 
 from posenc_lib.figures import REGISTRY, build_figure, figure_names, main
-from posenc_lib.figures.gallery import gallery_markdown
+from posenc_lib.figures.gallery import _gallery_markdown
 from posenc_lib.plots import course_style, save_figure
 
 matplotlib.use("Agg")
@@ -213,7 +213,7 @@ def test_gallery_writes_the_table(tmp_path, capsys):
         (tmp_path / f"{name}.png").write_bytes(b"png")
     assert main(["gallery", "--out", str(tmp_path)]) == 0
     page = (tmp_path / "README.md").read_text(encoding="utf-8")
-    assert page == gallery_markdown(out=tmp_path.as_posix())
+    assert page == _gallery_markdown(out=tmp_path.as_posix())
     for spec in REGISTRY.values():
         row = next(line for line in page.splitlines() if f"`{spec.name}`" in line)
         assert f'<img src="{spec.name}.png"' in row

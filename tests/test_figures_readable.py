@@ -19,11 +19,11 @@ from matplotlib.text import Text
 
 from posenc_lib.figures import build_figure, figure_names
 from posenc_lib.figures.gallery import (
-    GALLERY_DPI,
-    SHOWN_WIDTH,
+    _GALLERY_DPI,
+    _SHOWN_WIDTH,
+    _overhang_px,
+    _smallest_text_px,
     gallery_picture,
-    overhang_px,
-    smallest_text_px,
 )
 from posenc_lib.plots import course_style, figure_png, new_figure
 from tools.notebook_cells import ROOT, load, source
@@ -65,11 +65,11 @@ def test_smallest_text_counts_points_at_the_resolution_and_scale() -> None:
         ax.set_title("title", fontsize=11)
         ax.text(0.5, 0.5, "tiny", fontsize=5.0)
     # 5 points at 100 dpi: 5 * 100 / 72 = 6.94 px, below the 8 px floor; shown at half: 3.47
-    assert smallest_text_px(fig, 100.0) == pytest.approx(500 / 72)
-    assert smallest_text_px(fig, 100.0, 0.5) == pytest.approx(250 / 72)
-    assert smallest_text_px(fig, 100.0) < MIN_TEXT_PX
+    assert _smallest_text_px(fig, 100.0) == pytest.approx(500 / 72)
+    assert _smallest_text_px(fig, 100.0, 0.5) == pytest.approx(250 / 72)
+    assert _smallest_text_px(fig, 100.0) < MIN_TEXT_PX
     with pytest.raises(ValueError, match="dpi"):
-        smallest_text_px(fig, 0.0)
+        _smallest_text_px(fig, 0.0)
 
 
 def test_overhang_finds_a_label_cut_off_at_the_edge() -> None:
@@ -77,9 +77,9 @@ def test_overhang_finds_a_label_cut_off_at_the_edge() -> None:
         fig, ax = new_figure(figsize=(4.0, 3.0))
         ax.plot([0, 1], [0, 1])
     fig.draw_without_rendering()
-    assert overhang_px(fig, 100.0) <= 0
+    assert _overhang_px(fig, 100.0) <= 0
     ax.text(-0.4, 0.5, "a long label left of the axes", transform=ax.transAxes)
-    assert overhang_px(fig, 100.0) > 20
+    assert _overhang_px(fig, 100.0) > 20
 
 
 def test_png_reader_reads_the_resolution() -> None:
@@ -99,7 +99,7 @@ def test_gallery_picture_is_sharp_and_readable(name: str) -> None:
     assert dpi is not None and dpi >= MIN_DPI - 0.01
     assert (width, height) == picture.pixels
     scale = picture.shown[0] / width
-    assert picture.shown[0] <= SHOWN_WIDTH and scale <= 1
+    assert picture.shown[0] <= _SHOWN_WIDTH and scale <= 1
     assert picture.shown[1] == pytest.approx(height * scale, abs=1)
     # pixels = points * dpi / 72, at the shown scale
     smallest = min(text_points(build_figure(name))) * dpi / 72 * scale
@@ -109,13 +109,13 @@ def test_gallery_picture_is_sharp_and_readable(name: str) -> None:
 
 @pytest.mark.parametrize("name", figure_names())
 def test_no_text_is_cut_off(name: str) -> None:
-    assert overhang_px(build_figure(name), GALLERY_DPI) <= 0
+    assert _overhang_px(build_figure(name), _GALLERY_DPI) <= 0
 
 
 def test_stacked_waves_labels_sit_inside_the_figure_even_at_60_dpi() -> None:
     # issue 22: drawn at 60 dpi, the long tick labels "dim 3: cos(0.01 pos)" were cut off
     fig = build_figure("stacked_waves")
-    assert overhang_px(fig, 60.0) <= 0
+    assert _overhang_px(fig, 60.0) <= 0
     ticks = [t.get_text() for t in fig.axes[0].get_yticklabels()]
     assert ticks == ["dim 0", "dim 1", "dim 2", "dim 3"]
     formulas = [t.get_text() for t in fig.axes[0].texts]
@@ -155,13 +155,13 @@ def test_notebook_11_stores_readable_pictures() -> None:
         described = PICTURE.match(text)
         if described is None:  # a plain matplotlib figure, in the retina format: shown at half
             assert shown["width"] == pytest.approx(width / 2, abs=1), f"cell {index}: {text[:60]}"
-            assert shown["width"] <= SHOWN_WIDTH, f"cell {index}: {text[:60]}"
+            assert shown["width"] <= _SHOWN_WIDTH, f"cell {index}: {text[:60]}"
             continue
         gallery += 1
         name, w, h, d, sw, sh, small = described.groups()
         assert (int(w), int(h)) == (width, height) and float(d) == pytest.approx(dpi, abs=0.01)
         assert (shown["width"], shown["height"]) == (int(sw), int(sh))
-        assert int(sw) <= SHOWN_WIDTH and float(small) >= MIN_TEXT_PX, f"cell {index}: {text}"
+        assert int(sw) <= _SHOWN_WIDTH and float(small) >= MIN_TEXT_PX, f"cell {index}: {text}"
     assert gallery >= len(figure_names()), "every registered figure is shown"
 
 

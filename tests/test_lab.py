@@ -17,17 +17,17 @@ jnp = jax.numpy
 
 from posenc_lib import apply_rope, sinusoidal_encoding  # noqa: E402
 from posenc_lib.lab import results as lab_results  # noqa: E402
-from posenc_lib.lab.model import ModelConfig, forward, init_params, rotate_pairs  # noqa: E402
+from posenc_lib.lab.model import ModelConfig, _rotate_pairs, forward, init_params  # noqa: E402
 from posenc_lib.lab.schemes import (  # noqa: E402
     SCHEMES,
     T5_BUCKETS,
     T5_MAX_DISTANCE,
-    extension_scaling,
+    _extension_scaling,
+    _rope_inv_freq,
     position_inputs,
-    rope_inv_freq,
 )
 from posenc_lib.lab.tasks import (  # noqa: E402
-    NEAR_GAP,
+    _NEAR_GAP,
     TASKS,
     make_batch,
     match_statistics,
@@ -62,16 +62,16 @@ def _logits(params: dict, tokens: np.ndarray, scheme: str, cfg: ModelConfig = SM
 def test_rotate_pairs_is_the_library_rope() -> None:
     rng = np.random.default_rng(0)
     x = rng.normal(size=(2, 3, 10, 16)).astype(np.float32)
-    inv_freq, _ = rope_inv_freq("rope", 16)
+    inv_freq, _ = _rope_inv_freq("rope", 16)
     pos = position_inputs("rope", 10, d_model=48, n_heads=3)
-    got = np.asarray(rotate_pairs(jnp.asarray(x), pos["cos"], pos["sin"]))
+    got = np.asarray(_rotate_pairs(jnp.asarray(x), pos["cos"], pos["sin"]))
     want = apply_rope(x.astype(np.float64), np.arange(10), inv_freq, pairing="interleaved")
     np.testing.assert_allclose(got, want, atol=2e-5)
 
 
 def test_p_rope_rotates_only_the_fastest_quarter_of_the_pairs() -> None:
-    inv_freq, _ = rope_inv_freq("p_rope", 16)
-    full, _ = rope_inv_freq("rope", 16)
+    inv_freq, _ = _rope_inv_freq("p_rope", 16)
+    full, _ = _rope_inv_freq("rope", 16)
     assert np.count_nonzero(inv_freq) == 2
     np.testing.assert_array_equal(inv_freq[:2], full[:2])
 
@@ -85,7 +85,7 @@ def test_yarn_scales_cos_and_sin_by_its_attention_factor() -> None:
 
 
 def test_pi_divides_every_frequency_by_the_factor() -> None:
-    scaled, _ = rope_inv_freq("rope", 16, extension_scaling("pi", 4.0, 32))
+    scaled, _ = _rope_inv_freq("rope", 16, _extension_scaling("pi", 4.0, 32))
     base = 10000.0 ** (-np.arange(0, 16, 2) / 16)
     np.testing.assert_allclose(scaled, base / 4.0, rtol=1e-12)
 
@@ -189,7 +189,7 @@ def test_tasks_are_seeded(task: str) -> None:
         (lambda: position_inputs("rope", 8, d_model=30, n_heads=4), ["d_model", "30"]),
         (lambda: position_inputs("alibi", 8, d_model=32, n_heads=2, extension="pi",
                                  trained_length=4), ["extension", "alibi"]),
-        (lambda: extension_scaling("yarn", 0.5, 32), ["factor", "0.5"]),
+        (lambda: _extension_scaling("yarn", 0.5, 32), ["factor", "0.5"]),
         (lambda: ModelConfig(n_heads=0), ["n_heads", "0"]),
         (lambda: lab_results.load("nothing"), ["name", "nothing"]),
     ],
@@ -218,7 +218,7 @@ def test_induction_near_scores_the_induction_positions_whose_match_is_near() -> 
         x = list(full.tokens[row])
         for t in range(96):
             previous = [j for j in range(t) if x[j] == x[t]]
-            want = bool(previous) and t - previous[-1] <= NEAR_GAP
+            want = bool(previous) and t - previous[-1] <= _NEAR_GAP
             assert near.mask[row, t] == want, (row, t)
     assert near.mask.sum() < full.mask.sum()  # some matches at 96 tokens are farther back
 
@@ -317,10 +317,10 @@ def test_each_extension_is_evaluated_with_the_factor_of_the_length(rope_copy: Tr
 
 def test_a_pi_fine_tune_is_no_worse_than_its_base_below_the_trained_length(
         rope_copy: Trained, pi_tuned: Trained) -> None:
-    base = lab_results.below_and_beyond(accuracy_by_position(rope_copy, 128), 32)
-    untuned = lab_results.below_and_beyond(accuracy_by_position(rope_copy, 128,
+    base = lab_results._below_and_beyond(accuracy_by_position(rope_copy, 128), 32)
+    untuned = lab_results._below_and_beyond(accuracy_by_position(rope_copy, 128,
                                                                 extension="pi"), 32)
-    tuned = lab_results.below_and_beyond(accuracy_by_position(pi_tuned, 128), 32)
+    tuned = lab_results._below_and_beyond(accuracy_by_position(pi_tuned, 128), 32)
     assert tuned[0] >= base[0] - 0.02  # positions 0-31: nothing lost
     assert untuned[1] < 0.1 < 0.9 < tuned[1]  # positions 32-127: PI needs its fine-tune
 

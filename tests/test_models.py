@@ -372,13 +372,13 @@ def test_nope_layer_type_is_refused_with_a_reason() -> None:
 # Each expected value is recomputed here from the published config and the model's code, with
 # plain loops and math, never with the library.
 
-from posenc_lib.presets_recent import RECENT_SOURCES  # noqa: E402
+from posenc_lib.presets_recent import _RECENT_SOURCES  # noqa: E402
 
 
 def test_recent_presets_each_have_a_source_and_are_plain_json() -> None:
-    assert set(RECENT_PRESETS) == set(RECENT_SOURCES)
+    assert set(RECENT_PRESETS) == set(_RECENT_SOURCES)
     assert not set(RECENT_PRESETS) & set(PRESETS)
-    for name, source in RECENT_SOURCES.items():
+    for name, source in _RECENT_SOURCES.items():
         assert "/" in source, name
         assert "commit" in source or "revision" in source or "Hub" in source, name
     assert json.loads(json.dumps(RECENT_PRESETS)) == RECENT_PRESETS

@@ -30,9 +30,6 @@ import numpy as np
 from posenc_lib._record import record_pass
 from posenc_lib.exercises._key import NoAnswerKey, load_answer
 
-__all__ = ["KINDS", "LEVELS", "NOT_ANSWERED", "CheckResult", "Exercise", "Mistake", "Shortcut",
-           "defining_cell"]
-
 NOT_ANSWERED = ("Not yet: replace the placeholder in the exercise cell with your answer, "
                 "then run it.")
 NO_KEY = ("This install has no answer key (an installed package or a graded release), so the "

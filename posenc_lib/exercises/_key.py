@@ -18,9 +18,6 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["ANSWER_KEY_VARIABLE", "KEY_FILE", "NoAnswerKey", "answer_key_path", "decode",
-           "encode", "load_answer"]
-
 KEY_FILE = ".posenc_answer_key.json"
 """The key file's name, at the root of a checkout."""
 ANSWER_KEY_VARIABLE = "POSENC_ANSWER_KEY"

@@ -11,8 +11,6 @@ from dataclasses import dataclass
 
 from posenc_lib._record import read_record
 
-__all__ = ["ProgressTable", "progress"]
-
 
 @dataclass(frozen=True)
 class ProgressTable:

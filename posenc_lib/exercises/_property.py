@@ -12,8 +12,6 @@ from typing import Any
 from posenc_lib.exercises._core import _ASK_KEY, CheckResult, Exercise
 from posenc_lib.exercises._key import answer_key_path
 
-__all__ = ["PropertyExercise"]
-
 REFUSED = "This exercise asks you not to use"
 """How the ordinary check's message for a refused shortcut begins."""
 

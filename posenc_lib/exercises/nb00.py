@@ -15,7 +15,7 @@ from numpy.typing import NDArray
 from posenc_lib.attention import VOCAB, causal_mask, self_attention, softmax, word_order_model
 from posenc_lib.exercises._core import Exercise, Mistake, Shortcut
 
-__all__ = ["SENTENCES", "SENTENCE_A", "causal_attention", "causal_twins", "equivariant_layers",
+__all__ = ["SENTENCES", "causal_attention", "causal_twins", "equivariant_layers",
            "layers", "same_cat"]
 
 _LIBRARY_ATTENTION = Shortcut(
@@ -23,7 +23,7 @@ _LIBRARY_ATTENTION = Shortcut(
     r"\b(self_attention|scaled_dot_product_attention|causal_mask|word_order_model)\b",
     "out, _ = self_attention(x, w_q, w_k, w_v, mask=causal_mask(len(x)))")
 
-SENTENCE_A = "the cat was chasing the mouse"
+_SENTENCE_A = "the cat was chasing the mouse"
 SENTENCES = {
     "a": "the mouse was chasing the cat",
     "b": "chasing the cat the was mouse",
@@ -31,7 +31,7 @@ SENTENCES = {
     "d": "the cat was chasing mouse",
     "e": "the cat was chasing the mouse the",
 }
-"""Exercise 1's sentences, by letter: does the cat get the same output as in SENTENCE_A?"""
+"""Exercise 1's sentences, by letter: does the cat get the same output as in _SENTENCE_A?"""
 
 
 def _cat_output(sentence: str) -> NDArray[np.float64]:
@@ -43,7 +43,7 @@ def _cat_output(sentence: str) -> NDArray[np.float64]:
 
 
 def _same_cat() -> set[str]:
-    reference = _cat_output(SENTENCE_A)
+    reference = _cat_output(_SENTENCE_A)
     return {key for key, sentence in SENTENCES.items()
             if np.allclose(_cat_output(sentence), reference)}
 

@@ -24,14 +24,14 @@ from posenc_lib.figures.gallery import write_gallery
 from posenc_lib.figures.registry import REGISTRY, FigureSpec, parse_parameter
 from posenc_lib.plots.style import SAVE_FORMATS, course_style, save_figure
 
-__all__ = ["UsageError", "main", "plan_build"]
+__all__ = ["main"]
 
 PROG = "posenc-figures"
 FORMATS = tuple(suffix.lstrip(".") for suffix in SAVE_FORMATS)
 DEFAULT_FORMATS = ("svg", "png")
 
 
-class UsageError(Exception):
+class _UsageError(Exception):
     """Bad command-line input: reported on stderr with exit status 2."""
 
 
@@ -70,11 +70,11 @@ def _parser() -> argparse.ArgumentParser:
 def _check_out(text: str) -> Path:
     out = Path(text)
     if out.exists() and not out.is_dir():
-        raise UsageError(f"--out must be a directory; {text!r} is an existing file")
+        raise _UsageError(f"--out must be a directory; {text!r} is an existing file")
     for parent in out.parents:
         if parent.exists():
             if not parent.is_dir():
-                raise UsageError(f"--out {text!r} is inside {str(parent)!r}, which is a file")
+                raise _UsageError(f"--out {text!r} is inside {str(parent)!r}, which is a file")
             break
     return out
 
@@ -82,10 +82,10 @@ def _check_out(text: str) -> Path:
 def _check_formats(text: str) -> tuple[str, ...]:
     formats = [item.strip().lower().lstrip(".") for item in text.split(",") if item.strip()]
     if not formats:
-        raise UsageError(f"--format needs at least one of {', '.join(FORMATS)}")
+        raise _UsageError(f"--format needs at least one of {', '.join(FORMATS)}")
     unknown = [item for item in formats if item not in FORMATS]
     if unknown:
-        raise UsageError(
+        raise _UsageError(
             f"unsupported format {unknown[0]!r} in --format {text!r}; "
             f"supported: {', '.join(FORMATS)}"
         )
@@ -98,9 +98,9 @@ def _check_dpi(text: str | None) -> int | None:
     try:
         dpi = int(text)
     except ValueError:
-        raise UsageError(f"--dpi must be a positive integer; got {text!r}") from None
+        raise _UsageError(f"--dpi must be a positive integer; got {text!r}") from None
     if dpi < 1:
-        raise UsageError(f"--dpi must be a positive integer; got {text!r}")
+        raise _UsageError(f"--dpi must be a positive integer; got {text!r}")
     return dpi
 
 
@@ -110,7 +110,7 @@ def _check_names(names: Sequence[str]) -> list[FigureSpec]:
     specs = []
     for name in dict.fromkeys(names):
         if name not in REGISTRY:
-            raise UsageError(
+            raise _UsageError(
                 f"unknown figure {name!r}; known figures: {', '.join(REGISTRY)} "
                 f"(see '{PROG} list')"
             )
@@ -125,13 +125,13 @@ def _check_settings(settings: Sequence[str],
         key, sep, text = setting.partition("=")
         key = key.strip()
         if not sep or not key:
-            raise UsageError(f"--set needs KEY=VALUE; got {setting!r}")
+            raise _UsageError(f"--set needs KEY=VALUE; got {setting!r}")
         parameter, chosen = _figures_setting(setting, key, specs)
         for spec in chosen:
             try:
                 params[spec.name][parameter] = parse_parameter(spec, parameter, text)
             except (TypeError, ValueError) as err:
-                raise UsageError(f"--set {setting!r}: {err}") from None
+                raise _UsageError(f"--set {setting!r}: {err}") from None
     return params
 
 
@@ -140,7 +140,7 @@ def _figures_setting(setting: str, key: str,
     target, dot, parameter = key.rpartition(".")
     if dot:
         if target not in {spec.name for spec in specs}:
-            raise UsageError(
+            raise _UsageError(
                 f"--set {setting!r}: figure {target!r} is not among the figures being built"
             )
         chosen = [spec for spec in specs if spec.name == target]
@@ -148,12 +148,12 @@ def _figures_setting(setting: str, key: str,
         chosen = [spec for spec in specs if parameter in spec.defaults]
     if not chosen or parameter not in chosen[0].defaults:
         where = f"figure {target}" if dot else "any of the selected figures"
-        raise UsageError(f"--set {setting!r}: unknown parameter {parameter!r} for {where}")
+        raise _UsageError(f"--set {setting!r}: unknown parameter {parameter!r} for {where}")
     return parameter, chosen
 
 
-def plan_build(args: argparse.Namespace) -> BuildPlan:
-    """Validate every argument of ``build``; raise ``UsageError`` on the first problem."""
+def _plan_build(args: argparse.Namespace) -> BuildPlan:
+    """Validate every argument of ``build``; raise ``_UsageError`` on the first problem."""
     out = _check_out(args.out)
     formats = _check_formats(args.format)
     dpi = _check_dpi(args.dpi)
@@ -169,16 +169,16 @@ def _draw_all(plan: BuildPlan) -> list[tuple[FigureSpec, Any, float]]:
         try:
             figure = spec.build(**plan.params[spec.name])
         except (TypeError, ValueError) as err:
-            raise UsageError(f"figure {spec.name}: {err}") from None
+            raise _UsageError(f"figure {spec.name}: {err}") from None
         drawn.append((spec, figure, time.perf_counter() - start))
     return drawn
 
 
 def _build(args: argparse.Namespace, stdout: TextIO) -> int:
     started = time.perf_counter()
-    plan = plan_build(args)
+    plan = _plan_build(args)
     if args.gallery and len(plan.specs) != len(REGISTRY):
-        raise UsageError("--gallery needs every figure: build without NAMES")
+        raise _UsageError("--gallery needs every figure: build without NAMES")
     drawn = _draw_all(plan)
     plan.out.mkdir(parents=True, exist_ok=True)
     width = max(len(spec.name) for spec in plan.specs)
@@ -212,7 +212,7 @@ def _gallery(args: argparse.Namespace, stdout: TextIO) -> int:
     out = _check_out(args.out)
     missing = [name for name in REGISTRY if not (out / f"{name}.png").is_file()]
     if missing:
-        raise UsageError(
+        raise _UsageError(
             f"gallery needs the PNG of every figure in {args.out}; missing: {', '.join(missing)} "
             f"(run '{PROG} build --out {args.out} --format svg,png' first)"
         )
@@ -254,6 +254,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     handlers = {"list": _list, "build": _build, "gallery": _gallery}
     try:
         return handlers[args.command](args, sys.stdout)
-    except UsageError as err:
+    except _UsageError as err:
         print(f"{PROG}: error: {err}", file=sys.stderr)
         return 2

@@ -2,8 +2,8 @@
 
 Notebook: 11_figure_gallery.
 
-A picture is drawn at ``GALLERY_DPI`` and shown at its ``DISPLAY_DPI`` size, at most
-``SHOWN_WIDTH`` CSS pixels wide; ``smallest_text_px`` and ``overhang_px`` measure what a reader
+A picture is drawn at ``_GALLERY_DPI`` and shown at its ``_DISPLAY_DPI`` size, at most
+``_SHOWN_WIDTH`` CSS pixels wide; ``_smallest_text_px`` and ``_overhang_px`` measure what a reader
 then sees.
 """
 
@@ -26,20 +26,13 @@ from posenc_lib.figures.registry import REGISTRY, FigureSpec, build_figure
 from posenc_lib.plots.style import figure_png
 
 __all__ = [
-    "DISPLAY_DPI",
-    "GALLERY_DPI",
-    "SHOWN_WIDTH",
-    "GalleryPicture",
-    "gallery_markdown",
     "gallery_picture",
-    "overhang_px",
-    "smallest_text_px",
     "write_gallery",
 ]
 
-GALLERY_DPI = 200.0  # two image pixels per CSS pixel at the 100-dpi size (sharp on a 2x screen)
-DISPLAY_DPI = 100.0  # the resolution a picture is shown at
-SHOWN_WIDTH = 800  # widest shown picture in CSS pixels (a notebook's output column)
+_GALLERY_DPI = 200.0  # two image pixels per CSS pixel at the 100-dpi size (sharp on a 2x screen)
+_DISPLAY_DPI = 100.0  # the resolution a picture is shown at
+_SHOWN_WIDTH = 800  # widest shown picture in CSS pixels (a notebook's output column)
 
 _INTRO = """\
 # Figure gallery
@@ -76,12 +69,12 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|")
 
 
-def gallery_markdown(specs: Iterable[FigureSpec] | None = None, *, out: str = "figures") -> str:
+def _gallery_markdown(specs: Iterable[FigureSpec] | None = None, *, out: str = "figures") -> str:
     """The Markdown of the gallery page, one table row per figure (every one by default).
 
     Examples
     --------
-    >>> "| `division_term` | 000 fig 2 |" in gallery_markdown()
+    >>> "| `division_term` | 000 fig 2 |" in _gallery_markdown()
     True
     """
     rows = []
@@ -101,7 +94,7 @@ def write_gallery(out: str | os.PathLike[str]) -> Path:
     return its path."""
     directory = Path(out)
     target = directory / "README.md"
-    text = gallery_markdown(out=directory.as_posix())
+    text = _gallery_markdown(out=directory.as_posix())
     handle, temporary = tempfile.mkstemp(dir=directory, prefix=".README.md.", suffix=".tmp")
     try:
         with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as stream:
@@ -115,7 +108,7 @@ def write_gallery(out: str | os.PathLike[str]) -> Path:
     return target
 
 
-def smallest_text_px(fig: Figure, dpi: float, scale: float = 1.0) -> float:
+def _smallest_text_px(fig: Figure, dpi: float, scale: float = 1.0) -> float:
     """Height in pixels of the smallest visible text of ``fig`` drawn at ``dpi`` and shown
     ``scale`` times its pixel size.
     pixels = min font size (points) * dpi / 72 * scale.
@@ -138,13 +131,13 @@ def _smallest_points(fig: Figure) -> float:
     return min(sizes)
 
 
-def overhang_px(fig: Figure, dpi: float) -> float:
+def _overhang_px(fig: Figure, dpi: float) -> float:
     """How far, in pixels at ``dpi``, the tight bounding box of what ``fig`` draws reaches past
     the figure's edge; 0 or less when nothing is cut off.
 
     Examples
     --------
-    >>> overhang_px(build_figure("division_term"), 100.0) <= 0
+    >>> _overhang_px(build_figure("division_term"), 100.0) <= 0
     True
     """
     dpi = check_float("dpi", dpi, greater_than=0.0)
@@ -161,7 +154,7 @@ def overhang_px(fig: Figure, dpi: float) -> float:
 
 
 @dataclass(frozen=True)
-class GalleryPicture:
+class _GalleryPicture:
     """A registered figure as the gallery shows it: PNG bytes drawn at ``dpi`` (``pixels``
     wide and high), shown at ``shown`` CSS pixels, with its smallest text there in pixels, and
     the matplotlib ``figure`` drawn (its artists hold the data)."""
@@ -184,8 +177,8 @@ class GalleryPicture:
         )
 
 
-def gallery_picture(name: str, *, dpi: float = GALLERY_DPI, max_width: int = SHOWN_WIDTH,
-        **params: Any) -> GalleryPicture:
+def gallery_picture(name: str, *, dpi: float = _GALLERY_DPI, max_width: int = _SHOWN_WIDTH,
+        **params: Any) -> _GalleryPicture:
     """Build the registered figure ``name`` (with ``params``) and draw it as the gallery shows
     it: at ``dpi``, shown at the 100-dpi size or ``max_width`` CSS pixels wide if narrower.
 
@@ -200,8 +193,8 @@ def gallery_picture(name: str, *, dpi: float = GALLERY_DPI, max_width: int = SHO
     fig = build_figure(name, **params)
     png = figure_png(fig, dpi=dpi)
     width, height = struct.unpack(">II", png[16:24])  # the PNG's IHDR chunk
-    scale = min(DISPLAY_DPI / dpi, max_width / width)  # shown at the 100-dpi size, or narrower
+    scale = min(_DISPLAY_DPI / dpi, max_width / width)  # shown at the 100-dpi size, or narrower
     shown = (round(width * scale), round(height * scale))
     # the PNG's draw laid the texts out: their sizes need no second draw
     smallest = _smallest_points(fig) * dpi / 72.0 * shown[0] / width
-    return GalleryPicture(name, png, dpi, (width, height), shown, smallest, fig)
+    return _GalleryPicture(name, png, dpi, (width, height), shown, smallest, fig)

@@ -24,7 +24,6 @@ __all__ = [
     "REGISTRY",
     "FigureSpec",
     "build_figure",
-    "coerce_parameter",
     "figure_names",
     "get_figure",
     "parse_parameter",
@@ -56,7 +55,7 @@ class FigureSpec:
 
     def build(self, **params: Any) -> Figure:
         """A new figure with the defaults overridden by ``params`` (types checked)."""
-        values = {key: coerce_parameter(self, key, value) for key, value in params.items()}
+        values = {key: _coerce_parameter(self, key, value) for key, value in params.items()}
         return self.function(**values)
 
     def command(self, out: str = "figures", formats: Iterable[str] = ("svg", "png")) -> str:
@@ -153,13 +152,13 @@ def _default_of(spec: FigureSpec, key: str) -> Any:
     return defaults[key]
 
 
-def coerce_parameter(spec: FigureSpec, key: str, value: Any) -> Any:
+def _coerce_parameter(spec: FigureSpec, key: str, value: Any) -> Any:
     """``value`` for parameter ``key`` of ``spec`` in the default's type (int -> float,
     list -> tuple); a TypeError or ValueError naming ``spec.name.key`` otherwise.
 
     Examples
     --------
-    >>> coerce_parameter(get_figure("division_term"), "base", 100)
+    >>> _coerce_parameter(get_figure("division_term"), "base", 100)
     100.0
     """
     return _coerce(f"{spec.name}.{key}", value, _default_of(spec, key))
@@ -202,7 +201,7 @@ def parse_parameter(spec: FigureSpec, key: str, text: str) -> Any:
             values = _parse_scalar(text, default)
         except ValueError:
             raise wrong from None
-    return coerce_parameter(spec, key, values)
+    return _coerce_parameter(spec, key, values)
 
 
 def _parse_scalar(text: str, default: Any) -> Any:

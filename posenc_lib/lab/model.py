@@ -19,7 +19,7 @@ import jax.numpy as jnp
 
 from posenc_lib._checks import check_int
 
-__all__ = ["ModelConfig", "forward", "init_params", "loss_fn", "rotate_pairs"]
+__all__ = ["ModelConfig", "forward", "init_params", "loss_fn"]
 
 Params = dict[str, Any]
 
@@ -88,7 +88,7 @@ def _layer_norm(p: Params, x: jax.Array) -> jax.Array:
     return p["g"] * (x - mean) / jnp.sqrt(var + 1e-5) + p["b"]  # g (x - mu) / sqrt(var + eps) + b
 
 
-def rotate_pairs(x: jax.Array, cos: jax.Array, sin: jax.Array) -> jax.Array:
+def _rotate_pairs(x: jax.Array, cos: jax.Array, sin: jax.Array) -> jax.Array:
     """Rotate the interleaved pairs (2i, 2i+1) of ``x`` (..., T, K) by the angles of cos/sin.
 
     ``cos`` and ``sin`` have shape (T, K/2); the result has the shape of ``x``.
@@ -110,8 +110,8 @@ def _attention(p: Params, x: jax.Array, pos: dict[str, jax.Array], t5_table: jax
     qkv = x @ p["qkv"]["w"] + p["qkv"]["b"]  # (B, T, 3D)
     q, k, v = jnp.split(qkv, 3, axis=-1)  # (B, T, D) each
     q, k, v = (t.reshape(B, T, H, K).transpose(0, 2, 1, 3) for t in (q, k, v))  # (B, H, T, K)
-    q = rotate_pairs(q, pos["cos"], pos["sin"])
-    k = rotate_pairs(k, pos["cos"], pos["sin"])
+    q = _rotate_pairs(q, pos["cos"], pos["sin"])
+    k = _rotate_pairs(k, pos["cos"], pos["sin"])
     scores = q @ k.transpose(0, 1, 3, 2) / math.sqrt(K)  # (B, H, T, T): q . k / sqrt(K)
     t5_bias = t5_table[pos["buckets"]].transpose(2, 0, 1)  # (H, T, T)
     scores = scores + pos["bias"] + pos["t5"] * t5_bias

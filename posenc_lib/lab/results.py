@@ -23,19 +23,18 @@ from numpy.typing import NDArray
 from posenc_lib._checks import check_choice, check_int
 
 __all__ = [
-    "MULTIPLES", "RESULTS", "COURSE_CLAIMS", "CLEAR_MAJORITY", "POSITIONS", "behaviour",
-    "below_and_beyond", "beyond_training", "bootstrap_interval", "claims", "cosine_similarity",
-    "fine_tune_stats", "fine_tune_table", "load", "long_entries", "mean_curves", "summary",
-    "summary_table", "token_budget", "write_json",
+    "MULTIPLES", "RESULTS", "behaviour", "beyond_training", "bootstrap_interval", "claims",
+    "cosine_similarity", "fine_tune_stats", "fine_tune_table", "load", "long_entries",
+    "mean_curves", "summary", "summary_table", "token_budget", "write_json",
 ]
 
 Stats = dict[tuple[str, str], NDArray[Any]]  # (task, method) to one row per seed
 MULTIPLES = (1, 2, 4, 8)
-POSITIONS = ("unseen", "all")
+_POSITIONS = ("unseen", "all")
 FILES = ("curves", "extensions", "attention", "learned_table")
-CLEAR_MAJORITY = 0.8  # a verdict needs at least this share of the seeds (4 of 5)
+_CLEAR_MAJORITY = 0.8  # a verdict needs at least this share of the seeds (4 of 5)
 BOOTSTRAP_RESAMPLES = 10_000
-COURSE_CLAIMS: tuple[tuple[str, str, str], ...] = (
+_COURSE_CLAIMS: tuple[tuple[str, str, str], ...] = (
     ("learned absolute tables do not extrapolate", "learned", "drops"),
     ("sinusoidal tables do not extrapolate", "sinusoidal", "drops"),
     ("ALiBi extrapolates", "alibi", "holds"),
@@ -197,12 +196,12 @@ def beyond_training(curve: Any, multiple: int, trained_length: int) -> float:
     return float(np.nanmean(values[0 if multiple == 1 else trained_length:]))
 
 
-def below_and_beyond(curve: Any, trained_length: int) -> tuple[float, float]:
+def _below_and_beyond(curve: Any, trained_length: int) -> tuple[float, float]:
     """Mean accuracy of one curve on the positions below L and on those from L on.
 
     Examples
     --------
-    >>> below_and_beyond([None, 1.0, 0.5, 0.0], 2)
+    >>> _below_and_beyond([None, 1.0, 0.5, 0.0], 2)
     (1.0, 0.25)
     """
     values = _values(curve)
@@ -225,7 +224,7 @@ def summary(entries: dict[str, Any], trained_length: int, *, positions: str = "u
     -------
     dict of (task, method) to ndarray, shape (n_seeds, len(MULTIPLES))
     """
-    unseen = check_choice("positions", positions, POSITIONS) == "unseen"
+    unseen = check_choice("positions", positions, _POSITIONS) == "unseen"
     return _by_cell((key, [beyond_training(curves[str(m)], m, trained_length) if unseen
                            else float(np.nanmean(_values(curves[str(m)]))) for m in MULTIPLES])
                     for key, curves in entries.items())
@@ -339,7 +338,7 @@ def behaviour(stats: Stats, task: str, method: str, *, multiple: int = 4,
     -------
     label : str
         "borderline" if the bootstrap 95% interval of the deciding mean crosses its cutoff;
-        else the most common seed label if at least :data:`CLEAR_MAJORITY` of the seeds share
+        else the most common seed label if at least :data:`_CLEAR_MAJORITY` of the seeds share
         it, else "mixed".
     count, n_seeds : int
         How many of the seeds show the most common label.
@@ -374,7 +373,7 @@ def behaviour(stats: Stats, task: str, method: str, *, multiple: int = 4,
     low, high = bootstrap_interval(deciding)
     if low < cutoff < high:
         return "borderline", count, len(labels)
-    return (common if count >= CLEAR_MAJORITY * len(labels) else "mixed"), count, len(labels)
+    return (common if count >= _CLEAR_MAJORITY * len(labels) else "mixed"), count, len(labels)
 
 
 def _claim_line(stats: Stats, task: str, method: str, expected: str, label: str) -> str:
@@ -406,13 +405,13 @@ def claims(stats: Stats, tasks: Any, longer: Stats | None = None,
     Returns
     -------
     list of str
-        Each claim of :data:`COURSE_CLAIMS`, then per task the seed means at 1x and 4x, the
+        Each claim of :data:`_COURSE_CLAIMS`, then per task the seed means at 1x and 4x, the
         change of the mean from 2x to 8x, the :func:`behaviour` at 4x, how many seeds show it,
         and "agrees", "disagrees", "no clear verdict" (no clear majority,
         or borderline) or "untested (not learned at 1x)".
     """
     lines = []
-    for text, method, expected in COURSE_CLAIMS:
+    for text, method, expected in _COURSE_CLAIMS:
         lines.append(text)
         for task in tasks:
             lines.append(_claim_line(stats, task, method, expected, task))
@@ -445,7 +444,7 @@ def fine_tune_stats(extended: dict[str, Any], plain: dict[str, Any], trained_len
     sources = {**{k: v[multiple] for k, v in extended["extensions"].items()},
                **{k: v[multiple] for k, v in plain.items() if k.split("/")[1] == "rope"},
                **extended["fine_tuned"]}
-    return _by_cell((key, below_and_beyond(curve, trained_length))
+    return _by_cell((key, _below_and_beyond(curve, trained_length))
                     for key, curve in sources.items() if key.split("/")[1] != "dynamic")
 
 

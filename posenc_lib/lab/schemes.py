@@ -18,8 +18,8 @@ from posenc_lib import rope_frequencies, sinusoidal_encoding
 from posenc_lib._checks import check_choice, check_float, check_int
 from posenc_lib.bias import alibi_slopes, t5_relative_position_bucket
 
-__all__ = ["EXTENSIONS", "SCHEMES", "T5_BUCKETS", "T5_MAX_DISTANCE", "extension_scaling",
-           "position_inputs", "rope_inv_freq"]
+__all__ = ["EXTENSIONS", "SCHEMES", "T5_BUCKETS", "T5_MAX_DISTANCE",
+           "position_inputs"]
 
 SCHEMES = ("nope", "learned", "sinusoidal", "rope", "p_rope", "alibi", "t5")
 EXTENSIONS = ("none", "pi", "ntk", "dynamic", "yarn")
@@ -30,7 +30,7 @@ T5_BUCKETS = 16
 T5_MAX_DISTANCE = 32
 
 
-def extension_scaling(extension: str, factor: float, trained_length: int) -> dict[str, Any] | None:
+def _extension_scaling(extension: str, factor: float, trained_length: int) -> dict[str, Any] | None:
     """The Hugging Face style ``rope_scaling`` dict of a context-extension method."""
     extension = check_choice("extension", extension, EXTENSIONS)
     factor = check_float("factor", factor, greater_than=0.0)
@@ -47,7 +47,7 @@ def extension_scaling(extension: str, factor: float, trained_length: int) -> dic
     return scaling
 
 
-def rope_inv_freq(scheme: str, head_dim: int, rope_scaling: dict[str, Any] | None = None, *,
+def _rope_inv_freq(scheme: str, head_dim: int, rope_scaling: dict[str, Any] | None = None, *,
                   seq_len: int | None = None) -> tuple[NDArray[np.float64], float]:
     """Inverse frequencies and attention factor of a rotary scheme.
     theta_i = base^(-2i/d), rescaled by the method; p-RoPE sets theta_i = 0 for i >= p d/2.
@@ -89,8 +89,8 @@ def _rotation(scheme: str, length: int, head_dim: int, extension: str, factor: f
     scaling = None
     if extension != "none" and trained_length is not None:
         scale = max(length / trained_length, 1.0) if factor is None else factor  # s
-        scaling = extension_scaling(extension, scale, trained_length)
-    inv_freq, attention = rope_inv_freq(scheme, head_dim, scaling, seq_len=length)
+        scaling = _extension_scaling(extension, scale, trained_length)
+    inv_freq, attention = _rope_inv_freq(scheme, head_dim, scaling, seq_len=length)
     angles = np.arange(length)[:, None] * inv_freq[None, :]  # (T, d/2): m * theta_i
     return attention * np.cos(angles), attention * np.sin(angles)
 

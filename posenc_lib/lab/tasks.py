@@ -2,7 +2,7 @@
 
 Every task gives next-token style data for a causal model: ``tokens`` (the input), ``targets``
 (what the model must output at each position) and ``mask`` (1 where a target is scored). All
-tasks share one vocabulary of :data:`VOCAB_SIZE` tokens, so one model shape serves them all.
+tasks share one vocabulary of :data:`_VOCAB_SIZE` tokens, so one model shape serves them all.
 
 Notebook: 10_length_generalisation_lab.
 """
@@ -18,15 +18,15 @@ from numpy.typing import NDArray
 
 from posenc_lib._checks import check_choice, check_int
 
-__all__ = ["EVAL_TASKS", "NEAR_GAP", "TASKS", "VOCAB_SIZE", "Batch", "make_batch",
+__all__ = ["EVAL_TASKS", "TASKS", "Batch", "make_batch",
            "match_statistics"]
 
-VOCAB_SIZE = 32
+_VOCAB_SIZE = 32
 COPY_OFFSET = 5  # copy_back: the target at t is the token at t - COPY_OFFSET
 N_PAIRS = 8  # assoc_recall: key-value pairs in the dictionary prefix
 N_KEYS = 16  # assoc_recall: keys are tokens 0..15, values are tokens 16..31
 INDUCTION_VOCAB = 16  # induction: tokens 0..15, so most tokens repeat within 32 positions
-NEAR_GAP = 31  # induction_near: scored only where the last earlier copy is at most 31 back
+_NEAR_GAP = 31  # induction_near: scored only where the last earlier copy is at most 31 back
 PAIRS_EVERY = 6  # induction_once: one key pair per 6 positions, at most INDUCTION_VOCAB pairs
 
 
@@ -43,7 +43,7 @@ def _batch(tokens: NDArray[Any], targets: NDArray[Any], mask: NDArray[Any]) -> B
 
 
 def _copy_back(rng: np.random.Generator, batch: int, length: int) -> Batch:
-    tokens = rng.integers(0, VOCAB_SIZE, size=(batch, length))  # (B, T)
+    tokens = rng.integers(0, _VOCAB_SIZE, size=(batch, length))  # (B, T)
     targets = np.zeros_like(tokens)
     targets[:, COPY_OFFSET:] = tokens[:, :-COPY_OFFSET]  # y_t = x_{t-k}
     mask = np.zeros((batch, length))
@@ -54,7 +54,7 @@ def _copy_back(rng: np.random.Generator, batch: int, length: int) -> Batch:
 def _assoc_recall(rng: np.random.Generator, batch: int, length: int) -> Batch:
     prefix = 2 * N_PAIRS
     keys = np.argsort(rng.random((batch, N_KEYS)), axis=1)[:, :N_PAIRS]  # (B, P) distinct keys
-    values = rng.integers(N_KEYS, VOCAB_SIZE, size=(batch, N_PAIRS))  # (B, P)
+    values = rng.integers(N_KEYS, _VOCAB_SIZE, size=(batch, N_PAIRS))  # (B, P)
     which = rng.integers(0, N_PAIRS, size=(batch, length - prefix))  # (B, T - 2P)
     rows = np.arange(batch)[:, None]
     tokens = np.zeros((batch, length), dtype=np.int64)
@@ -105,7 +105,7 @@ def _place_pairs(rng: np.random.Generator, length: int, n_pairs: int
 def _induction_once(rng: np.random.Generator, batch: int, length: int) -> Batch:
     """Induction in which every scored token has exactly one earlier copy, at every length:
     filler tokens 16..31 are never scored; key tokens 0..15 occur twice each."""
-    tokens = rng.integers(INDUCTION_VOCAB, VOCAB_SIZE, size=(batch, length))  # (B, T) filler
+    tokens = rng.integers(INDUCTION_VOCAB, _VOCAB_SIZE, size=(batch, length))  # (B, T) filler
     targets = np.zeros_like(tokens)
     mask = np.zeros((batch, length))
     n_pairs = min(INDUCTION_VOCAB, max(1, length // PAIRS_EVERY))
@@ -127,7 +127,7 @@ TASKS: dict[str, Generator] = {
 # Tasks that only evaluate models trained on another task: induction_near tests a model
 # trained on induction on inputs whose matches never lie farther back than in training.
 EVAL_TASKS: dict[str, tuple[str, Generator]] = {
-    "induction_near": ("induction", functools.partial(_induction, max_gap=NEAR_GAP)),
+    "induction_near": ("induction", functools.partial(_induction, max_gap=_NEAR_GAP)),
 }
 _MIN_LENGTH = {"copy_back": COPY_OFFSET + 1, "assoc_recall": 2 * N_PAIRS + 1}  # else 2
 

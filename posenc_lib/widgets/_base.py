@@ -28,8 +28,6 @@ from matplotlib.transforms import Bbox
 from posenc_lib._checks import check_float
 from posenc_lib.plots import course_style
 
-__all__ = ["Explorer", "ExplorerView", "png_bytes"]
-
 try:  # ISA-L (the optional extra "fast", in the dev install) writes zlib streams faster
     from isal.isal_zlib import compress as _deflate
 except ImportError:  # pragma: no cover - exercised by a test in a subprocess without isal

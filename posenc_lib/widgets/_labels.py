@@ -12,8 +12,6 @@ import numpy as np
 from matplotlib.text import Text
 from numpy.typing import ArrayLike
 
-__all__ = ["place_circle_labels"]
-
 
 def place_circle_labels(labels: Sequence[Text], start: ArrayLike, end: ArrayLike, *,
         radius: float = 1.12, spread: float = 0.6) -> None:

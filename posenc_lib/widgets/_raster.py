@@ -20,8 +20,6 @@ from numpy.typing import NDArray
 
 from posenc_lib._checks import check_float, check_int
 
-__all__ = ["PixelRaster", "pixel_cells"]
-
 
 def pixel_cells(n_cells: int, start: float, stop: float, first: int, count: int) -> NDArray[Any]:
     """Index of the cell under the centre of each of ``count`` pixels, from pixel ``first``.

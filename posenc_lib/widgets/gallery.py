@@ -18,9 +18,9 @@ from posenc_lib.sinusoidal import sinusoidal_encoding
 from posenc_lib.widgets._base import Explorer
 from posenc_lib.widgets._raster import PixelRaster
 
-__all__ = ["SOURCE_HEATMAPS", "SourceHeatmapExplorer"]
+__all__ = ["SourceHeatmapExplorer"]
 
-SOURCE_HEATMAPS: dict[str, dict[str, Any]] = {"heatmap_000": {"transpose": False,
+_SOURCE_HEATMAPS: dict[str, dict[str, Any]] = {"heatmap_000": {"transpose": False,
     "position_label": "Position", "flip": False}, "heatmap_002": {"transpose": True,
     "position_label": "Position", "flip": False}, "heatmap_003": {"transpose": False,
     "position_label": "Position", "flip": True}}
@@ -40,7 +40,7 @@ class SourceHeatmapExplorer(Explorer):
     """
 
     def __init__(self, figure: str = "heatmap_002") -> None:
-        figure = check_choice("figure", figure, SOURCE_HEATMAPS)
+        figure = check_choice("figure", figure, _SOURCE_HEATMAPS)
         defaults = get_figure(figure).defaults
         super().__init__(figsize=(6.0, 3.6), dpi=100)
         with self.style():
@@ -55,7 +55,7 @@ class SourceHeatmapExplorer(Explorer):
             self.ax.yaxis.set_major_locator(MaxNLocator(5))
         self.raster = PixelRaster(self.heatmap)  # paints the heatmap without resampling it
         self._resetting = False
-        self.add_control("figure", ipywidgets.Dropdown(options=list(SOURCE_HEATMAPS), value=figure,
+        self.add_control("figure", ipywidgets.Dropdown(options=list(_SOURCE_HEATMAPS), value=figure,
             description="figure"))
         self.add_control(
             "n_positions",
@@ -72,7 +72,7 @@ class SourceHeatmapExplorer(Explorer):
         self.figure.set_layout_engine("none")
 
     def update(self, figure: str, n_positions: int, d_model: int, cmap: str) -> None:  # type: ignore[override]
-        options = SOURCE_HEATMAPS[figure]
+        options = _SOURCE_HEATMAPS[figure]
         encoding = sinusoidal_encoding(n_positions, d_model)
         data = encoding.T if options["transpose"] else encoding
         rows, cols = data.shape
