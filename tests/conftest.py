@@ -13,17 +13,29 @@ from __future__ import annotations
 import os
 import tempfile
 
+from hypothesis import settings
+
+# Hypothesis draws the same examples on every run ("deterministic"), so that a test run is a
+# verdict on the code, not on the draw; HYPOTHESIS_PROFILE=explore searches afresh each time.
+settings.register_profile("deterministic", derandomize=True, database=None)
+settings.register_profile("explore")
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "deterministic"))
+
 # Tiny matrices: one BLAS thread is faster and steadier (kernels started by nbval inherit it).
 for variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(variable, "1")
 
-os.environ["POSENC_PROGRESS_FILE"] = os.path.join(
-    tempfile.mkdtemp(prefix="posenc-progress-"), "progress.json"
-)
+# One throw-away file for the whole run: under pytest-xdist the controller makes it and the
+# workers (and their notebook kernels) inherit its path, so the check below sees every worker.
+if "PYTEST_XDIST_WORKER" not in os.environ:
+    os.environ["POSENC_PROGRESS_FILE"] = os.path.join(
+        tempfile.mkdtemp(prefix="posenc-progress-"), "progress.json"
+    )
 
 
 def pytest_sessionfinish(session: object, exitstatus: int) -> None:
-    """Fail the run if executing the source notebooks recorded an exercise as passed.
+    """Fail the run if executing the source notebooks recorded an exercise as passed (checked
+    once, by the controller when pytest-xdist runs workers, after they have all finished).
 
     nbval runs every source notebook, solution cells included, in kernels that write progress
     to the throw-away file above. A check whose answer a solution cell computed must record
@@ -34,7 +46,7 @@ def pytest_sessionfinish(session: object, exitstatus: int) -> None:
     from posenc_lib.exercises import all_exercises
 
     path = os.environ["POSENC_PROGRESS_FILE"]
-    if not os.path.exists(path):
+    if "PYTEST_XDIST_WORKER" in os.environ or not os.path.exists(path):
         return
     with open(path, encoding="utf-8") as stream:
         recorded = set(json.load(stream).get("passed", []))
