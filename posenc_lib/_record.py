@@ -88,9 +88,8 @@ def _add(field: str, item: str) -> None:
             return
         record[field] = sorted({*record.get(field, []), item})
         _write_atomically(path, record)
-    except (OSError, ImportError) as err:
-        _warn_once(f"cannot write {path if not isinstance(err, ImportError) else 'it'} "
-                   f"({getattr(err, 'strerror', None) or err})")
+    except OSError as err:
+        _warn_once(f"cannot write {path} ({err.strerror or err})")
 
 
 def record_pass(key: str) -> None:
