@@ -3,6 +3,7 @@ its forbidden shortcuts are refused, and the placeholder gets "Not yet"; plus th
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -278,7 +279,7 @@ def test_an_answer_cell_that_stopped_with_an_error_is_not_graded(
     ("01.carry_flips", "carry_counts = [int(my_table(96)[p].sum()) for p in (23, 47, 63, 95)]"),
     ("02.slow_pair", "last_pair = my_encoding(2501, 8)[2500, 6:]"),
     ("02.slow_pair", "last_pair = sinusoidal_by_me(2501, 8)[2500, 6:]"),
-    ("06.yarn_ratios", "yarn_ratio = my_yarn(64, 10000.0, 4.0, 2048) / theta"),
+    ("06.ramp_bounds", "ramp_bounds = my_yarn(128, 10000.0, 8.0, 16384)"),
 ])
 def test_a_build_step_function_is_a_refused_shortcut(key: str, cell: str, monkeypatch) -> None:
     """Issue 32: the learner's own build-step function computes what the library does, so an
@@ -290,3 +291,42 @@ def test_a_build_step_function_is_a_refused_shortcut(key: str, cell: str, monkey
     monkeypatch.setattr(core, "_learner_namespace_functions", lambda: {name})
     exercise = all_exercises()[key]
     assert exercise.shortcut_used(None, cell=cell) is not None, cell
+
+
+def test_yarn_ratios_allows_the_build_step_and_names_its_rounding(monkeypatch) -> None:
+    """Issue 32: 06's build step computes the code's (rounded) ramp, so exercise 06.yarn_ratios
+    asks for gpt-oss's unrounded one. The build-step function is allowed, and what it gives
+    unchanged is named as the rounding mistake; the library's YaRN stays refused."""
+    import posenc_lib.exercises._core as core
+    from posenc_lib.exercises import nb06
+
+    def yarn_by_me(d, base, s, L):  # the notebook's worked build step, written out again here
+        theta = base ** (-np.arange(0, d, 2) / d)
+        at = lambda r: d * np.log(L / (2 * np.pi * r)) / (2 * np.log(base))  # noqa: E731
+        low, high = np.floor(at(32.0)), np.ceil(at(1.0))
+        w = np.clip((np.arange(d // 2) - low) / (high - low), 0, 1)
+        return (1 - w) * theta + w * theta / s
+
+    cell = "yarn_ratio = my_yarn(64, 150000.0, 32.0, 4096) / theta"
+    monkeypatch.setattr(core, "_learner_namespace_functions", lambda: {"my_yarn"})
+    monkeypatch.setattr(core, "record_pass", lambda key: None)  # a test's pass is no progress
+    assert nb06.yarn_ratios.shortcut_used(None, cell=cell) is None
+    refused = "yarn_ratio = yarn_inv_freq(64, 150000.0, 32.0, 4096, truncate=False) / theta"
+    assert nb06.yarn_ratios.shortcut_used(None, cell=refused) is not None
+    theta = 150000.0 ** (-np.arange(0, 64, 2) / 64)
+    rounded = yarn_by_me(64, 150000.0, 32.0, 4096) / theta
+    right = unrounded_gpt_oss_ratio()
+    wrong = nb06.yarn_ratios.check(rounded, reference=right)
+    assert not wrong.passed and "rounded outward" in wrong.message and "truncate" in wrong.message
+    assert nb06.yarn_ratios.check(right, reference=right).passed
+    assert nb06.yarn_ratios.check(right).passed  # the checkout's key holds the same ratios
+
+
+def unrounded_gpt_oss_ratio() -> np.ndarray:
+    """gpt-oss's ratios as its own code writes them (openai/gpt-oss, gpt_oss/torch/model.py:
+    the ramp's ends d_half ln(L / (2 pi beta)) / ln(base), not rounded), in plain Python."""
+    d_half, base, length, s = 32, 150000.0, 4096, 32.0
+    low = d_half * math.log(length / (32.0 * 2 * math.pi)) / math.log(base)
+    high = d_half * math.log(length / (1.0 * 2 * math.pi)) / math.log(base)
+    ramp = [min(max((i - low) / (high - low), 0.0), 1.0) for i in range(d_half)]
+    return np.array([(1 - r) + r / s for r in ramp])

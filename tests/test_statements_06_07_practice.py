@@ -83,8 +83,16 @@ def lab_recall_at(multiple: int) -> dict[str, float]:
     return means
 
 
+def heading_cell(path, heading: str) -> tuple[int, dict]:
+    """The markdown cell with a line ``heading`` (a heading may follow a paragraph in its cell)."""
+    for k, c in enumerate(cells_of(path)):
+        if c["cell_type"] == "markdown" and heading in source(c).splitlines():
+            return k, c
+    raise AssertionError(f"no markdown cell has the line {heading!r}")
+
+
 def test_retrieval_section_names_what_practitioners_use_and_reads_the_lab() -> None:
-    k, _ = cell_with(NB06, "## Does the model still find what it read?")
+    k, _ = heading_cell(NB06, "## Does the model still find what it read?")
     assert k < len(main_path(NB06))
     text = flat("\n".join(source(c) for c in main_path(NB06) if c["cell_type"] == "markdown"))
     assert "needle-in-a-haystack" in text and "RULER (Hsieh et al., 2024" in text
@@ -105,7 +113,7 @@ def test_retrieval_sentences_match_the_lab_data() -> None:
     assert "YaRN, keeping the fast pairs, holds best" in source(reading)
     assert at_8x["pi"] < at_8x["rope"] and at_8x["pi"] == min(at_8x.values())
     assert at_8x["yarn"] == max(at_8x.values())
-    summary = flat(source(cell_with(NB06, "## Summary")[1]))
+    summary = flat(source(heading_cell(NB06, "## Summary")[1]).split("## Summary", 1)[1])
     assert "PI without fine-tuning recalls least, YaRN best" in summary
 
 
@@ -365,31 +373,43 @@ def solution_namespace(path, marker: str, extra: dict) -> dict:
     return namespace
 
 
-def test_06_build_steps_pi_ntk_yarn_both_ways(capsys) -> None:
+def test_06_build_steps_pi_ntk_then_yarn_both_ways(capsys) -> None:
+    """Two build steps: PI and NTK-aware in the NTK section, YaRN in the YaRN section; each
+    right version is used and each named mistake is diagnosed and replaced by the library."""
     from posenc_lib import scaling
     from posenc_lib.frequencies import inverse_frequencies
     base_ns = {"np": np, "inverse_frequencies": inverse_frequencies,
                "linear_inv_freq": scaling.linear_inv_freq, "ntk_inv_freq": scaling.ntk_inv_freq,
                "yarn_inv_freq": scaling.yarn_inv_freq, "llama3_inv_freq": scaling.llama3_inv_freq}
-    solved = solution_namespace(NB06, "def yarn_by_me", base_ns)
+    solved = solution_namespace(NB06, "def ntk_by_me", base_ns)
+    solved |= solution_namespace(NB06, "def yarn_by_me", base_ns)
     mine = {k: solved[k] for k in ("pi_by_me", "ntk_by_me", "yarn_by_me")}
-    calls = build_step_calls(NB06, "from posenc_lib.build_steps import Mistake, adopt",
+    first = build_step_calls(NB06, "from posenc_lib.build_steps import Mistake, adopt",
                              base_ns | mine)
-    assert [c["name"] for c in calls] == [
-        "PI frequencies", "NTK-aware frequencies", "YaRN frequencies"]
+    cases = [{"d": 128, "base": 10000.0, "s": 8.0}, {"d": 96, "base": 1e6, "s": 16.0}]
+    second = build_step_calls(NB06, "yarn_cases = ", base_ns | mine | {"cases": cases,
+                              "adopt": None, "Mistake": None})
+    assert [c["name"] for c in first] == ["PI frequencies", "NTK-aware frequencies"]
+    assert [c["name"] for c in second] == ["YaRN frequencies"]
     # independent: the formulas written another way, on the notebook's cases
-    for call in calls:
+    for call in first:
         for case in call["cases"]:
             d, base, s = case["d"], case["base"], case["s"]
             theta = np.array([base ** (-2 * i / d) for i in range(d // 2)])
             want = {"PI frequencies": theta / s,
                     "NTK-aware frequencies": theta * s ** (-2 * np.arange(d // 2) / (d - 2))}
-            if call["name"] in want:
-                assert np.allclose(call["reference"](**case), want[call["name"]], rtol=1e-12)
-    check_both_ways(NB06, "def pi_by_me(d, base, s):", calls, solved, capsys)
-    _, chart = cell_with(NB06, "METHODS = tuple(", "code")
+            assert np.allclose(call["reference"](**case), want[call["name"]], rtol=1e-12)
+    check_both_ways(NB06, "def pi_by_me(d, base, s):", first, solved, capsys)
+    check_both_ways(NB06, "def yarn_by_me(d, base, s, L):", second, solved, capsys)
+    cells = cells_of(NB06)
+    order = [next(k for k, c in enumerate(cells) if source(c).startswith(start)) for start in (
+        "def pi_by_me(d, base, s):", "new_base = ntk_scaled_base", "def yarn_by_me(d, base, s, L):",
+        "low, high = yarn_correction_range", "METHODS = tuple(")]
+    assert order == sorted(order)   # each step comes before the cells that use it
+    assert source(cells[order[1]]).count("my_ntk(") == 2      # the NTK-aware chart draws yours
+    assert "yarn_freq = my_yarn(d, base, s, L)" in source(cells[order[3]])
     for name in ("my_pi(", "my_ntk(", "my_yarn("):
-        assert name in source(chart)
+        assert name in source(cells[order[4]])
 
 
 # ------------------------------------------------------------ predictions not answered above
@@ -451,3 +471,18 @@ def test_07_build_steps_alibi_bias_and_t5_bucket_both_ways(capsys) -> None:
     check_both_ways(NB07, "def alibi_bias_by_me(slopes, length):", alibi_calls, solved, capsys)
     assert "my_t5_bucket(offsets)" in source(cell_with(NB07, "offsets = np.arange(-160, 161)")[1])
     assert "my_alibi_bias(slopes, 12)" in source(cell_with(NB07, "slopes = alibi_slopes(8)")[1])
+
+
+def test_06_truncate_is_shown_on_the_running_example_not_on_exercise_2s_head() -> None:
+    """Going further shows what `truncate` changes on the Llama 2 head; gpt-oss's bounds, the
+    first half of exercise 2, are not printed anywhere in the notebook."""
+    _, cell = cell_with(NB06, '_, rotary_factor = rope_frequencies_from_config(', "code")
+    at = lambda r: 128 * math.log(4096 / (2 * math.pi * r)) / (2 * math.log(10000.0))  # noqa: E731
+    low, high = at(32.0), at(1.0)   # i(beta), i(alpha), written out here
+    assert (f"the running example's ramp, rounded: ({math.floor(low)}, {math.ceil(high)}); "
+            f"with truncate false: ({low:.2f}, {high:.2f})") in text_of(cell)
+    oss_low = 64 * math.log(4096 / (2 * math.pi * 32.0)) / (2 * math.log(150000.0))
+    oss_high = 64 * math.log(4096 / (2 * math.pi)) / (2 * math.log(150000.0))
+    shown = " ".join(text_of(c) + source(c) for c in cells_of(NB06))
+    for value in (oss_low, oss_high):
+        assert f"{value:.2f}" not in shown and f"{value:.3f}" not in shown

@@ -44,10 +44,12 @@ from posenc_lib.exercises import (  # noqa: E402
     nb11,
 )
 from posenc_lib.exercises._key import KEY_FILE, encode  # noqa: E402
+from posenc_lib.frequencies import inverse_frequencies  # noqa: E402
 from posenc_lib.scaling import (  # noqa: E402
     llama3_inv_freq,
     resolve_rope_type,
     rope_frequencies,
+    yarn_inv_freq,
 )
 from posenc_lib.sinusoidal import sinusoidal_encoding_at  # noqa: E402
 
@@ -113,7 +115,8 @@ EXPECTED: dict[str, Callable[[], Any]] = {
     "05.key_position": lambda: nb05._CHECKPOINT_POSITION,
     "05.direction": lambda: np.array([nb05._ratio('q'), nb05._ratio('rot')]),
     "06.ramp_bounds": lambda: np.array(nb06.yarn_correction_range(128, 10000.0, nb06._LONGER)),
-    "06.yarn_ratios": lambda: nb06._yarn_ratio(truncate=True),
+    "06.yarn_ratios": lambda: (yarn_inv_freq(64, 150000.0, 32.0, 4096, truncate=False)
+                           / inverse_frequencies(64, 150000.0)),
     "06.llama3_bands": lambda: np.array(BANDS),
     "06.dynamic_cache": lambda: (
         nb06._cache_drift(nb06._dynamic_slowest(nb06._CACHE_KEY),

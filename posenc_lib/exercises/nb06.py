@@ -16,17 +16,18 @@ from posenc_lib.scaling import (
     rope_frequencies,
     yarn_correction_range,
     yarn_inv_freq,
-    yarn_ramp,
 )  # fmt: skip
 
 __all__ = ["dynamic_cache", "hidden_llama3_frequencies", "llama3_bands", "mystery_frequencies",
            "ramp_bounds", "which_scaling", "yarn_ratios"]
 
-_YARN_CALLS = (
+_LIBRARY_YARN = (
     r"\b(yarn_correction_range|yarn_ramp|yarn_inv_freq|rope_frequencies\w*|"
-    r"method_frequency_ratios|method_frequencies|frequency_ratio|method_rope_scaling|"
-    r"my_yarn|yarn_by_me|my_pi|pi_by_me|my_ntk|ntk_by_me)\b"
+    r"method_frequency_ratios|method_frequencies|frequency_ratio|method_rope_scaling)\b"
 )
+_YARN_CALLS = _LIBRARY_YARN + r"|\b(my_yarn|yarn_by_me|my_pi|pi_by_me|my_ntk|ntk_by_me)\b"
+"""The library's YaRN and the build steps' functions (06.yarn_ratios allows the latter: they
+round the ramp's bounds, which its head does not)."""
 
 _LONGER = 4 * 4096
 _STRETCH = 8.0  # the running example's s, which plays no part
@@ -62,56 +63,46 @@ ramp_bounds = Exercise(
     ),
 )
 
-_YARN_D, _YARN_BASE, _YARN_S, _YARN_L = 64, 10000.0, 4.0, 2048
+_GPT_OSS = (64, 150000.0, 32.0, 4096)
+"""gpt-oss-20b's head: d, rope_theta, yarn factor s, original_max_position_embeddings L."""
 
 
-def _yarn_ratio(*, truncate: bool, reversed_ramp: bool = False) -> NDArray[np.float64]:
-    """YaRN's theta'/theta for the exercise's head, optionally with a learner's slip."""
-    d, base, s, length = _YARN_D, _YARN_BASE, _YARN_S, _YARN_L
-    if not reversed_ramp:
-        return yarn_inv_freq(d, base, s, length, truncate=truncate) / inverse_frequencies(d, base)
-    low, high = yarn_correction_range(d, base, length)
-    weight = yarn_ramp(low, high, d // 2)
-    return np.asarray(weight + (1.0 - weight) / s)  # the ramp's two ends swapped
-
-
-def _paper_ratio() -> NDArray[np.float64]:
-    """The YaRN paper's ratio for the same head: the Llama 3 rule with bands alpha, beta = 1, 32."""
-    d, base, s, length = _YARN_D, _YARN_BASE, _YARN_S, _YARN_L
-    return llama3_inv_freq(d, base, s, 1.0, 32.0, length) / inverse_frequencies(d, base)
+def _gpt_oss_ratio(inv_freq: NDArray[np.float64]) -> NDArray[np.float64]:
+    """theta'_i / theta_i for gpt-oss's head."""
+    d, base = _GPT_OSS[:2]
+    return np.asarray(inv_freq / inverse_frequencies(d, base))
 
 
 yarn_ratios = Exercise(
     key="06.yarn_ratios", answer_name="yarn_ratio", level="core", kind="derivation", minutes=15,
-    title="YaRN's frequency ratio per pair for d = 64, base 10000, L = 2048, s = 4",
+    title="gpt-oss's YaRN ratios: d = 64, base 150000, L = 4096, s = 32, truncate false",
     hints=(
-        "YaRN's ratio per pair comes from a ramp over the pair index: the pairs before the ramp "
-        "are kept, the pairs after it are interpolated, and the pairs on it blend the two. Find "
-        "where the ramp starts and ends for this head first.",
-        "Find the start and the end of the ramp with the YaRN section's i(r), for this head's d, "
-        "base and L, at the thresholds beta and alpha, rounded outward as in the section. Give "
-        "every pair index a weight that goes from 0 at the start to 1 at the end, clipped outside "
-        "the ramp. Then blend, pair by pair, the ratio of a kept pair and that of an interpolated "
-        "pair with that weight. The statement asks for the reference code's ramp over the pair "
-        "index, not the paper's ramp over r.",
+        "Your build-step function does one thing this config switches off. Find that step in "
+        "it, and ask what the ramp's two ends become without it; everything else stays.",
+        "Compute the two ends of the ramp with the YaRN section's i(r), for this head's d, base "
+        "and L, at beta and at alpha, and keep them as they come out, fractions included. Give "
+        "every pair index a weight that grows linearly from 0 at the first end to 1 at the "
+        "second, clipped outside. Blend, pair by pair, a kept pair's ratio and an interpolated "
+        "pair's ratio with that weight.",
     ),
-    objective="Computes YaRN's NTK-by-parts ratios from the turn thresholds: fast pairs kept, "
-    "slow pairs divided by s, the reference code's linear ramp over the pair index between (the "
-    "paper's Eq. 18 ramps in r).",
+    objective="Reads a deployed YaRN config (gpt-oss: truncate false) and computes its "
+    "NTK-by-parts ratios: fast pairs kept, slow pairs divided by s, a linear ramp over the pair "
+    "index between the unrounded bounds.",
     mistakes=(
-        Mistake("every pair divided by s: that is PI, not YaRN", lambda: np.full(32, 0.25)),
-        Mistake("the ramp bounds not rounded outward (floor for low, ceil for high)",
-                lambda: _yarn_ratio(truncate=False)),
+        Mistake("every pair divided by s: that is PI, not YaRN", lambda: np.full(32, 1 / 32)),
+        Mistake("the ramp's bounds rounded outward (floor for the start, ceil for the end): "
+                "that is the default, truncate true; this config sets truncate false",
+                lambda: _gpt_oss_ratio(yarn_inv_freq(*_GPT_OSS))),
         Mistake("the ramp applied backwards: fast pairs interpolated, slow pairs kept",
-                lambda: _yarn_ratio(truncate=True, reversed_ramp=True)),
+                lambda right: 1 + 1 / 32 - right, from_answer=True),
         Mistake("the YaRN paper's ramp (its Eq. 18: linear in the turn count r from alpha = 1 to "
-                "beta = 32). That is a correct reading of the paper, but this exercise asks for "
-                "the reference code's ramp (rope_type 'yarn' in transformers): linear in the pair "
-                "index i between floor(i(32)) and ceil(i(1))", lambda: _paper_ratio()),
+                "beta = 32). rope_type 'yarn' in transformers and in gpt-oss's own code ramps "
+                "linearly in the pair index i instead",
+                lambda: _gpt_oss_ratio(llama3_inv_freq(*_GPT_OSS[:3], 1.0, 32.0, _GPT_OSS[3]))),
     ),
     shortcuts=(
-        Shortcut("the scaling functions of posenc_lib", _YARN_CALLS,
-                 "yarn_ratio = yarn_inv_freq(64, 10000.0, 4.0, 2048) / theta"),
+        Shortcut("the scaling functions of posenc_lib", _LIBRARY_YARN,
+                 "yarn_ratio = yarn_inv_freq(64, 150000.0, 32.0, 4096, truncate=False) / theta"),
     ),
 )
 
