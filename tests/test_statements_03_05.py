@@ -373,8 +373,6 @@ def test_03_the_subspace_grows_with_the_window() -> None:
     assert 0.4 < counts[8192] / 512 < 0.6 and "fill about half of it" in text
     summary = f"fits in {counts[100]}\n  directions, but 8,192 positions need {counts[8192]}"
     assert summary in markdown(NB03)
-    assert f"{counts[100]} of 512 for 100 tokens" in text
-    assert f"{counts[8192]} for 8,192 positions" in text
     assert "a few dozen directions out of hundreds." not in text  # the old claim, no window
 
 
