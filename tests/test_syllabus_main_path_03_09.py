@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 
 import numpy as np
@@ -94,3 +95,48 @@ def test_03_going_further_keeps_only_what_the_syllabus_does_not_ask() -> None:
     later_code = "\n".join(source(c) for c in later if c["cell_type"] == "code")
     assert "SimilarityDecayExplorer(" not in later_code
     assert "layer_weights" not in later_code
+
+
+# ------------------------------------------------------------------------------ notebook 09
+
+
+def test_09_axial_rope_scores_depend_only_on_the_offset() -> None:
+    cell = main_code_with(NB09, "axial_rope_angles(")
+    offsets = (2 * 6 - 1) * (2 * 8 - 1)     # d_row in -5..5, d_col in -7..7 on a 6 x 8 grid
+    assert (f"{offsets} offsets (d_row, d_col); largest spread within one offset below 1e-12: True"
+            in printed(cell))
+    assert any("image/png" in o.get("data", {}) for o in cell["outputs"])
+
+
+def test_09_mrope_sections_are_read_off_the_config() -> None:
+    from posenc_lib.presets import PRESETS
+
+    cell = main_code_with(NB09, "mrope_axes(section)")
+    vl = PRESETS["qwen2.5-vl-7b"]
+    section = vl["rope_scaling"]["mrope_section"]
+    d = vl["hidden_size"] // vl["num_attention_heads"]
+    wavelength = [2 * math.pi * vl["rope_theta"] ** (2 * i / d) for i in range(d // 2)]
+    start = 0
+    for name, size in zip("thw", section, strict=True):
+        group = wavelength[start:start + size]
+        assert (f"{name}: pairs {start:>2}..{start + size - 1:>2}, wavelengths "
+                f"{min(group):>12,.0f} .. {max(group):>12,.0f}") in printed(cell)
+        start += size
+    assert start == d // 2
+
+
+def test_09_a_learned_sink_leaves_less_weight_for_the_keys() -> None:
+    cell = main_code_with(NB09, "attention_with_sink(")
+    scores = [-1.0, -0.5, -1.2, -0.8, -1.1]
+    total = sum(math.exp(s) for s in scores)
+    for z in (-5.0, 0.0, 2.0):
+        left = total / (total + math.exp(z))       # the weight the keys still share
+        assert re.search(rf"sink logit {z:>4}:.*- total {left:.3f}", printed(cell)), z
+    assert "*attention sinks*" in main_prose(NB09)
+
+
+def test_09_the_pairs_explorer_is_on_the_main_path() -> None:
+    main_code_with(NB09, "ModelPairsExplorer(")
+    later = load(NB09)["cells"][len(main_path(NB09)):]
+    assert not any("ModelPairsExplorer(" in source(c) or "attention_with_sink(" in source(c)
+                   or "axial_rope_angles(" in source(c) for c in later)
