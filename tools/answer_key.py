@@ -44,7 +44,7 @@ from posenc_lib.exercises import (  # noqa: E402
     nb11,
 )
 from posenc_lib.exercises._key import KEY_FILE, encode  # noqa: E402
-from posenc_lib.frequencies import inverse_frequencies  # noqa: E402
+from posenc_lib.frequencies import inverse_frequencies, split_permutation  # noqa: E402
 from posenc_lib.scaling import (  # noqa: E402
     llama3_inv_freq,
     resolve_rope_type,
@@ -105,7 +105,8 @@ EXPECTED: dict[str, Callable[[], Any]] = {
     "03.min_width": lambda: nb03._min_width(100000.0, 1000),
     "03.flat_columns": lambda: nb03._count_flat(100, 1024, 0.01),
     "04.shift_back": lambda: nb04.sinusoidal_encoding_at([13], 24)[0],
-    "04.cos_sin_matrix": lambda: nb04.rotation_matrix(4 * nb04._theta(5, 32)),
+    "04.concat_shift": lambda: (  # the interleaved M_k with rows and columns in [sin | cos] order
+        nb04.shift_matrix(3, 8)[np.ix_(split_permutation(8), split_permutation(8))]),
     "04.row_form_position": lambda: nb04._nearest_position(nb04._row_form_vector(), 16, 128),
     "04.forward_head": lambda: True,
     "04.previous_sines": lambda: nb04._two_token_map(nb04._SHIFT),

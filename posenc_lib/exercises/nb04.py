@@ -12,10 +12,10 @@ import numpy as np
 from posenc_lib.exercises._core import Exercise, Mistake, Shortcut
 from posenc_lib.exercises._property import PropertyExercise
 from posenc_lib.frequencies import inverse_frequencies
-from posenc_lib.shift import fit_linear_map, pair_shift_matrix, rotation_matrix, shift_matrix
+from posenc_lib.shift import fit_linear_map, shift_matrix
 from posenc_lib.sinusoidal import sinusoidal_encoding, sinusoidal_encoding_at
 
-__all__ = ["shift_back", "cos_sin_matrix", "row_form_position", "forward_head", "previous_sines"]
+__all__ = ["shift_back", "concat_shift", "row_form_position", "forward_head", "previous_sines"]
 
 _MATRIX_FUNCTIONS = r"\b(pair_shift_matrix|rotation_matrix|shift_matrix|rope_matrix)\b"
 
@@ -46,36 +46,41 @@ shift_back = Exercise(
 )
 
 
-def _theta(i: int, d_model: int) -> float:
-    return float(inverse_frequencies(d_model)[i])
+_CONCAT_D, _CONCAT_K = 8, 3
 
 
-cos_sin_matrix = Exercise(
-    key="04.cos_sin_matrix", answer_name="m", level="core", kind="construction", minutes=10,
-    title="M_k for a pair stored as (cos, sin): k = 4, theta = theta_5 of d_model = 32",
-    # (cos wt, sin wt) -> (cos w(t+k), sin w(t+k)) is the counter-clockwise rotation by +wk
+def _concat_exponent_slip() -> np.ndarray:
+    """The [sines | cosines] shift matrix with theta_i = 10000^(-i/d), the exponent's slip."""
+    angle = _CONCAT_K * 10000.0 ** (-np.arange(_CONCAT_D // 2) / _CONCAT_D)
+    c, s = np.diag(np.cos(angle)), np.diag(np.sin(angle))
+    return np.block([[c, s], [-s, c]])
+
+
+concat_shift = Exercise(
+    key="04.concat_shift", answer_name="m", level="core", kind="construction", minutes=10,
+    title="M_k for the layout [sines | cosines]: d_model = 8, k = 3",
     hints=(
-        "Write the targets cos theta(t+k) and sin theta(t+k) with the angle-addition formulas: "
-        "the coefficients of cos(theta t) and sin(theta t) you get are the entries of the matrix.",
-        "cos(a + b) = cos a cos b - sin a sin b and sin(a + b) = sin a cos b + cos a sin b, with "
-        "a = theta k and b = theta t. The first row of m multiplies (cos theta t, sin theta t) "
-        "and must give cos theta(t+k); the second row must give sin theta(t+k). Read the four "
-        "entries off the formulas, with k = 4 and theta = theta_5 = 10000 ** (-2 * 5 / 32).",
+        "Each sine still has its own cosine, and the two turn together exactly as before; only "
+        "the places where they sit in the vector changed. Find where each one's coefficients go.",
+        "Write sin theta_i(t+k) and cos theta_i(t+k) with the angle-addition formulas. Each is a "
+        "combination of sin theta_i t, which sits at index i, and cos theta_i t, which sits at "
+        "index i + d/2: put the two coefficients in those two columns of the row that produces "
+        "it, and leave every other entry 0.",
     ),
-    objective="Re-derives the shift matrix from the angle-addition formulas for the (cos, sin) "
-    "pair order, and sees that it is the course's matrix transposed.",
+    objective="Re-derives the shift matrix for the concatenated layout [sines | cosines] from the "
+    "angle-addition formulas, and sees that it is the course's block-diagonal M_k with rows and "
+    "columns permuted.",
     mistakes=(
-        Mistake("the course's matrix for (sin, cos) pairs, [[cos, sin], [-sin, cos]]; with the "
-                "order swapped the sines change sign", lambda: pair_shift_matrix(4, _theta(5, 32))),
-        Mistake("the exponent 5/32 instead of 2*5/32",
-                lambda: rotation_matrix(4 * 10000.0 ** (-5 / 32))),
-        Mistake("theta_5 counted from 1 (that is theta_4)",
-                lambda: rotation_matrix(4 * _theta(4, 32))),
+        Mistake("the course's block-diagonal M_k, built for the interleaved layout; here sin and "
+                "cos of a pair sit d/2 apart", lambda: shift_matrix(_CONCAT_K, _CONCAT_D)),
+        Mistake("the sines' signs swapped: that is M_(-k), the shift backwards (or the (cos, sin) "
+                "order's signs)", lambda right: np.asarray(right).T, from_answer=True),
+        Mistake("the exponent i/d instead of 2i/d", _concat_exponent_slip),
     ),
     shortcuts=(
         Shortcut("the library's matrices (pair_shift_matrix, rotation_matrix, shift_matrix; "
                  "derive the matrix from the angle-addition formulas)", _MATRIX_FUNCTIONS,
-                 "m = rotation_matrix(4 * theta)"),
+                 "m = shift_matrix(3, 8)[np.ix_(order, order)]"),
     ),
 )
 
