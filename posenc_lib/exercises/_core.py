@@ -537,8 +537,8 @@ class Exercise:
         if mistake is not None:
             message += f"\nThis is what you get with a common mistake: {mistake.label}."
             credit = mistake.credit
-            if credit:
-                message += f"\nClose, for a known reason: it earns {credit:.0%} of the points."
+            if credit:  # a graded run prints the points (grade); self-study hears no points
+                message += "\nClose: the method is right and one step slipped."
         return CheckResult(False, message + self._hint_offer(), self.title, credit)
 
     def _diagnosis_only(self, value: Any) -> CheckResult:
