@@ -35,28 +35,8 @@ Array = NDArray[np.float64]
 
 
 def _causal_distance(length: int) -> NDArray[np.int64]:
-    """Distance ``i - j`` of key ``j`` behind query ``i``, 0 above the diagonal, shape (n, n).
-
-    Parameters
-    ----------
-    length : int
-        Number of tokens, >= 1.
-
-    Returns
-    -------
-    numpy.ndarray, shape (length, length), int64
-
-    Notes
-    -----
-    ``dist[i, j] = max(i - j, 0)``; the entries above the diagonal are masked by the caller.
-
-    Examples
-    --------
-    >>> _causal_distance(3)
-    array([[0, 0, 0],
-           [1, 0, 0],
-           [2, 1, 0]])
-    """
+    """``dist[i, j] = max(i - j, 0)``: how far key ``j`` is behind query ``i`` (0 above the
+    diagonal, which the caller masks), shape (length, length), int64."""
     length = check_int("length", length)
     offsets = np.subtract.outer(np.arange(length), np.arange(length))
     return np.maximum(offsets, 0)

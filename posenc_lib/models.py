@@ -55,14 +55,15 @@ _PHI3_ALIASES: dict[str, str] = {"yarn": "longrope"}
 # transformers' configuration class defaults for keys a config.json may leave out
 _DEFAULT_THETA = 10_000.0
 _GEMMA3_LOCAL_THETA = 10_000.0
-# model_type -> (default rope_theta, default head_dim or None for hidden_size // heads); Gemma 4's
-# theta is never read (its per-layer dicts, given or default, carry one: transformers requires it)
-_MODEL_DEFAULTS: dict[str, tuple[float, int | None]] = {
+# model_type -> (default rope_theta, default head_dim); None: no default (theta: 10000; head_dim:
+# hidden_size // heads). Gemma4TextConfig has no rope_theta: its per-layer dicts carry one.
+# tests/test_model_defaults.py pins each against transformers' configuration classes.
+_MODEL_DEFAULTS: dict[str, tuple[float | None, int | None]] = {
     "gpt_oss": (150_000.0, 64), "llama4": (500_000.0, 128), "llama4_text": (500_000.0, 128),
     "smollm3": (2_000_000.0, None), "qwen2_5_vl": (1_000_000.0, None),
     "qwen2_5_vl_text": (1_000_000.0, None), "qwen3": (_DEFAULT_THETA, 128),
     "gemma3": (1_000_000.0, 256), "gemma3_text": (1_000_000.0, 256),
-    "gemma4": (_DEFAULT_THETA, 256), "gemma4_text": (_DEFAULT_THETA, 256),
+    "gemma4": (None, 256), "gemma4_text": (None, 256),
     "qwen3_next": (_DEFAULT_THETA, 256), "ministral3": (_DEFAULT_THETA, 128),
     "minimax_m2": (5_000_000.0, 128), "qwen3_vl": (500_000.0, 128),
     "qwen3_vl_text": (500_000.0, 128),
@@ -121,7 +122,7 @@ def _head_dim(cfg: Mapping[str, Any], model_type: str | None) -> int:
         return _int_field(cfg, "head_dim", minimum=2)
     if model_type in _MLA_ROPE_HEAD_DIM:
         return _MLA_ROPE_HEAD_DIM[model_type]
-    default_head_dim = _MODEL_DEFAULTS.get(model_type or "", (_DEFAULT_THETA, None))[1]
+    default_head_dim = _MODEL_DEFAULTS.get(model_type or "", (None, None))[1]
     if default_head_dim is not None:
         # the configuration class's default head_dim wins over hidden_size // heads
         return default_head_dim
@@ -197,7 +198,7 @@ def _gemma3_parameters(cfg: Mapping[str, Any], model_type: str | None) -> dict[s
             raise TypeError(
                 f"config['rope_scaling'] must be a dict (or null); got {_describe(legacy)}")
         full.update(legacy)  # the legacy scaling applies to the global layers only
-    global_theta = _MODEL_DEFAULTS.get(model_type or "", (_DEFAULT_THETA, None))[0]
+    global_theta = _default_theta(model_type)
     full.setdefault("rope_theta", cfg.get("rope_theta", global_theta))
     sliding.setdefault("rope_theta", cfg.get("rope_local_base_freq", _GEMMA3_LOCAL_THETA))
     nested["full_attention"], nested["sliding_attention"] = full, sliding
@@ -354,7 +355,13 @@ def _base(cfg: Mapping[str, Any], params: Mapping[str, Any], where: str, model_t
     found = _top_level(cfg, keys, lambda name, v: check_float(name, v, greater_than=1.0))
     if found is not None:
         return found[1]
-    return _MODEL_DEFAULTS.get(model_type or "", (_DEFAULT_THETA, None))[0]
+    return _default_theta(model_type)
+
+
+def _default_theta(model_type: str | None) -> float:
+    """The configuration class's default ``rope_theta`` (``_MODEL_DEFAULTS``), else 10000."""
+    theta = _MODEL_DEFAULTS.get(model_type or "", (None, None))[0]
+    return _DEFAULT_THETA if theta is None else theta
 
 
 def _partial_rotary_factor(cfg: Mapping[str, Any], params: Mapping[str, Any], where: str,

@@ -230,3 +230,15 @@ def test_the_python_range_agrees_everywhere() -> None:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert "Python 3.11 or newer" in readme and "3.10" not in readme
     assert sys.version_info >= (3, 11)
+
+
+def test_the_instructors_guide_installs_the_extras_a_class_needs() -> None:
+    """The wheel alone is the core; every wheel install in INSTRUCTORS.md names the extras the
+    notebooks (and notebook 10's lab) import, which the core does not pull."""
+    guide = (ROOT / "notebooks" / "INSTRUCTORS.md").read_text(encoding="utf-8")
+    installs = re.findall(r"pip install [^`]*\.whl[^`]*", guide)
+    assert installs, "INSTRUCTORS.md no longer says how to install the wheel"
+    for command in installs:
+        match = re.search(r"\.whl\[([\w,]+)\]", command)
+        assert match and {"notebooks", "lab"} <= set(match.group(1).split(",")), command
+        assert set(match.group(1).split(",")) <= set(EXTRAS), command

@@ -88,8 +88,9 @@ def test_import_plots_selects_no_backend_and_no_pyplot():
 
 
 def test_style_file_is_package_data():
-    assert plots.COURSE_STYLE.name == "course.mplstyle"
-    assert plots.COURSE_STYLE.is_file()
+    from posenc_lib.plots.style import _COURSE_STYLE
+
+    assert _COURSE_STYLE.name == "course.mplstyle" and _COURSE_STYLE.is_file()
 
 
 def test_course_style_context_sets_and_restores():

@@ -14,8 +14,6 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 from posenc_lib.plots import (
-    MASKED_COLOUR,
-    UNSEEN_COLOURS,
     draw_bias_matrix,
     draw_circle_points,
     draw_curves,
@@ -95,7 +93,6 @@ def test_unseen_angles_image(ax: Axes) -> None:
     assert array.shape == (3, 4) and array[2, 3] == 1.0 and array.sum() == 1.0
     assert image.get_extent() == [0.0, 30.0, -0.5, 2.5]
     assert image.cmap(1.0)[:3] != image.cmap(0.0)[:3]
-    assert len(UNSEEN_COLOURS) == 2
     assert any(line.get_xdata()[0] == 15 for line in ax.lines)
 
 
@@ -104,7 +101,7 @@ def test_bias_matrix_masks_minus_infinity_and_scales_to_the_finite_entries(ax: A
     assert image.get_clim() == (-0.5, 0.0)
     assert np.asarray(image.get_array().mask).tolist() == [[False, True], [False, False]]
     assert image.cmap.get_bad()[:3] == pytest.approx((0xD9 / 255,) * 3)
-    assert MASKED_COLOUR == "#D9D9D9" and image.colorbar is not None
+    assert image.colorbar is not None
     assert draw_bias_matrix(ax, [[0.0]], vmin=-2.0, vmax=1.0).get_clim() == (-2.0, 1.0)
 
 

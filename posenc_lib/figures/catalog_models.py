@@ -20,11 +20,10 @@ from posenc_lib.figures.registry import register
 from posenc_lib.frequencies import wavelengths
 from posenc_lib.model_pairs import PAIR_CLASSES, classify_config_pairs, config_layer_kinds
 from posenc_lib.models import rope_frequencies_from_config
-from posenc_lib.plots._common import OKABE_ITO
+from posenc_lib.plots._common import CLASS_COLOURS, NOT_ROTATED_Y, OKABE_ITO
 from posenc_lib.presets import PRESETS
 from posenc_lib.presets_recent import RECENT_PRESETS
 from posenc_lib.rope_variants import mrope_axes
-from posenc_lib.widgets.models import CLASS_COLOURS, NOT_ROTATED_Y
 
 __all__: list[str] = []
 

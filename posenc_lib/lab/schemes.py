@@ -16,7 +16,7 @@ from numpy.typing import NDArray
 
 from posenc_lib import rope_frequencies, sinusoidal_encoding
 from posenc_lib._checks import check_choice, check_float, check_int
-from posenc_lib.bias import alibi_slopes, t5_relative_position_bucket
+from posenc_lib.bias import alibi_bias, alibi_slopes, t5_relative_position_bucket
 
 __all__ = ["EXTENSIONS", "SCHEMES", "T5_BUCKETS", "T5_MAX_DISTANCE",
            "position_inputs"]
@@ -110,16 +110,16 @@ def position_inputs(scheme: str, length: int, *, d_model: int, n_heads: int,
     table = np.zeros((length, d_model))
     cos, sin = np.ones((length, head_dim // 2)), np.zeros((length, head_dim // 2))
     bias = np.zeros((n_heads, length, length))
-    offsets = np.arange(length)[None, :] - np.arange(length)[:, None]  # (T, T): j - i
     buckets = np.zeros((length, length), dtype=np.int32)
     if scheme == "sinusoidal":
         table = sinusoidal_encoding(length, d_model)
     elif scheme in ("rope", "p_rope"):
         cos, sin = _rotation(scheme, length, head_dim, extension, factor, trained_length)
     elif scheme == "alibi":
-        slopes = alibi_slopes(n_heads)  # (H,)
-        bias = slopes[:, None, None] * np.minimum(offsets, 0)[None] + 0.0  # -m_h (i - j), j <= i
+        # -m_h (i - j) for keys j <= i, 0 above the diagonal (the model masks those keys)
+        bias = np.tril(alibi_bias(alibi_slopes(n_heads), length, causal=False))
     elif scheme == "t5":
+        offsets = np.arange(length)[None, :] - np.arange(length)[:, None]  # (T, T): j - i
         buckets = t5_relative_position_bucket(offsets, bidirectional=False,
                                               num_buckets=T5_BUCKETS,
                                               max_distance=T5_MAX_DISTANCE).astype(np.int32)

@@ -47,9 +47,6 @@ from posenc_lib.plots.curves import (
     for_log_axis,
 )
 from posenc_lib.plots.heatmaps import (
-    DIVERGING_CMAP,
-    MASKED_COLOUR,
-    UNSEEN_COLOURS,
     AttentionMap,
     draw_attention_weights,
     draw_bias_matrix,
@@ -57,11 +54,9 @@ from posenc_lib.plots.heatmaps import (
     draw_signed_matrix,
     draw_similarity_matrix,
     draw_unseen_angles,
-    masked_bias,
 )
 from posenc_lib.plots.schematic import EmbeddingSchematic, draw_embedding_schematic
 from posenc_lib.plots.style import (
-    COURSE_STYLE,
     SAVE_FORMATS,
     course_style,
     figure_png,
@@ -89,16 +84,15 @@ from posenc_lib.plots.waves import (
 )
 
 __all__ = [
-    "COURSE_STYLE", "DIVERGING_CMAP", "MASKED_COLOUR", "SAVE_FORMATS", "UNSEEN_COLOURS",
-    "AttentionMap", "BinaryTable", "BitRows", "EmbeddingSchematic", "OffsetCurve", "PairWaves",
-    "StackedWaves", "UnitCircle", "WavelengthChart", "course_style", "draw_angles",
-    "draw_attention_weights", "draw_bias_matrix", "draw_binary_table", "draw_circle_points",
-    "draw_curves", "draw_decay_bound", "draw_dimension_range", "draw_division_term",
-    "draw_dot_rows", "draw_embedding_schematic", "draw_encoding_heatmap", "draw_error_curves",
-    "draw_even_odd", "draw_float32_bits", "draw_frequency_ratios", "draw_grouped_bars",
-    "draw_offset_curve", "draw_pair_waves", "draw_probe", "draw_reference_lines",
-    "draw_signed_matrix", "draw_similarity_matrix", "draw_stacked_waves", "draw_unit_circle",
-    "draw_unseen_angles", "draw_value_table", "draw_values_by_dimension", "draw_vectors_2d",
-    "draw_wavelengths", "figure_png", "for_log_axis", "freeze_layout", "masked_bias",
-    "new_figure", "save_figure", "use_course_style",
+    "SAVE_FORMATS", "AttentionMap", "BinaryTable", "BitRows", "EmbeddingSchematic",
+    "OffsetCurve", "PairWaves", "StackedWaves", "UnitCircle", "WavelengthChart", "course_style",
+    "draw_angles", "draw_attention_weights", "draw_bias_matrix", "draw_binary_table",
+    "draw_circle_points", "draw_curves", "draw_decay_bound", "draw_dimension_range",
+    "draw_division_term", "draw_dot_rows", "draw_embedding_schematic", "draw_encoding_heatmap",
+    "draw_error_curves", "draw_even_odd", "draw_float32_bits", "draw_frequency_ratios",
+    "draw_grouped_bars", "draw_offset_curve", "draw_pair_waves", "draw_probe",
+    "draw_reference_lines", "draw_signed_matrix", "draw_similarity_matrix",
+    "draw_stacked_waves", "draw_unit_circle", "draw_unseen_angles", "draw_value_table",
+    "draw_values_by_dimension", "draw_vectors_2d", "draw_wavelengths", "figure_png",
+    "for_log_axis", "freeze_layout", "new_figure", "save_figure", "use_course_style",
 ]

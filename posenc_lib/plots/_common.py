@@ -23,6 +23,9 @@ OKABE_ITO: tuple[str, ...] = (
 """The colour-blind friendly palette of the course style, in cycle order."""
 
 BLUE, VERMILLION = OKABE_ITO[0], OKABE_ITO[3]
+# the pair classes of posenc_lib.model_pairs.PAIR_CLASSES (notebook 09's explorer and figure)
+CLASS_COLOURS = (OKABE_ITO[0], OKABE_ITO[1], OKABE_ITO[2], "#999999")
+NOT_ROTATED_Y = 3e9  # where the pairs that never turn are drawn (above every wavelength)
 GUIDE_GREY = "#BBBBBB"
 """Colour of the thin guide lines behind the data (zero lines, number lines)."""
 

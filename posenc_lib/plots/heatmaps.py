@@ -31,17 +31,16 @@ from posenc_lib.plots._common import (
 )
 
 __all__ = [
-    "AttentionMap", "DIVERGING_CMAP", "MASKED_COLOUR", "UNSEEN_COLOURS", "draw_attention_weights",
-    "draw_bias_matrix", "draw_encoding_heatmap", "draw_signed_matrix", "draw_similarity_matrix",
-    "draw_unseen_angles", "masked_bias",
+    "AttentionMap", "draw_attention_weights", "draw_bias_matrix", "draw_encoding_heatmap",
+    "draw_signed_matrix", "draw_similarity_matrix", "draw_unseen_angles",
 ]
 
 
-DIVERGING_CMAP = "RdBu_r"
+_DIVERGING_CMAP = "RdBu_r"
 """Colormap of signed data centred on zero: blue below 0, white at 0, red above."""
-MASKED_COLOUR = "#D9D9D9"
+_MASKED_COLOUR = "#D9D9D9"
 """Colour of masked entries (``-inf``: a key the query may not see)."""
-UNSEEN_COLOURS: tuple[str, str] = ("#F2F2F2", OKABE_ITO[3])
+_UNSEEN_COLOURS: tuple[str, str] = ("#F2F2F2", OKABE_ITO[3])
 """Colours of :func:`draw_unseen_angles`: seen in training (light grey), never seen (vermillion)."""
 
 
@@ -74,7 +73,7 @@ def draw_encoding_heatmap(
     encoding: ArrayLike,
     *,
     transpose: bool = False,
-    cmap: str = DIVERGING_CMAP,
+    cmap: str = _DIVERGING_CMAP,
     vmin: float = -1.0,
     vmax: float = 1.0,
     colorbar: bool = False,
@@ -127,7 +126,7 @@ def draw_signed_matrix(
     *,
     limit: float | None = None,
     annotate: bool = False,
-    cmap: str = DIVERGING_CMAP,
+    cmap: str = _DIVERGING_CMAP,
     colorbar: bool = False,
     xlabel: str | None = "Column",
     ylabel: str | None = "Row",
@@ -151,16 +150,8 @@ def draw_signed_matrix(
     return image
 
 
-def masked_bias(bias: ArrayLike) -> np.ma.MaskedArray:
-    """A 2-D bias matrix as a float64 masked array, masked where ``bias`` is ``-inf``.
-
-    NaN and ``+inf`` are rejected.
-
-    Examples
-    --------
-    >>> masked_bias([[0.0, -np.inf], [-1.0, 0.0]]).mask.tolist()
-    [[False, True], [False, False]]
-    """
+def _masked_bias(bias: ArrayLike) -> np.ma.MaskedArray:
+    """A 2-D bias as a float64 masked array, masked where it is ``-inf`` (NaN, +inf refused)."""
     values = np.asarray(check_array("bias", bias, ndim=2, finite=False), dtype=np.float64)
     if np.isnan(values).any() or np.isposinf(values).any():
         raise ValueError("bias must not contain NaN or +inf (-inf marks a masked key)")
@@ -179,9 +170,9 @@ def draw_bias_matrix(
     ylabel: str | None = "Query position $i$",
     **style: Any,
 ) -> AxesImage:
-    """Draw one head's attention bias (ALiBi, T5, ...) with masked keys in :data:`MASKED_COLOUR`."""
+    """Draw one head's attention bias (ALiBi, T5, ...) with masked keys in light grey."""
     ax = check_axes(ax)
-    data = masked_bias(bias)
+    data = _masked_bias(bias)
     if vmin is None:
         high = check_float("vmax", vmax)
         finite = data.compressed()
@@ -190,7 +181,7 @@ def draw_bias_matrix(
             low = high - 1.0
     else:
         low, high = _colour_limits(vmin, vmax)
-    colours = matplotlib.colormaps[cmap].with_extremes(bad=MASKED_COLOUR)
+    colours = matplotlib.colormaps[cmap].with_extremes(bad=_MASKED_COLOUR)
     return _show_image(ax, data, colorbar, xlabel, ylabel, cmap=colours, vmin=low, vmax=high,
                        **style)
 
@@ -308,7 +299,7 @@ def draw_unseen_angles(
         raise ValueError("positions must be strictly increasing")
     last = pos[-1] if pos[-1] > pos[0] else pos[0] + 1.0
     options = {
-        "cmap": ListedColormap(list(UNSEEN_COLOURS)),
+        "cmap": ListedColormap(list(_UNSEEN_COLOURS)),
         "vmin": 0.0,
         "vmax": 1.0,
         "aspect": "auto",

@@ -25,11 +25,11 @@ from matplotlib.figure import Figure
 from posenc_lib._checks import check_float, check_int
 
 __all__ = [
-    "COURSE_STYLE", "SAVE_FORMATS", "course_style", "figure_png", "freeze_layout", "new_figure",
+    "SAVE_FORMATS", "course_style", "figure_png", "freeze_layout", "new_figure",
     "save_figure", "use_course_style",
 ]
 
-COURSE_STYLE: Path = Path(__file__).with_name("course.mplstyle")
+_COURSE_STYLE: Path = Path(__file__).with_name("course.mplstyle")
 """Path of the course style file (package data)."""
 
 SAVE_FORMATS: dict[str, str] = {".svg": "svg", ".png": "png", ".pdf": "pdf"}
@@ -49,7 +49,7 @@ def use_course_style() -> None:
     constrained layout and a fixed ``svg.hashsalt``; in IPython, inline figures are stored at
     twice their pixels ("retina") so they stay sharp at the same size.
     """
-    matplotlib.style.use(COURSE_STYLE)
+    matplotlib.style.use(_COURSE_STYLE)
     ipython = sys.modules.get("IPython")  # never imported here: outside IPython nothing changes
     if ipython is None or ipython.get_ipython() is None:
         return
@@ -62,7 +62,7 @@ def use_course_style() -> None:
 
 def course_style() -> contextlib.AbstractContextManager[None]:
     """Context manager applying the course style inside a ``with`` block only."""
-    return matplotlib.style.context(COURSE_STYLE)
+    return matplotlib.style.context(_COURSE_STYLE)
 
 
 def _check_figure(fig: Any) -> Figure:

@@ -16,15 +16,13 @@ from matplotlib.artist import Artist
 
 from posenc_lib._checks import check_choice, check_int
 from posenc_lib.model_pairs import PAIR_CLASSES, classify_config_pairs, config_layer_kinds
-from posenc_lib.plots._common import OKABE_ITO
+from posenc_lib.plots._common import CLASS_COLOURS, NOT_ROTATED_Y
 from posenc_lib.presets import PRESETS
 from posenc_lib.widgets._base import Explorer, check_slider_range
 
 __all__ = ["ModelPairsExplorer"]
 
-NOT_ROTATED_Y = 3e9  # where the pairs that never turn are drawn (above every wavelength)
 MIN_LOG2, MAX_LOG2 = 8, 23  # context lengths 256 .. 8M
-CLASS_COLOURS = (OKABE_ITO[0], OKABE_ITO[1], OKABE_ITO[2], "#999999")
 
 
 class ModelPairsExplorer(Explorer):
