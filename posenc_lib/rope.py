@@ -98,6 +98,19 @@ def _quarter_turn(x: NDArray[Any], pairing: str) -> NDArray[Any]:
     return out
 
 
+def _rotate_pairs(x: NDArray[Any], cos: NDArray[Any], sin: NDArray[Any]) -> NDArray[Any]:
+    """Interleaved pairs ``(a, b) -> (a cos - b sin, a sin + b cos)``, with (seq, d/2) tables:
+    the same numbers as ``x cos(phi) + rotate(x) sin(phi)``, in fewer passes."""
+    pairs = x.reshape(*x.shape[:-1], x.shape[-1] // 2, 2)
+    a, b = pairs[..., 0], pairs[..., 1]
+    out = np.empty_like(pairs)
+    np.multiply(a, cos, out=out[..., 0])
+    out[..., 0] -= b * sin
+    np.multiply(a, sin, out=out[..., 1])
+    out[..., 1] += b * cos
+    return out.reshape(x.shape)
+
+
 def _on_both_members(per_pair: NDArray[np.float64], pairing: str) -> NDArray[np.float64]:
     """Repeat a (seq, d/2) table onto both members of each pair: (seq, d)."""
     if pairing == "interleaved":
@@ -152,10 +165,12 @@ def apply_rope(x: ArrayLike, positions: ArrayLike, inv_freq: ArrayLike, *,
 
 def _rotate(x: NDArray[Any], phi: NDArray[np.float64], pairing: str) -> NDArray[Any]:
     """Turn pair i of row m of x by phi[m, i], in the dtype of x."""
-    cos = _on_both_members(np.cos(phi), pairing).astype(x.dtype)
-    sin = _on_both_members(np.sin(phi), pairing).astype(x.dtype)
     try:
         with np.errstate(over="raise", invalid="raise"):
+            if pairing == "interleaved":  # on the pairs' own axis: no (seq, d) tables
+                return _rotate_pairs(x, np.cos(phi).astype(x.dtype), np.sin(phi).astype(x.dtype))
+            cos = _on_both_members(np.cos(phi), pairing).astype(x.dtype)
+            sin = _on_both_members(np.sin(phi), pairing).astype(x.dtype)
             # x' = x cos(phi) + rotate(x) sin(phi)
             return x * cos + _quarter_turn(x, pairing) * sin
     except FloatingPointError as err:
