@@ -23,6 +23,7 @@ from posenc_lib._checks import check_float, check_int
 from posenc_lib.analysis import DERIVED_METHODS, method_frequency_ratios
 from posenc_lib.figures.registry import register
 from posenc_lib.frequencies import angles, inverse_frequencies
+from posenc_lib.plots.heatmaps import SOURCE_HEATMAPS
 
 __all__: list[str] = []
 
@@ -62,6 +63,9 @@ def _encoding_figure(n_positions: int, d_model: int, base: float, title: str,
     """The encoding of ``n_positions`` positions drawn by ``draw`` (a heatmap by default)."""
     encoding = sinusoidal.sinusoidal_encoding(n_positions, d_model, base, layout=layout)
     return _one_axes_figure(figsize, title, draw, encoding, **options)
+
+
+_H000, _H002, _H003 = (SOURCE_HEATMAPS[f"heatmap_00{i}"] for i in (0, 2, 3))
 
 
 @register("embedding_schematic", source="000 fig 1",
@@ -130,9 +134,9 @@ def value_by_dimension(*, d_model: int = 512, base: float = 10000.0,
 
 @register("heatmap_000", source="000 fig 5.2",
           description="Heatmap of the encoding for 100 positions x 512 dimensions.")
-def heatmap_000(*, n_positions: int = 100, d_model: int = 512, base: float = 10000.0,
-        layout: str = "interleaved", cmap: str = "coolwarm", figsize: tuple[float, float] = (7.0,
-        4.0)) -> Figure:
+def heatmap_000(*, n_positions: int = _H000["n_positions"], d_model: int = _H000["d_model"],
+        base: float = 10000.0, layout: str = "interleaved", cmap: str = _H000["cmap"],
+        figsize: tuple[float, float] = (7.0, 4.0)) -> Figure:
     """Step 5 of write-up 000: one row per position, dimensions along x (diverging colormap)."""
     title = f"Positional encoding, {n_positions} positions x {d_model} dimensions"
     # 512 columns in about 540 pixels: filtered, or "nearest" would draw moiré stripes
@@ -208,9 +212,9 @@ def binary_table(*, n_positions: int = 16, n_bits: int = 4, columns: int = 1,
 
 @register("heatmap_002", source="002 heatmap",
           description="encoding.T for 100 positions x 300 dimensions, coolwarm with a colorbar.")
-def heatmap_002(*, n_positions: int = 100, d_model: int = 300, base: float = 10000.0,
-        cmap: str = "coolwarm", aspect: float = 0.3, figsize: tuple[float, float] = (10.0,
-        10.0)) -> Figure:
+def heatmap_002(*, n_positions: int = _H002["n_positions"], d_model: int = _H002["d_model"],
+        base: float = 10000.0, cmap: str = _H002["cmap"], aspect: float = 0.3,
+        figsize: tuple[float, float] = (10.0, 10.0)) -> Figure:
     """Write-up 002: dimension on y, position on x, as the source draws it (10 x 10 inches,
     aspect 0.3, no interpolation, ticks every 5); its x label "Text length" becomes "Position"."""
     fig = _encoding_figure(n_positions, d_model, base, "", figsize, transpose=True, cmap=cmap,
@@ -224,8 +228,9 @@ def heatmap_002(*, n_positions: int = 100, d_model: int = 300, base: float = 100
 
 @register("heatmap_003", source="003 figure 2",
           description="The 128-dimensional encoding for 50 positions, one row per position vector.")
-def heatmap_003(*, n_positions: int = 50, d_model: int = 128, base: float = 10000.0,
-        cmap: str = "RdBu", figsize: tuple[float, float] = (7.0, 4.0)) -> Figure:
+def heatmap_003(*, n_positions: int = _H003["n_positions"], d_model: int = _H003["d_model"],
+        base: float = 10000.0, cmap: str = _H003["cmap"],
+        figsize: tuple[float, float] = (7.0, 4.0)) -> Figure:
     """Write-up 003, figure 2: each row is the vector p_t of one position t."""
     title = f"{d_model}-dimensional encoding, {n_positions} positions"
     return _encoding_figure(n_positions, d_model, base, title, figsize, cmap=cmap, colorbar=True,

@@ -31,10 +31,23 @@ from posenc_lib.plots._common import (
 )
 
 __all__ = [
+    "SOURCE_HEATMAPS",
     "AttentionMap", "draw_attention_weights", "draw_bias_matrix", "draw_encoding_heatmap",
     "draw_signed_matrix", "draw_similarity_matrix", "draw_unseen_angles",
 ]
 
+
+SOURCE_HEATMAPS: dict[str, dict[str, Any]] = {
+    # the write-ups' three heatmaps: their defaults, read by the figure functions and the
+    # gallery's explorer; positions along x (transpose) or y, and rows drawn bottom-up (flip)
+    "heatmap_000": {"n_positions": 100, "d_model": 512, "cmap": "coolwarm", "transpose": False,
+                    "flip": False},
+    "heatmap_002": {"n_positions": 100, "d_model": 300, "cmap": "coolwarm", "transpose": True,
+                    "flip": False},
+    "heatmap_003": {"n_positions": 50, "d_model": 128, "cmap": "RdBu", "transpose": False,
+                    "flip": True},
+}
+"""How figures.catalog and widgets.gallery draw write-ups 000, 002 and 003's heatmaps."""
 
 _DIVERGING_CMAP = "RdBu_r"
 """Colormap of signed data centred on zero: blue below 0, white at 0, red above."""

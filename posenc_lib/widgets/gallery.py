@@ -12,18 +12,13 @@ import ipywidgets
 from matplotlib.ticker import MaxNLocator
 
 from posenc_lib._checks import check_choice
-from posenc_lib.figures.registry import get_figure
 from posenc_lib.plots import draw_encoding_heatmap
+from posenc_lib.plots.heatmaps import SOURCE_HEATMAPS
 from posenc_lib.sinusoidal import sinusoidal_encoding
 from posenc_lib.widgets._base import Explorer
 from posenc_lib.widgets._raster import PixelRaster
 
 __all__ = ["SourceHeatmapExplorer"]
-
-_SOURCE_HEATMAPS: dict[str, dict[str, Any]] = {"heatmap_000": {"transpose": False,
-    "position_label": "Position", "flip": False}, "heatmap_002": {"transpose": True,
-    "position_label": "Position", "flip": False}, "heatmap_003": {"transpose": False,
-    "position_label": "Position", "flip": True}}
 
 CMAPS = ("viridis", "coolwarm", "RdBu", "magma", "cividis")
 
@@ -40,8 +35,8 @@ class SourceHeatmapExplorer(Explorer):
     """
 
     def __init__(self, figure: str = "heatmap_002") -> None:
-        figure = check_choice("figure", figure, _SOURCE_HEATMAPS)
-        defaults = get_figure(figure).defaults
+        figure = check_choice("figure", figure, SOURCE_HEATMAPS)
+        defaults = SOURCE_HEATMAPS[figure]
         super().__init__(figsize=(6.0, 3.6), dpi=100)
         with self.style():
             self.ax = self.figure.add_subplot()
@@ -55,7 +50,7 @@ class SourceHeatmapExplorer(Explorer):
             self.ax.yaxis.set_major_locator(MaxNLocator(5))
         self.raster = PixelRaster(self.heatmap)  # paints the heatmap without resampling it
         self._resetting = False
-        self.add_control("figure", ipywidgets.Dropdown(options=list(_SOURCE_HEATMAPS), value=figure,
+        self.add_control("figure", ipywidgets.Dropdown(options=list(SOURCE_HEATMAPS), value=figure,
             description="figure"))
         self.add_control(
             "n_positions",
@@ -72,7 +67,7 @@ class SourceHeatmapExplorer(Explorer):
         self.figure.set_layout_engine("none")
 
     def update(self, figure: str, n_positions: int, d_model: int, cmap: str) -> None:  # type: ignore[override]
-        options = _SOURCE_HEATMAPS[figure]
+        options = SOURCE_HEATMAPS[figure]
         encoding = sinusoidal_encoding(n_positions, d_model)
         data = encoding.T if options["transpose"] else encoding
         rows, cols = data.shape
@@ -83,7 +78,7 @@ class SourceHeatmapExplorer(Explorer):
         self.ax.set_xlim(-0.5, cols - 0.5)
         bottom, top = (-0.5, rows - 0.5) if options["flip"] else (rows - 0.5, -0.5)
         self.ax.set_ylim(bottom, top)
-        position, dimension = options["position_label"], "Dimension"
+        position, dimension = "Position", "Dimension"
         xlabel, ylabel = (position, dimension) if options["transpose"] else (dimension, position)
         self.ax.set_xlabel(xlabel)
         self.ax.set_ylabel(ylabel)
@@ -93,7 +88,7 @@ class SourceHeatmapExplorer(Explorer):
         if self._resetting:
             return
         if change.get("owner") is self.controls["figure"]:
-            defaults = get_figure(change["new"]).defaults
+            defaults = SOURCE_HEATMAPS[change["new"]]
             self._resetting = True
             try:
                 for name in ("n_positions", "d_model", "cmap"):
