@@ -35,8 +35,28 @@ of any exercise may print."""
 
 FORBIDDEN_TEXTS = ("6.928", "0.3669", "0.241", "0.01172", "0.0117")
 
-DETECTORS = ("02.checkpoint_layout", "05.layout", "06.which_scaling")
+OPTIONS = {
+    "02.checkpoint_layout": ("interleaved-paper", "interleaved-t2t", "concat-paper", "concat-t2t"),
+    "05.layout": ("interleaved", "half-split", "neither"),
+    "06.which_scaling": ("linear", "ntk", "dynamic", "yarn", "llama3", "longrope"),
+}
+"""The options each multiple-choice detector's statement offers (copied from the notebooks)."""
+DETECTORS = tuple(OPTIONS)
 """The multiple-choice detectors: their answer is a pair (choice, evidence)."""
+
+
+def wrong_options(key: str) -> list[str]:
+    """The options of detector ``key`` other than the right one (any spelling the check takes)."""
+    exercise = EXERCISES[key]
+    right = exercise._expected()
+    form = exercise.answer_form or (lambda answer: answer)
+    return [o for o in OPTIONS[key]  # compared, not checked: a check records a pass
+            if not _compare(form((o, right[1])), right, exercise.rtol, exercise.atol)[0]]
+
+
+def test_each_detector_has_exactly_one_right_option() -> None:
+    for key in DETECTORS:
+        assert len(wrong_options(key)) == len(OPTIONS[key]) - 1, key
 
 
 def fresh(exercise: Exercise) -> Exercise:
@@ -45,7 +65,7 @@ def fresh(exercise: Exercise) -> Exercise:
         name: getattr(exercise, name)
         for name in (
             "key", "title", "answer_name", "hints", "level", "kind", "objective",
-            "minutes", "mistakes", "shortcuts", "rtol", "atol", "call_with",
+            "minutes", "mistakes", "shortcuts", "rtol", "atol", "call_with", "answer_form",
         )
     }  # fmt: skip
     return Exercise(expected=exercise._expected, **fields)
@@ -113,7 +133,7 @@ def reachable_values(exercise: Exercise) -> list[Any]:
 
 STILL_REACHABLE = {
     "00.same_cat", "00.causal_twins", "00.equivariant_layers",
-    "05.key_position", "09.llama31_slow_pairs", "10.turning_pairs", "10.break_position",
+    "09.llama31_slow_pairs", "10.turning_pairs", "10.break_position",
     "10.seed_spread", "10.t5_far_bucket",
 }
 """Exercises whose answer a zero-argument helper or a constant of the package still gives (or,
@@ -180,7 +200,7 @@ def test_guessing_the_options_of_a_detector_does_not_pass(
     monkeypatch.setattr(_core, "record_pass", lambda key: None)  # passes here are not progress
     exercise = fresh(EXERCISES[key])
     choice, evidence = exercise._expected()
-    options = [choice, *(m.compute(exercise._expected())[0] for m in exercise.mistakes)]
+    options = [choice, *wrong_options(key)]
     for guess in (*options, evidence * 2.0, 0.0):
         messages = {
             exercise.check((option, guess if not isinstance(guess, str) else 0.0)).message.split(
@@ -200,8 +220,9 @@ def test_a_wrong_choice_with_the_right_evidence_is_not_told_the_right_one(key: s
     # issue 22: 06.which_scaling's "yarn" message ended by naming "llama3"
     exercise = fresh(EXERCISES[key])
     choice, evidence = exercise._expected()
-    for mistake in exercise.mistakes:
-        wrong = mistake.compute((choice, evidence))[0]
+    named = {m.compute((choice, evidence))[0] for m in exercise.mistakes} - {choice}
+    wrongs = [*wrong_options(key), *named]
+    for wrong in wrongs:
         message = exercise.check((wrong, evidence)).message
         assert choice.lower() not in message.lower(), f"{key}: {message!r}"
 
@@ -256,7 +277,8 @@ def test_no_wrong_try_names_or_paraphrases_the_right_choice(key: str) -> None:
     words = right_words(key)
     tries = [mistake.compute(right) for mistake in exercise.mistakes]
     if isinstance(right, tuple):
-        options = [t[0] for t in tries] + ["something else"]
+        options = [t[0] for t in tries if t[0] != right[0]] + ["something else"]
+        options += wrong_options(key) if key in OPTIONS else []
         tries += [(option, evidence) for option in options for evidence in (right[1], 0.0)]
     wrong_members = set()
     if isinstance(right, (set, frozenset)):

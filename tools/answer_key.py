@@ -44,12 +44,18 @@ from posenc_lib.exercises import (  # noqa: E402
     nb11,
 )
 from posenc_lib.exercises._key import KEY_FILE, encode  # noqa: E402
+from posenc_lib.frequencies import inverse_frequencies  # noqa: E402
+from posenc_lib.rope import apply_rope  # noqa: E402
 from posenc_lib.scaling import (  # noqa: E402
     llama3_inv_freq,
     resolve_rope_type,
     rope_frequencies,
 )
-from posenc_lib.sinusoidal import sinusoidal_encoding_at  # noqa: E402
+from posenc_lib.sinusoidal import (  # noqa: E402
+    encoding_from_frequencies,
+    sinusoidal_encoding_at,
+    tensor2tensor_frequencies,
+)
 
 KEY_PATH = ROOT / KEY_FILE
 """Where the checkout's key lives: every folder below the repository root finds it."""
@@ -64,14 +70,34 @@ MYSTERY_CONFIG: dict[str, Any] = {
 }
 """06.which_scaling: the rope_scaling behind mystery_frequencies()."""
 
+CHECKPOINT_LAYOUT, CHECKPOINT_SPACING = "interleaved", "t2t"
+"""02.checkpoint_layout: the layout and the frequency spacing of the checkpoint's table."""
+
 DECODE_POSITIONS = (0.0, 3.3, 250.25, 7777.7, 12000.125, 19999.4)
 """02.decode_position: real positions (as interpolation feeds them), so that a lookup of whole
 positions cannot pass; the learner gets their encoding rows."""
+
+CHECKPOINT_PAIRING, CHECKPOINT_POSITION = "half", 2718
+"""05.layout and 05.key_position: the pairing and the position of the checkpoint's rotated key."""
+
+
+def _checkpoint_key() -> np.ndarray:
+    """05's key of head size 16 before and after the checkpoint's RoPE (base 10000), stacked."""
+    before = np.random.default_rng(2024).normal(size=16)
+    after = apply_rope(before[None, :], [CHECKPOINT_POSITION], inverse_frequencies(16),
+                       pairing=CHECKPOINT_PAIRING)[0]
+    return np.stack([before, after])
+
 
 HIDDEN_INPUTS: dict[str, Callable[[], Any]] = {
     "02.decode_position": lambda: (
         sinusoidal_encoding_at(np.array(DECODE_POSITIONS), nb02._DECODE_D).ravel()
     ),
+    "02.checkpoint_layout": lambda: encoding_from_frequencies(
+        np.arange(nb02._CHECKPOINT_N), tensor2tensor_frequencies(nb02._CHECKPOINT_D),
+        layout=CHECKPOINT_LAYOUT,
+    ),  # tensor2tensor's spacing: CHECKPOINT_SPACING
+    "05.checkpoint_key": _checkpoint_key,
     "06.llama3_bands": lambda: llama3_inv_freq(64, 500000.0, *BANDS, nb06._BANDS_L),
     "06.which_scaling": lambda: rope_frequencies(64, 1000000.0, MYSTERY_CONFIG)[0],
 }
@@ -93,7 +119,10 @@ EXPECTED: dict[str, Callable[[], Any]] = {
     "02.slow_pair": lambda: sinusoidal_encoding_at([nb02._SLOW_POS], nb02._SLOW_D)[0, 6:],
     "02.half_turns": lambda: nb02._shortest_length(nb02._HALF_PAIRS),
     "02.float16_lost_pairs": lambda: nb02._lost_pairs(nb02._F16_BASE),
-    "02.checkpoint_layout": lambda: nb02._label(nb02._CHECKPOINT_LAYOUT, nb02._CHECKPOINT_SPACING),
+    "02.checkpoint_layout": lambda: (
+        f"{CHECKPOINT_LAYOUT}-{CHECKPOINT_SPACING}",
+        float(tensor2tensor_frequencies(nb02._CHECKPOINT_D)[-1]),  # the slowest frequency
+    ),
     "02.decode_position": lambda: np.array(DECODE_POSITIONS),
     "03.half_norms": lambda: nb03._half_norms(0, 96),
     "03.offset_only": lambda: (
@@ -108,9 +137,9 @@ EXPECTED: dict[str, Callable[[], Any]] = {
     "04.forward_head": lambda: True,
     "04.previous_sines": lambda: nb04._two_token_map(nb04._SHIFT),
     "05.base_for_context": lambda: nb05._smallest_base(128, nb05._CONTEXT, np.pi),
-    "05.layout": lambda: nb05._reasoned(nb05._CHECKPOINT_PAIRING),
+    "05.layout": lambda: (CHECKPOINT_PAIRING, nb05._length_change(1)),
     "05.half_matrix": lambda: nb05.rope_matrix(2, nb05.inverse_frequencies(6), pairing='half'),
-    "05.key_position": lambda: nb05._CHECKPOINT_POSITION,
+    "05.key_position": lambda: CHECKPOINT_POSITION,
     "05.direction": lambda: np.array([nb05._ratio('q'), nb05._ratio('rot')]),
     "06.ramp_bounds": lambda: np.array(nb06.yarn_correction_range(128, 10000.0, nb06._LONGER)),
     "06.yarn_ratios": lambda: nb06._yarn_ratio(truncate=True),
@@ -187,6 +216,7 @@ def main(argv: list[str]) -> int:
         DATA_PATH.write_text(data, encoding="utf-8")
         importlib.reload(_data)  # the exercises read the inputs just written
         importlib.reload(nb02)
+        importlib.reload(nb05)
         importlib.reload(nb06)
     text = key_text()
     if args.check:
