@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from posenc_lib.exercises import Exercise, _core, all_exercises
+from posenc_lib.exercises import Exercise, Mistake, _core, all_exercises
 from posenc_lib.exercises._core import HINT_AFTER, _compare
 from tests.test_exercise_pages import NUMBER, shows
 
@@ -142,6 +142,7 @@ happens to equal); issue 33 leaves them open. Notebooks 01 and 06, on which the 
 is graded, are clean."""
 
 PROPERTY = {k for k in KEYS if hasattr(EXERCISES[k], "judge")}
+IN_PACKAGE_KEYS = [k for k in KEYS if EXERCISES[k]._expected_answer is not None]
 """Exercises judged by a property: the key holds True, not an answer to hand in."""
 
 
@@ -166,6 +167,144 @@ def test_nothing_reachable_without_a_key_is_the_answer(
         if same:
             hits.append(value)
     assert bool(hits) == (key in STILL_REACHABLE), f"{key}: {hits[:2]!r}"
+
+
+SMALL_INTS = tuple(range(65))
+"""Whole numbers an introspecting student tries as arguments: pair indices, column numbers, d."""
+FEW_INTS = (0, 1, 2, 3, 4, 5, 6, 7, 8, 15, 16, 24, 31, 32, 63, 64)
+"""The whole numbers tried in every argument of a helper that takes two or more."""
+CALLS_PER_HELPER = 800
+"""Argument lists tried per helper, in order (all of them for one argument; for two, the first
+few whole numbers against everything)."""
+
+
+def module_constants(module: Any) -> list[Any]:
+    """The module's own constants: the non-callable globals that are numbers, strings, tuples,
+    lists or arrays (the values a student passes back to the module's helpers)."""
+    kinds = (int, float, str, tuple, list, np.ndarray)
+    return [value for name, value in vars(module).items()
+            if not name.startswith("__") and isinstance(value, kinds) and not callable(value)]
+
+
+def reachable_callables(exercise: Exercise) -> list[Any]:
+    """Every function of the exercise's module, every method of the exercise object, and every
+    function reachable from its attributes (mistakes, answer form, closures), once each; not the
+    mistakes made from the right answer (``from_answer``): their argument is the answer, so
+    that the answer comes out of one only for an input that nothing singles out (64 - 55)."""
+    import importlib
+    import inspect
+    import types
+
+    module = importlib.import_module(f"posenc_lib.exercises.nb{exercise.key[:2]}")
+    found: dict[int, Any] = {}
+
+    def visit(value: Any, depth: int = 0) -> None:
+        if depth > 4 or id(value) in found or isinstance(value, (types.ModuleType, type)):
+            return
+        if callable(value):
+            if not str(getattr(value, "__module__", "")).startswith("posenc_lib"):
+                return
+            found[id(value)] = value
+            for cell in getattr(value, "__closure__", None) or ():
+                try:
+                    visit(cell.cell_contents, depth + 1)
+                except ValueError:
+                    pass
+            return
+        if isinstance(value, (list, tuple)):
+            for item in value:
+                visit(item, depth + 1)
+        elif isinstance(value, Mistake) and value.from_answer:
+            return
+        elif hasattr(value, "__dict__") and str(type(value).__module__).startswith("posenc_lib"):
+            for item in vars(value).values():
+                visit(item, depth + 1)
+
+    for value in vars(module).values():
+        if inspect.isfunction(value):
+            visit(value)
+    for name in dir(exercise):
+        try:
+            visit(getattr(exercise, name))
+        except Exception:
+            pass
+    return list(found.values())
+
+
+def argument_lists(function: Any, pool: list[Any], few: list[Any]) -> Any:
+    """The argument lists to try: every value of ``pool`` for a helper of one argument, every
+    combination of ``few`` for one of two or three; each also with one keyword flag flipped."""
+    import inspect
+    import itertools
+
+    try:
+        parameters = list(inspect.signature(function).parameters.values())
+    except (TypeError, ValueError):
+        return
+    required = [p for p in parameters if p.default is p.empty
+                and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    flags = [p.name for p in parameters if isinstance(p.default, bool)]
+    if not required or len(required) > 3:
+        return
+    values = pool if len(required) == 1 else few
+    for arguments in itertools.product(values, repeat=len(required)):
+        yield arguments, {}
+        for flag in flags:
+            default = next(p.default for p in parameters if p.name == flag)
+            yield arguments, {flag: not default}
+
+
+def answers_from_calls(exercise: Exercise, expected: Any) -> list[str]:
+    """The calls of reachable helpers, on small whole numbers and the module's own constants,
+    that return the answer of ``exercise`` (the introspecting student who passes arguments)."""
+    import importlib
+    import warnings
+
+    module = importlib.import_module(f"posenc_lib.exercises.nb{exercise.key[:2]}")
+    constants = module_constants(module)
+    pool = [*SMALL_INTS, *constants]
+    few = [*FEW_INTS, *constants]
+    hits = []
+    for function in reachable_callables(exercise):
+        for count, (arguments, flags) in enumerate(argument_lists(function, pool, few)):
+            if count >= CALLS_PER_HELPER:
+                break
+            try:
+                with warnings.catch_warnings(), np.errstate(all="ignore"):
+                    warnings.simplefilter("ignore")
+                    value = function(*arguments, **flags)
+                same = _compare(value, expected, exercise.rtol, exercise.atol)[0]
+            except Exception:  # a call that makes no sense, or a value of another kind
+                continue
+            if same:
+                name = getattr(function, "__qualname__", repr(function))
+                hits.append(f"{name}{tuple(arguments)!r:.80} {flags or ''}")
+                break
+    return hits
+
+
+CALLED_OPEN = {
+    "01.carry_flips", "01.gray_offsets", "01.ternary_periods", "03.min_width",
+    "04.previous_sines", "07.alibi_heads", "07.alibi_self_weight", "08.bfloat16_ties",
+    "08.float16_edges", "08.truncation_bias", "09.mrope_positions", "11.ntk_ratios",
+}
+"""Exercises whose answer a module helper still returns when called with small whole numbers
+or the module's own constants; issue 33 leaves them open."""
+
+
+@pytest.mark.parametrize("key", sorted(set(KEYS) - PROPERTY - set(IN_PACKAGE_KEYS)))
+def test_no_helper_called_with_plausible_arguments_returns_the_answer(
+    key: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import copy
+
+    expected = EXERCISES[key]._expected()
+    exercise = copy.deepcopy(EXERCISES[key])  # its methods are called with anything: __post_init__
+    monkeypatch.setenv("POSENC_ANSWER_KEY", "")
+    monkeypatch.setattr(_core, "record_pass", lambda key: None)  # a check here records nothing
+    assert len(reachable_callables(exercise)) >= 5  # the module's helpers and the mistakes
+    hits = answers_from_calls(exercise, expected)
+    assert bool(hits) == (key in CALLED_OPEN), f"{key}: {hits[:3]}"
 
 
 @pytest.mark.parametrize("key", sorted(TARGETS))

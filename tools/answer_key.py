@@ -44,7 +44,7 @@ from posenc_lib.exercises import (  # noqa: E402
     nb11,
 )
 from posenc_lib.exercises._key import KEY_FILE, encode  # noqa: E402
-from posenc_lib.frequencies import inverse_frequencies  # noqa: E402
+from posenc_lib.frequencies import inverse_frequencies, wavelengths  # noqa: E402
 from posenc_lib.rope import apply_rope  # noqa: E402
 from posenc_lib.scaling import (  # noqa: E402
     llama3_inv_freq,
@@ -103,6 +103,30 @@ HIDDEN_INPUTS: dict[str, Callable[[], Any]] = {
 }
 """The data an exercise hands the learner when the parameters that make it are the answer."""
 
+def shortest_length(pairs: int, base: float = 10000.0, *, steps: bool = True) -> int:
+    """02.half_turns: the smallest L whose L - 1 steps cover the wavelengths of pairs 0 ..
+    pairs - 1 of d_model = 128 (L steps without ``steps``)."""
+    lam = wavelengths(inverse_frequencies(128, base))
+    return int(np.ceil(lam[pairs - 1])) + (1 if steps else 0)
+
+
+def lost_pairs(dtype: type = np.float16, base: float = 500000.0) -> int:
+    """02.float16_lost_pairs: the pairs of d_model = 128 whose power base^(2i/d), stored in
+    ``dtype``, overflows (frequency 1/inf = 0)."""
+    powers = 1.0 / inverse_frequencies(128, base)
+    with np.errstate(over="ignore"):
+        return int(np.isinf(powers.astype(dtype)).sum())
+
+
+STORED_MISTAKES: dict[str, Callable[[], Any]] = {
+    "02.half_turns": lambda: [
+        shortest_length(16), shortest_length(33), shortest_length(32, 1000.0),
+    ],
+    "02.float16_lost_pairs": lambda: [lost_pairs(np.float32)],
+}
+"""Known mistakes stored as numbers: the helper that computes one would give the answer when
+called with the exercise's own parameters, so it stays here (in the order the Mistakes read)."""
+
 EXPECTED: dict[str, Callable[[], Any]] = {
     "00.same_cat": lambda: nb00._same_cat(),
     "00.causal_attention": lambda: (
@@ -117,8 +141,8 @@ EXPECTED: dict[str, Callable[[], Any]] = {
     ),
     "01.gray_offsets": lambda: nb01._consistent_offsets(gray=True),
     "02.slow_pair": lambda: sinusoidal_encoding_at([nb02._SLOW_POS], nb02._SLOW_D)[0, 6:],
-    "02.half_turns": lambda: nb02._shortest_length(nb02._HALF_PAIRS),
-    "02.float16_lost_pairs": lambda: nb02._lost_pairs(nb02._F16_BASE),
+    "02.half_turns": lambda: shortest_length(32),
+    "02.float16_lost_pairs": lambda: lost_pairs(),
     "02.checkpoint_layout": lambda: (
         f"{CHECKPOINT_LAYOUT}-{CHECKPOINT_SPACING}",
         float(tensor2tensor_frequencies(nb02._CHECKPOINT_D)[-1]),  # the slowest frequency
@@ -198,8 +222,10 @@ def key_text() -> str:
 
 
 def data_text() -> str:
-    """The text of posenc_lib/exercises/_data.json: the hidden inputs as plain numbers."""
-    data = {key: np.asarray(make(), dtype=float).tolist() for key, make in HIDDEN_INPUTS.items()}
+    """The text of posenc_lib/exercises/_data.json: the hidden inputs and the stored mistakes
+    as plain numbers."""
+    made = {**HIDDEN_INPUTS, **STORED_MISTAKES}
+    data = {key: np.asarray(make(), dtype=float).tolist() for key, make in made.items()}
     return json.dumps(data, indent=0, sort_keys=True) + "\n"
 
 

@@ -11,7 +11,7 @@ from numpy.typing import NDArray
 
 from posenc_lib.exercises._core import Exercise, Mistake, Shortcut
 from posenc_lib.exercises._data import HIDDEN_DATA
-from posenc_lib.frequencies import inverse_frequencies, wavelengths
+from posenc_lib.frequencies import inverse_frequencies
 from posenc_lib.sinusoidal import sinusoidal_encoding_at
 
 __all__ = ["checkpoint_layout", "decode_position", "float16_lost_pairs", "half_turns", "slow_pair"]
@@ -59,13 +59,11 @@ slow_pair = Exercise(
     ),
 )
 
-_HALF_D, _HALF_PAIRS = 128, 32  # half of the 64 pairs
-
-
-def _shortest_length(pairs: int, base: float = 10000.0, *, steps: bool = True) -> int:
-    """Smallest L whose L - 1 steps cover the wavelengths of pairs 0 .. pairs - 1."""
-    lam = wavelengths(inverse_frequencies(_HALF_D, base))
-    return int(np.ceil(lam[pairs - 1])) + (1 if steps else 0)
+def _stored_mistake(key: str, index: int) -> float:
+    """Mistake ``index`` of exercise ``key``, stored as a number (posenc_lib.exercises._data):
+    the function that computes it would give the answer with the exercise's own parameters, so
+    it stays in the checkout's tools/answer_key.py."""
+    return HIDDEN_DATA[key][index]
 
 
 half_turns = Exercise(
@@ -83,24 +81,14 @@ half_turns = Exercise(
     "of pairs complete a turn, counting L - 1 steps.",
     mistakes=(
         Mistake("L steps instead of L - 1 (L tokens are L - 1 steps apart)",
-                lambda: _shortest_length(_HALF_PAIRS, steps=False), credit=0.5),
+                lambda right: right - 1, credit=0.5, from_answer=True),
         Mistake("half of the dimensions (32 dimensions are 16 pairs) instead of half of the pairs",
-                lambda: _shortest_length(_HALF_PAIRS // 2)),
+                lambda: _stored_mistake("02.half_turns", 0)),
         Mistake("one pair too many: pairs 0 .. 32 (the pair index starts at 0)",
-                lambda: _shortest_length(_HALF_PAIRS + 1)),
-        Mistake("base 1000 instead of 10000", lambda: _shortest_length(_HALF_PAIRS, 1000.0)),
+                lambda: _stored_mistake("02.half_turns", 1)),
+        Mistake("base 1000 instead of 10000", lambda: _stored_mistake("02.half_turns", 2)),
     ),
 )
-
-_F16_D, _F16_BASE = 128, 500000.0
-
-
-def _lost_pairs(base: float, dtype: type = np.float16) -> int:
-    """Pairs whose power base^(2i/d), stored in ``dtype``, overflows (frequency 1/inf = 0)."""
-    powers = 1.0 / inverse_frequencies(_F16_D, base)
-    with np.errstate(over="ignore"):
-        return int(np.isinf(powers.astype(dtype)).sum())
-
 
 float16_lost_pairs = Exercise(
     key="02.float16_lost_pairs", answer_name="n_lost", level="core", kind="explanation", minutes=10,
@@ -118,11 +106,11 @@ float16_lost_pairs = Exercise(
     "to overflow, a precision trap that frequencies built in float32 or float64 never meet.",
     mistakes=(
         Mistake("counting dimensions (2 per pair) instead of pairs",
-                lambda: 2 * _lost_pairs(_F16_BASE), credit=0.5),
+                lambda right: 2 * right, credit=0.5, from_answer=True),
         Mistake("the threshold of float32 (3.4e38) or base 10000: then nothing overflows",
-                lambda: _lost_pairs(_F16_BASE, np.float32)),
+                lambda: _stored_mistake("02.float16_lost_pairs", 0)),
         Mistake("the pairs that keep their frequency instead of the ones that lose it",
-                lambda: _F16_D // 2 - _lost_pairs(_F16_BASE)),
+                lambda right: 64 - right, from_answer=True),
     ),
     shortcuts=(
         Shortcut("float16 arithmetic (find the threshold with a logarithm)",
