@@ -283,13 +283,11 @@ def answers_from_calls(exercise: Exercise, expected: Any) -> list[str]:
     return hits
 
 
-CALLED_OPEN = {
-    "01.carry_flips", "01.gray_offsets", "01.ternary_periods", "03.min_width",
-    "04.previous_sines", "07.alibi_heads", "07.alibi_self_weight", "08.bfloat16_ties",
-    "08.float16_edges", "08.truncation_bias", "09.mrope_positions", "11.ntk_ratios",
-}
+CALLED_OPEN = {"01.carry_flips", "01.gray_offsets", "01.ternary_periods", "07.alibi_heads"}
 """Exercises whose answer a module helper still returns when called with small whole numbers
-or the module's own constants; issue 33 leaves them open."""
+or the module's own constants; issue 33 leaves them open. 07.alibi_heads is the library's
+alibi_slopes at the exercise's own head count (the check refuses the call by name; an
+instructor seed that changes the count is not built)."""
 
 
 @pytest.mark.parametrize("key", sorted(set(KEYS) - PROPERTY - set(IN_PACKAGE_KEYS)))

@@ -28,6 +28,9 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # run as a script: make posenc_lib importable from the checkout
     sys.path.insert(0, str(ROOT))
 
+from posenc_lib.analysis import method_frequency_ratios  # noqa: E402
+from posenc_lib.attention import scaled_dot_product_attention  # noqa: E402
+from posenc_lib.bias import alibi_bias  # noqa: E402
 from posenc_lib.exercises import (  # noqa: E402
     _data,
     nb00,
@@ -45,12 +48,15 @@ from posenc_lib.exercises import (  # noqa: E402
 )
 from posenc_lib.exercises._key import KEY_FILE, encode  # noqa: E402
 from posenc_lib.frequencies import inverse_frequencies, wavelengths  # noqa: E402
+from posenc_lib.precision import round_to_bfloat16, round_to_dtype  # noqa: E402
 from posenc_lib.rope import apply_rope  # noqa: E402
+from posenc_lib.rope_variants import mrope_image_positions  # noqa: E402
 from posenc_lib.scaling import (  # noqa: E402
     llama3_inv_freq,
     resolve_rope_type,
     rope_frequencies,
 )
+from posenc_lib.shift import fit_linear_map  # noqa: E402
 from posenc_lib.sinusoidal import (  # noqa: E402
     encoding_from_frequencies,
     sinusoidal_encoding_at,
@@ -118,7 +124,70 @@ def lost_pairs(dtype: type = np.float16, base: float = 500000.0) -> int:
         return int(np.isinf(powers.astype(dtype)).sum())
 
 
+def alibi_self_weight(slope: float, sign: float = 1.0, tokens: int = 10) -> float:
+    """07.alibi_self_weight: the weight the last of ``tokens`` equal-content tokens puts on
+    itself under the ALiBi bias ``sign`` * -slope |i - j| (the last query sees every key)."""
+    queries, keys, values = np.zeros((tokens, 4)), np.ones((tokens, 4)), np.eye(tokens)
+    bias = sign * alibi_bias([slope], tokens, causal=False)[0]
+    _, weights = scaled_dot_product_attention(queries, keys, values, bias=bias)
+    return float(weights[-1, -1])
+
+
+def mean_truncation_error(low: float, high: float) -> float:
+    """08.truncation_bias: the mean of truncate(x) - x to bfloat16 over float32 values evenly
+    spread in [low, high)."""
+    grid = np.linspace(low, high, 2**21, endpoint=False).astype(np.float32)
+    error = round_to_bfloat16(grid, mode="truncate").astype(np.float64) - grid
+    return float(error.mean())
+
+
+def overflow_edges(candidates: np.ndarray) -> np.ndarray:
+    """08.float16_edges: the first of ``candidates`` float16 stores as its largest finite value,
+    and the first it stores as inf."""
+    stored = round_to_dtype(candidates, "float16")
+    largest = stored[np.isfinite(stored)].max()
+    return np.array([candidates[stored == largest][0], candidates[np.isinf(stored)][0]])
+
+
+def min_width(base: float, n_positions: int, exponent_factor: float = 2.0) -> int:
+    """03.min_width: the smallest even d_model, frequencies base ** (-exponent_factor * i / d),
+    whose closest pair of distinct positions among 0 .. n_positions - 1 are neighbours (the
+    distance depends only on the offset, so PE(0) against PE(k) decides)."""
+    for d_model in range(2, 200, 2):
+        frequencies = base ** (-exponent_factor * np.arange(d_model // 2) / d_model)
+        codes = encoding_from_frequencies(np.arange(n_positions), frequencies)
+        if int(np.argmin(np.linalg.norm(codes[1:] - codes[0], axis=1))) == 0:
+            return d_model
+    raise RuntimeError("no width below 200 keeps neighbours closest")
+
+
+def count_flat(n_positions: int, d_model: int, threshold: float, ends_only: bool = False) -> int:
+    """03.flat_columns: the columns of the encoding whose range over positions 0 .. n_positions
+    - 1 is below ``threshold``; with ``ends_only``, the range taken as |last - first|."""
+    encoding = sinusoidal_encoding_at(np.arange(n_positions), d_model)
+    spread = np.abs(encoding[-1] - encoding[0]) if ends_only else np.ptp(encoding, axis=0)
+    return int(np.count_nonzero(spread < threshold))
+
+
+def two_token_map(k: int) -> np.ndarray:
+    """04.previous_sines: the least-squares map from [the 8 sines of d_model = 16 at t, those at
+    t - 1] to the sines at t + k, fitted over t = 0 .. 999."""
+    t = np.arange(0, 1000)
+
+    def sines(positions: np.ndarray) -> np.ndarray:
+        return sinusoidal_encoding_at(positions, 16)[:, 0::2]
+
+    return fit_linear_map(np.hstack([sines(t), sines(t - 1)]), sines(t + k))[0]
+
+
 STORED_MISTAKES: dict[str, Callable[[], Any]] = {
+    "04.previous_sines": lambda: two_token_map(4),
+    "03.min_width": lambda: [min_width(10000.0, 1000), min_width(100000.0, 1000, 1.0)],
+    "03.flat_columns": lambda: [count_flat(100, 1024, 0.01, ends_only=True)],
+    "08.truncation_bias": lambda: [
+        mean_truncation_error(1.0, 2.0), mean_truncation_error(4.0, 8.0),
+    ],
+    "07.alibi_self_weight": lambda: [alibi_self_weight(0.25, sign=-1.0), alibi_self_weight(0.5)],
     "02.half_turns": lambda: [
         shortest_length(16), shortest_length(33), shortest_length(32, 1000.0),
     ],
@@ -153,13 +222,13 @@ EXPECTED: dict[str, Callable[[], Any]] = {
         np.array([nb03._toeplitz(m) for m in nb03.score_candidates().values()])
     ),
     "03.no_bounce": lambda: True,
-    "03.min_width": lambda: nb03._min_width(100000.0, 1000),
-    "03.flat_columns": lambda: nb03._count_flat(100, 1024, 0.01),
+    "03.min_width": lambda: min_width(100000.0, 1000),
+    "03.flat_columns": lambda: count_flat(100, 1024, 0.01),
     "04.shift_back": lambda: nb04.sinusoidal_encoding_at([13], 24)[0],
     "04.cos_sin_matrix": lambda: nb04.rotation_matrix(4 * nb04._theta(5, 32)),
     "04.row_form_position": lambda: nb04._nearest_position(nb04._row_form_vector(), 16, 128),
     "04.forward_head": lambda: True,
-    "04.previous_sines": lambda: nb04._two_token_map(nb04._SHIFT),
+    "04.previous_sines": lambda: two_token_map(nb04._SHIFT),
     "05.base_for_context": lambda: nb05._smallest_base(128, nb05._CONTEXT, np.pi),
     "05.layout": lambda: (CHECKPOINT_PAIRING, nb05._length_change(1)),
     "05.half_matrix": lambda: nb05.rope_matrix(2, nb05.inverse_frequencies(6), pairing='half'),
@@ -173,7 +242,7 @@ EXPECTED: dict[str, Callable[[], Any]] = {
                           nb06._dynamic_slowest(nb06._CACHE_NOW))
     ),
     "06.which_scaling": lambda: nb06._reasoned(resolve_rope_type(MYSTERY_CONFIG)),
-    "07.alibi_self_weight": lambda: nb07._self_weight(nb07._SLOPE),
+    "07.alibi_self_weight": lambda: alibi_self_weight(nb07._SLOPE),
     "07.alibi_heads": lambda: nb07.alibi_slopes(nb07._HEADS),
     "07.t5_decoder_starts": lambda: (
         nb07._starts(nb07.t5_relative_position_bucket(
@@ -184,11 +253,11 @@ EXPECTED: dict[str, Callable[[], Any]] = {
         nb07._local(nb07.alibi_weights_by_distance(nb07._LOCAL_HEADS, nb07._CONTEXT))
     ),
     "08.bfloat16_ties": lambda: nb08.round_to_dtype(nb08._TIES, 'bfloat16'),
-    "08.truncation_bias": lambda: nb08._mean_truncation_error(nb08._LOW, nb08._HIGH),
+    "08.truncation_bias": lambda: mean_truncation_error(1.0, 8.0),
     "08.table_detector": lambda: (
         np.array([build is nb08._narrow_angle_table for build, _ in nb08._TABLES])
     ),
-    "08.float16_edges": lambda: nb08._overflow_edges(nb08._CANDIDATES),
+    "08.float16_edges": lambda: overflow_edges(np.arange(60_000, 70_000)),
     "09.llama31_slow_pairs": lambda: nb09._scaled_slow() - nb09._plain_slow(),
     "09.partial_vs_p_rope": lambda: (
         np.stack([nb09._partial_row(), nb09.p_rope_frequencies(nb09._D, nb09._P, nb09._BASE)])
@@ -196,13 +265,15 @@ EXPECTED: dict[str, Callable[[], Any]] = {
     "09.mla_cache": lambda: (
         nb09._V3['kv_lora_rank'] + nb09._V3['num_attention_heads'] * nb09._V3['qk_rope_head_dim']
     ),
-    "09.mrope_positions": lambda: nb09._mrope(None),
+    "09.mrope_positions": lambda: mrope_image_positions(
+        nb09._TEXT_BEFORE, nb09._ROWS, nb09._COLS, nb09._TEXT_AFTER),
     "09.cache_survives": lambda: {name for name in nb09.PRESETS if nb09._frequencies_change(name)},
     "10.turning_pairs": lambda: int(np.count_nonzero(nb10._turns() >= 1)),
     "10.break_position": lambda: nb10._first_below(nb10._mean_curve('t5'), 0.5, nb10._TRAINED),
     "10.seed_spread": lambda: nb10._close_to_rope(),
     "10.t5_far_bucket": lambda: nb10._far_keys(4 * nb10._TRAINED),
-    "11.ntk_ratios": lambda: nb11._ntk(4.0),
+    "11.ntk_ratios": lambda: method_frequency_ratios(
+        nb11._HEAD, nb11._BASE, 4.0, nb11._TRAINED, ("ntk",))["ntk"][list(nb11._PAIRS)],
     "11.offset_distance": lambda: nb11._distance(100.0),
     "11.table_orientation": lambda: np.array([not transposed for *_, transposed in nb11._TABLES]),
     "11.octaves": lambda: nb11._octaves(512),

@@ -10,7 +10,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from posenc_lib.exercises._core import Exercise, Mistake, Shortcut
-from posenc_lib.exercises._data import HIDDEN_DATA
+from posenc_lib.exercises._data import HIDDEN_DATA, stored_mistake
 from posenc_lib.frequencies import inverse_frequencies
 from posenc_lib.sinusoidal import sinusoidal_encoding_at
 
@@ -59,13 +59,6 @@ slow_pair = Exercise(
     ),
 )
 
-def _stored_mistake(key: str, index: int) -> float:
-    """Mistake ``index`` of exercise ``key``, stored as a number (posenc_lib.exercises._data):
-    the function that computes it would give the answer with the exercise's own parameters, so
-    it stays in the checkout's tools/answer_key.py."""
-    return HIDDEN_DATA[key][index]
-
-
 half_turns = Exercise(
     key="02.half_turns", answer_name="n_tokens", level="core", kind="derivation", minutes=10,
     title="The shortest sentence in which half of the pairs of d_model = 128 turn fully",
@@ -83,10 +76,10 @@ half_turns = Exercise(
         Mistake("L steps instead of L - 1 (L tokens are L - 1 steps apart)",
                 lambda right: right - 1, credit=0.5, from_answer=True),
         Mistake("half of the dimensions (32 dimensions are 16 pairs) instead of half of the pairs",
-                lambda: _stored_mistake("02.half_turns", 0)),
+                lambda: stored_mistake("02.half_turns", 0)),
         Mistake("one pair too many: pairs 0 .. 32 (the pair index starts at 0)",
-                lambda: _stored_mistake("02.half_turns", 1)),
-        Mistake("base 1000 instead of 10000", lambda: _stored_mistake("02.half_turns", 2)),
+                lambda: stored_mistake("02.half_turns", 1)),
+        Mistake("base 1000 instead of 10000", lambda: stored_mistake("02.half_turns", 2)),
     ),
 )
 
@@ -108,7 +101,7 @@ float16_lost_pairs = Exercise(
         Mistake("counting dimensions (2 per pair) instead of pairs",
                 lambda right: 2 * right, credit=0.5, from_answer=True),
         Mistake("the threshold of float32 (3.4e38) or base 10000: then nothing overflows",
-                lambda: _stored_mistake("02.float16_lost_pairs", 0)),
+                lambda: stored_mistake("02.float16_lost_pairs", 0)),
         Mistake("the pairs that keep their frequency instead of the ones that lose it",
                 lambda right: 64 - right, from_answer=True),
     ),
