@@ -31,6 +31,7 @@ if str(ROOT) not in sys.path:  # run as a script: make posenc_lib importable fro
 from posenc_lib.analysis import method_frequency_ratios  # noqa: E402
 from posenc_lib.attention import scaled_dot_product_attention  # noqa: E402
 from posenc_lib.bias import alibi_bias  # noqa: E402
+from posenc_lib.binary import binary_table, hamming_distance  # noqa: E402
 from posenc_lib.exercises import (  # noqa: E402
     _data,
     nb00,
@@ -180,7 +181,19 @@ def two_token_map(k: int) -> np.ndarray:
     return fit_linear_map(np.hstack([sines(t), sines(t - 1)]), sines(t + k))[0]
 
 
+def consistent_offsets(gray: bool, bits: int = 8, max_offset: int = 16) -> set[int]:
+    """01.gray_offsets: the offsets k <= max_offset at which the Hamming distance of the codes of
+    p and p + k is the same for every p (Gray codes, or plain binary without ``gray``)."""
+    table = binary_table(2**bits)
+    if gray:  # g_k = b_k XOR b_{k+1}: each column XOR the column to its left
+        table = table ^ np.pad(table[:, :-1], ((0, 0), (1, 0)))
+    n = len(table)
+    return {k for k in range(1, max_offset + 1)
+            if len(np.unique(np.sum(table[: n - k] != table[k:], axis=1))) == 1}
+
+
 STORED_MISTAKES: dict[str, Callable[[], Any]] = {
+    "01.gray_offsets": lambda: sorted(consistent_offsets(gray=False)),
     "04.previous_sines": lambda: two_token_map(4),
     "03.min_width": lambda: [min_width(10000.0, 1000), min_width(100000.0, 1000, 1.0)],
     "03.flat_columns": lambda: [count_flat(100, 1024, 0.01, ends_only=True)],
@@ -203,12 +216,13 @@ EXPECTED: dict[str, Callable[[], Any]] = {
     ),
     "00.causal_twins": lambda: nb00._same_causal_output(),
     "00.equivariant_layers": lambda: nb00._equivariant(),
-    "01.carry_flips": lambda: nb01._steps(nb01._CARRY_POSITIONS),
-    "01.ternary_periods": lambda: nb01._ternary_periods("right"),
+    "01.carry_flips": lambda: np.array(
+        [hamming_distance(p, p + 1) for p in nb01._CARRY_POSITIONS], dtype=np.int64),
+    "01.ternary_periods": lambda: 3 ** np.arange(5, 0, -1, dtype=np.int64),  # 3**(k+1), k = 4..0
     "01.gray_cousin": lambda: (
         nb01.smooth_bit_wave(nb01._GRAY_CALL[0] + 2 ** nb01._GRAY_CALL[1], nb01._GRAY_CALL[1] + 1)
     ),
-    "01.gray_offsets": lambda: nb01._consistent_offsets(gray=True),
+    "01.gray_offsets": lambda: consistent_offsets(gray=True),
     "02.slow_pair": lambda: sinusoidal_encoding_at([nb02._SLOW_POS], nb02._SLOW_D)[0, 6:],
     "02.half_turns": lambda: shortest_length(32),
     "02.float16_lost_pairs": lambda: lost_pairs(),
