@@ -29,7 +29,13 @@ if str(ROOT) not in sys.path:  # run as a script: make posenc_lib importable fro
     sys.path.insert(0, str(ROOT))
 
 from posenc_lib.analysis import method_frequency_ratios  # noqa: E402
-from posenc_lib.attention import scaled_dot_product_attention  # noqa: E402
+from posenc_lib.attention import (  # noqa: E402
+    VOCAB,
+    causal_mask,
+    scaled_dot_product_attention,
+    self_attention,
+    word_order_model,
+)
 from posenc_lib.bias import alibi_bias  # noqa: E402
 from posenc_lib.binary import binary_table, hamming_distance  # noqa: E402
 from posenc_lib.exercises import (  # noqa: E402
@@ -192,6 +198,45 @@ def consistent_offsets(gray: bool, bits: int = 8, max_offset: int = 16) -> set[i
             if len(np.unique(np.sum(table[: n - k] != table[k:], axis=1))) == 1}
 
 
+def same_cat() -> set[str]:
+    """00.same_cat: the sentences whose first "cat" gets the output it gets in sentence a, in
+    notebook 00's toy model (no position)."""
+    table, w_q, w_k, w_v = word_order_model()
+
+    def cat_output(sentence: str) -> np.ndarray:
+        words = sentence.split()
+        out, _ = self_attention(table[[VOCAB.index(w) for w in words]], w_q, w_k, w_v)
+        return out[words.index("cat")]
+
+    reference = cat_output(nb00._SENTENCE_A)
+    return {key for key, sentence in nb00.SENTENCES.items()
+            if np.allclose(cat_output(sentence), reference)}
+
+
+def same_causal_output() -> set[int]:
+    """00.causal_twins: the positions where the two clauses' causal attention outputs agree."""
+    table, w_q, w_k, w_v = word_order_model()
+    outputs = []
+    for sentence in nb00._CLAUSES:
+        x = table[[VOCAB.index(word) for word in sentence.split()]]
+        outputs.append(self_attention(x, w_q, w_k, w_v, mask=causal_mask(len(x)))[0])
+    return {t for t in range(len(outputs[0])) if np.allclose(outputs[0][t], outputs[1][t])}
+
+
+def equivariant_layers() -> set[str]:
+    """00.equivariant_layers: the layers f with f(x[p]) == f(x)[p] for 20 random x and p."""
+    rng = np.random.default_rng(4)
+    found = set()
+    for name, layer in nb00.layers().items():
+        ok = True
+        for _ in range(20):
+            x, p = rng.normal(size=(6, 4)), rng.permutation(6)
+            ok &= bool(np.allclose(layer(x[p]), layer(x)[p]))
+        if ok:
+            found.add(name)
+    return found
+
+
 STORED_MISTAKES: dict[str, Callable[[], Any]] = {
     "01.gray_offsets": lambda: sorted(consistent_offsets(gray=False)),
     "04.previous_sines": lambda: two_token_map(4),
@@ -210,12 +255,12 @@ STORED_MISTAKES: dict[str, Callable[[], Any]] = {
 called with the exercise's own parameters, so it stays here (in the order the Mistakes read)."""
 
 EXPECTED: dict[str, Callable[[], Any]] = {
-    "00.same_cat": lambda: nb00._same_cat(),
+    "00.same_cat": same_cat,
     "00.causal_attention": lambda: (
-        nb00.self_attention(*nb00._attention_inputs(), mask=nb00.causal_mask(5))[0]
+        self_attention(*nb00._attention_inputs(), mask=causal_mask(5))[0]
     ),
-    "00.causal_twins": lambda: nb00._same_causal_output(),
-    "00.equivariant_layers": lambda: nb00._equivariant(),
+    "00.causal_twins": same_causal_output,
+    "00.equivariant_layers": equivariant_layers,
     "01.carry_flips": lambda: np.array(
         [hamming_distance(p, p + 1) for p in nb01._CARRY_POSITIONS], dtype=np.int64),
     "01.ternary_periods": lambda: 3 ** np.arange(5, 0, -1, dtype=np.int64),  # 3**(k+1), k = 4..0
