@@ -18,6 +18,7 @@ import pytest
 from posenc_lib.exercises import Exercise, Mistake, _core, all_exercises
 from posenc_lib.exercises._core import HINT_AFTER, _compare
 from tests.test_exercise_pages import NUMBER, shows
+from tools.answer_key import UNSEEN_CALLS
 
 EXERCISES = all_exercises()
 KEYS = sorted(EXERCISES)
@@ -451,3 +452,40 @@ def test_without_a_key_a_detector_names_no_option(
     for answer in [right, *wrongs]:
         result = exercise.check(as_answer(exercise, answer))
         assert not result.passed and result.message == _core.NO_KEY, result.message
+
+
+def solution_function(key: str) -> Any:
+    """The function the solution cell of exercise ``key`` defines (run with the notebook's
+    imports)."""
+    from tools.notebook_cells import NOTEBOOKS, exercise_cells, solution_code
+
+    path = next(p for p in NOTEBOOKS if p.name.startswith(key[:2]))
+    namespace: dict[str, Any] = {"np": np}
+    exec(solution_code(path, exercise_cells(path)[key].solution), namespace)
+    functions = [v for k, v in namespace.items() if callable(v) and not k.startswith("_")
+                 and getattr(v, "__module__", None) is None]
+    assert len(functions) == 1, f"{key}: {list(namespace)}"
+    return functions[0]
+
+
+@pytest.mark.parametrize("key", sorted(UNSEEN_CALLS))
+def test_a_hidden_test_calls_the_function_on_inputs_the_release_never_showed(
+    key: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(_core, "record_pass", lambda key: None)
+    exercise = EXERCISES[key]
+    inputs, reference = UNSEEN_CALLS[key]()
+    released = exercise._expected()
+    assert np.shape(reference) != np.shape(released) or not np.allclose(reference, released)
+    solution = solution_function(key)
+    assert exercise.grade(solution, 3, reference=released) == 3
+    assert exercise.grade(solution, reference=reference, inputs=inputs).passed
+
+    def hard_coded(*args: Any) -> Any:  # the released answer, without computing it
+        return released
+
+    assert exercise.grade(hard_coded, 3, reference=released) == 3  # the release cannot tell
+    with pytest.raises(AssertionError):
+        exercise.grade(hard_coded, reference=reference, inputs=inputs)
+    with pytest.raises(ValueError, match="inputs"):
+        exercise.check(solution, inputs=inputs)  # unseen inputs need their reference

@@ -36,7 +36,7 @@ from posenc_lib.attention import (  # noqa: E402
     self_attention,
     word_order_model,
 )
-from posenc_lib.bias import alibi_bias  # noqa: E402
+from posenc_lib.bias import alibi_bias, alibi_slopes  # noqa: E402
 from posenc_lib.binary import binary_table, hamming_distance  # noqa: E402
 from posenc_lib.exercises import (  # noqa: E402
     _data,
@@ -338,6 +338,40 @@ EXPECTED: dict[str, Callable[[], Any]] = {
     "11.octaves": lambda: nb11._octaves(512),
 }
 """The right answer of every exercise, by key, computed with posenc_lib."""
+
+
+UNSEEN_POSITIONS = (1.5, 99.9, 4321.25, 15000.5, 19999.99)
+"""02.decode_position's positions for the hidden test's second call: rows the release never
+showed."""
+
+
+def _unseen_attention() -> tuple[tuple[Any, ...], np.ndarray]:
+    rng = np.random.default_rng(33)
+    x, w_q, w_k, w_v = rng.normal(size=(7, 3)), *rng.normal(size=(3, 3, 3))
+    return (x, w_q, w_k, w_v), self_attention(x, w_q, w_k, w_v, mask=causal_mask(7))[0]
+
+
+def _unseen_distance() -> tuple[tuple[Any, ...], np.ndarray]:
+    n, d, base = 40, 16, 1000.0
+    codes = sinusoidal_encoding_at(np.arange(n), d, base)
+    return (n, d, base), np.linalg.norm(codes - codes[0], axis=1)
+
+
+UNSEEN_CALLS: dict[str, Callable[[], tuple[tuple[Any, ...], Any]]] = {
+    "00.causal_attention": _unseen_attention,
+    "01.gray_cousin": lambda: (
+        (np.linspace(0.0, 64.0, 257), 2), nb01.smooth_bit_wave(np.linspace(0.0, 64.0, 257) + 4, 3)
+    ),
+    "02.decode_position": lambda: (
+        (sinusoidal_encoding_at(np.array(UNSEEN_POSITIONS), nb02._DECODE_D),),
+        np.array(UNSEEN_POSITIONS),
+    ),
+    "07.alibi_heads": lambda: ((12,), alibi_slopes(12)),
+    "11.offset_distance": _unseen_distance,
+}
+"""For exercises that ask for a function: other inputs, and the right result on them. The hidden
+test calls the student's function on these too, so that a function that returns the released
+answer without computing it scores 0."""
 
 
 def answers() -> dict[str, Any]:
