@@ -489,3 +489,23 @@ def test_a_hidden_test_calls_the_function_on_inputs_the_release_never_showed(
         exercise.grade(hard_coded, reference=reference, inputs=inputs)
     with pytest.raises(ValueError, match="inputs"):
         exercise.check(solution, inputs=inputs)  # unseen inputs need their reference
+
+
+def test_the_call_search_finds_a_helper_that_gives_the_answer_for_the_right_argument(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The search can fail: the way nb02._decoded_by(31) gave 02.decode_position's answer, a
+    helper that reads the positions off the right pair of the released rows is found."""
+    from posenc_lib.exercises import nb02
+
+    def _read_pair(pair: int) -> np.ndarray:
+        (codes,) = nb02.decode_position.call_with
+        theta = 10000.0 ** (-2 * pair / 64)
+        return np.mod(np.arctan2(codes[:, 2 * pair], codes[:, 2 * pair + 1]), 2 * np.pi) / theta
+
+    _read_pair.__module__ = nb02.__name__  # as if the package defined it
+    exercise = EXERCISES["02.decode_position"]
+    expected = exercise._expected()
+    assert answers_from_calls(exercise, expected) == []
+    monkeypatch.setattr(nb02, "_read_pair", _read_pair, raising=False)
+    assert [hit for hit in answers_from_calls(exercise, expected) if "_read_pair" in hit]
