@@ -504,8 +504,11 @@ def test_the_call_search_finds_a_helper_that_gives_the_answer_for_the_right_argu
         return np.mod(np.arctan2(codes[:, 2 * pair], codes[:, 2 * pair + 1]), 2 * np.pi) / theta
 
     _read_pair.__module__ = nb02.__name__  # as if the package defined it
-    exercise = EXERCISES["02.decode_position"]
-    expected = exercise._expected()
+    import copy
+
+    expected = EXERCISES["02.decode_position"]._expected()
+    exercise = copy.deepcopy(EXERCISES["02.decode_position"])  # its methods are called too
+    monkeypatch.setattr(_core, "record_pass", lambda key: None)
     assert answers_from_calls(exercise, expected) == []
     monkeypatch.setattr(nb02, "_read_pair", _read_pair, raising=False)
     assert [hit for hit in answers_from_calls(exercise, expected) if "_read_pair" in hit]
