@@ -143,11 +143,15 @@ def test_layout_accepts_the_course_terms_for_half_split(name: str) -> None:
     assert nb05.layout.check((name, change)).passed
 
 
-def test_layout_names_the_common_mistakes_in_any_spelling() -> None:
+def test_layout_names_the_evidence_mistakes_and_no_option() -> None:
     from posenc_lib.exercises import nb05
 
     x, y = nb05.checkpoint_key()
     change = np.max(np.abs(np.hypot(y[0::2], y[1::2]) - np.hypot(x[0::2], x[1::2])))
-    result = nb05.layout.check(("Interleaved", change))  # right evidence, wrong layout
-    assert not result.passed and "RoFormer" in result.message
-    assert not nb05.layout.check(("diagonal", change)).passed
+    squared = np.max(np.abs((y[0::2] ** 2 + y[1::2] ** 2) - (x[0::2] ** 2 + x[1::2] ** 2)))
+    result = nb05.layout.check(("half-split", squared))  # squared lengths
+    assert not result.passed and "squared lengths" in result.message
+    for wrong in ("Interleaved", "neither", "diagonal"):  # right evidence, wrong layout
+        result = nb05.layout.check((wrong, change))
+        assert not result.passed and "points to another choice" in result.message
+        assert "common mistake" not in result.message  # no wrong option is named

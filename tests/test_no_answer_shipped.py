@@ -38,7 +38,7 @@ from tools.answer_key import ROOT, answers
 from tools.notebook_cells import NOTEBOOKS, exercise_cells
 
 OPEN_LEAKS = {
-    "wheel": {"05.key_position", "05.layout"},
+    "wheel": set(),
     "release": set(),
 }
 """Exercises whose answer is still in the package's source (a constant the exercise's data is
@@ -100,6 +100,48 @@ def found_in(text: str, choices: bool = True) -> set[str]:
     return found
 
 
+JOINERS = ("-", "_", " ", "")
+"""How two parts of a composite choice ("interleaved-t2t") may be joined."""
+
+
+def string_runs(source: str) -> list[list[str]]:
+    """For each simple statement of a Python source (not a def, a class or a block), its string
+    constants in the order they are written; f-strings count by their constant pieces."""
+    import ast
+
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return []
+    runs = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.stmt) or hasattr(node, "body"):
+            continue
+        strings = [n for n in ast.walk(node)
+                   if isinstance(n, ast.Constant) and isinstance(n.value, str)]
+        strings.sort(key=lambda n: (n.lineno, n.col_offset))
+        runs.append([n.value for n in strings])
+    return runs
+
+
+def composite_found_in(source: str) -> set[str]:
+    """The detectors whose right choice two neighbouring string constants of one statement of
+    ``source`` spell when joined ("interleaved", "t2t" for "interleaved-t2t"): a choice built
+    at run time (an f-string of two constants) is as good as written."""
+    found = set()
+    runs = string_runs(source)
+    for key in GRADED:
+        answer = ANSWERS[key]
+        if not (isinstance(answer, tuple) and len(answer) == 2 and isinstance(answer[0], str)):
+            continue
+        choice = answer[0].lower()
+        for run in runs:
+            pairs = zip(run, run[1:], strict=False)
+            if any(f"{a}{j}{b}".lower() == choice for a, b in pairs for j in JOINERS):
+                found.add(key)
+    return found
+
+
 def entry_texts(value: Any) -> list[set[str]]:
     """For each telling entry of an answer, the texts it is written as."""
     if isinstance(value, tuple) and len(value) == 2 and isinstance(value[0], str):
@@ -154,7 +196,9 @@ def test_no_graded_answer_is_in_the_package(built: dict, package: str) -> None:
     for name, text in sources.items():
         # a detector's options are the library's own names (rope_type "llama3", pairing
         # "half"): its right choice is searched for in the exercise modules only
-        for key in found_in(text, choices="/exercises/" in name):
+        module = "/exercises/" in name
+        composite = composite_found_in(text) if module and name.endswith(".py") else set()
+        for key in found_in(text, choices=module) | composite:
             leaks.setdefault(key, []).append(name)
     assert set(leaks) == OPEN_LEAKS["wheel"], leaks
 
@@ -195,3 +239,15 @@ def test_the_search_finds_an_answer_where_one_is_written() -> None:
     assert "02.slow_pair" in found_in(f"x = {slow[0]:.4g}, {slow[1]!r}")
     assert "02.slow_pair" not in found_in(f"x = {slow[0] * 1.001:.4g}")
     assert all_exercises()["06.which_scaling"].kind == "detector"
+
+
+def test_the_search_finds_a_choice_built_from_two_constants() -> None:
+    """The way nb02 held 02.checkpoint_layout's choice before issue 33: two constants that an
+    f-string joined."""
+    layout, spacing = ANSWERS["02.checkpoint_layout"][0].split("-")
+    old = (f"_LAYOUT, _SPACING = {layout!r}, {spacing!r}\n"
+           "def _label(a, b):\n    return f'{a}-{b}'\n")
+    assert "02.checkpoint_layout" not in found_in(old)  # the literal search misses it
+    assert composite_found_in(old) == {"02.checkpoint_layout"}
+    swapped = f"_A = {layout!r}\n_B = ('paper', 'concat', {spacing!r})\n"
+    assert composite_found_in(swapped) == set()  # options listed apart spell nothing

@@ -28,6 +28,16 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # run as a script: make posenc_lib importable from the checkout
     sys.path.insert(0, str(ROOT))
 
+from posenc_lib.analysis import method_frequency_ratios  # noqa: E402
+from posenc_lib.attention import (  # noqa: E402
+    VOCAB,
+    causal_mask,
+    scaled_dot_product_attention,
+    self_attention,
+    word_order_model,
+)
+from posenc_lib.bias import alibi_bias, alibi_slopes  # noqa: E402
+from posenc_lib.binary import binary_table, hamming_distance  # noqa: E402
 from posenc_lib.exercises import (  # noqa: E402
     _data,
     nb00,
@@ -44,14 +54,22 @@ from posenc_lib.exercises import (  # noqa: E402
     nb11,
 )
 from posenc_lib.exercises._key import KEY_FILE, encode  # noqa: E402
-from posenc_lib.frequencies import inverse_frequencies, split_permutation  # noqa: E402
+from posenc_lib.frequencies import inverse_frequencies, split_permutation, wavelengths  # noqa: E402
+from posenc_lib.precision import round_to_bfloat16, round_to_dtype  # noqa: E402
+from posenc_lib.rope import apply_rope  # noqa: E402
+from posenc_lib.rope_variants import mrope_image_positions  # noqa: E402
 from posenc_lib.scaling import (  # noqa: E402
     llama3_inv_freq,
     resolve_rope_type,
     rope_frequencies,
     yarn_inv_freq,
 )
-from posenc_lib.sinusoidal import sinusoidal_encoding_at  # noqa: E402
+from posenc_lib.shift import fit_linear_map  # noqa: E402
+from posenc_lib.sinusoidal import (  # noqa: E402
+    encoding_from_frequencies,
+    sinusoidal_encoding_at,
+    tensor2tensor_frequencies,
+)
 
 KEY_PATH = ROOT / KEY_FILE
 """Where the checkout's key lives: every folder below the repository root finds it."""
@@ -66,54 +84,216 @@ MYSTERY_CONFIG: dict[str, Any] = {
 }
 """06.which_scaling: the rope_scaling behind mystery_frequencies()."""
 
+CHECKPOINT_LAYOUT, CHECKPOINT_SPACING = "interleaved", "t2t"
+"""02.checkpoint_layout: the layout and the frequency spacing of the checkpoint's table."""
+
 DECODE_POSITIONS = (0.0, 3.3, 250.25, 7777.7, 12000.125, 19999.4)
 """02.decode_position: real positions (as interpolation feeds them), so that a lookup of whole
 positions cannot pass; the learner gets their encoding rows."""
+
+CHECKPOINT_PAIRING, CHECKPOINT_POSITION = "half", 2718
+"""05.layout and 05.key_position: the pairing and the position of the checkpoint's rotated key."""
+
+
+def _checkpoint_key() -> np.ndarray:
+    """05's key of head size 16 before and after the checkpoint's RoPE (base 10000), stacked."""
+    before = np.random.default_rng(2024).normal(size=16)
+    after = apply_rope(before[None, :], [CHECKPOINT_POSITION], inverse_frequencies(16),
+                       pairing=CHECKPOINT_PAIRING)[0]
+    return np.stack([before, after])
+
 
 HIDDEN_INPUTS: dict[str, Callable[[], Any]] = {
     "02.decode_position": lambda: (
         sinusoidal_encoding_at(np.array(DECODE_POSITIONS), nb02._DECODE_D).ravel()
     ),
+    "02.checkpoint_layout": lambda: encoding_from_frequencies(
+        np.arange(nb02._CHECKPOINT_N), tensor2tensor_frequencies(nb02._CHECKPOINT_D),
+        layout=CHECKPOINT_LAYOUT,
+    ),  # tensor2tensor's spacing: CHECKPOINT_SPACING
+    "05.checkpoint_key": _checkpoint_key,
     "06.llama3_bands": lambda: llama3_inv_freq(64, 500000.0, *BANDS, nb06._BANDS_L),
     "06.which_scaling": lambda: rope_frequencies(64, 1000000.0, MYSTERY_CONFIG)[0],
 }
 """The data an exercise hands the learner when the parameters that make it are the answer."""
 
+def shortest_length(pairs: int, base: float = 10000.0, *, steps: bool = True) -> int:
+    """02.half_turns: the smallest L whose L - 1 steps cover the wavelengths of pairs 0 ..
+    pairs - 1 of d_model = 128 (L steps without ``steps``)."""
+    lam = wavelengths(inverse_frequencies(128, base))
+    return int(np.ceil(lam[pairs - 1])) + (1 if steps else 0)
+
+
+def lost_pairs(dtype: type = np.float16, base: float = 500000.0) -> int:
+    """02.float16_lost_pairs: the pairs of d_model = 128 whose power base^(2i/d), stored in
+    ``dtype``, overflows (frequency 1/inf = 0)."""
+    powers = 1.0 / inverse_frequencies(128, base)
+    with np.errstate(over="ignore"):
+        return int(np.isinf(powers.astype(dtype)).sum())
+
+
+def alibi_self_weight(slope: float, sign: float = 1.0, tokens: int = 10) -> float:
+    """07.alibi_self_weight: the weight the last of ``tokens`` equal-content tokens puts on
+    itself under the ALiBi bias ``sign`` * -slope |i - j| (the last query sees every key)."""
+    queries, keys, values = np.zeros((tokens, 4)), np.ones((tokens, 4)), np.eye(tokens)
+    bias = sign * alibi_bias([slope], tokens, causal=False)[0]
+    _, weights = scaled_dot_product_attention(queries, keys, values, bias=bias)
+    return float(weights[-1, -1])
+
+
+def mean_truncation_error(low: float, high: float) -> float:
+    """08.truncation_bias: the mean of truncate(x) - x to bfloat16 over float32 values evenly
+    spread in [low, high)."""
+    grid = np.linspace(low, high, 2**21, endpoint=False).astype(np.float32)
+    error = round_to_bfloat16(grid, mode="truncate").astype(np.float64) - grid
+    return float(error.mean())
+
+
+def overflow_edges(candidates: np.ndarray) -> np.ndarray:
+    """08.float16_edges: the first of ``candidates`` float16 stores as its largest finite value,
+    and the first it stores as inf."""
+    stored = round_to_dtype(candidates, "float16")
+    largest = stored[np.isfinite(stored)].max()
+    return np.array([candidates[stored == largest][0], candidates[np.isinf(stored)][0]])
+
+
+def min_width(base: float, n_positions: int, exponent_factor: float = 2.0) -> int:
+    """03.min_width: the smallest even d_model, frequencies base ** (-exponent_factor * i / d),
+    whose closest pair of distinct positions among 0 .. n_positions - 1 are neighbours (the
+    distance depends only on the offset, so PE(0) against PE(k) decides)."""
+    for d_model in range(2, 200, 2):
+        frequencies = base ** (-exponent_factor * np.arange(d_model // 2) / d_model)
+        codes = encoding_from_frequencies(np.arange(n_positions), frequencies)
+        if int(np.argmin(np.linalg.norm(codes[1:] - codes[0], axis=1))) == 0:
+            return d_model
+    raise RuntimeError("no width below 200 keeps neighbours closest")
+
+
+def count_flat(n_positions: int, d_model: int, threshold: float, ends_only: bool = False) -> int:
+    """03.flat_columns: the columns of the encoding whose range over positions 0 .. n_positions
+    - 1 is below ``threshold``; with ``ends_only``, the range taken as |last - first|."""
+    encoding = sinusoidal_encoding_at(np.arange(n_positions), d_model)
+    spread = np.abs(encoding[-1] - encoding[0]) if ends_only else np.ptp(encoding, axis=0)
+    return int(np.count_nonzero(spread < threshold))
+
+
+def two_token_map(k: int) -> np.ndarray:
+    """04.previous_sines: the least-squares map from [the 8 sines of d_model = 16 at t, those at
+    t - 1] to the sines at t + k, fitted over t = 0 .. 999."""
+    t = np.arange(0, 1000)
+
+    def sines(positions: np.ndarray) -> np.ndarray:
+        return sinusoidal_encoding_at(positions, 16)[:, 0::2]
+
+    return fit_linear_map(np.hstack([sines(t), sines(t - 1)]), sines(t + k))[0]
+
+
+def consistent_offsets(gray: bool, bits: int = 8, max_offset: int = 16) -> set[int]:
+    """01.gray_offsets: the offsets k <= max_offset at which the Hamming distance of the codes of
+    p and p + k is the same for every p (Gray codes, or plain binary without ``gray``)."""
+    table = binary_table(2**bits)
+    if gray:  # g_k = b_k XOR b_{k+1}: each column XOR the column to its left
+        table = table ^ np.pad(table[:, :-1], ((0, 0), (1, 0)))
+    n = len(table)
+    return {k for k in range(1, max_offset + 1)
+            if len(np.unique(np.sum(table[: n - k] != table[k:], axis=1))) == 1}
+
+
+def same_cat() -> set[str]:
+    """00.same_cat: the sentences whose first "cat" gets the output it gets in sentence a, in
+    notebook 00's toy model (no position)."""
+    table, w_q, w_k, w_v = word_order_model()
+
+    def cat_output(sentence: str) -> np.ndarray:
+        words = sentence.split()
+        out, _ = self_attention(table[[VOCAB.index(w) for w in words]], w_q, w_k, w_v)
+        return out[words.index("cat")]
+
+    reference = cat_output(nb00._SENTENCE_A)
+    return {key for key, sentence in nb00.SENTENCES.items()
+            if np.allclose(cat_output(sentence), reference)}
+
+
+def same_causal_output() -> set[int]:
+    """00.causal_twins: the positions where the two clauses' causal attention outputs agree."""
+    table, w_q, w_k, w_v = word_order_model()
+    outputs = []
+    for sentence in nb00._CLAUSES:
+        x = table[[VOCAB.index(word) for word in sentence.split()]]
+        outputs.append(self_attention(x, w_q, w_k, w_v, mask=causal_mask(len(x)))[0])
+    return {t for t in range(len(outputs[0])) if np.allclose(outputs[0][t], outputs[1][t])}
+
+
+def equivariant_layers() -> set[str]:
+    """00.equivariant_layers: the layers f with f(x[p]) == f(x)[p] for 20 random x and p."""
+    rng = np.random.default_rng(4)
+    found = set()
+    for name, layer in nb00.layers().items():
+        ok = True
+        for _ in range(20):
+            x, p = rng.normal(size=(6, 4)), rng.permutation(6)
+            ok &= bool(np.allclose(layer(x[p]), layer(x)[p]))
+        if ok:
+            found.add(name)
+    return found
+
+
+STORED_MISTAKES: dict[str, Callable[[], Any]] = {
+    "01.gray_offsets": lambda: sorted(consistent_offsets(gray=False)),
+    "04.previous_sines": lambda: two_token_map(4),
+    "03.min_width": lambda: [min_width(10000.0, 1000), min_width(100000.0, 1000, 1.0)],
+    "03.flat_columns": lambda: [count_flat(100, 1024, 0.01, ends_only=True)],
+    "08.truncation_bias": lambda: [
+        mean_truncation_error(1.0, 2.0), mean_truncation_error(4.0, 8.0),
+    ],
+    "07.alibi_self_weight": lambda: [alibi_self_weight(0.25, sign=-1.0), alibi_self_weight(0.5)],
+    "02.half_turns": lambda: [
+        shortest_length(16), shortest_length(33), shortest_length(32, 1000.0),
+    ],
+    "02.float16_lost_pairs": lambda: [lost_pairs(np.float32)],
+}
+"""Known mistakes stored as numbers: the helper that computes one would give the answer when
+called with the exercise's own parameters, so it stays here (in the order the Mistakes read)."""
+
 EXPECTED: dict[str, Callable[[], Any]] = {
-    "00.same_cat": lambda: nb00._same_cat(),
+    "00.same_cat": same_cat,
     "00.causal_attention": lambda: (
-        nb00.self_attention(*nb00._attention_inputs(), mask=nb00.causal_mask(5))[0]
+        self_attention(*nb00._attention_inputs(), mask=causal_mask(5))[0]
     ),
-    "00.causal_twins": lambda: nb00._same_causal_output(),
-    "00.equivariant_layers": lambda: nb00._equivariant(),
-    "01.carry_flips": lambda: nb01._steps(nb01._CARRY_POSITIONS),
-    "01.ternary_periods": lambda: nb01._ternary_periods("right"),
+    "00.causal_twins": same_causal_output,
+    "00.equivariant_layers": equivariant_layers,
+    "01.carry_flips": lambda: np.array(
+        [hamming_distance(p, p + 1) for p in nb01._CARRY_POSITIONS], dtype=np.int64),
+    "01.ternary_periods": lambda: 3 ** np.arange(5, 0, -1, dtype=np.int64),  # 3**(k+1), k = 4..0
     "01.gray_cousin": lambda: (
         nb01.smooth_bit_wave(nb01._GRAY_CALL[0] + 2 ** nb01._GRAY_CALL[1], nb01._GRAY_CALL[1] + 1)
     ),
-    "01.gray_offsets": lambda: nb01._consistent_offsets(gray=True),
+    "01.gray_offsets": lambda: consistent_offsets(gray=True),
     "02.slow_pair": lambda: sinusoidal_encoding_at([nb02._SLOW_POS], nb02._SLOW_D)[0, 6:],
-    "02.half_turns": lambda: nb02._shortest_length(nb02._HALF_PAIRS),
-    "02.float16_lost_pairs": lambda: nb02._lost_pairs(nb02._F16_BASE),
-    "02.checkpoint_layout": lambda: nb02._label(nb02._CHECKPOINT_LAYOUT, nb02._CHECKPOINT_SPACING),
+    "02.half_turns": lambda: shortest_length(32),
+    "02.float16_lost_pairs": lambda: lost_pairs(),
+    "02.checkpoint_layout": lambda: (
+        f"{CHECKPOINT_LAYOUT}-{CHECKPOINT_SPACING}",
+        float(tensor2tensor_frequencies(nb02._CHECKPOINT_D)[-1]),  # the slowest frequency
+    ),
     "02.decode_position": lambda: np.array(DECODE_POSITIONS),
     "03.half_norms": lambda: nb03._half_norms(0, 96),
     "03.offset_only": lambda: (
         np.array([nb03._toeplitz(m) for m in nb03.score_candidates().values()])
     ),
     "03.no_bounce": lambda: True,
-    "03.min_width": lambda: nb03._min_width(100000.0, 1000),
-    "03.flat_columns": lambda: nb03._count_flat(100, 1024, 0.01),
+    "03.min_width": lambda: min_width(100000.0, 1000),
+    "03.flat_columns": lambda: count_flat(100, 1024, 0.01),
     "04.shift_back": lambda: nb04.sinusoidal_encoding_at([13], 24)[0],
     "04.concat_shift": lambda: (  # the interleaved M_k with rows and columns in [sin | cos] order
         nb04.shift_matrix(3, 8)[np.ix_(split_permutation(8), split_permutation(8))]),
     "04.row_form_position": lambda: nb04._nearest_position(nb04._row_form_vector(), 16, 128),
     "04.forward_head": lambda: True,
-    "04.previous_sines": lambda: nb04._two_token_map(nb04._SHIFT),
+    "04.previous_sines": lambda: two_token_map(nb04._SHIFT),
     "05.base_for_context": lambda: nb05._smallest_base(128, nb05._CONTEXT, np.pi),
-    "05.layout": lambda: nb05._reasoned(nb05._CHECKPOINT_PAIRING),
+    "05.layout": lambda: (CHECKPOINT_PAIRING, nb05._length_change(1)),
     "05.half_matrix": lambda: nb05.rope_matrix(2, nb05.inverse_frequencies(6), pairing='half'),
-    "05.key_position": lambda: nb05._CHECKPOINT_POSITION,
+    "05.key_position": lambda: CHECKPOINT_POSITION,
     "05.direction": lambda: np.array([nb05._ratio('q'), nb05._ratio('rot')]),
     "06.ramp_bounds": lambda: np.array(nb06.yarn_correction_range(128, 10000.0, nb06._LONGER)),
     "06.yarn_ratios": lambda: (yarn_inv_freq(64, 150000.0, 32.0, 4096, truncate=False)
@@ -124,7 +304,7 @@ EXPECTED: dict[str, Callable[[], Any]] = {
                           nb06._dynamic_slowest(nb06._CACHE_NOW))
     ),
     "06.which_scaling": lambda: nb06._reasoned(resolve_rope_type(MYSTERY_CONFIG)),
-    "07.alibi_self_weight": lambda: nb07._self_weight(nb07._SLOPE),
+    "07.alibi_self_weight": lambda: alibi_self_weight(nb07._SLOPE),
     "07.alibi_heads": lambda: nb07.alibi_slopes(nb07._HEADS),
     "07.t5_decoder_starts": lambda: (
         nb07._starts(nb07.t5_relative_position_bucket(
@@ -135,11 +315,11 @@ EXPECTED: dict[str, Callable[[], Any]] = {
         nb07._local(nb07.alibi_weights_by_distance(nb07._LOCAL_HEADS, nb07._CONTEXT))
     ),
     "08.bfloat16_ties": lambda: nb08.round_to_dtype(nb08._TIES, 'bfloat16'),
-    "08.truncation_bias": lambda: nb08._mean_truncation_error(nb08._LOW, nb08._HIGH),
+    "08.truncation_bias": lambda: mean_truncation_error(1.0, 8.0),
     "08.table_detector": lambda: (
         np.array([build is nb08._narrow_angle_table for build, _ in nb08._TABLES])
     ),
-    "08.float16_edges": lambda: nb08._overflow_edges(nb08._CANDIDATES),
+    "08.float16_edges": lambda: overflow_edges(np.arange(60_000, 70_000)),
     "09.llama31_slow_pairs": lambda: nb09._scaled_slow() - nb09._plain_slow(),
     "09.partial_vs_p_rope": lambda: (
         np.stack([nb09._partial_row(), nb09.p_rope_frequencies(nb09._D, nb09._P, nb09._BASE)])
@@ -147,18 +327,54 @@ EXPECTED: dict[str, Callable[[], Any]] = {
     "09.mla_cache": lambda: (
         nb09._V3['kv_lora_rank'] + nb09._V3['num_attention_heads'] * nb09._V3['qk_rope_head_dim']
     ),
-    "09.mrope_positions": lambda: nb09._mrope(None),
+    "09.mrope_positions": lambda: mrope_image_positions(
+        nb09._TEXT_BEFORE, nb09._ROWS, nb09._COLS, nb09._TEXT_AFTER),
     "09.cache_survives": lambda: {name for name in nb09.PRESETS if nb09._frequencies_change(name)},
     "10.turning_pairs": lambda: int(np.count_nonzero(nb10._turns() >= 1)),
     "10.break_position": lambda: nb10._first_below(nb10._mean_curve('t5'), 0.5, nb10._TRAINED),
     "10.seed_spread": lambda: nb10._close_to_rope(),
     "10.t5_far_bucket": lambda: nb10._far_keys(4 * nb10._TRAINED),
-    "11.ntk_ratios": lambda: nb11._ntk(4.0),
+    "11.ntk_ratios": lambda: method_frequency_ratios(
+        nb11._HEAD, nb11._BASE, 4.0, nb11._TRAINED, ("ntk",))["ntk"][list(nb11._PAIRS)],
     "11.offset_distance": lambda: nb11._distance(100.0),
     "11.table_orientation": lambda: np.array([not transposed for *_, transposed in nb11._TABLES]),
     "11.octaves": lambda: nb11._octaves(512),
 }
 """The right answer of every exercise, by key, computed with posenc_lib."""
+
+
+UNSEEN_POSITIONS = (1.5, 99.9, 4321.25, 15000.5, 19999.99)
+"""02.decode_position's positions for the hidden test's second call: rows the release never
+showed."""
+
+
+def _unseen_attention() -> tuple[tuple[Any, ...], np.ndarray]:
+    rng = np.random.default_rng(33)
+    x, w_q, w_k, w_v = rng.normal(size=(7, 3)), *rng.normal(size=(3, 3, 3))
+    return (x, w_q, w_k, w_v), self_attention(x, w_q, w_k, w_v, mask=causal_mask(7))[0]
+
+
+def _unseen_distance() -> tuple[tuple[Any, ...], np.ndarray]:
+    n, d, base = 40, 16, 1000.0
+    codes = sinusoidal_encoding_at(np.arange(n), d, base)
+    return (n, d, base), np.linalg.norm(codes - codes[0], axis=1)
+
+
+UNSEEN_CALLS: dict[str, Callable[[], tuple[tuple[Any, ...], Any]]] = {
+    "00.causal_attention": _unseen_attention,
+    "01.gray_cousin": lambda: (
+        (np.linspace(0.0, 64.0, 257), 2), nb01.smooth_bit_wave(np.linspace(0.0, 64.0, 257) + 4, 3)
+    ),
+    "02.decode_position": lambda: (
+        (sinusoidal_encoding_at(np.array(UNSEEN_POSITIONS), nb02._DECODE_D),),
+        np.array(UNSEEN_POSITIONS),
+    ),
+    "07.alibi_heads": lambda: ((12,), alibi_slopes(12)),
+    "11.offset_distance": _unseen_distance,
+}
+"""For exercises that ask for a function: other inputs, and the right result on them. The hidden
+test calls the student's function on these too, so that a function that returns the released
+answer without computing it scores 0."""
 
 
 def answers() -> dict[str, Any]:
@@ -173,8 +389,10 @@ def key_text() -> str:
 
 
 def data_text() -> str:
-    """The text of posenc_lib/exercises/_data.json: the hidden inputs as plain numbers."""
-    data = {key: np.asarray(make(), dtype=float).tolist() for key, make in HIDDEN_INPUTS.items()}
+    """The text of posenc_lib/exercises/_data.json: the hidden inputs and the stored mistakes
+    as plain numbers."""
+    made = {**HIDDEN_INPUTS, **STORED_MISTAKES}
+    data = {key: np.asarray(make(), dtype=float).tolist() for key, make in made.items()}
     return json.dumps(data, indent=0, sort_keys=True) + "\n"
 
 
@@ -191,6 +409,7 @@ def main(argv: list[str]) -> int:
         DATA_PATH.write_text(data, encoding="utf-8")
         importlib.reload(_data)  # the exercises read the inputs just written
         importlib.reload(nb02)
+        importlib.reload(nb05)
         importlib.reload(nb06)
     text = key_text()
     if args.check:

@@ -57,7 +57,7 @@ if str(ROOT) not in sys.path:  # run as a script: make tools/ importable
 
 from posenc_lib.exercises import all_exercises  # noqa: E402
 from posenc_lib.exercises._key import ANSWER_KEY_VARIABLE, encode  # noqa: E402
-from tools.answer_key import EXPECTED  # noqa: E402
+from tools.answer_key import EXPECTED, UNSEEN_CALLS  # noqa: E402
 from tools.build_student import CHECK_CALL  # noqa: E402
 from tools.grading_guard import GUARD_SOURCE  # noqa: E402
 from tools.notebook_cells import BEGIN, END, REMOVED_FOR_STUDENTS, exercise_cells  # noqa: E402
@@ -196,11 +196,33 @@ def hidden_test(key: str, answer: str, points: int) -> str:
         "                         'notebook: ' + '; '.join(_posenc_problems))",
         "import sys as _posenc_sys",
         "",
-        f"_posenc_sys.modules[{module!r}].{name}.grade(",
+        ("_posenc_points = " if key in UNSEEN_CALLS else "")
+        + f"_posenc_sys.modules[{module!r}].{name}.grade(",
         f"    {answer}, points={points},",
         f"    reference=_posenc_sys.modules['posenc_lib.exercises._key'].decode({reference!r}))",
+        *unseen_call(key, answer, points),
         "### END HIDDEN TESTS",
     ])
+
+
+def unseen_call(key: str, answer: str, points: int) -> list[str]:
+    """For an exercise that asks for a function, the hidden test's second call: the student's
+    function on inputs the release never showed (tools.answer_key.UNSEEN_CALLS), required once
+    the released inputs earned full points; the cell's value stays the points earned."""
+    if key not in UNSEEN_CALLS:
+        return []
+    module, name = f"posenc_lib.exercises.nb{key[:2]}", key[3:]
+    inputs, reference = UNSEEN_CALLS[key]()
+    return [
+        f"if _posenc_points == {points}:  # right on the released inputs: now on unseen ones",
+        f"    _posenc_sys.modules[{module!r}].{name}.grade(",
+        f"        {answer},",
+        "        reference=_posenc_sys.modules['posenc_lib.exercises._key'].decode(",
+        f"            {encode(reference)!r}),",
+        "        inputs=_posenc_sys.modules['posenc_lib.exercises._key'].decode(",
+        f"            {encode(tuple(inputs))!r}))",
+        "_posenc_points",
+    ]
 
 
 def written_cells(key: str, objective: str) -> list[nbformat.NotebookNode]:

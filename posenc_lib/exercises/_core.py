@@ -464,15 +464,17 @@ class Exercise:
             return self._expected_answer()
         return load_answer(self.key)
 
-    def _evaluate(self, answer: Any) -> tuple[Any, str | None]:
-        """The value to compare (the answer, or what the answer function returns), or a problem."""
+    def _evaluate(self, answer: Any, inputs: tuple[Any, ...] | None = None
+                  ) -> tuple[Any, str | None]:
+        """The value to compare (the answer, or what the answer function returns on ``inputs``,
+        by default :attr:`call_with`), or a problem."""
         if self.call_with is None:
             return answer, None
         if not callable(answer):
             kind = type(answer).__name__
             return None, f"Expected a function named {self.answer_name}; got {kind}."
         try:
-            return answer(*self.call_with), None
+            return answer(*(self.call_with if inputs is None else inputs)), None
         except NotImplementedError:
             return None, NOT_ANSWERED
         except Exception as err:  # the learner's code raised: report it instead of crashing
@@ -496,13 +498,17 @@ class Exercise:
                 return shortcut
         return None
 
-    def check(self, answer: Any, *, reference: Any = _ASK_KEY) -> CheckResult:
+    def check(self, answer: Any, *, reference: Any = _ASK_KEY,
+              inputs: tuple[Any, ...] | None = None) -> CheckResult:
         """Compare ``answer`` with the right one and explain the result.
 
         The right answer is ``reference`` (a hidden test's) or else the answer key's; without
-        either, the check names known mistakes and confirms nothing. A pass is recorded in the
-        learner's progress unless a solution cell computed it.
+        either, the check names known mistakes and confirms nothing. A hidden test may give a
+        function answer other ``inputs`` than :attr:`call_with` (ones the release never showed),
+        with the ``reference`` for them. A pass is recorded in the learner's progress unless a
+        solution cell computed it.
         """
+        self._check_inputs(inputs, reference)
         if _is_placeholder(answer):
             return CheckResult(False, NOT_ANSWERED, self.title)
         if self.answer_form is not None:
@@ -518,7 +524,7 @@ class Exercise:
         if shortcut is not None:
             return CheckResult(False, f"This exercise asks you not to use {shortcut.label}: "
                                "compute it yourself.", self.title)
-        value, problem = self._evaluate(answer)
+        value, problem = self._evaluate(answer, inputs)
         if problem is not None:
             return CheckResult(False, problem, self.title)
         if _is_placeholder(value):
@@ -532,7 +538,9 @@ class Exercise:
             if _may_record(cell):
                 record_pass(self.key)
             return CheckResult(True, message, self.title, 1.0)
-        mistake = self._mistake_made(value, expected)
+        # on inputs the release never showed, a stored mistake (made for the released ones) says
+        # nothing: no diagnosis
+        mistake = self._mistake_made(value, expected) if inputs is None else None
         credit = 0.0
         if mistake is not None:
             message += f"\nThis is what you get with a common mistake: {mistake.label}."
@@ -540,6 +548,13 @@ class Exercise:
             if credit:  # a graded run prints the points (grade); self-study hears no points
                 message += "\nClose: the method is right and one step slipped."
         return CheckResult(False, message + self._hint_offer(), self.title, credit)
+
+    def _check_inputs(self, inputs: tuple[Any, ...] | None, reference: Any) -> None:
+        """Refuse other ``inputs`` unless the exercise asks for a function and a ``reference``
+        for those inputs comes with them."""
+        if inputs is not None and (self.call_with is None or reference is _ASK_KEY):
+            raise ValueError(f"{self.key}: inputs are for an exercise that asks for a function, "
+                             "with the reference for those inputs")
 
     def _diagnosis_only(self, value: Any) -> CheckResult:
         """Without a key: name the known mistake ``value`` equals, and confirm nothing. A
@@ -570,7 +585,8 @@ class Exercise:
             return ""
         return f"\n{tries[0]} tries so far: the hint may help, {self._handle()}.hint()."
 
-    def grade(self, answer: Any, points: float | None = None, *, reference: Any = _ASK_KEY) -> Any:
+    def grade(self, answer: Any, points: float | None = None, *, reference: Any = _ASK_KEY,
+              inputs: tuple[Any, ...] | None = None) -> Any:
         """Like :meth:`check`, but raise ``AssertionError`` with the diagnosis when it fails
         (the hidden tests of nbgrader's grade cells call it with their ``reference``).
 
@@ -578,7 +594,7 @@ class Exercise:
         ``credit`` share for an answer close for a known reason (the diagnosis is printed).
         Without a reference or a key nothing is confirmed, so it raises.
         """
-        result = self.check(answer, reference=reference)
+        result = self.check(answer, reference=reference, inputs=inputs)
         if reference is _ASK_KEY and result.message == NO_KEY:
             raise AssertionError(f"{self.title}\n{result.message}")
         if result.credit <= 0.0 or (points is None and not result.passed):

@@ -1,6 +1,7 @@
-"""Stored inputs of exercises whose parameters are their answer: numbers only, in
-``_data.json`` beside this file (written by tools/answer_key.py; the parameters stay in the
-checkout).
+"""Stored inputs of exercises whose parameters are their answer, and stored values of known
+mistakes whose computation would give the answer with the exercise's own parameters: numbers
+only, in ``_data.json`` beside this file (written by tools/answer_key.py; the parameters and the
+computations stay in the checkout).
 
 Notebooks: 02_sinusoidal_formula, 06_context_extension.
 """
@@ -11,3 +12,8 @@ from pathlib import Path
 HIDDEN_DATA: dict[str, list[float]] = json.loads(
     Path(__file__).with_name("_data.json").read_text(encoding="utf-8"))
 """The numbers, by exercise key."""
+
+
+def stored_mistake(key: str, index: int) -> float:
+    """Known mistake ``index`` of exercise ``key``, as tools/answer_key.py stored it."""
+    return HIDDEN_DATA[key][index]

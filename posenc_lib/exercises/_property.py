@@ -27,12 +27,16 @@ class PropertyExercise(Exercise):
 
     judge: Callable[[Any], tuple[bool, str]] = lambda answer: (False, "no judge")
 
-    def check(self, answer: Any, *, reference: Any = _ASK_KEY) -> CheckResult:
+    def check(self, answer: Any, *, reference: Any = _ASK_KEY,
+              inputs: tuple[Any, ...] | None = None) -> CheckResult:
         """Judge ``answer``, and name the common mistake it equals when it fails.
 
         Without a key or a ``reference`` (an installed package, a graded release) the judge is
-        not run, so that no call confirms an answer: only known mistakes are named.
+        not run, so that no call confirms an answer: only known mistakes are named. A judged
+        answer has no other ``inputs``.
         """
+        if inputs is not None:
+            raise ValueError(f"{self.key}: a property exercise takes no other inputs")
         if answer is None or answer is Ellipsis:
             return super().check(answer)
         if reference is _ASK_KEY and answer_key_path() is None:

@@ -8,17 +8,13 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
-from posenc_lib.binary import binary_table, hamming_distance, smooth_bit_wave
+from posenc_lib.binary import smooth_bit_wave
 from posenc_lib.exercises._core import Exercise, Mistake, Shortcut
+from posenc_lib.exercises._data import HIDDEN_DATA
 
 __all__ = ["carry_flips", "gray_cousin", "gray_offsets", "ternary_periods"]
 
 _CARRY_POSITIONS = (23, 47, 63, 95)
-
-
-def _steps(positions: tuple[int, ...]) -> NDArray[np.int64]:
-    """The bits that change from p to p + 1, for each p of ``positions``."""
-    return np.array([hamming_distance(p, p + 1) for p in positions], dtype=np.int64)
 
 
 carry_flips = Exercise(
@@ -51,15 +47,10 @@ carry_flips = Exercise(
 _TERNARY_DIGITS = 5  # positions 0 .. 3**5 - 1
 
 
-def _ternary_periods(rule: str) -> NDArray[np.int64]:
-    """Digit k (most significant first) repeats every 3**(k+1) and stays put for 3**k steps."""
+def _binary_periods() -> NDArray[np.int64]:
+    """The periods 2**(k+1) of a binary counter's digits, most significant first."""
     k = np.arange(_TERNARY_DIGITS - 1, -1, -1, dtype=np.int64)
-    stays = 3**k  # a digit holds each of its 3 values for 3**k steps
-    if rule == "twice":
-        return 2 * stays
-    if rule == "binary":
-        return np.asarray(2 ** (k + 1), dtype=np.int64)
-    return 3 * stays
+    return np.asarray(2 ** (k + 1), dtype=np.int64)
 
 
 ternary_periods = Exercise(
@@ -80,8 +71,8 @@ ternary_periods = Exercise(
     mistakes=(
         Mistake("the binary rule 'period = 2 x the time a digit stays put' (2 * 256 / flips): a "
                 "base-3 digit changes three times per period, not twice",
-                lambda: _ternary_periods("twice")),
-        Mistake("the periods of a binary counter, 2**(k+1)", lambda: _ternary_periods("binary")),
+                lambda right: 2 * (np.asarray(right) // 3), from_answer=True),
+        Mistake("the periods of a binary counter, 2**(k+1)", lambda: _binary_periods()),
         Mistake("the columns in the order least significant digit first",
                 lambda right: right[::-1], credit=0.5, from_answer=True),
     ),
@@ -128,19 +119,6 @@ gray_cousin = Exercise(
 _GRAY_BITS, _MAX_OFFSET = 8, 16
 
 
-def _consistent_offsets(gray: bool) -> set[int]:
-    table = binary_table(2**_GRAY_BITS)
-    if gray:  # g_k = b_k XOR b_{k+1}: each column XOR the column to its left
-        table = table ^ np.pad(table[:, :-1], ((0, 0), (1, 0)))
-    n = len(table)
-    found = set()
-    for k in range(1, _MAX_OFFSET + 1):
-        distances = np.sum(table[: n - k] != table[k:], axis=1)
-        if len(np.unique(distances)) == 1:
-            found.add(k)
-    return found
-
-
 gray_offsets = Exercise(
     key="01.gray_offsets", answer_name="consistent_offsets", level="challenge", kind="explanation",
     minutes=20,
@@ -161,6 +139,6 @@ gray_offsets = Exercise(
                 lambda: set(range(1, _MAX_OFFSET + 1))),
         Mistake("only the neighbours, k = 1", lambda: {1}),
         Mistake("plain binary codes instead of the Gray code (no offset is consistent there)",
-                lambda: _consistent_offsets(gray=False)),
+                lambda: {int(k) for k in HIDDEN_DATA["01.gray_offsets"]}),
     ),
 )

@@ -10,12 +10,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from posenc_lib.exercises._core import Exercise, Mistake, Shortcut
-from posenc_lib.exercises._data import HIDDEN_DATA
-from posenc_lib.frequencies import inverse_frequencies, wavelengths
-from posenc_lib.sinusoidal import (
-    encoding_from_frequencies,
-    tensor2tensor_frequencies,
-)
+from posenc_lib.exercises._data import HIDDEN_DATA, stored_mistake
+from posenc_lib.frequencies import inverse_frequencies
+from posenc_lib.sinusoidal import sinusoidal_encoding_at
 
 __all__ = ["checkpoint_layout", "decode_position", "float16_lost_pairs", "half_turns", "slow_pair"]
 
@@ -62,15 +59,6 @@ slow_pair = Exercise(
     ),
 )
 
-_HALF_D, _HALF_PAIRS = 128, 32  # half of the 64 pairs
-
-
-def _shortest_length(pairs: int, base: float = 10000.0, *, steps: bool = True) -> int:
-    """Smallest L whose L - 1 steps cover the wavelengths of pairs 0 .. pairs - 1."""
-    lam = wavelengths(inverse_frequencies(_HALF_D, base))
-    return int(np.ceil(lam[pairs - 1])) + (1 if steps else 0)
-
-
 half_turns = Exercise(
     key="02.half_turns", answer_name="n_tokens", level="core", kind="derivation", minutes=10,
     title="The shortest sentence in which half of the pairs of d_model = 128 turn fully",
@@ -86,24 +74,14 @@ half_turns = Exercise(
     "of pairs complete a turn, counting L - 1 steps.",
     mistakes=(
         Mistake("L steps instead of L - 1 (L tokens are L - 1 steps apart)",
-                lambda: _shortest_length(_HALF_PAIRS, steps=False), credit=0.5),
+                lambda right: right - 1, credit=0.5, from_answer=True),
         Mistake("half of the dimensions (32 dimensions are 16 pairs) instead of half of the pairs",
-                lambda: _shortest_length(_HALF_PAIRS // 2)),
+                lambda: stored_mistake("02.half_turns", 0)),
         Mistake("one pair too many: pairs 0 .. 32 (the pair index starts at 0)",
-                lambda: _shortest_length(_HALF_PAIRS + 1)),
-        Mistake("base 1000 instead of 10000", lambda: _shortest_length(_HALF_PAIRS, 1000.0)),
+                lambda: stored_mistake("02.half_turns", 1)),
+        Mistake("base 1000 instead of 10000", lambda: stored_mistake("02.half_turns", 2)),
     ),
 )
-
-_F16_D, _F16_BASE = 128, 500000.0
-
-
-def _lost_pairs(base: float, dtype: type = np.float16) -> int:
-    """Pairs whose power base^(2i/d), stored in ``dtype``, overflows (frequency 1/inf = 0)."""
-    powers = 1.0 / inverse_frequencies(_F16_D, base)
-    with np.errstate(over="ignore"):
-        return int(np.isinf(powers.astype(dtype)).sum())
-
 
 float16_lost_pairs = Exercise(
     key="02.float16_lost_pairs", answer_name="n_lost", level="core", kind="explanation", minutes=10,
@@ -121,11 +99,11 @@ float16_lost_pairs = Exercise(
     "to overflow, a precision trap that frequencies built in float32 or float64 never meet.",
     mistakes=(
         Mistake("counting dimensions (2 per pair) instead of pairs",
-                lambda: 2 * _lost_pairs(_F16_BASE), credit=0.5),
+                lambda right: 2 * right, credit=0.5, from_answer=True),
         Mistake("the threshold of float32 (3.4e38) or base 10000: then nothing overflows",
-                lambda: _lost_pairs(_F16_BASE, np.float32)),
+                lambda: stored_mistake("02.float16_lost_pairs", 0)),
         Mistake("the pairs that keep their frequency instead of the ones that lose it",
-                lambda: _F16_D // 2 - _lost_pairs(_F16_BASE)),
+                lambda right: 64 - right, from_answer=True),
     ),
     shortcuts=(
         Shortcut("float16 arithmetic (find the threshold with a logarithm)",
@@ -135,19 +113,32 @@ float16_lost_pairs = Exercise(
 )
 
 _CHECKPOINT_N, _CHECKPOINT_D = 40, 24
-_CHECKPOINT_LAYOUT, _CHECKPOINT_SPACING = "interleaved", "t2t"
+_LAYOUTS = ("interleaved", "concat")
+_SPACINGS = ("paper", "t2t")
 
 
 def checkpoint_table() -> NDArray[np.float64]:
     """Return a checkpoint's sinusoidal table, shape (40, 24), rows positions 0 .. 39, whose
-    layout and frequency spacing exercise 02.checkpoint_layout asks to detect."""
-    inv_freq = tensor2tensor_frequencies(_CHECKPOINT_D)  # the spacing _CHECKPOINT_SPACING
-    return encoding_from_frequencies(np.arange(_CHECKPOINT_N), inv_freq, layout=_CHECKPOINT_LAYOUT)
+    layout and frequency spacing exercise 02.checkpoint_layout asks to detect (stored numbers,
+    posenc_lib.exercises._data: the layout and the spacing, the answer, stay in the checkout's
+    tools/answer_key.py)."""
+    return np.array(HIDDEN_DATA["02.checkpoint_layout"]).reshape(_CHECKPOINT_N, _CHECKPOINT_D)
 
 
-def _label(layout: str, spacing: str) -> tuple[str, float]:
-    """A reasoned answer: the option and the evidence, the slowest pair's frequency."""
-    return f"{layout}-{spacing}", float(tensor2tensor_frequencies(_CHECKPOINT_D)[-1])
+def _other(option: str, options: tuple[str, str]) -> str:
+    """The option of ``options`` that ``option`` is not."""
+    return options[1] if option == options[0] else options[0]
+
+
+def _relabel(right: tuple[str, float], layout: bool, spacing: bool) -> tuple[str, float]:
+    """The right answer ``(f"{layout}-{spacing}", evidence)`` with its layout, its spacing or
+    both replaced by the other option, the evidence kept: a wrong choice from right evidence."""
+    chosen_layout, chosen_spacing = right[0].split("-", 1)
+    if layout:
+        chosen_layout = _other(chosen_layout, _LAYOUTS)
+    if spacing:
+        chosen_spacing = _other(chosen_spacing, _SPACINGS)
+    return f"{chosen_layout}-{chosen_spacing}", right[1]
 
 
 checkpoint_layout = Exercise(
@@ -169,12 +160,12 @@ checkpoint_layout = Exercise(
     mistakes=(
         Mistake("the spacing is wrong: compare the slowest pair's frequency with what each "
                 "spacing gives for the last pair",
-                lambda: _label(_CHECKPOINT_LAYOUT, "paper")),
+                lambda right: _relabel(right, False, True), from_answer=True),
         Mistake("the layout is wrong: row 0 shows in which order the sines (0 there) and the "
                 "cosines (1 there) come, and neither spacing implies a layout",
-                lambda: _label("concat", _CHECKPOINT_SPACING)),
+                lambda right: _relabel(right, True, False), from_answer=True),
         Mistake("both are wrong: read the layout from row 0 and the spacing from the slowest "
-                "frequency", lambda: _label("concat", "paper")),
+                "frequency", lambda right: _relabel(right, True, True), from_answer=True),
     ),
 )
 
@@ -187,11 +178,14 @@ def _decode_call() -> tuple[NDArray[np.float64]]:
     return (np.array(HIDDEN_DATA["02.decode_position"]).reshape(-1, _DECODE_D),)
 
 
-def _decoded_by(
-    pair: int, *, sine_only: bool = False, swapped: bool = False, whole: bool = False
+def _misread(
+    positions: NDArray[np.float64], pair: int, *, sine_only: bool = False, swapped: bool = False,
+    whole: bool = False,
 ) -> NDArray[np.float64]:
-    """Positions read from one pair's angle, the way a learner might do it."""
-    (codes,) = _decode_call()
+    """The ``positions`` as a learner who reads them from one pair's angle of their encoding
+    rows gets them back, the wrong way (a mistake is computed from the right answer only: the
+    package holds no reading of the rows it hands out)."""
+    codes = sinusoidal_encoding_at(np.asarray(positions, dtype=float), _DECODE_D)
     s, c = codes[:, 2 * pair + swapped], codes[:, 2 * pair + 1 - swapped]
     theta = inverse_frequencies(_DECODE_D)[pair]
     angle = np.arcsin(s) if sine_only else np.mod(np.arctan2(s, c), 2 * np.pi)
@@ -217,14 +211,17 @@ decode_position = Exercise(
     "arctan2, knowing that fast pairs repeat, where a lookup in a table of codes fails.",
     mistakes=(
         Mistake("the fastest pair: its angle repeats every 2*pi positions, so it only knows the "
-                "position modulo 2*pi", lambda: _decoded_by(0)),
+                "position modulo 2*pi", lambda right: _misread(right, 0), from_answer=True),
         Mistake("arcsin of the sine alone: it cannot tell the angle a from pi - a",
-                lambda: _decoded_by(_DECODE_D // 2 - 1, sine_only=True)),
+                lambda right: _misread(right, _DECODE_D // 2 - 1, sine_only=True),
+                from_answer=True),
         Mistake("the slowest pair read as (cos, sin): the sine is in the even column",
-                lambda: _decoded_by(_DECODE_D // 2 - 1, swapped=True)),
+                lambda right: _misread(right, _DECODE_D // 2 - 1, swapped=True),
+                from_answer=True),
         Mistake("whole positions, from rounding or from a lookup in a table of the codes of whole "
                 "positions: these positions lie between the integers, so read the angles",
-                lambda: _decoded_by(_DECODE_D // 2 - 1, whole=True)),
+                lambda right: _misread(right, _DECODE_D // 2 - 1, whole=True),
+                from_answer=True),
     ),
     shortcuts=(
         Shortcut("posenc_lib's encoding functions (read the angles instead of comparing with a "

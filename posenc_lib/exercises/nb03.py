@@ -10,10 +10,10 @@ from __future__ import annotations
 import numpy as np
 
 from posenc_lib.exercises._core import Exercise, Mistake, Shortcut
+from posenc_lib.exercises._data import stored_mistake
 from posenc_lib.exercises._property import PropertyExercise
 from posenc_lib.frequencies import inverse_frequencies
 from posenc_lib.sinusoidal import (
-    encoding_from_frequencies,
     sinusoidal_encoding,
     sinusoidal_encoding_at,
 )  # fmt: skip
@@ -182,22 +182,6 @@ no_bounce = PropertyExercise(
 )
 
 
-def _closest_offset(d_model: int, n_positions: int, frequencies: np.ndarray) -> int:
-    """The offset k of the closest two codes among positions 0 .. n-1 (PE(0) against PE(k): the
-    distance depends only on the offset)."""
-    codes = encoding_from_frequencies(np.arange(n_positions), frequencies)
-    return int(np.argmin(np.linalg.norm(codes[1:] - codes[0], axis=1)) + 1)
-
-
-def _min_width(base: float, n_positions: int, exponent_factor: float = 2.0) -> int:
-    """The smallest even d_model whose closest pair of distinct positions are neighbours."""
-    for d_model in range(2, 200, 2):
-        frequencies = base ** (-exponent_factor * np.arange(d_model // 2) / d_model)
-        if _closest_offset(d_model, n_positions, frequencies) == 1:
-            return d_model
-    raise RuntimeError("no width below 200 keeps neighbours closest")  # pragma: no cover
-
-
 min_width = Exercise(
     key="03.min_width", answer_name="min_width", level="challenge", kind="derivation", minutes=15,
     title="The smallest even d_model, base 100000, whose nearest miss in 1000 tokens is t, t+1",
@@ -212,25 +196,13 @@ min_width = Exercise(
     objective="Shows that uniqueness has a margin that needs enough dimensions: finds the "
     "narrowest encoding whose closest pair of positions are neighbours.",
     mistakes=(
-        Mistake("base 10000 instead of 100000", lambda: _min_width(10000.0, 1000)),
+        Mistake("base 10000 instead of 100000", lambda: stored_mistake("03.min_width", 0)),
         Mistake("the number of pairs d/2 instead of d_model",
-                lambda: _min_width(100000.0, 1000) // 2),
+                lambda right: right // 2, from_answer=True),
         Mistake("exponent i/d instead of 2i/d in the frequencies",
-                lambda: _min_width(100000.0, 1000, exponent_factor=1.0)),
+                lambda: stored_mistake("03.min_width", 1)),
     ),
 )
-
-
-def _count_flat(n_positions: int, d_model: int, threshold: float) -> int:
-    """Columns of the encoding whose range over the positions is below ``threshold``."""
-    encoding = sinusoidal_encoding(n_positions, d_model)
-    return int(np.count_nonzero(np.ptp(encoding, axis=0) < threshold))
-
-
-def _ends_only(n_positions: int, d_model: int, threshold: float) -> int:
-    """The count when each column's range is taken as |value at the last - value at the first|."""
-    ends = sinusoidal_encoding_at([0, n_positions - 1], d_model)
-    return int(np.count_nonzero(np.abs(ends[1] - ends[0]) < threshold))
 
 
 flat_columns = Exercise(
@@ -249,9 +221,10 @@ flat_columns = Exercise(
     "nearly constant over a sentence, and why they are cosine columns.",
     mistakes=(
         Mistake("only the first and last positions compared: a fast column that turns full "
-                "circles also ends near where it started", lambda: _ends_only(100, 1024, 0.01)),
+                "circles also ends near where it started",
+                lambda: stored_mistake("03.flat_columns", 0)),
         Mistake("the sine columns counted like the cosine ones (a slow sine moves by about x, not "
-                "x^2/2)", lambda: 2 * _count_flat(100, 1024, 0.01)),
+                "x^2/2)", lambda right: 2 * right, from_answer=True),
     ),
     shortcuts=(
         Shortcut("the encoding functions (count from the frequencies alone)",

@@ -12,8 +12,9 @@ from typing import Any
 import numpy as np
 
 from posenc_lib.exercises._core import Exercise, Mistake, Shortcut
+from posenc_lib.exercises._data import HIDDEN_DATA
 from posenc_lib.frequencies import inverse_frequencies, split_permutation
-from posenc_lib.rope import apply_rope, relative_scores, rope_matrix, rotate_interleaved
+from posenc_lib.rope import relative_scores, rope_matrix, rotate_interleaved
 
 __all__ = ["checkpoint_key", "base_for_context", "layout", "half_matrix", "key_position",
            "direction"]
@@ -64,54 +65,38 @@ base_for_context = Exercise(
     ),
 )
 
-_CHECKPOINT_PAIRING = "half"
-_CHECKPOINT_POSITION = 2718
-
-
 def checkpoint_key() -> tuple[np.ndarray, np.ndarray]:
     """Return a key of head size 16 before and after a checkpoint's RoPE (base 10000), both shape
     (16,), rotated at the position and in the pairing exercises 05.layout and 05.key_position ask
-    for."""
-    before = np.random.default_rng(2024).normal(size=16)
-    theta = inverse_frequencies(16)
-    after = apply_rope(before[None, :], [_CHECKPOINT_POSITION], theta, pairing=_CHECKPOINT_PAIRING)
-    return before, after[0]
+    for (stored numbers, posenc_lib.exercises._data: the position and the pairing, the answers,
+    stay in the checkout's tools/answer_key.py)."""
+    before, after = np.array(HIDDEN_DATA["05.checkpoint_key"]).reshape(2, 16)
+    return before, after
 
 
-def _interleaved_change() -> float:
-    """The largest change of an interleaved pair's length: the evidence against interleaved."""
-    before, after = checkpoint_key()
-    lengths = [np.hypot(v[0::2], v[1::2]) for v in (before, after)]
+def _length_change(partner: int, squared: bool = False) -> float:
+    """The largest absolute change of length over the pairs (2i, 2i + partner) for partner 1 and
+    (i, i + partner) otherwise, from the key before to the key after (squared lengths when
+    ``squared``)."""
+    first = np.arange(0, 16, 2) if partner == 1 else np.arange(16 - partner)
+    lengths = [v[first] ** 2 + v[first + partner] ** 2 for v in checkpoint_key()]
+    if not squared:
+        lengths = [np.sqrt(length) for length in lengths]
     return float(np.max(np.abs(lengths[1] - lengths[0])))
 
 
-def _reasoned(choice: str) -> tuple[str, float]:
-    """A reasoned answer: the option and the measured value that decides it."""
-    return choice, _interleaved_change()
-
-
-_LAYOUT_NAMES = {
-    "half": ("half", "half-split", "half split", "halves", "split halves", "split", "rotate_half",
-             "neox", "gpt-neox"),
-    "interleaved": ("interleaved", "interleave", "interleaved pairs", "adjacent", "adjacent pairs",
-                    "rotate_interleaved", "rotate_every_two"),
-    "neither": ("neither", "none", "no rotation"),
-}
-
-
-def _spelled(name: str) -> str:
-    return " ".join(name.strip().lower().replace("_", " ").replace("-", " ").split())
+_FILLER = {"rotate", "the", "layout", "pairs", "pairing", "pair"}
 
 
 def _layout_name(answer: Any) -> Any:
-    """``(layout, evidence)`` with the layout's canonical name in any of the course's terms
-    (case, "_" and "-" ignored); any other answer as it is."""
+    """``(layout, evidence)`` with the layout named by its first word, in lower case ("_" and
+    "-" split words; the words of :data:`_FILLER` are skipped, so rotate_every_two reads as
+    every); any other answer as it is."""
     if not (isinstance(answer, tuple) and len(answer) == 2 and isinstance(answer[0], str)):
         return answer
-    for name, spellings in _LAYOUT_NAMES.items():
-        if _spelled(answer[0]) in {_spelled(s) for s in spellings}:
-            return name, answer[1]
-    return answer
+    words = answer[0].strip().lower().replace("_", " ").replace("-", " ").split()
+    words = [word for word in words if word not in _FILLER]
+    return (words[0] if words else answer[0]), answer[1]
 
 
 layout = Exercise(
@@ -130,11 +115,12 @@ layout = Exercise(
     objective="Detects a checkpoint's RoPE pairing (interleaved or half-split) from one rotated "
     "vector, using what a rotation keeps.",
     mistakes=(
-        Mistake("interleaved, the layout of RoFormer and Meta's code, taken for granted: its pair "
-                "lengths change here", lambda: _reasoned("interleaved")),
-        Mistake("neither: a rotation keeps the length of every pair it turns; compare the "
-                "pair lengths before and after in each pairing",
-                lambda: _reasoned("neither")),
+        Mistake("the evidence measured over other pairs than the interleaved pairs (2i, 2i+1) "
+                "the statement defines it on",
+                lambda right: (right[0], _length_change(8)), from_answer=True),
+        Mistake("the change of the squared lengths: the evidence is the change of the lengths, "
+                "np.hypot of each pair",
+                lambda right: (right[0], _length_change(1, squared=True)), from_answer=True),
     ),
 )
 
@@ -160,7 +146,7 @@ half_matrix = Exercise(
         Mistake("the interleaved layout: pairs (2i, 2i+1)",
                 lambda: rope_matrix(2, inverse_frequencies(6))),
         Mistake("the sines' signs swapped: that is R_(-m), a rotation the other way",
-                lambda: rope_matrix(-2, inverse_frequencies(6), pairing="half")),
+                lambda right: np.asarray(right).T, from_answer=True),
         Mistake("the interleaved matrix permuted with the inverse permutation argsort(perm)",
                 lambda: _conjugated(
                     rope_matrix(2, inverse_frequencies(6)), np.argsort(split_permutation(6))
@@ -169,23 +155,23 @@ half_matrix = Exercise(
     shortcuts=(
         Shortcut("rope_matrix or apply_rope (build the matrix yourself)",
                  r"\brope_matrix\b|\bapply_rope\b",
-                 "r_half = rope_matrix(2, theta, pairing='half')"),
+                 "r_half = rope_matrix(2, theta, pairing=layout)"),
     ),
 )
 
 
-def _pair_angle(pair: int, pairing: str) -> float:
-    """The angle from the key before to the key after, read in one pair of one layout."""
+def _wrapped_reading(position: int, pair: int) -> int:
+    """The position read off pair ``pair``'s angle when the key sits at ``position``: the angle
+    position * theta_i folded into (-pi, pi], divided by theta_i and rounded."""
+    theta = inverse_frequencies(16)[pair]
+    return round(float(np.angle(np.exp(1j * position * theta))) / theta)
+
+
+def _interleaved_reading() -> int:
+    """The position read from the angle of the interleaved pair (14, 15) of the stored key."""
     before, after = checkpoint_key()
-    partner = pair + 1 if pairing == "interleaved" else pair + 8
-    turn = complex(after[pair], after[partner]) / complex(before[pair], before[partner])
-    return float(np.angle(turn))
-
-
-def _read_position(pair: int, pairing: str) -> float:
-    """The position read from one pair's angle, as a learner who picks that pair gets it."""
-    index = pair // 2 if pairing == "interleaved" else pair
-    return round(_pair_angle(pair, pairing) / inverse_frequencies(16)[index])
+    turn = complex(after[14], after[15]) / complex(before[14], before[15])
+    return round(float(np.angle(turn)) / inverse_frequencies(16)[7])
 
 
 key_position = Exercise(
@@ -204,13 +190,13 @@ key_position = Exercise(
     "why a fast pair only gives it modulo its wavelength.",
     mistakes=(
         Mistake("the fastest pair's angle divided by theta_0: it wraps every 2 pi = 6.28 positions",
-                lambda: _read_position(0, "half")),
+                lambda right: _wrapped_reading(right, 0), from_answer=True),
         Mistake("pair 5, whose angle m * theta_5 has already passed pi and wrapped",
-                lambda: _read_position(5, "half")),
-        Mistake("the interleaved pairs (2i, 2i+1), which this checkpoint does not rotate",
-                lambda: _read_position(14, "interleaved")),
+                lambda right: _wrapped_reading(right, 5), from_answer=True),
+        Mistake("the pairs of the other layout: read the slowest pair of the layout exercise 2 "
+                "found", lambda: _interleaved_reading()),
         Mistake("the angle measured from the rotated key back to the original (sign flipped)",
-                lambda: -_CHECKPOINT_POSITION),
+                lambda right: -right, from_answer=True),
     ),
     shortcuts=(
         Shortcut("apply_rope or rope_matrix (read the position off a pair's angle instead of "

@@ -10,15 +10,14 @@ import math
 import numpy as np
 from numpy.typing import NDArray
 
-from posenc_lib.attention import scaled_dot_product_attention
 from posenc_lib.bias import (
-    alibi_bias,
     alibi_slopes,
     alibi_weights_by_distance,
     relative_position_matrix,
     t5_relative_position_bucket,
 )
 from posenc_lib.exercises._core import Exercise, Mistake, Shortcut
+from posenc_lib.exercises._data import stored_mistake
 
 __all__ = ["alibi_heads", "alibi_local_heads", "alibi_self_weight", "bucket_matrices",
            "t5_decoder_starts", "t5_direction"]
@@ -29,18 +28,6 @@ _ATTENTION_CALLS = (
 )
 
 _TOKENS, _SLOPE = 10, 0.25
-
-
-def _last_query_weights(bias: NDArray[np.float64] | None) -> NDArray[np.float64]:
-    """The last query's weights when every content score is equal (zero queries)."""
-    queries, keys, values = np.zeros((_TOKENS, 4)), np.ones((_TOKENS, 4)), np.eye(_TOKENS)
-    _, weights = scaled_dot_product_attention(queries, keys, values, bias=bias)
-    return np.asarray(weights[-1], dtype=np.float64)
-
-
-def _self_weight(slope: float, sign: float = 1.0) -> float:
-    # the last query sees every key, so the non-causal bias -m |i - j| is its row too
-    return float(_last_query_weights(sign * alibi_bias([slope], _TOKENS, causal=False)[0])[-1])
 
 
 alibi_self_weight = Exercise(
@@ -60,8 +47,9 @@ alibi_self_weight = Exercise(
     mistakes=(
         Mistake("1/10: the bias is ignored and the weight spread evenly", lambda: 1 / _TOKENS),
         Mistake("the bias added with the wrong sign, so distant keys are favoured",
-                lambda: _self_weight(_SLOPE, sign=-1.0)),
-        Mistake("slope 1/2 (the first head's) instead of 1/4", lambda: _self_weight(0.5)),
+                lambda: stored_mistake("07.alibi_self_weight", 0)),
+        Mistake("slope 1/2 (the first head's) instead of 1/4",
+                lambda: stored_mistake("07.alibi_self_weight", 1)),
         Mistake("1 - exp(-m), the infinite sum: the last token sees 10 keys, not an endless past, "
                 "so the geometric sum stops at r = 9 and the weight is larger",
                 lambda: 1.0 - math.exp(-_SLOPE)),

@@ -9,8 +9,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from posenc_lib.exercises._core import Exercise, Mistake, Shortcut
+from posenc_lib.exercises._data import stored_mistake
 from posenc_lib.frequencies import inverse_frequencies
-from posenc_lib.precision import round_to_bfloat16, round_to_dtype
+from posenc_lib.precision import round_to_dtype
 
 __all__ = ["bfloat16_ties", "cos_tables", "float16_edges", "table_detector", "truncation_bias"]
 
@@ -51,15 +52,7 @@ bfloat16_ties = Exercise(
     ),
 )
 
-_LOW, _HIGH = 1.0, 8.0
 _GAP_AT_ONE = 2.0**-7  # bfloat16's gap in [1, 2)
-
-
-def _mean_truncation_error(low: float, high: float) -> float:
-    """Mean of truncate(x) - x over float32 values evenly spread in [low, high)."""
-    grid = np.linspace(low, high, 2**21, endpoint=False).astype(np.float32)
-    error = round_to_bfloat16(grid, mode="truncate").astype(np.float64) - grid
-    return float(error.mean())
 
 
 truncation_bias = Exercise(
@@ -79,14 +72,15 @@ truncation_bias = Exercise(
     "weighting each binade's gap by the share of the numbers it holds.",
     mistakes=(
         Mistake("the bias of [1, 2) alone: the gap doubles at 2 and again at 4",
-                lambda: _mean_truncation_error(1.0, 2.0)),
+                lambda: stored_mistake("08.truncation_bias", 0)),
         Mistake("the three binades averaged with equal weights: [4, 8) holds 4/7 of the numbers",
                 lambda: -(1 + 2 + 4) / 3 * _GAP_AT_ONE / 2),
-        Mistake("the bias of the top binade [4, 8) only", lambda: _mean_truncation_error(4.0, 8.0)),
+        Mistake("the bias of the top binade [4, 8) only",
+                lambda: stored_mistake("08.truncation_bias", 1)),
         Mistake("a whole gap: the error spreads evenly from 0 to one gap",
-                lambda: 2 * _mean_truncation_error(_LOW, _HIGH)),
+                lambda right: 2 * right, from_answer=True),
         Mistake("the sign: truncation moves positive numbers towards zero, that is down",
-                lambda: -_mean_truncation_error(_LOW, _HIGH)),
+                lambda right: -right, from_answer=True),
     ),
     shortcuts=(
         Shortcut("a bfloat16 emulation (reason from the gaps; the cell after the check measures "
@@ -156,17 +150,6 @@ table_detector = Exercise(
                 lambda: _largest_errors() > 2.0**-11),
     ),
 )
-
-_CANDIDATES = np.arange(60_000, 70_000)
-
-
-def _overflow_edges(candidates: NDArray[np.int64]) -> NDArray[np.int64]:
-    """The first of ``candidates`` float16 stores as its largest finite value, and the first it
-    stores as inf."""
-    stored = round_to_dtype(candidates, "float16")
-    largest = stored[np.isfinite(stored)].max()
-    return np.array([candidates[stored == largest][0], candidates[np.isinf(stored)][0]])
-
 
 float16_edges = Exercise(
     key="08.float16_edges", answer_name="edges", level="challenge", kind="derivation", minutes=15,

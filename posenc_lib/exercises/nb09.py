@@ -16,7 +16,6 @@ from posenc_lib.model_pairs import config_layer_kinds
 from posenc_lib.models import rope_frequencies_from_config
 from posenc_lib.presets import PRESETS
 from posenc_lib.rope_variants import (
-    mrope_image_positions,
     p_rope_frequencies,
     partial_rotary_dims,
 )
@@ -138,17 +137,18 @@ mla_cache = Exercise(
 _TEXT_BEFORE, _ROWS, _COLS, _TEXT_AFTER = 3, 3, 2, 2
 
 
-def _mrope(after_start: int | None, swap: bool = False, image_t_counts: bool = False
-           ) -> NDArray[np.int64]:
-    """The (t, h, w) positions, or one of the learner's mistaken versions of them."""
-    ids = mrope_image_positions(_TEXT_BEFORE, _ROWS, _COLS, _TEXT_AFTER).copy()
+def _mistaken(right: NDArray[np.int64], *, resume: int | None = None, swap: bool = False,
+              image_t_counts: bool = False) -> NDArray[np.int64]:
+    """The right (t, h, w) positions ``right`` with one of a learner's mistakes: the text after
+    the image resuming at ``resume``, rows and columns swapped, or t counting over the image."""
+    ids = np.array(right, dtype=np.int64)
     image = slice(_TEXT_BEFORE, _TEXT_BEFORE + _ROWS * _COLS)
     if swap:
         ids[1:, image] = ids[2:0:-1, image]
     if image_t_counts:
         ids[0, image] = np.arange(image.start, image.stop)
-    if after_start is not None:
-        ids[:, image.stop:] = after_start + np.arange(_TEXT_AFTER)
+    if resume is not None:
+        ids[:, image.stop:] = resume + np.arange(_TEXT_AFTER)
     return ids
 
 
@@ -169,11 +169,12 @@ mrope_positions = Exercise(
     mistakes=(
         Mistake("the text after the image resuming at its token index (3 + 6 = 9); M-RoPE resumes "
                 "one past the largest position used, so an image costs few positions",
-                lambda: _mrope(after_start=_TEXT_BEFORE + _ROWS * _COLS)),
+                lambda right: _mistaken(right, resume=_TEXT_BEFORE + _ROWS * _COLS),
+                from_answer=True),
         Mistake("rows and columns swapped: h follows the row (3 rows), w the column (2 columns)",
-                lambda: _mrope(None, swap=True)),
+                lambda right: _mistaken(right, swap=True), from_answer=True),
         Mistake("t counting up over the image like text; a still image has one time step",
-                lambda: _mrope(None, image_t_counts=True)),
+                lambda right: _mistaken(right, image_t_counts=True), from_answer=True),
     ),
     shortcuts=(
         Shortcut("code that computes it (a prediction is typed before anything runs)",

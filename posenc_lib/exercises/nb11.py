@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
-from posenc_lib.analysis import method_frequency_ratios, offset_similarity
+from posenc_lib.analysis import offset_similarity
 from posenc_lib.exercises._core import Exercise, Mistake, Shortcut
 from posenc_lib.frequencies import inverse_frequencies, wavelengths
 from posenc_lib.sinusoidal import sinusoidal_encoding
@@ -26,11 +26,6 @@ _FIGURE_CODE = Shortcut("the figure or code that computes the ratios (a predicti
                         r"\b(?:build_figure|gallery_picture|frequency_ratio|method_frequency_ratios|"
                         r"rope_frequencies|get_ydata|inverse_frequencies)\b|\.axes\b",
                         'fig = build_figure("frequency_ratio", factor=4.0)')
-
-
-def _ntk(factor: float) -> NDArray[np.float64]:
-    ratios = method_frequency_ratios(_HEAD, _BASE, factor, _TRAINED, ("ntk",))["ntk"]
-    return ratios[list(_PAIRS)]
 
 
 def _power_of_s(exponent: NDArray[np.float64], factor: float = 4.0) -> NDArray[np.float64]:
@@ -61,7 +56,8 @@ ntk_ratios = Exercise(
                 "geometric in i)", lambda: 1.0 - 0.75 * np.array(_PAIRS) / 63.0),
         Mistake("the ratios inverted: a larger base makes every pair slower, so the ratios are at "
                 "most 1", lambda right: 1.0 / right, from_answer=True),
-        Mistake("the figure's default factor 8 instead of 4", lambda: _ntk(8.0)),
+        Mistake("the figure's default factor 8 instead of 4",  # 8**e = (4**e) ** (ln 8 / ln 4)
+                lambda right: np.asarray(right, dtype=float) ** 1.5, from_answer=True),
     ),
     shortcuts=(_FIGURE_CODE,),
 )
