@@ -155,3 +155,14 @@ def test_layout_names_the_evidence_mistakes_and_no_option() -> None:
         result = nb05.layout.check((wrong, change))
         assert not result.passed and "points to another choice" in result.message
         assert "common mistake" not in result.message  # no wrong option is named
+
+
+@pytest.mark.parametrize(("written", "read"), [
+    ("neox", "half"), ("GPT-NeoX", "half"), ("gpt_neox", "half"), ("rotate_half", "half"),
+    ("Half split", "half"), ("GPT-J", "interleaved"), ("RoFormer", "interleaved"),
+    ("rotate_every_two", "interleaved"), ("neither", "neither")])
+def test_05_layout_reads_a_codebases_name_as_its_pairing(written: str, read: str) -> None:
+    from posenc_lib.exercises.nb05 import layout
+
+    assert layout.answer_form is not None
+    assert layout.answer_form((written, 0.5)) == (read, 0.5)

@@ -86,15 +86,20 @@ def _length_change(partner: int, squared: bool = False) -> float:
 
 
 _FILLER = {"rotate", "the", "layout", "pairs", "pairing", "pair"}
+_CODEBASES = {"neox": "half-split", "gpt neox": "half-split", "gptj": "interleaved",
+              "gpt j": "interleaved", "roformer": "interleaved",
+              "rotate every two": "interleaved"}  # the statement's option names
 
 
 def _layout_name(answer: Any) -> Any:
     """``(layout, evidence)`` with the layout named by its first word, in lower case ("_" and
-    "-" split words; the words of :data:`_FILLER` are skipped, so rotate_every_two reads as
-    every); any other answer as it is."""
+    "-" split words; a codebase's name (GPT-NeoX, rotate_every_two) reads as its pairing and the
+    words of :data:`_FILLER` are skipped); any other answer as it is."""
     if not (isinstance(answer, tuple) and len(answer) == 2 and isinstance(answer[0], str)):
         return answer
     words = answer[0].strip().lower().replace("_", " ").replace("-", " ").split()
+    if " ".join(words) in _CODEBASES:  # a codebase's name for its pairing
+        words = _CODEBASES[" ".join(words)].replace("-", " ").split()
     words = [word for word in words if word not in _FILLER]
     return (words[0] if words else answer[0]), answer[1]
 
