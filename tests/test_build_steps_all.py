@@ -7,21 +7,16 @@ import re
 
 import pytest
 
+from tests.test_course_structure import lesson_cells
 from tools.notebook_cells import NOTEBOOKS, load, source
 
 ADOPTED = re.compile(r"^(\w+)\s*=\s*adopt\(", re.M)
 
 
-def main_path(cells: list[dict]) -> list[dict]:
-    end = next(i for i, c in enumerate(cells) if c["cell_type"] == "markdown"
-               and source(c).startswith(("## Going further", "## Exercises")))
-    return cells[:end]
-
-
 @pytest.mark.parametrize("path", [p for p in NOTEBOOKS if "01" <= p.name[:2] <= "09"],
                          ids=lambda p: p.name[:2])
 def test_two_build_steps_whose_functions_the_lesson_uses(path) -> None:
-    cells = main_path(load(path)["cells"])
+    cells = lesson_cells(load(path)["cells"])
     steps = [(i, name) for i, c in enumerate(cells) if c["cell_type"] == "code"
              for name in ADOPTED.findall(source(c))]
     step_cells = {i for i, _ in steps}

@@ -8,6 +8,7 @@ import re
 
 import numpy as np
 
+from tests.test_course_structure import lesson_cells
 from tools.notebook_cells import ROOT, load, source
 
 NB03 = ROOT / "notebooks" / "03_properties.ipynb"
@@ -15,10 +16,7 @@ NB09 = ROOT / "notebooks" / "09_rope_in_todays_models.ipynb"
 
 
 def main_path(path) -> list[dict]:
-    cells = load(path)["cells"]
-    end = next(i for i, c in enumerate(cells) if c["cell_type"] == "markdown"
-               and source(c).startswith(("## Going further", "## Exercises")))
-    return cells[:end]
+    return lesson_cells(load(path)["cells"])
 
 
 def printed(cell: dict) -> str:
