@@ -115,9 +115,12 @@ html: $(STAMP)
 	$(BIN)/python tools/build_html.py --out build/html
 
 # nbgrader's course directory; then: cd build/nbgrader && nbgrader generate_assignment NN_name
-# (with .venv/bin on the PATH: nbgrader calls alembic). See notebooks/INSTRUCTORS.md.
+# (with .venv/bin on the PATH: nbgrader calls alembic). See notebooks/INSTRUCTORS.md. Some
+# exercises are posed with values drawn from the instructor seed: drawn at random by the first
+# build into build/nbgrader/instructor_seed.txt and kept by later builds; SEED=n sets it.
+SEED ?=
 nbgrader: $(STAMP)
-	$(BIN)/python tools/build_nbgrader.py --out build/nbgrader
+	$(BIN)/python tools/build_nbgrader.py --out build/nbgrader $(if $(SEED),--seed $(SEED))
 
 # nbgrader's formgrader for the teacher (grade the written answers, read the submissions): a
 # JupyterLab on the course directory that `make nbgrader` wrote, opened at /formgrader.

@@ -3,11 +3,14 @@
 Two assignments, one of notebooks 00-05 and one of 06-09, run through ``generate_assignment``
 and ``autograde`` as :mod:`tests.test_nbgrader` does. The students, one submission each:
 
-- ``solver`` writes every solution; ``blank`` hands in the release untouched;
+- ``solver`` writes every solution (for the values the instructor seed draws); ``blank``
+  hands in the release untouched;
 - ``introspector`` answers every exercise with what it reads off the exercise objects: every
   attribute and method (private ones too), every closure, every global of the exercise module
-  and of ``_core``, and the constants written in the exercise module's source file; among what
-  it finds it hands in the first value that has the shape of a known mistake and is not one;
+  and of ``_core``, and the constants written in the exercise module's source file, calling
+  every function of the course it meets with no argument, and with one or two of the numbers
+  the module holds; among what it finds it hands in the first value that has the shape of a
+  known mistake and is not one;
 - ``patch_grade`` and ``patch_compare`` run the two one-line patches quoted in the issue in
   their first answer cell, then answer 0 everywhere;
 - ``numpy_patcher`` replaces ``np.allclose``, ``np.isclose`` and ``np.testing``'s asserts;
@@ -29,9 +32,9 @@ import nbformat
 import pytest
 
 from posenc_lib.exercises import all_exercises
-from tests.test_nbgrader import answer_cells, grade_cells, nbgrader, points
+from tests.test_nbgrader import SEED, answer_cells, course_solutions, grade_cells, nbgrader, points
 from tools import build_nbgrader
-from tools.notebook_cells import NOTEBOOKS, exercise_cells, solution_code
+from tools.notebook_cells import NOTEBOOKS, exercise_cells
 
 ASSIGNMENTS = [p for p in NOTEBOOKS if p.name[:2] in ("01", "06")]
 """One assignment of 00-05 and one of 06-09, both quick to execute."""
@@ -83,6 +86,21 @@ def _peek(module_name, exercise_name):
     core = importlib.import_module("posenc_lib.exercises._core")
     exercise = getattr(module, exercise_name)
     seen, found = set(), []
+    numbers = {0, 1, 2, 3, 4}  # arguments to try: small ones and every number the module holds
+
+    def collect(value, depth=0):
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            numbers.add(value)
+        elif isinstance(value, (tuple, list)) and depth < 2:
+            for item in value:
+                collect(item, depth + 1)
+        elif isinstance(value, dict) and depth < 2:
+            for item in value.values():
+                collect(item, depth + 1)
+
+    for value in [*vars(module).values(), exercise.params or {}]:
+        collect(value)
+    pool = sorted(numbers, key=abs)[:40]
 
     def ours(value):  # the course's code: the kernel's own objects are not called
         owner = getattr(value, "__self__", value)
@@ -107,6 +125,19 @@ def _peek(module_name, exercise_name):
                                                                    p.POSITIONAL_OR_KEYWORD)]
                 if not required:
                     take(value(), depth + 1)
+                elif len(required) == 1:
+                    for x in pool:
+                        try:
+                            take(value(x), depth + 1)
+                        except Exception:
+                            pass
+                elif len(required) == 2:
+                    for x in pool[:15]:
+                        for y in pool[:15]:
+                            try:
+                                take(value(x, y), depth + 1)
+                            except Exception:
+                                pass
             except Exception:
                 pass
             return
@@ -138,7 +169,7 @@ def _peek(module_name, exercise_name):
                 take(ast.literal_eval(node.value))
             except Exception:
                 pass
-    shapes = {np.shape(m.value()) for m in exercise.mistakes}
+    shapes = {np.shape(m.value()) for m in exercise.mistakes if not m.from_answer}
     for value in found:
         try:
             plausible = not shapes or np.shape(value) in shapes
@@ -184,14 +215,14 @@ CHEATERS = ("introspector", *TAMPERERS)
 @pytest.fixture(scope="module")
 def cheating_class(tmp_path_factory: pytest.TempPathFactory) -> dict:
     course = tmp_path_factory.mktemp("course")
-    build_nbgrader.build(course, ASSIGNMENTS)
+    build_nbgrader.build(course, ASSIGNMENTS, SEED)
     totals = {}
     for source in ASSIGNMENTS:
         nbgrader(course, "generate_assignment", source.stem)
         cells = exercise_cells(source)
         module = f"nb{source.name[:2]}"
         totals[source.stem] = sum(points(k) for k in cells)
-        solved = {k: solution_code(source, cells[k].solution) for k in cells}
+        solved = course_solutions(course, source)
         zeros = {k: answer_code(k, "0") for k in cells}
         peeks = {k: answer_code(k, f"_peek({module!r}, {k[3:]!r})") for k in cells}
         hand_in(course, "solver", source, solved)

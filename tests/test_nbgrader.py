@@ -5,7 +5,8 @@ course directory, for the quick assignment(s) in :data:`ASSIGNMENTS`:
 ``nbgrader generate_assignment A`` and ``nbgrader autograde A`` with no flags, then the scores
 are read from nbgrader's gradebook. The simulated class, one submission each:
 
-- ``solver`` writes every solution (the source notebook's solution code);
+- ``solver`` writes every solution (the instructor's source notebook's solution code, written
+  for the values the instructor seed :data:`SEED` draws, tools.variants);
 - ``blank`` hands in the release untouched;
 - ``mistaken`` answers each exercise with its first listed common mistake;
 - ``deleter`` solves everything, then deletes the first answer cell and the last grade cell:
@@ -46,10 +47,14 @@ from posenc_lib.exercises import all_exercises
 from posenc_lib.exercises._key import encode
 from tests.test_classroom import REVEAL_CELLS, reveal_output_lines, secret_lines
 from tools import build_nbgrader
-from tools.notebook_cells import NOTEBOOKS, exercise_cells, solution_code
+from tools.notebook_cells import BEGIN, END, NOTEBOOKS, exercise_cells
+from tools.variants import NOTEBOOK_VALUES, VARIANTS, answer_for, draw, posed
 
 ASSIGNMENTS = [p for p in NOTEBOOKS if p.name.startswith("01_")]
 """The quick assignment(s) the cycle runs on: notebook 01 executes in a few seconds."""
+
+SEED = 2026
+"""The instructor seed of the simulated classes' course directories."""
 
 BIN = Path(sys.executable).parent
 LOOP_TIMEOUT = 15
@@ -94,11 +99,38 @@ def written_cells(notebook: nbformat.NotebookNode) -> list[nbformat.NotebookNode
     ]  # fmt: skip
 
 
+def course_solutions(course: Path, source: Path) -> dict[str, str]:
+    """The solution code of every exercise of ``source`` as the instructor's course directory
+    ``course`` writes it (for the values its seed draws)."""
+    notebook = nbformat.read(course / "source" / source.stem / source.name, as_version=4)
+    return {key: cell.source.split(BEGIN + "\n", 1)[1].split("\n" + END, 1)[0]
+            for key, cell in answer_cells(notebook).items()}
+
+
+def posed_stub(stub: str, key: str) -> str:
+    """Exercise ``key``'s stub as the course directory of :data:`SEED` poses it."""
+    if key in VARIANTS:
+        variant = VARIANTS[key]
+        for old, new in zip(variant.prompt(NOTEBOOK_VALUES[key]),
+                            variant.prompt(draw(SEED, key)), strict=True):
+            stub = stub.replace(old, new)
+    return stub
+
+
+def right_and_wrong(key: str, index: int = 0) -> tuple[object, object]:
+    """Exercise ``key``'s right answer and its ``index``-th mistake, posed as :data:`SEED`
+    draws it."""
+    values = draw(SEED, key) if key in VARIANTS else None
+    with posed(key, values) as exercise:
+        right = exercise._expected() if values is None else answer_for(key, values)
+        return right, exercise.mistakes[index].compute(right)
+
+
 def mistake_code(key: str, index: int = 0) -> str:
     """Code that answers exercise ``key`` with a common mistake (the first), as a learner would:
     the wrong value, computed here (with the checkout's key) and written into the cell."""
     exercise = all_exercises()[key]
-    wrong = encode(exercise.mistakes[index].compute(exercise._expected()))
+    wrong = encode(right_and_wrong(key, index)[1])
     value = f"decode({wrong!r})"
     line = (
         f"{exercise.answer_name} = {value}"
@@ -153,7 +185,7 @@ def submit(
 def graded(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
     """Build, release, submit for the simulated class and autograde; return what to assert."""
     course = tmp_path_factory.mktemp("course")
-    build_nbgrader.build(course, ASSIGNMENTS)
+    build_nbgrader.build(course, ASSIGNMENTS, SEED)
     expected: dict[tuple[str, str], int] = {}
     keys_of: dict[str, list[str]] = {}
     for source in ASSIGNMENTS:
@@ -161,7 +193,7 @@ def graded(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
         cells = exercise_cells(source)
         keys = list(cells)
         keys_of[source.stem] = keys
-        solved = {k: solution_code(source, cells[k].solution) for k in keys}
+        solved = course_solutions(course, source)
         total = sum(points(k) for k in keys)
         submit(course, "solver", source, solved)
         submit(course, "blank", source, {})
@@ -212,7 +244,7 @@ def written_points(source: Path) -> int:
 
 
 def test_grade_cells_carry_points_ids_and_grade_calls(tmp_path: Path) -> None:
-    written = build_nbgrader.build(tmp_path, NOTEBOOKS)
+    written = build_nbgrader.build(tmp_path, NOTEBOOKS, SEED)
     assert (tmp_path / "nbgrader_config.py").exists()
     for source in NOTEBOOKS:
         notebook = nbformat.read(tmp_path / "source" / source.stem / source.name, as_version=4)
@@ -248,7 +280,7 @@ def test_grade_cells_carry_points_ids_and_grade_calls(tmp_path: Path) -> None:
             above = notebook.cells[notebook.cells.index(cell) - 1].source
             assert "graded by hand" in above and "Rubric:" in above
         original = nbformat.read(source, as_version=4).cells
-        stubs = [original[c.stub].source for c in cells.values()]
+        stubs = [posed_stub(original[c.stub].source, key) for key, c in cells.items()]
         answers = answer_cells(notebook)
         assert list(answers) == list(cells)
         for stub, key in zip(stubs, cells, strict=True):
@@ -265,10 +297,10 @@ def test_release_is_the_stub_without_solution(graded: dict) -> None:
     course: Path = graded["course"]
     for source in ASSIGNMENTS:
         release = nbformat.read(course / "release" / source.stem / source.name, as_version=4)
-        original = nbformat.read(source, as_version=4).cells
-        for key, cells in exercise_cells(source).items():
-            answer = answer_cells(release)[key].source
-            assert answer.strip() == original[cells.stub].source.strip()
+        posed = answer_cells(nbformat.read(course / "source" / source.stem / source.name,
+                                           as_version=4))
+        for key, answer in answer_cells(release).items():
+            assert answer.source.strip() == posed[key].source.split(BEGIN)[0].strip()
         release_lines = {line.strip() for c in release.cells for line in c.source.splitlines()}
         leaked = secret_lines(source) & release_lines
         assert not leaked, f"solution lines in the release: {sorted(leaked)[:3]}"
@@ -317,7 +349,8 @@ def test_mistakes_are_named_in_the_feedback(graded: dict) -> None:
         feedback = course / "feedback" / "mistaken" / source.stem / f"{source.stem}.html"
         page = html.unescape(feedback.read_text(encoding="utf-8"))
         for key, error in zip(graded["keys"][source.stem], errors, strict=True):
-            label = all_exercises()[key].mistakes[0].label
+            with posed(key, draw(SEED, key) if key in VARIANTS else None) as exercise:
+                label = exercise.mistakes[0].label
             assert f"common mistake: {label}" in error.evalue
             assert label in page
 
@@ -335,7 +368,7 @@ def test_validate_prints_no_expected_value(graded: dict) -> None:
         text = " ".join(raw.split())  # validate wraps its lines
         assert "VALIDATION FAILED" in text, text[-2000:]
         for key in graded["keys"][source.stem]:
-            value = all_exercises()[key]._expected()
+            value = right_and_wrong(key)[0]
             if isinstance(value, (int, float, np.number)):
                 # a short number ("4") is everywhere in a log; look for the telling ones
                 shown = {v for v in (f"{float(value):.4g}", f"{float(value):.6g}") if len(v) >= 4}

@@ -33,9 +33,11 @@ import numpy as np
 import pytest
 
 from posenc_lib.exercises import all_exercises
+from tests.test_nbgrader import SEED
 from tools import build_nbgrader
 from tools.answer_key import ROOT, answers
 from tools.notebook_cells import NOTEBOOKS, exercise_cells
+from tools.variants import VARIANTS, answer_for, draw
 
 OPEN_LEAKS = {
     "wheel": set(),
@@ -84,16 +86,19 @@ def without_comments(code: str) -> str:
     return re.sub(r"#[^\n]*", "", code)
 
 
-def found_in(text: str, choices: bool = True) -> set[str]:
+def found_in(text: str, choices: bool = True, answers: dict[str, Any] | None = None) -> set[str]:
     """The exercises whose answer ``text`` holds: a choice literal, a tuple or list written
     out, or at least half of the answer's telling entries as whole number tokens (a value the
-    library shares with an answer, such as 10000 ** -0.25, is not the answer)."""
+    library shares with an answer, such as 10000 ** -0.25, is not the answer). ``answers``
+    (by default every graded exercise's) maps keys to the answers searched for."""
     tokens = set(NUMBER.findall(text))
     found = set()
-    for key in GRADED:
-        literal = [t for t in TEXTS[key] if not NUMBER.fullmatch(t)
+    for key in GRADED if answers is None else answers:
+        value = ANSWERS[key] if answers is None else answers[key]
+        texts = TEXTS[key] if answers is None else answer_texts(key, value)
+        literal = [t for t in texts if not NUMBER.fullmatch(t)
                    and (choices or not t.startswith(("'", '"')))]
-        entries = entry_texts(ANSWERS[key])
+        entries = entry_texts(value)
         shown = [forms for forms in entries if forms & tokens]
         if any(t in text for t in literal) or (entries and 2 * len(shown) >= len(entries)):
             found.add(key)
@@ -207,7 +212,7 @@ def release_of(path: Path, course: Path) -> nbformat.NotebookNode:
     """The release of ``path`` made by nbgrader's generate_assignment preprocessors."""
     from nbgrader.preprocessors import ClearHiddenTests, ClearOutput, ClearSolutions
 
-    build_nbgrader.build(course, [path])
+    build_nbgrader.build(course, [path], SEED)
     notebook = nbformat.read(course / "source" / path.stem / path.name, as_version=4)
     for preprocessor in (ClearSolutions(code_stub={"python": build_nbgrader.CODE_STUB}),
                          ClearHiddenTests(), ClearOutput()):
@@ -227,6 +232,10 @@ def test_no_graded_answer_is_in_the_release(tmp_path: Path, path: Path) -> None:
     leaks = (found_in(code, choices=False) | found_in(without_comments("\n".join(graded)))
              | found_in(prose.replace("'", "").replace('"', "")))
     assert leaks & keys == OPEN_LEAKS["release"] & keys, leaks & keys
+    # the answers for the values the release poses (tools.variants) are not in it either
+    drawn = {key: answer_for(key, draw(SEED, key)) for key in keys & set(VARIANTS)}
+    assert not found_in(code, answers=drawn) | found_in(without_comments("\n".join(graded)),
+                                                        answers=drawn), drawn
 
 
 def test_the_search_finds_an_answer_where_one_is_written() -> None:

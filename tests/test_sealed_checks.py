@@ -18,7 +18,7 @@ import pytest
 from posenc_lib.exercises import Exercise, Mistake, _core, all_exercises
 from posenc_lib.exercises._core import HINT_AFTER, _compare
 from tests.test_exercise_pages import NUMBER, shows
-from tools.answer_key import UNSEEN_CALLS
+from tools.answer_key import UNSEEN_CALLS, UNSEEN_CODE
 
 EXERCISES = all_exercises()
 KEYS = sorted(EXERCISES)
@@ -512,3 +512,32 @@ def test_the_call_search_finds_a_helper_that_gives_the_answer_for_the_right_argu
     assert answers_from_calls(exercise, expected) == []
     monkeypatch.setattr(nb02, "_read_pair", _read_pair, raising=False)
     assert [hit for hit in answers_from_calls(exercise, expected) if "_read_pair" in hit]
+
+
+@pytest.mark.parametrize("key", sorted(UNSEEN_CODE))
+def test_the_code_a_hidden_test_builds_its_inputs_with_gives_the_unseen_inputs(key: str) -> None:
+    import sys
+
+    inputs, reference = UNSEEN_CALLS[key]()
+    built = eval(UNSEEN_CODE[key], {"_posenc_sys": sys})  # as the grade cell evaluates it
+    assert len(built) == len(inputs) == 1 and len(built[0]) == len(inputs[0]) == len(reference)
+    assert all(np.array_equal(a, b) for a, b in zip(built[0], inputs[0], strict=True))
+    assert "_posenc_sys.modules[" in UNSEEN_CODE[key] and "decode(" not in UNSEEN_CODE[key]
+
+
+def test_the_unseen_references_of_the_two_table_detectors_hold_by_their_definitions() -> None:
+    """Independently of how tools/answer_key.py labels them. T5 buckets key minus query: a key
+    one step ahead of the query gets bucket 0 in a decoder and 16 + 1 when bidirectional (32
+    buckets), and a key one step behind gets bucket 1; the wrong sign swaps the two. A table has
+    16-bit angles when it is far (> 0.01) from float64's cosines somewhere."""
+    from posenc_lib.exercises import nb08
+    from posenc_lib.frequencies import inverse_frequencies
+
+    inputs, reference = UNSEEN_CALLS["07.t5_direction"]()
+    right = np.array([m[0, 1] in (0, 17) and m[1, 0] == 1 for m in inputs[0]])
+    assert np.array_equal(right, reference)
+    assert reference.any() and not reference.all()
+    inputs, reference = UNSEEN_CALLS["08.table_detector"]()
+    truth = np.cos(np.multiply.outer(nb08._POSITIONS, inverse_frequencies(nb08._PAIRS_D)))
+    far = np.array([np.abs(table - truth).max() > 0.01 for table in inputs[0]])
+    assert np.array_equal(far, reference) and reference.any() and not reference.all()

@@ -103,6 +103,19 @@ def _checkpoint_key() -> np.ndarray:
     return np.stack([before, after])
 
 
+TABLES = ((60, 38, False), (64, 46, True), (50, 50, False), (36, 70, True))
+"""11.table_orientation: (n_positions, d_model, transposed) of each mystery table. The widths
+share no frequency with another exercise's encoding (d = 6, 8, 24), so the stored tables hold no
+other exercise's answer."""
+
+
+def _drawn_table(index: int) -> np.ndarray:
+    """11.table_orientation's table ``index`` as a figure draws it (transposed or not)."""
+    n, d, transposed = TABLES[index]
+    table = sinusoidal_encoding_at(np.arange(n), d)
+    return table.T if transposed else table
+
+
 HIDDEN_INPUTS: dict[str, Callable[[], Any]] = {
     "02.decode_position": lambda: (
         sinusoidal_encoding_at(np.array(DECODE_POSITIONS), nb02._DECODE_D).ravel()
@@ -114,6 +127,7 @@ HIDDEN_INPUTS: dict[str, Callable[[], Any]] = {
     "05.checkpoint_key": _checkpoint_key,
     "06.llama3_bands": lambda: llama3_inv_freq(64, 500000.0, *BANDS, nb06._BANDS_L),
     "06.which_scaling": lambda: rope_frequencies(64, 1000000.0, MYSTERY_CONFIG)[0],
+    **{f"11.table_orientation.{i}": lambda i=i: _drawn_table(i) for i in range(len(TABLES))},
 }
 """The data an exercise hands the learner when the parameters that make it are the answer."""
 
@@ -263,7 +277,7 @@ EXPECTED: dict[str, Callable[[], Any]] = {
     "00.causal_twins": same_causal_output,
     "00.equivariant_layers": equivariant_layers,
     "01.carry_flips": lambda: np.array(
-        [hamming_distance(p, p + 1) for p in nb01._CARRY_POSITIONS], dtype=np.int64),
+        [hamming_distance(p, p + 1) for p in nb01._CARRY["positions"]], dtype=np.int64),
     "01.ternary_periods": lambda: 3 ** np.arange(5, 0, -1, dtype=np.int64),  # 3**(k+1), k = 4..0
     "01.gray_cousin": lambda: (
         nb01.smooth_bit_wave(nb01._GRAY_CALL[0] + 2 ** nb01._GRAY_CALL[1], nb01._GRAY_CALL[1] + 1)
@@ -295,13 +309,13 @@ EXPECTED: dict[str, Callable[[], Any]] = {
     "05.half_matrix": lambda: nb05.rope_matrix(2, nb05.inverse_frequencies(6), pairing='half'),
     "05.key_position": lambda: CHECKPOINT_POSITION,
     "05.direction": lambda: np.array([nb05._ratio('q'), nb05._ratio('rot')]),
-    "06.ramp_bounds": lambda: np.array(nb06.yarn_correction_range(128, 10000.0, nb06._LONGER)),
+    "06.ramp_bounds": lambda: np.array(nb06.yarn_correction_range(128, 10000.0, nb06._LONGER["L"])),
     "06.yarn_ratios": lambda: (yarn_inv_freq(64, 150000.0, 32.0, 4096, truncate=False)
                            / inverse_frequencies(64, 150000.0)),
     "06.llama3_bands": lambda: np.array(BANDS),
     "06.dynamic_cache": lambda: (
-        nb06._cache_drift(nb06._dynamic_slowest(nb06._CACHE_KEY),
-                          nb06._dynamic_slowest(nb06._CACHE_NOW))
+        nb06._cache_drift(nb06._dynamic_slowest(nb06._CACHE["key"]),
+                          nb06._dynamic_slowest(nb06._CACHE["now"]))
     ),
     "06.which_scaling": lambda: nb06._reasoned(resolve_rope_type(MYSTERY_CONFIG)),
     "07.alibi_self_weight": lambda: alibi_self_weight(nb07._SLOPE),
@@ -314,7 +328,7 @@ EXPECTED: dict[str, Callable[[], Any]] = {
     "07.alibi_local_heads": lambda: (
         nb07._local(nb07.alibi_weights_by_distance(nb07._LOCAL_HEADS, nb07._CONTEXT))
     ),
-    "08.bfloat16_ties": lambda: nb08.round_to_dtype(nb08._TIES, 'bfloat16'),
+    "08.bfloat16_ties": lambda: nb08.round_to_dtype(np.array(nb08._TIES["positions"]), 'bfloat16'),
     "08.truncation_bias": lambda: mean_truncation_error(1.0, 8.0),
     "08.table_detector": lambda: (
         np.array([build is nb08._narrow_angle_table for build, _ in nb08._TABLES])
@@ -337,7 +351,7 @@ EXPECTED: dict[str, Callable[[], Any]] = {
     "11.ntk_ratios": lambda: method_frequency_ratios(
         nb11._HEAD, nb11._BASE, 4.0, nb11._TRAINED, ("ntk",))["ntk"][list(nb11._PAIRS)],
     "11.offset_distance": lambda: nb11._distance(100.0),
-    "11.table_orientation": lambda: np.array([not transposed for *_, transposed in nb11._TABLES]),
+    "11.table_orientation": lambda: np.array([not transposed for *_, transposed in TABLES]),
     "11.octaves": lambda: nb11._octaves(512),
 }
 """The right answer of every exercise, by key, computed with posenc_lib."""
@@ -360,6 +374,26 @@ def _unseen_distance() -> tuple[tuple[Any, ...], np.ndarray]:
     return (n, d, base), np.linalg.norm(codes - codes[0], axis=1)
 
 
+_UNSEEN_TABLES = (("_safe_table", "bfloat16"), ("_narrow_angle_table", "float16"),
+                  ("_narrow_angle_table", "bfloat16"), ("_safe_table", "float16"),
+                  ("_narrow_angle_table", "float16"))
+"""08.table_detector's other tables: how each is built, in an order the release never shows."""
+_UNSEEN_BUCKETS = ((1, False), (-1, False), (1, True), (1, False), (-1, True))
+"""07.t5_direction's other matrices: the sign of the relative position (1 for T5's key minus
+query) and the mode (bidirectional or not) of each."""
+
+UNSEEN_CODE: dict[str, str] = {
+    "07.t5_direction": (
+        "(lambda m: ([m.t5_relative_position_bucket(sign * m.relative_position_matrix(m._SIZE), "
+        f"bidirectional=mode) for sign, mode in {_UNSEEN_BUCKETS!r}],))"
+        "(_posenc_sys.modules['posenc_lib.exercises.nb07'])"),
+    "08.table_detector": (
+        f"(lambda m: ([getattr(m, build)(dtype) for build, dtype in {_UNSEEN_TABLES!r}],))"
+        "(_posenc_sys.modules['posenc_lib.exercises.nb08'])"),
+}
+"""For the unseen inputs too large to write into a hidden test: the expression that builds them
+in the graded kernel (from functions of the installed package), the same as UNSEEN_CALLS's."""
+
 UNSEEN_CALLS: dict[str, Callable[[], tuple[tuple[Any, ...], Any]]] = {
     "00.causal_attention": _unseen_attention,
     "01.gray_cousin": lambda: (
@@ -370,6 +404,13 @@ UNSEEN_CALLS: dict[str, Callable[[], tuple[tuple[Any, ...], Any]]] = {
         np.array(UNSEEN_POSITIONS),
     ),
     "07.alibi_heads": lambda: ((12,), alibi_slopes(12)),
+    "07.t5_direction": lambda: (
+        ([nb07.t5_relative_position_bucket(sign * nb07.relative_position_matrix(nb07._SIZE),
+                                           bidirectional=mode) for sign, mode in _UNSEEN_BUCKETS],),
+        np.array([sign == 1 for sign, _ in _UNSEEN_BUCKETS])),
+    "08.table_detector": lambda: (
+        ([getattr(nb08, build)(dtype) for build, dtype in _UNSEEN_TABLES],),
+        np.array([build == "_narrow_angle_table" for build, _ in _UNSEEN_TABLES])),
     "11.offset_distance": _unseen_distance,
 }
 """For exercises that ask for a function: other inputs, and the right result on them. The hidden
@@ -429,6 +470,7 @@ def main(argv: list[str]) -> int:
         importlib.reload(nb02)
         importlib.reload(nb05)
         importlib.reload(nb06)
+        importlib.reload(nb11)
     text = key_text()
     if args.check:
         if not args.out.exists() or not same_json(args.out.read_text(encoding="utf-8"), text):

@@ -46,6 +46,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import secrets
 import sys
 from pathlib import Path
 
@@ -57,10 +58,17 @@ if str(ROOT) not in sys.path:  # run as a script: make tools/ importable
 
 from posenc_lib.exercises import all_exercises  # noqa: E402
 from posenc_lib.exercises._key import ANSWER_KEY_VARIABLE, encode  # noqa: E402
-from tools.answer_key import EXPECTED, UNSEEN_CALLS  # noqa: E402
+from tools.answer_key import EXPECTED, UNSEEN_CALLS, UNSEEN_CODE  # noqa: E402
 from tools.build_student import CHECK_CALL  # noqa: E402
 from tools.grading_guard import GUARD_SOURCE  # noqa: E402
-from tools.notebook_cells import BEGIN, END, REMOVED_FOR_STUDENTS, exercise_cells  # noqa: E402
+from tools.notebook_cells import (  # noqa: E402
+    BEGIN,
+    END,
+    REMOVED_FOR_STUDENTS,
+    ExerciseCells,
+    exercise_cells,
+)
+from tools.variants import NOTEBOOK_VALUES, VARIANTS, answer_for, draw  # noqa: E402
 
 NOTEBOOKS = ROOT / "notebooks"
 DEFAULT_OUT = ROOT / "build" / "nbgrader"
@@ -167,7 +175,7 @@ def setup_source(first_code: str, stubs: list[str], lesson: list[str], module: s
     return "\n".join([first_code.rstrip(), *lines])
 
 
-def grade_source(check: str, key: str, points: int) -> str:
+def grade_source(check: str, key: str, points: int, values: dict | None = None) -> str:
     """A self-contained grade cell: its own import and the check's diagnosis, then the hidden
     test: the tamper check and ``grade(answer, points=P, reference=...)``."""
     module, name = f"nb{key[:2]}", key[3:]
@@ -177,14 +185,16 @@ def grade_source(check: str, key: str, points: int) -> str:
         raise ValueError(f"check cell of {key} must be one call {module}.{name}.check(answer)")
     answer = ast.get_source_segment(check, call.args[0])
     visible = f"from posenc_lib.exercises import {module}\n\nprint({module}.{name}.check({answer}))"
-    return f"{visible}\n{hidden_test(key, answer, points)}"
+    return f"{visible}\n{hidden_test(key, answer, points, values)}"
 
 
-def hidden_test(key: str, answer: str, points: int) -> str:
+def hidden_test(key: str, answer: str, points: int, values: dict | None = None) -> str:
     """The hidden part of a grade cell: the tamper check, then the score against the reference
-    value of the instructor's key (the release never holds it)."""
+    value of the instructor's key (the release never holds it); for an exercise posed with drawn
+    ``values``, the reference for those."""
     module, name = f"posenc_lib.exercises.nb{key[:2]}", key[3:]
-    reference = encode(EXPECTED[key]())
+    reference = encode(EXPECTED[key]() if values is None else answer_for(key, values))
+    pose = [] if values is None else [f"_posenc_sys.modules[{module!r}].{name}.use(**{values!r})"]
     return "\n".join([
         "### BEGIN HIDDEN TESTS",
         GUARD_SOURCE.rstrip(),
@@ -195,6 +205,7 @@ def hidden_test(key: str, answer: str, points: int) -> str:
         "    raise AssertionError('Scored 0: the grading code or numpy was replaced in this '",
         "                         'notebook: ' + '; '.join(_posenc_problems))",
         "import sys as _posenc_sys",
+        *pose,
         "",
         ("_posenc_points = " if key in UNSEEN_CALLS else "")
         + f"_posenc_sys.modules[{module!r}].{name}.grade(",
@@ -219,10 +230,17 @@ def unseen_call(key: str, answer: str, points: int) -> list[str]:
         f"        {answer},",
         "        reference=_posenc_sys.modules['posenc_lib.exercises._key'].decode(",
         f"            {encode(reference)!r}),",
-        "        inputs=_posenc_sys.modules['posenc_lib.exercises._key'].decode(",
-        f"            {encode(tuple(inputs))!r}))",
+        f"        inputs={built_inputs(key, inputs)})",
         "_posenc_points",
     ]
+
+
+def built_inputs(key: str, inputs: tuple) -> str:
+    """The hidden test's expression for exercise ``key``'s unseen inputs: the code that builds
+    them in the graded kernel (tools.answer_key.UNSEEN_CODE), else their values written out."""
+    if key in UNSEEN_CODE:
+        return UNSEEN_CODE[key]
+    return f"_posenc_sys.modules['posenc_lib.exercises._key'].decode({encode(tuple(inputs))!r})"
 
 
 def written_cells(key: str, objective: str) -> list[nbformat.NotebookNode]:
@@ -245,21 +263,43 @@ def grade_id(key: str) -> str:
     return "ex" + key.replace(".", "_")
 
 
-def nbgrader_notebook(path: Path) -> nbformat.NotebookNode:
-    """The nbgrader source version of the course notebook at ``path``."""
+def pose(notebook: nbformat.NotebookNode, cells: ExerciseCells, values: dict) -> None:
+    """Pose exercise ``cells.key`` with the drawn ``values`` (tools.variants): its prompt and
+    stub name them and its solution is written for them."""
+    variant, own = VARIANTS[cells.key], NOTEBOOK_VALUES[cells.key]
+    named = [notebook.cells[cells.prompt], notebook.cells[cells.stub]]
+    for old, new in zip(variant.prompt(own), variant.prompt(values), strict=True):
+        if not any(old in cell.source for cell in named):
+            raise ValueError(f"{cells.key}: the prompt no longer says {old!r}; update "
+                             "tools/variants.py")
+        for cell in named:
+            cell.source = cell.source.replace(old, new)
+    solution = notebook.cells[cells.solution]
+    written = variant.solution(own)
+    if f"{BEGIN}\n{written}\n{END}" not in solution.source:
+        raise ValueError(f"{cells.key}: the solution is not the one tools/variants.py writes")
+    solution.source = solution.source.replace(written, variant.solution(values))
+
+
+def nbgrader_notebook(path: Path, seed: int = 0) -> nbformat.NotebookNode:
+    """The nbgrader source version of the course notebook at ``path``; the exercises of
+    tools.variants are posed with the values instructor seed ``seed`` draws."""
     notebook = nbformat.read(path, as_version=4)
     exercises = all_exercises()
-    stubs, solutions, checks = {}, {}, {}
+    stubs, solutions, checks, drawn = {}, {}, {}, {}
     for key, cells in exercise_cells(path).items():
         stubs[cells.stub] = key
         solutions[cells.solution] = (key, cells.stub)
         checks[cells.check] = key
+        if key in VARIANTS:
+            drawn[key] = draw(seed, key)
+            pose(notebook, cells, drawn[key])
     code = [i for i, c in enumerate(notebook.cells) if c.cell_type == "code"]
     lesson = [notebook.cells[i].source for i in code if i not in solutions]
     setup = notebook.cells[code[0]]
     setup.source = setup_source(
         setup.source, [notebook.cells[i].source for i in stubs], lesson, f"nb{path.name[:2]}"
-    )
+    ) + "".join(f"\nnb{key[:2]}.{key[3:]}.use(**{values!r})" for key, values in drawn.items())
     setup.metadata.update(READ_ONLY)
     setup.metadata["nbgrader"] = _nbgrader("setup", solution=False, grade=False)
     setup.metadata["nbgrader"]["locked"] = True
@@ -288,7 +328,7 @@ def nbgrader_notebook(path: Path) -> nbformat.NotebookNode:
             if not CHECK_CALL.search(cell.source):
                 raise ValueError(f"{path.name} cell {index}: no check call for {key}")
             points = POINTS[exercises[key].level]
-            cell.source = grade_source(cell.source, key, points)
+            cell.source = grade_source(cell.source, key, points, drawn.get(key))
             cell.outputs = []
             cell.execution_count = None
             # A wrong answer raises here: JupyterLab's "Run all" goes on past this tag.
@@ -306,9 +346,29 @@ def nbgrader_notebook(path: Path) -> nbformat.NotebookNode:
     return notebook
 
 
-def build(out: Path, sources: list[Path]) -> list[Path]:
-    """Write ``out``/nbgrader_config.py and ``out``/source/<stem>/<stem>.ipynb per notebook."""
+SEED_FILE = "instructor_seed.txt"
+"""The course directory's instructor seed: drawn at the first build, reused by every later one."""
+
+
+def instructor_seed(out: Path, seed: int | None) -> int:
+    """The seed of the course directory ``out``: ``seed``, else the one stored there, else a new
+    random one; stored in ``out``/:data:`SEED_FILE`. A directory that has released assignments
+    keeps its seed (its hidden tests would change under released work)."""
+    path = out / SEED_FILE
+    stored = int(path.read_text(encoding="utf-8")) if path.exists() else None
+    if seed is not None and stored is not None and seed != stored and (out / "release").exists():
+        raise SystemExit(f"error: {out} released assignments with seed {stored}; --seed {seed} "
+                         "would change their hidden tests (use a new course directory)")
+    seed = seed if seed is not None else stored if stored is not None else secrets.randbelow(10**9)
+    path.write_text(f"{seed}\n", encoding="utf-8")
+    return seed
+
+
+def build(out: Path, sources: list[Path], seed: int | None = None) -> list[Path]:
+    """Write ``out``/nbgrader_config.py and ``out``/source/<stem>/<stem>.ipynb per notebook,
+    with the exercises of tools.variants posed as the instructor seed draws them."""
     out.mkdir(parents=True, exist_ok=True)
+    seed = instructor_seed(out, seed)
     config = out / "nbgrader_config.py"
     config.write_text(CONFIG, encoding="utf-8")
     written = [config]
@@ -316,7 +376,7 @@ def build(out: Path, sources: list[Path]) -> list[Path]:
         folder = out / "source" / path.stem
         folder.mkdir(parents=True, exist_ok=True)
         target = folder / path.name
-        nbformat.write(nbgrader_notebook(path), target)
+        nbformat.write(nbgrader_notebook(path, seed), target)
         written.append(target)
     return written
 
@@ -324,12 +384,16 @@ def build(out: Path, sources: list[Path]) -> list[Path]:
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="course directory")
+    parser.add_argument("--seed", type=int, default=None,
+                        help="instructor seed (default: the directory's, else a random one)")
     parser.add_argument("notebooks", nargs="*", type=Path, help="default: notebooks/NN_*.ipynb")
     args = parser.parse_args(argv)
     sources = args.notebooks or sorted(NOTEBOOKS.glob("[0-9][0-9]_*.ipynb"))
-    written = build(args.out, sources)
+    written = build(args.out, sources, args.seed)
+    seed = (args.out / SEED_FILE).read_text(encoding="utf-8").strip()
     print(
-        f"nbgrader course directory {args.out}: {len(written) - 1} assignments "
+        f"nbgrader course directory {args.out}, instructor seed {seed} (keep it secret): "
+        f"{len(written) - 1} assignments "
         f"(cd {args.out} && nbgrader generate_assignment {sources[0].stem})"
     )
     return 0

@@ -22,7 +22,7 @@ import re
 import textwrap
 import types
 from collections.abc import Callable, Sequence
-from dataclasses import InitVar, dataclass, field
+from dataclasses import InitVar, dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -441,18 +441,49 @@ class Exercise:
     atol: float = 1e-9
     call_with: tuple[Any, ...] | None = None
     answer_form: Callable[[Any], Any] | None = None
+    params: dict[str, Any] | None = field(default=None, compare=False)
     expected: InitVar[Callable[[], Any] | None] = None
     _expected_answer: Callable[[], Any] | None = field(init=False, repr=False, compare=False)
     _wrong_tries: list[int] = field(init=False, repr=False, compare=False)
+    _templates: tuple[Any, ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self, expected: Callable[[], Any] | None) -> None:
         object.__setattr__(self, "_expected_answer", expected)
         object.__setattr__(self, "_wrong_tries", [0])
+        object.__setattr__(self, "_templates", (self.title, self.hints, tuple(self.mistakes)))
+        if self.params is not None:
+            self.use(**self.params)
         if self.level not in LEVELS:
             raise ValueError(f"{self.key}: level must be one of {LEVELS}; got {self.level!r}")
         if self.kind not in KINDS:
             raise ValueError(f"{self.key}: kind must be one of {KINDS}; got {self.kind!r}")
         _check_hints(self.key, self.hints)
+
+    def use(self, **values: Any) -> None:
+        """Pose the exercise with other values of its :attr:`params` (a graded release's draw).
+
+        ``params`` is the dict of the values the notebook states (``{"L": 16384}``); the
+        mistakes read it when they are computed, and the title, hints and mistake labels name
+        its values as ``{L}`` (a tuple is written "a, b, c"). Every key must be given, each
+        value of the type the notebook's has.
+        """
+        if self.params is None:
+            raise ValueError(f"{self.key}: use() is for an exercise with params; this one has none")
+        if set(values) != set(self.params):
+            raise ValueError(f"{self.key}: use() takes exactly {sorted(self.params)}; "
+                             f"got {sorted(values)}")
+        for name, value in values.items():
+            if type(value) is not type(self.params[name]):
+                raise ValueError(f"{self.key}: {name} must be a {type(self.params[name]).__name__}"
+                                 f" like {self.params[name]!r}; got {value!r}")
+        self.params.update(values)
+        shown = {k: ", ".join(map(str, v)) if isinstance(v, tuple) else v
+                 for k, v in self.params.items()}
+        title, hints, mistakes = self._templates
+        object.__setattr__(self, "title", title.format(**shown))
+        object.__setattr__(self, "hints", tuple(h.format(**shown) for h in hints))
+        object.__setattr__(self, "mistakes", tuple(
+            replace(m, label=m.label.format(**shown)) for m in mistakes))
 
     def _handle(self) -> str:
         """How a notebook names this exercise: ``nb02.half_turns`` for key ``02.half_turns``."""

@@ -3,7 +3,7 @@ mistakes whose computation would give the answer with the exercise's own paramet
 only, in ``_data.json`` beside this file (written by tools/answer_key.py; the parameters and the
 computations stay in the checkout).
 
-Notebooks: 02_sinusoidal_formula, 06_context_extension.
+Notebooks: 02_sinusoidal_formula, 05_rope, 06_context_extension, 11_figure_gallery.
 """
 
 import json

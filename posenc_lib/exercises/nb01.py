@@ -14,12 +14,14 @@ from posenc_lib.exercises._data import HIDDEN_DATA
 
 __all__ = ["carry_flips", "gray_cousin", "gray_offsets", "ternary_periods"]
 
-_CARRY_POSITIONS = (23, 47, 63, 95)
+_CARRY = {"positions": (23, 47, 63, 95)}
+"""The positions p of 01.carry_flips (a graded release may pose others: ``use``)."""
 
 
 carry_flips = Exercise(
     key="01.carry_flips", answer_name="carry_counts", level="warm-up", kind="prediction", minutes=5,
-    title="Predict how many bits change from p to p + 1 for p = 23, 47, 63, 95",
+    params=_CARRY,
+    title="Predict how many bits change from p to p + 1 for p = {positions}",
     hints=(
         "Do one addition p + 1 in binary by hand, for a small number of your choice, and watch "
         "which bits change: the carry is the whole story.",
@@ -30,11 +32,12 @@ carry_flips = Exercise(
     objective="Predicts the Hamming distance of a step from the carry (trailing 1s plus one), "
     "without computing the XOR.",
     mistakes=(
-        Mistake("assuming one step always changes one bit", lambda: np.ones(4, dtype=np.int64)),
+        Mistake("assuming one step always changes one bit",
+                lambda: np.ones(len(_CARRY["positions"]), dtype=np.int64)),
         Mistake("counting only the bits that turn off (the carry), not the one that turns on",
                 lambda right: right - 1, from_answer=True),
         Mistake("counting the 1 bits of p instead of the bits that change",
-                lambda: np.array([bin(p).count("1") for p in _CARRY_POSITIONS], dtype=np.int64)),
+                lambda: np.array([bin(p).count("1") for p in _CARRY["positions"]], dtype=np.int64)),
     ),
     shortcuts=(
         Shortcut("hamming_distance, bin(), XOR or the bit tables (predict on paper; the cell "

@@ -29,17 +29,22 @@ _YARN_CALLS = _LIBRARY_YARN + r"|\b(my_yarn|yarn_by_me|my_pi|pi_by_me|my_ntk|ntk
 """The library's YaRN and the build steps' functions (06.yarn_ratios allows the latter: they
 round the ramp's bounds, which its head does not)."""
 
-_LONGER = 4 * 4096
+_LONGER = {"times": 4, "L": 4 * 4096}
+"""06.ramp_bounds: the head is trained ``times`` times longer than the running example's 4096, L
+tokens (a graded release may pose others: ``use``)."""
 _STRETCH = 8.0  # the running example's s, which plays no part
 
 ramp_bounds = Exercise(
     key="06.ramp_bounds", answer_name="ramp_bounds", level="warm-up", kind="prediction", minutes=8,
-    title="YaRN's ramp for the Llama 2 head trained 4 times longer (L = 16384)",
+    params=_LONGER,
+    title="YaRN's ramp for the Llama 2 head trained {times} times longer (L = {L})",
     hints=(
         "Look at how the formula i(r) depends on the training length L: it enters through a "
-        "logarithm. What does multiplying L by 4 do to a logarithm, and does that depend on r?",
+        "logarithm. What does multiplying L by {times} do to a logarithm, and does that depend "
+        "on r?",
         "i(r) = d ln(L / (2 pi r)) / (2 ln base). Work out how much i(r) changes when L is "
-        "multiplied by 4 (the same amount for every r), or evaluate i(r) directly with L = 16384. "
+        "multiplied by {times} (the same amount for every r), or evaluate i(r) directly with "
+        "L = {L}. "
         "Then round outward as the YaRN section does, low = floor(i(32)) and high = ceil(i(1)). "
         "The factor s plays no part.",
     ),
@@ -49,12 +54,14 @@ ramp_bounds = Exercise(
         Mistake("the ramp of L = 4096 (the ramp moves to slower pairs when L grows)",
                 lambda: np.array(yarn_correction_range(128, 10000.0, 4096))),
         Mistake("moving the ramp the wrong way (a longer L gives more turns to every pair)",
-                lambda: np.array(yarn_correction_range(128, 10000.0, 4096 // 4))),
+                lambda: np.array(yarn_correction_range(128, 10000.0, 4096 // _LONGER["times"]))),
         Mistake("the pair indices not rounded outward (floor for low, ceil for high)",
-                lambda: np.array(yarn_correction_range(128, 10000.0, _LONGER, truncate=False))),
+                lambda: np.array(
+                    yarn_correction_range(128, 10000.0, _LONGER["L"], truncate=False))),
         Mistake("the target length L' = sL put in place of L: r counts the turns within the "
                 "trained length, so the ramp depends on L and not on the stretch",
-                lambda: np.array(yarn_correction_range(128, 10000.0, int(_LONGER * _STRETCH)))),
+                lambda: np.array(
+                    yarn_correction_range(128, 10000.0, int(_LONGER["L"] * _STRETCH)))),
     ),
     shortcuts=(
         Shortcut("YaRN's functions of posenc_lib (predict first, the cell after the check "
@@ -155,7 +162,9 @@ llama3_bands = Exercise(
 )
 
 _CACHE_D, _CACHE_BASE, _CACHE_L = 64, 10000.0, 2048
-_CACHE_KEY, _CACHE_NOW = 2500, 6000  # the key's position and length when cached; the length now
+_CACHE = {"key": 2500, "now": 6000}
+"""06.dynamic_cache: the key's position and the length when it was cached, and the length now
+(a graded release may pose others: ``use``)."""
 
 
 def _dynamic_slowest(seq_len: int) -> float:
@@ -166,12 +175,12 @@ def _dynamic_slowest(seq_len: int) -> float:
 
 
 def _cache_drift(then: float, now: float) -> float:
-    return _CACHE_KEY * (then - now)  # the cached angle minus the current one
+    return _CACHE["key"] * (then - now)  # the cached angle minus the current one
 
 
 dynamic_cache = Exercise(
     key="06.dynamic_cache", answer_name="cache_drift", level="challenge", kind="explanation",
-    minutes=15,
+    minutes=15, params=_CACHE,
     title="Dynamic NTK and a KV cache: how far a cached key's slowest pair is off",
     hints=(
         "A cached key keeps the rotation it got when it was stored. Compare the slowest pair's "
@@ -188,9 +197,9 @@ dynamic_cache = Exercise(
     mistakes=(
         Mistake("the sign: the cached angle minus the current one is asked",
                 lambda right: -right, from_answer=True),
-        Mistake("the key cached with the trained frequency; at l = 2500 > L it was already scaled",
+        Mistake("the key cached with the trained frequency; at l = {key} > L it was already scaled",
                 lambda: _cache_drift(
-                    float(inverse_frequencies(64, 10000.0)[-1]), _dynamic_slowest(_CACHE_NOW)
+                    float(inverse_frequencies(64, 10000.0)[-1]), _dynamic_slowest(_CACHE["now"])
                 )),
         Mistake("pair 0, which NTK-aware scaling never changes", lambda: 0.0),
     ),

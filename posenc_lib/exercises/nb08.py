@@ -5,6 +5,8 @@ Notebook: 08_numerical_precision.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from numpy.typing import NDArray
 
@@ -17,34 +19,46 @@ __all__ = ["bfloat16_ties", "cos_tables", "float16_edges", "table_detector", "tr
 
 _ROUNDING_CALLS = r"\b(round_to_dtype|round_to_bfloat16|to_low_precision|ml_dtypes)\b"
 
-_TIES = np.array([513, 514, 515, 518])
+_TIES: dict[str, Any] = {"positions": (513, 514, 515, 518), "low": 512, "high": 1024}
+"""08.bfloat16_ties: the positions, between the powers of two low and high (a graded release may
+pose others: ``use``)."""
 
 
-def _rounded_half_up(values: NDArray[np.int64], gap: int) -> NDArray[np.float64]:
-    """Round to the nearest multiple of ``gap``, halfway cases upwards."""
-    return np.asarray(np.floor(values / gap + 0.5) * gap, dtype=np.float64)
+def _ties() -> tuple[NDArray[np.int64], int]:
+    """The positions of 08.bfloat16_ties and bfloat16's gap between low and high (8 bits)."""
+    return np.array(_TIES["positions"]), _TIES["low"] // 2**7
+
+
+def _rounded_half_up(values: NDArray[np.int64], gap: int, down: bool = False
+                     ) -> NDArray[np.float64]:
+    """Round to the nearest multiple of ``gap``, halfway cases upwards (with ``down``, every
+    value down: truncation)."""
+    return np.asarray(np.floor(values / gap + (0.0 if down else 0.5)) * gap, dtype=np.float64)
 
 
 bfloat16_ties = Exercise(
     key="08.bfloat16_ties", answer_name="stored", level="warm-up", kind="prediction", minutes=8,
-    title="bfloat16 (round to nearest, ties to even) of the positions 513, 514, 515, 518",
+    params=_TIES,
+    title="bfloat16 (round to nearest, ties to even) of the positions {positions}",
     hints=(
         "Between two powers of two, the numbers bfloat16 stores are evenly spaced. Find the "
-        "spacing just above 512; each position then goes to its nearest stored neighbour, and a "
+        "spacing just above {low}; each position then goes to its nearest stored neighbour, and a "
         "tie needs the rule in the title.",
-        "bfloat16 keeps 8 significant bits (7 stored fraction bits), so in [512, 1024) the gap is "
-        "512 divided by 2^7. Write the stored numbers around each position as multiples q * gap. "
+        "bfloat16 keeps 8 significant bits (7 stored fraction bits), so in [{low}, {high}) the "
+        "gap is {low} divided by 2^7. Write the stored numbers around each position as multiples "
+        "q * gap. "
         "A position nearer to one neighbour goes there; a position exactly halfway goes to the "
         "neighbour whose q is even.",
     ),
     objective="Predicts bfloat16's rounding of integer positions past 256, including the halfway "
     "cases that go to the even neighbour.",
     mistakes=(
-        Mistake("truncation (always down) instead of round to nearest", lambda: 4.0 * (_TIES // 4)),
+        Mistake("truncation (always down) instead of round to nearest",
+                lambda: _rounded_half_up(*_ties(), down=True)),
         Mistake("halfway cases rounded up instead of to the even neighbour",
-                lambda: _rounded_half_up(_TIES, 4)),
+                lambda: _rounded_half_up(*_ties())),
         Mistake("no rounding at all: bfloat16 holds every integer only up to 256",
-                lambda: _TIES.astype(float)),
+                lambda: _ties()[0].astype(float)),
     ),
     shortcuts=(
         Shortcut("the rounding functions (predict first, the cell after the check computes it)",

@@ -12,6 +12,7 @@ from numpy.typing import NDArray
 
 from posenc_lib.analysis import offset_similarity
 from posenc_lib.exercises._core import Exercise, Mistake, Shortcut
+from posenc_lib.exercises._data import HIDDEN_DATA
 from posenc_lib.frequencies import inverse_frequencies, wavelengths
 from posenc_lib.sinusoidal import sinusoidal_encoding
 
@@ -114,16 +115,15 @@ offset_distance = Exercise(
     call_with=(50, 32, 100.0),
 )
 
-_TABLES = ((60, 48, False), (64, 40, True), (50, 50, False), (36, 80, True))
-"""(n_positions, d_model, transposed) of each mystery table."""
+_N_TABLES = 4
 
 
 def mystery_tables() -> list[NDArray[np.float64]]:
     """Return four sinusoidal tables (base 10000) as a figure might draw them: (positions,
     dimensions) or, as write-up 002's heatmap draws it, the transpose; exercise
-    11.table_orientation asks which."""
-    tables = [(sinusoidal_encoding(n, d), transposed) for n, d, transposed in _TABLES]
-    return [table.T if transposed else table for table, transposed in tables]
+    11.table_orientation asks which. The numbers are stored (posenc_lib.exercises._data): the
+    package holds no orientation."""
+    return [np.array(HIDDEN_DATA[f"11.table_orientation.{i}"]) for i in range(_N_TABLES)]
 
 
 table_orientation = Exercise(
@@ -143,10 +143,11 @@ table_orientation = Exercise(
     "encoding (constant norm per position, sin(t) in column 0), not through its shape.",
     mistakes=(
         Mistake("reading every table as (positions, dimensions): heatmap_002 draws the transpose",
-                lambda: np.ones(len(_TABLES), dtype=bool)),
+                lambda: np.ones(_N_TABLES, dtype=bool)),
         Mistake("guessing from the shape (more rows than columns means rows are positions)",
                 lambda: np.array([t.shape[0] > t.shape[1] for t in mystery_tables()])),
-        Mistake("every answer inverted", lambda: np.array([t for *_, t in _TABLES])),
+        Mistake("every answer inverted", lambda right: ~np.asarray(right, dtype=bool),
+                from_answer=True),
     ),
 )
 

@@ -1,0 +1,148 @@
+"""Other values a graded release poses for some exercises, drawn from the instructor's seed.
+
+The solutions of the source notebooks are public, so a graded release (tools/build_nbgrader.py)
+redraws the values of the exercises below: the release's prompt names the drawn values, the
+setup cell calls ``nbNN.<name>.use(**values)`` so that the check names the mistakes for them, and
+the hidden test holds the answer for them (computed here, never shipped). The instructor's source
+notebooks get the solution for the drawn values.
+
+Each :class:`Variant` says which texts of the prompt and stub cells name the values, and writes
+the solution code for any values; tests/test_variants.py checks that both reproduce the source
+notebook for the notebook's own values, and that every drawn answer differs from the notebook's
+and from every named mistake.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+from posenc_lib.exercises import all_exercises
+from posenc_lib.exercises._core import Exercise
+from tools.answer_key import EXPECTED
+
+
+@dataclass(frozen=True)
+class Variant:
+    """The values an exercise may be posed with, besides the notebook's (``sets``); ``prompt``
+    gives the texts of the prompt and stub cells that name the values, ``solution`` the solution
+    code (between the markers), both for given values."""
+
+    sets: tuple[dict[str, Any], ...]
+    prompt: Callable[[dict[str, Any]], list[str]]
+    solution: Callable[[dict[str, Any]], str]
+
+
+_WORDS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
+
+
+def _carry_prompt(v: dict[str, Any]) -> list[str]:
+    listed = ", ".join(map(str, v["positions"]))
+    return [f"$p = {listed}$", f"for p = {listed}"]
+
+
+def _carry_solution(v: dict[str, Any]) -> str:
+    def trailing_ones(p: int) -> int:
+        return len(format(p, "b")) - len(format(p, "b").rstrip("1"))
+
+    first, *rest = v["positions"]
+    parts = [f"{first} = {first:b} ({_WORDS[trailing_ones(first)]} trailing 1s)"]
+    parts += [f"{p} = {p:b} ({_WORDS[trailing_ones(p)]})" for p in rest]
+    counts = [trailing_ones(p) + 1 for p in v["positions"]]
+    return ("# Adding 1 turns the trailing 1s of p into 0s and the 0 just before them into a 1.\n"
+            f"# {', '.join(parts)}.\n"
+            f"carry_counts = {counts}")
+
+
+def _ramp_solution(v: dict[str, Any]) -> str:
+    return ("import math\n\n"
+            f"def pair_with_turns(r, d=128, base=10000.0, trained={v['L']}):\n"
+            "    # i(r) = d ln(L / (2 pi r)) / (2 ln base): the pair that turns r times in L\n"
+            "    return d * math.log(trained / (2 * math.pi * r)) / (2 * math.log(base))\n\n"
+            "ramp_bounds = (math.floor(pair_with_turns(32)), math.ceil(pair_with_turns(1)))")
+
+
+def _cache_solution(v: dict[str, Any]) -> str:
+    return (f"d_c, base_c, trained_c, m_key = 64, 10000.0, 2048, {v['key']}\n"
+            "slowest = base_c ** (-(d_c - 2) / d_c)            # trained theta of the last pair\n"
+            f"s_then, s_now = {v['key']} / trained_c, {v['now']} / trained_c"
+            "  # s_eff = l / L with factor 1\n"
+            "# NTK-aware scaling with s_eff divides the slowest pair by exactly s_eff\n"
+            "cache_drift = m_key * (slowest / s_then - slowest / s_now)")
+
+
+def _ties_prompt(v: dict[str, Any]) -> list[str]:
+    *head, last = v["positions"]
+    return [f"positions {', '.join(map(str, head))} and {last}",
+            f"for {', '.join(map(str, v['positions']))}"]
+
+
+def _ties_solution(v: dict[str, Any]) -> str:
+    power = v["low"].bit_length() - 1
+    gap = f"gap = 2 ** ({power} - 7)".ljust(39)
+    return (f"x = np.array([{', '.join(map(str, v['positions']))}])\n"
+            f"{gap}# {v['low']} <= x < {v['high']} is 2**{power} times 1.f with 7 fraction bits\n"
+            "q, rest = np.divmod(x, gap)            # x = q gap + rest\n"
+            "up = (rest > gap / 2) | ((rest == gap / 2) & (q % 2 == 1))   "
+            "# a tie goes to the even q\n"
+            "stored = (q + up) * gap")
+
+
+VARIANTS: dict[str, Variant] = {
+    "01.carry_flips": Variant(
+        sets=({"positions": (39, 79, 31, 119)}, {"positions": (27, 55, 127, 71)},
+              {"positions": (11, 59, 15, 103)}, {"positions": (43, 87, 191, 30)}),
+        prompt=_carry_prompt, solution=_carry_solution),
+    "06.ramp_bounds": Variant(
+        sets=({"times": 2, "L": 8192}, {"times": 8, "L": 32768}, {"times": 16, "L": 65536}),
+        prompt=lambda v: [f"trained {v['times']} times longer, $L = {v['L']}$"],
+        solution=_ramp_solution),
+    "06.dynamic_cache": Variant(
+        sets=({"key": 3000, "now": 8000}, {"key": 2200, "now": 5000},
+              {"key": 4096, "now": 10000}, {"key": 2800, "now": 7000}),
+        prompt=lambda v: [f"$m = {v['key']}$", f"sequence was {v['key']} tokens",
+                          f"grown to {v['now']} tokens"],
+        solution=_cache_solution),
+    "08.bfloat16_ties": Variant(
+        sets=({"positions": (257, 258, 259, 262), "low": 256, "high": 512},
+              {"positions": (1028, 1030, 1036, 1045), "low": 1024, "high": 2048},
+              {"positions": (2056, 2065, 2072, 2090), "low": 2048, "high": 4096}),
+        prompt=_ties_prompt, solution=_ties_solution),
+}
+"""The exercises a graded release poses with other values, by key."""
+
+
+def draw(seed: int, key: str) -> dict[str, Any]:
+    """The values the release of instructor seed ``seed`` poses exercise ``key`` with (never
+    the notebook's own)."""
+    return dict(random.Random(f"{seed}/{key}").choice(VARIANTS[key].sets))
+
+
+NOTEBOOK_VALUES: dict[str, dict[str, Any]] = {
+    key: dict(all_exercises()[key].params or {}) for key in VARIANTS
+}
+"""The values the source notebook poses each exercise of :data:`VARIANTS` with."""
+
+
+@contextmanager
+def posed(key: str, values: dict[str, Any] | None) -> Iterator[Exercise]:
+    """Exercise ``key`` posed with ``values`` (as the notebook poses it for None), then with the
+    notebook's values again."""
+    exercise = all_exercises()[key]
+    if values is None:
+        yield exercise
+        return
+    exercise.use(**values)
+    try:
+        yield exercise
+    finally:
+        exercise.use(**NOTEBOOK_VALUES[key])
+
+
+def answer_for(key: str, values: dict[str, Any]) -> Any:
+    """The right answer of exercise ``key`` posed with ``values``."""
+    with posed(key, values):
+        return EXPECTED[key]()
