@@ -430,6 +430,43 @@ def test_no_wrong_try_names_or_paraphrases_the_right_choice(key: str) -> None:
         assert not said, f"{key}: {answer!r} is told {said}: {message!r}"
 
 
+TRUE_FALSE_DETECTORS = [k for k in KEYS if EXERCISES[k].kind == "detector"
+                        and np.asarray(EXERCISES[k]._expected()).dtype == bool]
+"""Detectors whose answer is one bool per item (tables, matrices, scores)."""
+
+
+def test_the_true_false_detectors_are_all_searched() -> None:
+    assert {"03.offset_only", "07.t5_direction", "08.table_detector",
+            "11.table_orientation"} <= set(TRUE_FALSE_DETECTORS)
+
+
+@pytest.mark.parametrize("key", TRUE_FALSE_DETECTORS)
+def test_no_wrong_try_of_a_true_false_detector_tells_an_entry(
+    key: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every wrong try (each entry flipped in turn, all True, all False, every mistake) hears the
+    same sentence, apart from the name of a mistake it made; and no mistake is made from the
+    answer ("every answer inverted" would tell the answer)."""
+    monkeypatch.setattr(_core, "record_pass", lambda key: None)
+    exercise = fresh(EXERCISES[key])
+    right = np.asarray(exercise._expected())
+    assert not [m.label for m in exercise.mistakes if m.from_answer]
+    tries = [np.ones_like(right), np.zeros_like(right)]
+    for index in range(right.size):
+        flipped = right.copy()
+        flipped.flat[index] = not flipped.flat[index]
+        tries.append(flipped)
+    tries += [np.asarray(m.compute()) for m in exercise.mistakes]
+    said = set()
+    for answer in tries:
+        if np.array_equal(answer, right):
+            continue
+        message = exercise.check(as_answer(exercise, answer)).message
+        said.add(message.split("\nThis is what you get")[0].split("\n")[0])
+        assert not re.search(r"\b(true|false)\b|\[\s*[01]\s*,", message.lower()), message
+    assert len(said) == 1, said
+
+
 IN_PACKAGE = sorted(k for k in KEYS if EXERCISES[k]._expected_answer is not None)
 """Exercises whose answer is still computed in the package (``expected=``): notebook 10's,
 whose module another change owns. They confirm answers in any install."""

@@ -146,8 +146,6 @@ table_orientation = Exercise(
                 lambda: np.ones(_N_TABLES, dtype=bool)),
         Mistake("guessing from the shape (more rows than columns means rows are positions)",
                 lambda: np.array([t.shape[0] > t.shape[1] for t in mystery_tables()])),
-        Mistake("every answer inverted", lambda right: ~np.asarray(right, dtype=bool),
-                from_answer=True),
     ),
 )
 
