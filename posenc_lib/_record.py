@@ -4,8 +4,9 @@
 Notebooks: 00_why_position to 11_figure_gallery.
 
 The record is a JSON file, ``$POSENC_PROGRESS_FILE`` if set, else ``posenc-course/progress.json``
-in the user's data directory (never in the repository), written atomically. It must never break
-a notebook: a corrupt or unwritable file gives one warning and the checks carry on.
+in the user's data directory (never in the repository), written atomically; set to the null
+device (``os.devnull``, as graded runs do) it records nothing. It must never break a notebook: a
+corrupt or unwritable file gives one warning and the checks carry on.
 """
 
 from __future__ import annotations
@@ -52,12 +53,22 @@ def read_record(path: Path | None = None) -> dict[str, Any]:
         return {"passed": []}
     try:
         record = json.loads(text)
-        if not isinstance(record, dict) or not isinstance(record.get("passed"), list):
+        if not _is_record(record):
             raise ValueError("unexpected layout")
         return record
     except ValueError:
         _warn_once(f"{path} is corrupt; it is left as it is and progress starts afresh")
         return {"passed": [], "corrupt": True}
+
+
+def _is_record(record: Any) -> bool:
+    """Whether ``record`` has the record's layout: a dict whose "passed" (and "predicted", if
+    any) are lists of names."""
+    if not isinstance(record, dict) or "passed" not in record:
+        return False
+    lists = [record[field] for field in ("passed", "predicted") if field in record]
+    return all(isinstance(items, list) and all(isinstance(i, str) for i in items)
+               for items in lists)
 
 
 def _write_atomically(path: Path, record: dict[str, Any]) -> None:
@@ -80,6 +91,8 @@ def passed_exercises() -> set[str]:
 def _add(field: str, item: str) -> None:
     """Add ``item`` to the record's list ``field``. Never raises: problems warn once."""
     path = progress_path()
+    if not isinstance(item, str) or str(path) == os.devnull:
+        return  # only names are recorded; the null device records nothing
     try:
         record = read_record(path)
         if record.get("corrupt"):

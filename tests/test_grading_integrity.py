@@ -155,6 +155,8 @@ def _peek(module_name, exercise_name):
             found.append(value)
 
     for name in dir(exercise):
+        if name.startswith("__"):  # Python's machinery (__init__, __post_init__), not the course's
+            continue
         try:
             take(getattr(exercise, name))
         except Exception:

@@ -75,6 +75,32 @@ def test_corrupt_file_warns_once_and_checks_carry_on(record: Path) -> None:
     assert record.read_text() == "{not json", "the learner's file is not overwritten"
 
 
+def test_a_record_spoiled_with_numbers_neither_breaks_a_check_nor_takes_more(
+    record: Path,
+) -> None:
+    """A kernel that calls record_pass(3.0) (an introspecting student) once broke every later
+    check that shared the record: sorting names with a float raised TypeError."""
+    progress_module.record_pass(3.0)  # type: ignore[arg-type]
+    progress_module.record_prediction(None)  # type: ignore[arg-type]
+    assert not record.exists()
+    record.parent.mkdir(parents=True)
+    record.write_text(json.dumps({"passed": ["01.carry_flips", 3.0]}))
+    with pytest.warns(RuntimeWarning, match="corrupt"):
+        assert EXERCISE.check(np.ones(3)).passed
+    assert json.loads(record.read_text())["passed"] == ["01.carry_flips", 3.0]  # left as it was
+
+
+def test_the_null_device_records_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+
+    monkeypatch.setenv("POSENC_PROGRESS_FILE", os.devnull)
+    writes: list[object] = []
+    monkeypatch.setattr(progress_module, "_write_atomically", lambda *a: writes.append(a))
+    assert EXERCISE.check(np.ones(3)).passed
+    progress_module.record_prediction("a label")
+    assert writes == []
+
+
 def test_unwritable_location_warns_once_and_checks_carry_on(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -128,18 +128,15 @@ def reachable_values(exercise: Exercise) -> list[Any]:
     from tests.test_grading_integrity import PEEK
 
     namespace: dict[str, Any] = {}
-    exec(PEEK.replace("    shapes = {", "    return found\n    shapes = {"), namespace)
+    zero_argument = PEEK.replace("pool = sorted(numbers, key=abs)[:40]", "pool = []")
+    assert zero_argument != PEEK
+    exec(zero_argument.replace("    shapes = {", "    return found\n    shapes = {"), namespace)
     return namespace["_peek"](f"nb{exercise.key[:2]}", exercise.key[3:])
 
 
-STILL_REACHABLE = {
-    "09.llama31_slow_pairs", "10.turning_pairs", "10.break_position", "10.seed_spread",
-    "10.t5_far_bucket",
-}
-"""Exercises whose answer a zero-argument helper or a constant of the package still gives (or,
-for 09.llama31_slow_pairs and 10.turning_pairs, a small whole number that some constant
-happens to equal); issue 33 leaves them open. Notebooks 01 and 06, on which the cheating class
-is graded, are clean."""
+STILL_REACHABLE = {"09.llama31_slow_pairs", "10.turning_pairs"}
+"""Exercises whose answer is a small whole number (3 for both) that some constant of the
+package happens to equal; no helper computes them."""
 
 PROPERTY = {k for k in KEYS if hasattr(EXERCISES[k], "judge")}
 IN_PACKAGE_KEYS = [k for k in KEYS if EXERCISES[k]._expected_answer is not None]
@@ -468,12 +465,12 @@ def test_no_wrong_try_of_a_true_false_detector_tells_an_entry(
 
 
 IN_PACKAGE = sorted(k for k in KEYS if EXERCISES[k]._expected_answer is not None)
-"""Exercises whose answer is still computed in the package (``expected=``): notebook 10's,
-whose module another change owns. They confirm answers in any install."""
+"""Exercises whose answer is computed in the package (``expected=``): none since notebook 10's
+moved to tools/answer_key.py (issue 33)."""
 
 
-def test_only_notebook_10_still_computes_its_answers_in_the_package() -> None:
-    assert {k[:2] for k in IN_PACKAGE} <= {"10"}
+def test_no_exercise_computes_its_answer_in_the_package() -> None:
+    assert IN_PACKAGE == []
 
 
 @pytest.mark.parametrize("key", [k for k in KEYS if EXERCISES[k].kind == "detector"

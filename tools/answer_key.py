@@ -36,7 +36,7 @@ from posenc_lib.attention import (  # noqa: E402
     self_attention,
     word_order_model,
 )
-from posenc_lib.bias import alibi_bias, alibi_slopes  # noqa: E402
+from posenc_lib.bias import alibi_bias, alibi_slopes, t5_relative_position_bucket  # noqa: E402
 from posenc_lib.binary import binary_table, hamming_distance  # noqa: E402
 from posenc_lib.exercises import (  # noqa: E402
     _data,
@@ -50,11 +50,17 @@ from posenc_lib.exercises import (  # noqa: E402
     nb07,
     nb08,
     nb09,
-    nb10,
     nb11,
 )
 from posenc_lib.exercises._key import KEY_FILE, encode  # noqa: E402
-from posenc_lib.frequencies import inverse_frequencies, split_permutation, wavelengths  # noqa: E402
+from posenc_lib.frequencies import (  # noqa: E402
+    inverse_frequencies,
+    split_permutation,
+    turns_in_context,
+    wavelengths,
+)
+from posenc_lib.lab.results import bootstrap_interval, mean_curves, summary  # noqa: E402
+from posenc_lib.lab.results import load as load_results  # noqa: E402
 from posenc_lib.precision import round_to_bfloat16, round_to_dtype  # noqa: E402
 from posenc_lib.rope import apply_rope  # noqa: E402
 from posenc_lib.rope_variants import mrope_image_positions  # noqa: E402
@@ -252,6 +258,53 @@ def equivariant_layers() -> set[str]:
     return found
 
 
+LAB_HEAD_DIM, LAB_BASE, LAB_TRAINED = 16, 10000.0, 32
+"""Notebook 10's lab: head size, RoPE base, trained length."""
+
+
+def lab_turns(length: int) -> np.ndarray:
+    """10.turning_pairs: the turns each RoPE pair of the lab makes in ``length`` positions."""
+    return turns_in_context(inverse_frequencies(LAB_HEAD_DIM, LAB_BASE), length)
+
+
+def mean_curve(scheme: str) -> np.ndarray:
+    """10.break_position: ``scheme``'s accuracy by position on induction at 8x, mean of the
+    committed seeds."""
+    return mean_curves(load_results("curves")["curves"], "induction", (scheme,), 8)[scheme]
+
+
+def first_below(curve: np.ndarray, threshold: float, start: int) -> int:
+    """The first position from ``start`` on whose score (NaN skipped) is below ``threshold``."""
+    below = np.flatnonzero(np.nan_to_num(curve[start:], nan=1.0) < threshold)
+    return int(start + below[0]) if below.size else -1
+
+
+def close_to_rope(fixed_gap: bool = False) -> set[str]:
+    """10.seed_spread: the schemes that cannot be told from RoPE on induction at 4x: the
+    bootstrap interval of the difference of the means contains 0 (with ``fixed_gap``, by
+    mistake: the gap of the means is below 0.1)."""
+    stats = summary(load_results("curves")["curves"], LAB_TRAINED)
+    rope = stats[("induction", "rope")][:, 2]  # columns 1x, 2x, 4x, 8x
+    close = set()
+    for (task, scheme), rows in stats.items():
+        if task != "induction" or scheme == "rope":
+            continue
+        other = rows[:, 2]
+        low, high = bootstrap_interval(other, rope)
+        if (abs(other.mean() - rope.mean()) < 0.1) if fixed_gap else (low <= 0 <= high):
+            close.add(scheme)
+    return close
+
+
+def far_keys(length: int, bidirectional: bool = False) -> int:
+    """10.t5_far_bucket: how many keys of the last of ``length`` queries share the farthest
+    key's T5 bucket (16 buckets, max_distance 32, as the lab)."""
+    offsets = np.arange(length) - (length - 1)  # j - i for the last query
+    buckets = t5_relative_position_bucket(offsets, bidirectional=bidirectional,
+                                          num_buckets=16, max_distance=32)
+    return int(np.count_nonzero(buckets == buckets[0]))
+
+
 STORED_MISTAKES: dict[str, Callable[[], Any]] = {
     "01.gray_offsets": lambda: sorted(consistent_offsets(gray=False)),
     "04.previous_sines": lambda: two_token_map(4),
@@ -265,6 +318,14 @@ STORED_MISTAKES: dict[str, Callable[[], Any]] = {
         shortest_length(16), shortest_length(33), shortest_length(32, 1000.0),
     ],
     "02.float16_lost_pairs": lambda: [lost_pairs(np.float32)],
+    "10.turning_pairs": lambda: [
+        np.count_nonzero(4 * LAB_TRAINED * inverse_frequencies(LAB_HEAD_DIM, LAB_BASE) >= 1),
+        np.count_nonzero(lab_turns(LAB_TRAINED) >= 1),
+    ],
+    "10.break_position": lambda: [first_below(mean_curve("rope"), 0.5, LAB_TRAINED)],
+    "10.seed_spread": lambda: sorted(close_to_rope(fixed_gap=True)),
+    "10.t5_far_bucket": lambda: [far_keys(8 * LAB_TRAINED),
+                                 far_keys(4 * LAB_TRAINED, bidirectional=True)],
 }
 """Known mistakes stored as numbers: the helper that computes one would give the answer when
 called with the exercise's own parameters, so it stays here (in the order the Mistakes read)."""
@@ -344,10 +405,10 @@ EXPECTED: dict[str, Callable[[], Any]] = {
     "09.mrope_positions": lambda: mrope_image_positions(
         nb09._TEXT_BEFORE, nb09._ROWS, nb09._COLS, nb09._TEXT_AFTER),
     "09.cache_survives": lambda: {name for name in nb09.PRESETS if nb09._frequencies_change(name)},
-    "10.turning_pairs": lambda: int(np.count_nonzero(nb10._turns() >= 1)),
-    "10.break_position": lambda: nb10._first_below(nb10._mean_curve('t5'), 0.5, nb10._TRAINED),
-    "10.seed_spread": lambda: nb10._close_to_rope(),
-    "10.t5_far_bucket": lambda: nb10._far_keys(4 * nb10._TRAINED),
+    "10.turning_pairs": lambda: int(np.count_nonzero(lab_turns(4 * LAB_TRAINED) >= 1)),
+    "10.break_position": lambda: first_below(mean_curve("t5"), 0.5, LAB_TRAINED),
+    "10.seed_spread": close_to_rope,
+    "10.t5_far_bucket": lambda: far_keys(4 * LAB_TRAINED),
     "11.ntk_ratios": lambda: method_frequency_ratios(
         nb11._HEAD, nb11._BASE, 4.0, nb11._TRAINED, ("ntk",))["ntk"][list(nb11._PAIRS)],
     "11.offset_distance": lambda: nb11._distance(100.0),
@@ -429,11 +490,18 @@ def key_text() -> str:
     return json.dumps(encoded, indent=0, sort_keys=True) + "\n"
 
 
+def _stored(value: Any) -> Any:
+    """A stored value as JSON holds it: names as a sorted list, numbers as floats."""
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return sorted(value)
+    return np.asarray(value, dtype=float).tolist()
+
+
 def data_text() -> str:
     """The text of posenc_lib/exercises/_data.json: the hidden inputs and the stored mistakes
     as plain numbers."""
     made = {**HIDDEN_INPUTS, **STORED_MISTAKES}
-    data = {key: np.asarray(make(), dtype=float).tolist() for key, make in made.items()}
+    data = {key: _stored(make()) for key, make in made.items()}
     return json.dumps(data, indent=0, sort_keys=True) + "\n"
 
 

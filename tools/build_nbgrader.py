@@ -106,10 +106,9 @@ c.ClearSolutions.code_stub = {{"python": {CODE_STUB!r}}}
 # exercise and grading goes on).
 c.Execute.timeout = {CELL_TIMEOUT}
 c.Execute.interrupt_on_timeout = True
-# Graded runs must not write into the grader's own exercise progress record.
-os.environ["POSENC_PROGRESS_FILE"] = str(
-    Path(__file__).resolve().parent / "autograde-progress.json"
-)
+# Graded runs record no exercise progress: not into the grader's own record, and not into a
+# file the students' kernels share (one submission could spoil it for the next).
+os.environ["POSENC_PROGRESS_FILE"] = os.devnull
 # Graded kernels use no answer key, even below a checkout that has one: only the hidden tests'
 # references score. (Run autograde outside the checkout all the same: see INSTRUCTORS.md.)
 os.environ["{ANSWER_KEY_VARIABLE}"] = ""

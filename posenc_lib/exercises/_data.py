@@ -1,15 +1,17 @@
 """Stored inputs of exercises whose parameters are their answer, and stored values of known
 mistakes whose computation would give the answer with the exercise's own parameters: numbers
-only, in ``_data.json`` beside this file (written by tools/answer_key.py; the parameters and the
-computations stay in the checkout).
+(and one set of scheme names), in ``_data.json`` beside this file, written by
+tools/answer_key.py; the parameters and the computations stay in the checkout.
 
-Notebooks: 02_sinusoidal_formula, 05_rope, 06_context_extension, 11_figure_gallery.
+Notebooks: 02_sinusoidal_formula, 05_rope, 06_context_extension, 10_length_generalisation_lab,
+11_figure_gallery.
 """
 
 import json
 from pathlib import Path
+from typing import Any
 
-HIDDEN_DATA: dict[str, list[float]] = json.loads(
+HIDDEN_DATA: dict[str, list[Any]] = json.loads(
     Path(__file__).with_name("_data.json").read_text(encoding="utf-8"))
 """The numbers, by exercise key."""
 

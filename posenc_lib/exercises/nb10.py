@@ -7,27 +7,16 @@ Notebook: 10_length_generalisation_lab.
 
 from __future__ import annotations
 
-import numpy as np
-from numpy.typing import NDArray
-
-from posenc_lib.bias import t5_relative_position_bucket
 from posenc_lib.exercises._core import Exercise, Mistake, Shortcut
-from posenc_lib.frequencies import inverse_frequencies, turns_in_context
+from posenc_lib.exercises._data import HIDDEN_DATA, stored_mistake
 
 __all__ = ["break_position", "seed_spread", "t5_far_bucket", "turning_pairs"]
 
-_HEAD_DIM, _BASE, _TRAINED = 16, 10000.0, 32
-_FINE_TUNE = 4 * _TRAINED  # the length PI fine-tunes at
-
-
-def _turns(length: int = _FINE_TUNE) -> NDArray[np.float64]:
-    return turns_in_context(inverse_frequencies(_HEAD_DIM, _BASE), length)
-
+_TRAINED = 32
 
 turning_pairs = Exercise(
     key="10.turning_pairs", answer_name="n_turning", level="warm-up", kind="prediction", minutes=5,
     title="Predict: how many RoPE pairs of the lab turn at least once in 128 positions (4x)?",
-    expected=lambda: int(np.count_nonzero(_turns() >= 1)),
     hints=(
         "A pair has met every angle when it makes at least one full turn within the training "
         "length. The lab's frequencies shrink by the same factor from pair to pair: estimate the "
@@ -42,10 +31,9 @@ turning_pairs = Exercise(
     "whose angles a longer training would have covered.",
     mistakes=(
         Mistake("forgetting the 2 pi (counting angles L * theta_i of at least 1 radian)",
-                lambda: int(np.count_nonzero(_FINE_TUNE * inverse_frequencies(_HEAD_DIM, _BASE)
-                                             >= 1))),
+                lambda: stored_mistake("10.turning_pairs", 0)),
         Mistake("the count within the trained 32 positions instead of 128",
-                lambda: int(np.count_nonzero(_turns(_TRAINED) >= 1))),
+                lambda: stored_mistake("10.turning_pairs", 1)),
     ),
     shortcuts=(
         Shortcut("code that computes it (a prediction is a number you type before running "
@@ -56,22 +44,10 @@ turning_pairs = Exercise(
 )
 
 
-def _mean_curve(scheme: str) -> NDArray[np.float64]:
-    from posenc_lib.lab.results import load, mean_curves
-
-    return mean_curves(load("curves")["curves"], "induction", (scheme,), 8)[scheme]
-
-
-def _first_below(curve: NDArray[np.float64], threshold: float, start: int) -> int:
-    below = np.flatnonzero(np.nan_to_num(curve[start:], nan=1.0) < threshold)
-    return int(start + below[0]) if below.size else -1
-
-
 break_position = Exercise(
     key="10.break_position", answer_name="t5_breaks_at", level="core", kind="derivation",
     minutes=10,
     title="Where does T5 fall below 0.5 on the induction task? (committed results, mean of seeds)",
-    expected=lambda: _first_below(_mean_curve("t5"), 0.5, _TRAINED),
     hints=(
         "The answer is in the committed results, not in a new run: average the seeds of one curve "
         "and scan it from the end of the training length on.",
@@ -85,44 +61,17 @@ break_position = Exercise(
     "stops generalising, in positions rather than offsets.",
     mistakes=(
         Mistake("the offset from the trained length instead of the position",
-                lambda: _first_below(_mean_curve("t5"), 0.5, _TRAINED) - _TRAINED),
+                lambda right: right - _TRAINED, from_answer=True),
         Mistake("the last position still at 0.5 or above (one before the break)",
-                lambda: _first_below(_mean_curve("t5"), 0.5, _TRAINED) - 1),
+                lambda right: right - 1, from_answer=True),
         Mistake("RoPE's curve instead of T5's",
-                lambda: _first_below(_mean_curve("rope"), 0.5, _TRAINED)),
+                lambda: stored_mistake("10.break_position", 0)),
     ),
 )
-
-_TASK, _MULTIPLE_COLUMN = "induction", 2  # columns of summary(): 1x, 2x, 4x, 8x
-
-
-def _close_to_rope(rule: str = "difference", with_rope: bool = False) -> set[str]:
-    """Schemes that cannot be told from RoPE at 4x: the bootstrap interval of the difference of
-    the means contains 0 (the answer), or, by mistake, the gap is below a fixed 0.1."""
-    from posenc_lib.lab.results import bootstrap_interval, load, summary
-
-    stats = summary(load("curves")["curves"], _TRAINED)
-    rope = stats[(_TASK, "rope")][:, _MULTIPLE_COLUMN]
-    close = set()
-    for (task, scheme), rows in stats.items():
-        if task != _TASK or (scheme == "rope" and not with_rope):
-            continue
-        other = rows[:, _MULTIPLE_COLUMN]
-        gap = abs(other.mean() - rope.mean())
-        if rule == "difference":
-            low, high = bootstrap_interval(other, rope)
-            alike = low <= 0 <= high
-        else:  # a fixed gap
-            alike = gap < 0.1
-        if alike:
-            close.add(scheme)
-    return close
-
 
 seed_spread = Exercise(
     key="10.seed_spread", answer_name="like_rope", level="core", kind="detector", minutes=10,
     title="Induction at 4x: which schemes cannot be told apart from RoPE over the seeds?",
-    expected=_close_to_rope,
     hints=(
         "A gap between two means counts only when it is larger than what other seeds could give. "
         "The bootstrap interval of the difference tells how large that is: look for intervals "
@@ -137,26 +86,16 @@ seed_spread = Exercise(
     "the gap by the interval of the difference over the seeds.",
     mistakes=(
         Mistake("RoPE itself in the set (its gap to itself is 0, but the question asks for the "
-                "other schemes)", lambda: _close_to_rope(with_rope=True)),
+                "other schemes)", lambda right: set(right) | {"rope"}, from_answer=True),
         Mistake("a fixed gap of 0.1 (the claims table's tolerance), whatever the spread",
-                lambda: _close_to_rope("fixed")),
+                lambda: set(HIDDEN_DATA["10.seed_spread"])),
     ),
 )
-
-_T5 = {"num_buckets": 16, "max_distance": 32}
-
-
-def _far_keys(length: int, bidirectional: bool = False) -> int:
-    offsets = np.arange(length) - (length - 1)  # j - i for the last query
-    buckets = t5_relative_position_bucket(offsets, bidirectional=bidirectional, **_T5)
-    return int(np.count_nonzero(buckets == buckets[0]))
-
 
 t5_far_bucket = Exercise(
     key="10.t5_far_bucket", answer_name="far_keys", level="challenge", kind="explanation",
     minutes=15,
     title="T5 at 4x: how many keys of the last query share the farthest bucket?",
-    expected=lambda: _far_keys(4 * _TRAINED),
     hints=(
         "Past some distance, T5 gives every key the same bucket. Find that distance for the lab's "
         "settings, and count how many of the last query's keys lie beyond it.",
@@ -168,10 +107,11 @@ t5_far_bucket = Exercise(
     objective="Explains T5's fall at long inputs through a computed consequence: how many keys "
     "share one learned bias, which dilutes the one right key.",
     mistakes=(
-        Mistake("the count at 8x (256 tokens) instead of 4x", lambda: _far_keys(8 * _TRAINED)),
+        Mistake("the count at 8x (256 tokens) instead of 4x",
+                lambda: stored_mistake("10.t5_far_bucket", 0)),
         Mistake("bidirectional buckets (an encoder's): the lab's decoder uses all 16 for the past",
-                lambda: _far_keys(4 * _TRAINED, bidirectional=True)),
+                lambda: stored_mistake("10.t5_far_bucket", 1)),
         Mistake("the keys before the far bucket starts instead of the keys in it",
-                lambda: 4 * _TRAINED - _far_keys(4 * _TRAINED)),
+                lambda right: 4 * _TRAINED - right, from_answer=True),
     ),
 )
