@@ -365,7 +365,7 @@ EXPECTED: dict[str, Callable[[], Any]] = {
     "04.row_form_position": lambda: nb04._nearest_position(nb04._row_form_vector(), 16, 128),
     "04.forward_head": lambda: True,
     "04.previous_sines": lambda: two_token_map(nb04._SHIFT),
-    "05.base_for_context": lambda: nb05._smallest_base(128, nb05._CONTEXT, np.pi),
+    "05.base_for_context": lambda: nb05._smallest_base(128, nb05._CONTEXT["context"], np.pi),
     "05.layout": lambda: (CHECKPOINT_PAIRING, nb05._length_change(1)),
     "05.half_matrix": lambda: nb05.rope_matrix(2, nb05.inverse_frequencies(6), pairing='half'),
     "05.key_position": lambda: CHECKPOINT_POSITION,
@@ -410,7 +410,8 @@ EXPECTED: dict[str, Callable[[], Any]] = {
     "10.seed_spread": close_to_rope,
     "10.t5_far_bucket": lambda: far_keys(4 * LAB_TRAINED),
     "11.ntk_ratios": lambda: method_frequency_ratios(
-        nb11._HEAD, nb11._BASE, 4.0, nb11._TRAINED, ("ntk",))["ntk"][list(nb11._PAIRS)],
+        nb11._HEAD, nb11._BASE, float(nb11._FACTOR["s"]), nb11._TRAINED, ("ntk",)
+    )["ntk"][list(nb11._PAIRS)],
     "11.offset_distance": lambda: nb11._distance(100.0),
     "11.table_orientation": lambda: np.array([not transposed for *_, transposed in TABLES]),
     "11.octaves": lambda: nb11._octaves(512),

@@ -1,10 +1,10 @@
 """Other values a graded release poses for some exercises, drawn from the instructor's seed.
 
 The solutions of the source notebooks are public, so a graded release (tools/build_nbgrader.py)
-redraws the values of the exercises below: the release's prompt names the drawn values, the
-setup cell calls ``nbNN.<name>.use(**values)`` so that the check names the mistakes for them, and
-the hidden test holds the answer for them (computed here, never shipped). The instructor's source
-notebooks get the solution for the drawn values.
+redraws the values of the exercises of :data:`VARIANTS`: the release's prompt names the drawn
+values, the setup cell calls ``nbNN.<name>.use(**values)`` so that the check names the mistakes
+for them, and the hidden test holds the answer for them (computed here, never shipped). The
+instructor's source notebooks get the solution for the drawn values.
 
 Each :class:`Variant` says which texts of the prompt and stub cells name the values, and writes
 the solution code for any values; tests/test_variants.py checks that both reproduce the source
@@ -14,6 +14,7 @@ and from every named mistake.
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -91,6 +92,25 @@ def _ties_solution(v: dict[str, Any]) -> str:
             "stored = (q + up) * gap")
 
 
+def _context_solution(v: dict[str, Any]) -> str:
+    last = v["last"]
+    return ("# The slowest pair is i = 63: theta = base ** (-126 / 128). "
+            f"Over {last} steps it turns by\n"
+            f"# {last} * base ** (-126 / 128) <= pi, so base >= ({last} / pi) ** (128 / 126).\n"
+            f"base_needed = ({last} / np.pi) ** (128 / 126)")
+
+
+def _ntk_solution(v: dict[str, Any]) -> str:
+    s = v["s"]
+    return ("# NTK-aware's base is base * s**(d/(d-2)), so theta'_i / theta_i = s**(-2i/(d-2)): "
+            "exactly 1\n"
+            "# for pair 0 and 1/s for pair 63 = d/2 - 1. Pair 32 gets s**(-64/126), a little "
+            "under\n"
+            f"# 1/sqrt(s) = {1 / math.sqrt(s):g}, because the exponent has d - 2 where 2i/d would "
+            "give exactly one half.\n"
+            f"ntk_ratios = [1.0, {s:.1f} ** (-64 / 126), {1 / s:g}]")
+
+
 VARIANTS: dict[str, Variant] = {
     "01.carry_flips": Variant(
         sets=({"positions": (39, 79, 31, 119)}, {"positions": (27, 55, 127, 71)},
@@ -111,6 +131,15 @@ VARIANTS: dict[str, Variant] = {
               {"positions": (1028, 1030, 1036, 1045), "low": 1024, "high": 2048},
               {"positions": (2056, 2065, 2072, 2090), "low": 2048, "high": 4096}),
         prompt=_ties_prompt, solution=_ties_solution),
+    "05.base_for_context": Variant(
+        sets=({"context": 65536, "last": 65535}, {"context": 262144, "last": 262143},
+              {"context": 32768, "last": 32767}, {"context": 16384, "last": 16383}),
+        prompt=lambda v: [f"context of {v['context']}", f"$0,\\dots,{v['last']}$"],
+        solution=_context_solution),
+    "11.ntk_ratios": Variant(
+        sets=({"s": 2}, {"s": 16}, {"s": 32}),
+        prompt=lambda v: [f"Rebuilt with $s = {v['s']}$"],
+        solution=_ntk_solution),
 }
 """The exercises a graded release poses with other values, by key."""
 

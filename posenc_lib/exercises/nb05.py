@@ -21,7 +21,9 @@ __all__ = ["checkpoint_key", "base_for_context", "layout", "half_matrix", "key_p
 
 _COMPUTING = r"@|\bapply_rope\b|\brelative_scores\b|\brope_matrix\b"
 
-_CONTEXT = 131072  # positions 0 .. 131071
+_CONTEXT = {"context": 131072, "last": 131071}
+"""05.base_for_context: the context, positions 0 .. last (a graded release may pose another:
+``use``)."""
 
 
 def _smallest_base(head_dim: int, context: int, turn: float) -> float:
@@ -37,13 +39,13 @@ def _smallest_base(head_dim: int, context: int, turn: float) -> float:
 
 base_for_context = Exercise(
     key="05.base_for_context", answer_name="base_needed", level="warm-up", kind="derivation",
-    minutes=10,
-    title="The smallest base whose slowest pair turns at most half a turn in 131072 positions",
+    minutes=10, params=_CONTEXT,
+    title="The smallest base whose slowest pair turns at most half a turn in {context} positions",
     hints=(
         "Only the pair that turns least matters. Find its frequency as a function of the base (it "
         "is not simply 1/base), and ask how far it turns over the whole context.",
         "The slowest pair is the last one, i = d/2 - 1, with theta = base ** (-2i/d) at that i. "
-        "Over positions 0 .. 131071 it turns by theta times the number of steps from the first "
+        "Over positions 0 .. {last} it turns by theta times the number of steps from the first "
         "position to the last. Set that angle equal to pi and solve for the base with logarithms, "
         "or by raising both sides to a power.",
     ),
@@ -51,11 +53,11 @@ base_for_context = Exercise(
     "pair stays under half a turn over a given context.",
     mistakes=(
         Mistake("the slowest pair taken as 1/base: it is base^(-(d-2)/d), one step short of 1/base",
-                lambda: (_CONTEXT - 1) / np.pi),
+                lambda: _CONTEXT["last"] / np.pi),
         Mistake("a full turn (2 pi) instead of half a turn (pi)",
-                lambda: _smallest_base(128, _CONTEXT, 2 * np.pi)),
+                lambda: _smallest_base(128, _CONTEXT["context"], 2 * np.pi)),
         Mistake("L positions counted as L steps: positions 0 .. L - 1 are L - 1 steps apart",
-                lambda: _smallest_base(128, _CONTEXT + 1, np.pi)),
+                lambda: _smallest_base(128, _CONTEXT["context"] + 1, np.pi)),
     ),
     shortcuts=(
         Shortcut("inverse_frequencies or wavelengths (write the formula and solve it)",

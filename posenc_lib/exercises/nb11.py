@@ -29,13 +29,19 @@ _FIGURE_CODE = Shortcut("the figure or code that computes the ratios (a predicti
                         'fig = build_figure("frequency_ratio", factor=4.0)')
 
 
-def _power_of_s(exponent: NDArray[np.float64], factor: float = 4.0) -> NDArray[np.float64]:
-    return np.asarray(factor**exponent, dtype=np.float64)
+_FACTOR = {"s": 4}
+"""11.ntk_ratios: the factor (a graded release may pose another: ``use``; never the figure's 8,
+which one mistake names)."""
+
+
+def _power_of_s(exponent: NDArray[np.float64]) -> NDArray[np.float64]:
+    return np.asarray(float(_FACTOR["s"]) ** exponent, dtype=np.float64)
 
 
 ntk_ratios = Exercise(
     key="11.ntk_ratios", answer_name="ntk_ratios", level="warm-up", kind="prediction", minutes=8,
-    title="Predict NTK-aware's ratio for pairs 0, 32 and 63 at factor 4 (head size 128)",
+    params=_FACTOR,
+    title="Predict NTK-aware's ratio for pairs 0, 32 and 63 at factor {s} (head size 128)",
     hints=(
         "Only the base changes, and it changes so that the last pair is slowed by exactly s. "
         "Write the ratio of a new frequency to the old one as a power of s, and watch how its "
@@ -43,7 +49,7 @@ ntk_ratios = Exercise(
         "Call the new base b. The ratio theta'_i / theta_i is (b / base) ** (-2i/d). Require that "
         "the last pair, i = d/2 - 1, is slowed by exactly s, solve for b / base as a power of s, "
         "and put it back into the ratio for any i. Then evaluate at the three pairs with d = 128 "
-        "and s = 4; two of them need no calculator.",
+        "and s = {s}; two of them need no calculator.",
     ),
     objective="Derives NTK-aware scaling's ratio per pair, s**(-2i/(d-2)): the fastest pair is "
     "left alone, the slowest is slowed by exactly s, and the middle pair by about sqrt(s).",
@@ -52,13 +58,15 @@ ntk_ratios = Exercise(
                 "that the last pair (i = d/2 - 1), not a pair past it, is slowed by s",
                 lambda: _power_of_s(-2.0 * np.array(_PAIRS) / _HEAD)),
         Mistake("PI's ratio 1/s for every pair (NTK-aware leaves the fast pairs alone)",
-                lambda: np.full(len(_PAIRS), 0.25)),
+                lambda: np.full(len(_PAIRS), 1.0 / _FACTOR["s"])),
         Mistake("a straight line from 1 to 1/s across the pairs (the ratio is a power of s, "
-                "geometric in i)", lambda: 1.0 - 0.75 * np.array(_PAIRS) / 63.0),
+                "geometric in i)",
+                lambda: 1.0 - (1.0 - 1.0 / _FACTOR["s"]) * np.array(_PAIRS) / 63.0),
         Mistake("the ratios inverted: a larger base makes every pair slower, so the ratios are at "
                 "most 1", lambda right: 1.0 / right, from_answer=True),
-        Mistake("the figure's default factor 8 instead of 4",  # 8**e = (4**e) ** (ln 8 / ln 4)
-                lambda right: np.asarray(right, dtype=float) ** 1.5, from_answer=True),
+        Mistake("the figure's default factor 8 instead of {s}",  # 8**e = (s**e) ** (ln 8 / ln s)
+                lambda right: np.asarray(right, dtype=float) ** (np.log(8) / np.log(_FACTOR["s"])),
+                from_answer=True),
     ),
     shortcuts=(_FIGURE_CODE,),
 )
