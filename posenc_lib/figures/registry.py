@@ -13,12 +13,12 @@ import functools
 import inspect
 import math
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from matplotlib.figure import Figure
 
-from posenc_lib.plots.style import course_style, freeze_layout
+from posenc_lib.plots.style import course_style, draw_png, freeze_layout
 
 __all__ = [
     "REGISTRY",
@@ -38,14 +38,16 @@ _BOOLS = {"1": True, "true": True, "yes": True, "on": True,
 @dataclass(frozen=True)
 class FigureSpec:
     """One registered figure: name (also its file name), source ("000 fig 2", "course" or
-    "notebook 06"), one-line description, the drawing function (keyword-only parameters) and
-    what a reader should look for in the picture ("" where the notebook says it)."""
+    "notebook 06"), one-line description, the drawing function (keyword-only parameters), what
+    a reader should look for in the picture ("" where the notebook says it) and the function
+    before styling and freezing (``function`` itself where it is missing)."""
 
     name: str
     source: str
     description: str
     function: Callable[..., Figure]
     look_for: str = ""
+    unfrozen: Callable[..., Figure] | None = field(default=None, repr=False, compare=False)
 
     @property
     def defaults(self) -> dict[str, Any]:
@@ -57,6 +59,15 @@ class FigureSpec:
         """A new figure with the defaults overridden by ``params`` (types checked)."""
         values = {key: _coerce_parameter(self, key, value) for key, value in params.items()}
         return self.function(**values)
+
+    def picture(self, dpi: float, **params: Any) -> tuple[Figure, bytes]:
+        """A new figure as ``build`` makes it and its PNG at ``dpi``, from one draw: the layout
+        is made (and frozen) in that draw, at ``dpi``, where ``build`` makes it at 100 dpi in a
+        draw of its own, so the two layouts may differ by a fraction of a pixel."""
+        values = {key: _coerce_parameter(self, key, value) for key, value in params.items()}
+        with course_style():
+            fig = (self.unfrozen or self.function)(**values)
+            return fig, draw_png(fig, dpi=dpi)
 
     def command(self, out: str = "figures", formats: Iterable[str] = ("svg", "png")) -> str:
         """The shell command that rebuilds this figure with its defaults."""
@@ -101,7 +112,7 @@ def register(name: str, *, source: str, description: str,
             with course_style():
                 return freeze_layout(function(**params))
 
-        REGISTRY[name] = FigureSpec(name, source, description, styled, look_for)
+        REGISTRY[name] = FigureSpec(name, source, description, styled, look_for, function)
         return styled
 
     return decorator
