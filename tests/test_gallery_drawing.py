@@ -15,13 +15,15 @@ import zlib
 import matplotlib
 import numpy as np
 import pytest
+from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.layout_engine import PlaceHolderLayoutEngine
 from PIL import Image
 
-from posenc_lib.figures import REGISTRY, get_figure
+from posenc_lib.figures import REGISTRY, build_figure, get_figure
 from posenc_lib.figures.gallery import gallery_picture
-from posenc_lib.plots import course_style, figure_png, new_figure
+from posenc_lib.figures.registry import _titles_may_move
+from posenc_lib.plots import course_style, figure_png, freeze_layout, new_figure
 from posenc_lib.plots.style import draw_png
 
 matplotlib.use("Agg")
@@ -126,3 +128,39 @@ def test_gallery_picture_is_the_registered_figure(name: str) -> None:
 
 def test_every_registered_figure_has_its_unstyled_function() -> None:
     assert all(spec.unfrozen is not None for spec in REGISTRY.values())
+
+
+# ----------------------------------------------------------------- titles at the top of the axes
+
+
+def _titles(fig: Figure) -> list[tuple[str, float]]:
+    return [(text, y) for ax in fig.axes for title in (ax.title, ax._left_title, ax._right_title)
+            if (text := title.get_text()) for y in [title.get_position()[1]]]
+
+
+@pytest.mark.parametrize("name", list(REGISTRY))
+def test_titles_sit_where_matplotlib_would_place_them(name: str) -> None:
+    # matplotlib's own placement (axes.titley None), laid out at the same dpi as build()
+    with course_style():
+        automatic = freeze_layout(REGISTRY[name].unfrozen())  # type: ignore[misc]
+    assert _titles(build_figure(name)) == _titles(automatic)
+    assert all(y == 1.0 for _, y in _titles(automatic)) or _titles_may_move(automatic)
+
+
+def test_a_title_is_lifted_above_an_offset_text() -> None:
+    """Angles up to 1e7 put "1e7" above the y axis: the title must go above it, as
+    matplotlib's placement puts it, not at the top of the axes, where the two would overlap."""
+    params = {"positions": (0, 10_000_000)}
+    fig = gallery_picture("theta_offsets", **params).figure
+    fig.draw_without_rendering()  # the offset text again at the figure's 100 dpi
+    ax = fig.axes[0]
+    renderer = FigureCanvasAgg(fig).get_renderer()
+    assert ax.yaxis.offsetText.get_text() == "1e7"
+    title = ax._left_title.get_window_extent(renderer)
+    assert title.y0 >= ax.yaxis.offsetText.get_window_extent(renderer).y1
+    with course_style(), matplotlib.rc_context({"axes.titley": 1.0}):  # what the check avoids
+        fixed = freeze_layout(REGISTRY["theta_offsets"].unfrozen(**params))  # type: ignore[misc]
+    renderer = FigureCanvasAgg(fixed).get_renderer()
+    top = fixed.axes[0]
+    assert top._left_title.get_window_extent(renderer).overlaps(
+        top.yaxis.offsetText.get_window_extent(renderer))
