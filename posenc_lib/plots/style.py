@@ -152,13 +152,14 @@ def _png(rgba: np.ndarray, dpi: float) -> bytes:
     """A PNG of an (height, width, 4) uint8 image, ``dpi`` in its pHYs chunk: RGB when every
     pixel is opaque, each row "Up"-filtered, f_r = (x_r - x_(r-1)) mod 256 with x_(-1) = 0, and
     deflated by zlib at level 6 (matplotlib's writer tries five filters on every row)."""
-    pixels = rgba[..., :3] if bool((rgba[..., 3] == 255).all()) else rgba
-    height, width, channels = pixels.shape
+    height, width, channels = rgba.shape
+    if bool((rgba[..., 3] == 255).all()):
+        channels = 3
+    pixels = np.ascontiguousarray(rgba[..., :channels]).reshape(height, width * channels)
     rows = np.empty((height, 1 + width * channels), dtype=np.uint8)
     rows[:, 0] = 2  # filter type "Up"
-    filtered = rows[:, 1:].reshape(height, width, channels, copy=False)  # a view
-    filtered[0] = pixels[0]
-    np.subtract(pixels[1:], pixels[:-1], out=filtered[1:])
+    rows[0, 1:] = pixels[0]
+    np.subtract(pixels[1:], pixels[:-1], out=rows[1:, 1:])
     per_metre = round(dpi / 0.0254)
     chunks = ((b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2 if channels == 3 else 6, 0,
         0, 0)), (b"pHYs", struct.pack(">IIB", per_metre, per_metre, 1)),
