@@ -391,6 +391,50 @@ def bench_figures(quick: bool) -> list[Row]:
     return rows
 
 
+# --- 8. the gallery (notebook 11) -----------------------------------------------------------
+
+def two_draw_png(name: str, dpi: float) -> bytes:
+    """The gallery's first route: freeze the layout in a draw at 100 dpi (titles placed by
+    matplotlib), then savefig at ``dpi`` (a second draw; Pillow's PNG writer)."""
+    from posenc_lib.figures import get_figure
+    from posenc_lib.plots import course_style, figure_png, freeze_layout
+
+    with course_style():
+        fig = freeze_layout(get_figure(name).unfrozen())  # type: ignore[misc]
+        return figure_png(fig, dpi=dpi)
+
+
+def bench_gallery(quick: bool) -> list[Row]:
+    """Every registered figure as notebook 11 shows it (200 dpi), against the two-draw route."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from posenc_lib.figures import figure_names
+    from posenc_lib.figures.gallery import _GALLERY_DPI, gallery_picture
+
+    names = figure_names()
+    routes = {"one draw": lambda n: gallery_picture(n).png,
+              "two draws": lambda n: two_draw_png(n, _GALLERY_DPI)}
+    totals: dict[str, list[float]] = {route: [] for route in routes}
+    sizes = {route: sum(len(draw(n)) for n in names) for route, draw in routes.items()}  # warm-up
+    for _ in range(1 if quick else 3):  # the two routes in turn: the same machine load for both
+        for route, draw in routes.items():
+            gc.collect()
+            start = time.perf_counter()
+            for name in names:
+                draw(name)
+            totals[route].append(time.perf_counter() - start)
+    new, old = (statistics.median(totals[route]) for route in routes)
+    return [
+        Row(f"gallery: {len(names)} figures at {_GALLERY_DPI:g} dpi, one draw vs two", new / old,
+            "x", f"two draws (freeze at 100 dpi, then savefig): {old:.2f} s", "<= 0.7",
+            new / old <= 0.7, f"one draw: {new:.2f} s, median of {len(totals['one draw'])}"),
+        Row("gallery: PNG bytes, one draw vs two", sizes["one draw"] / sizes["two draws"], "x",
+            f"Pillow's writer: {sizes['two draws'] / 1e6:.2f} MB", "<= 1.0",
+            sizes["one draw"] <= sizes["two draws"]),
+    ]
+
+
 SECTIONS: dict[str, Callable[[bool], list[Row]]] = {
     "sinusoidal": bench_sinusoidal,
     "rope": bench_rope,
@@ -399,6 +443,7 @@ SECTIONS: dict[str, Callable[[bool], list[Row]]] = {
     "lab": bench_lab,
     "notebooks": bench_notebooks,
     "figures": bench_figures,
+    "gallery": bench_gallery,
 }
 
 

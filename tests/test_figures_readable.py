@@ -105,6 +105,8 @@ def test_gallery_picture_is_sharp_and_readable(name: str) -> None:
     smallest = min(text_points(build_figure(name))) * dpi / 72 * scale
     assert smallest >= MIN_TEXT_PX, f"{name}: {smallest:.1f} px text at the size shown"
     assert picture.smallest_text == pytest.approx(smallest, rel=1e-3)
+    # the gallery lays its picture out at its own dpi: nothing of it is cut off either
+    assert _overhang_px(picture.figure, dpi) <= 0
 
 
 @pytest.mark.parametrize("name", figure_names())

@@ -22,8 +22,7 @@ from matplotlib.figure import Figure
 from matplotlib.text import Text
 
 from posenc_lib._checks import check_float, check_int
-from posenc_lib.figures.registry import REGISTRY, FigureSpec, build_figure
-from posenc_lib.plots.style import figure_png
+from posenc_lib.figures.registry import REGISTRY, FigureSpec, get_figure
 
 __all__ = [
     "gallery_picture",
@@ -137,7 +136,7 @@ def _overhang_px(fig: Figure, dpi: float) -> float:
 
     Examples
     --------
-    >>> _overhang_px(build_figure("division_term"), 100.0) <= 0
+    >>> _overhang_px(get_figure("division_term").build(), 100.0) <= 0
     True
     """
     dpi = check_float("dpi", dpi, greater_than=0.0)
@@ -190,8 +189,7 @@ def gallery_picture(name: str, *, dpi: float = _GALLERY_DPI, max_width: int = _S
     """
     dpi = check_float("dpi", dpi, greater_than=0.0)
     max_width = check_int("max_width", max_width)
-    fig = build_figure(name, **params)
-    png = figure_png(fig, dpi=dpi)
+    fig, png = get_figure(name).picture(dpi, **params)  # one draw: layout and pixels
     width, height = struct.unpack(">II", png[16:24])  # the PNG's IHDR chunk
     scale = min(_DISPLAY_DPI / dpi, max_width / width)  # shown at the 100-dpi size, or narrower
     shown = (round(width * scale), round(height * scale))

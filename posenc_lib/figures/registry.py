@@ -13,12 +13,13 @@ import functools
 import inspect
 import math
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
 
+import matplotlib as mpl
 from matplotlib.figure import Figure
 
-from posenc_lib.plots.style import course_style, freeze_layout
+from posenc_lib.plots.style import course_style, draw_png, freeze_layout
 
 __all__ = [
     "REGISTRY",
@@ -31,6 +32,12 @@ __all__ = [
 ]
 
 _SCALARS = (bool, int, float, str)
+_T = TypeVar("_T")
+# matplotlib places titles automatically (axes.titley None): for each title it measures the y
+# axis again, a tenth of a registered figure's drawing time, only to lift the title above tick
+# labels on top of an axes or an offset text such as "1e7". Registered figures put their titles
+# at the top of the axes, where that placement leaves them unless one of those is drawn; a
+# figure that draws one is drawn again with the automatic placement (``_drawn``).
 _BOOLS = {"1": True, "true": True, "yes": True, "on": True,
           "0": False, "false": False, "no": False, "off": False}
 
@@ -38,14 +45,16 @@ _BOOLS = {"1": True, "true": True, "yes": True, "on": True,
 @dataclass(frozen=True)
 class FigureSpec:
     """One registered figure: name (also its file name), source ("000 fig 2", "course" or
-    "notebook 06"), one-line description, the drawing function (keyword-only parameters) and
-    what a reader should look for in the picture ("" where the notebook says it)."""
+    "notebook 06"), one-line description, the drawing function (keyword-only parameters), what
+    a reader should look for in the picture ("" where the notebook says it) and the function
+    before styling and freezing (``function`` itself where it is missing)."""
 
     name: str
     source: str
     description: str
     function: Callable[..., Figure]
     look_for: str = ""
+    unfrozen: Callable[..., Figure] | None = field(default=None, repr=False, compare=False)
 
     @property
     def defaults(self) -> dict[str, Any]:
@@ -57,6 +66,13 @@ class FigureSpec:
         """A new figure with the defaults overridden by ``params`` (types checked)."""
         values = {key: _coerce_parameter(self, key, value) for key, value in params.items()}
         return self.function(**values)
+
+    def picture(self, dpi: float, **params: Any) -> tuple[Figure, bytes]:
+        """A new figure as ``build`` makes it and its PNG at ``dpi``, from one draw: the layout
+        is made (and frozen) in that draw, at ``dpi``, where ``build`` makes it at 100 dpi in a
+        draw of its own, so the two layouts may differ by a fraction of a pixel."""
+        values = {key: _coerce_parameter(self, key, value) for key, value in params.items()}
+        return _drawn(self.unfrozen or self.function, values, lambda fig: draw_png(fig, dpi=dpi))
 
     def command(self, out: str = "figures", formats: Iterable[str] = ("svg", "png")) -> str:
         """The shell command that rebuilds this figure with its defaults."""
@@ -98,13 +114,35 @@ def register(name: str, *, source: str, description: str,
 
         @functools.wraps(function)
         def styled(**params: Any) -> Figure:
-            with course_style():
-                return freeze_layout(function(**params))
+            return _drawn(function, params, freeze_layout)[0]
 
-        REGISTRY[name] = FigureSpec(name, source, description, styled, look_for)
+        REGISTRY[name] = FigureSpec(name, source, description, styled, look_for, function)
         return styled
 
     return decorator
+
+
+def _drawn(function: Callable[..., Figure], params: dict[str, Any],
+        finish: Callable[[Figure], _T]) -> tuple[Figure, _T]:
+    """``function(**params)`` and ``finish`` of it (a first draw), in the course style with the
+    titles at the top of their axes, or with matplotlib's placement where it may move one."""
+    for at_top in (True, False):
+        with course_style(), mpl.rc_context({"axes.titley": 1.0} if at_top else {}):
+            fig = function(**params)
+            result = finish(fig)
+        if not at_top or not _titles_may_move(fig):
+            break
+    return fig, result
+
+
+def _titles_may_move(fig: Figure) -> bool:
+    """Whether matplotlib's title placement could lift a title of the drawn ``fig``: a title,
+    and tick labels or a label above an x axis, or an offset text on a y axis."""
+    axes = fig.axes
+    titled = any(ax.get_title(loc) for ax in axes for loc in ("left", "center", "right"))
+    return titled and any(ax.yaxis.offsetText.get_text() or ax.xaxis.get_label_position() == "top"
+        or any(tick.label2.get_visible() for tick in (*ax.xaxis.majorTicks[:1],
+        *ax.xaxis.minorTicks[:1])) for ax in axes)
 
 
 def figure_names() -> list[str]:
