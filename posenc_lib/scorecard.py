@@ -155,11 +155,8 @@ def check_deterministic(codes: Codes, codes_other_seed: Codes) -> bool:
 
 
 def check_extends(codes: Codes, *, per_dimension: bool = False) -> bool:
-    """Positions 2L..3L of a model built for L get new codes inside the range seen for 0..L-1.
-
-    "Inside" allows 1% of the seen span (sin(p) for p < 64 never quite reaches 1); with
-    ``per_dimension`` (notebook 07) every dimension must stay inside its own seen interval.
-    "New" means no unseen position repeats the code of a seen one.
+    """Positions 2L..3L get new codes inside the range seen for 0..L-1 (1% of the span allowed; with
+    ``per_dimension``, every dimension inside its own interval).
     """
     seen = codes(range(_LENGTH), _LENGTH, _LENGTH)
     try:
@@ -196,9 +193,7 @@ def _offset_codes(scheme: str, length: int) -> NDArray[np.float64]:
 
 
 def _extends_by_offset(scheme: str, learned: bool) -> bool:
-    """A 3L-token input contains the L-token codes, and the keys further back than training saw
-    (i - j >= L) get codes that tell them apart; a learned scheme must also use only codes
-    training saw."""
+    """Keys further back than training saw (i - j >= L) get distinct, (learned) seen codes."""
     trained, longer = _offset_codes(scheme, _LENGTH), _offset_codes(scheme, 3 * _LENGTH)
     offsets = np.subtract.outer(np.arange(3 * _LENGTH), np.arange(3 * _LENGTH))
     unseen = {int(k): longer[offsets == k][0] for k in np.unique(offsets) if k >= _LENGTH}

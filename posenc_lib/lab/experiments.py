@@ -1,23 +1,8 @@
-"""The lab's full grid, behind ``make experiments``: every scheme x task x seed, evaluated at
-1x, 2x, 4x and 8x the trained length (the induction models also on ``induction_near``), with
-five more seeds for the cells near a verdict's cutoff; longer trainings of the cells that 800
-steps do not learn; RoPE's context extensions; on copy_back, one 300-step
-fine-tune at 4x with PI and one without interpolation (the control), each read at several
-checkpoints; attention maps, the learned table and T5's learned bias. Writes ``lab_*.json``
-and the figures ``lab_*.png``; everything is seeded, so deterministic given constraints.txt.
+"""The lab's full grid, behind ``make experiments``: every scheme x task x seed.
 
-Usage::
-
-    python -m posenc_lib.lab.experiments [--out results] [--figures DIR] [--quick]
-                                         [--reuse-long] [--jobs N]
-
-``--figures`` defaults to ``--out``; ``--quick`` (one seed, a few steps, a smoke run) writes to
-``build/lab-quick`` unless ``--out`` is given, never over the committed results.
-``--reuse-long`` copies the longer trainings from ``--out``'s ``lab_curves.json`` instead of
-training them again (they are the slowest part and depend on nothing else). ``--cells
-task/scheme ...`` (with ``--seeds``, only those seeds) trains only those cells of the grid (and
-no longer trainings) and merges them into ``--out``'s results: every run is seeded, so the
-other entries stay as they were. ``--jobs N`` trains N models at once, one process each.
+Each model is read at 1x-8x the trained length; also longer trainings, RoPE's context
+extensions and fine-tunes, attention maps. Writes ``lab_*.json`` and the figures ``lab_*.png``;
+every run is seeded. Options: ``python -m posenc_lib.lab.experiments --help``.
 
 Notebook: 10_length_generalisation_lab.
 """
@@ -109,9 +94,7 @@ def _chosen_head(maps: np.ndarray, offset: int, length: int) -> tuple[int, int]:
 
 
 def _t5_evidence(model: training.Trained, multiple: int) -> dict[str, Any]:
-    """T5's learned bias table (bucket x head, shared by the layers) and, per layer and head,
-    the mean attention weight that queries past the trained length put on the last bucket's
-    keys (every distance from about ``T5_MAX_DISTANCE`` on) at ``multiple`` x."""
+    """T5's learned bias table, and the attention past training on the last bucket."""
     length = multiple * model.tcfg.length
     maps = training.attention_maps(model, length)  # (layers, heads, T, T)
     buckets = position_inputs("t5", length, d_model=model.cfg.d_model,
@@ -123,9 +106,7 @@ def _t5_evidence(model: training.Trained, multiple: int) -> dict[str, Any]:
 
 
 def _rope_results(model: training.Trained, plan: Plan, grid: dict[str, Any]) -> None:
-    """Each context extension without training, then (for ``plan.seeds`` and
-    :data:`FINE_TUNE_TASKS`) one fine-tune at 4x with PI and one without interpolation, each
-    scored at 4x at every checkpoint of ``plan.fine_tune_steps``."""
+    """Each context extension untrained, then the 4x fine-tunes with and without PI."""
     task, seed = model.task, model.seed
     for extension in ROPE_EXTENSIONS:
         grid["extensions"][f"{task}/{extension}/{seed}"] = _curves(model, extension)
@@ -168,8 +149,7 @@ Job = tuple[str, str, int, training.TrainConfig]
 
 
 def _jobs(plan: Plan, cells: set[tuple[str, str, int]] | None, long: bool) -> list[Job]:
-    """(task, scheme, seed, training config) of every model to train; if ``cells`` is given,
-    only its (task, scheme, seed)."""
+    """(task, scheme, seed, training config) of every model to train (only ``cells`` if given)."""
     jobs = [(task, scheme, seed, plan.tcfg) for task in TASKS for scheme in SCHEMES
             for seed in plan.seeds]
     jobs += [(task, scheme, seed, plan.tcfg) for task, scheme in BORDERLINE_CELLS
@@ -201,12 +181,9 @@ def _run_job(job: Job, plan: Plan) -> tuple[dict[str, Any], dict[str, Any]]:
 
 def run_grid(plan: Plan, progress: bool, base: dict[str, Any] | None = None,
              cells: set[tuple[str, str, int]] | None = None, jobs: int = 1) -> dict[str, Any]:
-    """Train and evaluate every model of ``plan``; return everything the JSON files hold.
-
-    With ``base`` (what :func:`read_results` returns), its longer trainings are kept rather than
-    trained again; with ``cells`` too, only those cells are trained, over ``base``'s entries.
-    ``jobs`` > 1 trains that many models at once in separate processes; every model is seeded,
-    so the results are those of one process."""
+    """Train and evaluate every model of ``plan`` (``jobs`` processes; seeded, so the same results);
+    keep ``base``'s longer trainings, and with ``cells`` train only those.
+    """
     grid: dict[str, Any] = {name: {} for name in PARTS}
     if base is not None:
         grid.update({name: dict(base[name]) for name in (PARTS if cells else ("long",))})

@@ -49,8 +49,8 @@ def _extension_scaling(extension: str, factor: float, trained_length: int) -> di
 
 def _rope_inv_freq(scheme: str, head_dim: int, rope_scaling: dict[str, Any] | None = None, *,
                   seq_len: int | None = None) -> tuple[NDArray[np.float64], float]:
-    """Inverse frequencies and attention factor of a rotary scheme.
-    theta_i = base^(-2i/d), rescaled by the method; p-RoPE sets theta_i = 0 for i >= p d/2.
+    """theta_i = base^(-2i/d) rescaled by the method (p-RoPE: 0 for i >= p d/2), and the
+    attention factor.
     """
     scheme = check_choice("scheme", scheme, ("rope", "p_rope"))
     inv_freq, attention_factor = rope_frequencies(head_dim, ROPE_BASE, rope_scaling,
@@ -84,8 +84,7 @@ def _checked(scheme: str, length: int, d_model: int, n_heads: int, extension: st
 
 def _rotation(scheme: str, length: int, head_dim: int, extension: str, factor: float | None,
               trained_length: int | None) -> tuple[NDArray[Any], NDArray[Any]]:
-    """a cos(m theta_i) and a sin(m theta_i), shape (T, head_dim // 2), with the extension's
-    frequencies and attention factor a."""
+    """a cos(m theta_i) and a sin(m theta_i), shape (T, head_dim // 2), for the extension."""
     scaling = None
     if extension != "none" and trained_length is not None:
         scale = max(length / trained_length, 1.0) if factor is None else factor  # s
