@@ -128,9 +128,12 @@ def check_array(
     return array
 
 
-def check_positions(name: str, value: Any) -> NDArray[Any]:
-    """Return a 1-D array of finite positions (ints, or floats when interpolated)."""
-    return check_array(name, value, ndim=1)
+def check_positions(name: str, value: Any, *, nonnegative: bool = False) -> NDArray[Any]:
+    """Return a 1-D array of finite positions (ints, or floats when interpolated), >= 0 if asked."""
+    array = check_array(name, value, ndim=1)
+    if nonnegative and np.any(array < 0):
+        raise ValueError(f"{name} must be >= 0; got a minimum of {array.min()}")
+    return array
 
 
 _FLOAT_DTYPES = ("float16", "float32", "float64")

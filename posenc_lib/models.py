@@ -527,9 +527,7 @@ def effective_logit_scale(config: Mapping[str, Any], positions: Any, *,
     >>> effective_logit_scale(cfg, [0, 100000]).round(4)
     array([1.8739, 1.8739])
     """
-    pos = check_positions("positions", positions).astype(np.float64, copy=False)
-    if np.any(pos < 0):
-        raise ValueError(f"positions must be >= 0; got a minimum of {pos.min()}")
+    pos = check_positions("positions", positions, nonnegative=True).astype(np.float64, copy=False)
     cfg = _flatten(config)
     if check_bool("nope_layer", nope_layer):
         return _nope_layer_scale(cfg, pos)
