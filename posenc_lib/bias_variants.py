@@ -230,10 +230,10 @@ def cope_bias(queries: Any, positions: Any, embeddings: Any) -> Array:
                       dtype=np.float64)
 
 
-ScoreMod = Callable[[Array, Any, Any, Any, Any], Array]
+_ScoreMod = Callable[[Array, Any, Any, Any, Any], Array]
 
 
-def flex_scores(queries: Any, keys: Any, score_mod: ScoreMod, *, block: int = 16) -> Array:
+def flex_scores(queries: Any, keys: Any, score_mod: _ScoreMod, *, block: int = 16) -> Array:
     """Scores ``score_mod(q . k / sqrt(d), b, h, q_idx, kv_idx)`` computed tile by tile.
 
     Parameters

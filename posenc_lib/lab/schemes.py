@@ -24,8 +24,8 @@ __all__ = ["EXTENSIONS", "SCHEMES", "T5_BUCKETS", "T5_MAX_DISTANCE",
 SCHEMES = ("nope", "learned", "sinusoidal", "rope", "p_rope", "alibi", "t5")
 EXTENSIONS = ("none", "pi", "ntk", "dynamic", "yarn")
 _ROPE_TYPES = {"pi": "linear", "ntk": "ntk", "dynamic": "dynamic", "yarn": "yarn"}
-ROPE_BASE = 10000.0
-P_ROPE_KEEP = 0.25  # p-RoPE: the fraction of pairs (the fastest) that keep rotating
+_ROPE_BASE = 10000.0
+_P_ROPE_KEEP = 0.25  # p-RoPE: the fraction of pairs (the fastest) that keep rotating
 T5_BUCKETS = 16
 T5_MAX_DISTANCE = 32
 
@@ -53,10 +53,10 @@ def _rope_inv_freq(scheme: str, head_dim: int, rope_scaling: dict[str, Any] | No
     attention factor.
     """
     scheme = check_choice("scheme", scheme, ("rope", "p_rope"))
-    inv_freq, attention_factor = rope_frequencies(head_dim, ROPE_BASE, rope_scaling,
+    inv_freq, attention_factor = rope_frequencies(head_dim, _ROPE_BASE, rope_scaling,
                                                   seq_len=seq_len)
     if scheme == "p_rope":
-        kept = int(round(P_ROPE_KEEP * head_dim / 2))
+        kept = int(round(_P_ROPE_KEEP * head_dim / 2))
         pair = np.arange(head_dim // 2)
         inv_freq = np.where(pair < kept, inv_freq, 0.0)  # theta_i = 0 for i >= p d/2
     return np.asarray(inv_freq, dtype=np.float64), float(attention_factor)
