@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 import numbers
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 import numpy as np
@@ -36,10 +36,7 @@ def check_bool(name: str, value: Any) -> bool:
 
 
 def check_int(name: str, value: Any, *, minimum: int | None = 1) -> int:
-    """Return ``value`` as a Python int, or raise naming ``name``.
-
-    Rejects bools, floats (even 4.0), strings and anything below ``minimum``.
-    """
+    """Return ``value`` as an int >= ``minimum``; bools, floats (even 4.0) and strings raise."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
         allowed = "an integer" if minimum is None else f"an integer >= {minimum}"
         kind = type(value).__name__
@@ -67,11 +64,7 @@ def check_float(
     greater_than: float | None = None,
     at_least: float | None = None,
 ) -> float:
-    """Return ``value`` as a finite Python float, or raise naming ``name``.
-
-    Rejects bools, non-numbers, NaN and infinities, and values not ``> greater_than`` or not
-    ``>= at_least`` when those bounds are given.
-    """
+    """Return ``value`` as a finite float, ``> greater_than`` / ``>= at_least`` when given."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
         kind = type(value).__name__
         raise TypeError(f"{name} must be a real number; got {_describe(value)} ({kind})")
@@ -83,6 +76,15 @@ def check_float(
     if at_least is not None and not result >= at_least:
         raise ValueError(f"{name} must be >= {at_least}; got {result}")
     return result
+
+
+def check_mapping(name: str, value: Any, what: str = "", *, allow_none: bool = False) -> Any:
+    """Return ``value`` if a dict (or None when ``allow_none``), else raise naming ``name``."""
+    if (value is None and allow_none) or isinstance(value, Mapping):
+        return value
+    null = " (or null)" if allow_none else ""
+    raise TypeError(f"{name} must be a dict{what}{null}; got {_describe(value)} "
+                    f"({type(value).__name__})")
 
 
 def check_choice(name: str, value: Any, choices: Iterable[str]) -> str:
@@ -102,12 +104,7 @@ def check_array(
     min_ndim: int | None = None,
     finite: bool = True,
 ) -> NDArray[Any]:
-    """Return ``value`` as a real-valued float or int NumPy array, or raise naming ``name``.
-
-    Rejects bool and non-numeric dtypes, complex numbers, the wrong number of axes, and (with
-    ``finite=True``) NaN or inf entries. Integer arrays keep their dtype; everything else is
-    returned as a floating array.
-    """
+    """Return a real int or float array (ndim, min_ndim, finite checked); bools, complex raise."""
     if isinstance(value, (bool, np.bool_)):
         raise TypeError(f"{name} must be an array of real numbers; got {_describe(value)}")
     try:
@@ -131,30 +128,27 @@ def check_array(
     return array
 
 
-def check_positions(name: str, value: Any) -> NDArray[Any]:
-    """Return a 1-D array of positions (ints, or floats for interpolated positions).
+def check_positions(name: str, value: Any, *, nonnegative: bool = False) -> NDArray[Any]:
+    """Return a 1-D array of finite positions (ints, or floats when interpolated), >= 0 if asked."""
+    array = check_array(name, value, ndim=1)
+    if nonnegative and np.any(array < 0):
+        raise ValueError(f"{name} must be >= 0; got a minimum of {array.min()}")
+    return array
 
-    Positions may be negative (offsets) but must be finite.
-    """
-    return check_array(name, value, ndim=1)
 
-
-FLOAT_DTYPES = ("float16", "float32", "float64")
+_FLOAT_DTYPES = ("float16", "float32", "float64")
 
 
 def check_float_dtype(name: str, value: Any) -> np.dtype[Any]:
-    """Return ``value`` as one of the NumPy dtypes float16, float32 or float64, or raise.
-
-    Accepts dtype objects, scalar types (``np.float32``) and strings (``"float32"``).
-    """
-    allowed = ", ".join(FLOAT_DTYPES)
+    """Return ``value`` (dtype, scalar type or name) as the dtype float16, float32 or float64."""
+    allowed = ", ".join(_FLOAT_DTYPES)
     if not isinstance(value, (str, type, np.dtype)):
         raise TypeError(f"{name} must be one of {allowed}; got {_describe(value)}")
     try:
         dtype: np.dtype[Any] = np.dtype(value)
     except (TypeError, ValueError) as err:
         raise TypeError(f"{name} must be one of {allowed}; got {value!r}") from err
-    if dtype.name not in FLOAT_DTYPES:
+    if dtype.name not in _FLOAT_DTYPES:
         raise TypeError(f"{name} must be one of {allowed}; got dtype {dtype.name}")
     return dtype
 

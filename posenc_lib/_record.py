@@ -83,11 +83,6 @@ def _write_atomically(path: Path, record: dict[str, Any]) -> None:
         raise
 
 
-def passed_exercises() -> set[str]:
-    """Keys of the exercises passed so far ("02.half_turns", ...)."""
-    return {str(key) for key in read_record()["passed"]}
-
-
 def _add(field: str, item: str) -> None:
     """Add ``item`` to the record's list ``field``. Never raises: problems warn once."""
     path = progress_path()

@@ -134,17 +134,9 @@ def read_keys(rope_type: str, rope_scaling: Mapping[str, Any], head_dim: int, *,
               required: tuple[str, ...], optional: tuple[str, ...],
               given: Mapping[str, Any] | None = None, where: str = "rope_scaling",
               head_dim_name: str = "head_dim") -> dict[str, Any]:
-    """Check, once, every key that ``rope_type`` reads; return them with their defaults.
-
-    ``required`` and ``optional`` are the type's keys (``scaling.ROPE_TYPES``). Each is checked
-    by its rule in ``_RULES`` under the name ``{where}['key']``; a missing required key, a None
-    and (for ``beta_fast`` / ``beta_slow``) a 0 count as absent, as transformers' ``get(key) or
-    default`` does. Any other key (beyond ``_ALWAYS_READ``) is ignored with a warning, as
-    transformers' ``_check_received_keys`` does. Then the defaults are filled in and the type's
-    cross-checks (``_CROSS_CHECKS``) run against the rotary dimension ``head_dim`` (named
-    ``head_dim_name`` in messages). ``given``
-    holds values the caller has already read and checked: they count as present, replace the
-    dict's own and are not checked again.
+    """Check, once, every key ``rope_type`` reads (``required``, ``optional``) and return them
+    with their defaults; None (and 0 for the betas) counts as absent, as transformers' ``get(key) or
+    default``; unread keys warn; ``given`` values count as present and are not checked again.
     """
     given = dict(given or {})
     for key in required:
@@ -165,18 +157,6 @@ def read_keys(rope_type: str, rope_scaling: Mapping[str, Any], head_dim: int, *,
     return keys
 
 
-def _check_ntk(keys: Mapping[str, Any], head_dim: int, where: str, head_dim_name: str) -> None:
-    check_ntk_head_dim(head_dim, head_dim_name)
-
-
-def _check_yarn(keys: Mapping[str, Any], head_dim: int, where: str, head_dim_name: str) -> None:
-    check_betas(keys["beta_fast"], keys["beta_slow"], where)
-
-
-def _check_llama3(keys: Mapping[str, Any], head_dim: int, where: str, head_dim_name: str) -> None:
-    check_bands(keys["low_freq_factor"], keys["high_freq_factor"], where)
-
-
 def _check_longrope(keys: Mapping[str, Any], head_dim: int, where: str, head_dim_name: str) -> None:
     for key in ("short_factor", "long_factor"):
         if keys[key].shape[0] != head_dim // 2:
@@ -195,18 +175,19 @@ def _check_longrope(keys: Mapping[str, Any], head_dim: int, where: str, head_dim
                          f"the LongRoPE attention factor sqrt(1 + ln s / ln L); got {length}")
 
 
+# rope_type -> its cross-check (keys, rotary dimension, where, the dimension's name)
 _CROSS_CHECKS: dict[str, Callable[[Mapping[str, Any], int, str, str], None]] = {
-    "ntk": _check_ntk,
-    "dynamic": _check_ntk,
-    "yarn": _check_yarn,
-    "llama3": _check_llama3,
+    "ntk": lambda keys, d, where, d_name: check_ntk_head_dim(d, d_name),
+    "dynamic": lambda keys, d, where, d_name: check_ntk_head_dim(d, d_name),
+    "yarn": lambda keys, d, where, d_name: check_betas(keys["beta_fast"], keys["beta_slow"], where),
+    "llama3": lambda keys, d, where, d_name: check_bands(keys["low_freq_factor"],
+                                                         keys["high_freq_factor"], where),
     "longrope": _check_longrope,
 }
 
 
 def refuse_misplaced_keys(config: Mapping[str, Any], base: float, rope_type: str) -> None:
-    """``rope_frequencies``' dict may repeat ``base`` as ``rope_theta``, and holds a partial
-    rotary factor other than 1 only for ``proportional`` (elsewhere head_dim is the rotary dim)."""
+    """Refuse a dict ``rope_theta`` != ``base``, and a partial factor != 1 outside proportional."""
     theta = config.get("rope_theta")
     if theta is not None and check_float("rope_scaling['rope_theta']", theta) != base:
         raise ValueError(f"rope_scaling['rope_theta'] ({theta}) disagrees with base ({base}); "

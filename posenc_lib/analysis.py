@@ -23,6 +23,7 @@ from posenc_lib._checks import (
     check_float,
     check_frequencies,
     check_int,
+    check_positions,
 )
 from posenc_lib.frequencies import angles, inverse_frequencies
 from posenc_lib.scaling import SCALING_METHODS, rope_frequencies
@@ -98,9 +99,7 @@ def unseen_angle_mask(positions: ArrayLike, inv_freq: ArrayLike, trained_inv_fre
            [False, False],
            [False,  True]])
     """
-    pos = check_array("positions", positions, ndim=1)
-    if np.any(pos < 0):
-        raise ValueError(f"positions must be >= 0; got min {pos.min()}")
+    pos = check_positions("positions", positions, nonnegative=True)
     trained = max_trained_angle(trained_inv_freq, trained_length)
     theta = check_array("inv_freq", inv_freq, ndim=1)
     if theta.shape != trained.shape:

@@ -89,9 +89,7 @@ def nope_attention_scale(positions: ArrayLike, floor_scale: float = 8192.0,
     >>> nope_attention_scale([0, 8190, 8191, 16383]).round(6)
     array([1.      , 1.      , 1.069315, 1.109861])
     """
-    pos = check_positions("positions", positions).astype(np.float64, copy=False)
-    if np.any(pos < 0):
-        raise ValueError("positions must be >= 0")
+    pos = check_positions("positions", positions, nonnegative=True).astype(np.float64, copy=False)
     scale_f = check_float("floor_scale", floor_scale, greater_than=0.0)
     a = check_float("attn_scale", attn_scale, at_least=0.0)
     with np.errstate(over="ignore", invalid="ignore"):

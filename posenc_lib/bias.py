@@ -1,13 +1,10 @@
 """Relative schemes that act inside attention: ALiBi, T5's bucketed bias, Shaw's embeddings.
 
-They change the score of query ``i`` and key ``j`` through the offset ``j - i`` only (key
-minus query: a key in the past has a negative offset). Bias arrays have shape
+They see the offset ``j - i`` (key minus query) only. Bias arrays have shape
 ``(n_heads, n_queries, n_keys)``; query ``i`` sits at ``query_offset + i``, key ``j`` at ``j``.
 
-References: Press, Smith, Lewis, "Train Short, Test Long" (ALiBi), ICLR 2022, arXiv:2108.12409;
-Raffel et al., "Exploring the Limits of Transfer Learning" (T5), JMLR 2020, arXiv:1910.10683,
-with Hugging Face ``T5Attention._relative_position_bucket``; Shaw, Uszkoreit, Vaswani,
-"Self-Attention with Relative Position Representations", NAACL 2018, arXiv:1803.02155.
+References: ALiBi arXiv 2108.12409; T5 arXiv 1910.10683 (Hugging Face
+``T5Attention._relative_position_bucket``); Shaw et al. arXiv 1803.02155.
 
 Notebook: 07_other_schemes.
 """

@@ -1,19 +1,9 @@
-"""Newer relative schemes beside ALiBi and T5: FIRE, KERPLE, xPos and CoPE, and FlexAttention's
-``score_mod`` as engines run such biases.
+"""Newer relative schemes beside ALiBi and T5: FIRE, KERPLE, xPos, CoPE and FlexAttention's
+``score_mod``. Bias arrays have shape ``(n_queries, n_keys)`` for one causal head; learned
+parameters are passed in (notebook 07 uses illustrative values).
 
-Each function returns the term a scheme adds to (or multiplies into) the attention score of a
-causal model, for query ``i`` and key ``j <= i``; bias arrays have shape ``(n_queries, n_keys)``
-for one head. Where a scheme learns its parameters (FIRE's MLP, KERPLE's ``r1, r2``, CoPE's
-position embeddings) the caller passes them: notebook 07 uses illustrative values, not trained
-ones. xPos's constants (0.4 and 512) are the published defaults.
-
-References: Li et al., "Functional Interpolation for Relative Positions Improves Long Context
-Transformers" (FIRE), ICLR 2024, arXiv:2310.04418; Chi, Fan, Ramadge, Rudnicky, "KERPLE:
-Kernelized Relative Positional Embedding for Length Extrapolation", NeurIPS 2022,
-arXiv:2205.09921; Sun et al., "A Length-Extrapolatable Transformer" (xPos), ACL 2023,
-arXiv:2212.10554, and ``torchscale``'s ``xpos_relative_position.py``; Golovneva, Wang, Weston,
-Sukhbaatar, "Contextual Position Encoding: Learning to Count What's Important" (CoPE),
-arXiv:2405.18719; PyTorch's ``torch.nn.attention.flex_attention`` (``score_mod``).
+References: FIRE arXiv 2310.04418; KERPLE arXiv 2205.09921; xPos arXiv 2212.10554 (and
+torchscale); CoPE arXiv 2405.18719; PyTorch ``torch.nn.attention.flex_attention``.
 
 Notebook: 07_other_schemes.
 """
@@ -240,10 +230,10 @@ def cope_bias(queries: Any, positions: Any, embeddings: Any) -> Array:
                       dtype=np.float64)
 
 
-ScoreMod = Callable[[Array, Any, Any, Any, Any], Array]
+_ScoreMod = Callable[[Array, Any, Any, Any, Any], Array]
 
 
-def flex_scores(queries: Any, keys: Any, score_mod: ScoreMod, *, block: int = 16) -> Array:
+def flex_scores(queries: Any, keys: Any, score_mod: _ScoreMod, *, block: int = 16) -> Array:
     """Scores ``score_mod(q . k / sqrt(d), b, h, q_idx, kv_idx)`` computed tile by tile.
 
     Parameters

@@ -1,11 +1,6 @@
-"""Build it yourself: check a learner's function against the library's, then use one that works.
-
-A build step has a stub cell, where the learner writes the function a notebook is about (about
-ten lines), and a check cell, ``mine = adopt(my_function, reference, cases, name=...)``. The
-cells after it call ``mine``: the learner's function when it agrees with the library on every
-case, the library's (said in one line) when it does not, so a wrong or unwritten function never
-stops the notebook. A wrong function is diagnosed by name when it matches one of the step's
-:class:`Mistake` functions on the first case it gets wrong. Nothing is recorded or graded.
+"""Build it yourself: ``mine = adopt(my_function, reference, cases, name=...)`` checks a
+learner's function against the library's and returns the learner's when it agrees on every case,
+else the library's (said in one line, with a :class:`Mistake` named when one matches).
 
 Notebooks: 01-09, one or more build steps each.
 """

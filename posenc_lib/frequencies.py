@@ -1,13 +1,10 @@
 """The formulas that the sinusoidal encoding and RoPE share: frequencies, wavelengths, angles.
 
-Symbols used in every module, notebook and figure: ``theta_i = base**(-2i/d)`` is the
-*frequency* of pair ``i`` (radians per position), ``m theta_i`` its *angle* at position ``m``,
-``lambda_i = 2 pi / theta_i`` its *wavelength* and ``r_i = L / lambda_i`` its number of turns in
-``L`` positions. Pair ``i`` sits in columns ``(2i, 2i+1)`` (*interleaved*, the paper, RoFormer)
-or ``(i, i + d/2)`` (*split*, tensor2tensor, GPT-NeoX / Hugging Face).
+``theta_i = base**(-2i/d)`` is pair ``i``'s frequency, ``m theta_i`` its angle at position
+``m``, ``lambda_i = 2 pi / theta_i`` its wavelength. Pair ``i`` sits in columns ``(2i, 2i+1)``
+(*interleaved*) or ``(i, i + d/2)`` (*split*, GPT-NeoX / Hugging Face).
 
-References: Vaswani et al., "Attention Is All You Need", 2017, section 3.5; Su et al.,
-"RoFormer", arXiv 2104.09864.
+References: Vaswani et al. 2017, section 3.5; Su et al., "RoFormer", arXiv 2104.09864.
 
 Notebooks: 02_sinusoidal_formula and 05_rope.
 """

@@ -19,7 +19,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from posenc_lib._checks import _describe, check_int
-from posenc_lib.models import _flatten, _head_dim, rope_frequencies_from_config
+from posenc_lib.models import _flatten, _head_dim, _is_nested, rope_frequencies_from_config
 
 __all__ = ["PAIR_CLASSES", "config_layer_kinds", "classify_config_pairs"]
 
@@ -33,13 +33,6 @@ _LAYER_KINDS: tuple[str, ...] = (
 
 _GEMMA3_PATTERN = 6  # Gemma3TextConfig: every 6th layer is global (full attention)
 _MAX_LAYERS = 1 << 16
-
-
-def _config(config: Any) -> dict[str, Any]:
-    if not isinstance(config, Mapping):
-        raise TypeError(f"config must be a dict (a model's config.json); got "
-                        f"{_describe(config)} ({type(config).__name__})")
-    return _flatten(config)
 
 
 def _attention_kinds(cfg: Mapping[str, Any], n_layers: int) -> list[str]:
@@ -99,7 +92,7 @@ def config_layer_kinds(config: Mapping[str, Any]) -> dict[str, int]:
     >>> config_layer_kinds({"num_hidden_layers": 8, "no_rope_layers": [1, 1, 1, 0] * 2})
     {'full_attention': 6, 'nope': 2}
     """
-    cfg = _config(config)
+    cfg = _flatten(config)
     if cfg.get("num_hidden_layers") is None:
         raise ValueError("config['num_hidden_layers'] is required to list the layer kinds")
     n_layers = check_int("config['num_hidden_layers']", cfg["num_hidden_layers"])
@@ -122,9 +115,8 @@ def _without_scaling(cfg: Mapping[str, Any]) -> dict[str, Any]:
 
     params = cfg.get("rope_parameters")
     if isinstance(params, Mapping) and params:
-        nested = all(isinstance(v, Mapping) or v is None for v in params.values())
         plain["rope_parameters"] = (
-            {k: default(v) for k, v in params.items()} if nested else default(params)
+            {k: default(v) for k, v in params.items()} if _is_nested(params) else default(params)
         )
     return plain
 
@@ -163,7 +155,7 @@ def classify_config_pairs(
     >>> wavelengths.round(1).tolist(), classes.tolist()
     ([6.3, 628.3, inf, inf], [0, 1, 3, 3])
     """
-    cfg = _config(config)
+    cfg = _flatten(config)
     length = check_int("length", length, minimum=2)
     layer_kind = _chosen_layer_kind(cfg, layer_kind)
     wavelengths = np.full(_n_pairs(cfg), np.inf)
@@ -202,8 +194,7 @@ def _transformers_layer_type(cfg: Mapping[str, Any], layer_kind: str | None) -> 
         return None
     params = cfg.get("rope_parameters")
     nested = (cfg.get("model_type") in ("gemma3", "gemma3_text") or "rope_local_base_freq" in cfg
-              or (isinstance(params, Mapping) and bool(params) and all(
-                  isinstance(v, Mapping) or v is None for v in params.values())))
+              or (isinstance(params, Mapping) and _is_nested(params)))
     if not nested and not isinstance(cfg.get("layer_types"), list):
         return None
     return layer_kind

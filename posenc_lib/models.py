@@ -1,33 +1,14 @@
 """RoPE frequencies straight from a model's ``config.json``, as Hugging Face computes them.
 
-A ``config.json`` states RoPE in several generations of format;
-:func:`rope_frequencies_from_config` reads any of them in three steps, as transformers does:
-:func:`_read_config` normalises it into the rope type, rotary dimension, base and one scaling
-dict; ``_scaling_checks.read_keys`` checks the keys once (and warns about keys the type does
-not read); the type's entry in :data:`posenc_lib.scaling.ROPE_TYPES` gives the frequencies.
-
-Forms read: legacy ``rope_scaling`` + ``rope_theta``; transformers 5's ``rope_parameters``, flat
-or per layer type (Gemma 3, with ``rope_local_base_freq``); ``type`` / ``rope_type``;
-``head_dim`` or MLA's ``qk_rope_head_dim``; ``partial_rotary_factor`` (GPT-NeoX:
-``rotary_pct``, ``rotary_emb_base``; MiniMax-M2: ``rotary_dim``); Phi-3's top-level
-``original_max_position_embeddings``; Gemma 4's ``"proportional"`` with ``global_head_dim``;
-hybrids' ``layer_types`` / ``full_attention_interval``; DeepSeek-V4's ``compress_rope_theta``
-(one RoPE per layer type: sliding, compressed sparse, heavily compressed); Kimi Linear's
-``mla_use_nope`` (refused with the reason); Qwen-VL's ``mrope_section`` (checked to cover the
-rotated pairs).
-
-Each helper of :func:`_read_config` states the precedence rule it implements (transformers'
-``rope_scaling or rope_parameters``, ``get(key) or default``). What a config.json leaves out
-comes from the model type's configuration class: ``rope_theta`` and ``head_dim``
-(``_MODEL_DEFAULTS``), the partial rotary factor (``_PARTIAL_DEFAULTS``), MLA's
-``qk_rope_head_dim``, a whole RoPE dict (gpt-oss, Ministral 3, Gemma 4: ``_DEFAULT_ROPE``) and
-Phi-3's trained length. GPT-NeoX's ``rotary_emb_base`` / ``rotary_pct`` are read for
-``model_type`` "gpt_neox" (or a config without one), each beside the usual key, and two different
-values are refused; transformers 5.23.0 ignores a top-level ``rope_theta`` there, this reader
-takes it. No RoPE at all (linear-attention layers, MLA with ``mla_use_nope``) is a
-ValueError with the reason. The reference is transformers 5.23.0 (``modeling_rope_utils.py`` and
-the models' configuration classes); ``tests/test_models.py`` compares with values transformers
-produced (``tools/make_hf_reference.py``).
+:func:`rope_frequencies_from_config` reads every generation of the format (legacy
+``rope_scaling`` + ``rope_theta``, transformers 5's flat or per-layer-type ``rope_parameters``,
+GPT-NeoX's ``rotary_pct`` / ``rotary_emb_base``, MLA's ``qk_rope_head_dim``, Gemma 3/4,
+DeepSeek-V4, hybrid layer types, M-RoPE sections) in three steps: :func:`_read_config`
+normalises it, ``_scaling_checks.read_keys`` checks the keys once, and the type's entry in
+:data:`posenc_lib.scaling.ROPE_TYPES` gives the frequencies. What a config leaves out comes from
+its model type's configuration class (``_MODEL_DEFAULTS``, ``_PARTIAL_DEFAULTS``,
+``_DEFAULT_ROPE``). The reference is transformers 5.23.0; ``tests/test_models.py`` compares with
+values it produced (``tools/make_hf_reference.py``).
 
 Notebook: 09_rope_in_todays_models.
 """
@@ -41,7 +22,14 @@ from typing import Any, NamedTuple
 import numpy as np
 from numpy.typing import NDArray
 
-from posenc_lib._checks import _describe, check_float, check_int, check_positions
+from posenc_lib._checks import (
+    _describe,
+    check_bool,
+    check_float,
+    check_int,
+    check_mapping,
+    check_positions,
+)
 from posenc_lib._scaling_checks import fraction_in_unit_interval, read_keys, whole_number
 from posenc_lib.attention_variants import nope_attention_scale
 from posenc_lib.rope_variants import rotary_dimension
@@ -96,15 +84,11 @@ _PHI3_ORIGINAL_MAX_POSITION_EMBEDDINGS = 4096
 
 def _flatten(config: Mapping[str, Any]) -> dict[str, Any]:
     """Merge a multimodal config's ``text_config`` over its top level (text_config wins)."""
-    text = config.get("text_config")
+    check_mapping("config", config, " (a model's config.json)")
+    text = check_mapping("config['text_config']", config.get("text_config"),
+                         " (the language model's config)", allow_none=True)
     flat = {k: v for k, v in config.items() if k not in ("text_config", "vision_config")}
-    if text is None:
-        return flat
-    if not isinstance(text, Mapping):
-        raise TypeError(f"config['text_config'] must be a dict (the language model's config); "
-                        f"got {_describe(text)} ({type(text).__name__})")
-    flat.update(text)
-    return flat
+    return {**flat, **(text or {})}
 
 
 def _int_field(cfg: Mapping[str, Any], key: str, *, minimum: int = 1,
@@ -170,10 +154,7 @@ def _scaling_dict(cfg: Mapping[str, Any]) -> tuple[dict[str, Any], str]:
         model_type = cfg.get("model_type")
         default = _DEFAULT_ROPE.get(model_type) if isinstance(model_type, str) else None
         return copy.deepcopy(default or {}), key
-    if not isinstance(value, Mapping):
-        raise TypeError(f"config[{key!r}] must be a dict (or null); got {_describe(value)} "
-                        f"({type(value).__name__})")
-    return dict(value), key
+    return dict(check_mapping(f"config[{key!r}]", value, allow_none=True)), key
 
 
 def _is_nested(params: Mapping[str, Any]) -> bool:
@@ -182,9 +163,7 @@ def _is_nested(params: Mapping[str, Any]) -> bool:
 
 def _gemma3_parameters(cfg: Mapping[str, Any], model_type: str | None) -> dict[str, Any]:
     """Gemma 3: global layers take rope_scaling and rope_theta, local ones rope_local_base_freq."""
-    raw = cfg.get("rope_parameters")
-    if raw is not None and not isinstance(raw, Mapping):
-        raise TypeError(f"config['rope_parameters'] must be a dict (or null); got {_describe(raw)}")
+    raw = check_mapping("config['rope_parameters']", cfg.get("rope_parameters"), allow_none=True)
     if raw and _is_nested(raw):
         nested = {k: (dict(v) if v is not None else None) for k, v in raw.items()}
     else:
@@ -192,11 +171,8 @@ def _gemma3_parameters(cfg: Mapping[str, Any], model_type: str | None) -> dict[s
     # Gemma3TextConfig: a missing or null entry becomes {"rope_type": "default"}
     full = nested.get("full_attention") or {"rope_type": "default"}
     sliding = nested.get("sliding_attention") or {"rope_type": "default"}
-    legacy = cfg.get("rope_scaling")
+    legacy = check_mapping("config['rope_scaling']", cfg.get("rope_scaling"), allow_none=True)
     if legacy is not None:
-        if not isinstance(legacy, Mapping):
-            raise TypeError(
-                f"config['rope_scaling'] must be a dict (or null); got {_describe(legacy)}")
         full.update(legacy)  # the legacy scaling applies to the global layers only
     global_theta = _default_theta(model_type)
     full.setdefault("rope_theta", cfg.get("rope_theta", global_theta))
@@ -262,8 +238,7 @@ def _refuse_unrotated(cfg: Mapping[str, Any], layer_type: Any) -> None:
 
 
 def _explicit_rotary_dim(cfg: Mapping[str, Any], head_dim: int, partial: float | None) -> int:
-    """MiniMax-M2's ``rotary_dim``, checked: even, at most ``head_dim``, and equal to
-    ``int(head_dim * partial_rotary_factor)`` when the config gives that too."""
+    """MiniMax-M2's ``rotary_dim``: even, <= head_dim, int(head_dim * p) if p given."""
     explicit = _int_field(cfg, "rotary_dim", minimum=2)
     if explicit > head_dim or explicit % 2:
         raise ValueError(
@@ -298,9 +273,9 @@ _DEEPSEEK_V4_KINDS = {0: "sliding_attention", 4: "compressed_sparse_attention",
 
 
 def _deepseek_v4_parameters(cfg: Mapping[str, Any]) -> dict[str, Any]:
-    """DeepSeek-V4: sliding layers rotate with ``rope_theta`` and no scaling, compressed layers
-    with ``compress_rope_theta`` and the config's YaRN, its attention factor forced to 1.0
-    (DeepseekV4Config's ``main`` and ``compress`` dicts)."""
+    """DeepSeek-V4: sliding layers use ``rope_theta`` unscaled, compressed ones
+    ``compress_rope_theta`` with the config's YaRN (attention factor 1).
+    """
     scaling, _ = _scaling_dict(cfg)
     main = {"rope_type": "default", "rope_theta": cfg.get("rope_theta", _DEFAULT_THETA)}
     compress = {**scaling, "rope_theta": cfg["compress_rope_theta"]}
@@ -311,8 +286,7 @@ def _deepseek_v4_parameters(cfg: Mapping[str, Any]) -> dict[str, Any]:
 
 def _layer_parameters(cfg: Mapping[str, Any], model_type: str | None,
                       layer_type: Any) -> tuple[dict[str, Any], str, bool]:
-    """The scaling dict for ``layer_type`` (transformers: ``rope_scaling or rope_parameters``,
-    Gemma 3's two dicts), its name, and whether the config has one dict per layer type."""
+    """The scaling dict for ``layer_type``, its name, and whether it is per layer type."""
     params, key = _scaling_dict(cfg)
     where = f"config[{key!r}]"
     gemma = model_type in ("gemma3", "gemma3_text")
@@ -334,8 +308,7 @@ def _layer_parameters(cfg: Mapping[str, Any], model_type: str | None,
 
 def _top_level(cfg: Mapping[str, Any], keys: tuple[str, ...],
                check: Callable[[str, Any], float]) -> tuple[str, float] | None:
-    """The top-level value of ``keys`` (GPT-NeoX's own name and the usual one), checked, and its
-    name; None if absent; a ValueError if the config gives two different values."""
+    """The checked top-level value of ``keys`` and its name (None if absent); two values raise."""
     values = {f"config[{key!r}]": check(f"config[{key!r}]", cfg[key])
               for key in keys if cfg.get(key) is not None}
     if len(set(values.values())) > 1:
@@ -346,9 +319,7 @@ def _top_level(cfg: Mapping[str, Any], keys: tuple[str, ...],
 
 def _base(cfg: Mapping[str, Any], params: Mapping[str, Any], where: str, model_type: str | None,
           neox: bool) -> float:
-    """``rope_theta``: the dict's, else the top level's (GPT-NeoX: ``rotary_emb_base`` or
-    ``rope_theta``, which must agree when both are given), else the model class default
-    (``_MODEL_DEFAULTS``, 10000 otherwise); > 1."""
+    """``rope_theta``: the dict's, the top level's (GPT-NeoX: ``rotary_emb_base``), the default."""
     if params.get("rope_theta") is not None:
         return check_float(f"{where}['rope_theta']", params["rope_theta"], greater_than=1.0)
     keys = ("rotary_emb_base", "rope_theta") if neox else ("rope_theta",)
@@ -366,9 +337,7 @@ def _default_theta(model_type: str | None) -> float:
 
 def _partial_rotary_factor(cfg: Mapping[str, Any], params: Mapping[str, Any], where: str,
                            model_type: str | None, neox: bool) -> tuple[float, str, bool]:
-    """``p`` in (0, 1], its name, and whether it was given: the dict's, else the top level's
-    (GPT-NeoX: ``rotary_pct`` or ``partial_rotary_factor``, which must agree), else the class
-    default, else 1."""
+    """``p`` in (0, 1], its name, whether given: dict, top level, default, else 1."""
     if params.get("partial_rotary_factor") is not None:
         name = f"{where}['partial_rotary_factor']"
         return fraction_in_unit_interval(name, params["partial_rotary_factor"]), name, True
@@ -405,9 +374,7 @@ def _proportional_head(cfg: Mapping[str, Any], model_type: str | None, layer_typ
 
 def _trained_length(cfg: Mapping[str, Any], params: Mapping[str, Any], where: str, nested: bool,
                     model_type: str | None, rope_type: str) -> int:
-    """transformers' trained length ``L`` for llama3, yarn and longrope: a top-level
-    ``original_max_position_embeddings`` (flat dicts only; 4096 by default for phi3), else the
-    dict's, else ``max_position_embeddings``."""
+    """``L``: top-level ``original_max_position_embeddings`` (Phi-3: 4096), the dict's, else M."""
     if not nested and cfg.get("original_max_position_embeddings") is not None:
         return _int_field(cfg, "original_max_position_embeddings")
     if not nested and model_type == "phi3":
@@ -420,9 +387,7 @@ def _trained_length(cfg: Mapping[str, Any], params: Mapping[str, Any], where: st
 
 def _given_keys(cfg: Mapping[str, Any], params: Mapping[str, Any], rope_type: str, where: str,
                 nested: bool, model_type: str | None) -> dict[str, Any]:
-    """Scaling keys transformers takes from elsewhere in the config: ``L`` (``dynamic``:
-    ``max_position_embeddings``), ``truncate`` True in a per-layer yarn dict, and Phi-3's
-    ``s = max(max_position_embeddings / L, 1)`` for longrope without factor."""
+    """Keys transformers takes elsewhere: ``L``, per-layer ``truncate``, Phi-3's ``s``."""
     if rope_type == "dynamic":
         return {"original_max_position_embeddings": _max_positions(cfg, rope_type)}
     if rope_type not in ("llama3", "yarn", "longrope"):
@@ -515,9 +480,6 @@ def rope_frequencies_from_config(
     >>> inv_freq.shape, attention
     ((64,), 1.0)
     """
-    if not isinstance(config, Mapping):
-        raise TypeError(f"config must be a dict (a model's config.json); got {_describe(config)} "
-                        f"({type(config).__name__})")
     if seq_len is not None:
         seq_len = check_int("seq_len", seq_len, minimum=1)
     rope = _read_config(config, layer_type)
@@ -565,15 +527,9 @@ def effective_logit_scale(config: Mapping[str, Any], positions: Any, *,
     >>> effective_logit_scale(cfg, [0, 100000]).round(4)
     array([1.8739, 1.8739])
     """
-    pos = check_positions("positions", positions).astype(np.float64, copy=False)
-    if np.any(pos < 0):
-        raise ValueError(f"positions must be >= 0; got a minimum of {pos.min()}")
-    if not isinstance(nope_layer, (bool, np.bool_)):
-        raise TypeError(f"nope_layer must be True or False; got {_describe(nope_layer)}")
-    if not isinstance(config, Mapping):
-        raise TypeError(f"config must be a dict (a model's config.json); got {_describe(config)}")
+    pos = check_positions("positions", positions, nonnegative=True).astype(np.float64, copy=False)
     cfg = _flatten(config)
-    if nope_layer:
+    if check_bool("nope_layer", nope_layer):
         return _nope_layer_scale(cfg, pos)
     _, attention = rope_frequencies_from_config(config, layer_type=layer_type)
     return attention**2 * _softmax_and_query_scale(cfg, pos)  # cos and sin both carry a

@@ -31,7 +31,7 @@ __all__ = ["round_to_bfloat16", "round_to_dtype", "machine_epsilon", "spacing_at
 ]
 
 _DTYPE_NAMES = ("float16", "bfloat16", "float32", "float64")
-ROUNDING_MODES = ("nearest", "truncate")
+_ROUNDING_MODES = ("nearest", "truncate")
 _FRACTION_BITS = {"float16": 10, "bfloat16": 7, "float32": 23, "float64": 52}
 _MIN_EXPONENT = {"float16": -14, "bfloat16": -126, "float32": -126, "float64": -1022}
 _LOW_16 = np.uint32(0xFFFF)
@@ -64,7 +64,7 @@ def round_to_bfloat16(x: Any, *, mode: str = "nearest") -> NDArray[np.float32]:
     array([1.0078125, 3.140625 ], dtype=float32)
     """
     array = check_array("x", x)
-    mode = check_choice("mode", mode, ROUNDING_MODES)
+    mode = check_choice("mode", mode, _ROUNDING_MODES)
     with np.errstate(over="ignore"):
         single = np.array(array, dtype=np.float32)
     bits = single.view(np.uint32)

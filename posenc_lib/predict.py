@@ -26,10 +26,7 @@ _NO_GUESS = "no guess written: write one in the cell above, then rerun this cell
 
 @dataclass(frozen=True)
 class Reveal:
-    """What a reveal cell shows (its ``repr`` is :attr:`text`).
-
-    ``verdict`` is "" without a guess, else "right", "close" or "off".
-    """
+    """What a reveal cell shows (``repr``: :attr:`text`); ``verdict`` is "", right, close or off."""
 
     label: str
     value: Any

@@ -1,13 +1,8 @@
-"""Training-free position remapping: Self-Extend and Dual Chunk Attention.
+"""Training-free position remapping: Self-Extend and Dual Chunk Attention keep RoPE's
+frequencies and change the positions, so every distance RoPE sees stays below the trained length.
 
-Both keep RoPE's trained frequencies and instead change the *positions* a query and a key are
-rotated by, so that every relative distance the model sees stays below its trained length. The
-functions return the distance RoPE sees, ``P_q - P_k``, for one query and its keys.
-
-References: Jin et al., "LLM Maybe LongLM: Self-Extend LLM Context Window Without Tuning", ICML
-2024, arXiv:2401.01325; An et al., "Training-Free Long-Context Scaling of Large Language Models"
-(Dual Chunk Attention), ICML 2024, arXiv:2402.17463, as vLLM implements it in
-``vllm/model_executor/layers/rotary_embedding/dual_chunk_rope.py`` (commit 07b13497).
+References: Self-Extend arXiv 2401.01325; Dual Chunk Attention arXiv 2402.17463, as vLLM's
+``dual_chunk_rope.py`` implements it.
 
 Notebook: 06_context_extension.
 """

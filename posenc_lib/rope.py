@@ -1,10 +1,8 @@
 """Rotary position embedding (RoPE): rotate queries and keys by position-dependent angles.
 
-At position ``m``, pair ``i`` of a head of even size ``d`` turns by ``m theta_i`` with
-``theta_i = base**(-2i/d)``, so the score ``<R_m q, R_n k>`` depends on ``n - m`` only. Pairs are
-``(2i, 2i+1)`` for ``pairing="interleaved"`` (RoFormer, GPT-J, Meta Llama) or ``(i, i + d/2)``
-for ``pairing="half"`` (GPT-NeoX, Hugging Face); :func:`posenc_lib.frequencies.split_permutation`
-maps one to the other. Shapes: ``x`` is ``(..., seq, head_dim)``.
+Pair ``i`` turns by ``m theta_i`` at position ``m``, so ``<R_m q, R_n k>`` depends on ``n - m``
+only. Pairs are ``(2i, 2i+1)`` (``pairing="interleaved"``) or ``(i, i + d/2)``
+(``pairing="half"``, GPT-NeoX / Hugging Face). ``x`` is ``(..., seq, head_dim)``.
 
 Reference: Su et al., "RoFormer", arXiv 2104.09864.
 

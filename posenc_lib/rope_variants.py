@@ -1,22 +1,11 @@
 """How today's models change RoPE: which dims rotate, and by which position.
 
-=============================  ===================================================================
-variant                        what changes (``theta_i = base**(-2i/d)``, position ``m``)
-=============================  ===================================================================
-partial rotary (GPT-NeoX)      only the first ``r = int(p d)`` dims rotate, with ``base**(-2i/r)``
-p-RoPE (Barbero et al.)        the fastest ``floor(p d/2)`` pairs keep ``theta_i``, the rest 0
-2-D axial (image patches)      half the pairs turn by the patch row, half by its column
-M-RoPE (Qwen2-VL, Qwen2.5-VL)  contiguous sections of pairs read the t, h or w position
-interleaved M-RoPE (Qwen3-VL)  pairs ``3j+1`` read h, ``3j+2`` read w, the rest t
-=============================  ===================================================================
-
-Each variant chooses the angle ``phi[m, i]`` of pair ``i`` at row ``m``; the rotation is
-:func:`posenc_lib.rope.apply_rope_angles`. NoPE layers, DeepSeek's decoupled RoPE and attention
-sinks are in :mod:`posenc_lib.attention_variants`. Everything is float64.
+Partial rotary (GPT-NeoX), p-RoPE (Barbero et al.), 2-D axial RoPE, M-RoPE (Qwen2-VL) and its
+interleaved form (Qwen3-VL): each chooses the angle ``phi[m, i]`` of pair ``i`` at row ``m``; the
+rotation is :func:`posenc_lib.rope.apply_rope_angles`. Everything is float64.
 
 References: Barbero et al., arXiv 2410.06205 (p-RoPE); Heo et al., arXiv 2403.13298 (axial);
-Wang et al., "Qwen2-VL", arXiv 2409.12191 (M-RoPE); transformers 5.23.0's Qwen2.5-VL / Qwen3-VL
-rotary embeddings and ``get_rope_index``.
+Wang et al., "Qwen2-VL", arXiv 2409.12191 (M-RoPE); transformers 5.23.0's Qwen2.5-VL / Qwen3-VL.
 
 Notebook: 09_rope_in_todays_models.
 """

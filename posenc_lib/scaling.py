@@ -1,32 +1,14 @@
 """Stretching RoPE's context: how each published method rescales the frequencies.
 
-Every method changes ``theta_i = base**(-2i/d)``; YaRN and LongRoPE also return an *attention
-factor* that multiplies cos and sin. ``s`` is the scale factor, ``L`` the trained length
-(``original_max_position_embeddings``) and ``lambda_i = 2 pi / theta_i`` a wavelength.
+Every method changes ``theta_i = base**(-2i/d)`` (each function's Notes give its formula); YaRN
+and LongRoPE also return an *attention factor* that multiplies cos and sin. ``s`` is the scale
+factor, ``L`` the trained length (``original_max_position_embeddings``). :func:`rope_frequencies`
+and :func:`posenc_lib.models.rope_frequencies_from_config` read one registry, :data:`ROPE_TYPES`
+(as transformers' ``ROPE_INIT_FUNCTIONS``); ``ntk`` (static NTK-aware) is the course's own name.
+Everything is float64 and agrees with transformers' ``modeling_rope_utils.py``.
 
-============  =====================================================================================
-rope_type     effect on ``theta_i``
-============  =====================================================================================
-default       none
-linear        ``theta_i / s`` (Position Interpolation)
-ntk           ``base -> base s**(d/(d-2))`` (static NTK-aware; a course name, not a HF type)
-dynamic       NTK-aware with ``s_eff = s l / L - (s - 1)`` once the current length ``l > L``
-yarn          a ramp from ``theta_i`` to ``theta_i / s`` over the turns ``r_i = L / lambda_i``,
-              attention factor ``0.1 ln s + 1``
-llama3        ``theta_i`` for short wavelengths, ``theta_i / s`` for long ones, a blend between
-longrope      ``theta_i / f_i`` with searched per-pair factors ``f_i`` (short or long list)
-proportional  p-RoPE (Gemma 4): ``theta_i`` for the fastest ``int(p d // 2)`` pairs, 0 after
-============  =====================================================================================
-
-:func:`rope_frequencies` and :func:`posenc_lib.models.rope_frequencies_from_config` read one
-registry, :data:`ROPE_TYPES` (as transformers' ``ROPE_INIT_FUNCTIONS``): they check a type's keys
-once (``posenc_lib._scaling_checks.read_keys``, which warns about keys the type does not read) and
-call its ``_compute_<type>``. Everything is float64; the values agree with transformers'
-``modeling_rope_utils.py``, the YaRN code and Meta's ``apply_scaling``.
-
-References: PI arXiv 2306.15595; bloc97 "NTK-Aware Scaled RoPE" and emozilla "Dynamically
-Scaled RoPE" (r/LocalLLaMA, 2023); YaRN arXiv 2309.00071; LongRoPE arXiv 2402.13753;
-Llama 3 arXiv 2407.21783.
+References: PI arXiv 2306.15595; bloc97 "NTK-Aware Scaled RoPE" (r/LocalLLaMA, 2023); YaRN
+arXiv 2309.00071; LongRoPE arXiv 2402.13753; Llama 3 arXiv 2407.21783.
 
 Notebook: 06_context_extension.
 """

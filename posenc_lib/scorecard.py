@@ -125,10 +125,10 @@ def _alibi(length: int) -> NDArray[np.float64]:
 
 # --- the checks: each returns True/False from a computation -------------------------------
 # ``codes(positions, sentence_length, trained_length)`` is one scheme's encode function.
-Codes = Callable[[Sequence[int], int, int], NDArray[np.float64]]
+_Codes = Callable[[Sequence[int], int, int], NDArray[np.float64]]
 
 
-def check_unique(codes: Codes) -> bool:
+def _check_unique(codes: _Codes) -> bool:
     """The smallest distance between two different positions' codes is above zero."""
     c = codes(range(_LENGTH), _LENGTH, _LENGTH)
     distances = np.linalg.norm(c[:, None, :] - c[None, :, :], axis=-1)
@@ -136,30 +136,27 @@ def check_unique(codes: Codes) -> bool:
     return bool(distances.min() > 1e-9)
 
 
-def check_length_free(codes: Codes) -> bool:
+def _check_length_free(codes: _Codes) -> bool:
     """Positions 0..4 get the same codes in a 5-token and in a 50-token sentence."""
     return bool(np.allclose(codes(range(5), 5, _LENGTH), codes(range(5), 50, _LENGTH)))
 
 
-def check_bounded(codes: Codes) -> bool:
+def _check_bounded(codes: _Codes) -> bool:
     """A model for 4096 tokens uses values at most twice as large as a model for 64 tokens."""
     small = np.abs(codes(range(64), 64, 64)).max()
     large = np.abs(codes(range(4096), 4096, 4096)).max()
     return bool(large <= 2 * small)
 
 
-def check_deterministic(codes: Codes, codes_other_seed: Codes) -> bool:
+def _check_deterministic(codes: _Codes, codes_other_seed: _Codes) -> bool:
     """Two independent builds (different random seeds) give identical codes."""
     first = codes(range(_LENGTH), _LENGTH, _LENGTH)
     return bool(np.array_equal(first, codes_other_seed(range(_LENGTH), _LENGTH, _LENGTH)))
 
 
-def check_extends(codes: Codes, *, per_dimension: bool = False) -> bool:
-    """Positions 2L..3L of a model built for L get new codes inside the range seen for 0..L-1.
-
-    "Inside" allows 1% of the seen span (sin(p) for p < 64 never quite reaches 1); with
-    ``per_dimension`` (notebook 07) every dimension must stay inside its own seen interval.
-    "New" means no unseen position repeats the code of a seen one.
+def check_extends(codes: _Codes, *, per_dimension: bool = False) -> bool:
+    """Positions 2L..3L get new codes inside the range seen for 0..L-1 (1% of the span allowed; with
+    ``per_dimension``, every dimension inside its own interval).
     """
     seen = codes(range(_LENGTH), _LENGTH, _LENGTH)
     try:
@@ -174,7 +171,7 @@ def check_extends(codes: Codes, *, per_dimension: bool = False) -> bool:
     return bool(inside and fresh)
 
 
-def check_relative(codes: Codes, k: int = 3) -> bool:
+def _check_relative(codes: _Codes, k: int = 3) -> bool:
     """A least-squares linear map M with code(p + k) = M code(p) fits every p to 1e-6."""
     n = _LENGTH + k
     inputs = codes(range(_LENGTH), n, n)
@@ -196,9 +193,7 @@ def _offset_codes(scheme: str, length: int) -> NDArray[np.float64]:
 
 
 def _extends_by_offset(scheme: str, learned: bool) -> bool:
-    """A 3L-token input contains the L-token codes, and the keys further back than training saw
-    (i - j >= L) get codes that tell them apart; a learned scheme must also use only codes
-    training saw."""
+    """Keys further back than training saw (i - j >= L) get distinct, (learned) seen codes."""
     trained, longer = _offset_codes(scheme, _LENGTH), _offset_codes(scheme, 3 * _LENGTH)
     offsets = np.subtract.outer(np.arange(3 * _LENGTH), np.arange(3 * _LENGTH))
     unseen = {int(k): longer[offsets == k][0] for k in np.unique(offsets) if k >= _LENGTH}
@@ -270,12 +265,12 @@ def evaluate(scheme: str, *, per_dimension: bool = False) -> dict[str, bool]:
         return encode(scheme, positions, sentence_length=sentence, trained_length=trained, seed=1)
 
     return {
-        "unique": check_unique(codes),
-        "length-free": check_length_free(codes),
-        "bounded": check_bounded(codes),
-        "deterministic": check_deterministic(codes, codes_other_seed),
+        "unique": _check_unique(codes),
+        "length-free": _check_length_free(codes),
+        "bounded": _check_bounded(codes),
+        "deterministic": _check_deterministic(codes, codes_other_seed),
         "extends": check_extends(codes, per_dimension=per_dimension),
-        "relative": check_relative(codes),
+        "relative": _check_relative(codes),
     }
 
 

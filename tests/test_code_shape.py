@@ -26,12 +26,13 @@ MAX_COMPLEXITY = 15
 # "path/inside/posenc_lib.py::Qualified.name": the offences ("lines", "complexity") allowed.
 ALLOWED: dict[str, set[str]] = {}
 # The whole package, every line counted (docstrings, comments and blank lines included). Issue 35
-# asked for about 14,000. Measured at 17,828: 10,676 lines of code, 4,789 of docstrings (about
-# 3,200 of them the numpydoc of what the notebooks call, kept by decision; the plots, widgets,
-# figures and lab internals are already one paragraph), 245 of comments, 2,118 blank. Shortening
-# docstrings cannot reach 14,000: the rest has to come out of the code. A change that grows the
+# asked for about 14,000. Measured at 17,531 after the libcut branch (module docstrings and the
+# docstrings of internal helpers shortened, one dict check, a dead function removed): 9,909 lines
+# of code, 4,618 of docstrings (about 3,200 of them the numpydoc of what the notebooks call, kept
+# by decision), 248 of comments, 2,756 blank, counted over the AST. No public function is left
+# that only tests call, so 14,000 would have to come out of working code. A change that grows the
 # library past this must say why here.
-MAX_PACKAGE_LINES = 17_900
+MAX_PACKAGE_LINES = 17_550
 
 _BRANCHES = (ast.If, ast.IfExp, ast.For, ast.AsyncFor, ast.While, ast.ExceptHandler, ast.Assert,
              ast.match_case)

@@ -1,23 +1,8 @@
-"""The lab's full grid, behind ``make experiments``: every scheme x task x seed, evaluated at
-1x, 2x, 4x and 8x the trained length (the induction models also on ``induction_near``), with
-five more seeds for the cells near a verdict's cutoff; longer trainings of the cells that 800
-steps do not learn; RoPE's context extensions; on copy_back, one 300-step
-fine-tune at 4x with PI and one without interpolation (the control), each read at several
-checkpoints; attention maps, the learned table and T5's learned bias. Writes ``lab_*.json``
-and the figures ``lab_*.png``; everything is seeded, so deterministic given constraints.txt.
+"""The lab's full grid, behind ``make experiments``: every scheme x task x seed.
 
-Usage::
-
-    python -m posenc_lib.lab.experiments [--out results] [--figures DIR] [--quick]
-                                         [--reuse-long] [--jobs N]
-
-``--figures`` defaults to ``--out``; ``--quick`` (one seed, a few steps, a smoke run) writes to
-``build/lab-quick`` unless ``--out`` is given, never over the committed results.
-``--reuse-long`` copies the longer trainings from ``--out``'s ``lab_curves.json`` instead of
-training them again (they are the slowest part and depend on nothing else). ``--cells
-task/scheme ...`` (with ``--seeds``, only those seeds) trains only those cells of the grid (and
-no longer trainings) and merges them into ``--out``'s results: every run is seeded, so the
-other entries stay as they were. ``--jobs N`` trains N models at once, one process each.
+Each model is read at 1x-8x the trained length; also longer trainings, RoPE's context
+extensions and fine-tunes, attention maps. Writes ``lab_*.json`` and the figures ``lab_*.png``;
+every run is seeded. Options: ``python -m posenc_lib.lab.experiments --help``.
 
 Notebook: 10_length_generalisation_lab.
 """
@@ -45,27 +30,27 @@ from posenc_lib.lab.results import MULTIPLES, load, write_json
 from posenc_lib.lab.schemes import SCHEMES, T5_BUCKETS, position_inputs
 from posenc_lib.lab.tasks import COPY_OFFSET, EVAL_TASKS, TASKS
 
-SEEDS = (0, 1, 2, 3, 4)
+_SEEDS = (0, 1, 2, 3, 4)
 # Cells whose five-seed mean lies within 0.05 of a cutoff (0.9 at 1x, a drop of 0.1 from 1x to
 # 4x) get five more seeds; tests/test_lab.py checks that every such cell has ten.
-EXTRA_SEEDS = (5, 6, 7, 8, 9)
-BORDERLINE_CELLS = (("copy_back", "rope"), ("copy_back", "learned"), ("induction", "alibi"),
+_EXTRA_SEEDS = (5, 6, 7, 8, 9)
+_BORDERLINE_CELLS = (("copy_back", "rope"), ("copy_back", "learned"), ("induction", "alibi"),
                     ("induction_once", "p_rope"), ("induction_once", "t5"))
-ROPE_EXTENSIONS = ("pi", "ntk", "dynamic", "yarn")
+_ROPE_EXTENSIONS = ("pi", "ntk", "dynamic", "yarn")
 # The cells that 800 steps leave below 0.9 at 1x, trained again for longer so that no
 # conclusion about extrapolation rests on a model that never learned its task.
-LONG_CELLS = (("copy_back", "nope"), ("copy_back", "alibi"), ("assoc_recall", "sinusoidal"))
-FINE_TUNE_MULTIPLE = 4
-FINE_TUNES = {"pi": "pi", "plain": "none"}  # method name in the results: extension
+_LONG_CELLS = (("copy_back", "nope"), ("copy_back", "alibi"), ("assoc_recall", "sinusoidal"))
+_FINE_TUNE_MULTIPLE = 4
+_FINE_TUNES = {"pi": "pi", "plain": "none"}  # method name in the results: extension
 # The fine-tunes run on copy_back only, the task whose PI fine-tune lagged most (issue 31); the
 # other tasks would add about ten CPU minutes each to the grid.
-FINE_TUNE_TASKS = ("copy_back",)
-MAP_MULTIPLE = 4
-MAP_TASK = "copy_back"
-T5_TASKS = ("copy_back", "induction")  # T5's learned bias and far-bucket attention: stored
+_FINE_TUNE_TASKS = ("copy_back",)
+_MAP_MULTIPLE = 4
+_MAP_TASK = "copy_back"
+_T5_TASKS = ("copy_back", "induction")  # T5's learned bias and far-bucket attention: stored
 
 
-RESULT_FILES = {"curves": ("curves", "losses", "long"), "extensions": ("extensions", "fine_tuned"),
+_RESULT_FILES = {"curves": ("curves", "losses", "long"), "extensions": ("extensions", "fine_tuned"),
                 "attention": ("maps", "t5"), "learned_table": ("tables",)}
 
 
@@ -73,14 +58,14 @@ RESULT_FILES = {"curves": ("curves", "losses", "long"), "extensions": ("extensio
 class Plan:
     """What one run of the grid trains: seeds and the training budgets."""
 
-    seeds: tuple[int, ...] = SEEDS
-    extra_seeds: tuple[int, ...] = EXTRA_SEEDS
+    seeds: tuple[int, ...] = _SEEDS
+    extra_seeds: tuple[int, ...] = _EXTRA_SEEDS
     tcfg: training.TrainConfig = training.TrainConfig()
     long_steps: int = 4000
     fine_tune_steps: tuple[int, ...] = (10, 20, 60, 300)  # checkpoints of one run, the last
 
 
-QUICK = Plan(seeds=(0,), extra_seeds=(), tcfg=training.TrainConfig(steps=100), long_steps=200,
+_QUICK = Plan(seeds=(0,), extra_seeds=(), tcfg=training.TrainConfig(steps=100), long_steps=200,
              fine_tune_steps=(20, 40))
 
 
@@ -109,9 +94,7 @@ def _chosen_head(maps: np.ndarray, offset: int, length: int) -> tuple[int, int]:
 
 
 def _t5_evidence(model: training.Trained, multiple: int) -> dict[str, Any]:
-    """T5's learned bias table (bucket x head, shared by the layers) and, per layer and head,
-    the mean attention weight that queries past the trained length put on the last bucket's
-    keys (every distance from about ``T5_MAX_DISTANCE`` on) at ``multiple`` x."""
+    """T5's learned bias table, and the attention past training on the last bucket."""
     length = multiple * model.tcfg.length
     maps = training.attention_maps(model, length)  # (layers, heads, T, T)
     buckets = position_inputs("t5", length, d_model=model.cfg.d_model,
@@ -123,16 +106,14 @@ def _t5_evidence(model: training.Trained, multiple: int) -> dict[str, Any]:
 
 
 def _rope_results(model: training.Trained, plan: Plan, grid: dict[str, Any]) -> None:
-    """Each context extension without training, then (for ``plan.seeds`` and
-    :data:`FINE_TUNE_TASKS`) one fine-tune at 4x with PI and one without interpolation, each
-    scored at 4x at every checkpoint of ``plan.fine_tune_steps``."""
+    """Each context extension untrained, then the 4x fine-tunes with and without PI."""
     task, seed = model.task, model.seed
-    for extension in ROPE_EXTENSIONS:
+    for extension in _ROPE_EXTENSIONS:
         grid["extensions"][f"{task}/{extension}/{seed}"] = _curves(model, extension)
-    if seed not in plan.seeds or task not in FINE_TUNE_TASKS:  # kept short (time)
+    if seed not in plan.seeds or task not in _FINE_TUNE_TASKS:  # kept short (time)
         return
-    length = FINE_TUNE_MULTIPLE * plan.tcfg.length
-    for method, extension in FINE_TUNES.items():
+    length = _FINE_TUNE_MULTIPLE * plan.tcfg.length
+    for method, extension in _FINE_TUNES.items():
         tuned = training.fine_tune(model, extension, length, steps=plan.fine_tune_steps[-1],
                                    checkpoints=plan.fine_tune_steps, progress=False)
         for steps in plan.fine_tune_steps:
@@ -154,10 +135,10 @@ def _record(model: training.Trained, plan: Plan, grid: dict[str, Any]) -> None:
     if scheme == "learned" and seed == plan.seeds[0]:
         grid["tables"][task] = np.round(np.asarray(model.params["wpe"][: plan.tcfg.length]),
                                         4).tolist()
-    if scheme == "t5" and task in T5_TASKS and seed == plan.seeds[0]:
-        grid["t5"][task] = _t5_evidence(model, MAP_MULTIPLE)
-    if task == MAP_TASK and seed == plan.seeds[0]:
-        long = training.attention_maps(model, MAP_MULTIPLE * plan.tcfg.length)
+    if scheme == "t5" and task in _T5_TASKS and seed == plan.seeds[0]:
+        grid["t5"][task] = _t5_evidence(model, _MAP_MULTIPLE)
+    if task == _MAP_TASK and seed == plan.seeds[0]:
+        long = training.attention_maps(model, _MAP_MULTIPLE * plan.tcfg.length)
         layer, head = _chosen_head(long, COPY_OFFSET, plan.tcfg.length)
         grid["maps"][scheme] = {"layer": layer, "head": head,
                                 "weights": np.round(long[layer, head], 2).tolist()}
@@ -168,17 +149,16 @@ Job = tuple[str, str, int, training.TrainConfig]
 
 
 def _jobs(plan: Plan, cells: set[tuple[str, str, int]] | None, long: bool) -> list[Job]:
-    """(task, scheme, seed, training config) of every model to train; if ``cells`` is given,
-    only its (task, scheme, seed)."""
+    """(task, scheme, seed, training config) of every model to train (only ``cells`` if given)."""
     jobs = [(task, scheme, seed, plan.tcfg) for task in TASKS for scheme in SCHEMES
             for seed in plan.seeds]
-    jobs += [(task, scheme, seed, plan.tcfg) for task, scheme in BORDERLINE_CELLS
+    jobs += [(task, scheme, seed, plan.tcfg) for task, scheme in _BORDERLINE_CELLS
              for seed in plan.extra_seeds]
     if cells is not None:
         jobs = [job for job in jobs if job[:3] in cells]
     elif long:
         longer = replace(plan.tcfg, steps=plan.long_steps)
-        jobs += [(task, scheme, seed, longer) for task, scheme in LONG_CELLS
+        jobs += [(task, scheme, seed, longer) for task, scheme in _LONG_CELLS
                  for seed in plan.seeds]
     return jobs
 
@@ -201,12 +181,9 @@ def _run_job(job: Job, plan: Plan) -> tuple[dict[str, Any], dict[str, Any]]:
 
 def run_grid(plan: Plan, progress: bool, base: dict[str, Any] | None = None,
              cells: set[tuple[str, str, int]] | None = None, jobs: int = 1) -> dict[str, Any]:
-    """Train and evaluate every model of ``plan``; return everything the JSON files hold.
-
-    With ``base`` (what :func:`read_results` returns), its longer trainings are kept rather than
-    trained again; with ``cells`` too, only those cells are trained, over ``base``'s entries.
-    ``jobs`` > 1 trains that many models at once in separate processes; every model is seeded,
-    so the results are those of one process."""
+    """Train and evaluate every model of ``plan`` (``jobs`` processes; seeded, so the same results);
+    keep ``base``'s longer trainings, and with ``cells`` train only those.
+    """
     grid: dict[str, Any] = {name: {} for name in PARTS}
     if base is not None:
         grid.update({name: dict(base[name]) for name in (PARTS if cells else ("long",))})
@@ -232,13 +209,13 @@ def write_results(grid: dict[str, Any], plan: Plan, out: Path) -> None:
     """Write the grid's JSON files into ``out``."""
     setup = {"train": vars(plan.tcfg), "seeds": list(plan.seeds), "multiples": list(MULTIPLES),
              "extra_seeds": {"seeds": list(plan.extra_seeds),
-                             "cells": [list(c) for c in BORDERLINE_CELLS]},
+                             "cells": [list(c) for c in _BORDERLINE_CELLS]},
              "evaluated_on": {v: t for v, (t, _) in EVAL_TASKS.items()},
-             "long": {"steps": plan.long_steps, "cells": [list(c) for c in LONG_CELLS]},
-             "fine_tune": {"multiple": FINE_TUNE_MULTIPLE, "steps": list(plan.fine_tune_steps),
-                           "methods": FINE_TUNES, "tasks": list(FINE_TUNE_TASKS)},
-             "map": {"task": MAP_TASK, "multiple": MAP_MULTIPLE}, "t5_tasks": list(T5_TASKS)}
-    for name, parts in RESULT_FILES.items():
+             "long": {"steps": plan.long_steps, "cells": [list(c) for c in _LONG_CELLS]},
+             "fine_tune": {"multiple": _FINE_TUNE_MULTIPLE, "steps": list(plan.fine_tune_steps),
+                           "methods": _FINE_TUNES, "tasks": list(_FINE_TUNE_TASKS)},
+             "map": {"task": _MAP_TASK, "multiple": _MAP_MULTIPLE}, "t5_tasks": list(_T5_TASKS)}
+    for name, parts in _RESULT_FILES.items():
         write_json(out / f"lab_{name}.json", {"setup": setup, **{p: grid[p] for p in parts}},
                    indent=1 if name in ("curves", "extensions") else None)
 
@@ -246,7 +223,7 @@ def write_results(grid: dict[str, Any], plan: Plan, out: Path) -> None:
 def read_results(folder: Path) -> dict[str, Any]:
     """The parts of the grid stored in ``folder``'s JSON files, as :func:`run_grid` makes them."""
     found: dict[str, Any] = {}
-    for name, parts in RESULT_FILES.items():
+    for name, parts in _RESULT_FILES.items():
         data = load(name, folder)
         found.update({part: data.get(part, {}) for part in parts})
     return found
@@ -265,7 +242,7 @@ def _resolved_cells(parser: argparse.ArgumentParser, cells: list[str] | None,
         parser.error(f"--cells must be task/scheme pairs of {sorted(TASKS)} and "
                      f"{SCHEMES}; got {sorted('/'.join(p) for p in pairs - known)}")
     return {(task, scheme, seed) for task, scheme in known & pairs
-            for seed in (seeds or (*SEEDS, *EXTRA_SEEDS))}
+            for seed in (seeds or (*_SEEDS, *_EXTRA_SEEDS))}
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -294,7 +271,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    plan = QUICK if args.quick else Plan()
+    plan = _QUICK if args.quick else Plan()
     start = time.perf_counter()
     base = read_results(args.out) if args.reuse_long or args.cells else None
     grid = run_grid(plan, progress=not args.no_progress, base=base, cells=args.cells,

@@ -89,14 +89,8 @@ def _layer_norm(p: Params, x: jax.Array) -> jax.Array:
 
 
 def _rotate_pairs(x: jax.Array, cos: jax.Array, sin: jax.Array) -> jax.Array:
-    """Rotate the interleaved pairs (2i, 2i+1) of ``x`` (..., T, K) by the angles of cos/sin.
-
-    ``cos`` and ``sin`` have shape (T, K/2); the result has the shape of ``x``.
-
-    Notes
-    -----
-    :math:`a' = a\\cos\\phi - b\\sin\\phi`, :math:`b' = a\\sin\\phi + b\\cos\\phi`: RoPE with
-    the pairing of ``posenc_lib.apply_rope(..., pairing="interleaved")``.
+    """Rotate interleaved pairs of ``x`` (..., T, K) by cos/sin (T, K/2):
+    a' = a cos - b sin, b' = a sin + b cos.
     """
     a, b = x[..., 0::2], x[..., 1::2]  # (..., T, K/2) each
     rotated = jnp.stack([a * cos - b * sin, a * sin + b * cos], axis=-1)  # a', b'
@@ -145,12 +139,7 @@ def forward(params: Params, tokens: jax.Array, pos: dict[str, jax.Array], cfg: M
 
 def loss_fn(params: Params, tokens: jax.Array, targets: jax.Array, mask: jax.Array,
             pos: dict[str, jax.Array], cfg: ModelConfig) -> jax.Array:
-    """Mean cross-entropy over the scored positions (mask 1).
-
-    Notes
-    -----
-    :math:`\\mathcal{L} = -\\sum_{b,t} m_{bt} \\log p(y_{bt}) / \\sum_{b,t} m_{bt}`.
-    """
+    """Mean cross-entropy over the scored positions: -sum m log p(y) / sum m."""
     logits, _ = forward(params, tokens, pos, cfg)
     logp = jax.nn.log_softmax(logits, axis=-1)  # (B, T, V)
     picked = jnp.take_along_axis(logp, targets[..., None], axis=-1)[..., 0]  # (B, T)

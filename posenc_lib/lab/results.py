@@ -31,9 +31,9 @@ __all__ = [
 Stats = dict[tuple[str, str], NDArray[Any]]  # (task, method) to one row per seed
 MULTIPLES = (1, 2, 4, 8)
 _POSITIONS = ("unseen", "all")
-FILES = ("curves", "extensions", "attention", "learned_table")
+_FILES = ("curves", "extensions", "attention", "learned_table")
 _CLEAR_MAJORITY = 0.8  # a verdict needs at least this share of the seeds (4 of 5)
-BOOTSTRAP_RESAMPLES = 10_000
+_BOOTSTRAP_RESAMPLES = 10_000
 _COURSE_CLAIMS: tuple[tuple[str, str, str], ...] = (
     ("learned absolute tables do not extrapolate", "learned", "drops"),
     ("sinusoidal tables do not extrapolate", "sinusoidal", "drops"),
@@ -80,7 +80,7 @@ def _values_1d(name: str, values: Any) -> NDArray[np.float64]:
 
 def _resampled_means(values: NDArray[np.float64], rng: np.random.Generator
                      ) -> NDArray[np.float64]:
-    draws = rng.integers(0, len(values), (BOOTSTRAP_RESAMPLES, len(values)))
+    draws = rng.integers(0, len(values), (_BOOTSTRAP_RESAMPLES, len(values)))
     return values[draws].mean(1)  # the mean of each resample
 
 
@@ -154,7 +154,7 @@ def load(name: str, folder: Path | None = None) -> dict[str, Any]:
     name : {"curves", "extensions", "attention", "learned_table"}
     folder : Path, optional
     """
-    name = check_choice("name", name, FILES)
+    name = check_choice("name", name, _FILES)
     path = Path(folder or RESULTS) / f"lab_{name}.json"
     if not path.is_file():
         raise ValueError(f"name {name!r}: {path.name} not found; run `make experiments`")

@@ -24,8 +24,8 @@ __all__ = ["EXTENSIONS", "SCHEMES", "T5_BUCKETS", "T5_MAX_DISTANCE",
 SCHEMES = ("nope", "learned", "sinusoidal", "rope", "p_rope", "alibi", "t5")
 EXTENSIONS = ("none", "pi", "ntk", "dynamic", "yarn")
 _ROPE_TYPES = {"pi": "linear", "ntk": "ntk", "dynamic": "dynamic", "yarn": "yarn"}
-ROPE_BASE = 10000.0
-P_ROPE_KEEP = 0.25  # p-RoPE: the fraction of pairs (the fastest) that keep rotating
+_ROPE_BASE = 10000.0
+_P_ROPE_KEEP = 0.25  # p-RoPE: the fraction of pairs (the fastest) that keep rotating
 T5_BUCKETS = 16
 T5_MAX_DISTANCE = 32
 
@@ -49,14 +49,14 @@ def _extension_scaling(extension: str, factor: float, trained_length: int) -> di
 
 def _rope_inv_freq(scheme: str, head_dim: int, rope_scaling: dict[str, Any] | None = None, *,
                   seq_len: int | None = None) -> tuple[NDArray[np.float64], float]:
-    """Inverse frequencies and attention factor of a rotary scheme.
-    theta_i = base^(-2i/d), rescaled by the method; p-RoPE sets theta_i = 0 for i >= p d/2.
+    """theta_i = base^(-2i/d) rescaled by the method (p-RoPE: 0 for i >= p d/2), and the
+    attention factor.
     """
     scheme = check_choice("scheme", scheme, ("rope", "p_rope"))
-    inv_freq, attention_factor = rope_frequencies(head_dim, ROPE_BASE, rope_scaling,
+    inv_freq, attention_factor = rope_frequencies(head_dim, _ROPE_BASE, rope_scaling,
                                                   seq_len=seq_len)
     if scheme == "p_rope":
-        kept = int(round(P_ROPE_KEEP * head_dim / 2))
+        kept = int(round(_P_ROPE_KEEP * head_dim / 2))
         pair = np.arange(head_dim // 2)
         inv_freq = np.where(pair < kept, inv_freq, 0.0)  # theta_i = 0 for i >= p d/2
     return np.asarray(inv_freq, dtype=np.float64), float(attention_factor)
@@ -84,8 +84,7 @@ def _checked(scheme: str, length: int, d_model: int, n_heads: int, extension: st
 
 def _rotation(scheme: str, length: int, head_dim: int, extension: str, factor: float | None,
               trained_length: int | None) -> tuple[NDArray[Any], NDArray[Any]]:
-    """a cos(m theta_i) and a sin(m theta_i), shape (T, head_dim // 2), with the extension's
-    frequencies and attention factor a."""
+    """a cos(m theta_i) and a sin(m theta_i), shape (T, head_dim // 2), for the extension."""
     scaling = None
     if extension != "none" and trained_length is not None:
         scale = max(length / trained_length, 1.0) if factor is None else factor  # s

@@ -23,11 +23,11 @@ __all__ = ["EVAL_TASKS", "TASKS", "Batch", "make_batch",
 
 _VOCAB_SIZE = 32
 COPY_OFFSET = 5  # copy_back: the target at t is the token at t - COPY_OFFSET
-N_PAIRS = 8  # assoc_recall: key-value pairs in the dictionary prefix
-N_KEYS = 16  # assoc_recall: keys are tokens 0..15, values are tokens 16..31
-INDUCTION_VOCAB = 16  # induction: tokens 0..15, so most tokens repeat within 32 positions
+_N_PAIRS = 8  # assoc_recall: key-value pairs in the dictionary prefix
+_N_KEYS = 16  # assoc_recall: keys are tokens 0..15, values are tokens 16..31
+_INDUCTION_VOCAB = 16  # induction: tokens 0..15, so most tokens repeat within 32 positions
 _NEAR_GAP = 31  # induction_near: scored only where the last earlier copy is at most 31 back
-PAIRS_EVERY = 6  # induction_once: one key pair per 6 positions, at most INDUCTION_VOCAB pairs
+_PAIRS_EVERY = 6  # induction_once: one key pair per 6 positions, at most _INDUCTION_VOCAB pairs
 
 
 class Batch(NamedTuple):
@@ -52,10 +52,10 @@ def _copy_back(rng: np.random.Generator, batch: int, length: int) -> Batch:
 
 
 def _assoc_recall(rng: np.random.Generator, batch: int, length: int) -> Batch:
-    prefix = 2 * N_PAIRS
-    keys = np.argsort(rng.random((batch, N_KEYS)), axis=1)[:, :N_PAIRS]  # (B, P) distinct keys
-    values = rng.integers(N_KEYS, _VOCAB_SIZE, size=(batch, N_PAIRS))  # (B, P)
-    which = rng.integers(0, N_PAIRS, size=(batch, length - prefix))  # (B, T - 2P)
+    prefix = 2 * _N_PAIRS
+    keys = np.argsort(rng.random((batch, _N_KEYS)), axis=1)[:, :_N_PAIRS]  # (B, P) distinct keys
+    values = rng.integers(_N_KEYS, _VOCAB_SIZE, size=(batch, _N_PAIRS))  # (B, P)
+    which = rng.integers(0, _N_PAIRS, size=(batch, length - prefix))  # (B, T - 2P)
     rows = np.arange(batch)[:, None]
     tokens = np.zeros((batch, length), dtype=np.int64)
     tokens[:, 0:prefix:2], tokens[:, 1:prefix:2] = keys, values
@@ -71,8 +71,8 @@ def _induction(rng: np.random.Generator, batch: int, length: int,
                max_gap: int | None = None) -> Batch:
     """With ``max_gap``, only positions whose last earlier copy is at most ``max_gap`` back are
     scored; the tokens are the same."""
-    tokens = rng.integers(0, INDUCTION_VOCAB, size=(batch, length))  # (B, T)
-    last = np.full((batch, INDUCTION_VOCAB), -1)  # (B, V) last position of each token so far
+    tokens = rng.integers(0, _INDUCTION_VOCAB, size=(batch, length))  # (B, T)
+    last = np.full((batch, _INDUCTION_VOCAB), -1)  # (B, V) last position of each token so far
     targets = np.zeros_like(tokens)
     mask = np.zeros((batch, length))
     rows = np.arange(batch)
@@ -105,12 +105,12 @@ def _place_pairs(rng: np.random.Generator, length: int, n_pairs: int
 def _induction_once(rng: np.random.Generator, batch: int, length: int) -> Batch:
     """Induction in which every scored token has exactly one earlier copy, at every length:
     filler tokens 16..31 are never scored; key tokens 0..15 occur twice each."""
-    tokens = rng.integers(INDUCTION_VOCAB, _VOCAB_SIZE, size=(batch, length))  # (B, T) filler
+    tokens = rng.integers(_INDUCTION_VOCAB, _VOCAB_SIZE, size=(batch, length))  # (B, T) filler
     targets = np.zeros_like(tokens)
     mask = np.zeros((batch, length))
-    n_pairs = min(INDUCTION_VOCAB, max(1, length // PAIRS_EVERY))
+    n_pairs = min(_INDUCTION_VOCAB, max(1, length // _PAIRS_EVERY))
     for row in range(batch):
-        keys = rng.permutation(INDUCTION_VOCAB)
+        keys = rng.permutation(_INDUCTION_VOCAB)
         for key, (a, b) in zip(keys, _place_pairs(rng, length, n_pairs), strict=False):
             tokens[row, a] = tokens[row, b] = key
             targets[row, b], mask[row, b] = tokens[row, a + 1], 1.0  # y_b = x_{a+1}
@@ -129,7 +129,7 @@ TASKS: dict[str, Generator] = {
 EVAL_TASKS: dict[str, tuple[str, Generator]] = {
     "induction_near": ("induction", functools.partial(_induction, max_gap=_NEAR_GAP)),
 }
-_MIN_LENGTH = {"copy_back": COPY_OFFSET + 1, "assoc_recall": 2 * N_PAIRS + 1}  # else 2
+_MIN_LENGTH = {"copy_back": COPY_OFFSET + 1, "assoc_recall": 2 * _N_PAIRS + 1}  # else 2
 
 
 def make_batch(task: str, rng: np.random.Generator, batch: int, length: int) -> Batch:

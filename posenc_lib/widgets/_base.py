@@ -1,13 +1,8 @@
-"""The base class of every explorer: it owns its controls, its figure and its artists.
+"""The base class of every explorer: it owns its controls, its figure and its artists, updates
+them in place and renders the Agg canvas into an ``ipywidgets.Image`` (blitting the artists that
+change).
 
 Notebooks: 00_why_position to 11_figure_gallery.
-
-An explorer draws its figure once; a control change makes :meth:`Explorer.update` change the
-artists in place, and :meth:`Explorer.render` draws the Agg canvas into an ``ipywidgets.Image``
-(no interactive backend needed). Artists listed by :meth:`Explorer.changing_artists` are blitted
-over a kept background, redrawn when :meth:`Explorer.background_key` changes. The PNG has
-``pixel_ratio`` device pixels per CSS pixel. ``explorer.widget()`` also carries a static PNG and
-a one-line text for front ends without a kernel.
 """
 
 from __future__ import annotations
@@ -39,11 +34,8 @@ def _png_chunk(kind: bytes, data: bytes) -> bytes:
 
 
 def png_bytes(rgba: np.ndarray, compress: Callable[[Any, int], bytes] | None = None) -> bytes:
-    """A PNG file of an (height, width, 4) uint8 RGBA image, made for speed.
-    Rows use PNG's "Up" filter, deflated at level 1 by ``compress(data, level)`` (default:
-    ISA-L's when ``isal`` is installed, else ``zlib.compress``).
-    Filtered row r of pixel bytes x: f_r = (x_r - x_{r-1}) mod 256 (x_{-1} = 0), each
-    prefixed with the filter type byte 2.
+    """A PNG of an (h, w, 4) uint8 RGBA image: rows "Up"-filtered, f_r = (x_r - x_{r-1}) mod 256,
+    deflated at level 1 by ``compress`` (ISA-L when installed, else zlib).
     """
     height, width = rgba.shape[:2]
     pixels = np.ascontiguousarray(rgba, dtype=np.uint8).reshape(height, 4 * width)
@@ -82,9 +74,7 @@ def check_slider_range(name: str, value: Any, low: float, high: float,
 
 
 class Explorer:
-    """Base class: subclasses draw once and add controls in ``__init__``, then call
-    :meth:`refresh`, and implement :meth:`update` (change artists in place).
-    """
+    """Base class: draw, add controls, call :meth:`refresh`; subclasses define :meth:`update`."""
 
     pixel_ratio: float = 2.0
     kept_backgrounds: int = 4  # backgrounds kept, one per background_key value

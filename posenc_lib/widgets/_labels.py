@@ -15,12 +15,8 @@ from numpy.typing import ArrayLike
 
 def place_circle_labels(labels: Sequence[Text], start: ArrayLike, end: ArrayLike, *,
         radius: float = 1.12, spread: float = 0.6) -> None:
-    """Put the labels of two points of the unit circle beside them, at least ``spread`` apart.
-
-    Notes
-    -----
-    Labels sit at ``radius`` at their points' angles a, b; when the wrapped gap g = b - a is
-    under ``spread``, they move to a + g/2 -+ spread sign(g)/2 (sign 1 for g = 0).
+    """Label two points of the unit circle at ``radius``, ``spread`` apart: with wrapped gap
+    g = b - a < spread, at a + g/2 -+ spread sign(g)/2.
     """
     (x0, y0), (x1, y1) = np.asarray(start, dtype=float), np.asarray(end, dtype=float)
     a, b = math.atan2(y0, x0), math.atan2(y1, x1)

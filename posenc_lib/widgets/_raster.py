@@ -22,9 +22,7 @@ from posenc_lib._checks import check_float, check_int
 
 
 def pixel_cells(n_cells: int, start: float, stop: float, first: int, count: int) -> NDArray[Any]:
-    """Index of the cell under the centre of each of ``count`` pixels, from pixel ``first``.
-    ``n_cells`` equal cells run from the edge at ``start`` to the edge at ``stop`` (screen
-    pixels; ``stop < start`` when cell 0 is on the right or at the top).
+    """Cell under each of ``count`` pixels from ``first``, n cells from edge ``start`` to ``stop``:
     cell(p) = floor(n (p + 1/2 - start) / (stop - start)), clipped to [0, n - 1].
     """
     n_cells = check_int("n_cells", n_cells, minimum=1)
@@ -47,10 +45,7 @@ def _pixel_span(start: float, stop: float, low: float, high: float) -> tuple[int
 
 
 class PixelRaster(Artist):
-    """Paints ``image`` (a 2-D ``AxesImage`` with ``interpolation="nearest"``) at device pixels.
-
-    It hides the image and takes its place (axes and z-order); colours are ``image.to_rgba``.
-    """
+    """Paints a nearest-interpolated 2-D ``AxesImage`` at device pixels, in its place."""
 
     def __init__(self, image: AxesImage) -> None:
         if not isinstance(image, AxesImage) or image.axes is None:

@@ -31,7 +31,7 @@ from posenc_lib.widgets._base import Explorer, check_slider_range
 __all__ = ["RelativeBiasExplorer"]
 
 MAX_HEADS = 16
-HEAD_COLOURS = "viridis"  # steepest head dark, gentlest yellow-green (0.9 of the map)
+_HEAD_COLOURS = "viridis"  # steepest head dark, gentlest yellow-green (0.9 of the map)
 
 
 class RelativeBiasExplorer(Explorer):
@@ -91,7 +91,7 @@ class RelativeBiasExplorer(Explorer):
         self.refresh()
 
     def _draw_head_key(self, ax: Any) -> Any:
-        head_colours = ListedColormap(matplotlib.colormaps[HEAD_COLOURS](np.linspace(0, 0.9, 256)))
+        head_colours = ListedColormap(matplotlib.colormaps[_HEAD_COLOURS](np.linspace(0, 0.9, 256)))
         key = self.figure.colorbar(ScalarMappable(Normalize(0.0, 1.0), cmap=head_colours), ax=ax,
             fraction=0.06, pad=0.02)
         key.set_ticks([0.0, 1.0], labels=["steepest\nhead", "gentlest\nhead"])
@@ -108,7 +108,7 @@ class RelativeBiasExplorer(Explorer):
         weights = alibi_weights_by_distance(n_heads, self.distances.size)
         slopes = alibi_slopes(n_heads)
         order = np.argsort(np.argsort(-slopes))  # 0 = steepest head
-        colours = matplotlib.colormaps[HEAD_COLOURS]
+        colours = matplotlib.colormaps[_HEAD_COLOURS]
         for h, line in enumerate(self.head_lines):
             line.set_visible(h < n_heads)
             if h < n_heads:

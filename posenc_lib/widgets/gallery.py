@@ -20,7 +20,7 @@ from posenc_lib.widgets._raster import PixelRaster
 
 __all__ = ["SourceHeatmapExplorer"]
 
-CMAPS = ("viridis", "coolwarm", "RdBu", "magma", "cividis")
+_CMAPS = ("viridis", "coolwarm", "RdBu", "magma", "cividis")
 
 
 class SourceHeatmapExplorer(Explorer):
@@ -61,7 +61,7 @@ class SourceHeatmapExplorer(Explorer):
         )
         self.add_control("d_model", ipywidgets.IntSlider(value=defaults["d_model"], min=16,
             max=512, step=4, description="d_model", continuous_update=False))
-        self.add_control("cmap", ipywidgets.Dropdown(options=CMAPS, value=defaults["cmap"],
+        self.add_control("cmap", ipywidgets.Dropdown(options=_CMAPS, value=defaults["cmap"],
             description="cmap"))
         self.refresh()
         self.figure.set_layout_engine("none")

@@ -24,8 +24,8 @@ from posenc_lib.widgets._labels import place_circle_labels
 
 __all__ = ["AngleErrorExplorer"]
 
-DTYPES = ("float16", "bfloat16", "float32")
-FLOAT16_MAX = 65504.0
+_DTYPES = ("float16", "bfloat16", "float32")
+_FLOAT16_MAX = 65504.0
 
 
 class AngleErrorExplorer(Explorer):
@@ -33,7 +33,7 @@ class AngleErrorExplorer(Explorer):
 
     def __init__(self, dtype_name: str = "float16", position: int = 1857, pair: int = 1,
             d_model: int = 32) -> None:
-        dtype_name = check_choice("dtype_name", dtype_name, DTYPES)
+        dtype_name = check_choice("dtype_name", dtype_name, _DTYPES)
         position = check_slider_range("position", check_int("position", position), 1, 2**20)
         self.thetas = inverse_frequencies(check_even("d_model", d_model, minimum=4))
         pair = check_int("pair", pair, minimum=0)
@@ -48,8 +48,8 @@ class AngleErrorExplorer(Explorer):
             self.error_line, self.guide_line = lines.values()
             self.guide_line.set_color("#888888")
             (self.marker,) = left.plot([1.0], [1.0], "o", color="#D55E00", markersize=8)
-            self.overflow_line = left.axvline(FLOAT16_MAX, color="#D55E00", linestyle=":")
-            self.overflow_label = left.text(FLOAT16_MAX, 1e3, "float16 max\n65504 ",
+            self.overflow_line = left.axvline(_FLOAT16_MAX, color="#D55E00", linestyle=":")
+            self.overflow_label = left.text(_FLOAT16_MAX, 1e3, "float16 max\n65504 ",
                 color="#D55E00", fontsize=8, ha="right", va="top")
             left.set_xlim(1, 2**20)
             left.set_ylim(1e-9, 1e4)
@@ -63,7 +63,7 @@ class AngleErrorExplorer(Explorer):
             right.set_xlim(-2.0, 2.0)  # room for the labels beside the points
             self.circle_title = right.set_title("", fontsize=9)
         self.error_axes, self.circle_axes = left, right
-        self.add_control("dtype_name", ipywidgets.Dropdown(options=DTYPES, value=dtype_name,
+        self.add_control("dtype_name", ipywidgets.Dropdown(options=_DTYPES, value=dtype_name,
             description="dtype"))
         self.add_control("position", ipywidgets.FloatLogSlider(value=position, base=2, min=0,
             max=20, step=0.01, description="position"))

@@ -19,8 +19,8 @@ from posenc_lib.widgets._base import Explorer, check_slider_range
 
 __all__ = ["RopeScoreExplorer"]
 
-SCORE_LABEL = r"$|$score$|$ for $q = k = (1, \ldots, 1)$"
-BOUND_LABEL = "RoFormer's bound on that score"
+_SCORE_LABEL = r"$|$score$|$ for $q = k = (1, \ldots, 1)$"
+_BOUND_LABEL = "RoFormer's bound on that score"
 
 
 class RopeScoreExplorer(Explorer):
@@ -36,8 +36,8 @@ class RopeScoreExplorer(Explorer):
         score, bound = normalised_score_curves(self.distances, head_dim, base)
         with self.style():
             ax = self.figure.add_subplot()
-            lines = draw_curves(ax, self.distances, {SCORE_LABEL: np.abs(score),
-                BOUND_LABEL: bound}, xlabel="Relative distance $r = n - m$",
+            lines = draw_curves(ax, self.distances, {_SCORE_LABEL: np.abs(score),
+                _BOUND_LABEL: bound}, xlabel="Relative distance $r = n - m$",
                 ylabel="Value / score at distance 0")
             draw_reference_lines(ax, horizontal={"": 1.0})
             ax.set_yscale("log")
@@ -47,8 +47,8 @@ class RopeScoreExplorer(Explorer):
             self.title = ax.text(0.0, 1.03, "", transform=ax.transAxes, ha="left", va="bottom",
                 fontsize=10, fontweight="bold")
         self.axes = ax
-        self.score_line = lines[SCORE_LABEL]
-        self.bound_line = lines[BOUND_LABEL]
+        self.score_line = lines[_SCORE_LABEL]
+        self.bound_line = lines[_BOUND_LABEL]
         self.add_control("base", ipywidgets.FloatLogSlider(value=base, base=10, min=2, max=7,
             step=0.1, description="base", continuous_update=True))
         self.add_control("head_dim", ipywidgets.IntSlider(value=head_dim, min=8, max=256, step=8,
