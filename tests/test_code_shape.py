@@ -31,8 +31,9 @@ ALLOWED: dict[str, set[str]] = {}
 # of code, 4,618 of docstrings (about 3,200 of them the numpydoc of what the notebooks call, kept
 # by decision), 248 of comments, 2,756 blank, counted over the AST. No public function is left
 # that only tests call, so 14,000 would have to come out of working code. A change that grows the
-# library past this must say why here.
-MAX_PACKAGE_LINES = 17_550
+# library past this must say why here: +81 for drawing each gallery picture once (issue 34's run
+# time) and +20 for posing exercises with drawn values (issue 33) bring it to 17,633.
+MAX_PACKAGE_LINES = 17_650
 
 _BRANCHES = (ast.If, ast.IfExp, ast.For, ast.AsyncFor, ast.While, ast.ExceptHandler, ast.Assert,
              ast.match_case)
