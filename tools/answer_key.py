@@ -344,7 +344,7 @@ EXPECTED: dict[str, Callable[[], Any]] = {
         nb01.smooth_bit_wave(nb01._GRAY_CALL[0] + 2 ** nb01._GRAY_CALL[1], nb01._GRAY_CALL[1] + 1)
     ),
     "01.gray_offsets": lambda: consistent_offsets(gray=True),
-    "02.slow_pair": lambda: sinusoidal_encoding_at([nb02._SLOW_POS], nb02._SLOW_D)[0, 6:],
+    "02.slow_pair": lambda: sinusoidal_encoding_at([nb02._SLOW["pos"]], nb02._SLOW_D)[0, 6:],
     "02.half_turns": lambda: shortest_length(32),
     "02.float16_lost_pairs": lambda: lost_pairs(),
     "02.checkpoint_layout": lambda: (
@@ -352,7 +352,7 @@ EXPECTED: dict[str, Callable[[], Any]] = {
         float(tensor2tensor_frequencies(nb02._CHECKPOINT_D)[-1]),  # the slowest frequency
     ),
     "02.decode_position": lambda: np.array(DECODE_POSITIONS),
-    "03.half_norms": lambda: nb03._half_norms(0, 96),
+    "03.half_norms": lambda: nb03._half_norms(0, nb03._HALVES["d"]),
     "03.offset_only": lambda: (
         np.array([nb03._toeplitz(m) for m in nb03.score_candidates().values()])
     ),
@@ -403,7 +403,7 @@ EXPECTED: dict[str, Callable[[], Any]] = {
         nb09._V3['kv_lora_rank'] + nb09._V3['num_attention_heads'] * nb09._V3['qk_rope_head_dim']
     ),
     "09.mrope_positions": lambda: mrope_image_positions(
-        nb09._TEXT_BEFORE, nb09._ROWS, nb09._COLS, nb09._TEXT_AFTER),
+        *(nb09._MROPE[k] for k in ("before", "rows", "cols", "after"))),
     "09.cache_survives": lambda: {name for name in nb09.PRESETS if nb09._frequencies_change(name)},
     "10.turning_pairs": lambda: int(np.count_nonzero(lab_turns(4 * LAB_TRAINED) >= 1)),
     "10.break_position": lambda: first_below(mean_curve("t5"), 0.5, LAB_TRAINED),
@@ -414,7 +414,7 @@ EXPECTED: dict[str, Callable[[], Any]] = {
     )["ntk"][list(nb11._PAIRS)],
     "11.offset_distance": lambda: nb11._distance(100.0),
     "11.table_orientation": lambda: np.array([not transposed for *_, transposed in TABLES]),
-    "11.octaves": lambda: nb11._octaves(512),
+    "11.octaves": lambda: nb11._octaves(nb11._WIDTH["d"]),
 }
 """The right answer of every exercise, by key, computed with posenc_lib."""
 

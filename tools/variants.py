@@ -111,6 +111,59 @@ def _ntk_solution(v: dict[str, Any]) -> str:
             f"ntk_ratios = [1.0, {s:.1f} ** (-64 / 126), {1 / s:g}]")
 
 
+def _slow_pair_solution(v: dict[str, Any]) -> str:
+    angle = f"{v['pos'] / 1000:g}"
+    return ("# Columns 6 and 7 are pair i = 3: theta_3 = 10000^(-6/8) = 10^(-3), so the angle is "
+            f"{angle}.\n"
+            f"last_pair = [np.sin({angle}), np.cos({angle})]")
+
+
+def _octaves_prompt(v: dict[str, Any]) -> list[str]:
+    if v["d"] == 512:
+        return ["write-up 000's encoding ($d_{model} = 512$, base 10000)"]
+    return [f"the encoding of write-up 000 at $d_{{model}} = {v['d']}$ instead of its 512 "
+            "(base 10000)"]
+
+
+def _octaves_solution(v: dict[str, Any]) -> str:
+    d, bits = v["d"], math.log2(10000.0)
+    lam = f"lam = wavelengths(inverse_frequencies({d}, 10000.0))".ljust(54)
+    return ("from posenc_lib.frequencies import inverse_frequencies, wavelengths\n\n"
+            f"{lam} # 2 pi 10000**(2i/{d}), {d // 2} pairs\n"
+            f"{'step = np.log2(lam[1] / lam[0])'.ljust(54)} "
+            f"# doublings per pair: (2/{d}) log2(10000)\n"
+            "doubling = [1 / step, np.log2(lam[-1] / lam[0])]\n"
+            f"# About {d / (2 * bits):.0f} pairs per doubling and {(1 - 2 / d) * bits:.1f} "
+            "doublings: the periods of a 13 to 14 bit counter. The\n"
+            "# total is (1 - 2/d) log2(base): d_model sets how finely the doublings are sampled, "
+            "not how many.")
+
+
+def _mrope_prompt(v: dict[str, Any]) -> list[str]:
+    n = v["before"] + v["rows"] * v["cols"] + v["after"]
+    return [f"the positions of {v['before']} text tokens, an",
+            f"image of {v['rows']} rows × {v['cols']} columns of patches (read row by row), then "
+            f"{v['after']} text tokens", f"as 3 lists of {n} ints", f"{n} ints each"]
+
+
+def _mrope_solution(v: dict[str, Any]) -> str:
+    # M-RoPE's rule (Qwen2-VL), written here apart from the library: text t = h = w = index;
+    # patch (r, c) of an image starting at s: (s, s + r, s + c); text after it resumes at
+    # s + max(rows, cols), one past the largest position used.
+    s, rows, cols = v["before"], v["rows"], v["cols"]
+    resume = s + max(rows, cols)
+    text_before = [[i, i, i] for i in range(s)]
+    patches = [[s, s + r, s + c] for r in range(rows) for c in range(cols)]
+    text_after = [[resume + i] * 3 for i in range(v["after"])]
+    axes = list(zip(*(text_before + patches + text_after), strict=True))
+    lists = [f"[{', '.join(map(str, axis))}]" for axis in axes]
+    return ("# Text: t = h = w = the token's index. Patch (r, c): "
+            f"t = {s}, h = {s} + r, w = {s} + c, row by row.\n"
+            "# The text after the image resumes one past the largest position so far, "
+            f"{s} + {max(rows, cols) - 1} + 1 = {resume}.\n"
+            f"mrope_ids = [{lists[0]},\n             {lists[1]},\n             {lists[2]}]")
+
+
 VARIANTS: dict[str, Variant] = {
     "01.carry_flips": Variant(
         sets=({"positions": (39, 79, 31, 119)}, {"positions": (27, 55, 127, 71)},
@@ -140,6 +193,28 @@ VARIANTS: dict[str, Variant] = {
         sets=({"s": 2}, {"s": 16}, {"s": 32}),
         prompt=lambda v: [f"Rebuilt with $s = {v['s']}$"],
         solution=_ntk_solution),
+    "02.slow_pair": Variant(
+        sets=({"pos": 1700}, {"pos": 4200}, {"pos": 3100}, {"pos": 5300}),
+        prompt=lambda v: [f"encoding of position {v['pos']}?",
+                          f"[PE({v['pos']}, 6), PE({v['pos']}, 7)]"],
+        solution=_slow_pair_solution),
+    "03.half_norms": Variant(
+        sets=({"d": 64, "half": 32}, {"d": 128, "half": 64}, {"d": 80, "half": 40}),
+        prompt=lambda v: [f"$d_{{model}}={v['d']}$ at position",
+                          f"the {v['half']} sine columns (`row[0::2]`)",
+                          f"the {v['half']} cosine columns (`row[1::2]`)"],
+        solution=lambda v: (f"# At t = 0 every angle is 0: the {v['half']} sine columns hold "
+                            f"sin 0 = 0, the {v['half']} cosine columns cos 0 = 1.\n"
+                            f"halves = [0.0, {v['half']}**0.5]")),
+    "11.octaves": Variant(
+        sets=({"d": 384}, {"d": 1024}, {"d": 768}),
+        prompt=_octaves_prompt, solution=_octaves_solution),
+    "09.mrope_positions": Variant(
+        sets=({"before": 4, "rows": 2, "cols": 2, "after": 2},
+              {"before": 1, "rows": 3, "cols": 3, "after": 2},
+              {"before": 2, "rows": 4, "cols": 2, "after": 2},
+              {"before": 2, "rows": 2, "cols": 4, "after": 3}),
+        prompt=_mrope_prompt, solution=_mrope_solution),
 }
 """The exercises a graded release poses with other values, by key."""
 

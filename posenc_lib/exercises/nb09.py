@@ -134,7 +134,9 @@ mla_cache = Exercise(
     ),
 )
 
-_TEXT_BEFORE, _ROWS, _COLS, _TEXT_AFTER = 3, 3, 2, 2
+_MROPE = {"before": 3, "rows": 3, "cols": 2, "after": 2}
+"""09.mrope_positions: text tokens before the image, its rows and columns of patches, text tokens
+after it (a graded release may pose others: ``use``)."""
 
 
 def _mistaken(right: NDArray[np.int64], *, resume: int | None = None, swap: bool = False,
@@ -142,36 +144,43 @@ def _mistaken(right: NDArray[np.int64], *, resume: int | None = None, swap: bool
     """The right (t, h, w) positions ``right`` with one of a learner's mistakes: the text after
     the image resuming at ``resume``, rows and columns swapped, or t counting over the image."""
     ids = np.array(right, dtype=np.int64)
-    image = slice(_TEXT_BEFORE, _TEXT_BEFORE + _ROWS * _COLS)
+    before, patches = _MROPE["before"], _MROPE["rows"] * _MROPE["cols"]
+    image = slice(before, before + patches)
     if swap:
         ids[1:, image] = ids[2:0:-1, image]
     if image_t_counts:
         ids[0, image] = np.arange(image.start, image.stop)
     if resume is not None:
-        ids[:, image.stop:] = resume + np.arange(_TEXT_AFTER)
+        ids[:, image.stop:] = resume + np.arange(_MROPE["after"])
     return ids
 
 
 mrope_positions = Exercise(
     key="09.mrope_positions", answer_name="mrope_ids", level="core", kind="prediction", minutes=10,
-    title="Predict M-RoPE's (t, h, w) positions: 3 text tokens, a 3 x 2 image, 2 text tokens",
+    params=_MROPE,
+    title="Predict M-RoPE's (t, h, w) positions: {before} text tokens, a {rows} x {cols} image, "
+    "{after} text tokens",
     hints=(
         "Follow the rules of the example printed above: a text token uses one index on all three "
         "axes, image patches share a time index and spread over height and width, and the text "
         "after the image carries on from somewhere. Find where.",
-        "Number the three text tokens first, t = h = w = the token's index. The image starts at "
-        "the next index: every patch gets that index as t, h = start + row and w = start + "
+        "Number the text tokens before the image first, t = h = w = the token's index. The "
+        "image starts at the next index: every patch gets that index as t, h = start + row and "
+        "w = start + "
         "column, going row by row through the patches. The text after the image starts one past "
         "the largest position used so far on any axis, and counts up by one.",
     ),
     objective="Predicts M-RoPE's three position ids for text and image tokens, and where the text "
     "after an image resumes.",
     mistakes=(
-        Mistake("the text after the image resuming at its token index (3 + 6 = 9); M-RoPE resumes "
-                "one past the largest position used, so an image costs few positions",
-                lambda right: _mistaken(right, resume=_TEXT_BEFORE + _ROWS * _COLS),
+        Mistake("the text after the image resuming at its token index ({before} + {rows} x "
+                "{cols}); M-RoPE resumes one past the largest position used, so an image costs "
+                "few positions",
+                lambda right: _mistaken(
+                    right, resume=_MROPE["before"] + _MROPE["rows"] * _MROPE["cols"]),
                 from_answer=True),
-        Mistake("rows and columns swapped: h follows the row (3 rows), w the column (2 columns)",
+        Mistake("rows and columns swapped: h follows the row ({rows} rows), w the column ({cols} "
+                "columns)",
                 lambda right: _mistaken(right, swap=True), from_answer=True),
         Mistake("t counting up over the image like text; a still image has one time step",
                 lambda right: _mistaken(right, image_t_counts=True), from_answer=True),
