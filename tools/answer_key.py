@@ -359,7 +359,7 @@ EXPECTED: dict[str, Callable[[], Any]] = {
     "03.no_bounce": lambda: True,
     "03.min_width": lambda: min_width(100000.0, 1000),
     "03.flat_columns": lambda: count_flat(100, 1024, 0.01),
-    "04.shift_back": lambda: nb04.sinusoidal_encoding_at([13], 24)[0],
+    "04.shift_back": lambda: nb04.sinusoidal_encoding_at([nb04._BACK["target"]], 24)[0],
     "04.concat_shift": lambda: (  # the interleaved M_k with rows and columns in [sin | cos] order
         nb04.shift_matrix(3, 8)[np.ix_(split_permutation(8), split_permutation(8))]),
     "04.row_form_position": lambda: nb04._nearest_position(nb04._row_form_vector(), 16, 128),
@@ -383,7 +383,7 @@ EXPECTED: dict[str, Callable[[], Any]] = {
     "07.alibi_heads": lambda: nb07.alibi_slopes(nb07._HEADS),
     "07.t5_decoder_starts": lambda: (
         nb07._starts(nb07.t5_relative_position_bucket(
-            -nb07._DISTANCES, bidirectional=False, max_distance=nb07._MAX_DISTANCE))
+            -nb07._DISTANCES, bidirectional=False, max_distance=nb07._DECODER["max_distance"]))
     ),
     "07.t5_direction": lambda: nb07._right_order(nb07.bucket_matrices()),
     "07.alibi_local_heads": lambda: (

@@ -164,6 +164,39 @@ def _mrope_solution(v: dict[str, Any]) -> str:
             f"mrope_ids = [{lists[0]},\n             {lists[1]},\n             {lists[2]}]")
 
 
+_TIMES_T5 = {256: "twice", 384: "three times", 512: "four times", 1024: "eight times"}
+"""07.t5_decoder_starts: each maximum distance as a multiple of T5's 128, in words."""
+
+
+def _decoder_solution(v: dict[str, Any]) -> str:
+    values = f"n_exact, n_side, max_distance = 16, 32, {v['max_distance']}".ljust(55)
+    return ("dist = np.arange(2000)\n"
+            f"{values}# decoder: E = B'/2 = 16 of B' = 32\n"
+            "growth = np.log(np.maximum(dist, n_exact) / n_exact) / "
+            "np.log(max_distance / n_exact)\n"
+            "decoder_bucket = np.where(dist < n_exact, dist,\n"
+            "                          np.minimum(n_exact + (growth * (n_side - n_exact))"
+            ".astype(int), n_side - 1))\n"
+            "first_distance = np.array([dist[decoder_bucket == b].min() for b in range(16, 32)])")
+
+
+def _window_solution(v: dict[str, Any]) -> str:
+    recent, last = v["recent"], v["last"]
+    return ("m_heads = alibi_slopes(12)\n"
+            f"recent_share = (1 - np.exp(-{recent} * m_heads)) / (1 - np.exp(-512 * m_heads))"
+            f"   # r = 0..{last} of 0..511\n"
+            "local_heads = {int(h) + 1 for h in np.flatnonzero(recent_share > 0.5)}\n"
+            'print("halving distance ln 2 / m per head:", np.round(np.log(2) / m_heads, 1))')
+
+
+def _shift_back_prompt(v: dict[str, Any]) -> list[str]:
+    known, target = v["known"], v["target"]
+    return [f"only $PE({known})$ of a", f"as `pe_{known}`. Compute $PE({target})$ from it",
+            f"Reading position {target} directly (a row {target}, the formula at {target}, or a",
+            f"pe_{known} = sinusoidal_encoding_at([{known}], 24)[0]  # PE({known}) at d_model = 24",
+            f"back = ...  # your answer: PE({target}), computed from pe_{known}"]
+
+
 VARIANTS: dict[str, Variant] = {
     "01.carry_flips": Variant(
         sets=({"positions": (39, 79, 31, 119)}, {"positions": (27, 55, 127, 71)},
@@ -215,6 +248,24 @@ VARIANTS: dict[str, Variant] = {
               {"before": 2, "rows": 4, "cols": 2, "after": 2},
               {"before": 2, "rows": 2, "cols": 4, "after": 3}),
         prompt=_mrope_prompt, solution=_mrope_solution),
+    "07.t5_decoder_starts": Variant(
+        sets=({"max_distance": 512}, {"max_distance": 384}, {"max_distance": 1024}),
+        prompt=lambda v: [f"distance {v['max_distance']}, {_TIMES_T5[v['max_distance']]} T5's"],
+        solution=_decoder_solution),
+    "07.alibi_local_heads": Variant(  # never 20 or 40: there 1/m < window gives the same heads
+        sets=({"recent": 5, "last": 4}, {"recent": 30, "last": 29}, {"recent": 60, "last": 59}),
+        prompt=lambda v: [f"the {v['recent']} most recent tokens (itself and the {v['last']} "
+                          "before it)"],
+        solution=_window_solution),
+    "04.shift_back": Variant(
+        sets=({"known": 31, "target": 19, "back": 12, "forward": 43},
+              {"known": 25, "target": 9, "back": 16, "forward": 41},
+              {"known": 40, "target": 28, "back": 12, "forward": 52},
+              {"known": 18, "target": 5, "back": 13, "forward": 31}),
+        prompt=_shift_back_prompt,
+        solution=lambda v: (f"back = shift_matrix(-{v['back']}, 24) @ pe_{v['known']}  "
+                            f"# M_(-{v['back']}) = M_{v['back']}^T moves every pair back by "
+                            f"{v['back']} positions")),
 }
 """The exercises a graded release poses with other values, by key."""
 
