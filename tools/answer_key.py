@@ -339,7 +339,8 @@ EXPECTED: dict[str, Callable[[], Any]] = {
     "00.equivariant_layers": equivariant_layers,
     "01.carry_flips": lambda: np.array(
         [hamming_distance(p, p + 1) for p in nb01._CARRY["positions"]], dtype=np.int64),
-    "01.ternary_periods": lambda: 3 ** np.arange(5, 0, -1, dtype=np.int64),  # 3**(k+1), k = 4..0
+    "01.ternary_periods": lambda: (  # 3**(k+1), most significant digit k first
+        3 ** np.arange(nb01._TERNARY["digits"], 0, -1, dtype=np.int64)),
     "01.gray_cousin": lambda: (
         nb01.smooth_bit_wave(nb01._GRAY_CALL[0] + 2 ** nb01._GRAY_CALL[1], nb01._GRAY_CALL[1] + 1)
     ),
@@ -397,7 +398,8 @@ EXPECTED: dict[str, Callable[[], Any]] = {
     "08.float16_edges": lambda: overflow_edges(np.arange(60_000, 70_000)),
     "09.llama31_slow_pairs": lambda: nb09._scaled_slow() - nb09._plain_slow(),
     "09.partial_vs_p_rope": lambda: (
-        np.stack([nb09._partial_row(), nb09.p_rope_frequencies(nb09._D, nb09._P, nb09._BASE)])
+        np.stack([nb09._partial_row(),
+                  nb09.p_rope_frequencies(nb09._D, nb09._PARTIAL["p"], nb09._BASE)])
     ),
     "09.mla_cache": lambda: (
         nb09._V3['kv_lora_rank'] + nb09._V3['num_attention_heads'] * nb09._V3['qk_rope_head_dim']

@@ -197,6 +197,36 @@ def _shift_back_prompt(v: dict[str, Any]) -> list[str]:
             f"back = ...  # your answer: PE({target}), computed from pe_{known}"]
 
 
+def _ternary_solution(v: dict[str, Any]) -> str:
+    n = v["last"] + 1
+    return (f"p3 = np.arange({n})\n"
+            f"digits = (p3[:, None] // 3 ** np.arange({v['digits'] - 1}, -1, -1)) % 3  "
+            "# most significant digit first\n"
+            "ternary_periods = np.array(\n"
+            f"    [next(t for t in range(1, {n + 1}) if np.array_equal(col[t:], col[:-t])) "
+            "for col in digits.T]\n"
+            ")\n"
+            "# A digit holds each of its three values for 3^k steps: it changes 3 times per "
+            "period 3^(k+1),\n"
+            '# so "twice the time it stays put" (2 * 3^k) is wrong here.')
+
+
+def _partial_solution(v: dict[str, Any]) -> str:
+    dims, pairs = v["dims"], v["pairs"]
+    return (f"d, base, p = 64, 10000.0, {v['p']}\n"
+            f"rotating_dims = int(p * d)          # partial rotary: the first {dims} dims, "
+            f"{pairs} pairs\n"
+            f"kept_pairs = int(p * d / 2)         # p-RoPE: the fastest {pairs} pairs\n"
+            "two_ways = np.zeros((2, d // 2))\n"
+            "two_ways[0, : rotating_dims // 2] = base ** (-np.arange(0, rotating_dims, 2) / "
+            "rotating_dims)\n"
+            "two_ways[1, :kept_pairs] = base ** (-np.arange(0, 2 * kept_pairs, 2) / d)\n"
+            f"# Same count of still pairs; partial rotary respaces its {pairs} frequencies from 1 "
+            f"to base**(-{dims - 2}/{dims}),\n"
+            f"# p-RoPE keeps the first {pairs} of the 32 ordinary ones, from 1 to "
+            f"base**(-{dims - 2}/64).")
+
+
 VARIANTS: dict[str, Variant] = {
     "01.carry_flips": Variant(
         sets=({"positions": (39, 79, 31, 119)}, {"positions": (27, 55, 127, 71)},
@@ -266,6 +296,18 @@ VARIANTS: dict[str, Variant] = {
         solution=lambda v: (f"back = shift_matrix(-{v['back']}, 24) @ pe_{v['known']}  "
                             f"# M_(-{v['back']}) = M_{v['back']}^T moves every pair back by "
                             f"{v['back']} positions")),
+    "01.ternary_periods": Variant(
+        sets=({"digits": 4, "word": "four", "last": 80}, {"digits": 6, "word": "six", "last": 728},
+              {"digits": 7, "word": "seven", "last": 2186}),
+        prompt=lambda v: [f"For positions 0 to {v['last']} ({v['word']} digits",
+                          f"store the {v['word']} periods", f"an array of {v['digits']} periods"],
+        solution=_ternary_solution),
+    "09.partial_vs_p_rope": Variant(  # p at most 1/2: a mistake keeps 2p of the head
+        sets=({"p": 0.5, "stopped": "1/2", "dims": 32, "pairs": 16},
+              {"p": 0.125, "stopped": "7/8", "dims": 8, "pairs": 4},
+              {"p": 0.375, "stopped": "5/8", "dims": 24, "pairs": 12}),
+        prompt=lambda v: [f"$p = {v['p']}$: row 0 under partial rotary"],
+        solution=_partial_solution),
 }
 """The exercises a graded release poses with other values, by key."""
 

@@ -7,6 +7,8 @@ Notebook: 09_rope_in_todays_models.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from numpy.typing import NDArray
 
@@ -63,10 +65,14 @@ llama31_slow_pairs = Exercise(
     ),
 )
 
-_D, _P, _BASE = 64, 0.25, 10000.0
+_D, _BASE = 64, 10000.0
+_PARTIAL: dict[str, Any] = {"p": 0.25, "stopped": "3/4", "dims": 16, "pairs": 8}
+"""09.partial_vs_p_rope: p, the share of the head it stops, and the dims p * d and pairs
+p * d / 2 it keeps (a graded release may pose another p, at most 1/2: ``use``)."""
 
 
-def _partial_row(head_dim: int = _D, p: float = _P) -> NDArray[np.float64]:
+def _partial_row(head_dim: int = _D, p: float | None = None) -> NDArray[np.float64]:
+    p = _PARTIAL["p"] if p is None else p
     rotated = int(partial_rotary_dims(head_dim, p).sum())
     still = np.zeros((head_dim - rotated) // 2)
     return np.concatenate([inverse_frequencies(rotated, _BASE), still])
@@ -74,8 +80,9 @@ def _partial_row(head_dim: int = _D, p: float = _P) -> NDArray[np.float64]:
 
 partial_vs_p_rope = Exercise(
     key="09.partial_vs_p_rope", answer_name="two_ways", level="core", kind="construction",
-    minutes=15,
-    title="Two ways to stop 3/4 of a head rotating: partial rotary and p-RoPE, d = 64, p = 0.25",
+    minutes=15, params=_PARTIAL,
+    title="Two ways to stop {stopped} of a head rotating: partial rotary and p-RoPE, d = 64, "
+    "p = {p}",
     hints=(
         "Both methods stop the same number of pairs, but they disagree on the frequencies of the "
         "pairs that still rotate. For each method, ask over which width the formula "
@@ -90,15 +97,18 @@ partial_vs_p_rope = Exercise(
     "them apart: the same number of still pairs, but only partial rotary respaces the kept ones.",
     mistakes=(
         Mistake("the rows swapped (row 0 is partial rotary, row 1 p-RoPE)",
-                lambda: np.stack([p_rope_frequencies(_D, _P, _BASE), _partial_row()])),
+                lambda: np.stack([p_rope_frequencies(_D, _PARTIAL["p"], _BASE), _partial_row()])),
         Mistake("partial rotary without respacing: its r rotating dims use base**(-2i/r), not "
-                "base**(-2i/d)", lambda: np.stack([p_rope_frequencies(_D, _P, _BASE)] * 2)),
-        Mistake("keeping p * d = 16 pairs instead of p * d / 2 = 8 (p counts dims, a pair has two)",
-                lambda: np.stack([_partial_row(_D, 2 * _P),
-                                  p_rope_frequencies(_D, 2 * _P, _BASE)])),
+                "base**(-2i/d)",
+                lambda: np.stack([p_rope_frequencies(_D, _PARTIAL["p"], _BASE)] * 2)),
+        Mistake("keeping p * d = {dims} pairs instead of p * d / 2 = {pairs} (p counts dims, a "
+                "pair has two)",
+                lambda: np.stack([_partial_row(_D, 2 * _PARTIAL["p"]),
+                                  p_rope_frequencies(_D, 2 * _PARTIAL["p"], _BASE)])),
         Mistake("keeping the slowest pairs in p-RoPE (it drops the low frequencies)",
                 lambda: np.stack([_partial_row(),
-                                  np.where(np.arange(32) >= 24, inverse_frequencies(_D), 0.0)])),
+                                  np.where(np.arange(32) >= 32 - _PARTIAL["pairs"],
+                                           inverse_frequencies(_D), 0.0)])),
     ),
     shortcuts=(
         Shortcut("the library's p_rope_frequencies",
