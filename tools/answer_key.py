@@ -220,8 +220,8 @@ def consistent_offsets(gray: bool, bits: int = 8, max_offset: int = 16) -> set[i
 
 
 def same_cat() -> set[str]:
-    """00.same_cat: the sentences whose first "cat" gets the output it gets in sentence a, in
-    notebook 00's toy model (no position)."""
+    """00.same_cat: the letters of the sentences whose first "cat" gets the output it gets in
+    sentence A, in notebook 00's toy model (no position)."""
     table, w_q, w_k, w_v = word_order_model()
 
     def cat_output(sentence: str) -> np.ndarray:
@@ -230,8 +230,8 @@ def same_cat() -> set[str]:
         return out[words.index("cat")]
 
     reference = cat_output(nb00._SENTENCE_A)
-    return {key for key, sentence in nb00.SENTENCES.items()
-            if np.allclose(cat_output(sentence), reference)}
+    return nb00._lettered({key for key, sentence in nb00.SENTENCES.items()
+                           if np.allclose(cat_output(sentence), reference)})
 
 
 def same_causal_output() -> set[int]:

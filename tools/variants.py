@@ -227,6 +227,30 @@ def _partial_solution(v: dict[str, Any]) -> str:
             f"base**(-{dims - 2}/64).")
 
 
+_SENTENCES = ("the mouse was chasing the cat", "chasing the cat the was mouse",
+              "the cat was chasing the cat", "the cat was chasing mouse",
+              "the cat was chasing the mouse the")
+"""00.same_cat's sentences in the notebook's order (lettered a to e there)."""
+
+
+def _same_cat_prompt(v: dict[str, Any]) -> list[str]:
+    listed = sorted(zip(v["letters"], _SENTENCES, strict=True))
+    items = [f'({letter}) "{sentence}"' for letter, sentence in listed]
+    return [f"{items[0]} · {items[1]} ·\n{items[2]} · {items[3]} ·\n{items[4]}"]
+
+
+def _same_cat_solution(v: dict[str, Any]) -> str:
+    a, b, c, d, e = v["letters"]
+    first, second = sorted((a, b))
+    return ("# Without position, the cat's output depends on its own vector and on the collection "
+            "of all the\n"
+            f"# vectors, counts included. ({first}) and ({second}) hold the same words as A, each "
+            f"as often; ({c}) replaces the\n"
+            f'# mouse by a cat, ({d}) has one "the" fewer and ({e}) one more, which changes the '
+            "softmax's sums.\n"
+            f'same_as_a = {{"{first}", "{second}"}}')
+
+
 VARIANTS: dict[str, Variant] = {
     "01.carry_flips": Variant(
         sets=({"positions": (39, 79, 31, 119)}, {"positions": (27, 55, 127, 71)},
@@ -262,13 +286,13 @@ VARIANTS: dict[str, Variant] = {
                           f"[PE({v['pos']}, 6), PE({v['pos']}, 7)]"],
         solution=_slow_pair_solution),
     "03.half_norms": Variant(
-        sets=({"d": 64, "half": 32}, {"d": 128, "half": 64}, {"d": 80, "half": 40}),
+        sets=({"d": 64, "columns": 32}, {"d": 128, "columns": 64}, {"d": 80, "columns": 40}),
         prompt=lambda v: [f"$d_{{model}}={v['d']}$ at position",
-                          f"the {v['half']} sine columns (`row[0::2]`)",
-                          f"the {v['half']} cosine columns (`row[1::2]`)"],
-        solution=lambda v: (f"# At t = 0 every angle is 0: the {v['half']} sine columns hold "
-                            f"sin 0 = 0, the {v['half']} cosine columns cos 0 = 1.\n"
-                            f"halves = [0.0, {v['half']}**0.5]")),
+                          f"the {v['columns']} sine columns (`row[0::2]`)",
+                          f"the {v['columns']} cosine columns (`row[1::2]`)"],
+        solution=lambda v: (f"# At t = 0 every angle is 0: the {v['columns']} sine columns hold "
+                            f"sin 0 = 0, the {v['columns']} cosine columns cos 0 = 1.\n"
+                            f"halves = [0.0, {v['columns']}**0.5]")),
     "11.octaves": Variant(
         sets=({"d": 384}, {"d": 1024}, {"d": 768}),
         prompt=_octaves_prompt, solution=_octaves_solution),
@@ -308,6 +332,9 @@ VARIANTS: dict[str, Variant] = {
               {"p": 0.375, "stopped": "5/8", "dims": 24, "pairs": 12}),
         prompt=lambda v: [f"$p = {v['p']}$: row 0 under partial rotary"],
         solution=_partial_solution),
+    "00.same_cat": Variant(  # the letters of the notebook's sentences a, b, c, d, e
+        sets=({"letters": "dbeac"}, {"letters": "ecabd"}, {"letters": "cdbea"}),
+        prompt=_same_cat_prompt, solution=_same_cat_solution),
 }
 """The exercises a graded release poses with other values, by key."""
 

@@ -27,8 +27,8 @@ def _half_norms(position: int, d_model: int) -> np.ndarray:
     return np.array([np.linalg.norm(row[0::2]), np.linalg.norm(row[1::2])])
 
 
-_HALVES = {"d": 96, "half": 48}
-"""03.half_norms: d_model and its half, the columns of each half (a graded release may pose
+_HALVES = {"d": 96, "columns": 48}
+"""03.half_norms: d_model, and the columns of each half, d_model / 2 (a graded release may pose
 another d_model: ``use``)."""
 
 
@@ -46,14 +46,14 @@ half_norms = Exercise(
     objective="Predicts that the constant norm sqrt(d/2) is shared between the sine and cosine "
     "halves in a way that changes with t (all in the cosines at t = 0), so both are needed.",
     mistakes=(
-        Mistake("each half given the norm of the whole vector, sqrt(d/2) = sqrt({half})",
-                lambda: np.full(2, np.sqrt(float(_HALVES["half"])))),
+        Mistake("each half given the norm of the whole vector, sqrt(d/2) = sqrt({columns})",
+                lambda: np.full(2, np.sqrt(float(_HALVES["columns"])))),
         Mistake("each half given half of the squared norm at every position (true on average over "
-                "many turns, not at t = 0)", lambda: np.full(2, np.sqrt(_HALVES["half"] / 2))),
+                "many turns, not at t = 0)", lambda: np.full(2, np.sqrt(_HALVES["columns"] / 2))),
         Mistake("the squared norms (the square root is missing)",
-                lambda: np.array([0.0, float(_HALVES["half"])])),
+                lambda: np.array([0.0, float(_HALVES["columns"])])),
         Mistake("sines and cosines swapped (sin 0 = 0)",
-                lambda: np.array([np.sqrt(float(_HALVES["half"])), 0.0])),
+                lambda: np.array([np.sqrt(float(_HALVES["columns"])), 0.0])),
     ),
     shortcuts=(
         Shortcut("sinusoidal_encoding or a norm function (predict the norms from sin 0 and cos 0)",
