@@ -17,8 +17,11 @@ import nbformat
 import numpy as np
 import pytest
 
+from posenc_lib.bias import alibi_slopes
 from posenc_lib.exercises import all_exercises
 from posenc_lib.exercises._core import _compare
+from posenc_lib.shift import shift_matrix
+from posenc_lib.sinusoidal import sinusoidal_encoding_at
 from tests.test_nbgrader import SEED, answer_cells
 from tools import build_nbgrader
 from tools.notebook_cells import NOTEBOOKS, exercise_cells, load, solution_code, source
@@ -31,9 +34,24 @@ def notebook_of(key: str) -> Path:
     return next(p for p in NOTEBOOKS if p.name.startswith(key[:2]))
 
 
-def run_solution(key: str, code: str) -> object:
-    """The value a solution's code binds to the exercise's answer name."""
-    namespace: dict[str, object] = {"np": np, "math": math}
+def posed_stub(key: str, values: dict) -> str:
+    """The stub cell of exercise ``key`` as a release posed with ``values`` shows it."""
+    path = notebook_of(key)
+    stub = source(load(path)["cells"][exercise_cells(path)[key].stub])
+    variant = VARIANTS[key]
+    for old, new in zip(variant.prompt(NOTEBOOK_VALUES[key]), variant.prompt(values), strict=True):
+        stub = stub.replace(old, new)
+    return stub
+
+
+def run_solution(key: str, code: str, values: dict) -> object:
+    """The value a solution's code binds to the exercise's answer name, run after the stub posed
+    with ``values`` (04's stub hands the solution its pe_<position>)."""
+    namespace: dict[str, object] = {  # what the notebooks' setup cells import, and np
+        "np": np, "math": math, "alibi_slopes": alibi_slopes, "shift_matrix": shift_matrix,
+        "sinusoidal_encoding_at": sinusoidal_encoding_at,
+    }
+    exec(posed_stub(key, values), namespace)
     exec(code, namespace)  # the course's own solution code
     return namespace[all_exercises()[key].answer_name]
 
@@ -55,7 +73,7 @@ def test_a_variant_reproduces_the_notebook_for_its_own_values(key: str) -> None:
 def test_the_solution_for_other_values_agrees_with_the_library(key: str, index: int) -> None:
     values = VARIANTS[key].sets[index]
     exercise = all_exercises()[key]
-    mine = run_solution(key, VARIANTS[key].solution(values))
+    mine = run_solution(key, VARIANTS[key].solution(values), values)
     right = answer_for(key, values)
     assert _compare(mine, right, exercise.rtol, exercise.atol)[0], (values, mine, right)
 
@@ -67,7 +85,8 @@ def test_a_drawn_answer_is_neither_the_notebooks_nor_a_named_mistake(key: str, i
     exercise = all_exercises()[key]
     right = answer_for(key, values)
     public = run_solution(key, solution_code(notebook_of(key),
-                                             exercise_cells(notebook_of(key))[key].solution))
+                                             exercise_cells(notebook_of(key))[key].solution),
+                          NOTEBOOK_VALUES[key])
     assert not _compare(public, right, exercise.rtol, exercise.atol)[0]  # copying scores 0
     with posed(key, values) as ex:
         for mistake in ex.mistakes:
@@ -75,9 +94,14 @@ def test_a_drawn_answer_is_neither_the_notebooks_nor_a_named_mistake(key: str, i
             assert not _compare(wrong, right, ex.rtol, ex.atol)[0], mistake.label
             assert "{" not in mistake.label
         assert "{" not in ex.title + "".join(ex.hints)
-        # the check names the mistakes for the posed values (the setup cell poses them)
-        first = next(m for m in ex.mistakes if not m.from_answer)
-        assert first.label in ex.check(first.compute()).message
+        for shortcut in ex.shortcuts:  # 04's refuses reading the drawn position directly
+            assert not [n for n in values if f"{{{n}}}" in shortcut.label + shortcut.example]
+            assert ex.shortcut_used(None, cell=shortcut.example) == shortcut
+        # the check names the mistakes for the posed values (the setup cell poses them); a
+        # mistake made from the answer needs the posed answer, which the checkout's key lacks
+        first = next((m for m in ex.mistakes if not m.from_answer), None)
+        if first is not None:
+            assert first.label in ex.check(first.compute()).message
 
 
 def test_use_refuses_what_the_notebook_does_not_pose() -> None:

@@ -220,8 +220,8 @@ def consistent_offsets(gray: bool, bits: int = 8, max_offset: int = 16) -> set[i
 
 
 def same_cat() -> set[str]:
-    """00.same_cat: the sentences whose first "cat" gets the output it gets in sentence a, in
-    notebook 00's toy model (no position)."""
+    """00.same_cat: the letters of the sentences whose first "cat" gets the output it gets in
+    sentence A, in notebook 00's toy model (no position)."""
     table, w_q, w_k, w_v = word_order_model()
 
     def cat_output(sentence: str) -> np.ndarray:
@@ -230,8 +230,8 @@ def same_cat() -> set[str]:
         return out[words.index("cat")]
 
     reference = cat_output(nb00._SENTENCE_A)
-    return {key for key, sentence in nb00.SENTENCES.items()
-            if np.allclose(cat_output(sentence), reference)}
+    return nb00._lettered({key for key, sentence in nb00.SENTENCES.items()
+                           if np.allclose(cat_output(sentence), reference)})
 
 
 def same_causal_output() -> set[int]:
@@ -339,12 +339,13 @@ EXPECTED: dict[str, Callable[[], Any]] = {
     "00.equivariant_layers": equivariant_layers,
     "01.carry_flips": lambda: np.array(
         [hamming_distance(p, p + 1) for p in nb01._CARRY["positions"]], dtype=np.int64),
-    "01.ternary_periods": lambda: 3 ** np.arange(5, 0, -1, dtype=np.int64),  # 3**(k+1), k = 4..0
+    "01.ternary_periods": lambda: (  # 3**(k+1), most significant digit k first
+        3 ** np.arange(nb01._TERNARY["digits"], 0, -1, dtype=np.int64)),
     "01.gray_cousin": lambda: (
         nb01.smooth_bit_wave(nb01._GRAY_CALL[0] + 2 ** nb01._GRAY_CALL[1], nb01._GRAY_CALL[1] + 1)
     ),
     "01.gray_offsets": lambda: consistent_offsets(gray=True),
-    "02.slow_pair": lambda: sinusoidal_encoding_at([nb02._SLOW_POS], nb02._SLOW_D)[0, 6:],
+    "02.slow_pair": lambda: sinusoidal_encoding_at([nb02._SLOW["pos"]], nb02._SLOW_D)[0, 6:],
     "02.half_turns": lambda: shortest_length(32),
     "02.float16_lost_pairs": lambda: lost_pairs(),
     "02.checkpoint_layout": lambda: (
@@ -352,14 +353,14 @@ EXPECTED: dict[str, Callable[[], Any]] = {
         float(tensor2tensor_frequencies(nb02._CHECKPOINT_D)[-1]),  # the slowest frequency
     ),
     "02.decode_position": lambda: np.array(DECODE_POSITIONS),
-    "03.half_norms": lambda: nb03._half_norms(0, 96),
+    "03.half_norms": lambda: nb03._half_norms(0, nb03._HALVES["d"]),
     "03.offset_only": lambda: (
         np.array([nb03._toeplitz(m) for m in nb03.score_candidates().values()])
     ),
     "03.no_bounce": lambda: True,
     "03.min_width": lambda: min_width(100000.0, 1000),
     "03.flat_columns": lambda: count_flat(100, 1024, 0.01),
-    "04.shift_back": lambda: nb04.sinusoidal_encoding_at([13], 24)[0],
+    "04.shift_back": lambda: nb04.sinusoidal_encoding_at([nb04._BACK["target"]], 24)[0],
     "04.concat_shift": lambda: (  # the interleaved M_k with rows and columns in [sin | cos] order
         nb04.shift_matrix(3, 8)[np.ix_(split_permutation(8), split_permutation(8))]),
     "04.row_form_position": lambda: nb04._nearest_position(nb04._row_form_vector(), 16, 128),
@@ -383,7 +384,7 @@ EXPECTED: dict[str, Callable[[], Any]] = {
     "07.alibi_heads": lambda: nb07.alibi_slopes(nb07._HEADS),
     "07.t5_decoder_starts": lambda: (
         nb07._starts(nb07.t5_relative_position_bucket(
-            -nb07._DISTANCES, bidirectional=False, max_distance=nb07._MAX_DISTANCE))
+            -nb07._DISTANCES, bidirectional=False, max_distance=nb07._DECODER["max_distance"]))
     ),
     "07.t5_direction": lambda: nb07._right_order(nb07.bucket_matrices()),
     "07.alibi_local_heads": lambda: (
@@ -397,13 +398,14 @@ EXPECTED: dict[str, Callable[[], Any]] = {
     "08.float16_edges": lambda: overflow_edges(np.arange(60_000, 70_000)),
     "09.llama31_slow_pairs": lambda: nb09._scaled_slow() - nb09._plain_slow(),
     "09.partial_vs_p_rope": lambda: (
-        np.stack([nb09._partial_row(), nb09.p_rope_frequencies(nb09._D, nb09._P, nb09._BASE)])
+        np.stack([nb09._partial_row(),
+                  nb09.p_rope_frequencies(nb09._D, nb09._PARTIAL["p"], nb09._BASE)])
     ),
     "09.mla_cache": lambda: (
         nb09._V3['kv_lora_rank'] + nb09._V3['num_attention_heads'] * nb09._V3['qk_rope_head_dim']
     ),
     "09.mrope_positions": lambda: mrope_image_positions(
-        nb09._TEXT_BEFORE, nb09._ROWS, nb09._COLS, nb09._TEXT_AFTER),
+        *(nb09._MROPE[k] for k in ("before", "rows", "cols", "after"))),
     "09.cache_survives": lambda: {name for name in nb09.PRESETS if nb09._frequencies_change(name)},
     "10.turning_pairs": lambda: int(np.count_nonzero(lab_turns(4 * LAB_TRAINED) >= 1)),
     "10.break_position": lambda: first_below(mean_curve("t5"), 0.5, LAB_TRAINED),
@@ -414,7 +416,7 @@ EXPECTED: dict[str, Callable[[], Any]] = {
     )["ntk"][list(nb11._PAIRS)],
     "11.offset_distance": lambda: nb11._distance(100.0),
     "11.table_orientation": lambda: np.array([not transposed for *_, transposed in TABLES]),
-    "11.octaves": lambda: nb11._octaves(512),
+    "11.octaves": lambda: nb11._octaves(nb11._WIDTH["d"]),
 }
 """The right answer of every exercise, by key, computed with posenc_lib."""
 

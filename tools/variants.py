@@ -111,6 +111,146 @@ def _ntk_solution(v: dict[str, Any]) -> str:
             f"ntk_ratios = [1.0, {s:.1f} ** (-64 / 126), {1 / s:g}]")
 
 
+def _slow_pair_solution(v: dict[str, Any]) -> str:
+    angle = f"{v['pos'] / 1000:g}"
+    return ("# Columns 6 and 7 are pair i = 3: theta_3 = 10000^(-6/8) = 10^(-3), so the angle is "
+            f"{angle}.\n"
+            f"last_pair = [np.sin({angle}), np.cos({angle})]")
+
+
+def _octaves_prompt(v: dict[str, Any]) -> list[str]:
+    if v["d"] == 512:
+        return ["write-up 000's encoding ($d_{model} = 512$, base 10000)"]
+    return [f"the encoding of write-up 000 at $d_{{model}} = {v['d']}$ instead of its 512 "
+            "(base 10000)"]
+
+
+def _octaves_solution(v: dict[str, Any]) -> str:
+    d, bits = v["d"], math.log2(10000.0)
+    lam = f"lam = wavelengths(inverse_frequencies({d}, 10000.0))".ljust(54)
+    return ("from posenc_lib.frequencies import inverse_frequencies, wavelengths\n\n"
+            f"{lam} # 2 pi 10000**(2i/{d}), {d // 2} pairs\n"
+            f"{'step = np.log2(lam[1] / lam[0])'.ljust(54)} "
+            f"# doublings per pair: (2/{d}) log2(10000)\n"
+            "doubling = [1 / step, np.log2(lam[-1] / lam[0])]\n"
+            f"# About {d / (2 * bits):.0f} pairs per doubling and {(1 - 2 / d) * bits:.1f} "
+            "doublings: the periods of a 13 to 14 bit counter. The\n"
+            "# total is (1 - 2/d) log2(base): d_model sets how finely the doublings are sampled, "
+            "not how many.")
+
+
+def _mrope_prompt(v: dict[str, Any]) -> list[str]:
+    n = v["before"] + v["rows"] * v["cols"] + v["after"]
+    return [f"the positions of {v['before']} text tokens, an",
+            f"image of {v['rows']} rows × {v['cols']} columns of patches (read row by row), then "
+            f"{v['after']} text tokens", f"as 3 lists of {n} ints", f"{n} ints each"]
+
+
+def _mrope_solution(v: dict[str, Any]) -> str:
+    # M-RoPE's rule (Qwen2-VL), written here apart from the library: text t = h = w = index;
+    # patch (r, c) of an image starting at s: (s, s + r, s + c); text after it resumes at
+    # s + max(rows, cols), one past the largest position used.
+    s, rows, cols = v["before"], v["rows"], v["cols"]
+    resume = s + max(rows, cols)
+    text_before = [[i, i, i] for i in range(s)]
+    patches = [[s, s + r, s + c] for r in range(rows) for c in range(cols)]
+    text_after = [[resume + i] * 3 for i in range(v["after"])]
+    axes = list(zip(*(text_before + patches + text_after), strict=True))
+    lists = [f"[{', '.join(map(str, axis))}]" for axis in axes]
+    return ("# Text: t = h = w = the token's index. Patch (r, c): "
+            f"t = {s}, h = {s} + r, w = {s} + c, row by row.\n"
+            "# The text after the image resumes one past the largest position so far, "
+            f"{s} + {max(rows, cols) - 1} + 1 = {resume}.\n"
+            f"mrope_ids = [{lists[0]},\n             {lists[1]},\n             {lists[2]}]")
+
+
+_TIMES_T5 = {256: "twice", 384: "three times", 512: "four times", 1024: "eight times"}
+"""07.t5_decoder_starts: each maximum distance as a multiple of T5's 128, in words."""
+
+
+def _decoder_solution(v: dict[str, Any]) -> str:
+    values = f"n_exact, n_side, max_distance = 16, 32, {v['max_distance']}".ljust(55)
+    return ("dist = np.arange(2000)\n"
+            f"{values}# decoder: E = B'/2 = 16 of B' = 32\n"
+            "growth = np.log(np.maximum(dist, n_exact) / n_exact) / "
+            "np.log(max_distance / n_exact)\n"
+            "decoder_bucket = np.where(dist < n_exact, dist,\n"
+            "                          np.minimum(n_exact + (growth * (n_side - n_exact))"
+            ".astype(int), n_side - 1))\n"
+            "first_distance = np.array([dist[decoder_bucket == b].min() for b in range(16, 32)])")
+
+
+def _window_solution(v: dict[str, Any]) -> str:
+    recent, last = v["recent"], v["last"]
+    return ("m_heads = alibi_slopes(12)\n"
+            f"recent_share = (1 - np.exp(-{recent} * m_heads)) / (1 - np.exp(-512 * m_heads))"
+            f"   # r = 0..{last} of 0..511\n"
+            "local_heads = {int(h) + 1 for h in np.flatnonzero(recent_share > 0.5)}\n"
+            'print("halving distance ln 2 / m per head:", np.round(np.log(2) / m_heads, 1))')
+
+
+def _shift_back_prompt(v: dict[str, Any]) -> list[str]:
+    known, target = v["known"], v["target"]
+    return [f"only $PE({known})$ of a", f"as `pe_{known}`. Compute $PE({target})$ from it",
+            f"Reading position {target} directly (a row {target}, the formula at {target}, or a",
+            f"pe_{known} = sinusoidal_encoding_at([{known}], 24)[0]  # PE({known}) at d_model = 24",
+            f"back = ...  # your answer: PE({target}), computed from pe_{known}"]
+
+
+def _ternary_solution(v: dict[str, Any]) -> str:
+    n = v["last"] + 1
+    return (f"p3 = np.arange({n})\n"
+            f"digits = (p3[:, None] // 3 ** np.arange({v['digits'] - 1}, -1, -1)) % 3  "
+            "# most significant digit first\n"
+            "ternary_periods = np.array(\n"
+            f"    [next(t for t in range(1, {n + 1}) if np.array_equal(col[t:], col[:-t])) "
+            "for col in digits.T]\n"
+            ")\n"
+            "# A digit holds each of its three values for 3^k steps: it changes 3 times per "
+            "period 3^(k+1),\n"
+            '# so "twice the time it stays put" (2 * 3^k) is wrong here.')
+
+
+def _partial_solution(v: dict[str, Any]) -> str:
+    dims, pairs = v["dims"], v["pairs"]
+    return (f"d, base, p = 64, 10000.0, {v['p']}\n"
+            f"rotating_dims = int(p * d)          # partial rotary: the first {dims} dims, "
+            f"{pairs} pairs\n"
+            f"kept_pairs = int(p * d / 2)         # p-RoPE: the fastest {pairs} pairs\n"
+            "two_ways = np.zeros((2, d // 2))\n"
+            "two_ways[0, : rotating_dims // 2] = base ** (-np.arange(0, rotating_dims, 2) / "
+            "rotating_dims)\n"
+            "two_ways[1, :kept_pairs] = base ** (-np.arange(0, 2 * kept_pairs, 2) / d)\n"
+            f"# Same count of still pairs; partial rotary respaces its {pairs} frequencies from 1 "
+            f"to base**(-{dims - 2}/{dims}),\n"
+            f"# p-RoPE keeps the first {pairs} of the 32 ordinary ones, from 1 to "
+            f"base**(-{dims - 2}/64).")
+
+
+_SENTENCES = ("the mouse was chasing the cat", "chasing the cat the was mouse",
+              "the cat was chasing the cat", "the cat was chasing mouse",
+              "the cat was chasing the mouse the")
+"""00.same_cat's sentences in the notebook's order (lettered a to e there)."""
+
+
+def _same_cat_prompt(v: dict[str, Any]) -> list[str]:
+    listed = sorted(zip(v["letters"], _SENTENCES, strict=True))
+    items = [f'({letter}) "{sentence}"' for letter, sentence in listed]
+    return [f"{items[0]} · {items[1]} ·\n{items[2]} · {items[3]} ·\n{items[4]}"]
+
+
+def _same_cat_solution(v: dict[str, Any]) -> str:
+    a, b, c, d, e = v["letters"]
+    first, second = sorted((a, b))
+    return ("# Without position, the cat's output depends on its own vector and on the collection "
+            "of all the\n"
+            f"# vectors, counts included. ({first}) and ({second}) hold the same words as A, each "
+            f"as often; ({c}) replaces the\n"
+            f'# mouse by a cat, ({d}) has one "the" fewer and ({e}) one more, which changes the '
+            "softmax's sums.\n"
+            f'same_as_a = {{"{first}", "{second}"}}')
+
+
 VARIANTS: dict[str, Variant] = {
     "01.carry_flips": Variant(
         sets=({"positions": (39, 79, 31, 119)}, {"positions": (27, 55, 127, 71)},
@@ -140,6 +280,61 @@ VARIANTS: dict[str, Variant] = {
         sets=({"s": 2}, {"s": 16}, {"s": 32}),
         prompt=lambda v: [f"Rebuilt with $s = {v['s']}$"],
         solution=_ntk_solution),
+    "02.slow_pair": Variant(
+        sets=({"pos": 1700}, {"pos": 4200}, {"pos": 3100}, {"pos": 5300}),
+        prompt=lambda v: [f"encoding of position {v['pos']}?",
+                          f"[PE({v['pos']}, 6), PE({v['pos']}, 7)]"],
+        solution=_slow_pair_solution),
+    "03.half_norms": Variant(
+        sets=({"d": 64, "columns": 32}, {"d": 128, "columns": 64}, {"d": 80, "columns": 40}),
+        prompt=lambda v: [f"$d_{{model}}={v['d']}$ at position",
+                          f"the {v['columns']} sine columns (`row[0::2]`)",
+                          f"the {v['columns']} cosine columns (`row[1::2]`)"],
+        solution=lambda v: (f"# At t = 0 every angle is 0: the {v['columns']} sine columns hold "
+                            f"sin 0 = 0, the {v['columns']} cosine columns cos 0 = 1.\n"
+                            f"halves = [0.0, {v['columns']}**0.5]")),
+    "11.octaves": Variant(
+        sets=({"d": 384}, {"d": 1024}, {"d": 768}),
+        prompt=_octaves_prompt, solution=_octaves_solution),
+    "09.mrope_positions": Variant(
+        sets=({"before": 4, "rows": 2, "cols": 2, "after": 2},
+              {"before": 1, "rows": 3, "cols": 3, "after": 2},
+              {"before": 2, "rows": 4, "cols": 2, "after": 2},
+              {"before": 2, "rows": 2, "cols": 4, "after": 3}),
+        prompt=_mrope_prompt, solution=_mrope_solution),
+    "07.t5_decoder_starts": Variant(
+        sets=({"max_distance": 512}, {"max_distance": 384}, {"max_distance": 1024}),
+        prompt=lambda v: [f"distance {v['max_distance']}, {_TIMES_T5[v['max_distance']]} T5's"],
+        solution=_decoder_solution),
+    "07.alibi_local_heads": Variant(  # never 20 or 40: there 1/m < window gives the same heads
+        sets=({"recent": 5, "last": 4}, {"recent": 30, "last": 29}, {"recent": 60, "last": 59}),
+        prompt=lambda v: [f"the {v['recent']} most recent tokens (itself and the {v['last']} "
+                          "before it)"],
+        solution=_window_solution),
+    "04.shift_back": Variant(
+        sets=({"known": 31, "target": 19, "back": 12, "forward": 43},
+              {"known": 25, "target": 9, "back": 16, "forward": 41},
+              {"known": 40, "target": 28, "back": 12, "forward": 52},
+              {"known": 18, "target": 5, "back": 13, "forward": 31}),
+        prompt=_shift_back_prompt,
+        solution=lambda v: (f"back = shift_matrix(-{v['back']}, 24) @ pe_{v['known']}  "
+                            f"# M_(-{v['back']}) = M_{v['back']}^T moves every pair back by "
+                            f"{v['back']} positions")),
+    "01.ternary_periods": Variant(
+        sets=({"digits": 4, "word": "four", "last": 80}, {"digits": 6, "word": "six", "last": 728},
+              {"digits": 7, "word": "seven", "last": 2186}),
+        prompt=lambda v: [f"For positions 0 to {v['last']} ({v['word']} digits",
+                          f"store the {v['word']} periods", f"an array of {v['digits']} periods"],
+        solution=_ternary_solution),
+    "09.partial_vs_p_rope": Variant(  # p at most 1/2: a mistake keeps 2p of the head
+        sets=({"p": 0.5, "stopped": "1/2", "dims": 32, "pairs": 16},
+              {"p": 0.125, "stopped": "7/8", "dims": 8, "pairs": 4},
+              {"p": 0.375, "stopped": "5/8", "dims": 24, "pairs": 12}),
+        prompt=lambda v: [f"$p = {v['p']}$: row 0 under partial rotary"],
+        solution=_partial_solution),
+    "00.same_cat": Variant(  # the letters of the notebook's sentences a, b, c, d, e
+        sets=({"letters": "dbeac"}, {"letters": "ecabd"}, {"letters": "cdbea"}),
+        prompt=_same_cat_prompt, solution=_same_cat_solution),
 }
 """The exercises a graded release poses with other values, by key."""
 

@@ -450,7 +450,8 @@ class Exercise:
     def __post_init__(self, expected: Callable[[], Any] | None) -> None:
         object.__setattr__(self, "_expected_answer", expected)
         object.__setattr__(self, "_wrong_tries", [0])
-        object.__setattr__(self, "_templates", (self.title, self.hints, tuple(self.mistakes)))
+        object.__setattr__(self, "_templates", (self.title, self.hints, tuple(self.mistakes),
+                                                tuple(self.shortcuts)))
         if self.params is not None:
             self.use(**self.params)
         if self.level not in LEVELS:
@@ -463,9 +464,10 @@ class Exercise:
         """Pose the exercise with other values of its :attr:`params` (a graded release's draw).
 
         ``params`` is the dict of the values the notebook states (``{"L": 16384}``); the
-        mistakes read it when they are computed, and the title, hints and mistake labels name
-        its values as ``{L}`` (a tuple is written "a, b, c"). Every key must be given, each
-        value of the type the notebook's has.
+        mistakes read it when they are computed, and the title, hints, mistake labels and
+        shortcuts (label, pattern and example) name its values as ``{L}`` (a tuple is written
+        "a, b, c"; a literal brace in a shortcut's pattern is ``{{``). Every key must be given,
+        each value of the type the notebook's has.
         """
         if self.params is None:
             raise ValueError(f"{self.key}: use() is for an exercise with params; this one has none")
@@ -479,11 +481,14 @@ class Exercise:
         self.params.update(values)
         shown = {k: ", ".join(map(str, v)) if isinstance(v, tuple) else v
                  for k, v in self.params.items()}
-        title, hints, mistakes = self._templates
+        title, hints, mistakes, shortcuts = self._templates
         object.__setattr__(self, "title", title.format(**shown))
         object.__setattr__(self, "hints", tuple(h.format(**shown) for h in hints))
         object.__setattr__(self, "mistakes", tuple(
             replace(m, label=m.label.format(**shown)) for m in mistakes))
+        object.__setattr__(self, "shortcuts", tuple(
+            replace(c, label=c.label.format(**shown), pattern=c.pattern.format(**shown),
+                    example=c.example.format(**shown)) for c in shortcuts))
 
     def _handle(self) -> str:
         """How a notebook names this exercise: ``nb02.half_turns`` for key ``02.half_turns``."""

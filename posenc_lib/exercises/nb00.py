@@ -32,6 +32,14 @@ SENTENCES = {
     "e": "the cat was chasing the mouse the",
 }
 """Exercise 1's sentences, by letter: does the cat get the same output as in _SENTENCE_A?"""
+_LETTERS = {"letters": "abcde"}
+"""00.same_cat: the letter the prompt gives each sentence of SENTENCES, in their order (a graded
+release may letter them otherwise: ``use``)."""
+
+
+def _lettered(keys: set[str]) -> set[str]:
+    """The prompt's letters of the sentences that SENTENCES keys as ``keys``."""
+    return {_LETTERS["letters"][list(SENTENCES).index(key)] for key in keys}
 
 
 def _letters(answer: Any) -> Any:
@@ -52,7 +60,7 @@ def _letters(answer: Any) -> Any:
 same_cat = Exercise(
     key="00.same_cat", answer_name="same_as_a", level="warm-up", kind="prediction", minutes=8,
     title="Predict where the cat keeps its output of 'the cat was chasing the mouse'",
-    answer_form=_letters,
+    answer_form=_letters, params=_LETTERS,
     hints=(
         "Without position information, what can the model still see of a sentence? Ask what stays "
         "the same when you shuffle its words, and what changes when you add, drop or swap one.",
@@ -66,17 +74,17 @@ same_cat = Exercise(
     mistakes=(
         Mistake("the counts were ignored: a sentence with the same distinct words but one 'the' "
                 "more or less changes the softmax's sum, and so the output",
-                lambda: {"a", "b", "d", "e"}),
+                lambda: _lettered({"a", "b", "d", "e"})),
         Mistake("every sentence: the cat's own vector was taken to decide its output alone",
-                lambda: set(SENTENCES)),
+                lambda: _lettered(set(SENTENCES))),
         Mistake("only the reordered sentence that reads as English: any order of the same words "
-                "gives the same output", lambda: {"a"}),
+                "gives the same output", lambda: _lettered({"a"})),
     ),
     shortcuts=(
         Shortcut("self_attention or np.allclose (predict by reasoning; the cell after the check "
                  "runs attention)",
                  r"\b(self_attention|scaled_dot_product_attention|allclose)\b",
-                 "same_as_a = {s for s in 'abcde' if np.allclose(cat(s), cat_a)}"),
+                 "same_as_a = {{s for s in 'abcde' if np.allclose(cat(s), cat_a)}}"),
     ),
 )
 

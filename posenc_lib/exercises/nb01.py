@@ -5,6 +5,8 @@ Notebook: 01_binary_counting.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from numpy.typing import NDArray
 
@@ -47,24 +49,27 @@ carry_flips = Exercise(
     ),
 )
 
-_TERNARY_DIGITS = 5  # positions 0 .. 3**5 - 1
+_TERNARY: dict[str, Any] = {"digits": 5, "word": "five", "last": 242}
+"""01.ternary_periods: the number of base-3 digits (in words too), positions 0 .. last =
+3**digits - 1 (a graded release may pose another count: ``use``)."""
 
 
 def _binary_periods() -> NDArray[np.int64]:
     """The periods 2**(k+1) of a binary counter's digits, most significant first."""
-    k = np.arange(_TERNARY_DIGITS - 1, -1, -1, dtype=np.int64)
+    k = np.arange(_TERNARY["digits"] - 1, -1, -1, dtype=np.int64)
     return np.asarray(2 ** (k + 1), dtype=np.int64)
 
 
 ternary_periods = Exercise(
     key="01.ternary_periods", answer_name="ternary_periods", level="core", kind="derivation",
-    minutes=10,
-    title="The period of every digit of a base-3 counter over positions 0 to 242",
+    minutes=10, params=_TERNARY,
+    title="The period of every digit of a base-3 counter over positions 0 to {last}",
     hints=(
         "A period is how long a column takes to repeat. Think about how long a base-3 digit keeps "
         "each value before it moves on, and how many values it goes through before it starts "
         "again.",
-        "Build the table of the five digits, (p // 3**k) % 3 for p = 0 .. 242, most significant "
+        "Build the table of the {word} digits, (p // 3**k) % 3 for p = 0 .. {last}, most "
+        "significant "
         "first. For each column find the smallest shift t >= 1 with np.array_equal(col[t:], "
         "col[:-t]). Then compare each period with the binary rule, twice the time a digit stays "
         "put, and see whether it still holds.",

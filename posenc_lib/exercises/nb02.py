@@ -19,19 +19,22 @@ __all__ = ["checkpoint_layout", "decode_position", "float16_lost_pairs", "half_t
 _LIBRARY_ENCODING = (r"\b(sinusoidal_encoding\w*|encoding_from_frequencies|inverse_frequencies|"
                      r"my_encoding|my_theta|sinusoidal_by_me|inverse_frequencies_by_me)\b")
 
-_SLOW_POS, _SLOW_D = 2500, 8
+_SLOW_D = 8
+_SLOW = {"pos": 2500}
+"""02.slow_pair: the position (a graded release may pose another: ``use``)."""
 
 
 def _last_pair(theta: float, cos_theta: float | None = None) -> NDArray[np.float64]:
-    """(sin, cos) of the last pair at position 2500, angle pos * theta."""
-    pos = _SLOW_POS
+    """(sin, cos) of the last pair at the exercise's position, angle pos * theta."""
+    pos = _SLOW["pos"]
     cos_angle = pos * (theta if cos_theta is None else cos_theta)
     return np.array([np.sin(pos * theta), np.cos(cos_angle)])
 
 
 slow_pair = Exercise(
     key="02.slow_pair", answer_name="last_pair", level="warm-up", kind="prediction", minutes=5,
-    title="Predict PE at position 2500, columns 6 and 7, for d_model = 8",
+    params=_SLOW,
+    title="Predict PE at position {pos}, columns 6 and 7, for d_model = 8",
     hints=(
         "First find which (sin, cos) pair columns 6 and 7 belong to, then that pair's frequency. "
         "With d_model = 8 its exponent is a simple fraction, and the base is a power of ten, so "

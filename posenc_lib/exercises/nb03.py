@@ -27,25 +27,33 @@ def _half_norms(position: int, d_model: int) -> np.ndarray:
     return np.array([np.linalg.norm(row[0::2]), np.linalg.norm(row[1::2])])
 
 
+_HALVES = {"d": 96, "columns": 48}
+"""03.half_norms: d_model, and the columns of each half, d_model / 2 (a graded release may pose
+another d_model: ``use``)."""
+
+
 half_norms = Exercise(
     key="03.half_norms", answer_name="halves", level="warm-up", kind="prediction", minutes=5,
-    title="Predict the norms of the sine half and of the cosine half of PE(0), d_model = 96",
+    params=_HALVES,
+    title="Predict the norms of the sine half and of the cosine half of PE(0), d_model = {d}",
     hints=(
         "At t = 0 every angle theta_i * t is the same. What does that make every entry of the "
         "sine half, and every entry of the cosine half?",
-        "Evaluate sin and cos at that angle, count the columns of each half of a 96-wide vector, "
+        "Evaluate sin and cos at that angle, count the columns of each half of a {d}-wide vector, "
         "and take the norm of each half: the square root of the sum of its squared entries (not "
         "the squared norm).",
     ),
     objective="Predicts that the constant norm sqrt(d/2) is shared between the sine and cosine "
     "halves in a way that changes with t (all in the cosines at t = 0), so both are needed.",
     mistakes=(
-        Mistake("each half given the norm of the whole vector, sqrt(d/2) = sqrt(48)",
-                lambda: np.full(2, np.sqrt(48.0))),
+        Mistake("each half given the norm of the whole vector, sqrt(d/2) = sqrt({columns})",
+                lambda: np.full(2, np.sqrt(float(_HALVES["columns"])))),
         Mistake("each half given half of the squared norm at every position (true on average over "
-                "many turns, not at t = 0)", lambda: np.full(2, np.sqrt(24.0))),
-        Mistake("the squared norms (the square root is missing)", lambda: np.array([0.0, 48.0])),
-        Mistake("sines and cosines swapped (sin 0 = 0)", lambda: np.array([np.sqrt(48.0), 0.0])),
+                "many turns, not at t = 0)", lambda: np.full(2, np.sqrt(_HALVES["columns"] / 2))),
+        Mistake("the squared norms (the square root is missing)",
+                lambda: np.array([0.0, float(_HALVES["columns"])])),
+        Mistake("sines and cosines swapped (sin 0 = 0)",
+                lambda: np.array([np.sqrt(float(_HALVES["columns"])), 0.0])),
     ),
     shortcuts=(
         Shortcut("sinusoidal_encoding or a norm function (predict the norms from sin 0 and cos 0)",

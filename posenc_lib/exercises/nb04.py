@@ -20,29 +20,35 @@ __all__ = ["shift_back", "concat_shift", "row_form_position", "forward_head", "p
 
 _MATRIX_FUNCTIONS = r"\b(pair_shift_matrix|rotation_matrix|shift_matrix|rope_matrix)\b"
 
+_BACK = {"known": 20, "target": 13, "back": 7, "forward": 27}
+"""04.shift_back: the position given, the position asked, the offset back between them, and the
+position as far forward (a graded release may pose others: ``use``)."""
+
 shift_back = Exercise(
     key="04.shift_back", answer_name="back", level="warm-up", kind="derivation", minutes=5,
-    title="PE(13) from PE(20) at d_model = 24, with a shift matrix",
+    params=_BACK,
+    title="PE({target}) from PE({known}) at d_model = 24, with a shift matrix",
     hints=(
-        "Going from position 20 to position 13 is a shift like those of the notebook, only "
-        "backwards. Which k is that, and does shift_matrix accept it?",
+        "Going from position {known} to position {target} is a shift like those of the notebook, "
+        "only backwards. Which k is that, and does shift_matrix accept it?",
         "The shift matrix M_k maps PE(t) to PE(t + k) for every t, and shift_matrix(k, d_model) "
         "accepts a negative k (M_(-k) is also the transpose of M_k). Work out k from the two "
-        "positions, build the 24 x 24 matrix and multiply it with pe_20 as a column: matrix @ "
-        "vector.",
+        "positions, build the 24 x 24 matrix and multiply it with pe_{known} as a column: "
+        "matrix @ vector.",
     ),
     objective="Uses M_(-k) = M_k^T to move an encoding vector back by k positions.",
     mistakes=(
-        Mistake("a shift forward: M_7 PE(20) is PE(27)",
-                lambda: sinusoidal_encoding_at([27], 24)[0]),
-        Mistake("a shift by the target position -13 instead of the offset -7 (that is PE(7))",
-                lambda: sinusoidal_encoding_at([7], 24)[0]),
+        Mistake("a shift forward: M_{back} PE({known}) is PE({forward})",
+                lambda: sinusoidal_encoding_at([_BACK["forward"]], 24)[0]),
+        Mistake("a shift by the target position -{target} instead of the offset -{back} (that is "
+                "PE({back}))", lambda: sinusoidal_encoding_at([_BACK["back"]], 24)[0]),
     ),
     shortcuts=(
-        Shortcut("PE(13) itself (row 13, the formula at 13 or a table from sinusoidal_encoding; "
-                 "shift PE(20) instead)",
-                 r"\[\s*13(?:\.0*)?\s*[\],]|\b13(?:\.0*)?\s*\*|\*\s*13\b|\b20\s*-\s*7\b"
-                 r"|\bsinusoidal_encoding\s*\(", "back = sinusoidal_encoding_at([13], 24)[0]"),
+        Shortcut("PE({target}) itself (row {target}, the formula at {target} or a table from "
+                 "sinusoidal_encoding; shift PE({known}) instead)",
+                 r"\[\s*{target}(?:\.0*)?\s*[\],]|\b{target}(?:\.0*)?\s*\*|\*\s*{target}\b"
+                 r"|\b{known}\s*-\s*{back}\b|\bsinusoidal_encoding\s*\(",
+                 "back = sinusoidal_encoding_at([{target}], 24)[0]"),
     ),
 )
 

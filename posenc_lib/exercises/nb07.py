@@ -110,7 +110,9 @@ alibi_heads = Exercise(
 )
 
 _DISTANCES = np.arange(0, 2000)
-_MAX_DISTANCE = 256  # twice T5's 128, so the page's decoder numbers are not the answer
+_DECODER = {"max_distance": 256}
+"""07.t5_decoder_starts: the maximum distance, twice T5's 128 so that the page's decoder numbers
+are not the answer (a graded release may pose another, never 128: ``use``)."""
 
 
 def _starts(buckets: NDArray[np.int64]) -> NDArray[np.int64]:
@@ -118,10 +120,12 @@ def _starts(buckets: NDArray[np.int64]) -> NDArray[np.int64]:
     return np.array([_DISTANCES[buckets == b].min() for b in range(16, 32)], dtype=np.int64)
 
 
-def _decoder_buckets(exact: int, rounding: bool = False, max_distance: int = _MAX_DISTANCE
+def _decoder_buckets(exact: int, rounding: bool = False, max_distance: int | None = None
                      ) -> NDArray[np.int64]:
-    """A decoder's 32 buckets with ``exact`` exact ones, log part floored or rounded."""
+    """A decoder's 32 buckets with ``exact`` exact ones, log part floored or rounded (the
+    exercise's maximum distance unless ``max_distance``)."""
     n = _DISTANCES
+    max_distance = max_distance or _DECODER["max_distance"]
     spread = np.log(np.maximum(n, exact) / exact) / math.log(max_distance / exact) * (32 - exact)
     log_part = np.round(spread) if rounding else np.floor(spread)
     return np.asarray(np.where(n < exact, n, np.minimum(exact + log_part, 31)), dtype=np.int64)
@@ -129,8 +133,9 @@ def _decoder_buckets(exact: int, rounding: bool = False, max_distance: int = _MA
 
 t5_decoder_starts = Exercise(
     key="07.t5_decoder_starts", answer_name="first_distance", level="core", kind="derivation",
-    minutes=12,
-    title="A T5 decoder with max_distance 256: the first distance of each bucket 16..31",
+    minutes=12, params=_DECODER,
+    title="A T5 decoder with max_distance {max_distance}: the first distance of each bucket "
+    "16..31",
     hints=(
         "In a decoder every bucket is for the past, so the exact buckets and the logarithmic ones "
         "are shared out differently than in an encoder. Write the bucket as a function of the "
@@ -138,8 +143,8 @@ t5_decoder_starts = Exercise(
         "With 32 buckets all for the past, half of them are exact (one distance each), and the "
         "rest grow logarithmically up to max_distance, past which everything falls into the last "
         "bucket. Compute, for every distance n from 0 to a few thousand, the bucket with the T5 "
-        "section's formula and max_distance = 256 (capped at the last bucket), then for each "
-        "logarithmic bucket take the smallest n that lands in it. Return an int array.",
+        "section's formula and max_distance = {max_distance} (capped at the last bucket), then "
+        "for each logarithmic bucket take the smallest n that lands in it. Return an int array.",
     ),
     objective="Derives T5's causal bucket boundaries from the formula with a decoder's parameters "
     "(32 buckets for the past, 16 exact) and a maximum distance other than the page's.",
@@ -148,7 +153,8 @@ t5_decoder_starts = Exercise(
                 lambda: _starts(_decoder_buckets(8))),
         Mistake("the logarithmic part rounded to nearest instead of truncated",
                 lambda: _starts(_decoder_buckets(16, rounding=True))),
-        Mistake("T5's default max_distance 128 (the T5 section's decoder) instead of 256",
+        Mistake("T5's default max_distance 128 (the T5 section's decoder) instead of "
+                "{max_distance}",
                 lambda: _starts(_decoder_buckets(16, max_distance=128))),
     ),
     shortcuts=(
@@ -214,12 +220,15 @@ t5_direction = Exercise(
     ),
 )
 
-_LOCAL_HEADS, _CONTEXT, _RECENT = 12, 512, 10
+_LOCAL_HEADS, _CONTEXT = 12, 512
+_WINDOW = {"recent": 10, "last": 9}
+"""07.alibi_local_heads: the number of most recent keys, r = 0 .. last (a graded release may
+pose another: ``use``)."""
 
 
 def _local(weights: NDArray[np.float64], first: int = 1) -> set[int]:
-    """Heads (numbered from ``first``) whose weight on the 10 most recent keys exceeds 1/2."""
-    share = weights[:, :_RECENT].sum(axis=1)
+    """Heads (numbered from ``first``) whose weight on the most recent keys exceeds 1/2."""
+    share = weights[:, :_WINDOW["recent"]].sum(axis=1)
     return {int(h) + first for h in np.flatnonzero(share > 0.5)}
 
 
@@ -231,14 +240,16 @@ def _geometric_weights(slopes: NDArray[np.float64]) -> NDArray[np.float64]:
 
 alibi_local_heads = Exercise(
     key="07.alibi_local_heads", answer_name="local_heads", level="challenge", kind="explanation",
-    minutes=15,
-    title="Which of 12 ALiBi heads read mostly the last 10 tokens?",
+    minutes=15, params=_WINDOW,
+    title="Which of 12 ALiBi heads read mostly the last {recent} tokens?",
     hints=(
-        "A head is local when its weights fall fast enough that the ten most recent keys hold "
+        "A head is local when its weights fall fast enough that the {recent} most recent keys "
+        "hold "
         "most of the total. That depends only on its slope: compute the share for each head "
         "rather than guess from the order of the slopes.",
         "For the last of 512 tokens, the key r back weighs exp(-m r), r = 0 .. 511. The share of "
-        "the ten most recent keys is the sum over r = 0 .. 9 divided by the sum over all r (both "
+        "the {recent} most recent keys is the sum over r = 0 .. {last} divided by the sum over "
+        "all r (both "
         "geometric sums, or np.exp and np.sum). Compute it for every slope of alibi_slopes(12) "
         "and collect the head numbers, counting from 1, whose share is above one half.",
     ),
@@ -250,7 +261,7 @@ alibi_local_heads = Exercise(
                 credit=0.5),
         Mistake("1 / m taken as the halving distance (it is ln 2 / m)",
                 lambda: {h + 1 for h, m in enumerate(alibi_slopes(_LOCAL_HEADS))
-                         if 1 / m < _RECENT}),
+                         if 1 / m < _WINDOW["recent"]}),
         Mistake("the slopes 2^(-8h/12), not the rule for head counts that are not powers of two",
                 lambda: _local(_geometric_weights(2.0 ** (-8 * np.arange(1, 13) / 12)))),
     ),

@@ -7,6 +7,8 @@ Notebook: 09_rope_in_todays_models.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from numpy.typing import NDArray
 
@@ -63,10 +65,14 @@ llama31_slow_pairs = Exercise(
     ),
 )
 
-_D, _P, _BASE = 64, 0.25, 10000.0
+_D, _BASE = 64, 10000.0
+_PARTIAL: dict[str, Any] = {"p": 0.25, "stopped": "3/4", "dims": 16, "pairs": 8}
+"""09.partial_vs_p_rope: p, the share of the head it stops, and the dims p * d and pairs
+p * d / 2 it keeps (a graded release may pose another p, at most 1/2: ``use``)."""
 
 
-def _partial_row(head_dim: int = _D, p: float = _P) -> NDArray[np.float64]:
+def _partial_row(head_dim: int = _D, p: float | None = None) -> NDArray[np.float64]:
+    p = _PARTIAL["p"] if p is None else p
     rotated = int(partial_rotary_dims(head_dim, p).sum())
     still = np.zeros((head_dim - rotated) // 2)
     return np.concatenate([inverse_frequencies(rotated, _BASE), still])
@@ -74,8 +80,9 @@ def _partial_row(head_dim: int = _D, p: float = _P) -> NDArray[np.float64]:
 
 partial_vs_p_rope = Exercise(
     key="09.partial_vs_p_rope", answer_name="two_ways", level="core", kind="construction",
-    minutes=15,
-    title="Two ways to stop 3/4 of a head rotating: partial rotary and p-RoPE, d = 64, p = 0.25",
+    minutes=15, params=_PARTIAL,
+    title="Two ways to stop {stopped} of a head rotating: partial rotary and p-RoPE, d = 64, "
+    "p = {p}",
     hints=(
         "Both methods stop the same number of pairs, but they disagree on the frequencies of the "
         "pairs that still rotate. For each method, ask over which width the formula "
@@ -90,15 +97,18 @@ partial_vs_p_rope = Exercise(
     "them apart: the same number of still pairs, but only partial rotary respaces the kept ones.",
     mistakes=(
         Mistake("the rows swapped (row 0 is partial rotary, row 1 p-RoPE)",
-                lambda: np.stack([p_rope_frequencies(_D, _P, _BASE), _partial_row()])),
+                lambda: np.stack([p_rope_frequencies(_D, _PARTIAL["p"], _BASE), _partial_row()])),
         Mistake("partial rotary without respacing: its r rotating dims use base**(-2i/r), not "
-                "base**(-2i/d)", lambda: np.stack([p_rope_frequencies(_D, _P, _BASE)] * 2)),
-        Mistake("keeping p * d = 16 pairs instead of p * d / 2 = 8 (p counts dims, a pair has two)",
-                lambda: np.stack([_partial_row(_D, 2 * _P),
-                                  p_rope_frequencies(_D, 2 * _P, _BASE)])),
+                "base**(-2i/d)",
+                lambda: np.stack([p_rope_frequencies(_D, _PARTIAL["p"], _BASE)] * 2)),
+        Mistake("keeping p * d = {dims} pairs instead of p * d / 2 = {pairs} (p counts dims, a "
+                "pair has two)",
+                lambda: np.stack([_partial_row(_D, 2 * _PARTIAL["p"]),
+                                  p_rope_frequencies(_D, 2 * _PARTIAL["p"], _BASE)])),
         Mistake("keeping the slowest pairs in p-RoPE (it drops the low frequencies)",
                 lambda: np.stack([_partial_row(),
-                                  np.where(np.arange(32) >= 24, inverse_frequencies(_D), 0.0)])),
+                                  np.where(np.arange(32) >= 32 - _PARTIAL["pairs"],
+                                           inverse_frequencies(_D), 0.0)])),
     ),
     shortcuts=(
         Shortcut("the library's p_rope_frequencies",
@@ -134,7 +144,9 @@ mla_cache = Exercise(
     ),
 )
 
-_TEXT_BEFORE, _ROWS, _COLS, _TEXT_AFTER = 3, 3, 2, 2
+_MROPE = {"before": 3, "rows": 3, "cols": 2, "after": 2}
+"""09.mrope_positions: text tokens before the image, its rows and columns of patches, text tokens
+after it (a graded release may pose others: ``use``)."""
 
 
 def _mistaken(right: NDArray[np.int64], *, resume: int | None = None, swap: bool = False,
@@ -142,36 +154,43 @@ def _mistaken(right: NDArray[np.int64], *, resume: int | None = None, swap: bool
     """The right (t, h, w) positions ``right`` with one of a learner's mistakes: the text after
     the image resuming at ``resume``, rows and columns swapped, or t counting over the image."""
     ids = np.array(right, dtype=np.int64)
-    image = slice(_TEXT_BEFORE, _TEXT_BEFORE + _ROWS * _COLS)
+    before, patches = _MROPE["before"], _MROPE["rows"] * _MROPE["cols"]
+    image = slice(before, before + patches)
     if swap:
         ids[1:, image] = ids[2:0:-1, image]
     if image_t_counts:
         ids[0, image] = np.arange(image.start, image.stop)
     if resume is not None:
-        ids[:, image.stop:] = resume + np.arange(_TEXT_AFTER)
+        ids[:, image.stop:] = resume + np.arange(_MROPE["after"])
     return ids
 
 
 mrope_positions = Exercise(
     key="09.mrope_positions", answer_name="mrope_ids", level="core", kind="prediction", minutes=10,
-    title="Predict M-RoPE's (t, h, w) positions: 3 text tokens, a 3 x 2 image, 2 text tokens",
+    params=_MROPE,
+    title="Predict M-RoPE's (t, h, w) positions: {before} text tokens, a {rows} x {cols} image, "
+    "{after} text tokens",
     hints=(
         "Follow the rules of the example printed above: a text token uses one index on all three "
         "axes, image patches share a time index and spread over height and width, and the text "
         "after the image carries on from somewhere. Find where.",
-        "Number the three text tokens first, t = h = w = the token's index. The image starts at "
-        "the next index: every patch gets that index as t, h = start + row and w = start + "
+        "Number the text tokens before the image first, t = h = w = the token's index. The "
+        "image starts at the next index: every patch gets that index as t, h = start + row and "
+        "w = start + "
         "column, going row by row through the patches. The text after the image starts one past "
         "the largest position used so far on any axis, and counts up by one.",
     ),
     objective="Predicts M-RoPE's three position ids for text and image tokens, and where the text "
     "after an image resumes.",
     mistakes=(
-        Mistake("the text after the image resuming at its token index (3 + 6 = 9); M-RoPE resumes "
-                "one past the largest position used, so an image costs few positions",
-                lambda right: _mistaken(right, resume=_TEXT_BEFORE + _ROWS * _COLS),
+        Mistake("the text after the image resuming at its token index ({before} + {rows} x "
+                "{cols}); M-RoPE resumes one past the largest position used, so an image costs "
+                "few positions",
+                lambda right: _mistaken(
+                    right, resume=_MROPE["before"] + _MROPE["rows"] * _MROPE["cols"]),
                 from_answer=True),
-        Mistake("rows and columns swapped: h follows the row (3 rows), w the column (2 columns)",
+        Mistake("rows and columns swapped: h follows the row ({rows} rows), w the column ({cols} "
+                "columns)",
                 lambda right: _mistaken(right, swap=True), from_answer=True),
         Mistake("t counting up over the image like text; a still image has one time step",
                 lambda right: _mistaken(right, image_t_counts=True), from_answer=True),

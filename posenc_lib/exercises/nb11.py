@@ -165,9 +165,16 @@ def _octaves(d_model: int, base: float = _BASE) -> NDArray[np.float64]:
     return np.array([1.0 / per_pair, np.log2(lam[-1] / lam[0])])
 
 
+_WIDTH = {"d": 512}
+"""11.octaves: d_model, write-up 000's (a graded release may pose another: ``use``; never
+heatmap_003's 128, which one mistake names, nor 256, whose one-step-per-dimension mistake is
+the answer for 512)."""
+
+
 octaves = Exercise(
     key="11.octaves", answer_name="doubling", level="challenge", kind="explanation", minutes=15,
-    title="Pairs per doubling of the wavelength, and doublings in all, for d_model = 512",
+    params=_WIDTH,
+    title="Pairs per doubling of the wavelength, and doublings in all, for d_model = {d}",
     hints=(
         "From one pair to the next the wavelength grows by the same factor, so it grows "
         "geometrically, as a counter's bit periods double. Compare the two growth rates on a log2 "
@@ -175,15 +182,16 @@ octaves = Exercise(
         "The wavelength of pair i is 2 pi base**(2i/d), so from one pair to the next it is "
         "multiplied by base**(2/d). The doublings per pair are log2 of that factor, and its "
         "inverse is the number of pairs per doubling. For the total, take log2 of the ratio of "
-        "the slowest pair's wavelength to the fastest's, with d_model = 512 and base 10000.",
+        "the slowest pair's wavelength to the fastest's, with d_model = {d} and base 10000.",
     ),
     objective="Explains the binary-counter picture quantitatively: the wavelengths grow "
     "geometrically, so the encoding spans about log2(base) doublings whatever d_model, more pairs "
     "per doubling as d_model grows.",
     mistakes=(
         Mistake("one step per dimension instead of per pair (the exponent is 2i/d, with i a pair)",
-                lambda: np.array([512 / np.log2(_BASE), 511 / 512 * np.log2(_BASE)])),
-        Mistake("heatmap_003's d_model = 128 instead of 512", lambda: _octaves(128)),
+                lambda: np.array([_WIDTH["d"] / np.log2(_BASE),
+                                  (_WIDTH["d"] - 1) / _WIDTH["d"] * np.log2(_BASE)])),
+        Mistake("heatmap_003's d_model = 128 instead of {d}", lambda: _octaves(128)),
         Mistake("natural logarithms instead of log2 (a doubling is a factor 2, not e)",
                 lambda right: right * np.array([np.log(2.0), 1.0 / np.log(2.0)]),
                 from_answer=True),
