@@ -133,9 +133,12 @@ formgrader: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run.py --out build/bench.json
 
+# Each xdist worker starts its own JupyterLab and Chromium (tests/e2e/conftest.py); the notebooks
+# are spread one by one (--dist loadgroup), the site tests stay together (xdist_group "sites")
+# so the sites are built once. WORKERS=0: one process.
 e2e: $(STAMP)
 	bash tools/e2e_setup.sh
-	$(BIN)/pytest tests/e2e -m e2e -v
+	$(BIN)/pytest -n $(WORKERS) --dist loadgroup tests/e2e -m e2e -v --durations=15
 
 clean:
 	rm -rf build .pytest_cache .mypy_cache .ruff_cache .hypothesis
