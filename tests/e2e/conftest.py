@@ -9,7 +9,7 @@ Run with ``make e2e`` (or ``bash tools/e2e_setup.sh && .venv/bin/pytest tests/e2
 - ``e2e_reports``: one row per notebook, written to build/e2e/report.json and report.md and
   printed at the end of the run.
 
-Under pytest-xdist (``make e2e`` runs ``-n $(WORKERS) --dist loadgroup``) every worker has its
+Under pytest-xdist (``make e2e`` runs ``-n $(WORKERS)``) every worker has its
 own server (own port, root, HOME and runtime directories, all under the worker's own temporary
 directory), its own Chromium and its own server log, build/e2e/jupyterlab.<worker>.log. The rows
 of the report travel to the controller with each test's report (``user_properties``); the
@@ -175,7 +175,7 @@ def site_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path
 @pytest.fixture()
 def site_root(site_server: tuple[Path, str, set[str]], site: str) -> tuple[Path, str]:
     """The server root and origin, with the test's ``site`` built by the project's own tool
-    (once per process; the tests of one site share an xdist group, so it is built once)."""
+    (once per process: under pytest-xdist each worker builds the sites its tests need)."""
     root, origin, built = site_server
     if site not in built:
         subprocess.run(

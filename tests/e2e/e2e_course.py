@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
 
 REPO = Path(__file__).resolve().parents[2]
 NOTEBOOKS_DIR = Path(os.environ.get("E2E_NOTEBOOKS_DIR", REPO / "notebooks")).resolve()
@@ -38,11 +37,3 @@ def course_notebooks() -> list[Path]:
 # The static sites of test_site_offline.py and test_site_axe.py: name -> flags of
 # tools/build_html.py.
 SITES = {"full": [], "student": ["--student"]}
-
-
-def site_params() -> list[Any]:
-    """The sites as ``parametrize`` values, each in its own xdist group: under pytest-xdist
-    (``--dist loadgroup``) one worker runs every test of a site, so each site is built once."""
-    import pytest
-
-    return [pytest.param(name, marks=pytest.mark.xdist_group(f"site-{name}")) for name in SITES]

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from e2e_course import site_params
+from e2e_course import SITES
 from test_site_offline import NOTEBOOKS, WAIT_FOR_MATHJAX, open_offline
 
 pytestmark = pytest.mark.e2e
@@ -40,7 +40,7 @@ def summary(violations: list[dict[str, Any]]) -> list[str]:
     ]  # fmt: skip
 
 
-@pytest.mark.parametrize("site", site_params())
+@pytest.mark.parametrize("site", list(SITES))
 @pytest.mark.parametrize("name", PAGES, ids=[p[:2] if p != "index" else p for p in PAGES])
 def test_page_has_no_serious_accessibility_violation(
     browser: Any, site_root: tuple[Path, str], site: str, name: str,

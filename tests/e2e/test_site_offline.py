@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from e2e_course import REPO, site_params
+from e2e_course import REPO, SITES
 
 pytestmark = pytest.mark.e2e
 
@@ -102,7 +102,7 @@ def open_offline(browser: Any, url: str, origin: str) -> tuple[Any, Any, dict[st
     return context, page, log
 
 
-@pytest.mark.parametrize("site", site_params())
+@pytest.mark.parametrize("site", list(SITES))
 @pytest.mark.parametrize("notebook", NOTEBOOKS, ids=[p.stem[:2] for p in NOTEBOOKS])
 def test_page_typesets_its_formulas_offline(
     browser: Any, site_root: tuple[Path, str], site: str, notebook: Path
@@ -127,7 +127,7 @@ def test_page_typesets_its_formulas_offline(
     assert not raw, f"raw TeX left on the page: {raw[:3]}"
 
 
-@pytest.mark.parametrize("site", site_params())
+@pytest.mark.parametrize("site", list(SITES))
 def test_index_is_styled_and_local(browser: Any, site_root: tuple[Path, str], site: str) -> None:
     root, origin = site_root
     context, page, log = open_offline(browser, f"{origin}/{site}/index.html", origin)
