@@ -77,8 +77,11 @@ def pytest_configure(config: pytest.Config) -> None:
 
 def pytest_sessionstart(session: pytest.Session) -> None:
     """Empty build/e2e/ of the previous run's screenshots, reports and logs (once: in the
-    controller, or in the only process; never in a worker, which would delete another's)."""
-    if worker_name() or session.config.option.collectonly:
+    controller, or in the only process; never in a worker, which would delete another's), when
+    the run selects the e2e tests (``-m e2e``), not for the harness tests alone."""
+    markexpr = session.config.getoption("markexpr", "") or ""
+    selects_e2e = "e2e" in markexpr and "not e2e" not in markexpr
+    if worker_name() or session.config.option.collectonly or not selects_e2e:
         return
     OUTPUT_DIR.mkdir(parents=True, exist_ok=True)
     for old in (*OUTPUT_DIR.glob("*.png"), *OUTPUT_DIR.glob("report.*"), *OUTPUT_DIR.glob("*.log")):
