@@ -9,14 +9,26 @@ Run with ``make e2e`` (or ``bash tools/e2e_setup.sh && .venv/bin/pytest tests/e2
 - ``e2e_reports``: one row per notebook, written to build/e2e/report.json and report.md and
   printed at the end of the run.
 
+Under pytest-xdist (``make e2e`` runs ``-n $(WORKERS)``) every worker has its
+own server (own port, root, HOME and runtime directories, all under the worker's own temporary
+directory), its own Chromium and its own server log, build/e2e/jupyterlab.<worker>.log. The rows
+of the report travel to the controller with each test's report (``user_properties``); the
+controller empties build/e2e/ at the start and writes report.json and report.md at the end.
+
 If Chromium or the server cannot start, the tests fail (``pytest.fail``); they never skip.
 Paths and their environment overrides are in e2e_course.py.
 """
 
 from __future__ import annotations
 
+import functools
+import http.server
 import json
+import os
 import shutil
+import subprocess
+import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -30,6 +42,7 @@ from e2e_course import (
     NOTEBOOKS_DIR,
     OUTPUT_DIR,
     REPO,
+    SITES,
     STORED_DIR_NAME,
     VIEWPORT,
     course_notebooks,
@@ -44,20 +57,42 @@ from e2e_server import (
     wait_until_ready,
 )
 
-_REPORTS = pytest.StashKey[list[NotebookReport]]()
 _TIMES = pytest.StashKey[dict[str, float]]()
+# What the controller (or the only process) has received: report rows, server start-up times.
+_ROWS: list[NotebookReport] = []
+_SERVER_READY: dict[str, float] = {}
+# Names of the user_properties that carry a report row and a server's start-up time.
+REPORT_ROW = "e2e_report"
+SERVER_READY = "e2e_server_ready"
+
+
+def worker_name() -> str:
+    """This process's pytest-xdist worker ("gw0", ...), or "" when pytest runs in one process."""
+    return os.environ.get("PYTEST_XDIST_WORKER", "")
 
 
 def pytest_configure(config: pytest.Config) -> None:
     config.stash[_TIMES] = {"start": time.monotonic()}
 
 
-@pytest.fixture(scope="session")
-def e2e_output() -> Path:
-    """build/e2e/, emptied of the previous run's screenshots and reports."""
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Empty build/e2e/ of the previous run's screenshots, reports and logs (once: in the
+    controller, or in the only process; never in a worker, which would delete another's), when
+    the run selects the e2e tests (``-m e2e``), not for the harness tests alone."""
+    markexpr = session.config.getoption("markexpr", "") or ""
+    selects_e2e = "e2e" in markexpr and "not e2e" not in markexpr
+    if worker_name() or session.config.option.collectonly or not selects_e2e:
+        return
     OUTPUT_DIR.mkdir(parents=True, exist_ok=True)
     for old in (*OUTPUT_DIR.glob("*.png"), *OUTPUT_DIR.glob("report.*"), *OUTPUT_DIR.glob("*.log")):
         old.unlink()
+
+
+@pytest.fixture(scope="session")
+def e2e_output() -> Path:
+    """build/e2e/ (emptied by :func:`pytest_sessionstart`); every file a test writes there is
+    named after its notebook or its worker, so workers never write the same file."""
+    OUTPUT_DIR.mkdir(parents=True, exist_ok=True)
     return OUTPUT_DIR
 
 
@@ -95,9 +130,10 @@ def lab_server(
 ) -> Iterator[LabServer]:
     """JupyterLab on 127.0.0.1, stopped by its own process group whatever happens."""
     home = tmp_path_factory.mktemp("home")
+    log = e2e_output / f"jupyterlab{'.' + worker_name() if worker_name() else ''}.log"
     start = time.monotonic()
     try:
-        server = start_lab(course_copy, home, e2e_output / "jupyterlab.log")
+        server = start_lab(course_copy, home, log)
     except OSError as error:
         pytest.fail(f"could not start JupyterLab: {error!r}", pytrace=False)
     try:
@@ -109,7 +145,7 @@ def lab_server(
         if problem is not None and port_was_taken(server):
             # Another process took the free port between our check and the server's bind.
             stop_lab(server)
-            server = start_lab(course_copy, home, e2e_output / "jupyterlab.log")
+            server = start_lab(course_copy, home, log)
             try:
                 wait_until_ready(server)
                 problem = None
@@ -121,6 +157,41 @@ def lab_server(
         yield server
     finally:
         stop_lab(server)
+
+
+@pytest.fixture(scope="session")
+def site_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, str, set[str]]]:
+    """A local HTTP server for the static sites: its root, its origin and the sites built so far
+    (test_site_offline.py and test_site_axe.py share it)."""
+    root = tmp_path_factory.mktemp("sites")
+    handler = functools.partial(QuietHandler, directory=str(root))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield root, f"http://127.0.0.1:{server.server_address[1]}", set()
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.fixture()
+def site_root(site_server: tuple[Path, str, set[str]], site: str) -> tuple[Path, str]:
+    """The server root and origin, with the test's ``site`` built by the project's own tool
+    (once per process: under pytest-xdist each worker builds the sites its tests need)."""
+    root, origin, built = site_server
+    if site not in built:
+        subprocess.run(
+            [sys.executable, "tools/build_html.py", *SITES[site], "--out", str(root / site)],
+            cwd=REPO, check=True, capture_output=True,
+        )  # fmt: skip
+        built.add(site)
+    return root, origin
+
+
+class QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
 
 
 @pytest.fixture(scope="session")
@@ -187,27 +258,61 @@ def lab_page(browser: Any) -> Iterator[tuple[Any, list[str]]]:
         context.close()
 
 
-@pytest.fixture(scope="session")
-def e2e_reports(request: pytest.FixtureRequest, e2e_output: Path) -> Iterator[list[NotebookReport]]:
-    """Rows of the report; written to build/e2e/report.json and report.md at the end."""
+@pytest.fixture()
+def e2e_reports(request: pytest.FixtureRequest) -> Iterator[list[NotebookReport]]:
+    """Rows of the report filled by the test; at teardown they go into the test's
+    ``user_properties``, which pytest-xdist sends to the controller with the teardown report."""
     reports: list[NotebookReport] = []
-    request.config.stash[_REPORTS] = reports
     yield reports
-    times = request.config.stash[_TIMES]
-    summary = {
+    for report in reports:
+        request.node.user_properties.append((REPORT_ROW, report.as_dict()))
+    ready = request.config.stash[_TIMES].get("server_ready")
+    if ready is not None:
+        request.node.user_properties.append((SERVER_READY, [worker_name() or "-", ready]))
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    """Collect the rows (in the controller, or in the only process)."""
+    if report.when != "teardown" or worker_name():
+        return
+    for name, value in report.user_properties:
+        if name == REPORT_ROW:
+            _ROWS.append(NotebookReport(**value))
+        elif name == SERVER_READY:
+            _SERVER_READY[str(value[0])] = float(value[1])
+
+
+def _summary(config: pytest.Config) -> dict[str, Any]:
+    times = config.stash[_TIMES]
+    ready = _SERVER_READY
+    return {
         "seconds_total": round(time.monotonic() - times["start"], 1),
-        "seconds_server_ready": round(times.get("server_ready", float("nan")), 1),
-        "notebooks": [report.as_dict() for report in reports],
+        "seconds_server_ready": {name: round(ready[name], 1) for name in sorted(ready)},
     }
-    (e2e_output / "report.json").write_text(json.dumps(summary, indent=2) + "\n")
-    (e2e_output / "report.md").write_text("\n".join(report_lines(reports, summary)) + "\n")
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """Write build/e2e/report.json and report.md (in the controller, or the only process)."""
+    config = session.config
+    reports = sorted(_ROWS, key=lambda report: report.notebook)
+    if worker_name() or not reports:
+        return
+    summary = _summary(config)
+    summary["notebooks"] = [report.as_dict() for report in reports]
+    OUTPUT_DIR.mkdir(parents=True, exist_ok=True)
+    (OUTPUT_DIR / "report.json").write_text(json.dumps(summary, indent=2) + "\n")
+    (OUTPUT_DIR / "report.md").write_text("\n".join(report_lines(reports, summary)) + "\n")
 
 
 def report_lines(reports: list[NotebookReport], summary: dict[str, Any]) -> list[str]:
     """A Markdown table: notebook, explorers, slider moved, seconds, console errors, result."""
+    ready = ", ".join(
+        f"{seconds} s" if name == "-" else f"{seconds} s on {name}"
+        for name, seconds in summary["seconds_server_ready"].items()
+    )
     lines = [
         f"End-to-end run: {len(reports)} notebooks in {summary['seconds_total']} s "
-        f"(JupyterLab ready in {summary['seconds_server_ready']} s).",
+        f"(JupyterLab ready in {ready or '-'}).",
         "",
         "| notebook | code cells run | explorers | slider moved (value) | plot changed | s "
         "| console errors | result |",
@@ -244,14 +349,10 @@ def report_lines(reports: list[NotebookReport], summary: dict[str, Any]) -> list
 
 
 def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
-    reports = config.stash.get(_REPORTS, None)
-    if reports is None:
+    reports = sorted(_ROWS, key=lambda report: report.notebook)
+    if worker_name() or not reports:
         return
-    times = config.stash[_TIMES]
-    summary = {
-        "seconds_total": round(time.monotonic() - times["start"], 1),
-        "seconds_server_ready": round(times.get("server_ready", float("nan")), 1),
-    }
+    summary = _summary(config)
     terminalreporter.section("JupyterLab end-to-end report (build/e2e/report.md)")
     for line in report_lines(reports, summary):
         terminalreporter.write_line(line)

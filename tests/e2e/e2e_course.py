@@ -32,3 +32,8 @@ STORED_DIR_NAME = "stored"
 def course_notebooks() -> list[Path]:
     """The course notebooks, NN_name.ipynb, in order."""
     return sorted(NOTEBOOKS_DIR.glob("[0-9][0-9]_*.ipynb"))
+
+
+# The static sites of test_site_offline.py and test_site_axe.py: name -> flags of
+# tools/build_html.py.
+SITES = {"full": [], "student": ["--student"]}

@@ -15,13 +15,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_site_offline import (  # noqa: F401  (site_root is a fixture)
-    NOTEBOOKS,
-    SITES,
-    WAIT_FOR_MATHJAX,
-    open_offline,
-    site_root,
-)
+from e2e_course import SITES
+from test_site_offline import NOTEBOOKS, WAIT_FOR_MATHJAX, open_offline
 
 pytestmark = pytest.mark.e2e
 
@@ -48,7 +43,7 @@ def summary(violations: list[dict[str, Any]]) -> list[str]:
 @pytest.mark.parametrize("site", list(SITES))
 @pytest.mark.parametrize("name", PAGES, ids=[p[:2] if p != "index" else p for p in PAGES])
 def test_page_has_no_serious_accessibility_violation(
-    browser: Any, site_root: tuple[Path, str], site: str, name: str,  # noqa: F811
+    browser: Any, site_root: tuple[Path, str], site: str, name: str,
 ) -> None:
     _, origin = site_root
     context, page, log = open_offline(browser, f"{origin}/{site}/{name}.html", origin)

@@ -13,24 +13,17 @@ Run: ``bash tools/e2e_setup.sh && .venv/bin/pytest tests/e2e/test_site_offline.p
 
 from __future__ import annotations
 
-import functools
-import http.server
 import json
 import re
-import subprocess
-import sys
-import threading
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from e2e_course import REPO, SITES
 
 pytestmark = pytest.mark.e2e
 
-REPO = Path(__file__).resolve().parents[2]
 NOTEBOOKS = sorted((REPO / "notebooks").glob("[0-9][0-9]_*.ipynb"))
-SITES = {"full": [], "student": ["--student"]}
 RAW_MATH = re.compile(r"\$[^$\n]+\$")
 TYPESET_TIMEOUT_MS = 120_000
 IN_PAGE = ("data:", "about:", "blob:")
@@ -73,31 +66,6 @@ def markdown_formulas(path: Path) -> int:
     display = re.findall(r"\$\$.+?\$\$", text, flags=re.S)
     text = re.sub(r"\$\$.+?\$\$", "", text, flags=re.S)
     return len(display) + len(re.findall(r"(?<!\\)\$[^$\n]+?(?<!\\)\$", text))
-
-
-@pytest.fixture(scope="module")
-def site_root(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, str]]:
-    """Both sites built by the project's own tool, served from a local HTTP server."""
-    root = tmp_path_factory.mktemp("sites")
-    for name, flags in SITES.items():
-        subprocess.run(
-            [sys.executable, "tools/build_html.py", *flags, "--out", str(root / name)],
-            cwd=REPO, check=True, capture_output=True,
-        )  # fmt: skip
-    handler = functools.partial(QuietHandler, directory=str(root))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield root, f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
-
-
-class QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
 
 
 def open_offline(browser: Any, url: str, origin: str) -> tuple[Any, Any, dict[str, list[str]]]:
