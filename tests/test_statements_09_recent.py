@@ -2,7 +2,7 @@
 indexer and DeepSeek-V4's two bases.
 
 Every number the notebook prints or states is recomputed here from the published config values
-(``posenc_lib.presets_recent`` records where each comes from) with the formulas written out
+(``posenc_lib.presets.PRESET_SOURCES`` records where each comes from) with the formulas written out
 (``tests/rope_by_hand.py``: RoPE's ``theta_i = base**(-2i/d)``, YaRN's ramp as transformers
 computes it) and the score of a rotated pair as a sum of cosines.
 """
@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from posenc_lib.models import rope_frequencies_from_config
-from posenc_lib.presets_recent import RECENT_PRESETS
+from posenc_lib.presets import PRESETS
 from tests.rope_by_hand import theta, yarn_by_hand
 from tools.notebook_cells import ROOT, load, source
 
@@ -76,7 +76,7 @@ def test_the_indexer_keeps_2048_of_the_earlier_tokens() -> None:
 
 def test_the_slow_channel_read_in_the_wrong_layout_scores_by_distance() -> None:
     theta = _yarn(64, 10_000.0, 40.0, 4096)
-    read, _ = rope_frequencies_from_config(RECENT_PRESETS["deepseek-v3.2-exp"])
+    read, _ = rope_frequencies_from_config(PRESETS["deepseek-v3.2-exp"])
     assert read == pytest.approx(theta)
     d = np.array([0, 100, 1000, 10000])
     half = 2 * np.cos(d * theta[31])                        # dims 31 and 63 are pair 31
@@ -93,7 +93,7 @@ def test_the_slow_channel_read_in_the_wrong_layout_scores_by_distance() -> None:
 
 
 def test_deepseek_v4_two_bases() -> None:
-    v4 = RECENT_PRESETS["deepseek-v4-flash"]
+    v4 = PRESETS["deepseek-v4-flash"]
     out = _printed("compress_rope_theta")
     assert "{0: 2, 4: 21, 128: 20}" in out
     sliding = _plain(64, 10_000.0)
@@ -123,4 +123,4 @@ def test_deepseek_v4_two_bases() -> None:
 
 def test_deepseek_v4_needs_a_layer_type() -> None:
     with pytest.raises(ValueError, match="layer_type"):
-        rope_frequencies_from_config(RECENT_PRESETS["deepseek-v4-flash"])
+        rope_frequencies_from_config(PRESETS["deepseek-v4-flash"])
