@@ -19,21 +19,28 @@ import numpy as np
 from numpy.typing import NDArray
 
 from posenc_lib._checks import _describe, check_int
-from posenc_lib.models import _DEEPSEEK_V4_KINDS, _declared_layer_types, _flatten, _head_dim
-from posenc_lib.models import _is_nested, rope_frequencies_from_config
+from posenc_lib.models import _DEEPSEEK_V4_KINDS as _V4_KINDS
+from posenc_lib.models import (
+    _declared_layer_types,
+    _flatten,
+    _head_dim,
+    _is_nested,
+    rope_frequencies_from_config,
+)
 
-__all__ = ["PAIR_CLASSES", "config_layer_kinds", "classify_config_pairs"]
+__all__ = ["PAIR_CLASSES", "UNROTATED_KINDS", "config_layer_kinds", "classify_config_pairs"]
 
 PAIR_CLASSES: tuple[str, ...] = ("rotated", "kept", "interpolated", "not rotated")
 """The classes of :func:`classify_config_pairs`, by index."""
 
 _LAYER_KINDS: tuple[str, ...] = (
-    "full_attention", "sliding_attention", "chunked_attention", *list(_DEEPSEEK_V4_KINDS.values())[1:],
+    "full_attention", "sliding_attention", "chunked_attention", *list(_V4_KINDS.values())[1:],
     "linear_attention", "nope",
 )  # fmt: skip
 """The layer kinds of :func:`config_layer_kinds`; ``"linear_attention"`` (Gated DeltaNet, KDA)
 and ``"nope"`` layers have no RoPE."""
-_UNROTATED = ("linear_attention", "nope")
+UNROTATED_KINDS: tuple[str, ...] = ("linear_attention", "nope")
+"""The layer kinds of :func:`config_layer_kinds` whose layers rotate nothing."""
 
 _GEMMA3_PATTERN = 6  # Gemma3TextConfig: every 6th layer is global (full attention)
 _MAX_LAYERS = 1 << 16
@@ -57,10 +64,10 @@ def _attention_kinds(cfg: Mapping[str, Any], n_layers: int) -> list[str]:
     if isinstance(cfg.get("compress_ratios"), list):
         # DeepSeek-V4: compress ratio 0, 4 or 128 per layer (the list's extra entries: MTP)
         ratios = cfg["compress_ratios"][:n_layers]
-        if len(ratios) != n_layers or not all(r in _DEEPSEEK_V4_KINDS for r in ratios):
-            raise ValueError(f"config['compress_ratios'] must give one of {list(_DEEPSEEK_V4_KINDS)}"
+        if len(ratios) != n_layers or not all(r in _V4_KINDS for r in ratios):
+            raise ValueError(f"config['compress_ratios'] must give one of {list(_V4_KINDS)}"
                              f" for each of the {n_layers} layers; got {_describe(ratios)}")
-        return [_DEEPSEEK_V4_KINDS[r] for r in ratios]
+        return [_V4_KINDS[r] for r in ratios]
     if cfg.get("model_type") in ("gemma3", "gemma3_text"):
         pattern = check_int("config['sliding_window_pattern']",
                             cfg.get("sliding_window_pattern", _GEMMA3_PATTERN))
@@ -181,7 +188,7 @@ def classify_config_pairs(
     cfg = _flatten(config)
     length = check_int("length", length, minimum=2)
     layer_kind = _chosen_layer_kind(cfg, layer_kind)
-    if layer_kind in _UNROTATED:
+    if layer_kind in UNROTATED_KINDS:
         return np.full(_n_pairs(cfg), np.inf), np.full(_n_pairs(cfg), 3, dtype=np.int64)
     layer_type = _transformers_layer_type(cfg, layer_kind)
     theta, _ = rope_frequencies_from_config(cfg, seq_len=length, layer_type=layer_type)
@@ -207,18 +214,19 @@ def _chosen_layer_kind(cfg: Mapping[str, Any], layer_kind: Any) -> str | None:
         raise ValueError(f"layer_kind must be None or one of the config's layer kinds "
                          f"{list(kinds)}; got {_describe(layer_kind)}")
     if layer_kind is None:
-        return next((k for k in kinds if k not in _UNROTATED), None)
+        return next((k for k in kinds if k not in UNROTATED_KINDS), None)
     return str(layer_kind)
 
 
 def _transformers_layer_type(cfg: Mapping[str, Any], layer_kind: str | None) -> str | None:
     """The ``layer_type`` to read a per-layer RoPE with, or None when the config has one RoPE."""
     # transformers knows a RoPE per layer type for full and sliding layers, and DeepSeek-V4's
-    if layer_kind not in ("full_attention", *_DEEPSEEK_V4_KINDS.values()):
+    if layer_kind not in ("full_attention", *_V4_KINDS.values()):
         return None
     params = cfg.get("rope_parameters")
     nested = (cfg.get("model_type") in ("gemma3", "gemma3_text") or "rope_local_base_freq" in cfg
-              or "compress_rope_theta" in cfg or (isinstance(params, Mapping) and _is_nested(params)))
+              or "compress_rope_theta" in cfg
+              or (isinstance(params, Mapping) and _is_nested(params)))
     if not nested and not isinstance(cfg.get("layer_types"), list):
         return None
     return layer_kind

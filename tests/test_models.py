@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 import posenc_lib
-from posenc_lib.model_pairs import _transformers_layer_type, config_layer_kinds
+from posenc_lib.model_pairs import UNROTATED_KINDS, _transformers_layer_type, config_layer_kinds
 from posenc_lib.models import rope_frequencies_from_config
 from posenc_lib.presets import PRESET_SOURCES, PRESETS
 from tests.rope_by_hand import theta, yarn_by_hand
@@ -118,7 +118,7 @@ def test_every_preset_has_a_source() -> None:
 @pytest.mark.parametrize("name", sorted(PRESETS))
 def test_every_preset_gives_finite_positive_frequencies(name: str) -> None:
     config = PRESETS[name]
-    kinds = [k for k in config_layer_kinds(config) if k not in ("nope", "linear_attention")]
+    kinds = [k for k in config_layer_kinds(config) if k not in UNROTATED_KINDS]
     if not kinds:  # Kimi Linear: no layer rotates, and the reader says so
         with pytest.raises(ValueError, match="NoPE"):
             rope_frequencies_from_config(config)

@@ -18,7 +18,12 @@ from posenc_lib.bias import alibi_bias, alibi_slopes, t5_bias, t5_relative_posit
 from posenc_lib.figures.catalog import _one_axes_figure
 from posenc_lib.figures.registry import register
 from posenc_lib.frequencies import wavelengths
-from posenc_lib.model_pairs import PAIR_CLASSES, classify_config_pairs, config_layer_kinds
+from posenc_lib.model_pairs import (
+    PAIR_CLASSES,
+    UNROTATED_KINDS,
+    classify_config_pairs,
+    config_layer_kinds,
+)
 from posenc_lib.models import rope_frequencies_from_config
 from posenc_lib.plots._common import CLASS_COLOURS, NOT_ROTATED_Y, OKABE_ITO
 from posenc_lib.presets import PRESETS
@@ -123,7 +128,7 @@ def model_pairs(*, preset: str = "gemma-3-27b", length: int = 32768,
         figsize: tuple[float, float] = (8.0, 5.0)) -> Figure:
     """Notebook 09's explorer as a figure: one panel per kind of layer with RoPE."""
     config = PRESETS[check_choice("preset", preset, PRESETS)]
-    kinds = [kind for kind in config_layer_kinds(config) if kind not in ("nope", "linear_attention")]
+    kinds = [kind for kind in config_layer_kinds(config) if kind not in UNROTATED_KINDS]
     fig, axes = plots.new_figure(len(kinds), 1, figsize=figsize, sharey=True, squeeze=False)
     for ax, kind in zip(axes[:, 0], kinds, strict=True):
         lam, classes = classify_config_pairs(config, length, layer_kind=kind)
