@@ -62,12 +62,7 @@ def _attention_kinds(cfg: Mapping[str, Any], n_layers: int) -> list[str]:
                 for layer in linear["full_attn_layers"]}
         return ["full_attention" if i in full else "linear_attention" for i in range(n_layers)]
     if isinstance(cfg.get("compress_ratios"), list):
-        # DeepSeek-V4: compress ratio 0, 4 or 128 per layer (the list's extra entries: MTP)
-        ratios = cfg["compress_ratios"][:n_layers]
-        if len(ratios) != n_layers or not all(r in _V4_KINDS for r in ratios):
-            raise ValueError(f"config['compress_ratios'] must give one of {list(_V4_KINDS)}"
-                             f" for each of the {n_layers} layers; got {_describe(ratios)}")
-        return [_V4_KINDS[r] for r in ratios]
+        return _compressed_kinds(cfg["compress_ratios"][:n_layers], n_layers)
     if cfg.get("model_type") in ("gemma3", "gemma3_text"):
         pattern = check_int("config['sliding_window_pattern']",
                             cfg.get("sliding_window_pattern", _GEMMA3_PATTERN))
@@ -75,6 +70,14 @@ def _attention_kinds(cfg: Mapping[str, Any], n_layers: int) -> list[str]:
         return ["full_attention" if (i + 1) % pattern == 0 else "sliding_attention"
                 for i in range(n_layers)]
     return ["full_attention"] * n_layers
+
+
+def _compressed_kinds(ratios: list[Any], n_layers: int) -> list[str]:
+    """DeepSeek-V4: compress ratio 0, 4 or 128 per layer (the list's extra entries: MTP)."""
+    if len(ratios) != n_layers or not all(r in _V4_KINDS for r in ratios):
+        raise ValueError(f"config['compress_ratios'] must give one of {list(_V4_KINDS)} for each "
+                         f"of the {n_layers} layers; got {_describe(ratios)}")
+    return [_V4_KINDS[r] for r in ratios]
 
 
 def _with_nope_layers(cfg: Mapping[str, Any], kinds: list[str]) -> list[str]:

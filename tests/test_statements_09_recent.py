@@ -124,3 +124,21 @@ def test_deepseek_v4_two_bases() -> None:
 def test_deepseek_v4_needs_a_layer_type() -> None:
     with pytest.raises(ValueError, match="layer_type"):
         rope_frequencies_from_config(PRESETS["deepseek-v4-flash"])
+
+
+def test_going_further_reads_every_kind_of_layer_of_the_other_presets() -> None:
+    from tests.test_statements_07_11 import NB09, printed
+
+    shown = printed(NB09, "name not in read_here")
+    rows = [line.split(maxsplit=2) for line in shown.splitlines()]
+    table = printed(NB09, "stretch = []")
+    main = {line.split()[0] for line in table.splitlines() if line.split()[0] in PRESETS}
+    assert {name for name, _, _ in rows} == set(PRESETS) - main
+    kimi = {kind: text for name, kind, text in rows if name == "kimi-linear-48b-a3b"}
+    # 7 MLA layers with mla_use_nope and 20 KDA layers: nothing of Kimi Linear rotates
+    assert set(kimi) == {"linear_attention", "nope"}
+    assert all(text.startswith("no RoPE") for text in kimi.values())
+    v4 = {kind: text for name, kind, text in rows if name == "deepseek-v4-flash"}
+    # compress ratios 4 and 128 share compress_rope_theta with YaRN: the same 32 pairs
+    assert v4["compressed_sparse_attention"] == v4["heavily_compressed_attention"]
+    assert v4["sliding_attention"] != v4["compressed_sparse_attention"]
