@@ -19,17 +19,28 @@ import numpy as np
 from numpy.typing import NDArray
 
 from posenc_lib._checks import _describe, check_int
-from posenc_lib.models import _flatten, _head_dim, _is_nested, rope_frequencies_from_config
+from posenc_lib.models import _DEEPSEEK_V4_KINDS as _V4_KINDS
+from posenc_lib.models import (
+    _declared_layer_types,
+    _flatten,
+    _head_dim,
+    _is_nested,
+    rope_frequencies_from_config,
+)
 
-__all__ = ["PAIR_CLASSES", "config_layer_kinds", "classify_config_pairs"]
+__all__ = ["PAIR_CLASSES", "UNROTATED_KINDS", "config_layer_kinds", "classify_config_pairs"]
 
 PAIR_CLASSES: tuple[str, ...] = ("rotated", "kept", "interpolated", "not rotated")
 """The classes of :func:`classify_config_pairs`, by index."""
 
 _LAYER_KINDS: tuple[str, ...] = (
-    "full_attention", "sliding_attention", "chunked_attention", "nope",
+    "full_attention", "sliding_attention", "chunked_attention", *list(_V4_KINDS.values())[1:],
+    "linear_attention", "nope",
 )  # fmt: skip
-"""The layer kinds of :func:`config_layer_kinds`; ``"nope"`` layers have no RoPE."""
+"""The layer kinds of :func:`config_layer_kinds`; ``"linear_attention"`` (Gated DeltaNet, KDA)
+and ``"nope"`` layers have no RoPE."""
+UNROTATED_KINDS: tuple[str, ...] = ("linear_attention", "nope")
+"""The layer kinds of :func:`config_layer_kinds` whose layers rotate nothing."""
 
 _GEMMA3_PATTERN = 6  # Gemma3TextConfig: every 6th layer is global (full attention)
 _MAX_LAYERS = 1 << 16
@@ -37,12 +48,21 @@ _MAX_LAYERS = 1 << 16
 
 def _attention_kinds(cfg: Mapping[str, Any], n_layers: int) -> list[str]:
     """Full, sliding or chunked attention per layer, before the NoPE layers are marked."""
-    declared = cfg.get("layer_types")
-    if isinstance(declared, list) and declared:
-        if len(declared) != n_layers or not all(k in _LAYER_KINDS[:3] for k in declared):
-            raise ValueError(f"config['layer_types'] must list one of {_LAYER_KINDS[:3]} for each "
+    model_type = cfg.get("model_type")
+    declared = _declared_layer_types(cfg, model_type if isinstance(model_type, str) else None)
+    if declared:  # layer_types, or Qwen3-Next's full_attention_interval
+        if len(declared) != n_layers or not all(k in _LAYER_KINDS[:-1] for k in declared):
+            raise ValueError(f"config['layer_types'] must list one of {_LAYER_KINDS[:-1]} for each "
                              f"of the {n_layers} layers; got {_describe(declared)}")
-        return list(declared)
+        return declared
+    linear = cfg.get("linear_attn_config")
+    if isinstance(linear, Mapping) and isinstance(linear.get("full_attn_layers"), list):
+        # Kimi Linear: full_attn_layers lists the MLA layers, 1-based; the others are KDA
+        full = {check_int("config['linear_attn_config']['full_attn_layers']", layer) - 1
+                for layer in linear["full_attn_layers"]}
+        return ["full_attention" if i in full else "linear_attention" for i in range(n_layers)]
+    if isinstance(cfg.get("compress_ratios"), list):
+        return _compressed_kinds(cfg["compress_ratios"][:n_layers], n_layers)
     if cfg.get("model_type") in ("gemma3", "gemma3_text"):
         pattern = check_int("config['sliding_window_pattern']",
                             cfg.get("sliding_window_pattern", _GEMMA3_PATTERN))
@@ -52,8 +72,19 @@ def _attention_kinds(cfg: Mapping[str, Any], n_layers: int) -> list[str]:
     return ["full_attention"] * n_layers
 
 
+def _compressed_kinds(ratios: list[Any], n_layers: int) -> list[str]:
+    """DeepSeek-V4: compress ratio 0, 4 or 128 per layer (the list's extra entries: MTP)."""
+    if len(ratios) != n_layers or not all(r in _V4_KINDS for r in ratios):
+        raise ValueError(f"config['compress_ratios'] must give one of {list(_V4_KINDS)} for each "
+                         f"of the {n_layers} layers; got {_describe(ratios)}")
+    return [_V4_KINDS[r] for r in ratios]
+
+
 def _with_nope_layers(cfg: Mapping[str, Any], kinds: list[str]) -> list[str]:
-    """The kinds with ``no_rope_layers[l] == 0`` as "nope" (Llama 4, SmolLM3)."""
+    """The kinds with ``no_rope_layers[l] == 0`` as "nope" (Llama 4, SmolLM3), and every
+    attention layer as "nope" when ``mla_use_nope`` is true (Kimi Linear)."""
+    if cfg.get("mla_use_nope") is True:
+        return ["nope" if kind != "linear_attention" else kind for kind in kinds]
     no_rope = cfg.get("no_rope_layers")
     if not no_rope:
         return kinds
@@ -111,7 +142,9 @@ def _without_scaling(cfg: Mapping[str, Any]) -> dict[str, Any]:
         if not isinstance(params, Mapping):
             return params
         kept = {k: params[k] for k in ("rope_theta", "partial_rotary_factor") if k in params}
-        return {"rope_type": "default", **kept}
+        # Gemma 4's proportional p-RoPE chooses the pairs that turn; it stretches nothing
+        kind = "proportional" if params.get("rope_type") == "proportional" else "default"
+        return {"rope_type": kind, **kept}
 
     params = cfg.get("rope_parameters")
     if isinstance(params, Mapping) and params:
@@ -158,12 +191,13 @@ def classify_config_pairs(
     cfg = _flatten(config)
     length = check_int("length", length, minimum=2)
     layer_kind = _chosen_layer_kind(cfg, layer_kind)
-    wavelengths = np.full(_n_pairs(cfg), np.inf)
-    classes = np.full(wavelengths.size, 3, dtype=np.int64)  # "not rotated"
-    if layer_kind == "nope":
-        return wavelengths, classes
+    if layer_kind in UNROTATED_KINDS:
+        return np.full(_n_pairs(cfg), np.inf), np.full(_n_pairs(cfg), 3, dtype=np.int64)
     layer_type = _transformers_layer_type(cfg, layer_kind)
     theta, _ = rope_frequencies_from_config(cfg, seq_len=length, layer_type=layer_type)
+    # Gemma 4's full layers rotate a wider head (global_head_dim) than head_dim
+    wavelengths = np.full(max(_n_pairs(cfg), theta.size), np.inf)
+    classes = np.full(wavelengths.size, 3, dtype=np.int64)  # "not rotated"
     plain, _ = rope_frequencies_from_config(_without_scaling(cfg), seq_len=length,
                                             layer_type=layer_type)
     # lambda_i = 2 pi / theta_i; zero frequencies (p-RoPE) never turn
@@ -171,7 +205,7 @@ def classify_config_pairs(
     wavelengths[: theta.size][rotated] = 2.0 * math.pi / theta[rotated]
     # turns r_i = L' theta_i / (2 pi), L' = min(L, window)
     turns = _span(cfg, length, layer_kind) * theta / (2.0 * math.pi)
-    changed = np.abs(theta / plain - 1.0) > 1e-9
+    changed = np.abs(theta - plain) > 1e-9 * plain  # |theta / plain - 1| > 1e-9, and 0 = 0
     classes[: theta.size] = np.where(~rotated, 3, np.where(changed, 2, np.where(turns >= 1, 0, 1)))
     return wavelengths, classes
 
@@ -183,17 +217,18 @@ def _chosen_layer_kind(cfg: Mapping[str, Any], layer_kind: Any) -> str | None:
         raise ValueError(f"layer_kind must be None or one of the config's layer kinds "
                          f"{list(kinds)}; got {_describe(layer_kind)}")
     if layer_kind is None:
-        return next((k for k in kinds if k != "nope"), None)
+        return next((k for k in kinds if k not in UNROTATED_KINDS), None)
     return str(layer_kind)
 
 
 def _transformers_layer_type(cfg: Mapping[str, Any], layer_kind: str | None) -> str | None:
     """The ``layer_type`` to read a per-layer RoPE with, or None when the config has one RoPE."""
-    # transformers knows a RoPE per layer type only for full and sliding layers
-    if layer_kind not in ("full_attention", "sliding_attention"):
+    # transformers knows a RoPE per layer type for full and sliding layers, and DeepSeek-V4's
+    if layer_kind not in ("full_attention", *_V4_KINDS.values()):
         return None
     params = cfg.get("rope_parameters")
     nested = (cfg.get("model_type") in ("gemma3", "gemma3_text") or "rope_local_base_freq" in cfg
+              or "compress_rope_theta" in cfg
               or (isinstance(params, Mapping) and _is_nested(params)))
     if not nested and not isinstance(cfg.get("layer_types"), list):
         return None

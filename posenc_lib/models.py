@@ -223,6 +223,11 @@ def _declared_layer_types(cfg: Mapping[str, Any], model_type: str | None) -> lis
 
 def _refuse_unrotated(cfg: Mapping[str, Any], layer_type: Any) -> None:
     """Raise a ValueError for attention that carries no RoPE at all (nothing to compute)."""
+    if isinstance(layer_type, str) and layer_type in _UNROTATED_LAYER_TYPES:
+        raise ValueError(
+            f"layer_type {layer_type!r} has no position encoding: a linear-attention layer "
+            "(Gated DeltaNet, KDA) keeps a recurrent state, not rotated keys; pass "
+            "'full_attention' for the layers that rotate")
     if cfg.get("mla_use_nope") is True or (
         cfg.get("qk_rope_head_dim") == 0 and cfg.get("kv_lora_rank") is not None
     ):
@@ -230,11 +235,6 @@ def _refuse_unrotated(cfg: Mapping[str, Any], layer_type: Any) -> None:
             "config['mla_use_nope'] is true (or qk_rope_head_dim is 0): the MLA layers use no "
             "RoPE (NoPE, as in Kimi Linear), so there are no frequencies to compute; its linear-"
             "attention (KDA) layers carry order through their recurrence instead")
-    if isinstance(layer_type, str) and layer_type in _UNROTATED_LAYER_TYPES:
-        raise ValueError(
-            f"layer_type {layer_type!r} has no position encoding: a linear-attention layer "
-            "(Gated DeltaNet, KDA) keeps a recurrent state, not rotated keys; pass "
-            "'full_attention' for the layers that rotate")
 
 
 def _explicit_rotary_dim(cfg: Mapping[str, Any], head_dim: int, partial: float | None) -> int:

@@ -212,9 +212,9 @@ def test_t5_bias_matrix_reads_the_table_by_bucket() -> None:
 
 
 def test_mrope_wavelengths_contiguous_sections() -> None:
-    from posenc_lib.presets_recent import RECENT_PRESETS
+    from posenc_lib.presets import PRESETS
 
-    config = RECENT_PRESETS["qwen3-vl-4b"]
+    config = PRESETS["qwen3-vl-4b"]
     section = config["rope_scaling"]["mrope_section"]
     d = 2 * sum(section)
     lam = 2 * math.pi * np.array([config["rope_theta"] ** (2 * i / d) for i in range(d // 2)])

@@ -125,3 +125,44 @@ def test_longrope_switches_its_factors_past_the_trained_length() -> None:
 def test_bad_input(call: object, error: type, match: str) -> None:
     with pytest.raises(error, match=match):
         call()  # type: ignore[operator]
+
+
+# --------------------------------------------------------------------------- 2025-26 layer kinds
+
+
+def test_qwen3_next_kinds_follow_its_full_attention_interval() -> None:
+    config = PRESETS["qwen3-next-80b-a3b"]  # full attention at every 4th layer, Gated DeltaNet else
+    n = config["num_hidden_layers"]
+    assert config_layer_kinds(config) == {"linear_attention": n - n // 4, "full_attention": n // 4}
+    _, linear = classify_config_pairs(config, 4096, layer_kind="linear_attention")
+    assert set(linear.tolist()) == {3}  # no pair of a linear-attention layer rotates
+
+
+def test_kimi_linear_has_no_layer_that_rotates() -> None:
+    config = PRESETS["kimi-linear-48b-a3b"]
+    full = config["linear_attn_config"]["full_attn_layers"]  # its MLA layers, with mla_use_nope
+    kinds = config_layer_kinds(config)
+    assert kinds == {"linear_attention": config["num_hidden_layers"] - len(full), "nope": len(full)}
+    with pytest.raises(ValueError, match="NoPE"):
+        classify_config_pairs(config, 4096)
+
+
+def test_deepseek_v4_kinds_are_its_compress_ratios() -> None:
+    config = PRESETS["deepseek-v4-flash"]
+    ratios = config["compress_ratios"][: config["num_hidden_layers"]]
+    assert config_layer_kinds(config) == {
+        "sliding_attention": ratios.count(0), "compressed_sparse_attention": ratios.count(4),
+        "heavily_compressed_attention": ratios.count(128)}
+    with pytest.raises(ValueError, match="compress_ratios"):
+        config_layer_kinds({**config, "compress_ratios": [0, 3] + ratios[2:]})
+
+
+def test_gemma4_full_layers_keep_a_quarter_of_the_wide_head() -> None:
+    config = PRESETS["gemma-4-e2b"]
+    wavelengths, classes = classify_config_pairs(config, 4096, layer_kind="full_attention")
+    pairs = config["global_head_dim"] // 2  # 256 pairs; p-RoPE with p = 1/4 keeps the first 64
+    kept = pairs // 4
+    assert wavelengths.size == pairs
+    assert np.all(classes[kept:] == 3) and np.all(classes[:kept] != 3)
+    # kept pairs keep base**(-2i/512): pair 63 turns 4096 / (2 pi 1e6**(126/512)) > 1 times
+    np.testing.assert_allclose(wavelengths[:kept], 2 * np.pi * 1e6 ** (np.arange(kept) * 2 / 512))

@@ -18,9 +18,9 @@ import numpy as np
 import pytest
 
 import posenc_lib
+from posenc_lib.model_pairs import UNROTATED_KINDS, _transformers_layer_type, config_layer_kinds
 from posenc_lib.models import rope_frequencies_from_config
 from posenc_lib.presets import PRESET_SOURCES, PRESETS
-from posenc_lib.presets_recent import RECENT_PRESETS
 from tests.rope_by_hand import theta, yarn_by_hand
 
 REFERENCE = json.loads(
@@ -46,7 +46,7 @@ def test_reference_records_versions_and_command() -> None:
 
 
 def test_reference_covers_every_preset_with_the_same_config() -> None:
-    every = {**PRESETS, **RECENT_PRESETS}
+    every = PRESETS
     stored = {c["preset"]: c["config"] for c in CASES if c["preset"] is not None}
     no_rope = set(REFERENCE["no_rope"])
     assert set(stored) | no_rope == set(every), "regenerate the reference after changing presets"
@@ -109,8 +109,7 @@ def test_exported_at_the_top_level() -> None:
 # --------------------------------------------------------------------------- presets
 
 
-def test_at_least_thirteen_presets_each_with_a_source() -> None:
-    assert len(PRESETS) >= 13
+def test_every_preset_has_a_source() -> None:
     assert set(PRESET_SOURCES) == set(PRESETS)
     for name, source in PRESET_SOURCES.items():
         assert "/" in source or "paper" in source, name  # a Hub repository or a paper
@@ -119,11 +118,17 @@ def test_at_least_thirteen_presets_each_with_a_source() -> None:
 @pytest.mark.parametrize("name", sorted(PRESETS))
 def test_every_preset_gives_finite_positive_frequencies(name: str) -> None:
     config = PRESETS[name]
-    layer = "full_attention" if config.get("model_type") == "gemma3_text" else None
-    inv_freq, attention = rope_frequencies_from_config(config, layer_type=layer)
-    assert np.all(np.isfinite(inv_freq)) and np.all(inv_freq > 0)
-    assert inv_freq[0] <= 1.0 and np.all(np.diff(inv_freq) < 0)
-    assert attention >= 1.0
+    kinds = [k for k in config_layer_kinds(config) if k not in UNROTATED_KINDS]
+    if not kinds:  # Kimi Linear: no layer rotates, and the reader says so
+        with pytest.raises(ValueError, match="NoPE"):
+            rope_frequencies_from_config(config)
+    for kind in kinds:
+        layer = _transformers_layer_type(config, kind)
+        inv_freq, attention = rope_frequencies_from_config(config, layer_type=layer)
+        turning = inv_freq[inv_freq > 0]  # p-RoPE (Gemma 4) stops the slowest pairs: 0
+        assert np.all(np.isfinite(inv_freq)) and np.all(inv_freq >= 0) and turning.size >= 16
+        assert turning[0] <= 1.0 and np.all(np.diff(turning) < 0)
+        assert attention >= 1.0
 
 
 def test_presets_are_json_plain_dicts() -> None:
@@ -372,20 +377,8 @@ def test_nope_layer_type_is_refused_with_a_reason() -> None:
 # Each expected value is recomputed here from the published config and the model's code, with
 # plain loops and math, never with the library.
 
-from posenc_lib.presets_recent import _RECENT_SOURCES  # noqa: E402
-
-
-def test_recent_presets_each_have_a_source_and_are_plain_json() -> None:
-    assert set(RECENT_PRESETS) == set(_RECENT_SOURCES)
-    assert not set(RECENT_PRESETS) & set(PRESETS)
-    for name, source in _RECENT_SOURCES.items():
-        assert "/" in source, name
-        assert "commit" in source or "revision" in source or "Hub" in source, name
-    assert json.loads(json.dumps(RECENT_PRESETS)) == RECENT_PRESETS
-
-
 def test_gemma4_proportional_keeps_full_head_frequencies_for_a_quarter() -> None:
-    config = RECENT_PRESETS["gemma-4-e2b"]
+    config = PRESETS["gemma-4-e2b"]
     full, attention = rope_frequencies_from_config(config, layer_type="full_attention")
     # global head 512, p = 0.25: int(0.25 * 512 // 2) = 64 pairs turn, with exponent 2i/512
     expected = [1e6 ** (-(2 * i) / 512) if i < 64 else 0.0 for i in range(256)]
@@ -398,13 +391,13 @@ def test_gemma4_proportional_keeps_full_head_frequencies_for_a_quarter() -> None
 
 
 def test_gemma4_pattern_and_window() -> None:
-    config = RECENT_PRESETS["gemma-4-e2b"]
+    config = PRESETS["gemma-4-e2b"]
     full_layers = [i for i, k in enumerate(config["layer_types"]) if k == "full_attention"]
     assert full_layers == [4, 9, 14, 19, 24, 29, 34] and config["sliding_window"] == 512
 
 
 def test_proportional_factor_divides_and_tiny_fraction_is_refused() -> None:
-    config = copy.deepcopy(RECENT_PRESETS["gemma-4-e2b"])
+    config = copy.deepcopy(PRESETS["gemma-4-e2b"])
     config["rope_parameters"]["full_attention"]["factor"] = 8.0
     full, _ = rope_frequencies_from_config(config, layer_type="full_attention")
     assert full[1] == pytest.approx(1e6 ** (-2 / 512) / 8.0, rel=1e-12)
@@ -414,7 +407,7 @@ def test_proportional_factor_divides_and_tiny_fraction_is_refused() -> None:
 
 
 def test_qwen3_next_rotates_a_quarter_on_full_layers_only() -> None:
-    config = RECENT_PRESETS["qwen3-next-80b-a3b"]
+    config = PRESETS["qwen3-next-80b-a3b"]
     inv_freq, attention = rope_frequencies_from_config(config, layer_type="full_attention")
     # head 256, p = 0.25 -> 64 rotated dims -> 32 pairs, exponent over 64
     np.testing.assert_allclose(inv_freq, theta(64, 1e7), rtol=1e-12)
@@ -427,25 +420,25 @@ def test_qwen3_next_rotates_a_quarter_on_full_layers_only() -> None:
 
 def test_kimi_linear_mla_without_rope_is_refused_with_the_reason() -> None:
     with pytest.raises(ValueError, match="mla_use_nope.*NoPE"):
-        rope_frequencies_from_config(RECENT_PRESETS["kimi-linear-48b-a3b"])
-    zero = {**RECENT_PRESETS["kimi-linear-48b-a3b"], "mla_use_nope": False, "qk_rope_head_dim": 0}
+        rope_frequencies_from_config(PRESETS["kimi-linear-48b-a3b"])
+    zero = {**PRESETS["kimi-linear-48b-a3b"], "mla_use_nope": False, "qk_rope_head_dim": 0}
     with pytest.raises(ValueError, match="no RoPE"):
         rope_frequencies_from_config(zero)
 
 
 def test_ministral3_yarn_frequencies_and_unit_attention_factor() -> None:
-    inv_freq, attention = rope_frequencies_from_config(RECENT_PRESETS["ministral-3-8b"])
+    inv_freq, attention = rope_frequencies_from_config(PRESETS["ministral-3-8b"])
     np.testing.assert_allclose(inv_freq, yarn_by_hand(128, 1e6, 16.0, 16384), rtol=1e-12)
     assert attention == pytest.approx(1.0)  # mscale == mscale_all_dim: the ratio is 1
 
 
 def test_glm45_rotates_half_of_each_head() -> None:
-    inv_freq, _ = rope_frequencies_from_config(RECENT_PRESETS["glm-4.5-air"])
+    inv_freq, _ = rope_frequencies_from_config(PRESETS["glm-4.5-air"])
     np.testing.assert_allclose(inv_freq, theta(64, 1e6), rtol=1e-12)  # 128 * 0.5 = 64 dims
 
 
 def test_minimax_m2_rotary_dim_is_read_and_checked() -> None:
-    config = RECENT_PRESETS["minimax-m2"]
+    config = PRESETS["minimax-m2"]
     inv_freq, _ = rope_frequencies_from_config(config)
     np.testing.assert_allclose(inv_freq, theta(64, 5e6), rtol=1e-12)  # 64 of 128 dims
     agreeing = {**config, "partial_rotary_factor": 0.5}
@@ -457,7 +450,7 @@ def test_minimax_m2_rotary_dim_is_read_and_checked() -> None:
 
 
 def test_qwen3_vl_default_frequencies_and_checked_sections() -> None:
-    config = RECENT_PRESETS["qwen3-vl-4b"]
+    config = PRESETS["qwen3-vl-4b"]
     inv_freq, _ = rope_frequencies_from_config(config)
     np.testing.assert_allclose(inv_freq, theta(128, 5e6), rtol=1e-12)
     assert sum(config["rope_scaling"]["mrope_section"]) == 64
@@ -473,7 +466,7 @@ def test_effective_logit_scale_per_model_by_hand() -> None:
     m = [0, 16383, 16384, 262143]
     # Ministral 3: 1 + 0.1 ln(1 + floor(m / 16384)); a = 1
     expected = [1 + 0.1 * math.log(1 + k // 16384) for k in m]
-    np.testing.assert_allclose(effective_logit_scale(RECENT_PRESETS["ministral-3-8b"], m),
+    np.testing.assert_allclose(effective_logit_scale(PRESETS["ministral-3-8b"], m),
                                expected, rtol=1e-12)
     # DeepSeek-V3: a = 1 in the rotary module, softmax scale * (0.1 ln 40 + 1)^2 = 1.874
     v3 = effective_logit_scale(PRESETS["deepseek-v3"], [5])

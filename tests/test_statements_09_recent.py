@@ -2,7 +2,7 @@
 indexer and DeepSeek-V4's two bases.
 
 Every number the notebook prints or states is recomputed here from the published config values
-(``posenc_lib.presets_recent`` records where each comes from) with the formulas written out
+(``posenc_lib.presets.PRESET_SOURCES`` records where each comes from) with the formulas written out
 (``tests/rope_by_hand.py``: RoPE's ``theta_i = base**(-2i/d)``, YaRN's ramp as transformers
 computes it) and the score of a rotated pair as a sum of cosines.
 """
@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from posenc_lib.models import rope_frequencies_from_config
-from posenc_lib.presets_recent import RECENT_PRESETS
+from posenc_lib.presets import PRESETS
 from tests.rope_by_hand import theta, yarn_by_hand
 from tools.notebook_cells import ROOT, load, source
 
@@ -76,7 +76,7 @@ def test_the_indexer_keeps_2048_of_the_earlier_tokens() -> None:
 
 def test_the_slow_channel_read_in_the_wrong_layout_scores_by_distance() -> None:
     theta = _yarn(64, 10_000.0, 40.0, 4096)
-    read, _ = rope_frequencies_from_config(RECENT_PRESETS["deepseek-v3.2-exp"])
+    read, _ = rope_frequencies_from_config(PRESETS["deepseek-v3.2-exp"])
     assert read == pytest.approx(theta)
     d = np.array([0, 100, 1000, 10000])
     half = 2 * np.cos(d * theta[31])                        # dims 31 and 63 are pair 31
@@ -93,7 +93,7 @@ def test_the_slow_channel_read_in_the_wrong_layout_scores_by_distance() -> None:
 
 
 def test_deepseek_v4_two_bases() -> None:
-    v4 = RECENT_PRESETS["deepseek-v4-flash"]
+    v4 = PRESETS["deepseek-v4-flash"]
     out = _printed("compress_rope_theta")
     assert "{0: 2, 4: 21, 128: 20}" in out
     sliding = _plain(64, 10_000.0)
@@ -123,4 +123,22 @@ def test_deepseek_v4_two_bases() -> None:
 
 def test_deepseek_v4_needs_a_layer_type() -> None:
     with pytest.raises(ValueError, match="layer_type"):
-        rope_frequencies_from_config(RECENT_PRESETS["deepseek-v4-flash"])
+        rope_frequencies_from_config(PRESETS["deepseek-v4-flash"])
+
+
+def test_going_further_reads_every_kind_of_layer_of_the_other_presets() -> None:
+    from tests.test_statements_07_11 import NB09, printed
+
+    shown = printed(NB09, "name not in read_here")
+    rows = [line.split(maxsplit=2) for line in shown.splitlines()]
+    table = printed(NB09, "stretch = []")
+    main = {line.split()[0] for line in table.splitlines() if line.split()[0] in PRESETS}
+    assert {name for name, _, _ in rows} == set(PRESETS) - main
+    kimi = {kind: text for name, kind, text in rows if name == "kimi-linear-48b-a3b"}
+    # 7 MLA layers with mla_use_nope and 20 KDA layers: nothing of Kimi Linear rotates
+    assert set(kimi) == {"linear_attention", "nope"}
+    assert all(text.startswith("no RoPE") for text in kimi.values())
+    v4 = {kind: text for name, kind, text in rows if name == "deepseek-v4-flash"}
+    # compress ratios 4 and 128 share compress_rope_theta with YaRN: the same 32 pairs
+    assert v4["compressed_sparse_attention"] == v4["heavily_compressed_attention"]
+    assert v4["sliding_attention"] != v4["compressed_sparse_attention"]

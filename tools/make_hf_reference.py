@@ -12,7 +12,7 @@ torch or transformers; CI only reads the stored JSON)::
 torch 2.13.0+cpu, transformers 5.23.0 and NumPy 2.4.6; the JSON records the versions and the
 command it was made with.
 
-For every preset of :mod:`posenc_lib.presets` and :mod:`posenc_lib.presets_recent`, a few extra
+For every preset of :mod:`posenc_lib.presets`, a few extra
 config forms (legacy ``type`` keys, transformers-5 ``rope_parameters``, Gemma 3's nested per-layer
 dict, partial rotary inside ``rope_parameters``, dynamic NTK), and, for every model type the config
 reader names, a bare config that leaves ``rope_theta``, ``head_dim``, ``partial_rotary_factor`` and
@@ -40,7 +40,6 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from posenc_lib.presets import PRESETS  # noqa: E402
-from posenc_lib.presets_recent import RECENT_PRESETS  # noqa: E402
 
 OUT = ROOT / "tests" / "data" / "hf_rope_reference.json"
 COMMAND = "/tmp/hfenv/bin/python tools/make_hf_reference.py"
@@ -326,7 +325,7 @@ def main() -> None:
     torch.set_grad_enabled(False)
     cases: list[dict[str, Any]] = []
     no_rope = []
-    for name, config in {**PRESETS, **RECENT_PRESETS}.items():
+    for name, config in PRESETS.items():
         if config.get("mla_use_nope"):
             no_rope.append(name)  # transformers builds no rotary embedding for it
             continue
@@ -339,7 +338,7 @@ def main() -> None:
         "about": (
             "RoPE inv_freq and attention_factor computed by Hugging Face transformers' own code "
             "(each model's RotaryEmbedding class and ROPE_INIT_FUNCTIONS) for the configs of "
-            "posenc_lib.presets and presets_recent, a few extra config forms, and bare configs "
+            "posenc_lib.presets, a few extra config forms, and bare configs "
             "that leave the RoPE keys to each model type's defaults; float32 values written "
             "exactly."
         ),

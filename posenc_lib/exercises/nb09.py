@@ -14,7 +14,7 @@ from numpy.typing import NDArray
 
 from posenc_lib.exercises._core import Exercise, Mistake, Shortcut
 from posenc_lib.frequencies import inverse_frequencies, turns_in_context
-from posenc_lib.model_pairs import config_layer_kinds
+from posenc_lib.model_pairs import UNROTATED_KINDS, config_layer_kinds
 from posenc_lib.models import rope_frequencies_from_config
 from posenc_lib.presets import PRESETS
 from posenc_lib.rope_variants import (
@@ -208,8 +208,8 @@ _SHORT, _LONG = 1024, 131072
 def _frequencies_change(preset: str) -> bool:
     """Whether a preset's frequencies (or attention factor) differ between the two lengths."""
     config = PRESETS[preset]
-    rotary = [kind for kind in config_layer_kinds(config) if kind != "nope"]
-    for layer_type in rotary if len(rotary) > 1 else [None]:
+    rotary = [kind for kind in config_layer_kinds(config) if kind not in UNROTATED_KINDS]
+    for layer_type in rotary if len(rotary) > 1 else [None] * len(rotary):  # Kimi Linear: none
         short = rope_frequencies_from_config(config, seq_len=_SHORT, layer_type=layer_type)
         long = rope_frequencies_from_config(config, seq_len=_LONG, layer_type=layer_type)
         if not (np.array_equal(short[0], long[0]) and short[1] == long[1]):
@@ -227,9 +227,10 @@ cache_survives = Exercise(
         "rope_scaling.",
         "For every name in PRESETS, call rope_frequencies_from_config(config, seq_len=1024) and "
         "again with seq_len=131072, and compare both returned values (the frequencies with "
-        "np.array_equal, and the attention factor). For a preset with two layer kinds in "
-        "config_layer_kinds, compare each kind, passing it as layer_type. Collect the names whose "
-        "results differ.",
+        "np.array_equal, and the attention factor). For a preset with several kinds of layer that "
+        "rotate (config_layer_kinds outside UNROTATED_KINDS), compare each kind, passing it as "
+        "layer_type; a preset none of whose layers rotate has nothing to compare. Collect the "
+        "names whose results differ.",
     ),
     objective="Explains why a KV cache of rotated keys survives static scaling but not a method "
     "whose frequencies follow the current length, by finding the models where that happens.",

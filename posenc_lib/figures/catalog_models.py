@@ -18,18 +18,21 @@ from posenc_lib.bias import alibi_bias, alibi_slopes, t5_bias, t5_relative_posit
 from posenc_lib.figures.catalog import _one_axes_figure
 from posenc_lib.figures.registry import register
 from posenc_lib.frequencies import wavelengths
-from posenc_lib.model_pairs import PAIR_CLASSES, classify_config_pairs, config_layer_kinds
+from posenc_lib.model_pairs import (
+    PAIR_CLASSES,
+    UNROTATED_KINDS,
+    classify_config_pairs,
+    config_layer_kinds,
+)
 from posenc_lib.models import rope_frequencies_from_config
 from posenc_lib.plots._common import CLASS_COLOURS, NOT_ROTATED_Y, OKABE_ITO
 from posenc_lib.presets import PRESETS
-from posenc_lib.presets_recent import RECENT_PRESETS
 from posenc_lib.rope_variants import mrope_axes
 
 __all__: list[str] = []
 
 AXIS_NAMES = ("t (time)", "h (height)", "w (width)")
-ALL_PRESETS = {**PRESETS, **RECENT_PRESETS}
-MROPE_PRESETS = tuple(name for name, config in ALL_PRESETS.items()
+MROPE_PRESETS = tuple(name for name, config in PRESETS.items()
                       if "mrope_section" in (config.get("rope_scaling") or {}))
 
 
@@ -98,7 +101,7 @@ def t5_buckets(*, max_offset: int = 160, num_buckets: int = 32, max_distance: in
 def mrope_wavelengths(*, preset: str = "qwen3-vl-4b",
         figsize: tuple[float, float] = (8.0, 5.0)) -> Figure:
     """Notebook 09: each pair's wavelength, coloured by the axis ``mrope_axes`` gives it."""
-    config = ALL_PRESETS[check_choice("preset", preset, MROPE_PRESETS)]
+    config = PRESETS[check_choice("preset", preset, MROPE_PRESETS)]
     section = config["rope_scaling"]["mrope_section"]
     lam = wavelengths(rope_frequencies_from_config(config)[0])
     pairs = np.arange(lam.size)
@@ -125,7 +128,7 @@ def model_pairs(*, preset: str = "gemma-3-27b", length: int = 32768,
         figsize: tuple[float, float] = (8.0, 5.0)) -> Figure:
     """Notebook 09's explorer as a figure: one panel per kind of layer with RoPE."""
     config = PRESETS[check_choice("preset", preset, PRESETS)]
-    kinds = [kind for kind in config_layer_kinds(config) if kind != "nope"]
+    kinds = [kind for kind in config_layer_kinds(config) if kind not in UNROTATED_KINDS]
     fig, axes = plots.new_figure(len(kinds), 1, figsize=figsize, sharey=True, squeeze=False)
     for ax, kind in zip(axes[:, 0], kinds, strict=True):
         lam, classes = classify_config_pairs(config, length, layer_kind=kind)

@@ -23,13 +23,15 @@ from posenc_lib.widgets._base import Explorer, check_slider_range
 __all__ = ["ModelPairsExplorer"]
 
 MIN_LOG2, MAX_LOG2 = 8, 23  # context lengths 256 .. 8M
+# two panels: the presets with at most two kinds of layer (DeepSeek-V4 has three)
+_SHOWN_PRESETS = [name for name, config in PRESETS.items() if len(config_layer_kinds(config)) <= 2]
 
 
 class ModelPairsExplorer(Explorer):
     """Wavelength and class of every pair of a model preset, with preset and length controls."""
 
     def __init__(self, preset: str = "llama-3.1-8b", length: int = 8192) -> None:
-        preset = check_choice("preset", preset, PRESETS)
+        preset = check_choice("preset", preset, _SHOWN_PRESETS)
         length = check_int("length", length, minimum=2)
         check_slider_range("length", length, 2**MIN_LOG2, 2**MAX_LOG2, "[2**8, 2**23]")
         super().__init__(figsize=(8.0, 5.0))
@@ -54,7 +56,7 @@ class ModelPairsExplorer(Explorer):
             # beside the panels, never over the dots
             self.axes[0].legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=7)
             self.title = self.figure.suptitle("", fontsize=10, fontweight="bold")
-        self.add_control("preset", ipywidgets.Dropdown(options=list(PRESETS), value=preset,
+        self.add_control("preset", ipywidgets.Dropdown(options=_SHOWN_PRESETS, value=preset,
                                                        description="model"))
         self.add_control("length", ipywidgets.FloatLogSlider(
             value=length, base=2, min=MIN_LOG2, max=MAX_LOG2, step=1, description="context L"))
@@ -77,7 +79,7 @@ class ModelPairsExplorer(Explorer):
         config = PRESETS[preset]
         context = int(round(length))
         kinds = config_layer_kinds(config)
-        shown = list(kinds)  # at most two kinds in the presets; a third would not be drawn
+        shown = list(kinds)  # at most two kinds (_SHOWN_PRESETS)
         n_layers = sum(kinds.values())
         for row, ax in enumerate(self.axes):
             kind = shown[row] if row < len(shown) else None
