@@ -12,7 +12,7 @@ import ipywidgets
 import pytest
 
 import posenc_lib.widgets
-from posenc_lib.widgets import EXPLORERS, Explorer
+from posenc_lib.widgets import EXPLORERS, EncodingHeatmapExplorer, Explorer, SourceHeatmapExplorer
 
 
 def test_the_tuple_lists_every_explorer_defined_in_the_package() -> None:
@@ -167,3 +167,19 @@ def test_a_kept_background_comes_back_with_its_layout(
     plain.draw()
     differ = np.any(shown != np.asarray(plain.buffer_rgba()), axis=-1)
     assert differ.mean() <= 1e-4, f"{differ.sum()} pixels differ"
+
+
+@pytest.mark.parametrize("cls", [EncodingHeatmapExplorer, SourceHeatmapExplorer])
+def test_a_frozen_layout_never_runs_the_layout_engine_and_never_moves_the_axes(
+        cls: type[Explorer], monkeypatch: pytest.MonkeyPatch) -> None:
+    explorer = cls()
+    positions = [ax.get_position().bounds for ax in explorer.figure.axes]
+    runs = []
+    engine = explorer._layout or explorer.figure.get_layout_engine()
+    monkeypatch.setattr(type(engine), "execute", lambda self, fig: runs.append(fig))
+    for control in explorer.controls.values():  # each slider to both ends, each option
+        options = getattr(control, "options", None)
+        for value in options or (control.min, control.max):
+            control.value = value
+    assert not runs
+    assert [ax.get_position().bounds for ax in explorer.figure.axes] == positions

@@ -95,6 +95,7 @@ class Explorer:
         # kept pixels and the axes positions they were drawn with, by key, oldest first
         self._backgrounds: dict[Hashable, tuple[Any, list[Bbox]]] = {}
         self._layout: Any = None  # the layout engine, run when a background is drawn
+        self._layout_frozen = False  # set by freeze_layout: no layout engine runs any more
 
     @staticmethod
     def style() -> Any:
@@ -127,8 +128,18 @@ class Explorer:
         """Forget the stored backgrounds: the next render draws the whole figure again."""
         self._backgrounds.clear()
 
+    def freeze_layout(self, **widest: Any) -> None:
+        """Lay the figure out once, for the control values ``widest`` whose tick labels take the
+        most room, and keep that layout: later renders run no layout engine (the costliest part
+        of a redraw) and the axes no longer move as the labels change."""
+        self.update(**{**self.values(), **widest})
+        self._lay_out()
+        self._layout_frozen = True
+
     def _lay_out(self) -> None:
         """Run the layout engine (taken off the figure) only when a background is drawn."""
+        if self._layout_frozen:
+            return
         if self._layout is None:
             self._layout = self.figure.get_layout_engine()
             self.figure.set_layout_engine("none")

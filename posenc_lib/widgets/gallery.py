@@ -5,10 +5,11 @@ Notebook: 11_figure_gallery.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Hashable, Mapping
 from typing import Any
 
 import ipywidgets
+from matplotlib.artist import Artist
 from matplotlib.ticker import MaxNLocator
 
 from posenc_lib._checks import check_choice
@@ -63,8 +64,14 @@ class SourceHeatmapExplorer(Explorer):
             max=512, step=4, description="d_model", continuous_update=False))
         self.add_control("cmap", ipywidgets.Dropdown(options=_CMAPS, value=defaults["cmap"],
             description="cmap"))
+        self.freeze_layout(n_positions=300, d_model=512)  # the longest tick labels, both ways
         self.refresh()
-        self.figure.set_layout_engine("none")
+
+    def background_key(self) -> Hashable:
+        return self.controls["cmap"].value  # the colour bar; the axes are redrawn every time
+
+    def changing_artists(self) -> list[Artist]:
+        return [self.ax]  # its ticks follow every control: the whole axes, over the colour bar
 
     def update(self, figure: str, n_positions: int, d_model: int, cmap: str) -> None:  # type: ignore[override]
         options = SOURCE_HEATMAPS[figure]

@@ -5,8 +5,6 @@ Notebook: 02_sinusoidal_formula.
 
 from __future__ import annotations
 
-from collections.abc import Hashable
-
 import ipywidgets
 import numpy as np
 from matplotlib.artist import Artist
@@ -55,14 +53,12 @@ class EncodingHeatmapExplorer(Explorer):
             step=0.1, description="base"))
         self.add_control("length", ipywidgets.IntSlider(value=length, min=10, max=500, step=10,
             description="length", continuous_update=False))
+        self.freeze_layout(d_model=1024, length=500)  # the longest tick labels: 4 and 3 digits
         self.refresh()
 
-    def background_key(self) -> Hashable:
-        return (self.controls["d_model"].value, self.controls["length"].value)
-
     def changing_artists(self) -> list[Artist]:
-        # the spines go over the picture's edges, as in a full draw
-        return [self.raster, self.halves, *self.ax.spines.values(), self.title]
+        # the whole axes, its ticks included, over the kept colour bar
+        return [self.ax]
 
     def update(self, d_model: int, base: float, length: int) -> None:  # type: ignore[override]
         self.heatmap.set_data(sinusoidal_encoding(length, d_model, base, layout="concat"))
