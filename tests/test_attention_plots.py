@@ -82,8 +82,6 @@ def test_grouped_bars_rejects_bad_input() -> None:
         draw_grouped_bars(ax, {"a": [1.0], "b": [1.0, 2.0]})
     with pytest.raises(ValueError, match="width"):
         draw_grouped_bars(ax, {"a": [1.0]}, width=1.5)
-    with pytest.raises(ValueError, match="categories"):
-        draw_grouped_bars(ax, {"a": [1.0, 2.0]}, categories=["x"])
 
 
 # --- draw_dot_rows ---------------------------------------------------------------------

@@ -38,7 +38,6 @@ def draw_grouped_bars(
     ax: Axes,
     series: Mapping[str, ArrayLike],
     *,
-    categories: Sequence[Any] | None = None,
     width: float = 0.8,
     legend: bool = True,
     xlabel: str | None = None,
@@ -54,7 +53,6 @@ def draw_grouped_bars(
     if len(sizes) != 1:
         raise ValueError(f"series must all have the same length; got lengths {sorted(sizes)}")
     n = sizes.pop()
-    ticks = list(range(n)) if categories is None else check_labels("categories", categories, n)
     total = float(width)
     if isinstance(width, bool) or not 0.0 < total <= 1.0:
         raise ValueError(f"width must be in (0, 1]; got {width!r}")
@@ -65,7 +63,7 @@ def draw_grouped_bars(
     for k, (name, values) in enumerate(arrays.items()):
         offset = -total / 2 + step * (k + 0.5)
         containers.append(ax.bar(x + offset, values, width=step, label=name, **style))
-    ax.set_xticks(x, [str(t) for t in ticks])
+    ax.set_xticks(x, [str(t) for t in range(n)])
     ax.axhline(0.0, color=_DARK_GREY, linewidth=0.8)
     set_labels(ax, xlabel, ylabel)
     if legend:

@@ -19,7 +19,7 @@ from matplotlib.table import Table
 from matplotlib.text import Text
 from numpy.typing import ArrayLike
 
-from posenc_lib._checks import check_array, check_int
+from posenc_lib._checks import check_array
 from posenc_lib.plots._common import (
     OKABE_ITO,
     as_matrix,
@@ -46,7 +46,6 @@ def draw_value_table(
     row_labels: Sequence[str],
     col_labels: Sequence[str],
     fmt: str = "{:.8f}",
-    font_size: float = 10.0,
     **style: Any,
 ) -> Table:
     """Render a matrix of numbers as a table filling ``ax`` (the axes frame is hidden)."""
@@ -65,7 +64,7 @@ def draw_value_table(
              "rowColours": [_HEADER_GREY] * n_rows, **style}
     table = ax.table(cellText=cells, rowLabels=rows, colLabels=cols, **style)
     table.auto_set_font_size(False)
-    table.set_fontsize(font_size)
+    table.set_fontsize(10.0)
     table.scale(1.0, 1.6)
     ax.set_axis_off()
     return table
@@ -157,16 +156,13 @@ def draw_float32_bits(
     values: ArrayLike,
     *,
     labels: Sequence[str] | None = None,
-    kept_bits: int = 16,
 ) -> BitRows:
-    """Draw the float32 bit pattern of each value, coloured by field, with dropped bits faded.
-    Sign vermillion, exponent blue, fraction green; clear bits pale, dropped bits lighter.
+    """Draw the float32 bit pattern of each value, coloured by field, with the 16 bits bfloat16
+    drops faded. Sign vermillion, exponent blue, fraction green; clear bits pale.
     """
     ax = check_axes(ax)
     bits = float32_bits(values)
-    kept = check_int("kept_bits", kept_bits, minimum=1)
-    if kept > 32:
-        raise ValueError(f"kept_bits must be in 1..32; got {kept}")
+    kept = 16  # bfloat16 keeps the sign, the 8 exponent bits and the first 7 fraction bits
     n = bits.shape[0]
     if labels is None:
         labels = [f"{v:.8g}" for v in np.asarray(values, dtype=np.float32).tolist()]
