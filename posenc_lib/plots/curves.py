@@ -97,7 +97,6 @@ def draw_curves(
     """Draw several named curves that share one x axis, in colours and line styles that differ."""
     ax = check_axes(ax)
     xs = as_vector("x", x)
-    check_mapping("curves", curves)
     xscale = check_choice("xscale", xscale, _SCALES)
     yscale = check_choice("yscale", yscale, _SCALES)
     legend = check_bool("legend", legend)
@@ -297,7 +296,6 @@ def draw_error_curves(
     xs = as_vector("positions", positions)
     if np.any(xs <= 0):
         raise ValueError("positions must be > 0 on a log axis")
-    check_mapping("errors", errors)
     legend = check_bool("legend", legend)
     vectors = _named_vectors("errors", errors, ("positions", xs),
                              lambda _, values: for_log_axis(values))
