@@ -89,7 +89,7 @@ def test_grouped_bars_rejects_bad_input() -> None:
 
 def test_dot_rows_put_each_row_on_its_own_line() -> None:
     rows = [np.arange(5) / 4, np.arange(50) / 49]
-    lines = draw_dot_rows(new_axes(), rows, labels=["5 tokens", "50 tokens"], annotate=True)
+    lines = draw_dot_rows(new_axes(), rows, labels=["5 tokens", "50 tokens"])
     np.testing.assert_allclose(lines[1].get_xdata(), rows[1])
     assert set(lines[0].get_ydata()) == {1.0} and set(lines[1].get_ydata()) == {0.0}
 

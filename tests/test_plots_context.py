@@ -72,7 +72,7 @@ def test_vectors_keep_their_coordinates(x: float, y: float, angle: float) -> Non
 @given(st.lists(st.floats(-20, 20), min_size=1, max_size=8))
 def test_circle_points_lie_on_their_circles(angles: list[float]) -> None:
     ax = Figure().subplots()
-    points = draw_circle_points(ax, {"a": angles, "b": angles}, annotate=False)
+    points = draw_circle_points(ax, {"a": angles, "b": angles})
     for k, name in enumerate(["a", "b"]):
         xy = points[name].get_xydata()
         np.testing.assert_allclose(np.hypot(xy[:, 0], xy[:, 1]), 1.0 - 0.2 * k)
@@ -139,11 +139,9 @@ def test_float32_bits_show_sign_exponent_and_fraction(ax: Axes) -> None:
         (lambda ax: draw_reference_lines(ax, horizontal={"y": np.inf}), ValueError, "horizontal"),
         (lambda ax: draw_vectors_2d(ax, {"v": [1.0, 2.0, 3.0]}), ValueError, "vectors"),
         (lambda ax: draw_vectors_2d(ax, {}), TypeError, "vectors"),
-        (lambda ax: draw_vectors_2d(ax, {"v": [1.0, 0.0]}, limit=-1.0), ValueError, "limit"),
         (lambda ax: draw_circle_points(ax, {str(k): [0.0] for k in range(5)}), ValueError,
          "angles"),
         (lambda ax: draw_circle_points(ax, {"a": [[0.0]]}), ValueError, "angles"),
-        (lambda ax: draw_circle_points(ax, {"a": [0.0]}, annotate="yes"), TypeError, "annotate"),
         (lambda ax: draw_unseen_angles(ax, [[True], [False]], [0]), ValueError, "positions"),
         (lambda ax: draw_unseen_angles(ax, [[True], [False]], [1, 0]), ValueError, "positions"),
         (lambda ax: draw_unseen_angles(ax, [True, False], [0, 1]), ValueError, "unseen"),

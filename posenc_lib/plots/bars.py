@@ -76,7 +76,6 @@ def draw_dot_rows(
     rows: Sequence[ArrayLike],
     *,
     labels: Sequence[str],
-    annotate: bool = False,
     xlabel: str | None = "Code value",
     **style: Any,
 ) -> list[Line2D]:
@@ -88,7 +87,6 @@ def draw_dot_rows(
         raise TypeError(f"rows must be a non-empty sequence of 1-D arrays; got {rows!r}")
     values = [as_vector(f"rows[{k}]", row) for k, row in enumerate(rows)]
     names = check_labels("labels", labels, len(values))
-    annotate = check_bool("annotate", annotate)
     style = {"linestyle": "none", "marker": "o", "markersize": 6, **style}
     n = len(values)
     lines = []
@@ -96,8 +94,6 @@ def draw_dot_rows(
         height = float(n - 1 - k)
         ax.axhline(height, color=GUIDE_GREY, linewidth=0.8, zorder=0)
         lines.append(ax.plot(row, np.full(row.size, height), **style)[0])
-        for index, value in enumerate(row if annotate else []):
-            ax.text(value, height + 0.18, str(index), ha="center", va="bottom", fontsize=8)
     ax.set_yticks([n - 1 - k for k in range(n)], names)
     ax.set_ylim(-0.6, n - 0.3)
     ax.grid(False, axis="y")
@@ -164,7 +160,6 @@ def draw_dimension_range(
     ax: Axes,
     ranges: ArrayLike,
     *,
-    log: bool = True,
     xlabel: str | None = "Dimension $j$",
     ylabel: str | None = "Range of PE(pos, $j$) over the positions",
     **style: Any,
@@ -176,15 +171,13 @@ def draw_dimension_range(
         raise ValueError(
             f"ranges must have an even length >= 2 (one per column); got {values.size}"
         )
-    log = check_bool("log", log)
-    if log and values.min() <= 0:
-        raise ValueError("ranges must be > 0 on a log axis (use log=False)")
+    if values.min() <= 0:
+        raise ValueError("ranges must be > 0 on a log axis")
     index = np.arange(values.size)
     style.setdefault("linewidth", 1.2)
     (sines,) = ax.plot(index[0::2], values[0::2], label="sine columns (even $j$)", **style)
     (cosines,) = ax.plot(index[1::2], values[1::2], label="cosine columns (odd $j$)", **style)
-    if log:
-        ax.set_yscale("log")
+    ax.set_yscale("log")
     set_labels(ax, xlabel, ylabel)
     ax.legend(loc="lower left")
     return [sines, cosines]
