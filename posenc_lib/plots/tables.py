@@ -85,8 +85,6 @@ def draw_binary_table(
     *,
     periods: ArrayLike | None = None,
     row_labels: Sequence[str] | None = None,
-    col_labels: Sequence[str] | None = None,
-    cmap: str = "YlOrRd",
     xlabel: str | None = None,
     ylabel: str | None = "Position",
     **style: Any,
@@ -101,11 +99,10 @@ def draw_binary_table(
     n_rows, n_bits = table.shape
     places = [f"$2^{n_bits - 1 - c}$" for c in range(n_bits)]
     rows = check_labels("row_labels", range(n_rows) if row_labels is None else row_labels, n_rows)
-    cols = check_labels("col_labels", places if col_labels is None else col_labels, n_bits)
-    data = _bit_colours(table, periods, cmap, style)
+    data = _bit_colours(table, periods, style)
     image = ax.imshow(data, **{"aspect": "auto", **style})
     digits = cell_texts(ax, table.astype(int).astype(str), fontsize=9)
-    _cell_grid(ax, rows, cols)
+    _cell_grid(ax, rows, places)
     set_labels(ax, xlabel, ylabel)
     return BinaryTable(image, digits)
 
@@ -122,8 +119,7 @@ def _cell_grid(ax: Axes, rows: list[str], cols: list[str]) -> None:
     ax.grid(True, which="minor", color="#999999", linewidth=0.6)
 
 
-def _bit_colours(table: np.ndarray, periods: ArrayLike | None, cmap: str,
-                 style: dict[str, Any]) -> np.ndarray:
+def _bit_colours(table: np.ndarray, periods: ArrayLike | None, style: dict[str, Any]) -> np.ndarray:
     """The image data of the bits; sets its colour defaults in ``style``."""
     if periods is None:
         style.setdefault("cmap", _PLAIN_CMAP.with_extremes(bad="white"))
@@ -137,7 +133,7 @@ def _bit_colours(table: np.ndarray, periods: ArrayLike | None, cmap: str,
             f"periods must hold {n_bits} positive numbers (one per bit column); got {period!r}"
         )
     rate = 1.0 / period
-    style.setdefault("cmap", matplotlib.colormaps[cmap].with_extremes(bad="white"))
+    style.setdefault("cmap", matplotlib.colormaps["YlOrRd"].with_extremes(bad="white"))
     style.setdefault("norm", LogNorm(vmin=rate.min() / 2.5, vmax=rate.max()))
     # rate_j = 1 / period_j (set bits; clear bits are masked)
     return np.ma.masked_equal(table * rate[None, :], 0.0)
