@@ -80,8 +80,6 @@ def test_grouped_bars_rejects_bad_input() -> None:
         draw_grouped_bars(ax, {})
     with pytest.raises(ValueError, match="same length"):
         draw_grouped_bars(ax, {"a": [1.0], "b": [1.0, 2.0]})
-    with pytest.raises(ValueError, match="width"):
-        draw_grouped_bars(ax, {"a": [1.0]}, width=1.5)
 
 
 # --- draw_dot_rows ---------------------------------------------------------------------

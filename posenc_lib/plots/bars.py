@@ -38,13 +38,12 @@ def draw_grouped_bars(
     ax: Axes,
     series: Mapping[str, ArrayLike],
     *,
-    width: float = 0.8,
     legend: bool = True,
     xlabel: str | None = None,
     ylabel: str | None = None,
     **style: Any,
 ) -> list[BarContainer]:
-    """Draw several series of numbers as bars side by side, one group per category."""
+    """Draw several series of numbers as bars side by side, one group (0.8 wide) per category."""
     ax = check_axes(ax)
     if not isinstance(series, Mapping) or not series:
         raise TypeError(f"series must be a non-empty mapping of label -> values; got {series!r}")
@@ -53,15 +52,12 @@ def draw_grouped_bars(
     if len(sizes) != 1:
         raise ValueError(f"series must all have the same length; got lengths {sorted(sizes)}")
     n = sizes.pop()
-    total = float(width)
-    if isinstance(width, bool) or not 0.0 < total <= 1.0:
-        raise ValueError(f"width must be in (0, 1]; got {width!r}")
     legend = check_bool("legend", legend)
-    step = total / len(arrays)
+    step = 0.8 / len(arrays)
     x = np.arange(n, dtype=np.float64)
     containers = []
     for k, (name, values) in enumerate(arrays.items()):
-        offset = -total / 2 + step * (k + 0.5)
+        offset = -0.4 + step * (k + 0.5)
         containers.append(ax.bar(x + offset, values, width=step, label=name, **style))
     ax.set_xticks(x, [str(t) for t in range(n)])
     ax.axhline(0.0, color=_DARK_GREY, linewidth=0.8)
