@@ -31,11 +31,11 @@ ALLOWED: dict[str, set[str]] = {}
 # (+81, issue 34), exercises posed with drawn values (+93, issue 33) and one preset registry (+18)
 # brought it to 17,724. The linecut branch then removed options that no notebook, tool, figure or
 # benchmark passes (plots, word_order_model, first_position_above) and checks made twice, to
-# 17,678: 10,711 lines of code, 4,638 of docstrings (most of them the numpydoc of what the
-# notebooks call, kept by decision), 258 of comments and 2,071 blank, counted over the AST.
-# Reaching 14,000 needs about 3,700 lines out of working code. A change that grows the library
-# past this must say why here.
-MAX_PACKAGE_LINES = 17_680
+# 17,670: 10,703 lines of code, 4,638 of docstrings (most of them the numpydoc of what the
+# notebooks call, kept by decision), 258 of comments and 2,071 blank, counted over the AST; with
+# the heatmap explorers' frozen layout (+14), 17,684. Reaching 14,000 needs about 3,700 lines out
+# of working code. A change that grows the library past this must say why here.
+MAX_PACKAGE_LINES = 17_685
 
 _BRANCHES = (ast.If, ast.IfExp, ast.For, ast.AsyncFor, ast.While, ast.ExceptHandler, ast.Assert,
              ast.match_case)
