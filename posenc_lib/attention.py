@@ -287,9 +287,7 @@ VOCAB: tuple[str, ...] = ("the", "cat", "was", "chasing", "mouse")
 """The words of notebook 00's sentences, one embedding row each in :func:`word_order_model`."""
 
 
-def word_order_model(
-    d_model: int = 8, seed: int = 0, *, n_words: int = len(VOCAB)
-) -> tuple[Array, Array, Array, Array]:
+def word_order_model(d_model: int = 8, seed: int = 0) -> tuple[Array, Array, Array, Array]:
     """Return notebook 00's toy model: embeddings of :data:`VOCAB` and W_q, W_k, W_v.
 
     Parameters
@@ -298,12 +296,10 @@ def word_order_model(
         Width of the embeddings and projections.
     seed : int, default 0
         Seed of ``np.random.default_rng``.
-    n_words : int, default len(VOCAB)
-        Number of embedding rows.
 
     Returns
     -------
-    table : numpy.ndarray, shape (n_words, d_model)
+    table : numpy.ndarray, shape (len(VOCAB), d_model)
     w_q, w_k, w_v : numpy.ndarray, shape (d_model, d_model)
 
     Notes
@@ -318,6 +314,6 @@ def word_order_model(
     """
     d_model = check_int("d_model", d_model)
     rng = np.random.default_rng(check_int("seed", seed, minimum=0))
-    table = rng.normal(size=(check_int("n_words", n_words), d_model))
+    table = rng.normal(size=(len(VOCAB), d_model))
     w_q, w_k, w_v = rng.normal(size=(3, d_model, d_model)) / np.sqrt(d_model)
     return table, w_q, w_k, w_v

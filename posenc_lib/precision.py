@@ -286,8 +286,7 @@ def sincos_error(
 
 
 def first_position_above(inv_freq: ArrayLike, dtype_name: str, threshold: float, stop: int, *,
-                         error_function: Callable[..., Any] | None = None,
-                         chunk: int = 2**18) -> int | None:
+                         error_function: Callable[..., Any] | None = None) -> int | None:
     """Return the first integer position whose sin/cos error exceeds ``threshold``.
 
     Every integer position ``0 <= m < stop`` is checked, in order, none sampled.
@@ -305,8 +304,6 @@ def first_position_above(inv_freq: ArrayLike, dtype_name: str, threshold: float,
     error_function : callable, optional
         ``f(positions, inv_freq, dtype_name)`` returning the error per position and pair;
         default :func:`sincos_error`.
-    chunk : int, default 262144
-        Positions evaluated at once.
 
     Returns
     -------
@@ -333,7 +330,7 @@ def first_position_above(inv_freq: ArrayLike, dtype_name: str, threshold: float,
     name = _check_dtype_name(dtype_name)
     limit = check_float("threshold", threshold, greater_than=0.0)
     end = check_int("stop", stop)
-    step = check_int("chunk", chunk)
+    step = 2**18  # positions evaluated at once, at most
     error_function = sincos_error if error_function is None else error_function
     u = machine_epsilon(name) / 2
     start, size = 0, min(step, 1024)

@@ -118,11 +118,6 @@ def encode(scheme: str, positions: Iterable[int], *, sentence_length: int | None
     return code if scheme == "sinusoidal" else code[:, [i ^ 1 for i in range(d_model)]]
 
 
-def _alibi(length: int) -> NDArray[np.float64]:
-    """One ALiBi head (slope 1/2), symmetric: ``bias[i, j] = -|i - j| / 2``."""
-    return alibi_bias([0.5], length, causal=False)[0]
-
-
 # --- the checks: each returns True/False from a computation -------------------------------
 # ``codes(positions, sentence_length, trained_length)`` is one scheme's encode function.
 _Codes = Callable[[Sequence[int], int, int], NDArray[np.float64]]
@@ -184,8 +179,8 @@ def _check_relative(codes: _Codes, k: int = 3) -> bool:
 def _offset_codes(scheme: str, length: int) -> NDArray[np.float64]:
     """What ``scheme`` adds for query i and key j, shape (length, length): ALiBi's bias
     (symmetric, slope 1/2), Shaw's table row ``clip(j - i, -k, k) + k``, T5's bucket of j - i."""
-    if scheme == "alibi":
-        return _alibi(length)
+    if scheme == "alibi":  # one symmetric head of slope 1/2: bias[i, j] = -|i - j| / 2
+        return alibi_bias([0.5], length, causal=False)[0]
     if scheme == "shaw":
         return shaw_relative_index(length, max_relative_position=_SHAW_K).astype(np.float64)
     offsets = np.subtract.outer(np.arange(length), np.arange(length))  # i - j

@@ -80,10 +80,6 @@ def test_grouped_bars_rejects_bad_input() -> None:
         draw_grouped_bars(ax, {})
     with pytest.raises(ValueError, match="same length"):
         draw_grouped_bars(ax, {"a": [1.0], "b": [1.0, 2.0]})
-    with pytest.raises(ValueError, match="width"):
-        draw_grouped_bars(ax, {"a": [1.0]}, width=1.5)
-    with pytest.raises(ValueError, match="categories"):
-        draw_grouped_bars(ax, {"a": [1.0, 2.0]}, categories=["x"])
 
 
 # --- draw_dot_rows ---------------------------------------------------------------------
@@ -91,7 +87,7 @@ def test_grouped_bars_rejects_bad_input() -> None:
 
 def test_dot_rows_put_each_row_on_its_own_line() -> None:
     rows = [np.arange(5) / 4, np.arange(50) / 49]
-    lines = draw_dot_rows(new_axes(), rows, labels=["5 tokens", "50 tokens"], annotate=True)
+    lines = draw_dot_rows(new_axes(), rows, labels=["5 tokens", "50 tokens"])
     np.testing.assert_allclose(lines[1].get_xdata(), rows[1])
     assert set(lines[0].get_ydata()) == {1.0} and set(lines[1].get_ydata()) == {0.0}
 

@@ -26,15 +26,16 @@ MAX_COMPLEXITY = 15
 # "path/inside/posenc_lib.py::Qualified.name": the offences ("lines", "complexity") allowed.
 ALLOWED: dict[str, set[str]] = {}
 # The whole package, every line counted (docstrings, comments and blank lines included). Issue 35
-# asked for about 14,000. Measured at 17,531 after the libcut branch (module docstrings and the
-# docstrings of internal helpers shortened, one dict check, a dead function removed): 9,909 lines
-# of code, 4,618 of docstrings (about 3,200 of them the numpydoc of what the notebooks call, kept
-# by decision), 248 of comments, 2,756 blank, counted over the AST. No public function is left
-# that only tests call, so 14,000 would have to come out of working code. A change that grows the
-# library past this must say why here: +81 for drawing each gallery picture once (issue 34's run
-# time) and +93 for posing 16 exercises with drawn values (issue 33) bring it to 17,706; one preset
-# registry (+18: the layer kinds of Qwen3-Next, Kimi Linear and DeepSeek-V4) to 17,724.
-MAX_PACKAGE_LINES = 17_740
+# asked for about 14,000. The libcut branch shortened module docstrings and the docstrings of
+# internal helpers, made names private and removed a dead function; gallery pictures drawn once
+# (+81, issue 34), exercises posed with drawn values (+93, issue 33) and one preset registry (+18)
+# brought it to 17,724. The linecut branch then removed options that no notebook, tool, figure or
+# benchmark passes (plots, word_order_model, first_position_above) and checks made twice, to
+# 17,670: 10,703 lines of code, 4,638 of docstrings (most of them the numpydoc of what the
+# notebooks call, kept by decision), 258 of comments and 2,071 blank, counted over the AST; with
+# the heatmap explorers' frozen layout (+14), 17,684. Reaching 14,000 needs about 3,700 lines out
+# of working code. A change that grows the library past this must say why here.
+MAX_PACKAGE_LINES = 17_685
 
 _BRANCHES = (ast.If, ast.IfExp, ast.For, ast.AsyncFor, ast.While, ast.ExceptHandler, ast.Assert,
              ast.match_case)

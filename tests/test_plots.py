@@ -446,7 +446,6 @@ def test_binary_table_plain_and_by_rate(ax):
         ({"periods": [2]}, "periods"),
         ({"periods": [2, 0]}, "periods"),
         ({"row_labels": ["a", "b"]}, "row_labels"),
-        ({"col_labels": ["a"]}, "col_labels"),
     ],
 )
 def test_binary_table_bad_input(ax, kwargs, match):

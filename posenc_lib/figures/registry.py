@@ -228,17 +228,14 @@ def parse_parameter(spec: FigureSpec, key: str, text: str) -> Any:
     default = _default_of(spec, key)
     label = f"{spec.name}.{key}"
     wrong = TypeError(f"{label} must be {_type_name(default)}; got {text!r}")
-    if isinstance(default, tuple):
-        items = [item.strip() for item in text.split(",") if item.strip()]
-        try:
+    try:
+        if isinstance(default, tuple):
+            items = [item.strip() for item in text.split(",") if item.strip()]
             values: Any = [_parse_scalar(item, default[0]) for item in items]
-        except ValueError:
-            raise wrong from None
-    else:
-        try:
+        else:
             values = _parse_scalar(text, default)
-        except ValueError:
-            raise wrong from None
+    except ValueError:
+        raise wrong from None
     return _coerce_parameter(spec, key, values)
 
 

@@ -33,9 +33,7 @@ T5_MAX_DISTANCE = 32
 def _extension_scaling(extension: str, factor: float, trained_length: int) -> dict[str, Any] | None:
     """The Hugging Face style ``rope_scaling`` dict of a context-extension method."""
     extension = check_choice("extension", extension, EXTENSIONS)
-    factor = check_float("factor", factor, greater_than=0.0)
-    if factor < 1.0:
-        raise ValueError(f"factor must be >= 1 (a context extension); got {factor!r}")
+    factor = check_float("factor", factor, at_least=1.0)  # a context extension
     trained_length = check_int("trained_length", trained_length)
     if extension == "none":
         return None

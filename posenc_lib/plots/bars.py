@@ -38,14 +38,12 @@ def draw_grouped_bars(
     ax: Axes,
     series: Mapping[str, ArrayLike],
     *,
-    categories: Sequence[Any] | None = None,
-    width: float = 0.8,
     legend: bool = True,
     xlabel: str | None = None,
     ylabel: str | None = None,
     **style: Any,
 ) -> list[BarContainer]:
-    """Draw several series of numbers as bars side by side, one group per category."""
+    """Draw several series of numbers as bars side by side, one group (0.8 wide) per category."""
     ax = check_axes(ax)
     if not isinstance(series, Mapping) or not series:
         raise TypeError(f"series must be a non-empty mapping of label -> values; got {series!r}")
@@ -54,18 +52,14 @@ def draw_grouped_bars(
     if len(sizes) != 1:
         raise ValueError(f"series must all have the same length; got lengths {sorted(sizes)}")
     n = sizes.pop()
-    ticks = list(range(n)) if categories is None else check_labels("categories", categories, n)
-    total = float(width)
-    if isinstance(width, bool) or not 0.0 < total <= 1.0:
-        raise ValueError(f"width must be in (0, 1]; got {width!r}")
     legend = check_bool("legend", legend)
-    step = total / len(arrays)
+    step = 0.8 / len(arrays)
     x = np.arange(n, dtype=np.float64)
     containers = []
     for k, (name, values) in enumerate(arrays.items()):
-        offset = -total / 2 + step * (k + 0.5)
+        offset = -0.4 + step * (k + 0.5)
         containers.append(ax.bar(x + offset, values, width=step, label=name, **style))
-    ax.set_xticks(x, [str(t) for t in ticks])
+    ax.set_xticks(x, [str(t) for t in range(n)])
     ax.axhline(0.0, color=_DARK_GREY, linewidth=0.8)
     set_labels(ax, xlabel, ylabel)
     if legend:
@@ -78,7 +72,6 @@ def draw_dot_rows(
     rows: Sequence[ArrayLike],
     *,
     labels: Sequence[str],
-    annotate: bool = False,
     xlabel: str | None = "Code value",
     **style: Any,
 ) -> list[Line2D]:
@@ -90,7 +83,6 @@ def draw_dot_rows(
         raise TypeError(f"rows must be a non-empty sequence of 1-D arrays; got {rows!r}")
     values = [as_vector(f"rows[{k}]", row) for k, row in enumerate(rows)]
     names = check_labels("labels", labels, len(values))
-    annotate = check_bool("annotate", annotate)
     style = {"linestyle": "none", "marker": "o", "markersize": 6, **style}
     n = len(values)
     lines = []
@@ -98,8 +90,6 @@ def draw_dot_rows(
         height = float(n - 1 - k)
         ax.axhline(height, color=GUIDE_GREY, linewidth=0.8, zorder=0)
         lines.append(ax.plot(row, np.full(row.size, height), **style)[0])
-        for index, value in enumerate(row if annotate else []):
-            ax.text(value, height + 0.18, str(index), ha="center", va="bottom", fontsize=8)
     ax.set_yticks([n - 1 - k for k in range(n)], names)
     ax.set_ylim(-0.6, n - 0.3)
     ax.grid(False, axis="y")
@@ -166,7 +156,6 @@ def draw_dimension_range(
     ax: Axes,
     ranges: ArrayLike,
     *,
-    log: bool = True,
     xlabel: str | None = "Dimension $j$",
     ylabel: str | None = "Range of PE(pos, $j$) over the positions",
     **style: Any,
@@ -178,15 +167,13 @@ def draw_dimension_range(
         raise ValueError(
             f"ranges must have an even length >= 2 (one per column); got {values.size}"
         )
-    log = check_bool("log", log)
-    if log and values.min() <= 0:
-        raise ValueError("ranges must be > 0 on a log axis (use log=False)")
+    if values.min() <= 0:
+        raise ValueError("ranges must be > 0 on a log axis")
     index = np.arange(values.size)
     style.setdefault("linewidth", 1.2)
     (sines,) = ax.plot(index[0::2], values[0::2], label="sine columns (even $j$)", **style)
     (cosines,) = ax.plot(index[1::2], values[1::2], label="cosine columns (odd $j$)", **style)
-    if log:
-        ax.set_yscale("log")
+    ax.set_yscale("log")
     set_labels(ax, xlabel, ylabel)
     ax.legend(loc="lower left")
     return [sines, cosines]

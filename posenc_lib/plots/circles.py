@@ -16,7 +16,7 @@ from matplotlib.lines import Line2D
 from matplotlib.text import Text
 from numpy.typing import ArrayLike
 
-from posenc_lib._checks import check_array, check_bool, check_float
+from posenc_lib._checks import check_array
 from posenc_lib.plots._common import (
     BLUE,
     OKABE_ITO,
@@ -128,8 +128,6 @@ def draw_unit_circle(
 def draw_vectors_2d(
     ax: Axes,
     vectors: Mapping[str, ArrayLike],
-    *,
-    limit: float | None = None,
     **style: Any,
 ) -> dict[str, Line2D]:
     """Draw 2-D vectors (a query and a key, rotated or not) from the origin, a dot at the tip."""
@@ -141,7 +139,7 @@ def draw_vectors_2d(
             raise ValueError(f"vectors[{label!r}] must have shape (2,); got {point.shape}")
         points[str(label)] = point
     longest = max(float(np.hypot(*p)) for p in points.values())
-    half = 1.2 * longest if limit is None else check_float("limit", limit, greater_than=0.0)
+    half = 1.2 * longest
     lines: dict[str, Line2D] = {}
     for label, (px, py) in points.items():
         (lines[label],) = ax.plot([0.0, px], [0.0, py], marker="o", markevery=[1], label=label,
@@ -155,8 +153,6 @@ def draw_vectors_2d(
 def draw_circle_points(
     ax: Axes,
     angles: Mapping[str, ArrayLike],
-    *,
-    annotate: bool = True,
     **style: Any,
 ) -> dict[str, Line2D]:
     """Draw points at given angles on nested circles, one circle per series (at most 4).
@@ -164,7 +160,6 @@ def draw_circle_points(
     """
     ax = check_axes(ax)
     series = check_mapping("angles", angles)
-    annotate = check_bool("annotate", annotate)
     if len(series) > 4:
         raise ValueError(f"angles must hold at most 4 series (nested circles); got {len(series)}")
     points: dict[str, Line2D] = {}
@@ -177,7 +172,7 @@ def draw_circle_points(
         xs, ys = radius * np.cos(phi), radius * np.sin(phi)
         options = {"marker": "o", "linestyle": "none", "color": colour, "markersize": 6, **style}
         (points[str(label)],) = ax.plot(xs, ys, label=str(label), **options)
-        for m, (px, py) in enumerate(zip(xs, ys, strict=True) if annotate else []):
+        for m, (px, py) in enumerate(zip(xs, ys, strict=True)):
             ax.text(1.13 * px, 1.13 * py, str(m), ha="center", va="center", fontsize=7,
                     color=colour)
     square_view(ax, 1.3)

@@ -97,7 +97,6 @@ def draw_curves(
     """Draw several named curves that share one x axis, in colours and line styles that differ."""
     ax = check_axes(ax)
     xs = as_vector("x", x)
-    check_mapping("curves", curves)
     xscale = check_choice("xscale", xscale, _SCALES)
     yscale = check_choice("yscale", yscale, _SCALES)
     legend = check_bool("legend", legend)
@@ -148,7 +147,6 @@ def draw_frequency_ratios(
     ax: Axes,
     ratios: Mapping[str, ArrayLike],
     *,
-    log_scale: bool = True,
     legend: bool = True,
     factor: float | None = None,
     xlabel: str | None = "Pair index $i$",
@@ -164,21 +162,20 @@ def draw_frequency_ratios(
     sizes = {vector.size for vector in vectors.values()}
     if len(sizes) != 1:
         raise ValueError(f"ratios must all have the same length; got lengths {sorted(sizes)}")
-    if log_scale and any(np.any(vector <= 0) for vector in vectors.values()):
+    if any(np.any(vector <= 0) for vector in vectors.values()):
         raise ValueError("ratios must be > 0 on a log scale")
     if factor is not None:
         factor = check_float("factor", factor, at_least=1.0)
     index = np.arange(sizes.pop())
     lines = _styled_lines(ax, index, vectors, _LINESTYLES[:6], style, _RATIO_COLORS)
-    if log_scale:
-        ax.set_yscale("log")
-        if factor is not None and factor > 1.0:
-            # ticks at 1, 1/2, 1/4, ... above 1/s, one labelled 1/s, and a dotted line there
-            halvings = [2.0**-k for k in range(64) if 2.0**-k > 1.0 / factor * 1.15]
-            labels = [f"1/{round(1 / t):d}" if t < 1 else "1" for t in halvings]
-            ax.set_yticks([*halvings, 1.0 / factor], labels=[*labels, f"1/s = 1/{factor:g}"])
-            ax.set_yticks([], minor=True)
-            ax.axhline(1.0 / factor, color="#444444", linestyle=":", linewidth=0.9, zorder=1)
+    ax.set_yscale("log")
+    if factor is not None and factor > 1.0:
+        # ticks at 1, 1/2, 1/4, ... above 1/s, one labelled 1/s, and a dotted line there
+        halvings = [2.0**-k for k in range(64) if 2.0**-k > 1.0 / factor * 1.15]
+        labels = [f"1/{round(1 / t):d}" if t < 1 else "1" for t in halvings]
+        ax.set_yticks([*halvings, 1.0 / factor], labels=[*labels, f"1/s = 1/{factor:g}"])
+        ax.set_yticks([], minor=True)
+        ax.axhline(1.0 / factor, color="#444444", linestyle=":", linewidth=0.9, zorder=1)
     set_labels(ax, xlabel, ylabel)
     if legend:
         ax.legend(loc="lower left")
@@ -299,7 +296,6 @@ def draw_error_curves(
     xs = as_vector("positions", positions)
     if np.any(xs <= 0):
         raise ValueError("positions must be > 0 on a log axis")
-    check_mapping("errors", errors)
     legend = check_bool("legend", legend)
     vectors = _named_vectors("errors", errors, ("positions", xs),
                              lambda _, values: for_log_axis(values))

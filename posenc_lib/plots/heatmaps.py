@@ -137,7 +137,6 @@ def draw_signed_matrix(
     ax: Axes,
     matrix: ArrayLike,
     *,
-    limit: float | None = None,
     annotate: bool = False,
     cmap: str = _DIVERGING_CMAP,
     colorbar: bool = False,
@@ -149,10 +148,8 @@ def draw_signed_matrix(
     ax = check_axes(ax)
     data = as_matrix("matrix", matrix)
     annotate = check_bool("annotate", annotate)
-    if limit is None:
-        peak = float(np.abs(data).max()) if data.size else 0.0
-        limit = peak if peak > 0 else 1.0
-    limit = check_float("limit", limit, greater_than=0.0)
+    peak = float(np.abs(data).max()) if data.size else 0.0
+    limit = peak if peak > 0 else 1.0
     image = _show_image(ax, data, colorbar, xlabel, ylabel, cmap=cmap, vmin=-limit, vmax=limit,
                         **style)
     for axis in (ax.xaxis, ax.yaxis):
@@ -265,8 +262,7 @@ def draw_attention_weights(
         raise ValueError(
             f"key_labels are needed when weights are not square; got shape {matrix.shape}"
         )
-    if not isinstance(numbers, bool) or not isinstance(colorbar, bool):
-        raise TypeError(f"numbers and colorbar must be bools; got {numbers!r}, {colorbar!r}")
+    numbers = check_bool("numbers", numbers)
     style.setdefault("aspect", "equal")
     image = _show_image(ax, matrix, colorbar, xlabel, ylabel, cmap=cmap, vmin=0.0, vmax=1.0,
                         **style)

@@ -51,9 +51,6 @@ def draw_embedding_schematic(
     encodings: ArrayLike,
     *,
     tokens: Sequence[str],
-    embedding_cmap: str = "Blues",
-    position_cmap: str = "Oranges",
-    sum_cmap: str = "Greens",
 ) -> EmbeddingSchematic:
     """Draw, for each token, its embedding column plus its position column equals the input.
     w_n = e_n + p_n: the input at position n is the word's embedding plus the position vector of
@@ -75,9 +72,9 @@ def draw_embedding_schematic(
     step = 4.2
     for n, word in enumerate(tokens):
         left = n * step
-        result.embeddings.append(_column(ax, words[n], left, embedding_cmap, limit))
-        result.positions.append(_column(ax, places[n], left + 1.2, position_cmap, limit))
-        result.sums.append(_column(ax, inputs[n], left + 2.4, sum_cmap, sum_limit))
+        result.embeddings.append(_column(ax, words[n], left, "Blues", limit))
+        result.positions.append(_column(ax, places[n], left + 1.2, "Oranges", limit))
+        result.sums.append(_column(ax, inputs[n], left + 2.4, "Greens", sum_limit))
         for x, text in ((left + 0.9, "+"), (left + 2.1, "=")):
             result.texts.append(ax.text(x, 1.5, text, ha="center", va="center", fontsize=14))
         for x, text in ((left, "e"), (left + 1.2, "p"), (left + 2.4, "w")):

@@ -19,7 +19,7 @@ from matplotlib.table import Table
 from matplotlib.text import Text
 from numpy.typing import ArrayLike
 
-from posenc_lib._checks import check_array, check_int
+from posenc_lib._checks import check_array
 from posenc_lib.plots._common import (
     OKABE_ITO,
     as_matrix,
@@ -46,7 +46,6 @@ def draw_value_table(
     row_labels: Sequence[str],
     col_labels: Sequence[str],
     fmt: str = "{:.8f}",
-    font_size: float = 10.0,
     **style: Any,
 ) -> Table:
     """Render a matrix of numbers as a table filling ``ax`` (the axes frame is hidden)."""
@@ -65,7 +64,7 @@ def draw_value_table(
              "rowColours": [_HEADER_GREY] * n_rows, **style}
     table = ax.table(cellText=cells, rowLabels=rows, colLabels=cols, **style)
     table.auto_set_font_size(False)
-    table.set_fontsize(font_size)
+    table.set_fontsize(10.0)
     table.scale(1.0, 1.6)
     ax.set_axis_off()
     return table
@@ -86,8 +85,6 @@ def draw_binary_table(
     *,
     periods: ArrayLike | None = None,
     row_labels: Sequence[str] | None = None,
-    col_labels: Sequence[str] | None = None,
-    cmap: str = "YlOrRd",
     xlabel: str | None = None,
     ylabel: str | None = "Position",
     **style: Any,
@@ -102,11 +99,10 @@ def draw_binary_table(
     n_rows, n_bits = table.shape
     places = [f"$2^{n_bits - 1 - c}$" for c in range(n_bits)]
     rows = check_labels("row_labels", range(n_rows) if row_labels is None else row_labels, n_rows)
-    cols = check_labels("col_labels", places if col_labels is None else col_labels, n_bits)
-    data = _bit_colours(table, periods, cmap, style)
+    data = _bit_colours(table, periods, style)
     image = ax.imshow(data, **{"aspect": "auto", **style})
     digits = cell_texts(ax, table.astype(int).astype(str), fontsize=9)
-    _cell_grid(ax, rows, cols)
+    _cell_grid(ax, rows, places)
     set_labels(ax, xlabel, ylabel)
     return BinaryTable(image, digits)
 
@@ -123,8 +119,7 @@ def _cell_grid(ax: Axes, rows: list[str], cols: list[str]) -> None:
     ax.grid(True, which="minor", color="#999999", linewidth=0.6)
 
 
-def _bit_colours(table: np.ndarray, periods: ArrayLike | None, cmap: str,
-                 style: dict[str, Any]) -> np.ndarray:
+def _bit_colours(table: np.ndarray, periods: ArrayLike | None, style: dict[str, Any]) -> np.ndarray:
     """The image data of the bits; sets its colour defaults in ``style``."""
     if periods is None:
         style.setdefault("cmap", _PLAIN_CMAP.with_extremes(bad="white"))
@@ -138,7 +133,7 @@ def _bit_colours(table: np.ndarray, periods: ArrayLike | None, cmap: str,
             f"periods must hold {n_bits} positive numbers (one per bit column); got {period!r}"
         )
     rate = 1.0 / period
-    style.setdefault("cmap", matplotlib.colormaps[cmap].with_extremes(bad="white"))
+    style.setdefault("cmap", matplotlib.colormaps["YlOrRd"].with_extremes(bad="white"))
     style.setdefault("norm", LogNorm(vmin=rate.min() / 2.5, vmax=rate.max()))
     # rate_j = 1 / period_j (set bits; clear bits are masked)
     return np.ma.masked_equal(table * rate[None, :], 0.0)
@@ -157,16 +152,13 @@ def draw_float32_bits(
     values: ArrayLike,
     *,
     labels: Sequence[str] | None = None,
-    kept_bits: int = 16,
 ) -> BitRows:
-    """Draw the float32 bit pattern of each value, coloured by field, with dropped bits faded.
-    Sign vermillion, exponent blue, fraction green; clear bits pale, dropped bits lighter.
+    """Draw the float32 bit pattern of each value, coloured by field, with the 16 bits bfloat16
+    drops faded. Sign vermillion, exponent blue, fraction green; clear bits pale.
     """
     ax = check_axes(ax)
     bits = float32_bits(values)
-    kept = check_int("kept_bits", kept_bits, minimum=1)
-    if kept > 32:
-        raise ValueError(f"kept_bits must be in 1..32; got {kept}")
+    kept = 16  # bfloat16 keeps the sign, the 8 exponent bits and the first 7 fraction bits
     n = bits.shape[0]
     if labels is None:
         labels = [f"{v:.8g}" for v in np.asarray(values, dtype=np.float32).tolist()]
