@@ -10,6 +10,7 @@ the notebook's and from every mistake the check names.
 
 from __future__ import annotations
 
+import inspect
 import math
 from pathlib import Path
 
@@ -19,7 +20,7 @@ import pytest
 
 from posenc_lib.bias import alibi_slopes
 from posenc_lib.exercises import all_exercises
-from posenc_lib.exercises._core import _compare
+from posenc_lib.exercises._core import Mistake, _compare
 from posenc_lib.shift import shift_matrix
 from posenc_lib.sinusoidal import sinusoidal_encoding_at
 from tests.test_nbgrader import SEED, answer_cells
@@ -99,9 +100,38 @@ def test_a_drawn_answer_is_neither_the_notebooks_nor_a_named_mistake(key: str, i
             assert ex.shortcut_used(None, cell=shortcut.example) == shortcut
         # the check names the mistakes for the posed values (the setup cell poses them); a
         # mistake made from the answer needs the posed answer, which the checkout's key lacks
-        first = next((m for m in ex.mistakes if not m.from_answer), None)
+        # (a stored mistake, made for the notebook's values, has none for others: not named)
+        first = next((m for m in ex.mistakes
+                      if not m.from_answer and m.compute() is not None), None)
         if first is not None:
             assert first.label in ex.check(first.compute()).message
+
+
+def _stored(mistake: Mistake) -> bool:
+    """Whether ``mistake``'s value is one the package stores (tools/answer_key.py), made for the
+    notebook's values: wrapped by while_posed, or read directly (which this test refuses)."""
+    return ("while_posed" in mistake.value.__qualname__
+            or "stored_mistake" in inspect.getsource(mistake.value))
+
+
+STORED = {key: [i for i, m in enumerate(all_exercises()[key].mistakes) if _stored(m)]
+          for key in VARIANTS if "06" <= key[:2] <= "10"}
+"""The stored mistakes of each variant of notebooks 06 to 10 (the other notebooks' variants
+name theirs their own way)."""
+
+
+@pytest.mark.parametrize(("key", "index"), [(k, i) for k, i in CASES if STORED.get(k)])
+def test_a_stored_mistake_is_never_named_for_drawn_values(key: str, index: int) -> None:
+    values = VARIANTS[key].sets[index]
+    stored = [all_exercises()[key].mistakes[i] for i in STORED[key]]
+    own = [m.compute() for m in stored]
+    assert all(value is not None for value in own)  # named for the notebook's values
+    with posed(key, values) as ex:
+        assert [ex.mistakes[i].compute() for i in STORED[key]] == [None] * len(stored)
+        for value, mistake in zip(own, stored, strict=True):  # the notebook's mistake value,
+            assert mistake.label not in ex.check(value).message  # answered to the release
+            assert mistake.label not in ex.check(np.asarray(value) * np.nan).message
+    assert [m.compute() for m in stored] == own  # named again once posed as the notebook
 
 
 def test_use_refuses_what_the_notebook_does_not_pose() -> None:

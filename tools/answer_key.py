@@ -380,7 +380,7 @@ EXPECTED: dict[str, Callable[[], Any]] = {
                           nb06._dynamic_slowest(nb06._CACHE["now"]))
     ),
     "06.which_scaling": lambda: nb06._reasoned(resolve_rope_type(MYSTERY_CONFIG)),
-    "07.alibi_self_weight": lambda: alibi_self_weight(nb07._SLOPE),
+    "07.alibi_self_weight": lambda: alibi_self_weight(nb07._SELF["slope"]),
     "07.alibi_heads": lambda: nb07.alibi_slopes(nb07._HEADS),
     "07.t5_decoder_starts": lambda: (
         nb07._starts(nb07.t5_relative_position_bucket(

@@ -251,6 +251,15 @@ def _same_cat_solution(v: dict[str, Any]) -> str:
             f'same_as_a = {{"{first}", "{second}"}}')
 
 
+# --- notebooks 06 to 10 (second helper of issue 33) -------------------------------------------
+
+
+def _self_weight_solution(v: dict[str, Any]) -> str:
+    ratio = f"q = np.exp(-{v['slope']:g})".ljust(43)
+    return (f"{ratio}# the weight ratio from one key to the next one back\n"
+            "self_weight = (1 - q) / (1 - q ** 10)      # 1 / (1 + q + ... + q**9)")
+
+
 VARIANTS: dict[str, Variant] = {
     "01.carry_flips": Variant(
         sets=({"positions": (39, 79, 31, 119)}, {"positions": (27, 55, 127, 71)},
@@ -335,6 +344,11 @@ VARIANTS: dict[str, Variant] = {
     "00.same_cat": Variant(  # the letters of the notebook's sentences a, b, c, d, e
         sets=({"letters": "dbeac"}, {"letters": "ecabd"}, {"letters": "cdbea"}),
         prompt=_same_cat_prompt, solution=_same_cat_solution),
+    # --- notebooks 06 to 10 (second helper of issue 33) ---
+    "07.alibi_self_weight": Variant(  # the stored mistakes (sign, slope doubled) are not named
+        sets=({"slope": 0.125, "m": "1/8"}, {"slope": 0.0625, "m": "1/16"},
+              {"slope": 0.5, "m": "1/2"}),
+        prompt=lambda v: [f"slope $m = {v['m']}$"], solution=_self_weight_solution),
 }
 """The exercises a graded release poses with other values, by key."""
 
