@@ -391,7 +391,8 @@ EXPECTED: dict[str, Callable[[], Any]] = {
         nb07._local(nb07.alibi_weights_by_distance(nb07._LOCAL_HEADS, nb07._CONTEXT))
     ),
     "08.bfloat16_ties": lambda: nb08.round_to_dtype(np.array(nb08._TIES["positions"]), 'bfloat16'),
-    "08.truncation_bias": lambda: mean_truncation_error(1.0, 8.0),
+    "08.truncation_bias": lambda: mean_truncation_error(
+        float(nb08._SPREAD["low"]), float(nb08._SPREAD["high"])),
     "08.table_detector": lambda: (
         np.array([build is nb08._narrow_angle_table for build, _ in nb08._TABLES])
     ),

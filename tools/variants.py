@@ -260,6 +260,21 @@ def _self_weight_solution(v: dict[str, Any]) -> str:
             "self_weight = (1 - q) / (1 - q ** 10)      # 1 / (1 + q + ... + q**9)")
 
 
+def _truncation_solution(v: dict[str, Any]) -> str:
+    low, high = v["low"], v["high"]
+    widths = [low * 2**k for k in range(round(math.log2(high / low)))]
+    listed = ", ".join(map(str, widths))
+    binades = [f"[{w}, {2 * w})" for w in widths]
+    named = f"{', '.join(binades[:-1])} and {binades[-1]}"
+    total = high - low
+    return (f"{f'gaps = 2.0 ** -7 * np.array([{listed}])'.ljust(44)}"
+            f"# bfloat16's gap in {named}\n"
+            f"{f'shares = np.array([{listed}]) / {total}'.ljust(44)}"
+            f"# an even spread over [{low}, {high}): each binade's width / {total}\n"
+            "mean_error = float(-(shares * gaps / 2).sum())   "
+            "# truncation loses half a gap on average")
+
+
 VARIANTS: dict[str, Variant] = {
     "01.carry_flips": Variant(
         sets=({"positions": (39, 79, 31, 119)}, {"positions": (27, 55, 127, 71)},
@@ -349,6 +364,9 @@ VARIANTS: dict[str, Variant] = {
         sets=({"slope": 0.125, "m": "1/8"}, {"slope": 0.0625, "m": "1/16"},
               {"slope": 0.5, "m": "1/2"}),
         prompt=lambda v: [f"slope $m = {v['m']}$"], solution=_self_weight_solution),
+    "08.truncation_bias": Variant(  # the stored mistakes (one binade's bias) are not named
+        sets=({"low": 1, "high": 4}, {"low": 1, "high": 16}, {"low": 4, "high": 32}),
+        prompt=lambda v: [f"$[{v['low']}, {v['high']})$"], solution=_truncation_solution),
 }
 """The exercises a graded release poses with other values, by key."""
 

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from posenc_lib.exercises._core import Exercise, Mistake, Shortcut
+from posenc_lib.exercises._core import Exercise, Mistake, Shortcut, while_posed
 from posenc_lib.exercises._data import stored_mistake
 from posenc_lib.frequencies import inverse_frequencies
 from posenc_lib.precision import round_to_dtype
@@ -67,17 +67,27 @@ bfloat16_ties = Exercise(
 )
 
 _GAP_AT_ONE = 2.0**-7  # bfloat16's gap in [1, 2)
+_SPREAD = {"low": 1, "high": 8}
+"""08.truncation_bias: the powers of two the numbers are spread between (a graded release may
+pose others: ``use``)."""
+
+
+def _binade_widths() -> NDArray[np.float64]:
+    """The widths of the binades [2^k, 2^(k+1)) that make up [low, high): also their gaps over
+    bfloat16's gap in [1, 2)."""
+    low, high = _SPREAD["low"], _SPREAD["high"]
+    return low * 2.0 ** np.arange(round(np.log2(high / low)))
 
 
 truncation_bias = Exercise(
     key="08.truncation_bias", answer_name="mean_error", level="core", kind="derivation", minutes=12,
-    rtol=0.01,
-    title="The mean error of truncating numbers spread evenly over [1, 8) to bfloat16",
+    rtol=0.01, params=_SPREAD,
+    title="The mean error of truncating numbers spread evenly over [{low}, {high}) to bfloat16",
     hints=(
         "Truncation always rounds toward zero, so for positive numbers the error has one sign. "
         "Find the average error within one binade first, then weigh the binades.",
         "Within a binade, truncation lowers a number by an amount spread evenly between 0 and one "
-        "gap, so by half a gap on average. [1, 8) holds three binades, [1, 2), [2, 4) and [4, 8): "
+        "gap, so by half a gap on average. Split [{low}, {high}) into its binades [2^k, 2^(k+1)): "
         "find bfloat16's gap in each (7 fraction bits) and the share of an even spread that falls "
         "in each (its width over the whole width). Weigh each binade's mean error by its share, "
         "and keep the sign.",
@@ -86,11 +96,11 @@ truncation_bias = Exercise(
     "weighting each binade's gap by the share of the numbers it holds.",
     mistakes=(
         Mistake("the bias of [1, 2) alone: the gap doubles at 2 and again at 4",
-                lambda: stored_mistake("08.truncation_bias", 0)),
-        Mistake("the three binades averaged with equal weights: [4, 8) holds 4/7 of the numbers",
-                lambda: -(1 + 2 + 4) / 3 * _GAP_AT_ONE / 2),
+                while_posed(_SPREAD, lambda: stored_mistake("08.truncation_bias", 0))),
+        Mistake("the binades averaged with equal weights: each holds twice the numbers of the "
+                "one below it", lambda: -_binade_widths().mean() * _GAP_AT_ONE / 2),
         Mistake("the bias of the top binade [4, 8) only",
-                lambda: stored_mistake("08.truncation_bias", 1)),
+                while_posed(_SPREAD, lambda: stored_mistake("08.truncation_bias", 1))),
         Mistake("a whole gap: the error spreads evenly from 0 to one gap",
                 lambda right: 2 * right, from_answer=True),
         Mistake("the sign: truncation moves positive numbers towards zero, that is down",
@@ -98,7 +108,7 @@ truncation_bias = Exercise(
     ),
     shortcuts=(
         Shortcut("a bfloat16 emulation (reason from the gaps; the cell after the check measures "
-                 "it)", _ROUNDING_CALLS + r"|0x[Ff]{4}0000",
+                 "it)", _ROUNDING_CALLS + r"|0x[Ff]{{4}}0000",
                  "err = round_to_bfloat16(x, mode='truncate') - x"),
     ),
 )
