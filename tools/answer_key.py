@@ -50,6 +50,7 @@ from posenc_lib.exercises import (  # noqa: E402
     nb07,
     nb08,
     nb09,
+    nb10,
     nb11,
 )
 from posenc_lib.exercises._key import KEY_FILE, encode  # noqa: E402
@@ -408,10 +409,11 @@ EXPECTED: dict[str, Callable[[], Any]] = {
     "09.mrope_positions": lambda: mrope_image_positions(
         *(nb09._MROPE[k] for k in ("before", "rows", "cols", "after"))),
     "09.cache_survives": lambda: {name for name in nb09.PRESETS if nb09._frequencies_change(name)},
-    "10.turning_pairs": lambda: int(np.count_nonzero(lab_turns(4 * LAB_TRAINED) >= 1)),
-    "10.break_position": lambda: first_below(mean_curve("t5"), 0.5, LAB_TRAINED),
+    "10.turning_pairs": lambda: int(np.count_nonzero(lab_turns(nb10._COVERED["length"]) >= 1)),
+    "10.break_position": lambda: first_below(mean_curve("t5"), nb10._BREAK["threshold"],
+                                              LAB_TRAINED),
     "10.seed_spread": close_to_rope,
-    "10.t5_far_bucket": lambda: far_keys(4 * LAB_TRAINED),
+    "10.t5_far_bucket": lambda: far_keys(nb10._FAR["tokens"]),
     "11.ntk_ratios": lambda: method_frequency_ratios(
         nb11._HEAD, nb11._BASE, float(nb11._FACTOR["s"]), nb11._TRAINED, ("ntk",)
     )["ntk"][list(nb11._PAIRS)],

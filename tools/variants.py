@@ -21,6 +21,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from posenc_lib.exercises import all_exercises
 from posenc_lib.exercises._core import Exercise
 from tools.answer_key import EXPECTED
@@ -275,6 +277,58 @@ def _truncation_solution(v: dict[str, Any]) -> str:
             "# truncation loses half a gap on average")
 
 
+_TIMES = {4: "four", 8: "eight", 32: "thirty-two", 64: "sixty-four"}
+"""10.turning_pairs: each length as a multiple of the lab's trained 32, in words."""
+
+
+def _covered_prompt(v: dict[str, Any]) -> list[str]:
+    if v["times"] == 4:  # the lab's own fine-tune
+        start = "The PI fine-tune trains at 4x, on 128\npositions"
+    else:
+        start = f"A fine-tune at {v['times']}x would train on {v['length']}\npositions"
+    return [f"{start}: predict, without running code, how many of the 8 pairs make at least "
+            f"one full turn\nwithin {v['length']} positions"]
+
+
+def _covered_solution(v: dict[str, Any]) -> str:
+    length = v["length"]
+    turns = length / (2 * math.pi) * 10.0 ** (-np.arange(8) / 2)
+    shown = [f"{t:.1f}" for t in turns[turns >= 1]] + [f"{turns[turns < 1][0]:.2g}"]
+    return ("# theta_i = 10000**(-2i/16) = 10**(-i/2): 1, 0.32, 0.1, 0.03, ...\n"
+            f"# Turns in {length} positions: {length} * theta_i / (2 pi), about "
+            f"{length / (2 * math.pi):.1f} * theta_i: {', '.join(shown)}, ...\n"
+            f"# ({_TIMES[v['times']]} times the turns within 32 positions printed in Going "
+            "further).\n"
+            f"n_turning = {int(np.count_nonzero(turns >= 1))}")
+
+
+def _break_solution(v: dict[str, Any]) -> str:
+    return ('t5_curve = results.mean_curves(grid["curves"], "induction", ["t5"], 8)["t5"]\n'
+            "past_training = np.nan_to_num(t5_curve[L:], nan=1.0)   "
+            "# positions with no score are NaN\n"
+            f"t5_breaks_at = int(L + np.flatnonzero(past_training < {v['threshold']})[0])")
+
+
+def _far_prompt(v: dict[str, Any]) -> list[str]:
+    article = "an" if str(v["times"]).startswith("8") else "a"
+    return [f"{article} {v['times']}x input ({v['tokens']} tokens), how many of its\n"
+            f"{v['tokens']} keys"]
+
+
+def _far_solution(v: dict[str, Any]) -> str:
+    tokens = v["tokens"]
+    many = "about a hundred keys" if tokens == 128 else f"{tokens - 27} keys"
+    offsets = "last_query_offsets = np.arange(n_tokens) - (n_tokens - 1)"
+    return ("from posenc_lib.bias import t5_relative_position_bucket\n\n"
+            f"n_tokens = {v['times']} * L\n"
+            f"{offsets}      # j - i for i = {tokens - 1}\n"
+            "bucket = t5_relative_position_bucket(last_query_offsets, bidirectional=False,\n"
+            "                                     num_buckets=16, max_distance=32)\n"
+            "far_keys = int(np.sum(bucket == bucket[0]))\n"
+            f"# Every key 27 or more tokens back shares one bias: {many} the bias cannot rank\n"
+            "# compete with the key 5 back, and there are more of them the longer the input.")
+
+
 VARIANTS: dict[str, Variant] = {
     "01.carry_flips": Variant(
         sets=({"positions": (39, 79, 31, 119)}, {"positions": (27, 55, 127, 71)},
@@ -367,6 +421,20 @@ VARIANTS: dict[str, Variant] = {
     "08.truncation_bias": Variant(  # the stored mistakes (one binade's bias) are not named
         sets=({"low": 1, "high": 4}, {"low": 1, "high": 16}, {"low": 4, "high": 32}),
         prompt=lambda v: [f"$[{v['low']}, {v['high']})$"], solution=_truncation_solution),
+    # Notebook 10's answers that read the committed training results (10.break_position) are
+    # posed with another threshold on the same curves: the runs are not redone at build time.
+    "10.turning_pairs": Variant(  # the stored mistakes (no 2 pi, within 32) are not named
+        sets=({"length": 256, "times": 8}, {"length": 1024, "times": 32},
+              {"length": 2048, "times": 64}),
+        prompt=_covered_prompt, solution=_covered_solution),
+    "10.break_position": Variant(  # the stored mistake (RoPE's curve) is not named
+        sets=({"threshold": 0.4}, {"threshold": 0.6}, {"threshold": 0.7}),
+        prompt=lambda v: [f"mean accuracy is below {v['threshold']}"],
+        solution=_break_solution),
+    "10.t5_far_bucket": Variant(  # the stored mistakes (8x, bidirectional) are not named
+        sets=({"tokens": 64, "times": 2}, {"tokens": 256, "times": 8},
+              {"tokens": 512, "times": 16}),
+        prompt=_far_prompt, solution=_far_solution),
 }
 """The exercises a graded release poses with other values, by key."""
 
