@@ -21,7 +21,10 @@ import pytest
 from posenc_lib.bias import alibi_slopes
 from posenc_lib.exercises import all_exercises
 from posenc_lib.exercises._core import Mistake, _compare
+from posenc_lib.frequencies import inverse_frequencies, turns_in_context
 from posenc_lib.lab import results
+from posenc_lib.models import rope_frequencies_from_config
+from posenc_lib.presets import PRESETS
 from posenc_lib.shift import shift_matrix
 from posenc_lib.sinusoidal import sinusoidal_encoding_at
 from tests.test_nbgrader import SEED, answer_cells
@@ -52,6 +55,8 @@ def run_solution(key: str, code: str, values: dict) -> object:
     namespace: dict[str, object] = {  # what the notebooks' setup cells import, and np
         "np": np, "math": math, "alibi_slopes": alibi_slopes, "shift_matrix": shift_matrix,
         "sinusoidal_encoding_at": sinusoidal_encoding_at,
+        "PRESETS": PRESETS, "rope_frequencies_from_config": rope_frequencies_from_config,
+        "inverse_frequencies": inverse_frequencies, "turns_in_context": turns_in_context,
         "results": results, "grid": results.load("curves"), "L": 32,  # 10's lab: trained length
     }
     exec(posed_stub(key, values), namespace)

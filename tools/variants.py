@@ -25,6 +25,7 @@ import numpy as np
 
 from posenc_lib.exercises import all_exercises
 from posenc_lib.exercises._core import Exercise
+from posenc_lib.presets import PRESETS
 from tools.answer_key import EXPECTED
 
 
@@ -329,6 +330,37 @@ def _far_solution(v: dict[str, Any]) -> str:
             "# compete with the key 5 back, and there are more of them the longer the input.")
 
 
+_SPELLED = {1: ("one full turn", "one turn"), 2: ("two full turns", "two turns")}
+"""09.llama31_slow_pairs: the turn counts, as the prompt writes them."""
+
+
+def _slow_pairs_prompt(v: dict[str, Any]) -> list[str]:
+    full, short = _SPELLED[v["turns"]]
+    pairs = v["head"] // 2
+    return [f"{v['name']} also has", f"(of its {pairs}) that make less than {full}",
+            f"$\\text{{rope\\_theta}}^{{-2i/{v['head']}}}$. Store in `pushed_below` how many "
+            f"more pairs stay under {short}", f"the {v['line']} line"]
+
+
+def _slow_pairs_solution(v: dict[str, Any]) -> str:
+    model, turn, factor = v["model"], v["turn"], PRESETS[v["model"]]["rope_scaling"]["factor"]
+    if v["turns"] == 1:
+        why = (f"# Pairs with wavelengths over 8192 were below one turn already (the low band, "
+               f"divided by {factor:g}).\n"
+               "# The middle band, wavelengths between 8192 / 4 and 8192, is interpolated "
+               "smoothly: its slowest\n# pairs made just over one turn and now make less.")
+    else:
+        why = (f"# Pairs with wavelengths over 8192 / {v['turns']} were below {turn} already: "
+               "scaling only slows pairs.\n"
+               "# The middle band, wavelengths between 8192 / 4 and 8192, is interpolated "
+               f"smoothly: some of its\n# pairs made just over {turn} and now make less.")
+    return (f'scaled, _ = rope_frequencies_from_config(PRESETS["{model}"])\n'
+            f'unscaled = inverse_frequencies({v["head"]}, PRESETS["{model}"]["rope_theta"])\n'
+            f"below_with = np.count_nonzero(turns_in_context(scaled, 8192) < {v['turns']})\n"
+            f"below_without = np.count_nonzero(turns_in_context(unscaled, 8192) < {v['turns']})\n"
+            f"pushed_below = int(below_with - below_without)\n{why}")
+
+
 VARIANTS: dict[str, Variant] = {
     "01.carry_flips": Variant(
         sets=({"positions": (39, 79, 31, 119)}, {"positions": (27, 55, 127, 71)},
@@ -435,6 +467,14 @@ VARIANTS: dict[str, Variant] = {
         sets=({"tokens": 64, "times": 2}, {"tokens": 256, "times": 8},
               {"tokens": 512, "times": 16}),
         prompt=_far_prompt, solution=_far_solution),
+    "09.llama31_slow_pairs": Variant(  # the presets with a llama3 scaling that has a middle band
+        sets=({"model": "llama-3.2-1b", "name": "Llama 3.2 1B", "head": 64, "turns": 1,
+               "turn": "one turn", "line": "one-turn"},
+              {"model": "llama-3.1-8b", "name": "Llama 3.1 8B", "head": 128, "turns": 2,
+               "turn": "two turns", "line": "two-turn"},
+              {"model": "llama-3.2-1b", "name": "Llama 3.2 1B", "head": 64, "turns": 2,
+               "turn": "two turns", "line": "two-turn"}),
+        prompt=_slow_pairs_prompt, solution=_slow_pairs_solution),
 }
 """The exercises a graded release poses with other values, by key."""
 

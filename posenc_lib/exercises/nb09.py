@@ -25,31 +25,36 @@ from posenc_lib.rope_variants import (
 __all__ = ["cache_survives", "llama31_slow_pairs", "mla_cache", "mrope_positions",
            "partial_vs_p_rope"]
 
-_LLAMA31 = PRESETS["llama-3.1-8b"]
+_SLOW: dict[str, Any] = {"model": "llama-3.1-8b", "name": "Llama 3.1 8B", "head": 128,
+                         "turns": 1, "turn": "one turn", "line": "one-turn"}
+"""09.llama31_slow_pairs: the model (a preset with a llama3 scaling), its head size, and the
+number of turns the pairs are counted under, in words (a graded release may pose others:
+``use``)."""
 
 
 def _slow(inv_freq: NDArray[np.float64], length: int = 8192) -> int:
-    return int(np.count_nonzero(turns_in_context(inv_freq, length) < 1))
+    return int(np.count_nonzero(turns_in_context(inv_freq, length) < _SLOW["turns"]))
 
 
 def _scaled_slow(length: int = 8192) -> int:
-    return _slow(rope_frequencies_from_config(_LLAMA31)[0], length)
+    return _slow(rope_frequencies_from_config(PRESETS[_SLOW["model"]])[0], length)
 
 
 def _plain_slow(length: int = 8192) -> int:
-    return _slow(inverse_frequencies(128, _LLAMA31["rope_theta"]), length)
+    return _slow(inverse_frequencies(_SLOW["head"], PRESETS[_SLOW["model"]]["rope_theta"]),
+                 length)
 
 
 llama31_slow_pairs = Exercise(
     key="09.llama31_slow_pairs", answer_name="pushed_below", level="warm-up", kind="derivation",
-    minutes=10,
-    title="Llama 3.1 8B: how many pairs does its scaling push below one turn in 8192 tokens?",
+    minutes=10, params=_SLOW,
+    title="{name}: how many pairs does its scaling push below {turn} in 8192 tokens?",
     hints=(
         "Count twice and subtract. Before you compute, ask which of the three bands of Llama 3's "
-        "scaling could move a pair across the one-turn line, and which cannot.",
-        "Pair i makes L theta_i / (2 pi) turns in L = 8192 tokens. Count the pairs under one turn "
-        "with the first value rope_frequencies_from_config(PRESETS['llama-3.1-8b']) returns, and "
-        "again with the plain rope_theta ** (-2i/128), for example inverse_frequencies(128, "
+        "scaling could move a pair across the {line} line, and which cannot.",
+        "Pair i makes L theta_i / (2 pi) turns in L = 8192 tokens. Count the pairs under {turn} "
+        "with the first value rope_frequencies_from_config(PRESETS['{model}']) returns, and "
+        "again with the plain rope_theta ** (-2i/{head}), for example inverse_frequencies({head}, "
         "rope_theta). The answer is the difference, as a Python int.",
     ),
     objective="Reads a real config's frequencies with rope_frequencies_from_config and sees that "
@@ -58,7 +63,7 @@ llama31_slow_pairs = Exercise(
         Mistake("the count with the scaling alone; the question asks how many more than without it",
                 _scaled_slow),
         Mistake("thinking the llama3 scaling only divides pairs that were already slow (its "
-                "middle band is interpolated too, and some of those pairs drop below one turn)",
+                "middle band is interpolated too, and some of those pairs drop below {turn})",
                 lambda: 0),
         Mistake("counting at max_position_embeddings = 131072 instead of the original L = 8192",
                 lambda: _scaled_slow(131072) - _plain_slow(131072)),
