@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import inspect
 import math
+import warnings
 from pathlib import Path
 
 import nbformat
@@ -19,7 +20,7 @@ import numpy as np
 import pytest
 
 from posenc_lib.bias import alibi_slopes
-from posenc_lib.exercises import all_exercises
+from posenc_lib.exercises import all_exercises, nb06
 from posenc_lib.exercises._core import Mistake, _compare
 from posenc_lib.frequencies import inverse_frequencies, turns_in_context
 from posenc_lib.lab import results
@@ -57,9 +58,11 @@ def run_solution(key: str, code: str, values: dict) -> object:
         "sinusoidal_encoding_at": sinusoidal_encoding_at,
         "PRESETS": PRESETS, "rope_frequencies_from_config": rope_frequencies_from_config,
         "inverse_frequencies": inverse_frequencies, "turns_in_context": turns_in_context,
-        "results": results, "grid": results.load("curves"), "L": 32,  # 10's lab: trained length
+        "nb06": nb06, "results": results, "grid": results.load("curves"),
+        "L": 32,  # notebook 10's lab: the trained length
     }
-    exec(posed_stub(key, values), namespace)
+    with posed(key, values):  # 06.llama3_bands' stub reads the posed frequencies
+        exec(posed_stub(key, values), namespace)
     exec(code, namespace)  # the course's own solution code
     return namespace[all_exercises()[key].answer_name]
 
@@ -179,3 +182,23 @@ def test_the_seed_is_drawn_once_and_kept(tmp_path: Path) -> None:
     for key, variant in VARIANTS.items():
         seen = {tuple(sorted(draw(seed, key).items())) for seed in range(20)}
         assert len(seen) == len(variant.sets), key
+
+
+@pytest.mark.parametrize("index", range(len(VARIANTS["06.llama3_bands"].sets)))
+def test_the_public_bands_code_fails_on_the_drawn_frequencies(index: int) -> None:
+    """06.llama3_bands' solution computes from the frequencies the release hands out, so the
+    release poses another d (and base and L): the public code, run on the drawn frequencies,
+    breaks on their number; with only its d corrected, its base and L misread them."""
+    key, values = "06.llama3_bands", VARIANTS["06.llama3_bands"].sets[index]
+    path = notebook_of(key)
+    public = solution_code(path, exercise_cells(path)[key].solution)
+    assert values["d"] != NOTEBOOK_VALUES[key]["d"]
+    with pytest.raises(ValueError, match="could not be broadcast"):
+        run_solution(key, public, values)
+    own_d = NOTEBOOK_VALUES[key]["d"]
+    mended = public.replace(f", {own_d}, 2) / {own_d})", f", {values['d']}, 2) / {values['d']})")
+    assert mended != public
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # polyfit on the wrong pairs may be poorly conditioned
+        copied = run_solution(key, mended, values)
+    assert not _compare(copied, answer_for(key, values), 1e-4, 1e-9)[0], copied

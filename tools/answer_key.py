@@ -83,8 +83,22 @@ KEY_PATH = ROOT / KEY_FILE
 DATA_PATH = ROOT / "posenc_lib" / "exercises" / "_data.json"
 """The stored inputs of the exercises whose parameters are the answer (written from here)."""
 
-BANDS = (16.0, 2.0, 16.0)
-"""06.llama3_bands: factor, low_freq_factor, high_freq_factor, which the learner reads back."""
+LLAMA3_BANDS: dict[tuple[int, int, int], tuple[float, float, float]] = {
+    (64, 500000, 8192): (16.0, 2.0, 16.0),  # the notebook's
+    (128, 500000, 32768): (12.0, 1.5, 6.0), (128, 10000, 4096): (20.0, 1.0, 8.0),
+    (128, 1000000, 16384): (6.0, 2.0, 12.0),  # the graded releases' (tools/variants.py)
+}
+"""06.llama3_bands: factor, low_freq_factor, high_freq_factor, which the learner reads back,
+by the (d, base, original length) the exercise is posed with."""
+
+
+def llama3_hidden(d: int, base: int, length: int) -> np.ndarray:
+    """06.llama3_bands: the frequencies the learner gets for the values (d, base, length)."""
+    return llama3_inv_freq(d, float(base), *LLAMA3_BANDS[(d, base, length)], length)
+
+
+def _posed_bands() -> tuple[int, int, int]:
+    return nb06._BANDS["d"], nb06._BANDS["base"], nb06._BANDS["L"]
 MYSTERY_CONFIG: dict[str, Any] = {
     "rope_type": "llama3", "factor": 16.0, "low_freq_factor": 1.0, "high_freq_factor": 16.0,
     "original_max_position_embeddings": 16384,
@@ -132,7 +146,7 @@ HIDDEN_INPUTS: dict[str, Callable[[], Any]] = {
         layout=CHECKPOINT_LAYOUT,
     ),  # tensor2tensor's spacing: CHECKPOINT_SPACING
     "05.checkpoint_key": _checkpoint_key,
-    "06.llama3_bands": lambda: llama3_inv_freq(64, 500000.0, *BANDS, nb06._BANDS_L),
+    "06.llama3_bands": lambda: llama3_hidden(64, 500000, 8192),
     "06.which_scaling": lambda: rope_frequencies(64, 1000000.0, MYSTERY_CONFIG)[0],
     **{f"11.table_orientation.{i}": lambda i=i: _drawn_table(i) for i in range(len(TABLES))},
 }
@@ -375,7 +389,7 @@ EXPECTED: dict[str, Callable[[], Any]] = {
     "06.ramp_bounds": lambda: np.array(nb06.yarn_correction_range(128, 10000.0, nb06._LONGER["L"])),
     "06.yarn_ratios": lambda: (yarn_inv_freq(64, 150000.0, 32.0, 4096, truncate=False)
                            / inverse_frequencies(64, 150000.0)),
-    "06.llama3_bands": lambda: np.array(BANDS),
+    "06.llama3_bands": lambda: np.array(LLAMA3_BANDS[_posed_bands()]),
     "06.dynamic_cache": lambda: (
         nb06._cache_drift(nb06._dynamic_slowest(nb06._CACHE["key"]),
                           nb06._dynamic_slowest(nb06._CACHE["now"]))

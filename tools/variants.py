@@ -26,7 +26,7 @@ import numpy as np
 from posenc_lib.exercises import all_exercises
 from posenc_lib.exercises._core import Exercise
 from posenc_lib.presets import PRESETS
-from tools.answer_key import EXPECTED
+from tools.answer_key import EXPECTED, llama3_hidden
 
 
 @dataclass(frozen=True)
@@ -361,6 +361,33 @@ def _slow_pairs_solution(v: dict[str, Any]) -> str:
             f"pushed_below = int(below_with - below_without)\n{why}")
 
 
+def _bands_set(d: int, base: int, length: int) -> dict[str, Any]:
+    """06.llama3_bands posed with (d, base, length) and the frequencies of the instructor's hidden
+    bands for them (tools.answer_key.LLAMA3_BANDS)."""
+    return {"d": d, "base": base, "L": length,
+            "frequencies": tuple(map(float, llama3_hidden(d, base, length)))}
+
+
+def _bands_prompt(v: dict[str, Any]) -> list[str]:
+    return [f"returns the {v['d'] // 2} frequencies",
+            f"$d = {v['d']}$, base {v['base']} and\n`original_max_position_embeddings` {v['L']} "
+            "after", f"hidden_llama3_frequencies()   # theta'_i, shape ({v['d'] // 2},)"]
+
+
+def _bands_solution(v: dict[str, Any]) -> str:
+    d, turns = v["d"], f"r_h = {v['L']} * trained_h / (2 * np.pi)".ljust(56)
+    return (f"trained_h = {float(v['base'])!r} ** (-np.arange(0, {d}, 2) / {d})\n"
+            "ratio_h = hidden / trained_h\n"
+            "factor_h = 1 / ratio_h.min()                            # the slowest pairs: "
+            "theta / factor\n"
+            "g_h = (ratio_h - 1 / factor_h) / (1 - 1 / factor_h)     # 0 divided, 1 kept\n"
+            f"{turns}# turns in L\n"
+            "blend_h = (g_h > 1e-9) & (g_h < 1 - 1e-9)\n"
+            "slope_h, intercept_h = np.polyfit(r_h[blend_h], g_h[blend_h], 1)   "
+            "# g = (r - low) / (high - low)\n"
+            "bands = (factor_h, -intercept_h / slope_h, (1 - intercept_h) / slope_h)")
+
+
 VARIANTS: dict[str, Variant] = {
     "01.carry_flips": Variant(
         sets=({"positions": (39, 79, 31, 119)}, {"positions": (27, 55, 127, 71)},
@@ -475,6 +502,10 @@ VARIANTS: dict[str, Variant] = {
               {"model": "llama-3.2-1b", "name": "Llama 3.2 1B", "head": 64, "turns": 2,
                "turn": "two turns", "line": "two-turn"}),
         prompt=_slow_pairs_prompt, solution=_slow_pairs_solution),
+    "06.llama3_bands": Variant(  # other hidden bands, with a d, base and L the public code lacks
+        sets=(_bands_set(128, 500000, 32768), _bands_set(128, 10000, 4096),
+              _bands_set(128, 1000000, 16384)),
+        prompt=_bands_prompt, solution=_bands_solution),
 }
 """The exercises a graded release poses with other values, by key."""
 
