@@ -15,6 +15,7 @@ import math
 import warnings
 from pathlib import Path
 
+import ml_dtypes
 import nbformat
 import numpy as np
 import pytest
@@ -202,3 +203,16 @@ def test_the_public_bands_code_fails_on_the_drawn_frequencies(index: int) -> Non
         warnings.simplefilter("ignore")  # polyfit on the wrong pairs may be poorly conditioned
         copied = run_solution(key, mended, values)
     assert not _compare(copied, answer_for(key, values), 1e-4, 1e-9)[0], copied
+
+
+@pytest.mark.parametrize("values", VARIANTS["08.float16_edges"].sets)
+def test_a_drawn_format_is_what_ml_dtypes_says(values: dict) -> None:
+    """08.float16_edges poses real formats: the bits, exponents and largest value the prompt
+    states are ml_dtypes' own, and the format overflows to inf (not NaN, not saturating)."""
+    kind = getattr(ml_dtypes, values["name"])
+    info = ml_dtypes.finfo(kind)
+    assert (values["bits"], values["top"], values["next"]) == (info.nmant, info.maxexp - 1,
+                                                              info.maxexp)
+    assert values["largest"] == float(info.max)
+    with np.errstate(over="ignore"):
+        assert np.isinf(np.float64(2 * values["largest"]).astype(kind))

@@ -22,6 +22,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import ml_dtypes
 import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -62,7 +63,7 @@ from posenc_lib.frequencies import (  # noqa: E402
 )
 from posenc_lib.lab.results import bootstrap_interval, mean_curves, summary  # noqa: E402
 from posenc_lib.lab.results import load as load_results  # noqa: E402
-from posenc_lib.precision import round_to_bfloat16, round_to_dtype  # noqa: E402
+from posenc_lib.precision import round_to_bfloat16  # noqa: E402
 from posenc_lib.rope import apply_rope  # noqa: E402
 from posenc_lib.rope_variants import mrope_image_positions  # noqa: E402
 from posenc_lib.scaling import (  # noqa: E402
@@ -184,10 +185,13 @@ def mean_truncation_error(low: float, high: float) -> float:
     return float(error.mean())
 
 
-def overflow_edges(candidates: np.ndarray) -> np.ndarray:
-    """08.float16_edges: the first of ``candidates`` float16 stores as its largest finite value,
-    and the first it stores as inf."""
-    stored = round_to_dtype(candidates, "float16")
+def overflow_edges(candidates: np.ndarray, name: str = "float16") -> np.ndarray:
+    """08.float16_edges: the first of ``candidates`` the format ``name`` (float16, or one of
+    ml_dtypes' formats with an infinity) stores as its largest finite value, and the first it
+    stores as inf."""
+    dtype = np.float16 if name == "float16" else getattr(ml_dtypes, name)
+    with np.errstate(over="ignore"):
+        stored = np.asarray(candidates, dtype=np.float64).astype(dtype).astype(np.float64)
     largest = stored[np.isfinite(stored)].max()
     return np.array([candidates[stored == largest][0], candidates[np.isinf(stored)][0]])
 
@@ -411,7 +415,8 @@ EXPECTED: dict[str, Callable[[], Any]] = {
     "08.table_detector": lambda: (
         np.array([build is nb08._narrow_angle_table for build, _ in nb08._TABLES])
     ),
-    "08.float16_edges": lambda: overflow_edges(np.arange(60_000, 70_000)),
+    "08.float16_edges": lambda: overflow_edges(
+        np.arange(nb08._FORMAT["largest"] // 2, 2 * nb08._FORMAT["largest"]), nb08._FORMAT["name"]),
     "09.llama31_slow_pairs": lambda: nb09._scaled_slow() - nb09._plain_slow(),
     "09.partial_vs_p_rope": lambda: (
         np.stack([nb09._partial_row(),

@@ -388,6 +388,40 @@ def _bands_solution(v: dict[str, Any]) -> str:
             "bands = (factor_h, -intercept_h / slope_h, (1 - intercept_h) / slope_h)")
 
 
+_FRACTION_BITS = {10: "all ten fraction bits", 3: "all three fraction bits",
+                  2: "both fraction bits"}
+"""08.float16_edges: the fraction bits of each format, in words."""
+
+
+def _edges_prompt(v: dict[str, Any]) -> list[str]:
+    name, largest = v["name"], v["largest"]
+    if name == "float16":
+        said = 'The first section says float16\noverflows "a little past 65504".'
+    else:
+        said = (f"ml_dtypes' {name}, an 8-bit format\nwith an infinity, overflows a little "
+                f"past {largest}.")
+    return [f"{name}'s last step.** {said}",
+            f"the smallest integer that {name} stores as {largest} and the smallest",
+            f"({v['bits']} fraction bits, exponents up to {v['top']}, round to nearest",
+            f"no {name} computation (the check refuses `{name}`",
+            f"(first integer stored as {largest}, first"]
+
+
+def _edges_solution(v: dict[str, Any]) -> str:
+    bits, top, nxt, largest = v["bits"], v["top"], v["next"], v["largest"]
+    step = 2 ** (top - bits)
+    return (f"p, e_max = {bits}, {top}\n"
+            f"step = 2.0 ** (e_max - p)                    # neighbours in [2**{top}, 2**{nxt}) "
+            f"are {step} apart\n"
+            f"largest = (2 - 2.0 ** -p) * 2.0 ** e_max     # {largest}: "
+            f"{_FRACTION_BITS[bits]} are 1 (odd)\n"
+            f"# the midpoint below is a tie between {largest - step} (even) and {largest}: it "
+            "goes down, so the edge is one\n"
+            f"# above it; the midpoint above is a tie between {largest} and 2**{nxt} (even): it "
+            "goes up, to inf\n"
+            "edges = (int(largest - step / 2) + 1, int(largest + step / 2))")
+
+
 VARIANTS: dict[str, Variant] = {
     "01.carry_flips": Variant(
         sets=({"positions": (39, 79, 31, 119)}, {"positions": (27, 55, 127, 71)},
@@ -506,6 +540,10 @@ VARIANTS: dict[str, Variant] = {
         sets=(_bands_set(128, 500000, 32768), _bands_set(128, 10000, 4096),
               _bands_set(128, 1000000, 16384)),
         prompt=_bands_prompt, solution=_bands_solution),
+    "08.float16_edges": Variant(  # ml_dtypes' formats with an infinity and integer edges
+        sets=({"name": "float8_e5m2", "bits": 2, "top": 15, "next": 16, "largest": 57344},
+              {"name": "float8_e4m3", "bits": 3, "top": 7, "next": 8, "largest": 240}),
+        prompt=_edges_prompt, solution=_edges_solution),
 }
 """The exercises a graded release poses with other values, by key."""
 

@@ -175,18 +175,24 @@ table_detector = Exercise(
     ),
 )
 
+_FORMAT = {"name": "float16", "bits": 10, "top": 15, "next": 16, "largest": 65504}
+"""08.float16_edges: the format, its fraction bits, the exponent of its top binade and the next
+one, and its largest finite value (a graded release may pose another format with an infinity:
+``use``)."""
+
 float16_edges = Exercise(
     key="08.float16_edges", answer_name="edges", level="challenge", kind="derivation", minutes=15,
-    title="float16's last step: the integers stored as 65504, and the first stored as inf",
+    params=_FORMAT,
+    title="{name}'s last step: the integers stored as {largest}, and the first stored as inf",
     hints=(
-        "Near the top of float16 the stored numbers are far apart. Find the gap there, the two "
-        "neighbours of 65504, and the midpoints where rounding switches from one to the other.",
-        "With 10 fraction bits, the numbers in [2^15, 2^16) are 2^(15 - 10) apart. 65504 is the "
-        "largest finite value; the next one up would be 2^16, which the format lacks, so rounding "
-        "there means inf. The edges are the two midpoints, between 65504 and its lower neighbour "
-        "and between 65504 and 2^16. At a tie the value goes to the neighbour whose last fraction "
-        "bit is 0: decide which way each midpoint goes, and take the smallest integer on each "
-        "side.",
+        "Near the top of {name} the stored numbers are far apart. Find the gap there, the two "
+        "neighbours of {largest}, and the midpoints where rounding switches from one to the other.",
+        "With {bits} fraction bits, the numbers in [2^{top}, 2^{next}) are 2^({top} - {bits}) "
+        "apart. {largest} is the largest finite value; the next one up would be 2^{next}, which "
+        "the format lacks, so rounding there means inf. The edges are the two midpoints, "
+        "between {largest} and its lower neighbour and between {largest} and 2^{next}. At a tie "
+        "the value goes to the neighbour whose last fraction bit is 0: decide which way each "
+        "midpoint goes, and take the smallest integer on each side.",
     ),
     objective="Derives where float16 overflows from its fraction bits and exponent range, with "
     "ties to even deciding both edges of its last step.",
@@ -195,13 +201,13 @@ float16_edges = Exercise(
                 lambda right: right - np.array([1, 0]), from_answer=True),
         Mistake("halfway cases always rounded down; a tie goes to the even neighbour",
                 lambda right: right + np.array([0, 1]), from_answer=True),
-        Mistake("no rounding: every integer from halfway below 65504 to halfway above it is "
-                "stored as 65504",
-                lambda: int(np.finfo(np.float16).max) + np.array([0, 1])),
+        Mistake("no rounding: every integer from halfway below {largest} to halfway above it is "
+                "stored as {largest}", lambda: _FORMAT["largest"] + np.array([0, 1])),
     ),
     shortcuts=(
-        Shortcut("float16 itself (derive it from the format's bits)",
-                 r"\b(round_to_dtype|to_low_precision|float16|half|finfo|spacing_at)\b",
-                 "edges = np.flatnonzero(np.isinf(np.arange(70000).astype(np.float16)))[:1]"),
+        Shortcut("{name} itself (derive it from the format's bits)",
+                 r"\b(round_to_dtype|to_low_precision|float16|{name}|half|finfo|spacing_at|"
+                 r"ml_dtypes)\b",
+                 "edges = np.flatnonzero(np.isinf(np.arange(70000).astype('{name}')))[:1]"),
     ),
 )
