@@ -423,7 +423,8 @@ EXPECTED: dict[str, Callable[[], Any]] = {
                   nb09.p_rope_frequencies(nb09._D, nb09._PARTIAL["p"], nb09._BASE)])
     ),
     "09.mla_cache": lambda: (
-        nb09._V3['kv_lora_rank'] + nb09._V3['num_attention_heads'] * nb09._V3['qk_rope_head_dim']
+        nb09._V3['kv_lora_rank']
+        + nb09._V3['num_attention_heads'] // nb09._KEYS['group'] * nb09._V3['qk_rope_head_dim']
     ),
     "09.mrope_positions": lambda: mrope_image_positions(
         *(nb09._MROPE[k] for k in ("before", "rows", "cols", "after"))),

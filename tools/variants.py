@@ -422,6 +422,29 @@ def _edges_solution(v: dict[str, Any]) -> str:
             "edges = (int(largest - step / 2) + 1, int(largest + step / 2))")
 
 
+def _mla_prompt(v: dict[str, Any]) -> list[str]:
+    if v["group"] == 1:
+        return ["gave each\nof its heads its own rotary key $k^R$"]
+    return [f"gave each\ngroup of {v['group']} of its heads a rotary key $k^R$ of its own"]
+
+
+def _mla_solution(v: dict[str, Any]) -> str:
+    group = v["group"]
+    if group == 1:
+        keys = ('own_rotary_keys = deepseek["num_attention_heads"] * '
+                'deepseek["qk_rope_head_dim"]\n'
+                'per_token = deepseek["kv_lora_rank"] + own_rotary_keys\n'
+                "# 128 heads times 64 rotary dims dwarf the 512-number latent: sharing k^R keeps "
+                "the cache small.")
+    else:
+        keys = (f'group_keys = deepseek["num_attention_heads"] // {group} * '
+                'deepseek["qk_rope_head_dim"]\n'
+                'per_token = deepseek["kv_lora_rank"] + group_keys\n'
+                f"# {128 // group} groups times 64 rotary dims outweigh the 512-number latent: "
+                "sharing k^R keeps the cache small.")
+    return f'deepseek = PRESETS["deepseek-v3"]\n{keys}'
+
+
 VARIANTS: dict[str, Variant] = {
     "01.carry_flips": Variant(
         sets=({"positions": (39, 79, 31, 119)}, {"positions": (27, 55, 127, 71)},
@@ -544,6 +567,11 @@ VARIANTS: dict[str, Variant] = {
         sets=({"name": "float8_e5m2", "bits": 2, "top": 15, "next": 16, "largest": 57344},
               {"name": "float8_e4m3", "bits": 3, "top": 7, "next": 8, "largest": 240}),
         prompt=_edges_prompt, solution=_edges_solution),
+    "09.mla_cache": Variant(  # DeepSeek-V3's real sizes; a rotary key per group of heads
+        sets=({"group": 2, "who": "group of 2 heads", "count": "num_attention_heads / 2"},
+              {"group": 4, "who": "group of 4 heads", "count": "num_attention_heads / 4"},
+              {"group": 8, "who": "group of 8 heads", "count": "num_attention_heads / 8"}),
+        prompt=_mla_prompt, solution=_mla_solution),
 }
 """The exercises a graded release poses with other values, by key."""
 

@@ -124,17 +124,21 @@ partial_vs_p_rope = Exercise(
 )
 
 _V3 = PRESETS["deepseek-v3"]
+_KEYS: dict[str, Any] = {"group": 1, "who": "head", "count": "num_attention_heads"}
+"""09.mla_cache: how many heads would share each rotary key, and how the hint says it (a graded
+release may pose groups of heads: ``use``)."""
 
 mla_cache = Exercise(
     key="09.mla_cache", answer_name="per_token", level="core", kind="derivation", minutes=10,
+    params=_KEYS,
     title="DeepSeek-V3 without a shared rotary key: numbers cached per token and layer",
     hints=(
         "Two things are cached per token and layer: the compressed latent and the rotary key. "
         "Only the second would change if the rotary key were no longer shared by the heads.",
         "Read kv_lora_rank, num_attention_heads and qk_rope_head_dim from PRESETS['deepseek-v3']. "
         "The latent takes kv_lora_rank numbers; one rotary key takes qk_rope_head_dim numbers, "
-        "and with a key of its own for every head there would be num_attention_heads of them. Add "
-        "the two parts and store an int.",
+        "and with a key of its own for every {who} there would be {count} of them. Add the two "
+        "parts and store an int.",
     ),
     objective="Derives MLA's cache size from the config's shapes and sees why the rotary key is "
     "shared by all heads.",
@@ -142,7 +146,7 @@ mla_cache = Exercise(
         Mistake("the shared rotary key (one k^R for all heads, what DeepSeek does)",
                 lambda: _V3["kv_lora_rank"] + _V3["qk_rope_head_dim"]),
         Mistake("forgetting the latent c_kv",
-                lambda: _V3["num_attention_heads"] * _V3["qk_rope_head_dim"]),
+                lambda: _V3["num_attention_heads"] // _KEYS["group"] * _V3["qk_rope_head_dim"]),
         Mistake("full multi-head keys and values (what MLA avoids)",
                 lambda: _V3["num_attention_heads"]
                 * (_V3["qk_nope_head_dim"] + _V3["qk_rope_head_dim"] + _V3["v_head_dim"])),
