@@ -25,6 +25,7 @@ from posenc_lib.exercises import all_exercises, nb06
 from posenc_lib.exercises._core import Mistake, _compare
 from posenc_lib.frequencies import inverse_frequencies, turns_in_context
 from posenc_lib.lab import results
+from posenc_lib.model_pairs import config_layer_kinds
 from posenc_lib.models import rope_frequencies_from_config
 from posenc_lib.presets import PRESETS
 from posenc_lib.shift import shift_matrix
@@ -59,6 +60,7 @@ def run_solution(key: str, code: str, values: dict) -> object:
         "sinusoidal_encoding_at": sinusoidal_encoding_at,
         "PRESETS": PRESETS, "rope_frequencies_from_config": rope_frequencies_from_config,
         "inverse_frequencies": inverse_frequencies, "turns_in_context": turns_in_context,
+        "config_layer_kinds": config_layer_kinds,
         "nb06": nb06, "results": results, "grid": results.load("curves"),
         "L": 32,  # notebook 10's lab: the trained length
     }

@@ -428,7 +428,8 @@ EXPECTED: dict[str, Callable[[], Any]] = {
     ),
     "09.mrope_positions": lambda: mrope_image_positions(
         *(nb09._MROPE[k] for k in ("before", "rows", "cols", "after"))),
-    "09.cache_survives": lambda: {name for name in nb09.PRESETS if nb09._frequencies_change(name)},
+    "09.cache_survives": lambda: {name for name in nb09._STALE["models"]
+                                  if nb09._frequencies_change(name)},
     "10.turning_pairs": lambda: int(np.count_nonzero(lab_turns(nb10._COVERED["length"]) >= 1)),
     "10.break_position": lambda: first_below(mean_curve("t5"), nb10._BREAK["threshold"],
                                               LAB_TRAINED),

@@ -445,6 +445,30 @@ def _mla_solution(v: dict[str, Any]) -> str:
     return f'deepseek = PRESETS["deepseek-v3"]\n{keys}'
 
 
+def _stale_prompt(v: dict[str, Any]) -> list[str]:
+    if v["models"] == tuple(PRESETS):
+        return ["Which models of `PRESETS` would hold wrong"]
+    *head, last = (f"`{name}`" for name in v["models"])
+    return [f"Which of the models {', '.join(head)} and {last} of `PRESETS` would hold wrong"]
+
+
+def _stale_solution(v: dict[str, Any]) -> str:
+    models = "PRESETS" if v["models"] == tuple(PRESETS) else repr(v["models"])
+    return ("stale_cache = set()\n"
+            f"for name in {models}:\n"
+            "    config = PRESETS[name]\n"
+            '    kinds = [k for k in config_layer_kinds(config) if k != "nope"]\n'
+            "    for kind in kinds if len(kinds) > 1 else [None]:\n"
+            "        early, f_early = rope_frequencies_from_config(config, seq_len=1024, "
+            "layer_type=kind)\n"
+            "        late, f_late = rope_frequencies_from_config(config, seq_len=131072, "
+            "layer_type=kind)\n"
+            "        if f_early != f_late or not np.array_equal(early, late):\n"
+            "            stale_cache.add(name)\n"
+            "# Only LongRoPE switches its factors with the length. PI, YaRN and llama3 fix the "
+            "frequencies\n# once, so a scaled model's cache stays valid.")
+
+
 VARIANTS: dict[str, Variant] = {
     "01.carry_flips": Variant(
         sets=({"positions": (39, 79, 31, 119)}, {"positions": (27, 55, 127, 71)},
@@ -572,6 +596,14 @@ VARIANTS: dict[str, Variant] = {
               {"group": 4, "who": "group of 4 heads", "count": "num_attention_heads / 4"},
               {"group": 8, "who": "group of 8 heads", "count": "num_attention_heads / 8"}),
         prompt=_mla_prompt, solution=_mla_solution),
+    "09.cache_survives": Variant(  # five presets each, one LongRoPE model among static scalings
+        sets=({"models": ("llama-3.1-8b", "phi-4-mini", "deepseek-v3", "gemma-3-27b",
+                          "qwen3-8b")},
+              {"models": ("gpt-oss-20b", "llama-4-scout", "phi-3.5-mini", "mistral-7b-v0.3",
+                          "qwen2.5-vl-7b")},
+              {"models": ("gemma-3-27b", "llama-3.2-1b", "smollm3-3b", "gpt-oss-20b",
+                          "phi-4-mini")}),
+        prompt=_stale_prompt, solution=_stale_solution),
 }
 """The exercises a graded release poses with other values, by key."""
 

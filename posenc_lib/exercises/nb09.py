@@ -212,6 +212,9 @@ mrope_positions = Exercise(
 )
 
 _SHORT, _LONG = 1024, 131072
+_STALE: dict[str, Any] = {"models": tuple(PRESETS)}
+"""09.cache_survives: the presets the question asks about, all of them (a graded release may ask
+about some: ``use``)."""
 
 
 def _frequencies_change(preset: str) -> bool:
@@ -228,15 +231,16 @@ def _frequencies_change(preset: str) -> bool:
 
 cache_survives = Exercise(
     key="09.cache_survives", answer_name="stale_cache", level="challenge", kind="explanation",
-    minutes=15,
+    minutes=15, params=_STALE,
     title="Which presets' cached keys go wrong as a text grows from 1024 to 131072 tokens?",
     hints=(
         "A cached key stays right while the frequencies that rotated it stay the same. So the "
         "question is whose frequencies depend on the length of the text, not who has a "
         "rope_scaling.",
-        "For every name in PRESETS, call rope_frequencies_from_config(config, seq_len=1024) and "
-        "again with seq_len=131072, and compare both returned values (the frequencies with "
-        "np.array_equal, and the attention factor). For a preset with two layer kinds in "
+        "For every preset the question asks about, call rope_frequencies_from_config(config, "
+        "seq_len=1024) and again with seq_len=131072, and compare both returned values (the "
+        "frequencies with np.array_equal, and the attention factor). For a preset with two layer "
+        "kinds in "
         "config_layer_kinds, compare each kind, passing it as layer_type. Collect the names whose "
         "results differ.",
     ),
@@ -245,7 +249,7 @@ cache_survives = Exercise(
     mistakes=(
         Mistake("every model with a rope_scaling: a static scaling (PI, YaRN, llama3) fixes the "
                 "frequencies once, so its cache stays valid",
-                lambda: {name for name, cfg in PRESETS.items() if cfg.get("rope_scaling")}),
+                lambda: {name for name in _STALE["models"] if PRESETS[name].get("rope_scaling")}),
         Mistake("no model at all: LongRoPE switches factors past original_max_position_embeddings",
                 lambda: set()),
     ),
