@@ -6,6 +6,7 @@ Notebook: 07_other_schemes.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -28,7 +29,7 @@ _ATTENTION_CALLS = (
 )
 
 _TOKENS = 10
-_SELF = {"slope": 0.25, "m": "1/4"}
+_SELF: dict[str, Any] = {"slope": 0.25, "m": "1/4"}
 """07.alibi_self_weight: the head's slope, as a number and as the prompt writes it (a graded
 release may pose another: ``use``)."""
 
