@@ -218,3 +218,16 @@ def test_a_drawn_format_is_what_ml_dtypes_says(values: dict) -> None:
     assert values["largest"] == float(info.max)
     with np.errstate(over="ignore"):
         assert np.isinf(np.float64(2 * values["largest"]).astype(kind))
+
+
+def test_posed_inside_posed_keeps_the_outer_values() -> None:
+    """answer_for poses the exercise too: inside an outer ``posed``, the mistakes must still be
+    computed for the outer values afterwards (tests/test_nbgrader.py's right_and_wrong)."""
+    key = "09.mrope_positions"
+    drawn = VARIANTS[key].sets[0]
+    with posed(key, drawn) as exercise:
+        right = answer_for(key, drawn)
+        assert exercise.params == drawn
+        for mistake in exercise.mistakes:
+            mistake.compute(right)  # shaped for the drawn layout: no broadcasting error
+    assert all_exercises()[key].params == NOTEBOOK_VALUES[key]
