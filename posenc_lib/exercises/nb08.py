@@ -95,10 +95,10 @@ truncation_bias = Exercise(
     objective="Derives truncation's bias (minus half a gap on average) over several binades, "
     "weighting each binade's gap by the share of the numbers it holds.",
     mistakes=(
-        Mistake("the bias of [1, 2) alone: the gap doubles at 2 and again at 4",
-                while_posed(_SPREAD, lambda: stored_mistake("08.truncation_bias", 0))),
         Mistake("the binades averaged with equal weights: each holds twice the numbers of the "
                 "one below it", lambda: -_binade_widths().mean() * _GAP_AT_ONE / 2),
+        Mistake("the bias of [1, 2) alone: the gap doubles at 2 and again at 4",
+                while_posed(_SPREAD, lambda: stored_mistake("08.truncation_bias", 0))),
         Mistake("the bias of the top binade [4, 8) only",
                 while_posed(_SPREAD, lambda: stored_mistake("08.truncation_bias", 1))),
         Mistake("a whole gap: the error spreads evenly from 0 to one gap",

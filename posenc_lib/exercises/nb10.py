@@ -120,11 +120,11 @@ t5_far_bucket = Exercise(
     objective="Explains T5's fall at long inputs through a computed consequence: how many keys "
     "share one learned bias, which dilutes the one right key.",
     mistakes=(
+        Mistake("the keys before the far bucket starts instead of the keys in it",
+                lambda right: _FAR["tokens"] - right, from_answer=True),
         Mistake("the count at 8x (256 tokens) instead of 4x",
                 while_posed(_FAR, lambda: stored_mistake("10.t5_far_bucket", 0))),
         Mistake("bidirectional buckets (an encoder's): the lab's decoder uses all 16 for the past",
                 while_posed(_FAR, lambda: stored_mistake("10.t5_far_bucket", 1))),
-        Mistake("the keys before the far bucket starts instead of the keys in it",
-                lambda right: _FAR["tokens"] - right, from_answer=True),
     ),
 )
