@@ -10,16 +10,24 @@ the notebook's and from every mistake the check names.
 
 from __future__ import annotations
 
+import inspect
 import math
+import warnings
 from pathlib import Path
 
+import ml_dtypes
 import nbformat
 import numpy as np
 import pytest
 
 from posenc_lib.bias import alibi_slopes
-from posenc_lib.exercises import all_exercises
-from posenc_lib.exercises._core import _compare
+from posenc_lib.exercises import all_exercises, nb06
+from posenc_lib.exercises._core import Mistake, _compare
+from posenc_lib.frequencies import inverse_frequencies, turns_in_context
+from posenc_lib.lab import results
+from posenc_lib.model_pairs import UNROTATED_KINDS, config_layer_kinds
+from posenc_lib.models import rope_frequencies_from_config
+from posenc_lib.presets import PRESETS
 from posenc_lib.shift import shift_matrix
 from posenc_lib.sinusoidal import sinusoidal_encoding_at
 from tests.test_nbgrader import SEED, answer_cells
@@ -50,8 +58,14 @@ def run_solution(key: str, code: str, values: dict) -> object:
     namespace: dict[str, object] = {  # what the notebooks' setup cells import, and np
         "np": np, "math": math, "alibi_slopes": alibi_slopes, "shift_matrix": shift_matrix,
         "sinusoidal_encoding_at": sinusoidal_encoding_at,
+        "PRESETS": PRESETS, "rope_frequencies_from_config": rope_frequencies_from_config,
+        "inverse_frequencies": inverse_frequencies, "turns_in_context": turns_in_context,
+        "config_layer_kinds": config_layer_kinds, "UNROTATED_KINDS": UNROTATED_KINDS,
+        "nb06": nb06, "results": results, "grid": results.load("curves"),
+        "L": 32,  # notebook 10's lab: the trained length
     }
-    exec(posed_stub(key, values), namespace)
+    with posed(key, values):  # 06.llama3_bands' stub reads the posed frequencies
+        exec(posed_stub(key, values), namespace)
     exec(code, namespace)  # the course's own solution code
     return namespace[all_exercises()[key].answer_name]
 
@@ -99,9 +113,38 @@ def test_a_drawn_answer_is_neither_the_notebooks_nor_a_named_mistake(key: str, i
             assert ex.shortcut_used(None, cell=shortcut.example) == shortcut
         # the check names the mistakes for the posed values (the setup cell poses them); a
         # mistake made from the answer needs the posed answer, which the checkout's key lacks
-        first = next((m for m in ex.mistakes if not m.from_answer), None)
+        # (a stored mistake, made for the notebook's values, has none for others: not named)
+        first = next((m for m in ex.mistakes
+                      if not m.from_answer and m.compute() is not None), None)
         if first is not None:
             assert first.label in ex.check(first.compute()).message
+
+
+def _stored(mistake: Mistake) -> bool:
+    """Whether ``mistake``'s value is one the package stores (tools/answer_key.py), made for the
+    notebook's values: wrapped by while_posed, or read directly (which this test refuses)."""
+    return ("while_posed" in mistake.value.__qualname__
+            or "stored_mistake" in inspect.getsource(mistake.value))
+
+
+STORED = {key: [i for i, m in enumerate(all_exercises()[key].mistakes) if _stored(m)]
+          for key in VARIANTS if "06" <= key[:2] <= "10"}
+"""The stored mistakes of each variant of notebooks 06 to 10 (the other notebooks' variants
+name theirs their own way)."""
+
+
+@pytest.mark.parametrize(("key", "index"), [(k, i) for k, i in CASES if STORED.get(k)])
+def test_a_stored_mistake_is_never_named_for_drawn_values(key: str, index: int) -> None:
+    values = VARIANTS[key].sets[index]
+    stored = [all_exercises()[key].mistakes[i] for i in STORED[key]]
+    own = [m.compute() for m in stored]
+    assert all(value is not None for value in own)  # named for the notebook's values
+    with posed(key, values) as ex:
+        assert [ex.mistakes[i].compute() for i in STORED[key]] == [None] * len(stored)
+        for value, mistake in zip(own, stored, strict=True):  # the notebook's mistake value,
+            assert mistake.label not in ex.check(value).message  # answered to the release
+            assert mistake.label not in ex.check(np.asarray(value) * np.nan).message
+    assert [m.compute() for m in stored] == own  # named again once posed as the notebook
 
 
 def test_use_refuses_what_the_notebook_does_not_pose() -> None:
@@ -142,3 +185,49 @@ def test_the_seed_is_drawn_once_and_kept(tmp_path: Path) -> None:
     for key, variant in VARIANTS.items():
         seen = {tuple(sorted(draw(seed, key).items())) for seed in range(20)}
         assert len(seen) == len(variant.sets), key
+
+
+@pytest.mark.parametrize("index", range(len(VARIANTS["06.llama3_bands"].sets)))
+def test_the_public_bands_code_fails_on_the_drawn_frequencies(index: int) -> None:
+    """06.llama3_bands' solution computes from the frequencies the release hands out, so the
+    release poses another d (and base and L): the public code, run on the drawn frequencies,
+    breaks on their number; with only its d corrected, its base and L misread them."""
+    key, values = "06.llama3_bands", VARIANTS["06.llama3_bands"].sets[index]
+    path = notebook_of(key)
+    public = solution_code(path, exercise_cells(path)[key].solution)
+    assert values["d"] != NOTEBOOK_VALUES[key]["d"]
+    with pytest.raises(ValueError, match="could not be broadcast"):
+        run_solution(key, public, values)
+    own_d = NOTEBOOK_VALUES[key]["d"]
+    mended = public.replace(f", {own_d}, 2) / {own_d})", f", {values['d']}, 2) / {values['d']})")
+    assert mended != public
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # polyfit on the wrong pairs may be poorly conditioned
+        copied = run_solution(key, mended, values)
+    assert not _compare(copied, answer_for(key, values), 1e-4, 1e-9)[0], copied
+
+
+@pytest.mark.parametrize("values", VARIANTS["08.float16_edges"].sets)
+def test_a_drawn_format_is_what_ml_dtypes_says(values: dict) -> None:
+    """08.float16_edges poses real formats: the bits, exponents and largest value the prompt
+    states are ml_dtypes' own, and the format overflows to inf (not NaN, not saturating)."""
+    kind = getattr(ml_dtypes, values["name"])
+    info = ml_dtypes.finfo(kind)
+    assert (values["bits"], values["top"], values["next"]) == (info.nmant, info.maxexp - 1,
+                                                              info.maxexp)
+    assert values["largest"] == float(info.max)
+    with np.errstate(over="ignore"):
+        assert np.isinf(np.float64(2 * values["largest"]).astype(kind))
+
+
+def test_posed_inside_posed_keeps_the_outer_values() -> None:
+    """answer_for poses the exercise too: inside an outer ``posed``, the mistakes must still be
+    computed for the outer values afterwards (tests/test_nbgrader.py's right_and_wrong)."""
+    key = "09.mrope_positions"
+    drawn = VARIANTS[key].sets[0]
+    with posed(key, drawn) as exercise:
+        right = answer_for(key, drawn)
+        assert exercise.params == drawn
+        for mistake in exercise.mistakes:
+            mistake.compute(right)  # shaped for the drawn layout: no broadcasting error
+    assert all_exercises()[key].params == NOTEBOOK_VALUES[key]

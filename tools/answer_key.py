@@ -22,6 +22,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import ml_dtypes
 import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -50,6 +51,7 @@ from posenc_lib.exercises import (  # noqa: E402
     nb07,
     nb08,
     nb09,
+    nb10,
     nb11,
 )
 from posenc_lib.exercises._key import KEY_FILE, encode  # noqa: E402
@@ -61,7 +63,7 @@ from posenc_lib.frequencies import (  # noqa: E402
 )
 from posenc_lib.lab.results import bootstrap_interval, mean_curves, summary  # noqa: E402
 from posenc_lib.lab.results import load as load_results  # noqa: E402
-from posenc_lib.precision import round_to_bfloat16, round_to_dtype  # noqa: E402
+from posenc_lib.precision import round_to_bfloat16  # noqa: E402
 from posenc_lib.rope import apply_rope  # noqa: E402
 from posenc_lib.rope_variants import mrope_image_positions  # noqa: E402
 from posenc_lib.scaling import (  # noqa: E402
@@ -82,8 +84,22 @@ KEY_PATH = ROOT / KEY_FILE
 DATA_PATH = ROOT / "posenc_lib" / "exercises" / "_data.json"
 """The stored inputs of the exercises whose parameters are the answer (written from here)."""
 
-BANDS = (16.0, 2.0, 16.0)
-"""06.llama3_bands: factor, low_freq_factor, high_freq_factor, which the learner reads back."""
+LLAMA3_BANDS: dict[tuple[int, int, int], tuple[float, float, float]] = {
+    (64, 500000, 8192): (16.0, 2.0, 16.0),  # the notebook's
+    (128, 500000, 32768): (12.0, 1.5, 6.0), (128, 10000, 4096): (20.0, 1.0, 8.0),
+    (128, 1000000, 16384): (6.0, 2.0, 12.0),  # the graded releases' (tools/variants.py)
+}
+"""06.llama3_bands: factor, low_freq_factor, high_freq_factor, which the learner reads back,
+by the (d, base, original length) the exercise is posed with."""
+
+
+def llama3_hidden(d: int, base: int, length: int) -> np.ndarray:
+    """06.llama3_bands: the frequencies the learner gets for the values (d, base, length)."""
+    return llama3_inv_freq(d, float(base), *LLAMA3_BANDS[(d, base, length)], length)
+
+
+def _posed_bands() -> tuple[int, int, int]:
+    return nb06._BANDS["d"], nb06._BANDS["base"], nb06._BANDS["L"]
 MYSTERY_CONFIG: dict[str, Any] = {
     "rope_type": "llama3", "factor": 16.0, "low_freq_factor": 1.0, "high_freq_factor": 16.0,
     "original_max_position_embeddings": 16384,
@@ -131,7 +147,7 @@ HIDDEN_INPUTS: dict[str, Callable[[], Any]] = {
         layout=CHECKPOINT_LAYOUT,
     ),  # tensor2tensor's spacing: CHECKPOINT_SPACING
     "05.checkpoint_key": _checkpoint_key,
-    "06.llama3_bands": lambda: llama3_inv_freq(64, 500000.0, *BANDS, nb06._BANDS_L),
+    "06.llama3_bands": lambda: llama3_hidden(64, 500000, 8192),
     "06.which_scaling": lambda: rope_frequencies(64, 1000000.0, MYSTERY_CONFIG)[0],
     **{f"11.table_orientation.{i}": lambda i=i: _drawn_table(i) for i in range(len(TABLES))},
 }
@@ -169,10 +185,13 @@ def mean_truncation_error(low: float, high: float) -> float:
     return float(error.mean())
 
 
-def overflow_edges(candidates: np.ndarray) -> np.ndarray:
-    """08.float16_edges: the first of ``candidates`` float16 stores as its largest finite value,
-    and the first it stores as inf."""
-    stored = round_to_dtype(candidates, "float16")
+def overflow_edges(candidates: np.ndarray, name: str = "float16") -> np.ndarray:
+    """08.float16_edges: the first of ``candidates`` the format ``name`` (float16, or one of
+    ml_dtypes' formats with an infinity) stores as its largest finite value, and the first it
+    stores as inf."""
+    dtype = np.float16 if name == "float16" else getattr(ml_dtypes, name)
+    with np.errstate(over="ignore"):
+        stored = np.asarray(candidates, dtype=np.float64).astype(dtype).astype(np.float64)
     largest = stored[np.isfinite(stored)].max()
     return np.array([candidates[stored == largest][0], candidates[np.isinf(stored)][0]])
 
@@ -374,13 +393,13 @@ EXPECTED: dict[str, Callable[[], Any]] = {
     "06.ramp_bounds": lambda: np.array(nb06.yarn_correction_range(128, 10000.0, nb06._LONGER["L"])),
     "06.yarn_ratios": lambda: (yarn_inv_freq(64, 150000.0, 32.0, 4096, truncate=False)
                            / inverse_frequencies(64, 150000.0)),
-    "06.llama3_bands": lambda: np.array(BANDS),
+    "06.llama3_bands": lambda: np.array(LLAMA3_BANDS[_posed_bands()]),
     "06.dynamic_cache": lambda: (
         nb06._cache_drift(nb06._dynamic_slowest(nb06._CACHE["key"]),
                           nb06._dynamic_slowest(nb06._CACHE["now"]))
     ),
     "06.which_scaling": lambda: nb06._reasoned(resolve_rope_type(MYSTERY_CONFIG)),
-    "07.alibi_self_weight": lambda: alibi_self_weight(nb07._SLOPE),
+    "07.alibi_self_weight": lambda: alibi_self_weight(nb07._SELF["slope"]),
     "07.alibi_heads": lambda: nb07.alibi_slopes(nb07._HEADS),
     "07.t5_decoder_starts": lambda: (
         nb07._starts(nb07.t5_relative_position_bucket(
@@ -391,26 +410,31 @@ EXPECTED: dict[str, Callable[[], Any]] = {
         nb07._local(nb07.alibi_weights_by_distance(nb07._LOCAL_HEADS, nb07._CONTEXT))
     ),
     "08.bfloat16_ties": lambda: nb08.round_to_dtype(np.array(nb08._TIES["positions"]), 'bfloat16'),
-    "08.truncation_bias": lambda: mean_truncation_error(1.0, 8.0),
+    "08.truncation_bias": lambda: mean_truncation_error(
+        float(nb08._SPREAD["low"]), float(nb08._SPREAD["high"])),
     "08.table_detector": lambda: (
         np.array([build is nb08._narrow_angle_table for build, _ in nb08._TABLES])
     ),
-    "08.float16_edges": lambda: overflow_edges(np.arange(60_000, 70_000)),
+    "08.float16_edges": lambda: overflow_edges(
+        np.arange(nb08._FORMAT["largest"] // 2, 2 * nb08._FORMAT["largest"]), nb08._FORMAT["name"]),
     "09.llama31_slow_pairs": lambda: nb09._scaled_slow() - nb09._plain_slow(),
     "09.partial_vs_p_rope": lambda: (
         np.stack([nb09._partial_row(),
                   nb09.p_rope_frequencies(nb09._D, nb09._PARTIAL["p"], nb09._BASE)])
     ),
     "09.mla_cache": lambda: (
-        nb09._V3['kv_lora_rank'] + nb09._V3['num_attention_heads'] * nb09._V3['qk_rope_head_dim']
+        nb09._V3['kv_lora_rank']
+        + nb09._V3['num_attention_heads'] // nb09._KEYS['group'] * nb09._V3['qk_rope_head_dim']
     ),
     "09.mrope_positions": lambda: mrope_image_positions(
         *(nb09._MROPE[k] for k in ("before", "rows", "cols", "after"))),
-    "09.cache_survives": lambda: {name for name in nb09.PRESETS if nb09._frequencies_change(name)},
-    "10.turning_pairs": lambda: int(np.count_nonzero(lab_turns(4 * LAB_TRAINED) >= 1)),
-    "10.break_position": lambda: first_below(mean_curve("t5"), 0.5, LAB_TRAINED),
+    "09.cache_survives": lambda: {name for name in nb09._STALE["models"]
+                                  if nb09._frequencies_change(name)},
+    "10.turning_pairs": lambda: int(np.count_nonzero(lab_turns(nb10._COVERED["length"]) >= 1)),
+    "10.break_position": lambda: first_below(mean_curve("t5"), nb10._BREAK["threshold"],
+                                              LAB_TRAINED),
     "10.seed_spread": close_to_rope,
-    "10.t5_far_bucket": lambda: far_keys(4 * LAB_TRAINED),
+    "10.t5_far_bucket": lambda: far_keys(nb10._FAR["tokens"]),
     "11.ntk_ratios": lambda: method_frequency_ratios(
         nb11._HEAD, nb11._BASE, float(nb11._FACTOR["s"]), nb11._TRAINED, ("ntk",)
     )["ntk"][list(nb11._PAIRS)],

@@ -21,9 +21,12 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from posenc_lib.exercises import all_exercises
 from posenc_lib.exercises._core import Exercise
-from tools.answer_key import EXPECTED
+from posenc_lib.presets import PRESETS
+from tools.answer_key import EXPECTED, llama3_hidden
 
 
 @dataclass(frozen=True)
@@ -251,6 +254,223 @@ def _same_cat_solution(v: dict[str, Any]) -> str:
             f'same_as_a = {{"{first}", "{second}"}}')
 
 
+# --- notebooks 06 to 10 (second helper of issue 33) -------------------------------------------
+
+
+def _self_weight_solution(v: dict[str, Any]) -> str:
+    ratio = f"q = np.exp(-{v['slope']:g})".ljust(43)
+    return (f"{ratio}# the weight ratio from one key to the next one back\n"
+            "self_weight = (1 - q) / (1 - q ** 10)      # 1 / (1 + q + ... + q**9)")
+
+
+def _truncation_solution(v: dict[str, Any]) -> str:
+    low, high = v["low"], v["high"]
+    widths = [low * 2**k for k in range(round(math.log2(high / low)))]
+    listed = ", ".join(map(str, widths))
+    binades = [f"[{w}, {2 * w})" for w in widths]
+    named = f"{', '.join(binades[:-1])} and {binades[-1]}"
+    total = high - low
+    return (f"{f'gaps = 2.0 ** -7 * np.array([{listed}])'.ljust(44)}"
+            f"# bfloat16's gap in {named}\n"
+            f"{f'shares = np.array([{listed}]) / {total}'.ljust(44)}"
+            f"# an even spread over [{low}, {high}): each binade's width / {total}\n"
+            "mean_error = float(-(shares * gaps / 2).sum())   "
+            "# truncation loses half a gap on average")
+
+
+_TIMES = {4: "four", 8: "eight", 32: "thirty-two", 64: "sixty-four"}
+"""10.turning_pairs: each length as a multiple of the lab's trained 32, in words."""
+
+
+def _covered_prompt(v: dict[str, Any]) -> list[str]:
+    if v["times"] == 4:  # the lab's own fine-tune
+        start = "The PI fine-tune trains at 4x, on 128\npositions"
+    else:
+        start = f"A fine-tune at {v['times']}x would train on {v['length']}\npositions"
+    return [f"{start}: predict, without running code, how many of the 8 pairs make at least "
+            f"one full turn\nwithin {v['length']} positions"]
+
+
+def _covered_solution(v: dict[str, Any]) -> str:
+    length = v["length"]
+    turns = length / (2 * math.pi) * 10.0 ** (-np.arange(8) / 2)
+    shown = [f"{t:.1f}" for t in turns[turns >= 1]] + [f"{turns[turns < 1][0]:.2g}"]
+    return ("# theta_i = 10000**(-2i/16) = 10**(-i/2): 1, 0.32, 0.1, 0.03, ...\n"
+            f"# Turns in {length} positions: {length} * theta_i / (2 pi), about "
+            f"{length / (2 * math.pi):.1f} * theta_i: {', '.join(shown)}, ...\n"
+            f"# ({_TIMES[v['times']]} times the turns within 32 positions printed in Going "
+            "further).\n"
+            f"n_turning = {int(np.count_nonzero(turns >= 1))}")
+
+
+def _break_solution(v: dict[str, Any]) -> str:
+    return ('t5_curve = results.mean_curves(grid["curves"], "induction", ["t5"], 8)["t5"]\n'
+            "past_training = np.nan_to_num(t5_curve[L:], nan=1.0)   "
+            "# positions with no score are NaN\n"
+            f"t5_breaks_at = int(L + np.flatnonzero(past_training < {v['threshold']})[0])")
+
+
+def _far_prompt(v: dict[str, Any]) -> list[str]:
+    article = "an" if str(v["times"]).startswith("8") else "a"
+    return [f"{article} {v['times']}x input ({v['tokens']} tokens), how many of its\n"
+            f"{v['tokens']} keys"]
+
+
+def _far_solution(v: dict[str, Any]) -> str:
+    tokens = v["tokens"]
+    many = "about a hundred keys" if tokens == 128 else f"{tokens - 27} keys"
+    offsets = "last_query_offsets = np.arange(n_tokens) - (n_tokens - 1)"
+    return ("from posenc_lib.bias import t5_relative_position_bucket\n\n"
+            f"n_tokens = {v['times']} * L\n"
+            f"{offsets}      # j - i for i = {tokens - 1}\n"
+            "bucket = t5_relative_position_bucket(last_query_offsets, bidirectional=False,\n"
+            "                                     num_buckets=16, max_distance=32)\n"
+            "far_keys = int(np.sum(bucket == bucket[0]))\n"
+            f"# Every key 27 or more tokens back shares one bias: {many} the bias cannot rank\n"
+            "# compete with the key 5 back, and there are more of them the longer the input.")
+
+
+_SPELLED = {1: ("one full turn", "one turn"), 2: ("two full turns", "two turns")}
+"""09.llama31_slow_pairs: the turn counts, as the prompt writes them."""
+
+
+def _slow_pairs_prompt(v: dict[str, Any]) -> list[str]:
+    full, short = _SPELLED[v["turns"]]
+    pairs = v["head"] // 2
+    return [f"{v['name']} also has", f"(of its {pairs}) that make less than {full}",
+            f"$\\text{{rope\\_theta}}^{{-2i/{v['head']}}}$. Store in `pushed_below` how many "
+            f"more pairs stay under {short}", f"the {v['line']} line"]
+
+
+def _slow_pairs_solution(v: dict[str, Any]) -> str:
+    model, turn, factor = v["model"], v["turn"], PRESETS[v["model"]]["rope_scaling"]["factor"]
+    if v["turns"] == 1:
+        why = (f"# Pairs with wavelengths over 8192 were below one turn already (the low band, "
+               f"divided by {factor:g}).\n"
+               "# The middle band, wavelengths between 8192 / 4 and 8192, is interpolated "
+               "smoothly: its slowest\n# pairs made just over one turn and now make less.")
+    else:
+        why = (f"# Pairs with wavelengths over 8192 / {v['turns']} were below {turn} already: "
+               "scaling only slows pairs.\n"
+               "# The middle band, wavelengths between 8192 / 4 and 8192, is interpolated "
+               f"smoothly: some of its\n# pairs made just over {turn} and now make less.")
+    return (f'scaled, _ = rope_frequencies_from_config(PRESETS["{model}"])\n'
+            f'unscaled = inverse_frequencies({v["head"]}, PRESETS["{model}"]["rope_theta"])\n'
+            f"below_with = np.count_nonzero(turns_in_context(scaled, 8192) < {v['turns']})\n"
+            f"below_without = np.count_nonzero(turns_in_context(unscaled, 8192) < {v['turns']})\n"
+            f"pushed_below = int(below_with - below_without)\n{why}")
+
+
+def _bands_set(d: int, base: int, length: int) -> dict[str, Any]:
+    """06.llama3_bands posed with (d, base, length) and the frequencies of the instructor's hidden
+    bands for them (tools.answer_key.LLAMA3_BANDS)."""
+    return {"d": d, "base": base, "L": length,
+            "frequencies": tuple(map(float, llama3_hidden(d, base, length)))}
+
+
+def _bands_prompt(v: dict[str, Any]) -> list[str]:
+    return [f"returns the {v['d'] // 2} frequencies",
+            f"$d = {v['d']}$, base {v['base']} and\n`original_max_position_embeddings` {v['L']} "
+            "after", f"hidden_llama3_frequencies()   # theta'_i, shape ({v['d'] // 2},)"]
+
+
+def _bands_solution(v: dict[str, Any]) -> str:
+    d, turns = v["d"], f"r_h = {v['L']} * trained_h / (2 * np.pi)".ljust(56)
+    return (f"trained_h = {float(v['base'])!r} ** (-np.arange(0, {d}, 2) / {d})\n"
+            "ratio_h = hidden / trained_h\n"
+            "factor_h = 1 / ratio_h.min()                            # the slowest pairs: "
+            "theta / factor\n"
+            "g_h = (ratio_h - 1 / factor_h) / (1 - 1 / factor_h)     # 0 divided, 1 kept\n"
+            f"{turns}# turns in L\n"
+            "blend_h = (g_h > 1e-9) & (g_h < 1 - 1e-9)\n"
+            "slope_h, intercept_h = np.polyfit(r_h[blend_h], g_h[blend_h], 1)   "
+            "# g = (r - low) / (high - low)\n"
+            "bands = (factor_h, -intercept_h / slope_h, (1 - intercept_h) / slope_h)")
+
+
+_FRACTION_BITS = {10: "all ten fraction bits", 3: "all three fraction bits",
+                  2: "both fraction bits"}
+"""08.float16_edges: the fraction bits of each format, in words."""
+
+
+def _edges_prompt(v: dict[str, Any]) -> list[str]:
+    name, largest = v["name"], v["largest"]
+    if name == "float16":
+        said = 'The first section says float16\noverflows "a little past 65504".'
+    else:
+        said = (f"ml_dtypes' {name}, an 8-bit format\nwith an infinity, overflows a little "
+                f"past {largest}.")
+    return [f"{name}'s last step.** {said}",
+            f"the smallest integer that {name} stores as {largest} and the smallest",
+            f"({v['bits']} fraction bits, exponents up to {v['top']}, round to nearest",
+            f"no {name} computation (the check refuses `{name}`",
+            f"(first integer stored as {largest}, first"]
+
+
+def _edges_solution(v: dict[str, Any]) -> str:
+    bits, top, nxt, largest = v["bits"], v["top"], v["next"], v["largest"]
+    step = 2 ** (top - bits)
+    return (f"p, e_max = {bits}, {top}\n"
+            f"step = 2.0 ** (e_max - p)                    # neighbours in [2**{top}, 2**{nxt}) "
+            f"are {step} apart\n"
+            f"largest = (2 - 2.0 ** -p) * 2.0 ** e_max     # {largest}: "
+            f"{_FRACTION_BITS[bits]} are 1 (odd)\n"
+            f"# the midpoint below is a tie between {largest - step} (even) and {largest}: it "
+            "goes down, so the edge is one\n"
+            f"# above it; the midpoint above is a tie between {largest} and 2**{nxt} (even): it "
+            "goes up, to inf\n"
+            "edges = (int(largest - step / 2) + 1, int(largest + step / 2))")
+
+
+def _mla_prompt(v: dict[str, Any]) -> list[str]:
+    if v["group"] == 1:
+        return ["gave each\nof its heads its own rotary key $k^R$"]
+    return [f"gave each\ngroup of {v['group']} of its heads a rotary key $k^R$ of its own"]
+
+
+def _mla_solution(v: dict[str, Any]) -> str:
+    group = v["group"]
+    if group == 1:
+        keys = ('own_rotary_keys = deepseek["num_attention_heads"] * '
+                'deepseek["qk_rope_head_dim"]\n'
+                'per_token = deepseek["kv_lora_rank"] + own_rotary_keys\n'
+                "# 128 heads times 64 rotary dims dwarf the 512-number latent: sharing k^R keeps "
+                "the cache small.")
+    else:
+        keys = (f'group_keys = deepseek["num_attention_heads"] // {group} * '
+                'deepseek["qk_rope_head_dim"]\n'
+                'per_token = deepseek["kv_lora_rank"] + group_keys\n'
+                f"# {128 // group} groups times 64 rotary dims outweigh the 512-number latent: "
+                "sharing k^R keeps the cache small.")
+    return f'deepseek = PRESETS["deepseek-v3"]\n{keys}'
+
+
+def _stale_prompt(v: dict[str, Any]) -> list[str]:
+    if v["models"] == tuple(PRESETS):
+        return ["Which models of `PRESETS` would hold wrong"]
+    *head, last = (f"`{name}`" for name in v["models"])
+    return [f"Which of the models {', '.join(head)} and {last} of `PRESETS` would hold wrong"]
+
+
+def _stale_solution(v: dict[str, Any]) -> str:
+    models = "PRESETS" if v["models"] == tuple(PRESETS) else repr(v["models"])
+    return ("stale_cache = set()\n"
+            f"for name in {models}:\n"
+            "    config = PRESETS[name]\n"
+            "    rotating = [k for k in config_layer_kinds(config) if k not in UNROTATED_KINDS]\n"
+            "    if len(rotating) < 2:  # one RoPE for every layer, or none at all (Kimi Linear)\n"
+            "        rotating = [None] * len(rotating)\n"
+            "    for layer in rotating:\n"
+            "        early, f_early = rope_frequencies_from_config(config, seq_len=1024, "
+            "layer_type=layer)\n"
+            "        late, f_late = rope_frequencies_from_config(config, seq_len=131072, "
+            "layer_type=layer)\n"
+            "        if f_early != f_late or not np.array_equal(early, late):\n"
+            "            stale_cache.add(name)\n"
+            "# Only LongRoPE switches its factors with the length. PI, YaRN and llama3 fix the "
+            "frequencies\n# once, so a scaled model's cache stays valid.")
+
+
 VARIANTS: dict[str, Variant] = {
     "01.carry_flips": Variant(
         sets=({"positions": (39, 79, 31, 119)}, {"positions": (27, 55, 127, 71)},
@@ -335,6 +555,57 @@ VARIANTS: dict[str, Variant] = {
     "00.same_cat": Variant(  # the letters of the notebook's sentences a, b, c, d, e
         sets=({"letters": "dbeac"}, {"letters": "ecabd"}, {"letters": "cdbea"}),
         prompt=_same_cat_prompt, solution=_same_cat_solution),
+    # --- notebooks 06 to 10 (second helper of issue 33) ---
+    "07.alibi_self_weight": Variant(  # the stored mistakes (sign, slope doubled) are not named
+        sets=({"slope": 0.125, "m": "1/8"}, {"slope": 0.0625, "m": "1/16"},
+              {"slope": 0.5, "m": "1/2"}),
+        prompt=lambda v: [f"slope $m = {v['m']}$"], solution=_self_weight_solution),
+    "08.truncation_bias": Variant(  # the stored mistakes (one binade's bias) are not named
+        sets=({"low": 1, "high": 4}, {"low": 1, "high": 16}, {"low": 4, "high": 32}),
+        prompt=lambda v: [f"$[{v['low']}, {v['high']})$"], solution=_truncation_solution),
+    # Notebook 10's answers that read the committed training results (10.break_position) are
+    # posed with another threshold on the same curves: the runs are not redone at build time.
+    "10.turning_pairs": Variant(  # the stored mistakes (no 2 pi, within 32) are not named
+        sets=({"length": 256, "times": 8}, {"length": 1024, "times": 32},
+              {"length": 2048, "times": 64}),
+        prompt=_covered_prompt, solution=_covered_solution),
+    "10.break_position": Variant(  # the stored mistake (RoPE's curve) is not named
+        sets=({"threshold": 0.4}, {"threshold": 0.6}, {"threshold": 0.7}),
+        prompt=lambda v: [f"mean accuracy is below {v['threshold']}"],
+        solution=_break_solution),
+    "10.t5_far_bucket": Variant(  # the stored mistakes (8x, bidirectional) are not named
+        sets=({"tokens": 64, "times": 2}, {"tokens": 256, "times": 8},
+              {"tokens": 512, "times": 16}),
+        prompt=_far_prompt, solution=_far_solution),
+    "09.llama31_slow_pairs": Variant(  # the presets with a llama3 scaling that has a middle band
+        sets=({"model": "llama-3.2-1b", "name": "Llama 3.2 1B", "head": 64, "turns": 1,
+               "turn": "one turn", "line": "one-turn"},
+              {"model": "llama-3.1-8b", "name": "Llama 3.1 8B", "head": 128, "turns": 2,
+               "turn": "two turns", "line": "two-turn"},
+              {"model": "llama-3.2-1b", "name": "Llama 3.2 1B", "head": 64, "turns": 2,
+               "turn": "two turns", "line": "two-turn"}),
+        prompt=_slow_pairs_prompt, solution=_slow_pairs_solution),
+    "06.llama3_bands": Variant(  # other hidden bands, with a d, base and L the public code lacks
+        sets=(_bands_set(128, 500000, 32768), _bands_set(128, 10000, 4096),
+              _bands_set(128, 1000000, 16384)),
+        prompt=_bands_prompt, solution=_bands_solution),
+    "08.float16_edges": Variant(  # ml_dtypes' formats with an infinity and integer edges
+        sets=({"name": "float8_e5m2", "bits": 2, "top": 15, "next": 16, "largest": 57344},
+              {"name": "float8_e4m3", "bits": 3, "top": 7, "next": 8, "largest": 240}),
+        prompt=_edges_prompt, solution=_edges_solution),
+    "09.mla_cache": Variant(  # DeepSeek-V3's real sizes; a rotary key per group of heads
+        sets=({"group": 2, "who": "group of 2 heads", "count": "num_attention_heads / 2"},
+              {"group": 4, "who": "group of 4 heads", "count": "num_attention_heads / 4"},
+              {"group": 8, "who": "group of 8 heads", "count": "num_attention_heads / 8"}),
+        prompt=_mla_prompt, solution=_mla_solution),
+    "09.cache_survives": Variant(  # five presets each, one LongRoPE model among static scalings
+        sets=({"models": ("llama-3.1-8b", "phi-4-mini", "deepseek-v3", "gemma-3-27b",
+                          "qwen3-8b")},
+              {"models": ("gpt-oss-20b", "llama-4-scout", "phi-3.5-mini", "mistral-7b-v0.3",
+                          "qwen2.5-vl-7b")},
+              {"models": ("gemma-3-27b", "llama-3.2-1b", "smollm3-3b", "gpt-oss-20b",
+                          "phi-4-mini")}),
+        prompt=_stale_prompt, solution=_stale_solution),
 }
 """The exercises a graded release poses with other values, by key."""
 
@@ -354,16 +625,18 @@ NOTEBOOK_VALUES: dict[str, dict[str, Any]] = {
 @contextmanager
 def posed(key: str, values: dict[str, Any] | None) -> Iterator[Exercise]:
     """Exercise ``key`` posed with ``values`` (as the notebook poses it for None), then with the
-    notebook's values again."""
+    values it had before again (so that a ``posed`` inside another one, as :func:`answer_for`
+    is, leaves the outer one's values in place)."""
     exercise = all_exercises()[key]
     if values is None:
         yield exercise
         return
+    before = dict(exercise.params or {})
     exercise.use(**values)
     try:
         yield exercise
     finally:
-        exercise.use(**NOTEBOOK_VALUES[key])
+        exercise.use(**before)
 
 
 def answer_for(key: str, values: dict[str, Any]) -> Any:

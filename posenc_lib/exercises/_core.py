@@ -61,6 +61,7 @@ class Mistake:
     With ``from_answer``, ``value`` takes the right answer and returns the wrong one (a swap, a
     sign, an off-by-one), so that the package holds no value a learner could undo into the
     answer; such a mistake is named only where the right answer is known (a key, a hidden test).
+    A ``value`` that returns None names no mistake (see :func:`while_posed`).
     """
 
     label: str
@@ -75,6 +76,14 @@ class Mistake:
     def __post_init__(self) -> None:
         if not 0.0 <= self.credit < 1.0:
             raise ValueError(f"Mistake credit must be in [0, 1); got {self.credit!r}")
+
+
+def while_posed(params: dict[str, Any], value: Callable[[], Any]) -> Callable[[], Any]:
+    """A stored mistake's ``value`` while ``params`` holds the values it holds now (the
+    notebook's, which the mistake was stored for), else None: a check never names it for the
+    other values a graded release poses with :meth:`Exercise.use`."""
+    own = dict(params)
+    return lambda: value() if params == own else None
 
 
 @dataclass(frozen=True)
@@ -608,6 +617,8 @@ class Exercise:
             if mistake.from_answer and expected is _ASK_KEY:
                 continue
             wrong = mistake.compute(expected)
+            if wrong is None:  # a stored mistake of other values than the posed ones
+                continue
             if (_compare(value, wrong, self.rtol, self.atol)[0]
                     or _nan_match(value, wrong, self.rtol, self.atol)):
                 return mistake

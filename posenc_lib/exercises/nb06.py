@@ -5,6 +5,8 @@ Notebook: 06_context_extension.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from numpy.typing import NDArray
 
@@ -113,30 +115,35 @@ yarn_ratios = Exercise(
     ),
 )
 
-_BANDS_L = 8192
+_BANDS: dict[str, Any] = {"d": 64, "base": 500000, "L": 8192,
+                          "frequencies": tuple(HIDDEN_DATA["06.llama3_bands"])}
+"""06.llama3_bands: the head size, base and original length the prompt states, and the scaled
+frequencies the learner reads the bands from (a graded release may pose others: ``use``, with
+the frequencies its hidden bands make)."""
 
 
 def hidden_llama3_frequencies() -> NDArray[np.float64]:
     """Llama 3-scaled frequencies of a head whose factor and bands are not shown.
 
-    Returns theta'_i, shape (32,), of a head with d = 64, base 500000 and
-    original_max_position_embeddings 8192; exercise 06.llama3_bands asks for the factors. The
-    numbers are stored (posenc_lib.exercises._data): the package holds no factor.
+    Returns theta'_i, shape (d/2,), of a head with d = 64, base 500000 and
+    original_max_position_embeddings 8192 (or the values a graded release poses); exercise
+    06.llama3_bands asks for the factors. The numbers are stored (posenc_lib.exercises._data):
+    the package holds no factor.
     """
-    return np.array(HIDDEN_DATA["06.llama3_bands"])
+    return np.array(_BANDS["frequencies"])
 
 
 llama3_bands = Exercise(
     key="06.llama3_bands", answer_name="bands", level="core", kind="derivation", minutes=15,
-    rtol=1e-4,
+    rtol=1e-4, params=_BANDS,
     title="Llama 3's factor and bands read back from its frequencies",
     hints=(
         "Divide the hidden frequencies by the plain ones. The ratio has three regions: where it "
         "is flat you can read one parameter directly, and the two band edges hide in the blend "
         "between the flat parts.",
-        "Compute theta_i = 500000 ** (-2i/64) and the ratio theta'_i / theta_i; its smallest "
+        "Compute theta_i = {base} ** (-2i/{d}) and the ratio theta'_i / theta_i; its smallest "
         "value is 1/factor. Rescale the ratio so that 0 means 'divided by factor' and 1 means "
-        "'kept', and compute each pair's turn count r_i = L theta_i / (2 pi) with L = 8192. On "
+        "'kept', and compute each pair's turn count r_i = L theta_i / (2 pi) with L = {L}. On "
         "the blend pairs Llama 3's rule makes the rescaled ratio a straight line in r: fit it "
         "with np.polyfit(r, g, 1) and solve for the r where the line reaches 0 and where it "
         "reaches 1. Those are low_freq_factor and high_freq_factor.",
@@ -146,7 +153,8 @@ llama3_bands = Exercise(
     mistakes=(
         Mistake("the wavelength edges L / high_freq_factor and L / low_freq_factor given instead "
                 "of the two factors, which are turn counts",
-                lambda right: np.array([right[0], _BANDS_L / right[2], _BANDS_L / right[1]]),
+                lambda right: np.array([right[0], _BANDS["L"] / right[2],
+                                        _BANDS["L"] / right[1]]),
                 from_answer=True),
         Mistake("low_freq_factor and high_freq_factor swapped: the low one is the smaller turn "
                 "count, where the blend reaches the slow pairs (g = 0)",

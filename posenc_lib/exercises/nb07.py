@@ -6,6 +6,7 @@ Notebook: 07_other_schemes.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -16,7 +17,7 @@ from posenc_lib.bias import (
     relative_position_matrix,
     t5_relative_position_bucket,
 )
-from posenc_lib.exercises._core import Exercise, Mistake, Shortcut
+from posenc_lib.exercises._core import Exercise, Mistake, Shortcut, while_posed
 from posenc_lib.exercises._data import stored_mistake
 
 __all__ = ["alibi_heads", "alibi_local_heads", "alibi_self_weight", "bucket_matrices",
@@ -27,13 +28,16 @@ _ATTENTION_CALLS = (
     r"softmax)\b"
 )
 
-_TOKENS, _SLOPE = 10, 0.25
+_TOKENS = 10
+_SELF: dict[str, Any] = {"slope": 0.25, "m": "1/4"}
+"""07.alibi_self_weight: the head's slope, as a number and as the prompt writes it (a graded
+release may pose another: ``use``)."""
 
 
 alibi_self_weight = Exercise(
     key="07.alibi_self_weight", answer_name="self_weight", level="warm-up", kind="prediction",
-    minutes=8, rtol=1e-4,
-    title="ALiBi with slope 1/4: the weight the 10th token puts on itself",
+    minutes=8, rtol=1e-4, params=_SELF,
+    title="ALiBi with slope {m}: the weight the 10th token puts on itself",
     hints=(
         "With equal content scores the softmax sees only ALiBi's bias. Write the weight of each "
         "of the ten keys relative to the weight of the token on itself.",
@@ -47,12 +51,12 @@ alibi_self_weight = Exercise(
     mistakes=(
         Mistake("1/10: the bias is ignored and the weight spread evenly", lambda: 1 / _TOKENS),
         Mistake("the bias added with the wrong sign, so distant keys are favoured",
-                lambda: stored_mistake("07.alibi_self_weight", 0)),
+                while_posed(_SELF, lambda: stored_mistake("07.alibi_self_weight", 0))),
         Mistake("slope 1/2 (the first head's) instead of 1/4",
-                lambda: stored_mistake("07.alibi_self_weight", 1)),
+                while_posed(_SELF, lambda: stored_mistake("07.alibi_self_weight", 1))),
         Mistake("1 - exp(-m), the infinite sum: the last token sees 10 keys, not an endless past, "
                 "so the geometric sum stops at r = 9 and the weight is larger",
-                lambda: 1.0 - math.exp(-_SLOPE)),
+                lambda: 1.0 - math.exp(-_SELF["slope"])),
     ),
     shortcuts=(
         Shortcut("the attention functions of posenc_lib (predict first, the cell after the check "

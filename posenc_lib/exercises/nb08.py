@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from posenc_lib.exercises._core import Exercise, Mistake, Shortcut
+from posenc_lib.exercises._core import Exercise, Mistake, Shortcut, while_posed
 from posenc_lib.exercises._data import stored_mistake
 from posenc_lib.frequencies import inverse_frequencies
 from posenc_lib.precision import round_to_dtype
@@ -67,17 +67,27 @@ bfloat16_ties = Exercise(
 )
 
 _GAP_AT_ONE = 2.0**-7  # bfloat16's gap in [1, 2)
+_SPREAD = {"low": 1, "high": 8}
+"""08.truncation_bias: the powers of two the numbers are spread between (a graded release may
+pose others: ``use``)."""
+
+
+def _binade_widths() -> NDArray[np.float64]:
+    """The widths of the binades [2^k, 2^(k+1)) that make up [low, high): also their gaps over
+    bfloat16's gap in [1, 2)."""
+    low, high = _SPREAD["low"], _SPREAD["high"]
+    return low * 2.0 ** np.arange(round(np.log2(high / low)))
 
 
 truncation_bias = Exercise(
     key="08.truncation_bias", answer_name="mean_error", level="core", kind="derivation", minutes=12,
-    rtol=0.01,
-    title="The mean error of truncating numbers spread evenly over [1, 8) to bfloat16",
+    rtol=0.01, params=_SPREAD,
+    title="The mean error of truncating numbers spread evenly over [{low}, {high}) to bfloat16",
     hints=(
         "Truncation always rounds toward zero, so for positive numbers the error has one sign. "
         "Find the average error within one binade first, then weigh the binades.",
         "Within a binade, truncation lowers a number by an amount spread evenly between 0 and one "
-        "gap, so by half a gap on average. [1, 8) holds three binades, [1, 2), [2, 4) and [4, 8): "
+        "gap, so by half a gap on average. Split [{low}, {high}) into its binades [2^k, 2^(k+1)): "
         "find bfloat16's gap in each (7 fraction bits) and the share of an even spread that falls "
         "in each (its width over the whole width). Weigh each binade's mean error by its share, "
         "and keep the sign.",
@@ -85,12 +95,12 @@ truncation_bias = Exercise(
     objective="Derives truncation's bias (minus half a gap on average) over several binades, "
     "weighting each binade's gap by the share of the numbers it holds.",
     mistakes=(
+        Mistake("the binades averaged with equal weights: each holds twice the numbers of the "
+                "one below it", lambda: -_binade_widths().mean() * _GAP_AT_ONE / 2),
         Mistake("the bias of [1, 2) alone: the gap doubles at 2 and again at 4",
-                lambda: stored_mistake("08.truncation_bias", 0)),
-        Mistake("the three binades averaged with equal weights: [4, 8) holds 4/7 of the numbers",
-                lambda: -(1 + 2 + 4) / 3 * _GAP_AT_ONE / 2),
+                while_posed(_SPREAD, lambda: stored_mistake("08.truncation_bias", 0))),
         Mistake("the bias of the top binade [4, 8) only",
-                lambda: stored_mistake("08.truncation_bias", 1)),
+                while_posed(_SPREAD, lambda: stored_mistake("08.truncation_bias", 1))),
         Mistake("a whole gap: the error spreads evenly from 0 to one gap",
                 lambda right: 2 * right, from_answer=True),
         Mistake("the sign: truncation moves positive numbers towards zero, that is down",
@@ -98,7 +108,7 @@ truncation_bias = Exercise(
     ),
     shortcuts=(
         Shortcut("a bfloat16 emulation (reason from the gaps; the cell after the check measures "
-                 "it)", _ROUNDING_CALLS + r"|0x[Ff]{4}0000",
+                 "it)", _ROUNDING_CALLS + r"|0x[Ff]{{4}}0000",
                  "err = round_to_bfloat16(x, mode='truncate') - x"),
     ),
 )
@@ -165,18 +175,24 @@ table_detector = Exercise(
     ),
 )
 
+_FORMAT = {"name": "float16", "bits": 10, "top": 15, "next": 16, "largest": 65504}
+"""08.float16_edges: the format, its fraction bits, the exponent of its top binade and the next
+one, and its largest finite value (a graded release may pose another format with an infinity:
+``use``)."""
+
 float16_edges = Exercise(
     key="08.float16_edges", answer_name="edges", level="challenge", kind="derivation", minutes=15,
-    title="float16's last step: the integers stored as 65504, and the first stored as inf",
+    params=_FORMAT,
+    title="{name}'s last step: the integers stored as {largest}, and the first stored as inf",
     hints=(
-        "Near the top of float16 the stored numbers are far apart. Find the gap there, the two "
-        "neighbours of 65504, and the midpoints where rounding switches from one to the other.",
-        "With 10 fraction bits, the numbers in [2^15, 2^16) are 2^(15 - 10) apart. 65504 is the "
-        "largest finite value; the next one up would be 2^16, which the format lacks, so rounding "
-        "there means inf. The edges are the two midpoints, between 65504 and its lower neighbour "
-        "and between 65504 and 2^16. At a tie the value goes to the neighbour whose last fraction "
-        "bit is 0: decide which way each midpoint goes, and take the smallest integer on each "
-        "side.",
+        "Near the top of {name} the stored numbers are far apart. Find the gap there, the two "
+        "neighbours of {largest}, and the midpoints where rounding switches from one to the other.",
+        "With {bits} fraction bits, the numbers in [2^{top}, 2^{next}) are 2^({top} - {bits}) "
+        "apart. {largest} is the largest finite value; the next one up would be 2^{next}, which "
+        "the format lacks, so rounding there means inf. The edges are the two midpoints, "
+        "between {largest} and its lower neighbour and between {largest} and 2^{next}. At a tie "
+        "the value goes to the neighbour whose last fraction bit is 0: decide which way each "
+        "midpoint goes, and take the smallest integer on each side.",
     ),
     objective="Derives where float16 overflows from its fraction bits and exponent range, with "
     "ties to even deciding both edges of its last step.",
@@ -185,13 +201,13 @@ float16_edges = Exercise(
                 lambda right: right - np.array([1, 0]), from_answer=True),
         Mistake("halfway cases always rounded down; a tie goes to the even neighbour",
                 lambda right: right + np.array([0, 1]), from_answer=True),
-        Mistake("no rounding: every integer from halfway below 65504 to halfway above it is "
-                "stored as 65504",
-                lambda: int(np.finfo(np.float16).max) + np.array([0, 1])),
+        Mistake("no rounding: every integer from halfway below {largest} to halfway above it is "
+                "stored as {largest}", lambda: _FORMAT["largest"] + np.array([0, 1])),
     ),
     shortcuts=(
-        Shortcut("float16 itself (derive it from the format's bits)",
-                 r"\b(round_to_dtype|to_low_precision|float16|half|finfo|spacing_at)\b",
-                 "edges = np.flatnonzero(np.isinf(np.arange(70000).astype(np.float16)))[:1]"),
+        Shortcut("{name} itself (derive it from the format's bits)",
+                 r"\b(round_to_dtype|to_low_precision|float16|{name}|half|finfo|spacing_at|"
+                 r"ml_dtypes)\b",
+                 "edges = np.flatnonzero(np.isinf(np.arange(70000).astype('{name}')))[:1]"),
     ),
 )

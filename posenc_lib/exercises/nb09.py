@@ -25,31 +25,36 @@ from posenc_lib.rope_variants import (
 __all__ = ["cache_survives", "llama31_slow_pairs", "mla_cache", "mrope_positions",
            "partial_vs_p_rope"]
 
-_LLAMA31 = PRESETS["llama-3.1-8b"]
+_SLOW: dict[str, Any] = {"model": "llama-3.1-8b", "name": "Llama 3.1 8B", "head": 128,
+                         "turns": 1, "turn": "one turn", "line": "one-turn"}
+"""09.llama31_slow_pairs: the model (a preset with a llama3 scaling), its head size, and the
+number of turns the pairs are counted under, in words (a graded release may pose others:
+``use``)."""
 
 
 def _slow(inv_freq: NDArray[np.float64], length: int = 8192) -> int:
-    return int(np.count_nonzero(turns_in_context(inv_freq, length) < 1))
+    return int(np.count_nonzero(turns_in_context(inv_freq, length) < _SLOW["turns"]))
 
 
 def _scaled_slow(length: int = 8192) -> int:
-    return _slow(rope_frequencies_from_config(_LLAMA31)[0], length)
+    return _slow(rope_frequencies_from_config(PRESETS[_SLOW["model"]])[0], length)
 
 
 def _plain_slow(length: int = 8192) -> int:
-    return _slow(inverse_frequencies(128, _LLAMA31["rope_theta"]), length)
+    return _slow(inverse_frequencies(_SLOW["head"], PRESETS[_SLOW["model"]]["rope_theta"]),
+                 length)
 
 
 llama31_slow_pairs = Exercise(
     key="09.llama31_slow_pairs", answer_name="pushed_below", level="warm-up", kind="derivation",
-    minutes=10,
-    title="Llama 3.1 8B: how many pairs does its scaling push below one turn in 8192 tokens?",
+    minutes=10, params=_SLOW,
+    title="{name}: how many pairs does its scaling push below {turn} in 8192 tokens?",
     hints=(
         "Count twice and subtract. Before you compute, ask which of the three bands of Llama 3's "
-        "scaling could move a pair across the one-turn line, and which cannot.",
-        "Pair i makes L theta_i / (2 pi) turns in L = 8192 tokens. Count the pairs under one turn "
-        "with the first value rope_frequencies_from_config(PRESETS['llama-3.1-8b']) returns, and "
-        "again with the plain rope_theta ** (-2i/128), for example inverse_frequencies(128, "
+        "scaling could move a pair across the {line} line, and which cannot.",
+        "Pair i makes L theta_i / (2 pi) turns in L = 8192 tokens. Count the pairs under {turn} "
+        "with the first value rope_frequencies_from_config(PRESETS['{model}']) returns, and "
+        "again with the plain rope_theta ** (-2i/{head}), for example inverse_frequencies({head}, "
         "rope_theta). The answer is the difference, as a Python int.",
     ),
     objective="Reads a real config's frequencies with rope_frequencies_from_config and sees that "
@@ -58,7 +63,7 @@ llama31_slow_pairs = Exercise(
         Mistake("the count with the scaling alone; the question asks how many more than without it",
                 _scaled_slow),
         Mistake("thinking the llama3 scaling only divides pairs that were already slow (its "
-                "middle band is interpolated too, and some of those pairs drop below one turn)",
+                "middle band is interpolated too, and some of those pairs drop below {turn})",
                 lambda: 0),
         Mistake("counting at max_position_embeddings = 131072 instead of the original L = 8192",
                 lambda: _scaled_slow(131072) - _plain_slow(131072)),
@@ -119,17 +124,21 @@ partial_vs_p_rope = Exercise(
 )
 
 _V3 = PRESETS["deepseek-v3"]
+_KEYS: dict[str, Any] = {"group": 1, "who": "head", "count": "num_attention_heads"}
+"""09.mla_cache: how many heads would share each rotary key, and how the hint says it (a graded
+release may pose groups of heads: ``use``)."""
 
 mla_cache = Exercise(
     key="09.mla_cache", answer_name="per_token", level="core", kind="derivation", minutes=10,
+    params=_KEYS,
     title="DeepSeek-V3 without a shared rotary key: numbers cached per token and layer",
     hints=(
         "Two things are cached per token and layer: the compressed latent and the rotary key. "
         "Only the second would change if the rotary key were no longer shared by the heads.",
         "Read kv_lora_rank, num_attention_heads and qk_rope_head_dim from PRESETS['deepseek-v3']. "
         "The latent takes kv_lora_rank numbers; one rotary key takes qk_rope_head_dim numbers, "
-        "and with a key of its own for every head there would be num_attention_heads of them. Add "
-        "the two parts and store an int.",
+        "and with a key of its own for every {who} there would be {count} of them. Add the two "
+        "parts and store an int.",
     ),
     objective="Derives MLA's cache size from the config's shapes and sees why the rotary key is "
     "shared by all heads.",
@@ -137,7 +146,7 @@ mla_cache = Exercise(
         Mistake("the shared rotary key (one k^R for all heads, what DeepSeek does)",
                 lambda: _V3["kv_lora_rank"] + _V3["qk_rope_head_dim"]),
         Mistake("forgetting the latent c_kv",
-                lambda: _V3["num_attention_heads"] * _V3["qk_rope_head_dim"]),
+                lambda: _V3["num_attention_heads"] // _KEYS["group"] * _V3["qk_rope_head_dim"]),
         Mistake("full multi-head keys and values (what MLA avoids)",
                 lambda: _V3["num_attention_heads"]
                 * (_V3["qk_nope_head_dim"] + _V3["qk_rope_head_dim"] + _V3["v_head_dim"])),
@@ -203,6 +212,9 @@ mrope_positions = Exercise(
 )
 
 _SHORT, _LONG = 1024, 131072
+_STALE: dict[str, Any] = {"models": tuple(PRESETS)}
+"""09.cache_survives: the presets the question asks about, all of them (a graded release may ask
+about some: ``use``)."""
 
 
 def _frequencies_change(preset: str) -> bool:
@@ -219,25 +231,25 @@ def _frequencies_change(preset: str) -> bool:
 
 cache_survives = Exercise(
     key="09.cache_survives", answer_name="stale_cache", level="challenge", kind="explanation",
-    minutes=15,
+    minutes=15, params=_STALE,
     title="Which presets' cached keys go wrong as a text grows from 1024 to 131072 tokens?",
     hints=(
         "A cached key stays right while the frequencies that rotated it stay the same. So the "
         "question is whose frequencies depend on the length of the text, not who has a "
         "rope_scaling.",
-        "For every name in PRESETS, call rope_frequencies_from_config(config, seq_len=1024) and "
-        "again with seq_len=131072, and compare both returned values (the frequencies with "
-        "np.array_equal, and the attention factor). For a preset with several kinds of layer that "
-        "rotate (config_layer_kinds outside UNROTATED_KINDS), compare each kind, passing it as "
-        "layer_type; a preset none of whose layers rotate has nothing to compare. Collect the "
-        "names whose results differ.",
+        "For every preset the question asks about, call rope_frequencies_from_config(config, "
+        "seq_len=1024) and again with seq_len=131072, and compare both returned values (the "
+        "frequencies with np.array_equal, and the attention factor). For a preset with several "
+        "kinds of layer that rotate (config_layer_kinds outside UNROTATED_KINDS), compare each "
+        "kind, passing it as layer_type; a preset none of whose layers rotate has nothing to "
+        "compare. Collect the names whose results differ.",
     ),
     objective="Explains why a KV cache of rotated keys survives static scaling but not a method "
     "whose frequencies follow the current length, by finding the models where that happens.",
     mistakes=(
         Mistake("every model with a rope_scaling: a static scaling (PI, YaRN, llama3) fixes the "
                 "frequencies once, so its cache stays valid",
-                lambda: {name for name, cfg in PRESETS.items() if cfg.get("rope_scaling")}),
+                lambda: {name for name in _STALE["models"] if PRESETS[name].get("rope_scaling")}),
         Mistake("no model at all: LongRoPE switches factors past original_max_position_embeddings",
                 lambda: set()),
     ),

@@ -7,33 +7,45 @@ Notebook: 10_length_generalisation_lab.
 
 from __future__ import annotations
 
-from posenc_lib.exercises._core import Exercise, Mistake, Shortcut
+from posenc_lib.exercises._core import Exercise, Mistake, Shortcut, while_posed
 from posenc_lib.exercises._data import HIDDEN_DATA, stored_mistake
 
 __all__ = ["break_position", "seed_spread", "t5_far_bucket", "turning_pairs"]
 
 _TRAINED = 32
+_COVERED = {"length": 128, "times": 4}
+"""10.turning_pairs: the length the turns are counted in, and its multiple of the trained 32 (a
+graded release may pose another: ``use``)."""
+_BREAK = {"threshold": 0.5}
+"""10.break_position: the accuracy T5's mean curve falls below (a graded release may pose
+another: ``use``)."""
+_FAR = {"tokens": 128, "times": 4}
+"""10.t5_far_bucket: the input length and its multiple of the trained 32 (a graded release may
+pose another: ``use``)."""
 
 turning_pairs = Exercise(
     key="10.turning_pairs", answer_name="n_turning", level="warm-up", kind="prediction", minutes=5,
-    title="Predict: how many RoPE pairs of the lab turn at least once in 128 positions (4x)?",
+    params=_COVERED,
+    title="Predict: how many RoPE pairs of the lab turn at least once in {length} positions "
+    "({times}x)?",
     hints=(
         "A pair has met every angle when it makes at least one full turn within the training "
         "length. The lab's frequencies shrink by the same factor from pair to pair: estimate the "
         "turns of the fastest pair, then divide.",
         "With head size 16 and base 10000, theta_i = 10000**(-2i/16), which you can write as a "
-        "power of ten with a simple exponent in i. Pair i makes 128 theta_i / (2 pi) turns in 128 "
-        "positions. Work out the turns of pair 0 in your head (2 pi is a little over 6), divide "
-        "by the factor between neighbouring pairs, and count the pairs that still reach one turn. "
+        "power of ten with a simple exponent in i. Pair i makes {length} theta_i / (2 pi) turns "
+        "in {length} positions. Work out the turns of pair 0 in your head (2 pi is a little over "
+        "6), divide by the factor between neighbouring pairs, and count the pairs that still reach "
+        "one turn. "
         "Type the count: no code.",
     ),
     objective="Predicts from theta_i and the length which RoPE pairs complete a turn, the ones "
     "whose angles a longer training would have covered.",
     mistakes=(
         Mistake("forgetting the 2 pi (counting angles L * theta_i of at least 1 radian)",
-                lambda: stored_mistake("10.turning_pairs", 0)),
-        Mistake("the count within the trained 32 positions instead of 128",
-                lambda: stored_mistake("10.turning_pairs", 1)),
+                while_posed(_COVERED, lambda: stored_mistake("10.turning_pairs", 0))),
+        Mistake("the count within the trained 32 positions instead of {length}",
+                while_posed(_COVERED, lambda: stored_mistake("10.turning_pairs", 1))),
     ),
     shortcuts=(
         Shortcut("code that computes it (a prediction is a number you type before running "
@@ -46,16 +58,17 @@ turning_pairs = Exercise(
 
 break_position = Exercise(
     key="10.break_position", answer_name="t5_breaks_at", level="core", kind="derivation",
-    minutes=10,
-    title="Where does T5 fall below 0.5 on the induction task? (committed results, mean of seeds)",
+    minutes=10, params=_BREAK,
+    title="Where does T5 fall below {threshold} on the induction task? (committed results, mean "
+    "of seeds)",
     hints=(
         "The answer is in the committed results, not in a new run: average the seeds of one curve "
         "and scan it from the end of the training length on.",
         "Take the curves from grid['curves'] (or posenc_lib.lab.results.load('curves')), average "
         "the seeds of t5 on induction at 8x with results.mean_curves, and look at the positions "
         "from 32 on. Skip the positions with no score (NaN) and take the first whose mean "
-        "accuracy is below 0.5. Store its position in the sequence, not its distance from 32, as "
-        "an int.",
+        "accuracy is below {threshold}. Store its position in the sequence, not its distance "
+        "from 32, as an int.",
     ),
     objective="Reads an accuracy-by-position curve averaged over seeds and locates where a scheme "
     "stops generalising, in positions rather than offsets.",
@@ -65,7 +78,7 @@ break_position = Exercise(
         Mistake("the last position still at 0.5 or above (one before the break)",
                 lambda right: right - 1, from_answer=True),
         Mistake("RoPE's curve instead of T5's",
-                lambda: stored_mistake("10.break_position", 0)),
+                while_posed(_BREAK, lambda: stored_mistake("10.break_position", 0))),
     ),
 )
 
@@ -94,12 +107,12 @@ seed_spread = Exercise(
 
 t5_far_bucket = Exercise(
     key="10.t5_far_bucket", answer_name="far_keys", level="challenge", kind="explanation",
-    minutes=15,
-    title="T5 at 4x: how many keys of the last query share the farthest bucket?",
+    minutes=15, params=_FAR,
+    title="T5 at {times}x: how many keys of the last query share the farthest bucket?",
     hints=(
         "Past some distance, T5 gives every key the same bucket. Find that distance for the lab's "
         "settings, and count how many of the last query's keys lie beyond it.",
-        "For the last query of a 128-token input, compute the offset j - i of every key j and "
+        "For the last query of a {tokens}-token input, compute the offset j - i of every key j and "
         "their buckets with posenc_lib.bias.t5_relative_position_bucket(offsets, "
         "bidirectional=False, num_buckets=16, max_distance=32). Count the keys whose bucket is "
         "the one of the farthest key, j = 0, and store the count as a Python int.",
@@ -107,11 +120,11 @@ t5_far_bucket = Exercise(
     objective="Explains T5's fall at long inputs through a computed consequence: how many keys "
     "share one learned bias, which dilutes the one right key.",
     mistakes=(
-        Mistake("the count at 8x (256 tokens) instead of 4x",
-                lambda: stored_mistake("10.t5_far_bucket", 0)),
-        Mistake("bidirectional buckets (an encoder's): the lab's decoder uses all 16 for the past",
-                lambda: stored_mistake("10.t5_far_bucket", 1)),
         Mistake("the keys before the far bucket starts instead of the keys in it",
-                lambda right: 4 * _TRAINED - right, from_answer=True),
+                lambda right: _FAR["tokens"] - right, from_answer=True),
+        Mistake("the count at 8x (256 tokens) instead of 4x",
+                while_posed(_FAR, lambda: stored_mistake("10.t5_far_bucket", 0))),
+        Mistake("bidirectional buckets (an encoder's): the lab's decoder uses all 16 for the past",
+                while_posed(_FAR, lambda: stored_mistake("10.t5_far_bucket", 1))),
     ),
 )
