@@ -245,10 +245,14 @@ def _n_pairs(cfg: Mapping[str, Any]) -> int:
     return head_dim // 2 + extra
 
 
-def _span(cfg: Mapping[str, Any], length: int, layer_kind: str | None) -> int:
-    """``L' = min(L, window)``: a local layer never sees two tokens further apart."""
+def _window(cfg: Mapping[str, Any], layer_kind: str | None) -> int | None:
+    """The window of a sliding or chunked layer (tokens it sees), None for any other layer."""
     window = {"sliding_attention": cfg.get("sliding_window"),
               "chunked_attention": cfg.get("attention_chunk_size")}.get(layer_kind or "")
-    if window is None:
-        return length
-    return min(length, check_int("the layer's window", window, minimum=1))
+    return None if window is None else check_int("the layer's window", window, minimum=1)
+
+
+def _span(cfg: Mapping[str, Any], length: int, layer_kind: str | None) -> int:
+    """``L' = min(L, window)``: a local layer never sees two tokens further apart."""
+    window = _window(cfg, layer_kind)
+    return length if window is None else min(length, window)

@@ -34,9 +34,10 @@ ALLOWED: dict[str, set[str]] = {}
 # 17,670: 10,703 lines of code, 4,638 of docstrings (most of them the numpydoc of what the
 # notebooks call, kept by decision), 258 of comments and 2,071 blank, counted over the AST; with
 # the heatmap explorers' frozen layout (+14), 17,684. Posing ten exercises of notebooks 06-10 with
-# drawn values (params, placeholders, _core's while_posed) adds 64, to 17,748. 14,000 needs about
+# drawn values (params, placeholders, _core's while_posed) adds 64, to 17,748; one home for a
+# layer's window (model_pairs._window, used by the explorer and the figure) +8. 14,000 needs about
 # 3,700 lines out of working code. A change that grows the library past this must say why here.
-MAX_PACKAGE_LINES = 17_750
+MAX_PACKAGE_LINES = 17_760
 
 _BRANCHES = (ast.If, ast.IfExp, ast.For, ast.AsyncFor, ast.While, ast.ExceptHandler, ast.Assert,
              ast.match_case)

@@ -21,6 +21,7 @@ from posenc_lib.frequencies import wavelengths
 from posenc_lib.model_pairs import (
     PAIR_CLASSES,
     UNROTATED_KINDS,
+    _span,
     classify_config_pairs,
     config_layer_kinds,
 )
@@ -139,9 +140,7 @@ def model_pairs(*, preset: str = "gemma-3-27b", length: int = 32768,
                 plots.draw_curves(ax, np.flatnonzero(classes == k), {name: y[classes == k]},
                     yscale="log", legend=False, linestyle="none", marker="o", markersize=3,
                     color=CLASS_COLOURS[k], ylabel=r"Wavelength $\lambda_i$")
-        window = {"sliding_attention": config.get("sliding_window"),
-                  "chunked_attention": config.get("attention_chunk_size")}.get(kind)
-        reach = min(length, int(window)) if window else length
+        reach = _span(config, length, kind)  # min(L, window), as the explorer's dashed line
         plots.draw_reference_lines(ax, horizontal={f"{reach:,}": float(reach)})
         counts = np.bincount(classes, minlength=len(PAIR_CLASSES))
         parts = ", ".join(f"{n} {name}" for n, name in zip(counts, PAIR_CLASSES, strict=True) if n)

@@ -15,7 +15,13 @@ import numpy as np
 from matplotlib.artist import Artist
 
 from posenc_lib._checks import check_choice, check_int
-from posenc_lib.model_pairs import PAIR_CLASSES, classify_config_pairs, config_layer_kinds
+from posenc_lib.model_pairs import (
+    PAIR_CLASSES,
+    _span,
+    _window,
+    classify_config_pairs,
+    config_layer_kinds,
+)
 from posenc_lib.plots._common import CLASS_COLOURS, NOT_ROTATED_Y
 from posenc_lib.presets import PRESETS
 from posenc_lib.widgets._base import Explorer, check_slider_range
@@ -97,11 +103,10 @@ class ModelPairsExplorer(Explorer):
             ax.set_xlim(-1.0, float(wavelengths.size))
             parts = ", ".join(f"{n} {name}" for n, name in zip(counts, PAIR_CLASSES, strict=True)
                               if n)
-            window = {"sliding_attention": config.get("sliding_window"),
-                      "chunked_attention": config.get("attention_chunk_size")}.get(kind)
+            window = _window(config, kind)
             seen = f", window {window:,}" if window else ""
             # the dashed line: the distance the pairs were classified against, min(L, window)
-            reach = min(context, int(window)) if window else context
+            reach = _span(config, context, kind)
             self.context_lines[row].set_ydata([reach, reach])
             self.panel_titles[row].set_text(
                 f"{kind} ({kinds[kind]} of {n_layers} layers{seen}): {parts}"
