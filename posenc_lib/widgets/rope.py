@@ -53,10 +53,7 @@ class RopeScoreExplorer(Explorer):
             step=0.1, description="base", continuous_update=True))
         self.add_control("head_dim", ipywidgets.IntSlider(value=head_dim, min=8, max=256, step=8,
             description="d", continuous_update=True))
-        self.update(**self.values())
-        self.canvas.draw()
-        # the axes never move: freeze the layout computed by that first draw
-        self.figure.set_layout_engine("none")
+        self.freeze_layout()  # the axes never move
         self.refresh()
 
     def changing_artists(self) -> list[Artist]:

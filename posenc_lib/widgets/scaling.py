@@ -73,10 +73,7 @@ class ScalingExplorer(Explorer):
             step=0.5, description="factor s"))
         self.add_control("base", ipywidgets.FloatLogSlider(value=base, base=10, min=3, max=7,
             step=0.1, description="base"))
-        self.update(**self.values())
-        self.canvas.draw()
-        # the axes never move: freeze the layout computed by that first draw
-        self.figure.set_layout_engine("none")
+        self.freeze_layout()  # the axes never move
         self.refresh()
 
     def positions(self, factor: float) -> NDArray[np.int64]:
