@@ -344,7 +344,8 @@ EXPECTED: dict[str, Callable[[], Any]] = {
     "01.gray_cousin": lambda: (
         nb01.smooth_bit_wave(nb01._GRAY_CALL[0] + 2 ** nb01._GRAY_CALL[1], nb01._GRAY_CALL[1] + 1)
     ),
-    "01.gray_offsets": lambda: consistent_offsets(gray=True),
+    "01.gray_offsets": lambda: consistent_offsets(
+        gray=True, max_offset=nb01._GRAY_OFFSETS["max_offset"]),
     "02.slow_pair": lambda: sinusoidal_encoding_at([nb02._SLOW["pos"]], nb02._SLOW_D)[0, 6:],
     "02.half_turns": lambda: shortest_length(32),
     "02.float16_lost_pairs": lambda: lost_pairs(),

@@ -251,6 +251,23 @@ def _same_cat_solution(v: dict[str, Any]) -> str:
             f'same_as_a = {{"{first}", "{second}"}}')
 
 
+# --- notebooks 00-05 (issue 33, second round) -------------------------------------------------
+
+
+def _gray_offsets_solution(v: dict[str, Any]) -> str:
+    return ("def gray(p):\n"
+            "    return p ^ (p >> 1)\n\n\n"
+            "consistent_offsets = {\n"
+            f"    k for k in range(1, {v['max_offset'] + 1})\n"
+            '    if len({bin(gray(p) ^ gray(p + k)).count("1") for p in range(256 - k)}) == 1\n'
+            "}\n"
+            "# The powers of two. Step q flips the Gray bit numbered by the trailing 0s of q. "
+            "Among 2^m\n"
+            "# steps in a row, every bit below m - 1 flips an even number of times and cancels; "
+            "bit m - 1\n"
+            "# flips once and one bit >= m flips once: always 2 bits apart (1 bit for k = 1).")
+
+
 VARIANTS: dict[str, Variant] = {
     "01.carry_flips": Variant(
         sets=({"positions": (39, 79, 31, 119)}, {"positions": (27, 55, 127, 71)},
@@ -335,6 +352,11 @@ VARIANTS: dict[str, Variant] = {
     "00.same_cat": Variant(  # the letters of the notebook's sentences a, b, c, d, e
         sets=({"letters": "dbeac"}, {"letters": "ecabd"}, {"letters": "cdbea"}),
         prompt=_same_cat_prompt, solution=_same_cat_solution),
+    # --- notebooks 00-05 (issue 33, second round)
+    "01.gray_offsets": Variant(  # k up to 100 keeps p = 0 .. 255 - k a long run for every k
+        sets=({"max_offset": 12}, {"max_offset": 40}, {"max_offset": 100}),
+        prompt=lambda v: [f"$k = 1, \\dots, {v['max_offset']}$"],
+        solution=_gray_offsets_solution),
 }
 """The exercises a graded release poses with other values, by key."""
 

@@ -608,6 +608,8 @@ class Exercise:
             if mistake.from_answer and expected is _ASK_KEY:
                 continue
             wrong = mistake.compute(expected)
+            if wrong is None:  # not known for the values posed (a stored mistake, drawn values)
+                continue
             if (_compare(value, wrong, self.rtol, self.atol)[0]
                     or _nan_match(value, wrong, self.rtol, self.atol)):
                 return mistake
