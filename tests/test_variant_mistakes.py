@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from posenc_lib.exercises import all_exercises
+from posenc_lib.presets import PRESETS
 from tools.answer_key import consistent_offsets, lost_pairs
 from tools.variants import NOTEBOOK_VALUES, VARIANTS, posed
 
@@ -20,6 +21,9 @@ CASES = [(key, i) for key, v in VARIANTS.items() for i in range(len(v.sets))]
 KEPT: dict[str, tuple[int, Callable[[dict[str, Any]], Any]]] = {
     # plain binary has no consistent offset at any reach
     "01.gray_offsets": (2, lambda v: consistent_offsets(gray=False, max_offset=v["max_offset"])),
+    # float32 (or float16 with base 10000) loses no pair at any drawn base
+    "02.float16_lost_pairs": (1, lambda v: [lost_pairs(np.float32, float(v["base"])),
+                                            lost_pairs(np.float16, 10000.0)]),
 }
 """Stored mistakes kept for drawn values: their index, and their value recomputed for them."""
 
@@ -48,3 +52,10 @@ def test_a_kept_stored_mistake_holds_for_every_drawn_set(key: str) -> None:
             for value in (fresh if isinstance(fresh, list) else [fresh]):
                 assert stored == value, (values, stored, value)
     assert NOTEBOOK_VALUES[key] == all_exercises()[key].params
+
+
+def test_the_float16_trap_names_real_models_of_head_size_128() -> None:
+    for values in VARIANTS["02.float16_lost_pairs"].sets:
+        config = PRESETS[values["model"].lower()]
+        head = config.get("head_dim") or config["hidden_size"] // config["num_attention_heads"]
+        assert (head, float(config["rope_theta"])) == (128, float(values["base"])), values

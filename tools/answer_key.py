@@ -137,10 +137,11 @@ HIDDEN_INPUTS: dict[str, Callable[[], Any]] = {
 }
 """The data an exercise hands the learner when the parameters that make it are the answer."""
 
-def shortest_length(pairs: int, base: float = 10000.0, *, steps: bool = True) -> int:
+def shortest_length(pairs: int, base: float = 10000.0, *, steps: bool = True,
+                    d_model: int = 128) -> int:
     """02.half_turns: the smallest L whose L - 1 steps cover the wavelengths of pairs 0 ..
-    pairs - 1 of d_model = 128 (L steps without ``steps``)."""
-    lam = wavelengths(inverse_frequencies(128, base))
+    pairs - 1 of ``d_model`` (L steps without ``steps``)."""
+    lam = wavelengths(inverse_frequencies(d_model, base))
     return int(np.ceil(lam[pairs - 1])) + (1 if steps else 0)
 
 
@@ -347,8 +348,8 @@ EXPECTED: dict[str, Callable[[], Any]] = {
     "01.gray_offsets": lambda: consistent_offsets(
         gray=True, max_offset=nb01._GRAY_OFFSETS["max_offset"]),
     "02.slow_pair": lambda: sinusoidal_encoding_at([nb02._SLOW["pos"]], nb02._SLOW_D)[0, 6:],
-    "02.half_turns": lambda: shortest_length(32),
-    "02.float16_lost_pairs": lambda: lost_pairs(),
+    "02.half_turns": lambda: shortest_length(nb02._HALF["half"], d_model=nb02._HALF["d"]),
+    "02.float16_lost_pairs": lambda: lost_pairs(base=float(nb02._LOST["base"])),
     "02.checkpoint_layout": lambda: (
         f"{CHECKPOINT_LAYOUT}-{CHECKPOINT_SPACING}",
         float(tensor2tensor_frequencies(nb02._CHECKPOINT_D)[-1]),  # the slowest frequency

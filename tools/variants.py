@@ -268,6 +268,22 @@ def _gray_offsets_solution(v: dict[str, Any]) -> str:
             "# flips once and one bit >= m flips once: always 2 bits apart (1 bit for k = 1).")
 
 
+def _half_turns_solution(v: dict[str, Any]) -> str:
+    d, last = v["d"], v["half"] - 1
+    return (f"# Half of the {d // 2} pairs is pairs 0 .. {last}. The wavelengths grow with i, "
+            f"so pair {last} decides,\n"
+            f"# and L tokens are L - 1 steps apart: we need lambda_{last} <= L - 1.\n"
+            f"lambda_{last} = 2 * np.pi * 10000 ** (2 * {last} / {d})\n"
+            f"n_tokens = int(np.ceil(lambda_{last})) + 1")
+
+
+def _lost_pairs_solution(v: dict[str, Any]) -> str:
+    return ("# base^(2i/d) > 65504  <=>  2i/d > ln(65504) / ln(base)\n"
+            f"threshold = np.log(65504) / np.log({v['base']}.0)\n"
+            "pair_index = np.arange(64)\n"
+            "n_lost = int(np.sum(2 * pair_index / 128 > threshold))")
+
+
 VARIANTS: dict[str, Variant] = {
     "01.carry_flips": Variant(
         sets=({"positions": (39, 79, 31, 119)}, {"positions": (27, 55, 127, 71)},
@@ -357,6 +373,16 @@ VARIANTS: dict[str, Variant] = {
         sets=({"max_offset": 12}, {"max_offset": 40}, {"max_offset": 100}),
         prompt=lambda v: [f"$k = 1, \\dots, {v['max_offset']}$"],
         solution=_gray_offsets_solution),
+    "02.half_turns": Variant(  # d_model a multiple of 8: half of its dimensions are whole pairs
+        sets=({"d": 64, "half": 16, "eighth": 8}, {"d": 96, "half": 24, "eighth": 12},
+              {"d": 256, "half": 64, "eighth": 32}),
+        prompt=lambda v: [f"For $d_{{model}} = {v['d']}$ (base 10000)"],
+        solution=_half_turns_solution),
+    "02.float16_lost_pairs": Variant(  # real models of head size 128 (posenc_lib.presets)
+        sets=({"model": "Qwen3-8B", "base": 1000000}, {"model": "SmolLM3-3B", "base": 5000000},
+              {"model": "Mistral-7B-v0.3", "base": 1000000}),
+        prompt=lambda v: [f"{v['model']}'s base\n{v['base']}"],
+        solution=_lost_pairs_solution),
 }
 """The exercises a graded release poses with other values, by key."""
 
