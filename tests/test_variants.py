@@ -20,6 +20,7 @@ import pytest
 from posenc_lib.bias import alibi_slopes
 from posenc_lib.exercises import all_exercises
 from posenc_lib.exercises._core import _compare
+from posenc_lib.frequencies import inverse_frequencies
 from posenc_lib.shift import shift_matrix
 from posenc_lib.sinusoidal import sinusoidal_encoding_at
 from tests.test_nbgrader import SEED, answer_cells
@@ -50,6 +51,7 @@ def run_solution(key: str, code: str, values: dict) -> object:
     namespace: dict[str, object] = {  # what the notebooks' setup cells import, and np
         "np": np, "math": math, "alibi_slopes": alibi_slopes, "shift_matrix": shift_matrix,
         "sinusoidal_encoding_at": sinusoidal_encoding_at,
+        "inverse_frequencies": inverse_frequencies,
     }
     exec(posed_stub(key, values), namespace)
     exec(code, namespace)  # the course's own solution code

@@ -360,8 +360,8 @@ EXPECTED: dict[str, Callable[[], Any]] = {
         np.array([nb03._toeplitz(m) for m in nb03.score_candidates().values()])
     ),
     "03.no_bounce": lambda: True,
-    "03.min_width": lambda: min_width(100000.0, 1000),
-    "03.flat_columns": lambda: count_flat(100, 1024, 0.01),
+    "03.min_width": lambda: min_width(float(nb03._WIDTH["base"]), 1000),
+    "03.flat_columns": lambda: count_flat(100, nb03._FLAT["d"], 0.01),
     "04.shift_back": lambda: nb04.sinusoidal_encoding_at([nb04._BACK["target"]], 24)[0],
     "04.concat_shift": lambda: (  # the interleaved M_k with rows and columns in [sin | cos] order
         nb04.shift_matrix(3, 8)[np.ix_(split_permutation(8), split_permutation(8))]),

@@ -284,6 +284,27 @@ def _lost_pairs_solution(v: dict[str, Any]) -> str:
             "n_lost = int(np.sum(2 * pair_index / 128 > threshold))")
 
 
+def _min_width_solution(v: dict[str, Any]) -> str:
+    return (f"def nearest_miss_offset(d, base={v['base']:_}.0, n_positions=1000):\n"
+            "    freqs = base ** (-np.arange(0, d, 2) / d)\n"
+            "    k_all = np.arange(1, n_positions)\n"
+            "    squared_gap = d - 2 * np.cos(np.outer(k_all, freqs)).sum(axis=1)  "
+            "# |PE(t+k) - PE(t)|^2\n"
+            "    return k_all[np.argmin(squared_gap)]\n\n\n"
+            "min_width = next(d for d in range(2, 200, 2) if nearest_miss_offset(d) == 1)")
+
+
+def _flat_columns_solution(v: dict[str, Any]) -> str:
+    return (f"theta = inverse_frequencies({v['d']})\n"
+            "turn = 99 * theta  # the angle each pair reaches over t = 0..99\n"
+            "# A sine column rises from 0 while the angle is below pi/2 (beyond that it has moved "
+            "a lot);\n"
+            "# a cosine column falls from 1 by 1 - cos(angle) while the angle is below pi.\n"
+            "sine_flat = (turn < np.pi / 2) & (np.sin(turn) < 0.01)\n"
+            "cosine_flat = (turn < np.pi) & (1 - np.cos(turn) < 0.01)\n"
+            "n_flat = int(sine_flat.sum() + cosine_flat.sum())")
+
+
 VARIANTS: dict[str, Variant] = {
     "01.carry_flips": Variant(
         sets=({"positions": (39, 79, 31, 119)}, {"positions": (27, 55, 127, 71)},
@@ -383,6 +404,14 @@ VARIANTS: dict[str, Variant] = {
               {"model": "Mistral-7B-v0.3", "base": 1000000}),
         prompt=lambda v: [f"{v['model']}'s base\n{v['base']}"],
         solution=_lost_pairs_solution),
+    "03.min_width": Variant(  # larger bases still, as the prompt's "larger base" asks
+        sets=({"base": 500000}, {"base": 1000000}, {"base": 10000000}),
+        prompt=lambda v: [f"base\n{v['base']} and a"],
+        solution=_min_width_solution),
+    "03.flat_columns": Variant(
+        sets=({"d": 768}, {"d": 1536}, {"d": 2048}),
+        prompt=lambda v: [f"for $d_{{model}}={v['d']}$ and the same 100 tokens"],
+        solution=_flat_columns_solution),
 }
 """The exercises a graded release poses with other values, by key."""
 

@@ -190,39 +190,50 @@ no_bounce = PropertyExercise(
 )
 
 
+_WIDTH = {"base": 100000}
+"""03.min_width: the base of the encoding."""
+_WIDTH_OWN = dict(_WIDTH)
+
 min_width = Exercise(
     key="03.min_width", answer_name="min_width", level="challenge", kind="derivation", minutes=15,
-    title="The smallest even d_model, base 100000, whose nearest miss in 1000 tokens is t, t+1",
+    params=_WIDTH,
+    title="The smallest even d_model, base {base}, whose nearest miss in 1000 tokens is t, t+1",
     hints=(
         "The distance between PE(t) and PE(t + k) depends only on the offset k. So for each width "
         "you only need the offset that gives the closest pair; then try the widths in order.",
         "Write |PE(t+k) - PE(t)|^2 as d - 2 sum_i cos(theta_i k), with theta_i = base ** (-2i/d) "
-        "and base 100000. For d = 2, 4, 6, ... compute it for every offset k from 1 to 999 "
+        "and base {base}. For d = 2, 4, 6, ... compute it for every offset k from 1 to 999 "
         "(np.outer of the offsets and the theta_i helps), find the offset where it is smallest, "
         "and stop at the first d for which that offset is 1. Give d as a Python int.",
     ),
     objective="Shows that uniqueness has a margin that needs enough dimensions: finds the "
     "narrowest encoding whose closest pair of positions are neighbours.",
     mistakes=(
-        Mistake("base 10000 instead of 100000", lambda: stored_mistake("03.min_width", 0)),
+        Mistake("base 10000 instead of {base}",
+                lambda: stored_mistake("03.min_width", 0, _WIDTH, _WIDTH_OWN)),
         Mistake("the number of pairs d/2 instead of d_model",
                 lambda right: right // 2, from_answer=True),
         Mistake("exponent i/d instead of 2i/d in the frequencies",
-                lambda: stored_mistake("03.min_width", 1)),
+                lambda: stored_mistake("03.min_width", 1, _WIDTH, _WIDTH_OWN)),
     ),
 )
 
 
+_FLAT = {"d": 1024}
+"""03.flat_columns: the width of the encoding."""
+_FLAT_OWN = dict(_FLAT)
+
 flat_columns = Exercise(
     key="03.flat_columns", answer_name="n_flat", level="challenge", kind="explanation", minutes=20,
-    title="How many columns move by less than 0.01 over 100 tokens at d_model = 1024",
+    params=_FLAT,
+    title="How many columns move by less than 0.01 over 100 tokens at d_model = {d}",
     hints=(
         "A column is flat when its value hardly moves over the 100 tokens. Sine and cosine "
         "columns react differently to a small angle: think about how each one leaves angle 0.",
         "Over t = 0 .. 99 pair i reaches the angle 99 theta_i. A sine column moves by about "
         "sin(99 theta_i) while that angle is below pi/2; a cosine column moves by 1 - cos(99 "
         "theta_i) while it is below pi (beyond those, a fast pair may wrap round and end near its "
-        "start). Count the sine columns and the cosine columns of d_model = 1024 that move by "
+        "start). Count the sine columns and the cosine columns of d_model = {d} that move by "
         "less than 0.01 and meet their angle condition, and add the two counts.",
     ),
     objective="Uses 1 - cos x ≈ x^2/2 and the frequencies alone to predict how many columns are "
@@ -230,13 +241,13 @@ flat_columns = Exercise(
     mistakes=(
         Mistake("only the first and last positions compared: a fast column that turns full "
                 "circles also ends near where it started",
-                lambda: stored_mistake("03.flat_columns", 0)),
+                lambda: stored_mistake("03.flat_columns", 0, _FLAT, _FLAT_OWN)),
         Mistake("the sine columns counted like the cosine ones (a slow sine moves by about x, not "
                 "x^2/2)", lambda right: 2 * right, from_answer=True),
     ),
     shortcuts=(
         Shortcut("the encoding functions (count from the frequencies alone)",
                  r"\bsinusoidal_encoding\w*|\bencoding_from_frequencies\b",
-                 "n_flat = int(np.sum(np.ptp(sinusoidal_encoding(100, 1024), axis=0) < 0.01))"),
+                 "n_flat = int(np.sum(np.ptp(sinusoidal_encoding(100, {d}), axis=0) < 0.01))"),
     ),
 )
