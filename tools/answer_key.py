@@ -367,7 +367,7 @@ EXPECTED: dict[str, Callable[[], Any]] = {
         nb04.shift_matrix(3, 8)[np.ix_(split_permutation(8), split_permutation(8))]),
     "04.row_form_position": lambda: nb04._nearest_position(nb04._row_form_vector(), 16, 128),
     "04.forward_head": lambda: True,
-    "04.previous_sines": lambda: two_token_map(nb04._SHIFT),
+    "04.previous_sines": lambda: two_token_map(nb04._SHIFT["k"]),
     "05.base_for_context": lambda: nb05._smallest_base(128, nb05._CONTEXT["context"], np.pi),
     "05.layout": lambda: (CHECKPOINT_PAIRING, nb05._length_change(1)),
     "05.half_matrix": lambda: nb05.rope_matrix(2, nb05.inverse_frequencies(6), pairing='half'),

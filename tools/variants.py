@@ -305,6 +305,18 @@ def _flat_columns_solution(v: dict[str, Any]) -> str:
             "n_flat = int(sine_flat.sum() + cosine_flat.sum())")
 
 
+def _previous_sines_solution(v: dict[str, Any]) -> str:
+    k = v["k"]
+    return ("# sin w(t-1) = sin(wt) cos w - cos(wt) sin w, so cos(wt) = (sin(wt) cos w - "
+            "sin w(t-1)) / sin w.\n"
+            f"# Then sin w(t+{k}) = cos({k}w) sin(wt) + sin({k}w) cos(wt)\n"
+            f"#                 = [sin({k + 1}w) / sin w] sin(wt) - [sin({k}w) / sin w] "
+            "sin w(t-1).\n"
+            "w8 = 10000.0 ** (-np.arange(0, 16, 2) / 16)\n"
+            f"w_two = np.hstack([np.diag(np.sin({k + 1} * w8) / np.sin(w8)), "
+            f"np.diag(-np.sin({k} * w8) / np.sin(w8))])")
+
+
 VARIANTS: dict[str, Variant] = {
     "01.carry_flips": Variant(
         sets=({"positions": (39, 79, 31, 119)}, {"positions": (27, 55, 127, 71)},
@@ -412,6 +424,11 @@ VARIANTS: dict[str, Variant] = {
         sets=({"d": 768}, {"d": 1536}, {"d": 2048}),
         prompt=lambda v: [f"for $d_{{model}}={v['d']}$ and the same 100 tokens"],
         solution=_flat_columns_solution),
+    "04.previous_sines": Variant(  # never k = 4: the notebook's stored mistake is its answer
+        sets=({"k": 3, "before": 2}, {"k": 6, "before": 5}, {"k": 7, "before": 6}),
+        prompt=lambda v: [f"$d_{{model}}=16$ and $k={v['k']}$, build the",
+                          f"\\big[\\sin\\theta_i(t+{v['k']})\\big]"],
+        solution=_previous_sines_solution),
 }
 """The exercises a graded release poses with other values, by key."""
 

@@ -184,7 +184,9 @@ forward_head = PropertyExercise(
     ),
 )
 
-_SHIFT = 5
+_SHIFT = {"k": 5, "before": 4}
+"""04.previous_sines: the shift k, and k - 1 (a known mistake shifts by it)."""
+_SHIFT_OWN = dict(_SHIFT)
 
 
 def _wrong_coefficients(first: np.ndarray, second: np.ndarray) -> np.ndarray:
@@ -196,15 +198,24 @@ def _theta16() -> np.ndarray:
     return inverse_frequencies(16)
 
 
+def _stored_shift() -> np.ndarray | None:
+    """The map of a shift by k - 1, stored for the notebook's k only (None for another k)."""
+    if _SHIFT != _SHIFT_OWN:
+        return None
+    return np.array(HIDDEN_DATA["04.previous_sines"]).reshape(8, 16)
+
+
 previous_sines = Exercise(
     key="04.previous_sines", answer_name="w_two", level="challenge", kind="construction",
     minutes=20, atol=1e-6,  # the fit behind the expected map is good to about 1e-8
-    title="Shift the sines by 5 from the sines of this token and the previous one (d_model = 16)",
+    params=_SHIFT,
+    title="Shift the sines by {k} from the sines of this token and the previous one (d_model = 16)",
     hints=(
         "The sine of one token cannot shift its pair: the shifted sine also needs the cosine. The "
         "previous token's sine holds that cosine, mixed with the current sine; untangle the two.",
         "Expand sin theta(t-1) with the angle-subtraction formula and solve it for cos(theta t). "
-        "Put that into sin theta(t+5) = cos(5 theta) sin(theta t) + sin(5 theta) cos(theta t), "
+        "Put that into sin theta(t+{k}) = cos({k} theta) sin(theta t) + sin({k} theta) cos(theta "
+        "t), "
         "and collect, pair by pair, the factors of sin(theta_i t) and of sin theta_i(t-1). They "
         "go on the diagonals of the two 8 x 8 halves of w_two: column i for sin(theta_i t), "
         "column 8 + i for sin theta_i(t-1).",
@@ -212,15 +223,13 @@ previous_sines = Exercise(
     objective="Shows that the sine channels of two neighbouring tokens determine the shift (the "
     "previous token's sine stands in for the cosine), and builds that 8 x 16 map.",
     mistakes=(
-        Mistake("the cosine's coefficients reused, [cos 5w | sin 5w]: the previous token's sine "
-                "is not the cosine",
-                lambda: _wrong_coefficients(np.cos(_SHIFT * _theta16()),
-                                            np.sin(_SHIFT * _theta16()))),
-        Mistake("the sign of the second block flipped: sin w(t-1) enters with -sin(5w) / sin w",
-                lambda: _wrong_coefficients(np.sin((_SHIFT + 1) * _theta16()) / np.sin(_theta16()),
-                                            np.sin(_SHIFT * _theta16()) / np.sin(_theta16()))),
-        Mistake("a shift by 4 instead of 5 (k + 1 and k swapped)",
-                lambda: np.array(HIDDEN_DATA["04.previous_sines"]).reshape(8, 16)),
+        Mistake("the cosine's coefficients reused, [cos {k}w | sin {k}w]: the previous token's "
+                "sine is not the cosine",
+                lambda: _wrong_coefficients(np.cos(_SHIFT["k"] * _theta16()),
+                                            np.sin(_SHIFT["k"] * _theta16()))),
+        Mistake("the sign of the second block flipped: sin w(t-1) enters with -sin({k}w) / sin w",
+                lambda right: np.hstack([right[:, :8], -right[:, 8:]]), from_answer=True),
+        Mistake("a shift by {before} instead of {k} (k + 1 and k swapped)", _stored_shift),
     ),
     shortcuts=(
         Shortcut("a least-squares fit (fit_linear_map, lstsq, pinv; derive the coefficients from "
