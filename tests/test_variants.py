@@ -19,7 +19,8 @@ import pytest
 
 from posenc_lib.bias import alibi_slopes
 from posenc_lib.exercises import all_exercises
-from posenc_lib.exercises._core import _compare
+from posenc_lib.exercises._core import Exercise, _compare
+from posenc_lib.exercises._property import PropertyExercise
 from posenc_lib.frequencies import inverse_frequencies
 from posenc_lib.shift import shift_matrix
 from posenc_lib.sinusoidal import sinusoidal_encoding_at
@@ -58,6 +59,14 @@ def run_solution(key: str, code: str, values: dict) -> object:
     return namespace[all_exercises()[key].answer_name]
 
 
+def right_for(exercise: Exercise, answer: object, right: object) -> bool:
+    """Whether ``answer`` is right for ``exercise`` as it is posed (``right`` is the library's
+    answer): a property exercise's judge decides."""
+    if isinstance(exercise, PropertyExercise):
+        return exercise.judge(answer)[0]
+    return _compare(answer, right, exercise.rtol, exercise.atol)[0]
+
+
 @pytest.mark.parametrize("key", VARIANTS)
 def test_a_variant_reproduces_the_notebook_for_its_own_values(key: str) -> None:
     path = notebook_of(key)
@@ -74,26 +83,25 @@ def test_a_variant_reproduces_the_notebook_for_its_own_values(key: str) -> None:
 @pytest.mark.parametrize(("key", "index"), CASES)
 def test_the_solution_for_other_values_agrees_with_the_library(key: str, index: int) -> None:
     values = VARIANTS[key].sets[index]
-    exercise = all_exercises()[key]
     mine = run_solution(key, VARIANTS[key].solution(values), values)
     right = answer_for(key, values)
-    assert _compare(mine, right, exercise.rtol, exercise.atol)[0], (values, mine, right)
+    with posed(key, values) as ex:
+        assert right_for(ex, mine, right), (values, mine, right)
 
 
 @pytest.mark.parametrize(("key", "index"), CASES)
 def test_a_drawn_answer_is_neither_the_notebooks_nor_a_named_mistake(key: str, index: int) -> None:
     values = VARIANTS[key].sets[index]
     assert values != NOTEBOOK_VALUES[key] and set(values) == set(NOTEBOOK_VALUES[key])
-    exercise = all_exercises()[key]
     right = answer_for(key, values)
     public = run_solution(key, solution_code(notebook_of(key),
                                              exercise_cells(notebook_of(key))[key].solution),
                           NOTEBOOK_VALUES[key])
-    assert not _compare(public, right, exercise.rtol, exercise.atol)[0]  # copying scores 0
     with posed(key, values) as ex:
+        assert not right_for(ex, public, right)  # copying scores 0
         for mistake in ex.mistakes:
             wrong = mistake.compute(right)
-            assert not _compare(wrong, right, ex.rtol, ex.atol)[0], mistake.label
+            assert not right_for(ex, wrong, right), mistake.label
             assert "{" not in mistake.label
         assert "{" not in ex.title + "".join(ex.hints)
         for shortcut in ex.shortcuts:  # 04's refuses reading the drawn position directly

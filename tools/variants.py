@@ -317,6 +317,17 @@ def _previous_sines_solution(v: dict[str, Any]) -> str:
             f"np.diag(-np.sin({k} * w8) / np.sin(w8))])")
 
 
+def _no_bounce_solution(v: dict[str, Any]) -> str:
+    reach = v["reach"]
+    return (f"# cos(w k) falls only while w k < pi, so for k up to {reach} every w must stay at or "
+            f"below pi / {reach}.\n"
+            "# The neighbour distance grows with the w's, so keep them large; but 64 equal speeds "
+            "are one pair\n"
+            f"# written 64 times, which repeats every {v['repeat']} positions. Spread them below "
+            f"pi / {reach} instead.\n"
+            f"freqs = np.pi / {reach} * np.linspace(0.6, 1.0, 64)")
+
+
 VARIANTS: dict[str, Variant] = {
     "01.carry_flips": Variant(
         sets=({"positions": (39, 79, 31, 119)}, {"positions": (27, 55, 127, 71)},
@@ -429,6 +440,14 @@ VARIANTS: dict[str, Variant] = {
         prompt=lambda v: [f"$d_{{model}}=16$ and $k={v['k']}$, build the",
                           f"\\big[\\sin\\theta_i(t+{v['k']})\\big]"],
         solution=_previous_sines_solution),
+    "03.no_bounce": Variant(  # a shorter reach asks for a wider gap, a longer one allows less
+        sets=({"reach": 50, "gap": 0.4, "repeat": 100},
+              {"reach": 60, "gap": 0.33, "repeat": 120},
+              {"reach": 150, "gap": 0.13, "repeat": 300},
+              {"reach": 200, "gap": 0.1, "repeat": 400}),
+        prompt=lambda v: [f"$k=0$ to $k={v['reach']}$, while neighbouring positions stay at least "
+                          f"{v['gap']} apart"],
+        solution=_no_bounce_solution),
 }
 """The exercises a graded release poses with other values, by key."""
 

@@ -104,8 +104,9 @@ offset_only = Exercise(
     ),
 )
 
-_NO_BOUNCE_REACH = 100  # f(k) must fall at every step k = 0 .. 100
-_NO_BOUNCE_GAP = 0.2  # and neighbouring positions must be at least this far apart
+_NO_BOUNCE = {"reach": 100, "gap": 0.2, "repeat": 200}
+"""03.no_bounce: f(k) must fall at every step k = 0 .. reach, and neighbouring positions be at
+least gap apart; speeds pi / reach repeat every 2 reach positions (a known mistake's)."""
 _NO_BOUNCE_WINDOW, _NO_BOUNCE_DISTINCT = 1000, 0.1  # and positions 0..999 codes this far apart
 
 
@@ -134,7 +135,8 @@ def _judge_no_bounce(answer: object) -> tuple[bool, str]:
         return False, f"Expected 64 angular speeds, one per pair; got shape {freqs.shape}."
     if not np.all(np.isfinite(freqs)):
         return False, "Your frequencies contain NaN or inf."
-    f = np.cos(np.outer(np.arange(_NO_BOUNCE_REACH + 1), freqs)).sum(axis=1)
+    reach, least = _NO_BOUNCE["reach"], _NO_BOUNCE["gap"]
+    f = np.cos(np.outer(np.arange(reach + 1), freqs)).sum(axis=1)
     ups = np.flatnonzero(np.diff(f) >= 0)
     gap, course_gap = _neighbour_gap(freqs), _neighbour_gap(inverse_frequencies(128))
     if ups.size:
@@ -143,10 +145,10 @@ def _judge_no_bounce(answer: object) -> tuple[bool, str]:
             f"f(k) does not fall from k = {k} to {k + 1} ({f[k]:.4f}, then {f[k + 1]:.4f}): some "
             "pair's angle has passed pi, and its cosine is rising again."
         )
-    if gap < _NO_BOUNCE_GAP:
+    if gap < least:
         return False, (
             f"f(k) falls at every step, but neighbouring positions are only {gap:.3f} apart; "
-            f"at least {_NO_BOUNCE_GAP} is asked (the course's encoding: {course_gap:.3f})."
+            f"at least {least} is asked (the course's encoding: {course_gap:.3f})."
         )
     closest, offset = _closest_codes(freqs)
     if closest < _NO_BOUNCE_DISTINCT:
@@ -156,21 +158,22 @@ def _judge_no_bounce(answer: object) -> tuple[bool, str]:
             f"two positions in 0 .. {_NO_BOUNCE_WINDOW - 1}): the encoding nearly repeats itself."
         )
     return True, (
-        f"f(k) falls at every step k = 0 .. {_NO_BOUNCE_REACH}, and neighbours are {gap:.3f} "
+        f"f(k) falls at every step k = 0 .. {reach}, and neighbours are {gap:.3f} "
         f"apart (the course's encoding, which bounces: {course_gap:.3f})."
     )
 
 
 no_bounce = PropertyExercise(
     key="03.no_bounce", answer_name="freqs", level="core", kind="construction", minutes=15,
-    title="Frequencies for d_model = 128 whose PE(0)·PE(k) falls at every step up to k = 100",
+    params=_NO_BOUNCE,
+    title="Frequencies for d_model = 128 whose PE(0)·PE(k) falls at every step up to k = {reach}",
     judge=_judge_no_bounce,
     hints=(
         "One term cos(w k) falls only until its angle w k reaches a certain value. What does that "
-        "ask of every w if k goes all the way to 100? Then see how the other two conditions pull "
-        "on the w's.",
+        "ask of every w if k goes all the way to {reach}? Then see how the other two conditions "
+        "pull on the w's.",
         "cos(w k) decreases while w k stays below pi, so no w_i may let its angle pass pi before "
-        "k = 100. The neighbour distance grows with the w_i, so keep them as large as that "
+        "k = {reach}. The neighbour distance grows with the w_i, so keep them as large as that "
         "allows. But 64 equal speeds are one pair written 64 times, and one pair repeats after a "
         "single wavelength: spread the speeds over a range below the bound, and let the check "
         "tell you which condition still fails.",
@@ -180,10 +183,12 @@ no_bounce = PropertyExercise(
     mistakes=(
         Mistake("the course's frequencies 10000^(-2i/d): the fast pairs pass half a turn within a "
                 "few positions and make f bounce", lambda: inverse_frequencies(128)),
-        Mistake("a full turn in 100 positions (2 pi / 100): a cosine falls only for half a turn, "
-                "while its angle is below pi", lambda: np.full(64, 2 * np.pi / 100)),
+        Mistake("a full turn in {reach} positions (2 pi / {reach}): a cosine falls only for half "
+                "a turn, while its angle is below pi",
+                lambda: np.full(64, 2 * np.pi / _NO_BOUNCE["reach"])),
         Mistake("all 64 speeds equal: one pair written 64 times (rank 2), so the code repeats "
-                "every 200 positions, PE(t + 200) = PE(t)", lambda: np.full(64, np.pi / 100)),
+                "every {repeat} positions, PE(t + {repeat}) = PE(t)",
+                lambda: np.full(64, np.pi / _NO_BOUNCE["reach"])),
         Mistake("wavelengths 2 pi / theta_i instead of angular speeds theta_i",
                 lambda: 2 * np.pi / inverse_frequencies(128)),
     ),
