@@ -448,6 +448,14 @@ VARIANTS: dict[str, Variant] = {
         prompt=lambda v: [f"$k=0$ to $k={v['reach']}$, while neighbouring positions stay at least "
                           f"{v['gap']} apart"],
         solution=_no_bounce_solution),
+    "04.forward_head": Variant(
+        sets=({"ahead": 3}, {"ahead": 5}, {"ahead": 6}, {"ahead": 7}),
+        prompt=lambda v: [f"peaks at $j=i+{v['ahead']}$ for every query that has a token "
+                          f"{v['ahead']} places ahead",
+                          f"each token looks {v['ahead']} tokens forward"],
+        solution=lambda v: (f"# x_i M_k is PE(i - k) in row form, so x_i M_(-{v['ahead']}) = "
+                            f"PE(i + {v['ahead']}), and the score peaks at j = i + {v['ahead']}.\n"
+                            f"w_forward = shift_matrix(-{v['ahead']}, 32)")),
 }
 """The exercises a graded release poses with other values, by key."""
 

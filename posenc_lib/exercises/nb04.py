@@ -128,18 +128,23 @@ row_form_position = Exercise(
     ),
 )
 
-_HEAD_POSITIONS = 64  # queries i = 0 .. 59 must peak at key i + 4 among keys 0 .. 63
+_HEAD_POSITIONS = 64  # queries i = 0 .. 63 - ahead must peak at key i + ahead among keys 0 .. 63
+_AHEAD = {"ahead": 4}
+"""04.forward_head: how many tokens forward every query attends."""
 
 
 def _peaks(w: np.ndarray) -> np.ndarray:
-    """For each query i with a key i + 4, the key j where x_i W x_j^T is largest (x = PE rows)."""
+    """For each query i with a key i + ahead, the key j where x_i W x_j^T is largest (x = PE
+    rows)."""
     x = sinusoidal_encoding(_HEAD_POSITIONS, 32)
     scores = x @ w @ x.T  # scores[i, j] = x_i W x_j^T, no mask
-    return np.argmax(scores[: _HEAD_POSITIONS - 4], axis=1)
+    return np.argmax(scores[: _HEAD_POSITIONS - _AHEAD["ahead"]], axis=1)
 
 
 def _judge_forward_head(answer: object) -> tuple[bool, str]:
-    """Whether every query's score peaks exactly 4 keys ahead, and where it peaks if not."""
+    """Whether every query's score peaks exactly ``ahead`` keys ahead, and where it peaks if
+    not."""
+    ahead = _AHEAD["ahead"]
     try:
         w = np.asarray(answer, dtype=float)
     except (TypeError, ValueError):
@@ -148,39 +153,42 @@ def _judge_forward_head(answer: object) -> tuple[bool, str]:
         return False, f"Expected a 32 x 32 matrix; got shape {w.shape}."
     if not np.all(np.isfinite(w)):
         return False, "Your matrix contains NaN or inf."
-    offsets = _peaks(w) - np.arange(_HEAD_POSITIONS - 4)
-    if np.all(offsets == 4):
+    offsets = _peaks(w) - np.arange(_HEAD_POSITIONS - ahead)
+    if np.all(offsets == ahead):
         return True, (
-            f"For every query i = 0 .. {_HEAD_POSITIONS - 5} the score x_i W x_j^T peaks at "
-            "j = i + 4 (any matrix with this property passes)."
+            f"For every query i = 0 .. {_HEAD_POSITIONS - ahead - 1} the score x_i W x_j^T "
+            f"peaks at j = i + {ahead} (any matrix with this property passes)."
         )
-    wrong = int(np.flatnonzero(offsets != 4)[0])
+    wrong = int(np.flatnonzero(offsets != ahead)[0])
     common = int(np.bincount(offsets - offsets.min()).argmax() + offsets.min())
     return False, (
         f"The scores of query {wrong} peak at j = {wrong + int(offsets[wrong])}, not at "
-        f"j = {wrong + 4}; most queries peak at j = i {'+' if common >= 0 else '-'} {abs(common)}."
+        f"j = {wrong + ahead}; most queries peak at j = i {'+' if common >= 0 else '-'} "
+        f"{abs(common)}."
     )
 
 
 forward_head = PropertyExercise(
     key="04.forward_head", answer_name="w_forward", level="core", kind="construction", minutes=10,
-    title="W_q W_k^T (d_model = 32) for a head whose every query attends 4 tokens forward",
+    params=_AHEAD,
+    title="W_q W_k^T (d_model = 32) for a head whose every query attends {ahead} tokens forward",
     judge=_judge_forward_head,
     hints=(
         "You already have a head that looks k tokens back. Which shift matrix in the same place "
         "would make the score peak ahead instead of behind?",
         "In row form x_i @ M_k is PE(i - k), so with W_q W_k^T = beta M_k the score x_i W_q W_k^T "
         "x_j^T is largest at the j with PE(j) = PE(i - k). Find the k for which x_i @ M_k is PE(i "
-        "+ 4) (shift_matrix accepts a negative k), build that 32 x 32 matrix, and scale it by any "
-        "positive beta.",
+        "+ {ahead}) (shift_matrix accepts a negative k), build that 32 x 32 matrix, and scale it "
+        "by any positive beta.",
     ),
     objective="Builds the weights of a head that attends exactly k tokens forward, from the shift "
     "matrix and the row-form rule; any matrix whose scores peak there is accepted.",
     mistakes=(
-        Mistake("M_4, the matrix of a head that looks 4 tokens back", lambda: shift_matrix(4, 32)),
+        Mistake("M_{ahead}, the matrix of a head that looks {ahead} tokens back",
+                lambda: shift_matrix(_AHEAD["ahead"], 32)),
         Mistake("the identity: every token attends to itself", lambda: np.eye(32)),
-        Mistake("a negative scale, -M_(-4): the score is then smallest, not largest, at j = i + 4",
-                lambda: -shift_matrix(-4, 32)),
+        Mistake("a negative scale, -M_(-{ahead}): the score is then smallest, not largest, at "
+                "j = i + {ahead}", lambda: -shift_matrix(-_AHEAD["ahead"], 32)),
     ),
 )
 
