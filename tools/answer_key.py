@@ -372,7 +372,8 @@ EXPECTED: dict[str, Callable[[], Any]] = {
     "05.layout": lambda: (CHECKPOINT_PAIRING, nb05._length_change(1)),
     "05.half_matrix": lambda: nb05.rope_matrix(2, nb05.inverse_frequencies(6), pairing='half'),
     "05.key_position": lambda: CHECKPOINT_POSITION,
-    "05.direction": lambda: np.array([nb05._ratio('q'), nb05._ratio('rot')]),
+    "05.direction": lambda: np.array([nb05._ratio(nb05._CASES[case])
+                                      for case in ("first", "second")]),
     "06.ramp_bounds": lambda: np.array(nb06.yarn_correction_range(128, 10000.0, nb06._LONGER["L"])),
     "06.yarn_ratios": lambda: (yarn_inv_freq(64, 150000.0, 32.0, 4096, truncate=False)
                            / inverse_frequencies(64, 150000.0)),

@@ -328,6 +328,30 @@ def _no_bounce_solution(v: dict[str, Any]) -> str:
             f"freqs = np.pi / {reach} * np.linspace(0.6, 1.0, 64)")
 
 
+_KEYS_05 = {"q": "$k=q$", "-q": "$k=-q$",
+            "rot(q)": "$k=\\operatorname{rot}(q)$, the\nquarter turn of every pair "
+                      "(`rotate_interleaved(q)`)"}
+"""05.direction: how the prompt names each case's key."""
+_WHY_05 = {"q": "s(-r) = q^T R_r^T q is the transpose of the number q^T R_r q, so it is the same "
+                "number.",
+           "-q": "s(-r) = -q^T R_r^T q is the transpose of the number -q^T R_r q, so it is the "
+                 "same number.",
+           "rot(q)": "Pair i of rot(q) is i times pair i of q, so s(r) = -sum_i |q_i|^2 "
+                     "sin(r theta_i): odd in r."}
+"""05.direction: the solution's reason for each case's ratio."""
+
+
+def _direction_prompt(v: dict[str, Any]) -> list[str]:
+    return [f"(a) {_KEYS_05[v['first']]}; (b) {_KEYS_05[v['second']]}",
+            f"[ratio for k = {v['first']}, ratio for k = {v['second']}]"]
+
+
+def _direction_solution(v: dict[str, Any]) -> str:
+    ratios = ", ".join("-1.0" if v[case] == "rot(q)" else "1.0" for case in ("first", "second"))
+    return (f"# (a) {_WHY_05[v['first']]}\n# (b) {_WHY_05[v['second']]}\n"
+            f"ratios = [{ratios}]")
+
+
 VARIANTS: dict[str, Variant] = {
     "01.carry_flips": Variant(
         sets=({"positions": (39, 79, 31, 119)}, {"positions": (27, 55, 127, 71)},
@@ -456,6 +480,10 @@ VARIANTS: dict[str, Variant] = {
         solution=lambda v: (f"# x_i M_k is PE(i - k) in row form, so x_i M_(-{v['ahead']}) = "
                             f"PE(i + {v['ahead']}), and the score peaks at j = i + {v['ahead']}.\n"
                             f"w_forward = shift_matrix(-{v['ahead']}, 32)")),
+    "05.direction": Variant(  # the cases reordered, or -q for q: [1, 1] would be a mistake's
+        sets=({"first": "rot(q)", "second": "q", "even": "b", "odd": "a"},
+              {"first": "rot(q)", "second": "-q", "even": "b", "odd": "a"}),
+        prompt=_direction_prompt, solution=_direction_solution),
 }
 """The exercises a graded release poses with other values, by key."""
 

@@ -214,10 +214,15 @@ key_position = Exercise(
 )
 
 
+_CASES = {"first": "q", "second": "rot(q)", "even": "a", "odd": "b"}
+"""05.direction: the key of case (a) and of case (b), and the letters of the case whose ratio is
+even in r (a key along q) and of the one whose ratio is odd (the quarter turn)."""
+
+
 def _ratio(k_of_q: str) -> float:
-    """s(-r) / s(r) for a fixed random q, with k = q or k = the quarter turn of q."""
+    """s(-r) / s(r) for a fixed random q, with k = q, -q or rot(q) (the quarter turn of q)."""
     q = np.random.default_rng(3).normal(size=8)
-    k = q if k_of_q == "q" else rotate_interleaved(q)
+    k = {"q": q, "-q": -q, "rot(q)": rotate_interleaved(q)}[k_of_q]
     theta = inverse_frequencies(8)
     backward, forward = relative_scores(q, k, [-3, 3], theta)
     return float(backward / forward)
@@ -225,15 +230,16 @@ def _ratio(k_of_q: str) -> float:
 
 direction = Exercise(
     key="05.direction", answer_name="ratios", level="challenge", kind="prediction", minutes=15,
-    title="Predict s(-r) / s(r) for k = q and for k = rot(q)",
+    params=_CASES,
+    title="Predict s(-r) / s(r) for k = {first} and for k = {second}",
     hints=(
-        "Changing r into -r turns R_r into its transpose. In case (a), think about what "
-        "transposing does to a single number; in case (b), write the score pair by pair and see "
-        "how each term depends on r.",
-        "s(r) = q^T R_r k and s(-r) = q^T R_r^T k. (a) With k = q, compare s(-r) with the "
-        "transpose of the number s(r). (b) Treat each pair as a complex number: a rotation by r "
-        "theta_i multiplies it by e^(i r theta_i), the quarter turn rot multiplies it by i, and "
-        "pair i contributes Re(conj(q_i) k_i e^(i r theta_i)) to the score. Put in k_i = i q_i, "
+        "Changing r into -r turns R_r into its transpose. In case ({even}), think about what "
+        "transposing does to a single number; in case ({odd}), write the score pair by pair and "
+        "see how each term depends on r.",
+        "s(r) = q^T R_r k and s(-r) = q^T R_r^T k. ({even}) With k along q, compare s(-r) with "
+        "the transpose of the number s(r). ({odd}) Treat each pair as a complex number: a "
+        "rotation by r theta_i multiplies it by e^(i r theta_i), the quarter turn rot multiplies "
+        "it by i, and pair i contributes Re(conj(q_i) k_i e^(i r theta_i)) to the score. Put in k_i = i q_i, "
         "simplify, and see what replacing r by -r does to each term.",
     ),
     objective="Predicts when a RoPE score is even or odd in the offset, and so that RoPE, unlike "
@@ -241,7 +247,8 @@ direction = Exercise(
     mistakes=(
         Mistake("RoPE scores taken to be as blind to direction as PE·PE in notebook 03",
                 lambda: np.array([1.0, 1.0])),
-        Mistake("the two cases swapped", lambda: np.array([-1.0, 1.0])),
+        Mistake("the two cases swapped", lambda right: np.asarray(right)[::-1],
+                from_answer=True),
     ),
     shortcuts=(
         Shortcut("code that computes the scores (@, apply_rope, relative_scores, rope_matrix; "
