@@ -239,8 +239,8 @@ direction = Exercise(
         "s(r) = q^T R_r k and s(-r) = q^T R_r^T k. ({even}) With k along q, compare s(-r) with "
         "the transpose of the number s(r). ({odd}) Treat each pair as a complex number: a "
         "rotation by r theta_i multiplies it by e^(i r theta_i), the quarter turn rot multiplies "
-        "it by i, and pair i contributes Re(conj(q_i) k_i e^(i r theta_i)) to the score. Put in k_i = i q_i, "
-        "simplify, and see what replacing r by -r does to each term.",
+        "it by i, and pair i contributes Re(conj(q_i) k_i e^(i r theta_i)) to the score. Put in "
+        "k_i = i q_i, simplify, and see what replacing r by -r does to each term.",
     ),
     objective="Predicts when a RoPE score is even or odd in the offset, and so that RoPE, unlike "
     "PE·PE, can tell a key before the query from one after it.",
