@@ -352,6 +352,21 @@ def _direction_solution(v: dict[str, Any]) -> str:
             f"ratios = [{ratios}]")
 
 
+def _row_form_prompt(v: dict[str, Any]) -> list[str]:
+    start, a, b = v["start"], v["a"], v["b"]
+    return [f"`pe_{start} = sinusoidal_encoding_at([{start}], 16)[0]`",
+            f"`M{a} = shift_matrix({a}, 16)`", f"`M{b} = shift_matrix({b}, 16)`",
+            f"`pe_{start} @ M{a} @ M{a} @ M{b}.T`"]
+
+
+def _row_form_solution(v: dict[str, Any]) -> str:
+    start, a, b = v["start"], v["a"], v["b"]
+    return ("# Row form: x @ M_k = (M_k^T x^T)^T = (M_(-k) x^T)^T, a shift back by k; and "
+            f"M_{b}^T = M_(-{b}),\n"
+            f"# so on the right it shifts forward by {b}. Net: {start} - {a} - {a} + {b}.\n"
+            f"position = {start} - {a} - {a} + {b}")
+
+
 VARIANTS: dict[str, Variant] = {
     "01.carry_flips": Variant(
         sets=({"positions": (39, 79, 31, 119)}, {"positions": (27, 55, 127, 71)},
@@ -484,6 +499,10 @@ VARIANTS: dict[str, Variant] = {
         sets=({"first": "rot(q)", "second": "q", "even": "b", "odd": "a"},
               {"first": "rot(q)", "second": "-q", "even": "b", "odd": "a"}),
         prompt=_direction_prompt, solution=_direction_solution),
+    "04.row_form_position": Variant(  # shifts other than 6 and 4, so no text is posed twice
+        sets=({"start": 70, "a": 5, "b": 3}, {"start": 40, "a": 7, "b": 2},
+              {"start": 90, "a": 8, "b": 5}),
+        prompt=_row_form_prompt, solution=_row_form_solution),
 }
 """The exercises a graded release poses with other values, by key."""
 

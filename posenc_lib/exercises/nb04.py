@@ -97,28 +97,35 @@ def _nearest_position(vector: np.ndarray, d_model: int, n_positions: int) -> int
     return int(np.argmin(np.linalg.norm(table - vector, axis=1)))
 
 
+_ROW_FORM = {"start": 50, "a": 6, "b": 4}
+"""04.row_form_position: the row PE(start), multiplied on the right by M_a, M_a and M_b^T."""
+
+
 def _row_form_vector() -> np.ndarray:
-    """The vector of the exercise: PE(50) multiplied on the right by M_6, M_6 and M_4^T."""
-    pe_50 = sinusoidal_encoding_at([50], 16)[0]
-    return pe_50 @ shift_matrix(6, 16) @ shift_matrix(6, 16) @ shift_matrix(4, 16).T
+    """The vector of the exercise: PE(start) multiplied on the right by M_a, M_a and M_b^T."""
+    start, a, b = (_ROW_FORM[name] for name in ("start", "a", "b"))
+    row = sinusoidal_encoding_at([start], 16)[0]
+    return row @ shift_matrix(a, 16) @ shift_matrix(a, 16) @ shift_matrix(b, 16).T
 
 
 row_form_position = Exercise(
     key="04.row_form_position", answer_name="position", level="core", kind="prediction", minutes=10,
-    title="Which position does PE(50) @ M_6 @ M_6 @ M_4.T encode?",
+    params=_ROW_FORM,
+    title="Which position does PE({start}) @ M_{a} @ M_{a} @ M_{b}.T encode?",
     hints=(
         "Multiplying a row on the right is not the same as multiplying a column on the left. "
         "First work out what x @ M_k does to a row, then combine the three shifts.",
         "Transpose: x @ M_k = (M_k^T x^T)^T, and M_k^T = M_(-k), so a row multiplied on the right "
         "by M_k is shifted by -k. A transposed factor M_k^T on the right shifts the other way. "
-        "Add up the three shifts and apply the total to position 50.",
+        "Add up the three shifts and apply the total to position {start}.",
     ),
     objective="Predicts the net shift of a product of shift matrices in row form, using M_a M_b = "
     "M_(a+b) and M_k^T = M_(-k).",
     mistakes=(
         Mistake("row form read like column form (x @ M_k taken as a shift forward)",
-                lambda: 50 + 6 + 6 - 4),
-        Mistake("the transpose ignored (M_4^T read as a shift back)", lambda: 50 - 6 - 6 - 4),
+                lambda: _ROW_FORM["start"] + 2 * _ROW_FORM["a"] - _ROW_FORM["b"]),
+        Mistake("the transpose ignored (M_{b}^T read as a shift back)",
+                lambda: _ROW_FORM["start"] - 2 * _ROW_FORM["a"] - _ROW_FORM["b"]),
     ),
     shortcuts=(
         Shortcut("code that computes the product (@, shift_matrix, argmin, norm; predict it on "
