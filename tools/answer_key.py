@@ -364,7 +364,8 @@ EXPECTED: dict[str, Callable[[], Any]] = {
     "03.flat_columns": lambda: count_flat(100, nb03._FLAT["d"], 0.01),
     "04.shift_back": lambda: nb04.sinusoidal_encoding_at([nb04._BACK["target"]], 24)[0],
     "04.concat_shift": lambda: (  # the interleaved M_k with rows and columns in [sin | cos] order
-        nb04.shift_matrix(3, 8)[np.ix_(split_permutation(8), split_permutation(8))]),
+        nb04.shift_matrix(nb04._CONCAT["k"], 8)[np.ix_(split_permutation(8),
+                                                       split_permutation(8))]),
     "04.row_form_position": lambda: nb04._nearest_position(nb04._row_form_vector(), 16, 128),
     "04.forward_head": lambda: True,
     "04.previous_sines": lambda: two_token_map(nb04._SHIFT["k"]),

@@ -367,6 +367,18 @@ def _row_form_solution(v: dict[str, Any]) -> str:
             f"position = {start} - {a} - {a} + {b}")
 
 
+_CONCAT_REST = (
+    "angle = k_c * 10000.0 ** (-np.arange(0, d_c, 2) / d_c)     # theta_i k\n"
+    "cos_k, sin_k = np.diag(np.cos(angle)), np.diag(np.sin(angle))\n"
+    "# sin theta(t+k) =  cos(theta k) sin(theta t) + sin(theta k) cos(theta t)  "
+    "(sines: rows 0..3)\n"
+    "# cos theta(t+k) = -sin(theta k) sin(theta t) + cos(theta k) cos(theta t)  "
+    "(cosines: rows 4..7)\n"
+    "m = np.block([[cos_k, sin_k], [-sin_k, cos_k]])   # the course's M_k, rows and columns "
+    "permuted")
+"""04.concat_shift: the solution after its first line (which names k)."""
+
+
 VARIANTS: dict[str, Variant] = {
     "01.carry_flips": Variant(
         sets=({"positions": (39, 79, 31, 119)}, {"positions": (27, 55, 127, 71)},
@@ -503,6 +515,11 @@ VARIANTS: dict[str, Variant] = {
         sets=({"start": 70, "a": 5, "b": 3}, {"start": 40, "a": 7, "b": 2},
               {"start": 90, "a": 8, "b": 5}),
         prompt=_row_form_prompt, solution=_row_form_solution),
+    "04.concat_shift": Variant(
+        sets=({"k": 2}, {"k": 5}, {"k": 7}),
+        prompt=lambda v: [f"$d_{{model}}=8$ and $k={v['k']}$"],
+        solution=lambda v: (f"d_c, k_c = 8, {v['k']}\n"
+                            + _CONCAT_REST)),
 }
 """The exercises a graded release poses with other values, by key."""
 

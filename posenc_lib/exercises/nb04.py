@@ -53,19 +53,22 @@ shift_back = Exercise(
 )
 
 
-_CONCAT_D, _CONCAT_K = 8, 3
+_CONCAT_D = 8
+_CONCAT = {"k": 3}
+"""04.concat_shift: the shift k of the [sines | cosines] matrix (d_model = 8)."""
 
 
 def _concat_exponent_slip() -> np.ndarray:
     """The [sines | cosines] shift matrix with theta_i = 10000^(-i/d), the exponent's slip."""
-    angle = _CONCAT_K * 10000.0 ** (-np.arange(_CONCAT_D // 2) / _CONCAT_D)
+    angle = _CONCAT["k"] * 10000.0 ** (-np.arange(_CONCAT_D // 2) / _CONCAT_D)
     c, s = np.diag(np.cos(angle)), np.diag(np.sin(angle))
     return np.block([[c, s], [-s, c]])
 
 
 concat_shift = Exercise(
     key="04.concat_shift", answer_name="m", level="core", kind="construction", minutes=10,
-    title="M_k for the layout [sines | cosines]: d_model = 8, k = 3",
+    params=_CONCAT,
+    title="M_k for the layout [sines | cosines]: d_model = 8, k = {k}",
     hints=(
         "Each sine still has its own cosine, and the two turn together exactly as before; only "
         "the places where they sit in the vector changed. Find where each one's coefficients go.",
@@ -79,7 +82,7 @@ concat_shift = Exercise(
     "columns permuted.",
     mistakes=(
         Mistake("the course's block-diagonal M_k, built for the interleaved layout; here sin and "
-                "cos of a pair sit d/2 apart", lambda: shift_matrix(_CONCAT_K, _CONCAT_D)),
+                "cos of a pair sit d/2 apart", lambda: shift_matrix(_CONCAT["k"], _CONCAT_D)),
         Mistake("the sines' signs swapped: that is M_(-k), the shift backwards (or the (cos, sin) "
                 "order's signs)", lambda right: np.asarray(right).T, from_answer=True),
         Mistake("the exponent i/d instead of 2i/d", _concat_exponent_slip),
