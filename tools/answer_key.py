@@ -371,7 +371,8 @@ EXPECTED: dict[str, Callable[[], Any]] = {
     "04.previous_sines": lambda: two_token_map(nb04._SHIFT["k"]),
     "05.base_for_context": lambda: nb05._smallest_base(128, nb05._CONTEXT["context"], np.pi),
     "05.layout": lambda: (CHECKPOINT_PAIRING, nb05._length_change(1)),
-    "05.half_matrix": lambda: nb05.rope_matrix(2, nb05.inverse_frequencies(6), pairing='half'),
+    "05.half_matrix": lambda: nb05.rope_matrix(nb05._HALF_SPLIT["m"], nb05.inverse_frequencies(6),
+                                               pairing='half'),
     "05.key_position": lambda: CHECKPOINT_POSITION,
     "05.direction": lambda: np.array([nb05._ratio(nb05._CASES[case])
                                       for case in ("first", "second")]),

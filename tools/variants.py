@@ -520,6 +520,16 @@ VARIANTS: dict[str, Variant] = {
         prompt=lambda v: [f"$d_{{model}}=8$ and $k={v['k']}$"],
         solution=lambda v: (f"d_c, k_c = 8, {v['k']}\n"
                             + _CONCAT_REST)),
+    "05.half_matrix": Variant(
+        sets=({"m": 3}, {"m": 5}, {"m": 7}),
+        prompt=lambda v: [f"$m={v['m']}$ (base 10000)", f"by the angle ${v['m']}\\theta_i$"],
+        solution=lambda v: ("theta6 = 10000.0 ** (-np.arange(0, 6, 2) / 6)\n"
+                            "r_half = np.zeros((6, 6))\n"
+                            f"for i, angle in enumerate({v['m']} * theta6):\n"
+                            "    pair = [i, i + 3]  # half-split: coordinate i and its partner "
+                            "i + d/2\n"
+                            "    r_half[np.ix_(pair, pair)] = [[np.cos(angle), -np.sin(angle)], "
+                            "[np.sin(angle), np.cos(angle)]]")),
 }
 """The exercises a graded release poses with other values, by key."""
 

@@ -136,9 +136,13 @@ def _conjugated(matrix: np.ndarray, order: np.ndarray) -> np.ndarray:
     return matrix[order][:, order]
 
 
+_HALF_SPLIT = {"m": 2}
+"""05.half_matrix: the position m of R_m (d = 6, base 10000)."""
+
 half_matrix = Exercise(
     key="05.half_matrix", answer_name="r_half", level="core", kind="construction", minutes=15,
-    title="R_m in the half-split layout for d = 6, m = 2, base 10000",
+    params=_HALF_SPLIT,
+    title="R_m in the half-split layout for d = 6, m = {m}, base 10000",
     hints=(
         "It is the same rotation of each pair as in the R_m drawn above; only the coordinates of "
         "a pair have moved. Where do a pair's two members sit in this layout?",
@@ -151,12 +155,13 @@ half_matrix = Exercise(
     "interleaved one with rows and columns permuted.",
     mistakes=(
         Mistake("the interleaved layout: pairs (2i, 2i+1)",
-                lambda: rope_matrix(2, inverse_frequencies(6))),
+                lambda: rope_matrix(_HALF_SPLIT["m"], inverse_frequencies(6))),
         Mistake("the sines' signs swapped: that is R_(-m), a rotation the other way",
                 lambda right: np.asarray(right).T, from_answer=True),
         Mistake("the interleaved matrix permuted with the inverse permutation argsort(perm)",
                 lambda: _conjugated(
-                    rope_matrix(2, inverse_frequencies(6)), np.argsort(split_permutation(6))
+                    rope_matrix(_HALF_SPLIT["m"], inverse_frequencies(6)),
+                    np.argsort(split_permutation(6)),
                 )),
     ),
     shortcuts=(
