@@ -17,6 +17,7 @@ import nbformat
 import numpy as np
 import pytest
 
+from posenc_lib.attention import VOCAB, causal_mask, self_attention, word_order_model
 from posenc_lib.bias import alibi_slopes
 from posenc_lib.exercises import all_exercises
 from posenc_lib.exercises._core import Exercise, _compare
@@ -46,10 +47,23 @@ def posed_stub(key: str, values: dict) -> str:
     return stub
 
 
+def notebook_00_names() -> dict[str, object]:
+    """What notebook 00 defines before its exercises: the toy model (``embed``, ``w_q``, ``w_k``,
+    ``w_v``) and the learner's ``causal_attention``, here the library's self-attention masked."""
+    table, w_q, w_k, w_v = word_order_model()
+    return {
+        "embed": lambda sentence: table[[VOCAB.index(word) for word in sentence.split()]],
+        "w_q": w_q, "w_k": w_k, "w_v": w_v,
+        "causal_attention": lambda x, q, k, v: self_attention(
+            x, q, k, v, mask=causal_mask(len(x)))[0],
+    }
+
+
 def run_solution(key: str, code: str, values: dict) -> object:
     """The value a solution's code binds to the exercise's answer name, run after the stub posed
     with ``values`` (04's stub hands the solution its pe_<position>)."""
     namespace: dict[str, object] = {  # what the notebooks' setup cells import, and np
+        **notebook_00_names(),
         "np": np, "math": math, "alibi_slopes": alibi_slopes, "shift_matrix": shift_matrix,
         "sinusoidal_encoding_at": sinusoidal_encoding_at,
         "inverse_frequencies": inverse_frequencies,

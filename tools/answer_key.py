@@ -239,7 +239,7 @@ def same_causal_output() -> set[int]:
     """00.causal_twins: the positions where the two clauses' causal attention outputs agree."""
     table, w_q, w_k, w_v = word_order_model()
     outputs = []
-    for sentence in nb00._CLAUSES:
+    for sentence in nb00._CLAUSES.values():
         x = table[[VOCAB.index(word) for word in sentence.split()]]
         outputs.append(self_attention(x, w_q, w_k, w_v, mask=causal_mask(len(x)))[0])
     return {t for t in range(len(outputs[0])) if np.allclose(outputs[0][t], outputs[1][t])}

@@ -379,6 +379,40 @@ _CONCAT_REST = (
 """04.concat_shift: the solution after its first line (which names k)."""
 
 
+_TWINS_WHY = {
+    "the mouse the cat was chasing": (
+        'Position 0 is "the" in both sentences;\n'
+        "# positions 1 to 3 differ (cat or mouse); from position 4 on both prefixes hold the same "
+        "words.", "out_mouse_first", "out_cat_first"),
+    "was the cat chasing the mouse": (
+        'Positions 0 and 1 are "was the" in\n'
+        "# both; from 2 to 4 one prefix holds cat where the other holds mouse; at 5 the prefixes "
+        "agree,\n# but the words (mouse, cat) do not.", "out_cat_asked", "out_mouse_asked"),
+    "chasing the cat the mouse was": (
+        'Positions 0 and 1 are "chasing the" in\n'
+        "# both; from 2 to 4 one prefix holds cat where the other holds mouse; at 5 both prefixes "
+        'hold\n# the same words and the word is "was" in both.', "out_cat_chased",
+        "out_mouse_chased"),
+}
+"""00.causal_twins: by first sentence, why the outputs agree where they do, and the names of
+the two outputs in the solution."""
+
+
+def _twins_prompt(v: dict[str, Any]) -> list[str]:
+    words = v["first"].split()  # the notebook's line breaks after the fourth word
+    return [f'"{" ".join(words[:4])}\n{" ".join(words[4:])}" and "{v["second"]}"']
+
+
+def _twins_solution(v: dict[str, Any]) -> str:
+    why, first, second = _TWINS_WHY[v["first"]]
+    return ("# With the mask, the output at t mixes tokens 0..t in no particular order: it "
+            "depends on the\n"
+            f"# word at t and on the collection of words up to t. {why}\n"
+            f'{first} = causal_attention(embed("{v["first"]}"), w_q, w_k, w_v)\n'
+            f'{second} = causal_attention(embed("{v["second"]}"), w_q, w_k, w_v)\n'
+            f"same_positions = {{t for t in range(6) if np.allclose({first}[t], {second}[t])}}")
+
+
 VARIANTS: dict[str, Variant] = {
     "01.carry_flips": Variant(
         sets=({"positions": (39, 79, 31, 119)}, {"positions": (27, 55, 127, 71)},
@@ -530,6 +564,12 @@ VARIANTS: dict[str, Variant] = {
                             "i + d/2\n"
                             "    r_half[np.ix_(pair, pair)] = [[np.cos(angle), -np.sin(angle)], "
                             "[np.sin(angle), np.cos(angle)]]")),
+    "00.causal_twins": Variant(  # not the active pair (cat/mouse swapped): {0}, a mistake's
+        sets=({"first": "was the cat chasing the mouse",
+               "second": "was the mouse chasing the cat"},
+              {"first": "chasing the cat the mouse was",
+               "second": "chasing the mouse the cat was"}),
+        prompt=_twins_prompt, solution=_twins_solution),
 }
 """The exercises a graded release poses with other values, by key."""
 
