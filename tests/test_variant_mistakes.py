@@ -1,10 +1,13 @@
 """Stored mistakes under drawn values (issue 33): a mistake stored as a number was computed for
 the notebook's values, so for the values a graded release draws it is either still right (then
-an independent computation here says so) or left out, and then the check never names it.
+an independent computation here says so) or left out, and then the check never names it. A
+posed stub's example answer is never the drawn answer either.
 """
 
 from __future__ import annotations
 
+import ast
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -13,8 +16,9 @@ import pytest
 
 from posenc_lib.exercises import all_exercises
 from posenc_lib.presets import PRESETS
+from tests.test_variants import posed_stub
 from tools.answer_key import consistent_offsets, lost_pairs
-from tools.variants import NOTEBOOK_VALUES, VARIANTS, posed
+from tools.variants import NOTEBOOK_VALUES, VARIANTS, answer_for, posed
 
 CASES = [(key, i) for key, v in VARIANTS.items() for i in range(len(v.sets))]
 
@@ -26,7 +30,6 @@ KEPT: dict[str, tuple[int, Callable[[dict[str, Any]], Any]]] = {
                                             lost_pairs(np.float16, 10000.0)]),
 }
 """Stored mistakes kept for drawn values: their index, and their value recomputed for them."""
-
 
 @pytest.mark.parametrize(("key", "index"), CASES)
 def test_a_left_out_mistake_is_never_named(key: str, index: int) -> None:
@@ -41,7 +44,6 @@ def test_a_left_out_mistake_is_never_named(key: str, index: int) -> None:
             message = ex.check(notebook_value).message
             assert "common mistake" not in message or mistake.label not in message
 
-
 @pytest.mark.parametrize("key", KEPT)
 def test_a_kept_stored_mistake_holds_for_every_drawn_set(key: str) -> None:
     number, recompute = KEPT[key]
@@ -53,9 +55,16 @@ def test_a_kept_stored_mistake_holds_for_every_drawn_set(key: str) -> None:
                 assert stored == value, (values, stored, value)
     assert NOTEBOOK_VALUES[key] == all_exercises()[key].params
 
-
 def test_the_float16_trap_names_real_models_of_head_size_128() -> None:
     for values in VARIANTS["02.float16_lost_pairs"].sets:
         config = PRESETS[values["model"].lower()]
         head = config.get("head_dim") or config["hidden_size"] // config["num_attention_heads"]
         assert (head, float(config["rope_theta"])) == (128, float(values["base"])), values
+
+@pytest.mark.parametrize(("key", "index"), CASES)
+def test_no_example_in_a_posed_stub_is_the_drawn_answer(key: str, index: int) -> None:
+
+    values = VARIANTS[key].sets[index]
+    right = answer_for(key, values)
+    for example in re.findall(r"for example (\{[^}]*\})", posed_stub(key, values)):
+        assert ast.literal_eval(example) != right, (key, example)

@@ -400,7 +400,10 @@ the two outputs in the solution."""
 
 def _twins_prompt(v: dict[str, Any]) -> list[str]:
     words = v["first"].split()  # the notebook's line breaks after the fourth word
-    return [f'"{" ".join(words[:4])}\n{" ".join(words[4:])}" and "{v["second"]}"']
+    # the stub's example answer, never the right one ({0, 1} is the question pair's answer)
+    example = "{0, 1}" if v["first"] == "the mouse the cat was chasing" else "{1, 2}"
+    return [f'"{" ".join(words[:4])}\n{" ".join(words[4:])}" and "{v["second"]}"',
+            f"for example {example}"]
 
 
 def _twins_solution(v: dict[str, Any]) -> str:
