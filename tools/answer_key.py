@@ -348,7 +348,7 @@ EXPECTED: dict[str, Callable[[], Any]] = {
     "01.gray_offsets": lambda: consistent_offsets(
         gray=True, max_offset=nb01._GRAY_OFFSETS["max_offset"]),
     "02.slow_pair": lambda: sinusoidal_encoding_at([nb02._SLOW["pos"]], nb02._SLOW_D)[0, 6:],
-    "02.half_turns": lambda: shortest_length(nb02._HALF["half"], d_model=nb02._HALF["d"]),
+    "02.half_turns": lambda: shortest_length(nb02._HALF["pairs"], d_model=nb02._HALF["d"]),
     "02.float16_lost_pairs": lambda: lost_pairs(base=float(nb02._LOST["base"])),
     "02.checkpoint_layout": lambda: (
         f"{CHECKPOINT_LAYOUT}-{CHECKPOINT_SPACING}",

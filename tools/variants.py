@@ -269,7 +269,7 @@ def _gray_offsets_solution(v: dict[str, Any]) -> str:
 
 
 def _half_turns_solution(v: dict[str, Any]) -> str:
-    d, last = v["d"], v["half"] - 1
+    d, last = v["d"], v["pairs"] - 1
     return (f"# Half of the {d // 2} pairs is pairs 0 .. {last}. The wavelengths grow with i, "
             f"so pair {last} decides,\n"
             f"# and L tokens are L - 1 steps apart: we need lambda_{last} <= L - 1.\n"
@@ -506,8 +506,8 @@ VARIANTS: dict[str, Variant] = {
         prompt=lambda v: [f"$k = 1, \\dots, {v['max_offset']}$"],
         solution=_gray_offsets_solution),
     "02.half_turns": Variant(  # d_model a multiple of 8: half of its dimensions are whole pairs
-        sets=({"d": 64, "half": 16, "eighth": 8}, {"d": 96, "half": 24, "eighth": 12},
-              {"d": 256, "half": 64, "eighth": 32}),
+        sets=({"d": 64, "pairs": 16, "eighth": 8}, {"d": 96, "pairs": 24, "eighth": 12},
+              {"d": 256, "pairs": 64, "eighth": 32}),
         prompt=lambda v: [f"For $d_{{model}} = {v['d']}$ (base 10000)"],
         solution=_half_turns_solution),
     "02.float16_lost_pairs": Variant(  # real models of head size 128 (posenc_lib.presets)

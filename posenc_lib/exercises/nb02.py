@@ -62,7 +62,7 @@ slow_pair = Exercise(
     ),
 )
 
-_HALF = {"d": 128, "half": 32, "eighth": 16}
+_HALF = {"d": 128, "pairs": 32, "eighth": 16}
 """02.half_turns: d_model, half of its pairs, and d_model / 8 (half of the dimensions' pairs)."""
 _HALF_OWN = dict(_HALF)
 
@@ -83,9 +83,9 @@ half_turns = Exercise(
     mistakes=(
         Mistake("L steps instead of L - 1 (L tokens are L - 1 steps apart)",
                 lambda right: right - 1, credit=0.5, from_answer=True),
-        Mistake("half of the dimensions ({half} dimensions are {eighth} pairs) instead of half of "
+        Mistake("half of the dimensions ({pairs} dimensions are {eighth} pairs) instead of half of "
                 "the pairs", lambda: stored_mistake("02.half_turns", 0, _HALF, _HALF_OWN)),
-        Mistake("one pair too many: pairs 0 .. {half} (the pair index starts at 0)",
+        Mistake("one pair too many: pairs 0 .. {pairs} (the pair index starts at 0)",
                 lambda: stored_mistake("02.half_turns", 1, _HALF, _HALF_OWN)),
         Mistake("base 1000 instead of 10000",
                 lambda: stored_mistake("02.half_turns", 2, _HALF, _HALF_OWN)),
