@@ -32,8 +32,9 @@ ALLOWED: dict[str, set[str]] = {}
 # by decision), 248 of comments, 2,756 blank, counted over the AST. No public function is left
 # that only tests call, so 14,000 would have to come out of working code. A change that grows the
 # library past this must say why here: +81 for drawing each gallery picture once (issue 34's run
-# time) and +93 for posing 16 exercises with drawn values (issue 33) bring it to 17,706.
-MAX_PACKAGE_LINES = 17_720
+# time) and +93 for posing 16 exercises with drawn values (issue 33) bring it to 17,706; +76 for
+# posing 13 more of notebooks 00-05 (their params, placeholders and judges) to 17,782.
+MAX_PACKAGE_LINES = 17_796
 
 _BRANCHES = (ast.If, ast.IfExp, ast.For, ast.AsyncFor, ast.While, ast.ExceptHandler, ast.Assert,
              ast.match_case)
