@@ -591,17 +591,19 @@ NOTEBOOK_VALUES: dict[str, dict[str, Any]] = {
 
 @contextmanager
 def posed(key: str, values: dict[str, Any] | None) -> Iterator[Exercise]:
-    """Exercise ``key`` posed with ``values`` (as the notebook poses it for None), then with the
-    notebook's values again."""
+    """Exercise ``key`` posed with ``values`` (as it is posed for None), then with the values it
+    had before (so that a ``posed`` inside another, as in :func:`answer_for`, keeps the outer
+    one's values)."""
     exercise = all_exercises()[key]
     if values is None:
         yield exercise
         return
+    before = dict(exercise.params or {})
     exercise.use(**values)
     try:
         yield exercise
     finally:
-        exercise.use(**NOTEBOOK_VALUES[key])
+        exercise.use(**before)
 
 
 def answer_for(key: str, values: dict[str, Any]) -> Any:
