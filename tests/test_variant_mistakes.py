@@ -14,9 +14,10 @@ from typing import Any
 import numpy as np
 import pytest
 
-from posenc_lib.exercises import all_exercises
+from posenc_lib.exercises import _core, all_exercises
+from posenc_lib.exercises._property import PropertyExercise
 from posenc_lib.presets import PRESETS
-from tests.test_variants import posed_stub
+from tests.test_variants import posed_stub, run_solution
 from tools.answer_key import consistent_offsets, lost_pairs
 from tools.variants import NOTEBOOK_VALUES, VARIANTS, answer_for, posed
 
@@ -68,3 +69,21 @@ def test_no_example_in_a_posed_stub_is_the_drawn_answer(key: str, index: int) ->
     right = answer_for(key, values)
     for example in re.findall(r"for example (\{[^}]*\})", posed_stub(key, values)):
         assert ast.literal_eval(example) != right, (key, example)
+
+
+PROPERTY_CASES = [(key, i) for key, i in CASES
+                  if isinstance(all_exercises()[key], PropertyExercise)]
+
+
+@pytest.mark.parametrize(("key", "index"), PROPERTY_CASES)
+def test_a_right_property_answer_earns_its_points_in_the_hidden_test(
+        key: str, index: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A hidden test grades with reference True: a matrix or frequencies with the property earn
+    all the points (they once earned a pass with no credit, and so an AssertionError)."""
+    monkeypatch.setattr(_core, "record_pass", lambda key: None)  # the test's pass, no learner's
+    values = VARIANTS[key].sets[index]
+    mine = run_solution(key, VARIANTS[key].solution(values), values)
+    with posed(key, values) as exercise:
+        assert exercise.grade(mine, points=2, reference=True) == 2
+        with pytest.raises(AssertionError):
+            exercise.grade(exercise.mistakes[0].compute(), points=2, reference=True)
