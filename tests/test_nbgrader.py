@@ -126,10 +126,21 @@ def right_and_wrong(key: str, index: int = 0) -> tuple[object, object]:
         return right, exercise.mistakes[index].compute(right)
 
 
-def mistake_code(key: str, index: int = 0) -> str:
-    """Code that answers exercise ``key`` with a common mistake (the first), as a learner would:
-    the wrong value, computed here (with the checkout's key) and written into the cell."""
+def named_mistake(key: str) -> int:
+    """The index of exercise ``key``'s first mistake that its check can name as :data:`SEED`
+    poses it (a mistake stored for the notebook's values is left out for drawn ones)."""
+    right, _ = right_and_wrong(key)
+    values = draw(SEED, key) if key in VARIANTS else None
+    with posed(key, values) as exercise:
+        return next(i for i, m in enumerate(exercise.mistakes) if m.compute(right) is not None)
+
+
+def mistake_code(key: str, index: int | None = None) -> str:
+    """Code that answers exercise ``key`` with a common mistake (by default the first the check
+    can name), as a learner would: the wrong value, computed here (with the checkout's key) and
+    written into the cell."""
     exercise = all_exercises()[key]
+    index = named_mistake(key) if index is None else index
     wrong = encode(right_and_wrong(key, index)[1])
     value = f"decode({wrong!r})"
     line = (
@@ -349,8 +360,9 @@ def test_mistakes_are_named_in_the_feedback(graded: dict) -> None:
         feedback = course / "feedback" / "mistaken" / source.stem / f"{source.stem}.html"
         page = html.unescape(feedback.read_text(encoding="utf-8"))
         for key, error in zip(graded["keys"][source.stem], errors, strict=True):
+            index = named_mistake(key)
             with posed(key, draw(SEED, key) if key in VARIANTS else None) as exercise:
-                label = exercise.mistakes[0].label
+                label = exercise.mistakes[index].label
             assert f"common mistake: {label}" in error.evalue
             assert label in page
 

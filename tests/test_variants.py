@@ -20,9 +20,11 @@ import nbformat
 import numpy as np
 import pytest
 
+from posenc_lib.attention import VOCAB, causal_mask, self_attention, word_order_model
 from posenc_lib.bias import alibi_slopes
 from posenc_lib.exercises import all_exercises, nb06
-from posenc_lib.exercises._core import Mistake, _compare
+from posenc_lib.exercises._core import Exercise, Mistake, _compare
+from posenc_lib.exercises._property import PropertyExercise
 from posenc_lib.frequencies import inverse_frequencies, turns_in_context
 from posenc_lib.lab import results
 from posenc_lib.model_pairs import UNROTATED_KINDS, config_layer_kinds
@@ -52,10 +54,23 @@ def posed_stub(key: str, values: dict) -> str:
     return stub
 
 
+def notebook_00_names() -> dict[str, object]:
+    """What notebook 00 defines before its exercises: the toy model (``embed``, ``w_q``, ``w_k``,
+    ``w_v``) and the learner's ``causal_attention``, here the library's self-attention masked."""
+    table, w_q, w_k, w_v = word_order_model()
+    return {
+        "embed": lambda sentence: table[[VOCAB.index(word) for word in sentence.split()]],
+        "w_q": w_q, "w_k": w_k, "w_v": w_v,
+        "causal_attention": lambda x, q, k, v: self_attention(
+            x, q, k, v, mask=causal_mask(len(x)))[0],
+    }
+
+
 def run_solution(key: str, code: str, values: dict) -> object:
     """The value a solution's code binds to the exercise's answer name, run after the stub posed
     with ``values`` (04's stub hands the solution its pe_<position>)."""
     namespace: dict[str, object] = {  # what the notebooks' setup cells import, and np
+        **notebook_00_names(),
         "np": np, "math": math, "alibi_slopes": alibi_slopes, "shift_matrix": shift_matrix,
         "sinusoidal_encoding_at": sinusoidal_encoding_at,
         "PRESETS": PRESETS, "rope_frequencies_from_config": rope_frequencies_from_config,
@@ -68,6 +83,14 @@ def run_solution(key: str, code: str, values: dict) -> object:
         exec(posed_stub(key, values), namespace)
     exec(code, namespace)  # the course's own solution code
     return namespace[all_exercises()[key].answer_name]
+
+
+def right_for(exercise: Exercise, answer: object, right: object) -> bool:
+    """Whether ``answer`` is right for ``exercise`` as it is posed (``right`` is the library's
+    answer): a property exercise's judge decides."""
+    if isinstance(exercise, PropertyExercise):
+        return exercise.judge(answer)[0]
+    return _compare(answer, right, exercise.rtol, exercise.atol)[0]
 
 
 @pytest.mark.parametrize("key", VARIANTS)
@@ -86,26 +109,25 @@ def test_a_variant_reproduces_the_notebook_for_its_own_values(key: str) -> None:
 @pytest.mark.parametrize(("key", "index"), CASES)
 def test_the_solution_for_other_values_agrees_with_the_library(key: str, index: int) -> None:
     values = VARIANTS[key].sets[index]
-    exercise = all_exercises()[key]
     mine = run_solution(key, VARIANTS[key].solution(values), values)
     right = answer_for(key, values)
-    assert _compare(mine, right, exercise.rtol, exercise.atol)[0], (values, mine, right)
+    with posed(key, values) as ex:
+        assert right_for(ex, mine, right), (values, mine, right)
 
 
 @pytest.mark.parametrize(("key", "index"), CASES)
 def test_a_drawn_answer_is_neither_the_notebooks_nor_a_named_mistake(key: str, index: int) -> None:
     values = VARIANTS[key].sets[index]
     assert values != NOTEBOOK_VALUES[key] and set(values) == set(NOTEBOOK_VALUES[key])
-    exercise = all_exercises()[key]
     right = answer_for(key, values)
     public = run_solution(key, solution_code(notebook_of(key),
                                              exercise_cells(notebook_of(key))[key].solution),
                           NOTEBOOK_VALUES[key])
-    assert not _compare(public, right, exercise.rtol, exercise.atol)[0]  # copying scores 0
     with posed(key, values) as ex:
+        assert not right_for(ex, public, right)  # copying scores 0
         for mistake in ex.mistakes:
             wrong = mistake.compute(right)
-            assert not _compare(wrong, right, ex.rtol, ex.atol)[0], mistake.label
+            assert not right_for(ex, wrong, right), mistake.label
             assert "{" not in mistake.label
         assert "{" not in ex.title + "".join(ex.hints)
         for shortcut in ex.shortcuts:  # 04's refuses reading the drawn position directly

@@ -153,10 +153,11 @@ HIDDEN_INPUTS: dict[str, Callable[[], Any]] = {
 }
 """The data an exercise hands the learner when the parameters that make it are the answer."""
 
-def shortest_length(pairs: int, base: float = 10000.0, *, steps: bool = True) -> int:
+def shortest_length(pairs: int, base: float = 10000.0, *, steps: bool = True,
+                    d_model: int = 128) -> int:
     """02.half_turns: the smallest L whose L - 1 steps cover the wavelengths of pairs 0 ..
-    pairs - 1 of d_model = 128 (L steps without ``steps``)."""
-    lam = wavelengths(inverse_frequencies(128, base))
+    pairs - 1 of ``d_model`` (L steps without ``steps``)."""
+    lam = wavelengths(inverse_frequencies(d_model, base))
     return int(np.ceil(lam[pairs - 1])) + (1 if steps else 0)
 
 
@@ -257,7 +258,7 @@ def same_causal_output() -> set[int]:
     """00.causal_twins: the positions where the two clauses' causal attention outputs agree."""
     table, w_q, w_k, w_v = word_order_model()
     outputs = []
-    for sentence in nb00._CLAUSES:
+    for sentence in nb00._CLAUSES.values():
         x = table[[VOCAB.index(word) for word in sentence.split()]]
         outputs.append(self_attention(x, w_q, w_k, w_v, mask=causal_mask(len(x)))[0])
     return {t for t in range(len(outputs[0])) if np.allclose(outputs[0][t], outputs[1][t])}
@@ -363,10 +364,11 @@ EXPECTED: dict[str, Callable[[], Any]] = {
     "01.gray_cousin": lambda: (
         nb01.smooth_bit_wave(nb01._GRAY_CALL[0] + 2 ** nb01._GRAY_CALL[1], nb01._GRAY_CALL[1] + 1)
     ),
-    "01.gray_offsets": lambda: consistent_offsets(gray=True),
+    "01.gray_offsets": lambda: consistent_offsets(
+        gray=True, max_offset=nb01._GRAY_OFFSETS["max_offset"]),
     "02.slow_pair": lambda: sinusoidal_encoding_at([nb02._SLOW["pos"]], nb02._SLOW_D)[0, 6:],
-    "02.half_turns": lambda: shortest_length(32),
-    "02.float16_lost_pairs": lambda: lost_pairs(),
+    "02.half_turns": lambda: shortest_length(nb02._HALF["pairs"], d_model=nb02._HALF["d"]),
+    "02.float16_lost_pairs": lambda: lost_pairs(base=float(nb02._LOST["base"])),
     "02.checkpoint_layout": lambda: (
         f"{CHECKPOINT_LAYOUT}-{CHECKPOINT_SPACING}",
         float(tensor2tensor_frequencies(nb02._CHECKPOINT_D)[-1]),  # the slowest frequency
@@ -377,19 +379,22 @@ EXPECTED: dict[str, Callable[[], Any]] = {
         np.array([nb03._toeplitz(m) for m in nb03.score_candidates().values()])
     ),
     "03.no_bounce": lambda: True,
-    "03.min_width": lambda: min_width(100000.0, 1000),
-    "03.flat_columns": lambda: count_flat(100, 1024, 0.01),
+    "03.min_width": lambda: min_width(float(nb03._WIDTH["base"]), 1000),
+    "03.flat_columns": lambda: count_flat(100, nb03._FLAT["d"], 0.01),
     "04.shift_back": lambda: nb04.sinusoidal_encoding_at([nb04._BACK["target"]], 24)[0],
     "04.concat_shift": lambda: (  # the interleaved M_k with rows and columns in [sin | cos] order
-        nb04.shift_matrix(3, 8)[np.ix_(split_permutation(8), split_permutation(8))]),
+        nb04.shift_matrix(nb04._CONCAT["k"], 8)[np.ix_(split_permutation(8),
+                                                       split_permutation(8))]),
     "04.row_form_position": lambda: nb04._nearest_position(nb04._row_form_vector(), 16, 128),
     "04.forward_head": lambda: True,
-    "04.previous_sines": lambda: two_token_map(nb04._SHIFT),
+    "04.previous_sines": lambda: two_token_map(nb04._SHIFT["k"]),
     "05.base_for_context": lambda: nb05._smallest_base(128, nb05._CONTEXT["context"], np.pi),
     "05.layout": lambda: (CHECKPOINT_PAIRING, nb05._length_change(1)),
-    "05.half_matrix": lambda: nb05.rope_matrix(2, nb05.inverse_frequencies(6), pairing='half'),
+    "05.half_matrix": lambda: nb05.rope_matrix(nb05._HALF_SPLIT["m"], nb05.inverse_frequencies(6),
+                                               pairing='half'),
     "05.key_position": lambda: CHECKPOINT_POSITION,
-    "05.direction": lambda: np.array([nb05._ratio('q'), nb05._ratio('rot')]),
+    "05.direction": lambda: np.array([nb05._ratio(nb05._CASES[case])
+                                      for case in ("first", "second")]),
     "06.ramp_bounds": lambda: np.array(nb06.yarn_correction_range(128, 10000.0, nb06._LONGER["L"])),
     "06.yarn_ratios": lambda: (yarn_inv_freq(64, 150000.0, 32.0, 4096, truncate=False)
                            / inverse_frequencies(64, 150000.0)),

@@ -471,6 +471,171 @@ def _stale_solution(v: dict[str, Any]) -> str:
             "frequencies\n# once, so a scaled model's cache stays valid.")
 
 
+# --- notebooks 00-05 (issue 33, second round) -------------------------------------------------
+
+
+def _gray_offsets_solution(v: dict[str, Any]) -> str:
+    return ("def gray(p):\n"
+            "    return p ^ (p >> 1)\n\n\n"
+            "consistent_offsets = {\n"
+            f"    k for k in range(1, {v['max_offset'] + 1})\n"
+            '    if len({bin(gray(p) ^ gray(p + k)).count("1") for p in range(256 - k)}) == 1\n'
+            "}\n"
+            "# The powers of two. Step q flips the Gray bit numbered by the trailing 0s of q. "
+            "Among 2^m\n"
+            "# steps in a row, every bit below m - 1 flips an even number of times and cancels; "
+            "bit m - 1\n"
+            "# flips once and one bit >= m flips once: always 2 bits apart (1 bit for k = 1).")
+
+
+def _half_turns_solution(v: dict[str, Any]) -> str:
+    d, last = v["d"], v["pairs"] - 1
+    return (f"# Half of the {d // 2} pairs is pairs 0 .. {last}. The wavelengths grow with i, "
+            f"so pair {last} decides,\n"
+            f"# and L tokens are L - 1 steps apart: we need lambda_{last} <= L - 1.\n"
+            f"lambda_{last} = 2 * np.pi * 10000 ** (2 * {last} / {d})\n"
+            f"n_tokens = int(np.ceil(lambda_{last})) + 1")
+
+
+def _lost_pairs_solution(v: dict[str, Any]) -> str:
+    return ("# base^(2i/d) > 65504  <=>  2i/d > ln(65504) / ln(base)\n"
+            f"threshold = np.log(65504) / np.log({v['base']}.0)\n"
+            "pair_index = np.arange(64)\n"
+            "n_lost = int(np.sum(2 * pair_index / 128 > threshold))")
+
+
+def _min_width_solution(v: dict[str, Any]) -> str:
+    return (f"def nearest_miss_offset(d, base={v['base']:_}.0, n_positions=1000):\n"
+            "    freqs = base ** (-np.arange(0, d, 2) / d)\n"
+            "    k_all = np.arange(1, n_positions)\n"
+            "    squared_gap = d - 2 * np.cos(np.outer(k_all, freqs)).sum(axis=1)  "
+            "# |PE(t+k) - PE(t)|^2\n"
+            "    return k_all[np.argmin(squared_gap)]\n\n\n"
+            "min_width = next(d for d in range(2, 200, 2) if nearest_miss_offset(d) == 1)")
+
+
+def _flat_columns_solution(v: dict[str, Any]) -> str:
+    return (f"theta = inverse_frequencies({v['d']})\n"
+            "turn = 99 * theta  # the angle each pair reaches over t = 0..99\n"
+            "# A sine column rises from 0 while the angle is below pi/2 (beyond that it has moved "
+            "a lot);\n"
+            "# a cosine column falls from 1 by 1 - cos(angle) while the angle is below pi.\n"
+            "sine_flat = (turn < np.pi / 2) & (np.sin(turn) < 0.01)\n"
+            "cosine_flat = (turn < np.pi) & (1 - np.cos(turn) < 0.01)\n"
+            "n_flat = int(sine_flat.sum() + cosine_flat.sum())")
+
+
+def _previous_sines_solution(v: dict[str, Any]) -> str:
+    k = v["k"]
+    return ("# sin w(t-1) = sin(wt) cos w - cos(wt) sin w, so cos(wt) = (sin(wt) cos w - "
+            "sin w(t-1)) / sin w.\n"
+            f"# Then sin w(t+{k}) = cos({k}w) sin(wt) + sin({k}w) cos(wt)\n"
+            f"#                 = [sin({k + 1}w) / sin w] sin(wt) - [sin({k}w) / sin w] "
+            "sin w(t-1).\n"
+            "w8 = 10000.0 ** (-np.arange(0, 16, 2) / 16)\n"
+            f"w_two = np.hstack([np.diag(np.sin({k + 1} * w8) / np.sin(w8)), "
+            f"np.diag(-np.sin({k} * w8) / np.sin(w8))])")
+
+
+def _no_bounce_solution(v: dict[str, Any]) -> str:
+    reach = v["reach"]
+    return (f"# cos(w k) falls only while w k < pi, so for k up to {reach} every w must stay at or "
+            f"below pi / {reach}.\n"
+            "# The neighbour distance grows with the w's, so keep them large; but 64 equal speeds "
+            "are one pair\n"
+            f"# written 64 times, which repeats every {v['repeat']} positions. Spread them below "
+            f"pi / {reach} instead.\n"
+            f"freqs = np.pi / {reach} * np.linspace(0.6, 1.0, 64)")
+
+
+_KEYS_05 = {"q": "$k=q$", "-q": "$k=-q$",
+            "rot(q)": "$k=\\operatorname{rot}(q)$, the\nquarter turn of every pair "
+                      "(`rotate_interleaved(q)`)"}
+"""05.direction: how the prompt names each case's key."""
+_WHY_05 = {"q": "s(-r) = q^T R_r^T q is the transpose of the number q^T R_r q, so it is the same "
+                "number.",
+           "-q": "s(-r) = -q^T R_r^T q is the transpose of the number -q^T R_r q, so it is the "
+                 "same number.",
+           "rot(q)": "Pair i of rot(q) is i times pair i of q, so s(r) = -sum_i |q_i|^2 "
+                     "sin(r theta_i): odd in r."}
+"""05.direction: the solution's reason for each case's ratio."""
+
+
+def _direction_prompt(v: dict[str, Any]) -> list[str]:
+    return [f"(a) {_KEYS_05[v['first']]}; (b) {_KEYS_05[v['second']]}",
+            f"[ratio for k = {v['first']}, ratio for k = {v['second']}]"]
+
+
+def _direction_solution(v: dict[str, Any]) -> str:
+    ratios = ", ".join("-1.0" if v[case] == "rot(q)" else "1.0" for case in ("first", "second"))
+    return (f"# (a) {_WHY_05[v['first']]}\n# (b) {_WHY_05[v['second']]}\n"
+            f"ratios = [{ratios}]")
+
+
+def _row_form_prompt(v: dict[str, Any]) -> list[str]:
+    start, a, b = v["start"], v["a"], v["b"]
+    return [f"`pe_{start} = sinusoidal_encoding_at([{start}], 16)[0]`",
+            f"`M{a} = shift_matrix({a}, 16)`", f"`M{b} = shift_matrix({b}, 16)`",
+            f"`pe_{start} @ M{a} @ M{a} @ M{b}.T`"]
+
+
+def _row_form_solution(v: dict[str, Any]) -> str:
+    start, a, b = v["start"], v["a"], v["b"]
+    return ("# Row form: x @ M_k = (M_k^T x^T)^T = (M_(-k) x^T)^T, a shift back by k; and "
+            f"M_{b}^T = M_(-{b}),\n"
+            f"# so on the right it shifts forward by {b}. Net: {start} - {a} - {a} + {b}.\n"
+            f"position = {start} - {a} - {a} + {b}")
+
+
+_CONCAT_REST = (
+    "angle = k_c * 10000.0 ** (-np.arange(0, d_c, 2) / d_c)     # theta_i k\n"
+    "cos_k, sin_k = np.diag(np.cos(angle)), np.diag(np.sin(angle))\n"
+    "# sin theta(t+k) =  cos(theta k) sin(theta t) + sin(theta k) cos(theta t)  "
+    "(sines: rows 0..3)\n"
+    "# cos theta(t+k) = -sin(theta k) sin(theta t) + cos(theta k) cos(theta t)  "
+    "(cosines: rows 4..7)\n"
+    "m = np.block([[cos_k, sin_k], [-sin_k, cos_k]])   # the course's M_k, rows and columns "
+    "permuted")
+"""04.concat_shift: the solution after its first line (which names k)."""
+
+
+_TWINS_WHY = {
+    "the mouse the cat was chasing": (
+        'Position 0 is "the" in both sentences;\n'
+        "# positions 1 to 3 differ (cat or mouse); from position 4 on both prefixes hold the same "
+        "words.", "out_mouse_first", "out_cat_first"),
+    "was the cat chasing the mouse": (
+        'Positions 0 and 1 are "was the" in\n'
+        "# both; from 2 to 4 one prefix holds cat where the other holds mouse; at 5 the prefixes "
+        "agree,\n# but the words (mouse, cat) do not.", "out_cat_asked", "out_mouse_asked"),
+    "chasing the cat the mouse was": (
+        'Positions 0 and 1 are "chasing the" in\n'
+        "# both; from 2 to 4 one prefix holds cat where the other holds mouse; at 5 both prefixes "
+        'hold\n# the same words and the word is "was" in both.', "out_cat_chased",
+        "out_mouse_chased"),
+}
+"""00.causal_twins: by first sentence, why the outputs agree where they do, and the names of
+the two outputs in the solution."""
+
+
+def _twins_prompt(v: dict[str, Any]) -> list[str]:
+    words = v["first"].split()  # the notebook's line breaks after the fourth word
+    # the stub's example answer, never the right one ({0, 1} is the question pair's answer)
+    example = "{0, 1}" if v["first"] == "the mouse the cat was chasing" else "{1, 2}"
+    return [f'"{" ".join(words[:4])}\n{" ".join(words[4:])}" and "{v["second"]}"',
+            f"for example {example}"]
+
+
+def _twins_solution(v: dict[str, Any]) -> str:
+    why, first, second = _TWINS_WHY[v["first"]]
+    return ("# With the mask, the output at t mixes tokens 0..t in no particular order: it "
+            "depends on the\n"
+            f"# word at t and on the collection of words up to t. {why}\n"
+            f'{first} = causal_attention(embed("{v["first"]}"), w_q, w_k, w_v)\n'
+            f'{second} = causal_attention(embed("{v["second"]}"), w_q, w_k, w_v)\n'
+            f"same_positions = {{t for t in range(6) if np.allclose({first}[t], {second}[t])}}")
+
+
 VARIANTS: dict[str, Variant] = {
     "01.carry_flips": Variant(
         sets=({"positions": (39, 79, 31, 119)}, {"positions": (27, 55, 127, 71)},
@@ -606,6 +771,79 @@ VARIANTS: dict[str, Variant] = {
               {"models": ("gemma-3-27b", "llama-3.2-1b", "smollm3-3b", "gpt-oss-20b",
                           "phi-4-mini")}),
         prompt=_stale_prompt, solution=_stale_solution),
+    # --- notebooks 00-05 (issue 33, second round)
+    "01.gray_offsets": Variant(  # k up to 100 keeps p = 0 .. 255 - k a long run for every k
+        sets=({"max_offset": 12}, {"max_offset": 40}, {"max_offset": 100}),
+        prompt=lambda v: [f"$k = 1, \\dots, {v['max_offset']}$"],
+        solution=_gray_offsets_solution),
+    "02.half_turns": Variant(  # d_model a multiple of 8: half of its dimensions are whole pairs
+        sets=({"d": 64, "pairs": 16, "eighth": 8}, {"d": 96, "pairs": 24, "eighth": 12},
+              {"d": 256, "pairs": 64, "eighth": 32}),
+        prompt=lambda v: [f"For $d_{{model}} = {v['d']}$ (base 10000)"],
+        solution=_half_turns_solution),
+    "02.float16_lost_pairs": Variant(  # real models of head size 128 (posenc_lib.presets)
+        sets=({"model": "Qwen3-8B", "base": 1000000}, {"model": "SmolLM3-3B", "base": 5000000},
+              {"model": "Mistral-7B-v0.3", "base": 1000000}),
+        prompt=lambda v: [f"{v['model']}'s base\n{v['base']}"],
+        solution=_lost_pairs_solution),
+    "03.min_width": Variant(  # larger bases still, as the prompt's "larger base" asks
+        sets=({"base": 500000}, {"base": 1000000}, {"base": 10000000}),
+        prompt=lambda v: [f"base\n{v['base']} and a"],
+        solution=_min_width_solution),
+    "03.flat_columns": Variant(
+        sets=({"d": 768}, {"d": 1536}, {"d": 2048}),
+        prompt=lambda v: [f"for $d_{{model}}={v['d']}$ and the same 100 tokens"],
+        solution=_flat_columns_solution),
+    "04.previous_sines": Variant(  # never k = 4: the notebook's stored mistake is its answer
+        sets=({"k": 3, "before": 2}, {"k": 6, "before": 5}, {"k": 7, "before": 6}),
+        prompt=lambda v: [f"$d_{{model}}=16$ and $k={v['k']}$, build the",
+                          f"\\big[\\sin\\theta_i(t+{v['k']})\\big]"],
+        solution=_previous_sines_solution),
+    "03.no_bounce": Variant(  # a shorter reach asks for a wider gap, a longer one allows less
+        sets=({"reach": 50, "gap": 0.4, "repeat": 100},
+              {"reach": 60, "gap": 0.33, "repeat": 120},
+              {"reach": 150, "gap": 0.13, "repeat": 300},
+              {"reach": 200, "gap": 0.1, "repeat": 400}),
+        prompt=lambda v: [f"$k=0$ to $k={v['reach']}$, while neighbouring positions stay at least "
+                          f"{v['gap']} apart"],
+        solution=_no_bounce_solution),
+    "04.forward_head": Variant(
+        sets=({"ahead": 3}, {"ahead": 5}, {"ahead": 6}, {"ahead": 7}),
+        prompt=lambda v: [f"peaks at $j=i+{v['ahead']}$ for every query that has a token "
+                          f"{v['ahead']} places ahead",
+                          f"each token looks {v['ahead']} tokens forward"],
+        solution=lambda v: (f"# x_i M_k is PE(i - k) in row form, so x_i M_(-{v['ahead']}) = "
+                            f"PE(i + {v['ahead']}), and the score peaks at j = i + {v['ahead']}.\n"
+                            f"w_forward = shift_matrix(-{v['ahead']}, 32)")),
+    "05.direction": Variant(  # the cases reordered, or -q for q: [1, 1] would be a mistake's
+        sets=({"first": "rot(q)", "second": "q", "even": "b", "odd": "a"},
+              {"first": "rot(q)", "second": "-q", "even": "b", "odd": "a"}),
+        prompt=_direction_prompt, solution=_direction_solution),
+    "04.row_form_position": Variant(  # shifts other than 6 and 4, so no text is posed twice
+        sets=({"start": 70, "a": 5, "b": 3}, {"start": 40, "a": 7, "b": 2},
+              {"start": 90, "a": 8, "b": 5}),
+        prompt=_row_form_prompt, solution=_row_form_solution),
+    "04.concat_shift": Variant(
+        sets=({"k": 2}, {"k": 5}, {"k": 7}),
+        prompt=lambda v: [f"$d_{{model}}=8$ and $k={v['k']}$"],
+        solution=lambda v: (f"d_c, k_c = 8, {v['k']}\n"
+                            + _CONCAT_REST)),
+    "05.half_matrix": Variant(
+        sets=({"m": 3}, {"m": 5}, {"m": 7}),
+        prompt=lambda v: [f"$m={v['m']}$ (base 10000)", f"by the angle ${v['m']}\\theta_i$"],
+        solution=lambda v: ("theta6 = 10000.0 ** (-np.arange(0, 6, 2) / 6)\n"
+                            "r_half = np.zeros((6, 6))\n"
+                            f"for i, angle in enumerate({v['m']} * theta6):\n"
+                            "    pair = [i, i + 3]  # half-split: coordinate i and its partner "
+                            "i + d/2\n"
+                            "    r_half[np.ix_(pair, pair)] = [[np.cos(angle), -np.sin(angle)], "
+                            "[np.sin(angle), np.cos(angle)]]")),
+    "00.causal_twins": Variant(  # not the active pair (cat/mouse swapped): {0}, a mistake's
+        sets=({"first": "was the cat chasing the mouse",
+               "second": "was the mouse chasing the cat"},
+              {"first": "chasing the cat the mouse was",
+               "second": "chasing the mouse the cat was"}),
+        prompt=_twins_prompt, solution=_twins_solution),
 }
 """The exercises a graded release poses with other values, by key."""
 

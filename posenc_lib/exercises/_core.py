@@ -617,7 +617,7 @@ class Exercise:
             if mistake.from_answer and expected is _ASK_KEY:
                 continue
             wrong = mistake.compute(expected)
-            if wrong is None:  # a stored mistake of other values than the posed ones
+            if wrong is None:  # not known for the values posed (a stored mistake, drawn values)
                 continue
             if (_compare(value, wrong, self.rtol, self.atol)[0]
                     or _nan_match(value, wrong, self.rtol, self.atol)):

@@ -16,6 +16,8 @@ HIDDEN_DATA: dict[str, list[Any]] = json.loads(
 """The numbers, by exercise key."""
 
 
-def stored_mistake(key: str, index: int) -> float:
-    """Known mistake ``index`` of exercise ``key``, as tools/answer_key.py stored it."""
-    return HIDDEN_DATA[key][index]
+def stored_mistake(key: str, index: int, posed: Any = None, own: Any = None) -> Any:
+    """Known mistake ``index`` of exercise ``key``, as tools/answer_key.py stored it; None (no
+    mistake known, so none is named) when the exercise is ``posed`` with other values than the
+    notebook's ``own``, for which the stored value was made (a graded release's draw)."""
+    return None if posed != own else HIDDEN_DATA[key][index]

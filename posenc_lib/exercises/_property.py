@@ -48,4 +48,4 @@ class PropertyExercise(Exercise):
             return ordinary
         if not ordinary.passed and (mistake := self._mistake_made(answer)) is not None:
             explanation += f"\nThis is what you get with a common mistake: {mistake.label}."
-        return CheckResult(ordinary.passed, explanation, self.title)
+        return CheckResult(ordinary.passed, explanation, self.title, ordinary.credit)

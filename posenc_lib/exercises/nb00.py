@@ -152,13 +152,19 @@ causal_attention = Exercise(
     shortcuts=(_LIBRARY_ATTENTION,),
 )
 
-_CLAUSES = ("the mouse the cat was chasing", "the cat the mouse was chasing")
-_WORDS = [sentence.split() for sentence in _CLAUSES]
+_CLAUSES = {"first": "the mouse the cat was chasing", "second": "the cat the mouse was chasing"}
+"""00.causal_twins: the two sentences of six words, same words in another order."""
+
+
+def _same_words() -> set[int]:
+    """The positions where the two sentences have the same word."""
+    first, second = (_CLAUSES[name].split() for name in ("first", "second"))
+    return {t for t, (u, w) in enumerate(zip(first, second, strict=True)) if u == w}
 
 
 causal_twins = Exercise(
     key="00.causal_twins", answer_name="same_positions", level="challenge", kind="explanation",
-    minutes=15,
+    minutes=15, params=_CLAUSES,
     title="At which positions does a causal mask still confuse two reordered sentences?",
     hints=(
         "With the mask, position t only sees the tokens up to t. Line the two sentences up word "
@@ -177,7 +183,7 @@ causal_twins = Exercise(
         Mistake("only position 0: the mask was assumed to separate every later position",
                 lambda: {0}),
         Mistake("the positions where the two sentences have the same word, whatever came before",
-                lambda: {t for t, (u, w) in enumerate(zip(*_WORDS, strict=True)) if u == w}),
+                _same_words),
     ),
 )
 

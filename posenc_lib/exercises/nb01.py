@@ -124,27 +124,28 @@ gray_cousin = Exercise(
     ),
 )
 
-_GRAY_BITS, _MAX_OFFSET = 8, 16
+_GRAY_OFFSETS = {"max_offset": 16}
 
 
 gray_offsets = Exercise(
     key="01.gray_offsets", answer_name="consistent_offsets", level="challenge", kind="explanation",
-    minutes=20,
-    title="The offsets k <= 16 at which the Gray code's Hamming distance is the same everywhere",
+    minutes=20, params=_GRAY_OFFSETS,
+    title="The offsets k <= {max_offset} at which the Gray code's Hamming distance is the same "
+    "everywhere",
     hints=(
         "Compute first and explain afterwards: tabulate the distances for each offset, then look "
         "for what the offsets you keep have in common.",
         "The Gray code of p is p ^ (p >> 1), and the Hamming distance of two codes is the number "
-        "of 1 bits of their XOR, bin(x).count('1'). For each k from 1 to 16, collect the set of "
-        "distances over p = 0 .. 255 - k and keep k when that set has one element. To explain it, "
-        "ask which Gray bit flips from p to p + 1, and how often each bit flips over k steps in a "
-        "row.",
+        "of 1 bits of their XOR, bin(x).count('1'). For each k from 1 to {max_offset}, collect the "
+        "set of distances over p = 0 .. 255 - k and keep k when that set has one element. To "
+        "explain it, ask which Gray bit flips from p to p + 1, and how often each bit flips over k "
+        "steps in a row.",
     ),
     objective="Tests whether the Gray code, whose neighbours always differ in one bit, makes "
     "every offset consistent, and finds the offsets it does (the powers of two).",
     mistakes=(
         Mistake("every offset: one bit per step was assumed to make k steps always k bits apart",
-                lambda: set(range(1, _MAX_OFFSET + 1))),
+                lambda: set(range(1, _GRAY_OFFSETS["max_offset"] + 1))),
         Mistake("only the neighbours, k = 1", lambda: {1}),
         Mistake("plain binary codes instead of the Gray code (no offset is consistent there)",
                 lambda: {int(k) for k in HIDDEN_DATA["01.gray_offsets"]}),

@@ -62,13 +62,18 @@ slow_pair = Exercise(
     ),
 )
 
+_HALF = {"d": 128, "pairs": 32, "eighth": 16}
+"""02.half_turns: d_model, half of its pairs, and d_model / 8 (half of the dimensions' pairs)."""
+_HALF_OWN = dict(_HALF)
+
 half_turns = Exercise(
     key="02.half_turns", answer_name="n_tokens", level="core", kind="derivation", minutes=10,
-    title="The shortest sentence in which half of the pairs of d_model = 128 turn fully",
+    params=_HALF,
+    title="The shortest sentence in which half of the pairs of d_model = {d} turn fully",
     hints=(
         "A pair turns fully within a sentence when the sentence is at least as long as its "
         "wavelength. Of the pairs you need, which one is the hardest to satisfy?",
-        "Count the pairs of d_model = 128 and take the first half of them. The wavelength of pair "
+        "Count the pairs of d_model = {d} and take the first half of them. The wavelength of pair "
         "i, 2 pi 10000^(2i/d), grows with i, so the last pair of that half decides. A sentence of "
         "L tokens spans only L - 1 steps: find the smallest whole L for which L - 1 reaches that "
         "wavelength.",
@@ -78,17 +83,22 @@ half_turns = Exercise(
     mistakes=(
         Mistake("L steps instead of L - 1 (L tokens are L - 1 steps apart)",
                 lambda right: right - 1, credit=0.5, from_answer=True),
-        Mistake("half of the dimensions (32 dimensions are 16 pairs) instead of half of the pairs",
-                lambda: stored_mistake("02.half_turns", 0)),
-        Mistake("one pair too many: pairs 0 .. 32 (the pair index starts at 0)",
-                lambda: stored_mistake("02.half_turns", 1)),
-        Mistake("base 1000 instead of 10000", lambda: stored_mistake("02.half_turns", 2)),
+        Mistake("half of the dimensions ({pairs} dimensions are {eighth} pairs) instead of half of "
+                "the pairs", lambda: stored_mistake("02.half_turns", 0, _HALF, _HALF_OWN)),
+        Mistake("one pair too many: pairs 0 .. {pairs} (the pair index starts at 0)",
+                lambda: stored_mistake("02.half_turns", 1, _HALF, _HALF_OWN)),
+        Mistake("base 1000 instead of 10000",
+                lambda: stored_mistake("02.half_turns", 2, _HALF, _HALF_OWN)),
     ),
 )
 
+_LOST = {"model": "Llama 3", "base": 500000}
+"""02.float16_lost_pairs: the model (d_model = 128) and its RoPE base."""
+
 float16_lost_pairs = Exercise(
     key="02.float16_lost_pairs", answer_name="n_lost", level="core", kind="explanation", minutes=10,
-    title="How many pairs of d_model = 128, base 500000, lose their frequency in float16?",
+    params=_LOST,
+    title="How many pairs of d_model = 128, base {base}, lose their frequency in float16?",
     hints=(
         "Which pairs have the largest power base^(2i/d), and what becomes of a float16 number "
         "that is larger than the format can hold? The lost pairs are the ones whose power is too "
@@ -111,7 +121,7 @@ float16_lost_pairs = Exercise(
     shortcuts=(
         Shortcut("float16 arithmetic (find the threshold with a logarithm)",
                  r"float16|\bnp\.half\b|\bfinfo\b",
-                 "powers = (500000.0 ** (np.arange(0, 128, 2) / 128)).astype(np.float16)"),
+                 "powers = ({base}.0 ** (np.arange(0, 128, 2) / 128)).astype(np.float16)"),
     ),
 )
 

@@ -104,8 +104,9 @@ offset_only = Exercise(
     ),
 )
 
-_NO_BOUNCE_REACH = 100  # f(k) must fall at every step k = 0 .. 100
-_NO_BOUNCE_GAP = 0.2  # and neighbouring positions must be at least this far apart
+_NO_BOUNCE = {"reach": 100, "gap": 0.2, "repeat": 200}
+"""03.no_bounce: f(k) must fall at every step k = 0 .. reach, and neighbouring positions be at
+least gap apart; speeds pi / reach repeat every 2 reach positions (a known mistake's)."""
 _NO_BOUNCE_WINDOW, _NO_BOUNCE_DISTINCT = 1000, 0.1  # and positions 0..999 codes this far apart
 
 
@@ -134,7 +135,8 @@ def _judge_no_bounce(answer: object) -> tuple[bool, str]:
         return False, f"Expected 64 angular speeds, one per pair; got shape {freqs.shape}."
     if not np.all(np.isfinite(freqs)):
         return False, "Your frequencies contain NaN or inf."
-    f = np.cos(np.outer(np.arange(_NO_BOUNCE_REACH + 1), freqs)).sum(axis=1)
+    reach, least = _NO_BOUNCE["reach"], _NO_BOUNCE["gap"]
+    f = np.cos(np.outer(np.arange(reach + 1), freqs)).sum(axis=1)
     ups = np.flatnonzero(np.diff(f) >= 0)
     gap, course_gap = _neighbour_gap(freqs), _neighbour_gap(inverse_frequencies(128))
     if ups.size:
@@ -143,10 +145,10 @@ def _judge_no_bounce(answer: object) -> tuple[bool, str]:
             f"f(k) does not fall from k = {k} to {k + 1} ({f[k]:.4f}, then {f[k + 1]:.4f}): some "
             "pair's angle has passed pi, and its cosine is rising again."
         )
-    if gap < _NO_BOUNCE_GAP:
+    if gap < least:
         return False, (
             f"f(k) falls at every step, but neighbouring positions are only {gap:.3f} apart; "
-            f"at least {_NO_BOUNCE_GAP} is asked (the course's encoding: {course_gap:.3f})."
+            f"at least {least} is asked (the course's encoding: {course_gap:.3f})."
         )
     closest, offset = _closest_codes(freqs)
     if closest < _NO_BOUNCE_DISTINCT:
@@ -156,21 +158,22 @@ def _judge_no_bounce(answer: object) -> tuple[bool, str]:
             f"two positions in 0 .. {_NO_BOUNCE_WINDOW - 1}): the encoding nearly repeats itself."
         )
     return True, (
-        f"f(k) falls at every step k = 0 .. {_NO_BOUNCE_REACH}, and neighbours are {gap:.3f} "
+        f"f(k) falls at every step k = 0 .. {reach}, and neighbours are {gap:.3f} "
         f"apart (the course's encoding, which bounces: {course_gap:.3f})."
     )
 
 
 no_bounce = PropertyExercise(
     key="03.no_bounce", answer_name="freqs", level="core", kind="construction", minutes=15,
-    title="Frequencies for d_model = 128 whose PE(0)·PE(k) falls at every step up to k = 100",
+    params=_NO_BOUNCE,
+    title="Frequencies for d_model = 128 whose PE(0)·PE(k) falls at every step up to k = {reach}",
     judge=_judge_no_bounce,
     hints=(
         "One term cos(w k) falls only until its angle w k reaches a certain value. What does that "
-        "ask of every w if k goes all the way to 100? Then see how the other two conditions pull "
-        "on the w's.",
+        "ask of every w if k goes all the way to {reach}? Then see how the other two conditions "
+        "pull on the w's.",
         "cos(w k) decreases while w k stays below pi, so no w_i may let its angle pass pi before "
-        "k = 100. The neighbour distance grows with the w_i, so keep them as large as that "
+        "k = {reach}. The neighbour distance grows with the w_i, so keep them as large as that "
         "allows. But 64 equal speeds are one pair written 64 times, and one pair repeats after a "
         "single wavelength: spread the speeds over a range below the bound, and let the check "
         "tell you which condition still fails.",
@@ -180,49 +183,62 @@ no_bounce = PropertyExercise(
     mistakes=(
         Mistake("the course's frequencies 10000^(-2i/d): the fast pairs pass half a turn within a "
                 "few positions and make f bounce", lambda: inverse_frequencies(128)),
-        Mistake("a full turn in 100 positions (2 pi / 100): a cosine falls only for half a turn, "
-                "while its angle is below pi", lambda: np.full(64, 2 * np.pi / 100)),
+        Mistake("a full turn in {reach} positions (2 pi / {reach}): a cosine falls only for half "
+                "a turn, while its angle is below pi",
+                lambda: np.full(64, 2 * np.pi / _NO_BOUNCE["reach"])),
         Mistake("all 64 speeds equal: one pair written 64 times (rank 2), so the code repeats "
-                "every 200 positions, PE(t + 200) = PE(t)", lambda: np.full(64, np.pi / 100)),
+                "every {repeat} positions, PE(t + {repeat}) = PE(t)",
+                lambda: np.full(64, np.pi / _NO_BOUNCE["reach"])),
         Mistake("wavelengths 2 pi / theta_i instead of angular speeds theta_i",
                 lambda: 2 * np.pi / inverse_frequencies(128)),
     ),
 )
 
 
+_WIDTH = {"base": 100000}
+"""03.min_width: the base of the encoding."""
+_WIDTH_OWN = dict(_WIDTH)
+
 min_width = Exercise(
     key="03.min_width", answer_name="min_width", level="challenge", kind="derivation", minutes=15,
-    title="The smallest even d_model, base 100000, whose nearest miss in 1000 tokens is t, t+1",
+    params=_WIDTH,
+    title="The smallest even d_model, base {base}, whose nearest miss in 1000 tokens is t, t+1",
     hints=(
         "The distance between PE(t) and PE(t + k) depends only on the offset k. So for each width "
         "you only need the offset that gives the closest pair; then try the widths in order.",
         "Write |PE(t+k) - PE(t)|^2 as d - 2 sum_i cos(theta_i k), with theta_i = base ** (-2i/d) "
-        "and base 100000. For d = 2, 4, 6, ... compute it for every offset k from 1 to 999 "
+        "and base {base}. For d = 2, 4, 6, ... compute it for every offset k from 1 to 999 "
         "(np.outer of the offsets and the theta_i helps), find the offset where it is smallest, "
         "and stop at the first d for which that offset is 1. Give d as a Python int.",
     ),
     objective="Shows that uniqueness has a margin that needs enough dimensions: finds the "
     "narrowest encoding whose closest pair of positions are neighbours.",
     mistakes=(
-        Mistake("base 10000 instead of 100000", lambda: stored_mistake("03.min_width", 0)),
+        Mistake("base 10000 instead of {base}",
+                lambda: stored_mistake("03.min_width", 0, _WIDTH, _WIDTH_OWN)),
         Mistake("the number of pairs d/2 instead of d_model",
                 lambda right: right // 2, from_answer=True),
         Mistake("exponent i/d instead of 2i/d in the frequencies",
-                lambda: stored_mistake("03.min_width", 1)),
+                lambda: stored_mistake("03.min_width", 1, _WIDTH, _WIDTH_OWN)),
     ),
 )
 
 
+_FLAT = {"d": 1024}
+"""03.flat_columns: the width of the encoding."""
+_FLAT_OWN = dict(_FLAT)
+
 flat_columns = Exercise(
     key="03.flat_columns", answer_name="n_flat", level="challenge", kind="explanation", minutes=20,
-    title="How many columns move by less than 0.01 over 100 tokens at d_model = 1024",
+    params=_FLAT,
+    title="How many columns move by less than 0.01 over 100 tokens at d_model = {d}",
     hints=(
         "A column is flat when its value hardly moves over the 100 tokens. Sine and cosine "
         "columns react differently to a small angle: think about how each one leaves angle 0.",
         "Over t = 0 .. 99 pair i reaches the angle 99 theta_i. A sine column moves by about "
         "sin(99 theta_i) while that angle is below pi/2; a cosine column moves by 1 - cos(99 "
         "theta_i) while it is below pi (beyond those, a fast pair may wrap round and end near its "
-        "start). Count the sine columns and the cosine columns of d_model = 1024 that move by "
+        "start). Count the sine columns and the cosine columns of d_model = {d} that move by "
         "less than 0.01 and meet their angle condition, and add the two counts.",
     ),
     objective="Uses 1 - cos x ≈ x^2/2 and the frequencies alone to predict how many columns are "
@@ -230,13 +246,13 @@ flat_columns = Exercise(
     mistakes=(
         Mistake("only the first and last positions compared: a fast column that turns full "
                 "circles also ends near where it started",
-                lambda: stored_mistake("03.flat_columns", 0)),
+                lambda: stored_mistake("03.flat_columns", 0, _FLAT, _FLAT_OWN)),
         Mistake("the sine columns counted like the cosine ones (a slow sine moves by about x, not "
                 "x^2/2)", lambda right: 2 * right, from_answer=True),
     ),
     shortcuts=(
         Shortcut("the encoding functions (count from the frequencies alone)",
                  r"\bsinusoidal_encoding\w*|\bencoding_from_frequencies\b",
-                 "n_flat = int(np.sum(np.ptp(sinusoidal_encoding(100, 1024), axis=0) < 0.01))"),
+                 "n_flat = int(np.sum(np.ptp(sinusoidal_encoding(100, {d}), axis=0) < 0.01))"),
     ),
 )

@@ -53,19 +53,22 @@ shift_back = Exercise(
 )
 
 
-_CONCAT_D, _CONCAT_K = 8, 3
+_CONCAT_D = 8
+_CONCAT = {"k": 3}
+"""04.concat_shift: the shift k of the [sines | cosines] matrix (d_model = 8)."""
 
 
 def _concat_exponent_slip() -> np.ndarray:
     """The [sines | cosines] shift matrix with theta_i = 10000^(-i/d), the exponent's slip."""
-    angle = _CONCAT_K * 10000.0 ** (-np.arange(_CONCAT_D // 2) / _CONCAT_D)
+    angle = _CONCAT["k"] * 10000.0 ** (-np.arange(_CONCAT_D // 2) / _CONCAT_D)
     c, s = np.diag(np.cos(angle)), np.diag(np.sin(angle))
     return np.block([[c, s], [-s, c]])
 
 
 concat_shift = Exercise(
     key="04.concat_shift", answer_name="m", level="core", kind="construction", minutes=10,
-    title="M_k for the layout [sines | cosines]: d_model = 8, k = 3",
+    params=_CONCAT,
+    title="M_k for the layout [sines | cosines]: d_model = 8, k = {k}",
     hints=(
         "Each sine still has its own cosine, and the two turn together exactly as before; only "
         "the places where they sit in the vector changed. Find where each one's coefficients go.",
@@ -79,7 +82,7 @@ concat_shift = Exercise(
     "columns permuted.",
     mistakes=(
         Mistake("the course's block-diagonal M_k, built for the interleaved layout; here sin and "
-                "cos of a pair sit d/2 apart", lambda: shift_matrix(_CONCAT_K, _CONCAT_D)),
+                "cos of a pair sit d/2 apart", lambda: shift_matrix(_CONCAT["k"], _CONCAT_D)),
         Mistake("the sines' signs swapped: that is M_(-k), the shift backwards (or the (cos, sin) "
                 "order's signs)", lambda right: np.asarray(right).T, from_answer=True),
         Mistake("the exponent i/d instead of 2i/d", _concat_exponent_slip),
@@ -97,28 +100,35 @@ def _nearest_position(vector: np.ndarray, d_model: int, n_positions: int) -> int
     return int(np.argmin(np.linalg.norm(table - vector, axis=1)))
 
 
+_ROW_FORM = {"start": 50, "a": 6, "b": 4}
+"""04.row_form_position: the row PE(start), multiplied on the right by M_a, M_a and M_b^T."""
+
+
 def _row_form_vector() -> np.ndarray:
-    """The vector of the exercise: PE(50) multiplied on the right by M_6, M_6 and M_4^T."""
-    pe_50 = sinusoidal_encoding_at([50], 16)[0]
-    return pe_50 @ shift_matrix(6, 16) @ shift_matrix(6, 16) @ shift_matrix(4, 16).T
+    """The vector of the exercise: PE(start) multiplied on the right by M_a, M_a and M_b^T."""
+    start, a, b = (_ROW_FORM[name] for name in ("start", "a", "b"))
+    row = sinusoidal_encoding_at([start], 16)[0]
+    return row @ shift_matrix(a, 16) @ shift_matrix(a, 16) @ shift_matrix(b, 16).T
 
 
 row_form_position = Exercise(
     key="04.row_form_position", answer_name="position", level="core", kind="prediction", minutes=10,
-    title="Which position does PE(50) @ M_6 @ M_6 @ M_4.T encode?",
+    params=_ROW_FORM,
+    title="Which position does PE({start}) @ M_{a} @ M_{a} @ M_{b}.T encode?",
     hints=(
         "Multiplying a row on the right is not the same as multiplying a column on the left. "
         "First work out what x @ M_k does to a row, then combine the three shifts.",
         "Transpose: x @ M_k = (M_k^T x^T)^T, and M_k^T = M_(-k), so a row multiplied on the right "
         "by M_k is shifted by -k. A transposed factor M_k^T on the right shifts the other way. "
-        "Add up the three shifts and apply the total to position 50.",
+        "Add up the three shifts and apply the total to position {start}.",
     ),
     objective="Predicts the net shift of a product of shift matrices in row form, using M_a M_b = "
     "M_(a+b) and M_k^T = M_(-k).",
     mistakes=(
         Mistake("row form read like column form (x @ M_k taken as a shift forward)",
-                lambda: 50 + 6 + 6 - 4),
-        Mistake("the transpose ignored (M_4^T read as a shift back)", lambda: 50 - 6 - 6 - 4),
+                lambda: _ROW_FORM["start"] + 2 * _ROW_FORM["a"] - _ROW_FORM["b"]),
+        Mistake("the transpose ignored (M_{b}^T read as a shift back)",
+                lambda: _ROW_FORM["start"] - 2 * _ROW_FORM["a"] - _ROW_FORM["b"]),
     ),
     shortcuts=(
         Shortcut("code that computes the product (@, shift_matrix, argmin, norm; predict it on "
@@ -128,18 +138,23 @@ row_form_position = Exercise(
     ),
 )
 
-_HEAD_POSITIONS = 64  # queries i = 0 .. 59 must peak at key i + 4 among keys 0 .. 63
+_HEAD_POSITIONS = 64  # queries i = 0 .. 63 - ahead must peak at key i + ahead among keys 0 .. 63
+_AHEAD = {"ahead": 4}
+"""04.forward_head: how many tokens forward every query attends."""
 
 
 def _peaks(w: np.ndarray) -> np.ndarray:
-    """For each query i with a key i + 4, the key j where x_i W x_j^T is largest (x = PE rows)."""
+    """For each query i with a key i + ahead, the key j where x_i W x_j^T is largest (x = PE
+    rows)."""
     x = sinusoidal_encoding(_HEAD_POSITIONS, 32)
     scores = x @ w @ x.T  # scores[i, j] = x_i W x_j^T, no mask
-    return np.argmax(scores[: _HEAD_POSITIONS - 4], axis=1)
+    return np.argmax(scores[: _HEAD_POSITIONS - _AHEAD["ahead"]], axis=1)
 
 
 def _judge_forward_head(answer: object) -> tuple[bool, str]:
-    """Whether every query's score peaks exactly 4 keys ahead, and where it peaks if not."""
+    """Whether every query's score peaks exactly ``ahead`` keys ahead, and where it peaks if
+    not."""
+    ahead = _AHEAD["ahead"]
     try:
         w = np.asarray(answer, dtype=float)
     except (TypeError, ValueError):
@@ -148,43 +163,48 @@ def _judge_forward_head(answer: object) -> tuple[bool, str]:
         return False, f"Expected a 32 x 32 matrix; got shape {w.shape}."
     if not np.all(np.isfinite(w)):
         return False, "Your matrix contains NaN or inf."
-    offsets = _peaks(w) - np.arange(_HEAD_POSITIONS - 4)
-    if np.all(offsets == 4):
+    offsets = _peaks(w) - np.arange(_HEAD_POSITIONS - ahead)
+    if np.all(offsets == ahead):
         return True, (
-            f"For every query i = 0 .. {_HEAD_POSITIONS - 5} the score x_i W x_j^T peaks at "
-            "j = i + 4 (any matrix with this property passes)."
+            f"For every query i = 0 .. {_HEAD_POSITIONS - ahead - 1} the score x_i W x_j^T "
+            f"peaks at j = i + {ahead} (any matrix with this property passes)."
         )
-    wrong = int(np.flatnonzero(offsets != 4)[0])
+    wrong = int(np.flatnonzero(offsets != ahead)[0])
     common = int(np.bincount(offsets - offsets.min()).argmax() + offsets.min())
     return False, (
         f"The scores of query {wrong} peak at j = {wrong + int(offsets[wrong])}, not at "
-        f"j = {wrong + 4}; most queries peak at j = i {'+' if common >= 0 else '-'} {abs(common)}."
+        f"j = {wrong + ahead}; most queries peak at j = i {'+' if common >= 0 else '-'} "
+        f"{abs(common)}."
     )
 
 
 forward_head = PropertyExercise(
     key="04.forward_head", answer_name="w_forward", level="core", kind="construction", minutes=10,
-    title="W_q W_k^T (d_model = 32) for a head whose every query attends 4 tokens forward",
+    params=_AHEAD,
+    title="W_q W_k^T (d_model = 32) for a head whose every query attends {ahead} tokens forward",
     judge=_judge_forward_head,
     hints=(
         "You already have a head that looks k tokens back. Which shift matrix in the same place "
         "would make the score peak ahead instead of behind?",
         "In row form x_i @ M_k is PE(i - k), so with W_q W_k^T = beta M_k the score x_i W_q W_k^T "
         "x_j^T is largest at the j with PE(j) = PE(i - k). Find the k for which x_i @ M_k is PE(i "
-        "+ 4) (shift_matrix accepts a negative k), build that 32 x 32 matrix, and scale it by any "
-        "positive beta.",
+        "+ {ahead}) (shift_matrix accepts a negative k), build that 32 x 32 matrix, and scale it "
+        "by any positive beta.",
     ),
     objective="Builds the weights of a head that attends exactly k tokens forward, from the shift "
     "matrix and the row-form rule; any matrix whose scores peak there is accepted.",
     mistakes=(
-        Mistake("M_4, the matrix of a head that looks 4 tokens back", lambda: shift_matrix(4, 32)),
+        Mistake("M_{ahead}, the matrix of a head that looks {ahead} tokens back",
+                lambda: shift_matrix(_AHEAD["ahead"], 32)),
         Mistake("the identity: every token attends to itself", lambda: np.eye(32)),
-        Mistake("a negative scale, -M_(-4): the score is then smallest, not largest, at j = i + 4",
-                lambda: -shift_matrix(-4, 32)),
+        Mistake("a negative scale, -M_(-{ahead}): the score is then smallest, not largest, at "
+                "j = i + {ahead}", lambda: -shift_matrix(-_AHEAD["ahead"], 32)),
     ),
 )
 
-_SHIFT = 5
+_SHIFT = {"k": 5, "before": 4}
+"""04.previous_sines: the shift k, and k - 1 (a known mistake shifts by it)."""
+_SHIFT_OWN = dict(_SHIFT)
 
 
 def _wrong_coefficients(first: np.ndarray, second: np.ndarray) -> np.ndarray:
@@ -196,15 +216,24 @@ def _theta16() -> np.ndarray:
     return inverse_frequencies(16)
 
 
+def _stored_shift() -> np.ndarray | None:
+    """The map of a shift by k - 1, stored for the notebook's k only (None for another k)."""
+    if _SHIFT != _SHIFT_OWN:
+        return None
+    return np.array(HIDDEN_DATA["04.previous_sines"]).reshape(8, 16)
+
+
 previous_sines = Exercise(
     key="04.previous_sines", answer_name="w_two", level="challenge", kind="construction",
     minutes=20, atol=1e-6,  # the fit behind the expected map is good to about 1e-8
-    title="Shift the sines by 5 from the sines of this token and the previous one (d_model = 16)",
+    params=_SHIFT,
+    title="Shift the sines by {k} from the sines of this token and the previous one (d_model = 16)",
     hints=(
         "The sine of one token cannot shift its pair: the shifted sine also needs the cosine. The "
         "previous token's sine holds that cosine, mixed with the current sine; untangle the two.",
         "Expand sin theta(t-1) with the angle-subtraction formula and solve it for cos(theta t). "
-        "Put that into sin theta(t+5) = cos(5 theta) sin(theta t) + sin(5 theta) cos(theta t), "
+        "Put that into sin theta(t+{k}) = cos({k} theta) sin(theta t) + sin({k} theta) cos(theta "
+        "t), "
         "and collect, pair by pair, the factors of sin(theta_i t) and of sin theta_i(t-1). They "
         "go on the diagonals of the two 8 x 8 halves of w_two: column i for sin(theta_i t), "
         "column 8 + i for sin theta_i(t-1).",
@@ -212,15 +241,13 @@ previous_sines = Exercise(
     objective="Shows that the sine channels of two neighbouring tokens determine the shift (the "
     "previous token's sine stands in for the cosine), and builds that 8 x 16 map.",
     mistakes=(
-        Mistake("the cosine's coefficients reused, [cos 5w | sin 5w]: the previous token's sine "
-                "is not the cosine",
-                lambda: _wrong_coefficients(np.cos(_SHIFT * _theta16()),
-                                            np.sin(_SHIFT * _theta16()))),
-        Mistake("the sign of the second block flipped: sin w(t-1) enters with -sin(5w) / sin w",
-                lambda: _wrong_coefficients(np.sin((_SHIFT + 1) * _theta16()) / np.sin(_theta16()),
-                                            np.sin(_SHIFT * _theta16()) / np.sin(_theta16()))),
-        Mistake("a shift by 4 instead of 5 (k + 1 and k swapped)",
-                lambda: np.array(HIDDEN_DATA["04.previous_sines"]).reshape(8, 16)),
+        Mistake("the cosine's coefficients reused, [cos {k}w | sin {k}w]: the previous token's "
+                "sine is not the cosine",
+                lambda: _wrong_coefficients(np.cos(_SHIFT["k"] * _theta16()),
+                                            np.sin(_SHIFT["k"] * _theta16()))),
+        Mistake("the sign of the second block flipped: sin w(t-1) enters with -sin({k}w) / sin w",
+                lambda right: np.hstack([right[:, :8], -right[:, 8:]]), from_answer=True),
+        Mistake("a shift by {before} instead of {k} (k + 1 and k swapped)", _stored_shift),
     ),
     shortcuts=(
         Shortcut("a least-squares fit (fit_linear_map, lstsq, pinv; derive the coefficients from "

@@ -136,9 +136,13 @@ def _conjugated(matrix: np.ndarray, order: np.ndarray) -> np.ndarray:
     return matrix[order][:, order]
 
 
+_HALF_SPLIT = {"m": 2}
+"""05.half_matrix: the position m of R_m (d = 6, base 10000)."""
+
 half_matrix = Exercise(
     key="05.half_matrix", answer_name="r_half", level="core", kind="construction", minutes=15,
-    title="R_m in the half-split layout for d = 6, m = 2, base 10000",
+    params=_HALF_SPLIT,
+    title="R_m in the half-split layout for d = 6, m = {m}, base 10000",
     hints=(
         "It is the same rotation of each pair as in the R_m drawn above; only the coordinates of "
         "a pair have moved. Where do a pair's two members sit in this layout?",
@@ -151,12 +155,13 @@ half_matrix = Exercise(
     "interleaved one with rows and columns permuted.",
     mistakes=(
         Mistake("the interleaved layout: pairs (2i, 2i+1)",
-                lambda: rope_matrix(2, inverse_frequencies(6))),
+                lambda: rope_matrix(_HALF_SPLIT["m"], inverse_frequencies(6))),
         Mistake("the sines' signs swapped: that is R_(-m), a rotation the other way",
                 lambda right: np.asarray(right).T, from_answer=True),
         Mistake("the interleaved matrix permuted with the inverse permutation argsort(perm)",
                 lambda: _conjugated(
-                    rope_matrix(2, inverse_frequencies(6)), np.argsort(split_permutation(6))
+                    rope_matrix(_HALF_SPLIT["m"], inverse_frequencies(6)),
+                    np.argsort(split_permutation(6)),
                 )),
     ),
     shortcuts=(
@@ -214,10 +219,15 @@ key_position = Exercise(
 )
 
 
+_CASES = {"first": "q", "second": "rot(q)", "even": "a", "odd": "b"}
+"""05.direction: the key of case (a) and of case (b), and the letters of the case whose ratio is
+even in r (a key along q) and of the one whose ratio is odd (the quarter turn)."""
+
+
 def _ratio(k_of_q: str) -> float:
-    """s(-r) / s(r) for a fixed random q, with k = q or k = the quarter turn of q."""
+    """s(-r) / s(r) for a fixed random q, with k = q, -q or rot(q) (the quarter turn of q)."""
     q = np.random.default_rng(3).normal(size=8)
-    k = q if k_of_q == "q" else rotate_interleaved(q)
+    k = {"q": q, "-q": -q, "rot(q)": rotate_interleaved(q)}[k_of_q]
     theta = inverse_frequencies(8)
     backward, forward = relative_scores(q, k, [-3, 3], theta)
     return float(backward / forward)
@@ -225,23 +235,25 @@ def _ratio(k_of_q: str) -> float:
 
 direction = Exercise(
     key="05.direction", answer_name="ratios", level="challenge", kind="prediction", minutes=15,
-    title="Predict s(-r) / s(r) for k = q and for k = rot(q)",
+    params=_CASES,
+    title="Predict s(-r) / s(r) for k = {first} and for k = {second}",
     hints=(
-        "Changing r into -r turns R_r into its transpose. In case (a), think about what "
-        "transposing does to a single number; in case (b), write the score pair by pair and see "
-        "how each term depends on r.",
-        "s(r) = q^T R_r k and s(-r) = q^T R_r^T k. (a) With k = q, compare s(-r) with the "
-        "transpose of the number s(r). (b) Treat each pair as a complex number: a rotation by r "
-        "theta_i multiplies it by e^(i r theta_i), the quarter turn rot multiplies it by i, and "
-        "pair i contributes Re(conj(q_i) k_i e^(i r theta_i)) to the score. Put in k_i = i q_i, "
-        "simplify, and see what replacing r by -r does to each term.",
+        "Changing r into -r turns R_r into its transpose. In case ({even}), think about what "
+        "transposing does to a single number; in case ({odd}), write the score pair by pair and "
+        "see how each term depends on r.",
+        "s(r) = q^T R_r k and s(-r) = q^T R_r^T k. ({even}) With k along q, compare s(-r) with "
+        "the transpose of the number s(r). ({odd}) Treat each pair as a complex number: a "
+        "rotation by r theta_i multiplies it by e^(i r theta_i), the quarter turn rot multiplies "
+        "it by i, and pair i contributes Re(conj(q_i) k_i e^(i r theta_i)) to the score. Put in "
+        "k_i = i q_i, simplify, and see what replacing r by -r does to each term.",
     ),
     objective="Predicts when a RoPE score is even or odd in the offset, and so that RoPE, unlike "
     "PE·PE, can tell a key before the query from one after it.",
     mistakes=(
         Mistake("RoPE scores taken to be as blind to direction as PE·PE in notebook 03",
                 lambda: np.array([1.0, 1.0])),
-        Mistake("the two cases swapped", lambda: np.array([-1.0, 1.0])),
+        Mistake("the two cases swapped", lambda right: np.asarray(right)[::-1],
+                from_answer=True),
     ),
     shortcuts=(
         Shortcut("code that computes the scores (@, apply_rope, relative_scores, rope_matrix; "
