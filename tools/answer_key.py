@@ -109,6 +109,30 @@ MYSTERY_CONFIG: dict[str, Any] = {
 CHECKPOINT_LAYOUT, CHECKPOINT_SPACING = "interleaved", "t2t"
 """02.checkpoint_layout: the layout and the frequency spacing of the checkpoint's table."""
 
+
+def checkpoint_frequencies(spacing: str) -> np.ndarray:
+    """02.checkpoint_layout: the frequencies of d_model = 24 spaced as the paper ("paper") or as
+    tensor2tensor ("t2t") spaces them."""
+    d = nb02._CHECKPOINT_D
+    return tensor2tensor_frequencies(d) if spacing == "t2t" else inverse_frequencies(d)
+
+
+def checkpoint_table(layout: str, spacing: str) -> np.ndarray:
+    """02.checkpoint_layout's table, positions 0 .. 39, of a layout and a spacing."""
+    return encoding_from_frequencies(np.arange(nb02._CHECKPOINT_N),
+                                     checkpoint_frequencies(spacing), layout=layout)
+
+
+def _posed_checkpoint() -> tuple[str, float]:
+    """02.checkpoint_layout's answer for the table it is posed with: the layout and spacing whose
+    table it is, and the slowest frequency."""
+    posed = nb02.checkpoint_table()
+    for layout in ("interleaved", "concat"):
+        for spacing in ("paper", "t2t"):
+            if np.allclose(posed, checkpoint_table(layout, spacing), rtol=0.0, atol=1e-9):
+                return f"{layout}-{spacing}", float(checkpoint_frequencies(spacing)[-1])
+    raise ValueError("02.checkpoint_layout is posed with a table of no known layout and spacing")
+
 DECODE_POSITIONS = (0.0, 3.3, 250.25, 7777.7, 12000.125, 19999.4)
 """02.decode_position: real positions (as interpolation feeds them), so that a lookup of whole
 positions cannot pass; the learner gets their encoding rows."""
@@ -142,10 +166,7 @@ HIDDEN_INPUTS: dict[str, Callable[[], Any]] = {
     "02.decode_position": lambda: (
         sinusoidal_encoding_at(np.array(DECODE_POSITIONS), nb02._DECODE_D).ravel()
     ),
-    "02.checkpoint_layout": lambda: encoding_from_frequencies(
-        np.arange(nb02._CHECKPOINT_N), tensor2tensor_frequencies(nb02._CHECKPOINT_D),
-        layout=CHECKPOINT_LAYOUT,
-    ),  # tensor2tensor's spacing: CHECKPOINT_SPACING
+    "02.checkpoint_layout": lambda: checkpoint_table(CHECKPOINT_LAYOUT, CHECKPOINT_SPACING),
     "05.checkpoint_key": _checkpoint_key,
     "06.llama3_bands": lambda: llama3_hidden(64, 500000, 8192),
     "06.which_scaling": lambda: rope_frequencies(64, 1000000.0, MYSTERY_CONFIG)[0],
@@ -369,10 +390,7 @@ EXPECTED: dict[str, Callable[[], Any]] = {
     "02.slow_pair": lambda: sinusoidal_encoding_at([nb02._SLOW["pos"]], nb02._SLOW_D)[0, 6:],
     "02.half_turns": lambda: shortest_length(nb02._HALF["pairs"], d_model=nb02._HALF["d"]),
     "02.float16_lost_pairs": lambda: lost_pairs(base=float(nb02._LOST["base"])),
-    "02.checkpoint_layout": lambda: (
-        f"{CHECKPOINT_LAYOUT}-{CHECKPOINT_SPACING}",
-        float(tensor2tensor_frequencies(nb02._CHECKPOINT_D)[-1]),  # the slowest frequency
-    ),
+    "02.checkpoint_layout": _posed_checkpoint,
     "02.decode_position": lambda: np.array(DECODE_POSITIONS),
     "03.half_norms": lambda: nb03._half_norms(0, nb03._HALVES["d"]),
     "03.offset_only": lambda: (

@@ -26,7 +26,7 @@ import numpy as np
 from posenc_lib.exercises import all_exercises
 from posenc_lib.exercises._core import Exercise
 from posenc_lib.presets import PRESETS
-from tools.answer_key import EXPECTED, llama3_hidden
+from tools.answer_key import EXPECTED, checkpoint_table, llama3_hidden
 
 
 @dataclass(frozen=True)
@@ -636,6 +636,36 @@ def _twins_solution(v: dict[str, Any]) -> str:
             f"same_positions = {{t for t in range(6) if np.allclose({first}[t], {second}[t])}}")
 
 
+# --- detectors (issue 33, third round) ----------------------------------------------------------
+
+
+def _checkpoint_set(layout: str, spacing: str) -> dict[str, Any]:
+    """02.checkpoint_layout posed with the table of ``layout`` and ``spacing``, its numbers to
+    10 significant digits (the release's setup cell writes them; the labels stay here)."""
+    table = checkpoint_table(layout, spacing).ravel()
+    return {"table": tuple(float(f"{x:.10g}") for x in table)}
+
+
+def _checkpoint_solution(v: dict[str, Any]) -> str:
+    # the layout from row 0 (interleaved: column 1 is cos 0 = 1), the spacing from the slowest
+    # pair's sine at position 1, both read here apart from tools/answer_key.py
+    table = np.array(v["table"]).reshape(40, 24)
+    interleaved = table[0, 1] == 1.0
+    column = 22 if interleaved else 11
+    slowest = math.asin(table[1, column])
+    spacing = "t2t" if abs(slowest / 1e-4 - 1) < 1e-6 else "paper"
+    layout, where, said, row = (
+        ("interleaved", "-2", "the last pair's sine", "0, 1, 0, 1, ...: sine and cosine alternate")
+        if interleaved else
+        ("concat", "11", "the last sine", "twelve 0s, then twelve 1s: all sines, then all cosines"))
+    return ("stored = nb02.checkpoint_table()\n"
+            f'print("row 0:", stored[0])  # {row}, so {layout}\n'
+            f"theta_slowest = np.arcsin(stored[1, {where}])  # {said} at position 1\n"
+            'print(f"slowest theta {theta_slowest:.4e}: paper {10000 ** (-22 / 24):.4e}, '
+            't2t {1 / 10000:.4e}")\n'
+            f'checkpoint = ("{layout}-{spacing}", theta_slowest)')
+
+
 VARIANTS: dict[str, Variant] = {
     "01.carry_flips": Variant(
         sets=({"positions": (39, 79, 31, 119)}, {"positions": (27, 55, 127, 71)},
@@ -844,6 +874,11 @@ VARIANTS: dict[str, Variant] = {
               {"first": "chasing the cat the mouse was",
                "second": "chasing the mouse the cat was"}),
         prompt=_twins_prompt, solution=_twins_solution),
+    # --- detectors (issue 33, third round)
+    "02.checkpoint_layout": Variant(  # the other three layouts and spacings; no text names them
+        sets=(_checkpoint_set("concat", "t2t"), _checkpoint_set("concat", "paper"),
+              _checkpoint_set("interleaved", "paper")),
+        prompt=lambda v: [], solution=_checkpoint_solution),
 }
 """The exercises a graded release poses with other values, by key."""
 
