@@ -37,9 +37,11 @@ ALLOWED: dict[str, set[str]] = {}
 # drawn values (params, placeholders, _core's while_posed) adds 64, to 17,748; one home for a
 # layer's window (model_pairs._window, used by the explorer and the figure) +8; the RoPE and
 # scaling explorers freeze their layout with Explorer.freeze_layout (-6), 17,750; posing thirteen
-# exercises of notebooks 00-05 (params, placeholders, judges) +74, 17,824. 14,000 needs about
-# 3,800 lines out of working code. A change that grows the library past this must say why here.
-MAX_PACKAGE_LINES = 17_830
+# exercises of notebooks 00-05 (params, placeholders, judges) +74, 17,824; posing the detectors
+# 02.checkpoint_layout and 05.layout with drawn data (the table and the key as params, the
+# evidence's pairs named by 05's params) +31, 17,855. 14,000 needs about 3,800 lines out of
+# working code. A change that grows the library past this must say why here.
+MAX_PACKAGE_LINES = 17_855
 
 _BRANCHES = (ast.If, ast.IfExp, ast.For, ast.AsyncFor, ast.While, ast.ExceptHandler, ast.Assert,
              ast.match_case)

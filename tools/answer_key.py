@@ -141,12 +141,24 @@ CHECKPOINT_PAIRING, CHECKPOINT_POSITION = "half", 2718
 """05.layout and 05.key_position: the pairing and the position of the checkpoint's rotated key."""
 
 
-def _checkpoint_key() -> np.ndarray:
-    """05's key of head size 16 before and after the checkpoint's RoPE (base 10000), stacked."""
-    before = np.random.default_rng(2024).normal(size=16)
+def checkpoint_key(pairing: str = CHECKPOINT_PAIRING, seed: int = 2024) -> np.ndarray:
+    """05's key of head size 16 before and after RoPE (base 10000) at CHECKPOINT_POSITION in
+    ``pairing``, stacked; the notebook's is the checkpoint's (seed 2024)."""
+    before = np.random.default_rng(seed).normal(size=16)
     after = apply_rope(before[None, :], [CHECKPOINT_POSITION], inverse_frequencies(16),
-                       pairing=CHECKPOINT_PAIRING)[0]
+                       pairing=pairing)[0]
     return np.stack([before, after])
+
+
+def _posed_layout() -> tuple[str, float]:
+    """05.layout's answer for the key it is posed with: the pairing that rotates the key before
+    into the key after at CHECKPOINT_POSITION ("neither" if none does), and the largest change of
+    length of the pairs the statement measures."""
+    before, after = nb05.checkpoint_key()
+    pairing = next((p for p in ("half", "interleaved") if np.allclose(apply_rope(
+        before[None, :], [CHECKPOINT_POSITION], inverse_frequencies(16), pairing=p)[0], after,
+        rtol=0.0, atol=1e-9)), "neither")
+    return pairing, nb05._length_change(nb05._measured())
 
 
 TABLES = ((60, 38, False), (64, 46, True), (50, 50, False), (36, 70, True))
@@ -167,7 +179,7 @@ HIDDEN_INPUTS: dict[str, Callable[[], Any]] = {
         sinusoidal_encoding_at(np.array(DECODE_POSITIONS), nb02._DECODE_D).ravel()
     ),
     "02.checkpoint_layout": lambda: checkpoint_table(CHECKPOINT_LAYOUT, CHECKPOINT_SPACING),
-    "05.checkpoint_key": _checkpoint_key,
+    "05.checkpoint_key": checkpoint_key,
     "06.llama3_bands": lambda: llama3_hidden(64, 500000, 8192),
     "06.which_scaling": lambda: rope_frequencies(64, 1000000.0, MYSTERY_CONFIG)[0],
     **{f"11.table_orientation.{i}": lambda i=i: _drawn_table(i) for i in range(len(TABLES))},
@@ -407,7 +419,7 @@ EXPECTED: dict[str, Callable[[], Any]] = {
     "04.forward_head": lambda: True,
     "04.previous_sines": lambda: two_token_map(nb04._SHIFT["k"]),
     "05.base_for_context": lambda: nb05._smallest_base(128, nb05._CONTEXT["context"], np.pi),
-    "05.layout": lambda: (CHECKPOINT_PAIRING, nb05._length_change(1)),
+    "05.layout": _posed_layout,
     "05.half_matrix": lambda: nb05.rope_matrix(nb05._HALF_SPLIT["m"], nb05.inverse_frequencies(6),
                                                pairing='half'),
     "05.key_position": lambda: CHECKPOINT_POSITION,

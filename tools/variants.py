@@ -26,7 +26,7 @@ import numpy as np
 from posenc_lib.exercises import all_exercises
 from posenc_lib.exercises._core import Exercise
 from posenc_lib.presets import PRESETS
-from tools.answer_key import EXPECTED, checkpoint_table, llama3_hidden
+from tools.answer_key import EXPECTED, checkpoint_key, checkpoint_table, llama3_hidden
 
 
 @dataclass(frozen=True)
@@ -666,6 +666,37 @@ def _checkpoint_solution(v: dict[str, Any]) -> str:
             f'checkpoint = ("{layout}-{spacing}", theta_slowest)')
 
 
+def _key_set(seed: int) -> dict[str, Any]:
+    """05.layout posed with a key (drawn from ``seed``) rotated in the interleaved pairs at the
+    checkpoint's position, so that 05.key_position keeps its answer, and the evidence measured on
+    the half-split pairs, which then change their lengths; 12 significant digits."""
+    key = checkpoint_key("interleaved", seed).ravel()
+    return {"key": tuple(float(f"{x:.12g}") for x in key), "measured": "half-split",
+            "pairs": "(i, i+8)"}
+
+
+def _key_prompt(v: dict[str, Any]) -> list[str]:
+    pair, article = (("2i", "2i+1"), "an") if v["measured"] == "interleaved" else (
+        ("i", "i+8"), "a")
+    lengths = [f"\\|({n}_{{{pair[0]}}}, {n}_{{{pair[1]}}})\\|" for n in "yx"]
+    return [f"largest change of {article} {v['measured']}\npair's length, "
+            f"$\\max_i \\left|\\,{lengths[0]} - {lengths[1]}\\,\\right|$",
+            f"largest change of {article} {v['measured']} pair's length)"]
+
+
+def _key_solution(v: dict[str, Any]) -> str:
+    measured = "interleaved" if v["measured"] == "interleaved" else "half"
+    return ("def pair_lengths(v, pairing):\n"
+            '    first = np.arange(0, 16, 2) if pairing == "interleaved" else np.arange(8)\n'
+            '    partner = first + 1 if pairing == "interleaved" else first + 8\n'
+            "    return np.hypot(v[first], v[partner])\n\n\n"
+            'kept = [p for p in ("interleaved", "half") if np.allclose(pair_lengths(x_key, p), '
+            "pair_lengths(y_key, p))]\n"
+            f'change = np.max(np.abs(pair_lengths(y_key, "{measured}") - '
+            f'pair_lengths(x_key, "{measured}")))\n'
+            'layout = (kept[0] if kept else "neither", change)')
+
+
 VARIANTS: dict[str, Variant] = {
     "01.carry_flips": Variant(
         sets=({"positions": (39, 79, 31, 119)}, {"positions": (27, 55, 127, 71)},
@@ -879,6 +910,9 @@ VARIANTS: dict[str, Variant] = {
         sets=(_checkpoint_set("concat", "t2t"), _checkpoint_set("concat", "paper"),
               _checkpoint_set("interleaved", "paper")),
         prompt=lambda v: [], solution=_checkpoint_solution),
+    "05.layout": Variant(  # keys rotated in the interleaved pairs, at 05.key_position's position
+        sets=(_key_set(7), _key_set(33), _key_set(2718)),
+        prompt=_key_prompt, solution=_key_solution),
 }
 """The exercises a graded release poses with other values, by key."""
 
