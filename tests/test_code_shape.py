@@ -39,9 +39,10 @@ ALLOWED: dict[str, set[str]] = {}
 # scaling explorers freeze their layout with Explorer.freeze_layout (-6), 17,750; posing thirteen
 # exercises of notebooks 00-05 (params, placeholders, judges) +74, 17,824; posing the detectors
 # 02.checkpoint_layout and 05.layout with drawn data (the table and the key as params, the
-# evidence's pairs named by 05's params) +31, 17,855. 14,000 needs about 3,800 lines out of
+# evidence's pairs named by 05's params) +31, 17,855; 06.which_scaling's frequencies, evidence
+# line and named by-parts method as params +10, 17,865. 14,000 needs about 3,800 lines out of
 # working code. A change that grows the library past this must say why here.
-MAX_PACKAGE_LINES = 17_855
+MAX_PACKAGE_LINES = 17_865
 
 _BRANCHES = (ast.If, ast.IfExp, ast.For, ast.AsyncFor, ast.While, ast.ExceptHandler, ast.Assert,
              ast.match_case)

@@ -177,7 +177,7 @@ def test_use_refuses_what_the_notebook_does_not_pose() -> None:
     with pytest.raises(ValueError, match=r"L must be a int like 16384; got 8192.0"):
         exercise.use(L=8192.0, times=2)
     with pytest.raises(ValueError, match="has none"):
-        all_exercises()["06.which_scaling"].use(x=1)
+        all_exercises()["06.yarn_ratios"].use(x=1)
     assert exercise.params == NOTEBOOK_VALUES["06.ramp_bounds"]
 
 
@@ -254,3 +254,20 @@ def test_posed_inside_posed_keeps_the_outer_values() -> None:
         for mistake in exercise.mistakes:
             mistake.compute(right)  # shaped for the drawn layout: no broadcasting error
     assert all_exercises()[key].params == NOTEBOOK_VALUES[key]
+
+
+@pytest.mark.parametrize("values", VARIANTS["06.which_scaling"].sets)
+def test_which_scaling_names_the_other_by_parts_method_for_the_line_measured(values: dict) -> None:
+    """The notebook measures the evidence from the line in i and names "yarn" (straight in i);
+    a release, measuring from the line in theta_i, names "llama3" (straight in theta_i) and never
+    "yarn", its right choice."""
+    exercise = all_exercises()["06.which_scaling"]
+    named = {m.compute()[0] for m in exercise.mistakes}
+    assert "yarn" in named and "llama3" not in named
+    with posed("06.which_scaling", values):
+        right = answer_for("06.which_scaling", values)
+        assert right[0] == "yarn" and right[1] > 0.1  # YaRN's blend is far from a line in theta_i
+        named = {m.compute()[0]: m.label for m in exercise.mistakes}
+        assert "yarn" not in named and named["llama3"].startswith("llama3: ")
+        message = exercise.check(("llama3", right[1])).message
+        assert named["llama3"] in message and "yarn" not in message.lower()

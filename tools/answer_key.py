@@ -105,6 +105,25 @@ MYSTERY_CONFIG: dict[str, Any] = {
     "original_max_position_embeddings": 16384,
 }
 """06.which_scaling: the rope_scaling behind mystery_frequencies()."""
+YARN_CONFIGS: tuple[dict[str, Any], ...] = tuple(
+    {"rope_type": "yarn", "factor": factor, "original_max_position_embeddings": length}
+    for factor, length in ((4.0, 32768), (8.0, 8192), (32.0, 4096)))
+"""06.which_scaling's graded releases: YaRN scalings (Qwen2.5's and Qwen3's recommended factor 4
+over 32768 tokens among them), whose blend is straight in the pair index."""
+
+
+def mystery_frequencies(config: dict[str, Any]) -> np.ndarray:
+    """06.which_scaling's frequencies (d = 64, base 10^6) scaled by ``config``."""
+    return rope_frequencies(64, 1000000.0, config)[0]
+
+
+def _posed_scaling() -> tuple[str, float]:
+    """06.which_scaling's answer for the frequencies it is posed with: the rope_type of the
+    config that makes them, and the evidence."""
+    posed = nb06.mystery_frequencies()
+    config = next(c for c in (MYSTERY_CONFIG, *YARN_CONFIGS)
+                  if np.allclose(posed, mystery_frequencies(c), rtol=1e-12, atol=0.0))
+    return nb06._reasoned(resolve_rope_type(config))
 
 CHECKPOINT_LAYOUT, CHECKPOINT_SPACING = "interleaved", "t2t"
 """02.checkpoint_layout: the layout and the frequency spacing of the checkpoint's table."""
@@ -181,7 +200,7 @@ HIDDEN_INPUTS: dict[str, Callable[[], Any]] = {
     "02.checkpoint_layout": lambda: checkpoint_table(CHECKPOINT_LAYOUT, CHECKPOINT_SPACING),
     "05.checkpoint_key": checkpoint_key,
     "06.llama3_bands": lambda: llama3_hidden(64, 500000, 8192),
-    "06.which_scaling": lambda: rope_frequencies(64, 1000000.0, MYSTERY_CONFIG)[0],
+    "06.which_scaling": lambda: mystery_frequencies(MYSTERY_CONFIG),
     **{f"11.table_orientation.{i}": lambda i=i: _drawn_table(i) for i in range(len(TABLES))},
 }
 """The data an exercise hands the learner when the parameters that make it are the answer."""
@@ -433,7 +452,7 @@ EXPECTED: dict[str, Callable[[], Any]] = {
         nb06._cache_drift(nb06._dynamic_slowest(nb06._CACHE["key"]),
                           nb06._dynamic_slowest(nb06._CACHE["now"]))
     ),
-    "06.which_scaling": lambda: nb06._reasoned(resolve_rope_type(MYSTERY_CONFIG)),
+    "06.which_scaling": _posed_scaling,
     "07.alibi_self_weight": lambda: alibi_self_weight(nb07._SELF["slope"]),
     "07.alibi_heads": lambda: nb07.alibi_slopes(nb07._HEADS),
     "07.t5_decoder_starts": lambda: (

@@ -26,7 +26,14 @@ import numpy as np
 from posenc_lib.exercises import all_exercises
 from posenc_lib.exercises._core import Exercise
 from posenc_lib.presets import PRESETS
-from tools.answer_key import EXPECTED, checkpoint_key, checkpoint_table, llama3_hidden
+from tools.answer_key import (
+    EXPECTED,
+    YARN_CONFIGS,
+    checkpoint_key,
+    checkpoint_table,
+    llama3_hidden,
+    mystery_frequencies,
+)
 
 
 @dataclass(frozen=True)
@@ -697,6 +704,38 @@ def _key_solution(v: dict[str, Any]) -> str:
             'layout = (kept[0] if kept else "neither", change)')
 
 
+def _scaling_prompt(v: dict[str, Any]) -> list[str]:
+    if v["line"] == "i":
+        return ["a straight line in the pair index:", "$\\ell$ is the straight line in $i$ through",
+                "the line in i)"]
+    return ["a straight line in the turn count (in $\\theta_i$):",
+            "$\\ell$ is the straight line in $\\theta_i$ through", "the line in theta_i)"]
+
+
+def _scaling_solution(v: dict[str, Any]) -> str:
+    lines = {"i": "first + (last - first) * (pairs - pairs[0]) / (pairs[-1] - pairs[0])",
+             "theta": "first + (last - first) * (trained_m[pairs] - trained_m[pairs[0]]) / (\n"
+                      "    trained_m[pairs[-1]] - trained_m[pairs[0]])"}
+    measured, other = ("i", "theta") if v["line"] == "i" else ("theta", "i")
+    said = {"i": "in theta_i below 1e-12", "theta": "in i below 1e-12"}[measured]
+    why = {"theta": "Llama 3's rule, the YaRN paper's form", "i": "YaRN's reference code"}[other]
+    straight, bent = ("yarn", "llama3") if measured == "i" else ("llama3", "yarn")
+    return ("trained_m = 1e6 ** (-np.arange(0, 64, 2) / 64)\n"
+            "ratio_m = mystery / trained_m\n"
+            "pairs = np.flatnonzero((ratio_m < 1 - 1e-9) & (ratio_m > ratio_m.min() + 1e-9))"
+            "  # the blend\n"
+            "first, last = ratio_m[pairs[0]], ratio_m[pairs[-1]]\n"
+            f"line_in_{measured} = {lines[measured]}\n"
+            f"gap = np.max(np.abs(ratio_m[pairs] - line_in_{measured}))\n"
+            f"# the same blend against a straight line in {'theta_i' if other == 'theta' else 'i'}"
+            f" ({why})\n"
+            f"line_in_{other} = {lines[other]}\n"
+            'print(f"{pairs.size} pairs blend; largest gap to a line in '
+            f"{'i' if measured == 'i' else 'theta_i'}: {{gap:.3f}}, \"\n"
+            f'      f"{said}: {{np.max(np.abs(ratio_m[pairs] - line_in_{other})) < 1e-12}}")\n'
+            f'method = ("{straight}" if gap < 1e-9 else "{bent}", gap)')
+
+
 VARIANTS: dict[str, Variant] = {
     "01.carry_flips": Variant(
         sets=({"positions": (39, 79, 31, 119)}, {"positions": (27, 55, 127, 71)},
@@ -913,6 +952,12 @@ VARIANTS: dict[str, Variant] = {
     "05.layout": Variant(  # keys rotated in the interleaved pairs, at 05.key_position's position
         sets=(_key_set(7), _key_set(33), _key_set(2718)),
         prompt=_key_prompt, solution=_key_solution),
+    "06.which_scaling": Variant(  # YaRN's frequencies, the evidence from the line in theta_i
+        sets=tuple({"frequencies": tuple(map(float, mystery_frequencies(config))),
+                    "line": "theta_i", "straight": "llama3",
+                    "why": "Llama 3 blends in a straight line in the turn count, proportional to "
+                    "theta_i, and this blend is no such line"} for config in YARN_CONFIGS),
+        prompt=_scaling_prompt, solution=_scaling_solution),
 }
 """The exercises a graded release poses with other values, by key."""
 
