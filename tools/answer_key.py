@@ -186,11 +186,26 @@ share no frequency with another exercise's encoding (d = 6, 8, 24), so the store
 other exercise's answer."""
 
 
-def _drawn_table(index: int) -> np.ndarray:
-    """11.table_orientation's table ``index`` as a figure draws it (transposed or not)."""
-    n, d, transposed = TABLES[index]
+def drawn_table(n: int, d: int, transposed: bool) -> np.ndarray:
+    """11.table_orientation's table of ``n`` positions and width ``d`` as a figure draws it."""
     table = sinusoidal_encoding_at(np.arange(n), d)
     return table.T if transposed else table
+
+
+def _drawn_table(index: int) -> np.ndarray:
+    """11.table_orientation's table ``index`` (TABLES)."""
+    return drawn_table(*TABLES[index])
+
+
+def rows_are_positions(table: np.ndarray) -> bool:
+    """Whether ``table`` is the encoding of its rows' positions, rebuilt from its shape (else it
+    must be the transpose of one)."""
+    rows, columns = table.shape
+    if np.allclose(table, drawn_table(rows, columns, False), rtol=0.0, atol=1e-9):
+        return True
+    if np.allclose(table, drawn_table(columns, rows, True), rtol=0.0, atol=1e-9):
+        return False
+    raise ValueError(f"11.table_orientation: a {table.shape} table that is no encoding table")
 
 
 HIDDEN_INPUTS: dict[str, Callable[[], Any]] = {
@@ -493,7 +508,8 @@ EXPECTED: dict[str, Callable[[], Any]] = {
         nb11._HEAD, nb11._BASE, float(nb11._FACTOR["s"]), nb11._TRAINED, ("ntk",)
     )["ntk"][list(nb11._PAIRS)],
     "11.offset_distance": lambda: nb11._distance(100.0),
-    "11.table_orientation": lambda: np.array([not transposed for *_, transposed in TABLES]),
+    "11.table_orientation": lambda: np.array([rows_are_positions(table)
+                                              for table in nb11.mystery_tables()]),
     "11.octaves": lambda: nb11._octaves(nb11._WIDTH["d"]),
 }
 """The right answer of every exercise, by key, computed with posenc_lib."""

@@ -31,6 +31,7 @@ from tools.answer_key import (
     YARN_CONFIGS,
     checkpoint_key,
     checkpoint_table,
+    drawn_table,
     llama3_hidden,
     mystery_frequencies,
 )
@@ -736,6 +737,22 @@ def _scaling_solution(v: dict[str, Any]) -> str:
             f'method = ("{straight}" if gap < 1e-9 else "{bent}", gap)')
 
 
+def _tables_set(*tables: tuple[int, int, bool]) -> dict[str, Any]:
+    """11.table_orientation posed with smaller tables ((n_positions, d_model, transposed) each;
+    widths of no other exercise), row by row to 10 significant digits."""
+    return {"tables": tuple(tuple(tuple(float(f"{x:.10g}") for x in row)
+                                  for row in drawn_table(*table)) for table in tables)}
+
+
+_TABLES_SOLUTION = """tables = nb11.mystery_tables()
+rows_are_positions = np.array([
+    np.allclose(np.linalg.norm(table, axis=1), np.sqrt(table.shape[1] / 2)) for table in tables
+])
+# Every position vector has norm sqrt(d_model / 2). A row of a transposed table is one dimension
+# across the positions, and those norms differ from row to row (a slow cosine stays near 1)."""
+"""11.table_orientation's solution, which reads any tables."""
+
+
 VARIANTS: dict[str, Variant] = {
     "01.carry_flips": Variant(
         sets=({"positions": (39, 79, 31, 119)}, {"positions": (27, 55, 127, 71)},
@@ -958,6 +975,11 @@ VARIANTS: dict[str, Variant] = {
                     "why": "Llama 3 blends in a straight line in the turn count, proportional to "
                     "theta_i, and this blend is no such line"} for config in YARN_CONFIGS),
         prompt=_scaling_prompt, solution=_scaling_solution),
+    "11.table_orientation": Variant(  # other orientations; the shapes mislead as often
+        sets=(_tables_set((20, 12, True), (14, 18, False), (16, 14, True), (10, 22, False)),
+              _tables_set((18, 10, False), (12, 20, True), (22, 14, True), (20, 12, False)),
+              _tables_set((12, 22, True), (14, 10, True), (20, 18, False), (10, 20, False))),
+        prompt=lambda v: [], solution=lambda v: _TABLES_SOLUTION),
 }
 """The exercises a graded release poses with other values, by key."""
 
