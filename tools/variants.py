@@ -753,6 +753,33 @@ rows_are_positions = np.array([
 """11.table_orientation's solution, which reads any tables."""
 
 
+_SHIFT_WORDS = {3: "three", 2: "two", 5: "five", 7: "seven"}
+"""03.offset_only: the shift of the third matrix, in words."""
+
+
+def _offset_prompt(v: dict[str, Any]) -> list[str]:
+    items = ["the sinusoidal $PE\\,PE^\\top$", "the dot products of a random (learned-like) table",
+             f"the sinusoidal score of $a$ against the position {_SHIFT_WORDS[v['shift']]} places "
+             "after $b$",
+             "the dot products of word embedding plus position, $(e+p)(e+p)^\\top$"]
+    listed = [items[i] for i in v["order"]]
+    sentence = f"position $b$: {', '.join(listed[:3])}, and {listed[3]}."
+    if v["order"] == (0, 1, 2, 3):  # the notebook's own line breaks
+        sentence = sentence.replace(": the sinusoidal", ": the\nsinusoidal").replace(
+            "sinusoidal score of", "sinusoidal score\nof").replace(" plus position",
+                                                                    " plus\nposition")
+    return [sentence]
+
+
+_OFFSET_SOLUTION = """def constant_diagonals(matrix):
+    size = len(matrix)
+    return all(np.ptp(np.diagonal(matrix, j)) < 1e-9 for j in range(1 - size, size))
+
+
+offset_only = [constant_diagonals(matrix) for matrix in candidates.values()]"""
+"""03.offset_only's solution, which reads any matrices."""
+
+
 VARIANTS: dict[str, Variant] = {
     "01.carry_flips": Variant(
         sets=({"positions": (39, 79, 31, 119)}, {"positions": (27, 55, 127, 71)},
@@ -980,6 +1007,11 @@ VARIANTS: dict[str, Variant] = {
               _tables_set((18, 10, False), (12, 20, True), (22, 14, True), (20, 12, False)),
               _tables_set((12, 22, True), (14, 10, True), (20, 18, False), (10, 20, False))),
         prompt=lambda v: [], solution=lambda v: _TABLES_SOLUTION),
+    "03.offset_only": Variant(  # the matrices in another order, another shift and seed
+        sets=({"order": (1, 0, 3, 2), "shift": 5, "seed": 11},
+              {"order": (3, 2, 0, 1), "shift": 2, "seed": 23},
+              {"order": (0, 3, 1, 2), "shift": 7, "seed": 5}),
+        prompt=_offset_prompt, solution=lambda v: _OFFSET_SOLUTION),
 }
 """The exercises a graded release poses with other values, by key."""
 
