@@ -22,7 +22,7 @@ import pytest
 
 from posenc_lib.attention import VOCAB, causal_mask, self_attention, word_order_model
 from posenc_lib.bias import alibi_slopes
-from posenc_lib.exercises import all_exercises, nb02, nb03, nb05, nb06, nb11
+from posenc_lib.exercises import all_exercises, nb00, nb02, nb03, nb05, nb06, nb11
 from posenc_lib.exercises._core import Exercise, Mistake, _compare
 from posenc_lib.exercises._property import PropertyExercise
 from posenc_lib.frequencies import inverse_frequencies, turns_in_context
@@ -76,7 +76,7 @@ def run_solution(key: str, code: str, values: dict) -> object:
         "PRESETS": PRESETS, "rope_frequencies_from_config": rope_frequencies_from_config,
         "inverse_frequencies": inverse_frequencies, "turns_in_context": turns_in_context,
         "config_layer_kinds": config_layer_kinds, "UNROTATED_KINDS": UNROTATED_KINDS,
-        "nb02": nb02, "nb03": nb03, "nb05": nb05, "nb06": nb06, "nb11": nb11,
+        "nb00": nb00, "nb02": nb02, "nb03": nb03, "nb05": nb05, "nb06": nb06, "nb11": nb11,
         "results": results, "grid": results.load("curves"),
         "L": 32,  # notebook 10's lab: the trained length
     }

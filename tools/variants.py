@@ -780,6 +780,21 @@ offset_only = [constant_diagonals(matrix) for matrix in candidates.values()]"""
 """03.offset_only's solution, which reads any matrices."""
 
 
+_LAYERS_SOLUTION = """def is_equivariant(layer, trials=20, seed=0):
+    draw = np.random.default_rng(seed)
+    for _ in range(trials):  # one permutation can agree by chance; several cannot
+        x, p = draw.normal(size=(6, 4)), draw.permutation(6)
+        if not np.allclose(layer(x[p]), layer(x)[p]):
+            return False
+    return True
+
+
+equivariant = {name for name, layer in nb00.layers().items() if is_equivariant(layer)}
+# sort_rows is invariant (same output in any order), so it is NOT equivariant; pool_broadcast
+# has equal rows, so it is both. A mask or an added index ties a token to its place."""
+"""00.equivariant_layers' solution, which tests any layers."""
+
+
 VARIANTS: dict[str, Variant] = {
     "01.carry_flips": Variant(
         sets=({"positions": (39, 79, 31, 119)}, {"positions": (27, 55, 127, 71)},
@@ -1012,6 +1027,14 @@ VARIANTS: dict[str, Variant] = {
               {"order": (3, 2, 0, 1), "shift": 2, "seed": 23},
               {"order": (0, 3, 1, 2), "shift": 7, "seed": 5}),
         prompt=_offset_prompt, solution=lambda v: _OFFSET_SOLUTION),
+    "00.equivariant_layers": Variant(  # other layers beside the four the mistakes name
+        sets=({"names": ("row_mlp", "attention_plus_mean", "subtract_first", "causal_attention",
+                         "column_softmax", "roll_down", "sort_rows", "pool_broadcast")},
+              {"names": ("causal_attention", "row_mlp", "roll_down", "attention", "sort_rows",
+                         "running_mean", "column_softmax", "pool_broadcast")},
+              {"names": ("row_mlp", "attention_plus_index", "attention_plus_mean", "sort_rows",
+                         "subtract_first", "centre", "causal_attention", "pool_broadcast")}),
+        prompt=lambda v: [], solution=lambda v: _LAYERS_SOLUTION),
 }
 """The exercises a graded release poses with other values, by key."""
 
