@@ -446,6 +446,7 @@ def no_wrong_try_names(key: str, exercise: Exercise, right: Any) -> None:
     words = right_words(key, right)
     assert words
     tries = [mistake.compute(right) for mistake in exercise.mistakes]
+    tries = [t for t in tries if t is not None]  # a stored mistake, not named for drawn values
     if isinstance(right, tuple):
         options = [t[0] for t in tries if t[0] != right[0]] + ["something else"]
         options += wrong_options(key, right) if key in OPTIONS else []

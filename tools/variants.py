@@ -795,6 +795,20 @@ equivariant = {name for name, layer in nb00.layers().items() if is_equivariant(l
 """00.equivariant_layers' solution, which tests any layers."""
 
 
+def _spread_solution(v: dict[str, Any]) -> str:
+    task, multiple = v["task"], v["multiple"]
+    column = ("1x", "2x", "4x", "8x").index(multiple)
+    return (f'rope_{multiple} = stats[("{task}", "rope")][:, {column}]\n'
+            "like_rope = set()\n"
+            "for other in SCHEMES:\n"
+            '    if other == "rope":\n'
+            "        continue\n"
+            f'    low, high = results.bootstrap_interval(stats[("{task}", other)][:, {column}], '
+            f"rope_{multiple})\n"
+            "    if low <= 0 <= high:\n"
+            "        like_rope.add(other)")
+
+
 VARIANTS: dict[str, Variant] = {
     "01.carry_flips": Variant(
         sets=({"positions": (39, 79, 31, 119)}, {"positions": (27, 55, 127, 71)},
@@ -1035,6 +1049,13 @@ VARIANTS: dict[str, Variant] = {
               {"names": ("row_mlp", "attention_plus_index", "attention_plus_mean", "sort_rows",
                          "subtract_first", "centre", "causal_attention", "pool_broadcast")}),
         prompt=lambda v: [], solution=lambda v: _LAYERS_SOLUTION),
+    # the same committed runs, another task or multiple (the stored fixed-gap mistake not named)
+    "10.seed_spread": Variant(
+        sets=({"task": "copy_back", "named": "Copy-back", "multiple": "1x"},
+              {"task": "copy_back", "named": "Copy-back", "multiple": "2x"},
+              {"task": "induction_once", "named": "Induction once", "multiple": "1x"}),
+        prompt=lambda v: [f"At\n{v['multiple']} on `{v['task']}`,"],
+        solution=_spread_solution),
 }
 """The exercises a graded release poses with other values, by key."""
 
