@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from posenc_lib.exercises import _core, nb03
+from tools.variants import VARIANTS, posed
 
 
 @pytest.fixture(autouse=True)
@@ -166,3 +167,24 @@ def test_05_layout_reads_a_codebases_name_as_its_pairing(written: str, read: str
 
     assert layout.answer_form is not None
     assert layout.answer_form((written, 0.5)) == (read, 0.5)
+
+
+@pytest.mark.parametrize("values", VARIANTS["05.layout"].sets)
+def test_05_a_released_key_keeps_the_position_and_names_the_other_layouts_reading(
+    values: dict,
+) -> None:
+    """A graded release poses 05.layout with a key rotated in the interleaved pairs; 05.key_position
+    (not posed) keeps its answer, read here off the interleaved slowest pair (14, 15), and its
+    mistake "the pairs of the other layout" reads the half-split pair (7, 15)."""
+    from posenc_lib.exercises import nb05
+
+    with posed("05.layout", values):
+        x, y = nb05.checkpoint_key()
+        theta = 10000.0 ** (-14 / 16)
+        read = round(float(np.angle(complex(y[14], y[15]) / complex(x[14], x[15]))) / theta)
+        assert read == nb05.key_position._expected()
+        half = round(float(np.angle(complex(y[7], y[15]) / complex(x[7], x[15]))) / theta)
+        other = next(m for m in nb05.key_position.mistakes if "other layout" in m.label)
+        assert other.compute() == half != read
+        assert other.label in nb05.key_position.check(half).message
+    assert other.compute() != half  # the notebook's key again

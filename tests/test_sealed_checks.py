@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -19,6 +21,7 @@ from posenc_lib.exercises import Exercise, Mistake, _core, all_exercises
 from posenc_lib.exercises._core import HINT_AFTER, _compare
 from tests.test_exercise_pages import NUMBER, shows
 from tools.answer_key import UNSEEN_CALLS, UNSEEN_CODE
+from tools.variants import VARIANTS, answer_for, posed
 
 EXERCISES = all_exercises()
 KEYS = sorted(EXERCISES)
@@ -46,10 +49,11 @@ DETECTORS = tuple(OPTIONS)
 """The multiple-choice detectors: their answer is a pair (choice, evidence)."""
 
 
-def wrong_options(key: str) -> list[str]:
-    """The options of detector ``key`` other than the right one (any spelling the check takes)."""
+def wrong_options(key: str, right: Any = None) -> list[str]:
+    """The options of detector ``key`` other than the right one (any spelling the check takes);
+    ``right`` is the right answer (by default the notebook's)."""
     exercise = EXERCISES[key]
-    right = exercise._expected()
+    right = exercise._expected() if right is None else right
     form = exercise.answer_form or (lambda answer: answer)
     return [o for o in OPTIONS[key]  # compared, not checked: a check records a pass
             if not _compare(form((o, right[1])), right, exercise.rtol, exercise.atol)[0]]
@@ -70,6 +74,24 @@ def fresh(exercise: Exercise) -> Exercise:
         )
     }  # fmt: skip
     return Exercise(expected=exercise._expected, **fields)
+
+
+def as_posed(keys: list[str] | tuple[str, ...]) -> list[tuple[str, dict | None]]:
+    """``keys`` as the notebook poses them (None), then with every set of values a graded
+    release may draw (tools.variants)."""
+    return [(key, None) for key in keys] + [
+        (key, values) for key in keys if key in VARIANTS for values in VARIANTS[key].sets]
+
+
+@contextmanager
+def fresh_posed(key: str, values: dict | None) -> Iterator[tuple[Exercise, Any]]:
+    """A :func:`fresh` copy of exercise ``key`` posed with ``values`` (the notebook's for None)
+    and its right answer for them."""
+    right = EXERCISES[key]._expected() if values is None else answer_for(key, values)
+    with posed(key, values) as exercise:
+        copy = fresh(exercise)
+        object.__setattr__(copy, "_expected_answer", lambda: right)
+        yield copy, right
 
 
 def as_answer(exercise: Exercise, value: Any) -> Any:
@@ -327,14 +349,20 @@ def test_no_wrong_try_prints_an_entry_of_the_answer(key: str) -> None:
         assert not shown(result.message, telling), f"{key}: {result.message!r}"
 
 
-@pytest.mark.parametrize("key", DETECTORS)
+@pytest.mark.parametrize(("key", "values"), as_posed(DETECTORS))
 def test_guessing_the_options_of_a_detector_does_not_pass(
-    key: str, monkeypatch: pytest.MonkeyPatch
+    key: str, values: dict | None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(_core, "record_pass", lambda key: None)  # passes here are not progress
-    exercise = fresh(EXERCISES[key])
-    choice, evidence = exercise._expected()
-    options = [choice, *wrong_options(key)]
+    with fresh_posed(key, values) as (exercise, right):
+        guess_every_option(key, exercise, right)
+
+
+def guess_every_option(key: str, exercise: Exercise, right: tuple[str, float]) -> None:
+    """Every option with any evidence hears the same first line; only the right pair passes."""
+    choice, evidence = right
+    assert len(wrong_options(key, right)) == len(OPTIONS[key]) - 1  # exactly one right option
+    options = [choice, *wrong_options(key, right)]
     for guess in (*options, evidence * 2.0, 0.0):
         messages = {
             exercise.check((option, guess if not isinstance(guess, str) else 0.0)).message.split(
@@ -349,16 +377,17 @@ def test_guessing_the_options_of_a_detector_does_not_pass(
     assert not exercise.check((options[1], evidence)).passed
 
 
-@pytest.mark.parametrize("key", DETECTORS)
-def test_a_wrong_choice_with_the_right_evidence_is_not_told_the_right_one(key: str) -> None:
+@pytest.mark.parametrize(("key", "values"), as_posed(DETECTORS))
+def test_a_wrong_choice_with_the_right_evidence_is_not_told_the_right_one(
+    key: str, values: dict | None
+) -> None:
     # issue 22: 06.which_scaling's "yarn" message ended by naming "llama3"
-    exercise = fresh(EXERCISES[key])
-    choice, evidence = exercise._expected()
-    named = {m.compute((choice, evidence))[0] for m in exercise.mistakes} - {choice}
-    wrongs = [*wrong_options(key), *named]
-    for wrong in wrongs:
-        message = exercise.check((wrong, evidence)).message
-        assert choice.lower() not in message.lower(), f"{key}: {message!r}"
+    with fresh_posed(key, values) as (exercise, (choice, evidence)):
+        named = {m.compute((choice, evidence))[0] for m in exercise.mistakes} - {choice}
+        wrongs = [*wrong_options(key, (choice, evidence)), *named]
+        for wrong in wrongs:
+            message = exercise.check((wrong, evidence)).message
+            assert choice.lower() not in message.lower(), f"{key}: {message!r}"
 
 
 def test_the_hint_is_offered_only_after_several_wrong_tries() -> None:
@@ -378,16 +407,18 @@ def test_grade_of_a_wrong_answer_raises_without_the_target() -> None:
 WORDS_FOR = {
     "interleaved": ("interleaved", "alternat", "0, 1, 0, 1"),
     "t2t": ("t2t", "tensor2tensor", "1/10000", "n - 1", "n-1"),
+    "concat": ("concat", "two blocks", "all sines", "all the sines", "0, 0, 0"),
+    "paper": ("paper", "vaswani", "ln 10000 / n", "22/24", "22 / 24"),
     "half": ("half", "neox", "(i, i + 8)", "in one layout"),
     "llama3": ("llama3", "llama 3", "turn count", "wavelength band"),
 }
 """Words that name or describe an option of a choice detector."""
 
 
-def right_words(key: str) -> list[str]:
+def right_words(key: str, right: Any = None) -> list[str]:
     """The words a wrong try's message must not hold: the right choice in words, or the right
-    members of a detector that asks for a set."""
-    right = EXERCISES[key]._expected()
+    members of a detector that asks for a set (``right``, by default the notebook's answer)."""
+    right = EXERCISES[key]._expected() if right is None else right
     if isinstance(right, tuple):
         parts = re.split(r"[-_ ]", right[0].lower())
         return [word for part in parts for word in WORDS_FOR.get(part, (part,))]
@@ -404,15 +435,21 @@ def test_the_choice_detectors_are_all_searched() -> None:
     assert "00.equivariant_layers" in CHOICE_DETECTORS
 
 
-@pytest.mark.parametrize("key", CHOICE_DETECTORS)
-def test_no_wrong_try_names_or_paraphrases_the_right_choice(key: str) -> None:
-    exercise = fresh(EXERCISES[key])
-    right = exercise._expected()
-    words = right_words(key)
+@pytest.mark.parametrize(("key", "values"), as_posed(CHOICE_DETECTORS))
+def test_no_wrong_try_names_or_paraphrases_the_right_choice(key: str, values: dict | None) -> None:
+    with fresh_posed(key, values) as (exercise, right):
+        no_wrong_try_names(key, exercise, right)
+
+
+def no_wrong_try_names(key: str, exercise: Exercise, right: Any) -> None:
+    """No mistake, no wrong option and no wrong member hears the right choice's words."""
+    words = right_words(key, right)
+    assert words
     tries = [mistake.compute(right) for mistake in exercise.mistakes]
+    tries = [t for t in tries if t is not None]  # a stored mistake, not named for drawn values
     if isinstance(right, tuple):
         options = [t[0] for t in tries if t[0] != right[0]] + ["something else"]
-        options += wrong_options(key) if key in OPTIONS else []
+        options += wrong_options(key, right) if key in OPTIONS else []
         tries += [(option, evidence) for option in options for evidence in (right[1], 0.0)]
     wrong_members = set()
     if isinstance(right, (set, frozenset)):
@@ -437,16 +474,20 @@ def test_the_true_false_detectors_are_all_searched() -> None:
             "11.table_orientation"} <= set(TRUE_FALSE_DETECTORS)
 
 
-@pytest.mark.parametrize("key", TRUE_FALSE_DETECTORS)
+@pytest.mark.parametrize(("key", "values"), as_posed(TRUE_FALSE_DETECTORS))
 def test_no_wrong_try_of_a_true_false_detector_tells_an_entry(
-    key: str, monkeypatch: pytest.MonkeyPatch
+    key: str, values: dict | None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Every wrong try (each entry flipped in turn, all True, all False, every mistake) hears the
     same sentence, apart from the name of a mistake it made; and no mistake is made from the
     answer ("every answer inverted" would tell the answer)."""
     monkeypatch.setattr(_core, "record_pass", lambda key: None)
-    exercise = fresh(EXERCISES[key])
-    right = np.asarray(exercise._expected())
+    with fresh_posed(key, values) as (exercise, right):
+        no_true_false_try_tells(exercise, np.asarray(right))
+
+
+def no_true_false_try_tells(exercise: Exercise, right: np.ndarray) -> None:
+    """The body of the test above, for ``exercise`` posed as its right answer ``right`` says."""
     assert not [m.label for m in exercise.mistakes if m.from_answer]
     tries = [np.ones_like(right), np.zeros_like(right)]
     for index in range(right.size):

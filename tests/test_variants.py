@@ -22,11 +22,12 @@ import pytest
 
 from posenc_lib.attention import VOCAB, causal_mask, self_attention, word_order_model
 from posenc_lib.bias import alibi_slopes
-from posenc_lib.exercises import all_exercises, nb06
+from posenc_lib.exercises import all_exercises, nb00, nb02, nb03, nb05, nb06, nb11
 from posenc_lib.exercises._core import Exercise, Mistake, _compare
 from posenc_lib.exercises._property import PropertyExercise
 from posenc_lib.frequencies import inverse_frequencies, turns_in_context
 from posenc_lib.lab import results
+from posenc_lib.lab.schemes import SCHEMES
 from posenc_lib.model_pairs import UNROTATED_KINDS, config_layer_kinds
 from posenc_lib.models import rope_frequencies_from_config
 from posenc_lib.presets import PRESETS
@@ -76,12 +77,14 @@ def run_solution(key: str, code: str, values: dict) -> object:
         "PRESETS": PRESETS, "rope_frequencies_from_config": rope_frequencies_from_config,
         "inverse_frequencies": inverse_frequencies, "turns_in_context": turns_in_context,
         "config_layer_kinds": config_layer_kinds, "UNROTATED_KINDS": UNROTATED_KINDS,
-        "nb06": nb06, "results": results, "grid": results.load("curves"),
+        "nb00": nb00, "nb02": nb02, "nb03": nb03, "nb05": nb05, "nb06": nb06, "nb11": nb11,
+        "results": results, "grid": results.load("curves"),
         "L": 32,  # notebook 10's lab: the trained length
+        "stats": results.summary(results.load("curves")["curves"], 32), "SCHEMES": SCHEMES,
     }
-    with posed(key, values):  # 06.llama3_bands' stub reads the posed frequencies
-        exec(posed_stub(key, values), namespace)
-    exec(code, namespace)  # the course's own solution code
+    with posed(key, values):  # 06.llama3_bands' stub reads the posed frequencies, 02's
+        exec(posed_stub(key, values), namespace)  # checkpoint_layout's solution the table
+        exec(code, namespace)  # the course's own solution code
     return namespace[all_exercises()[key].answer_name]
 
 
@@ -165,7 +168,8 @@ def test_a_stored_mistake_is_never_named_for_drawn_values(key: str, index: int) 
         assert [ex.mistakes[i].compute() for i in STORED[key]] == [None] * len(stored)
         for value, mistake in zip(own, stored, strict=True):  # the notebook's mistake value,
             assert mistake.label not in ex.check(value).message  # answered to the release
-            assert mistake.label not in ex.check(np.asarray(value) * np.nan).message
+            if not isinstance(value, (set, frozenset)):  # a number (10.seed_spread's is a set)
+                assert mistake.label not in ex.check(np.asarray(value) * np.nan).message
     assert [m.compute() for m in stored] == own  # named again once posed as the notebook
 
 
@@ -176,7 +180,7 @@ def test_use_refuses_what_the_notebook_does_not_pose() -> None:
     with pytest.raises(ValueError, match=r"L must be a int like 16384; got 8192.0"):
         exercise.use(L=8192.0, times=2)
     with pytest.raises(ValueError, match="has none"):
-        all_exercises()["06.which_scaling"].use(x=1)
+        all_exercises()["06.yarn_ratios"].use(x=1)
     assert exercise.params == NOTEBOOK_VALUES["06.ramp_bounds"]
 
 
@@ -253,3 +257,20 @@ def test_posed_inside_posed_keeps_the_outer_values() -> None:
         for mistake in exercise.mistakes:
             mistake.compute(right)  # shaped for the drawn layout: no broadcasting error
     assert all_exercises()[key].params == NOTEBOOK_VALUES[key]
+
+
+@pytest.mark.parametrize("values", VARIANTS["06.which_scaling"].sets)
+def test_which_scaling_names_the_other_by_parts_method_for_the_line_measured(values: dict) -> None:
+    """The notebook measures the evidence from the line in i and names "yarn" (straight in i);
+    a release, measuring from the line in theta_i, names "llama3" (straight in theta_i) and never
+    "yarn", its right choice."""
+    exercise = all_exercises()["06.which_scaling"]
+    named = {m.compute()[0] for m in exercise.mistakes}
+    assert "yarn" in named and "llama3" not in named
+    with posed("06.which_scaling", values):
+        right = answer_for("06.which_scaling", values)
+        assert right[0] == "yarn" and right[1] > 0.1  # YaRN's blend is far from a line in theta_i
+        named = {m.compute()[0]: m.label for m in exercise.mistakes}
+        assert "yarn" not in named and named["llama3"].startswith("llama3: ")
+        message = exercise.check(("llama3", right[1])).message
+        assert named["llama3"] in message and "yarn" not in message.lower()

@@ -105,9 +105,52 @@ MYSTERY_CONFIG: dict[str, Any] = {
     "original_max_position_embeddings": 16384,
 }
 """06.which_scaling: the rope_scaling behind mystery_frequencies()."""
+YARN_CONFIGS: tuple[dict[str, Any], ...] = tuple(
+    {"rope_type": "yarn", "factor": factor, "original_max_position_embeddings": length}
+    for factor, length in ((4.0, 32768), (8.0, 8192), (32.0, 4096)))
+"""06.which_scaling's graded releases: YaRN scalings (Qwen2.5's and Qwen3's recommended factor 4
+over 32768 tokens among them), whose blend is straight in the pair index."""
+
+
+def mystery_frequencies(config: dict[str, Any]) -> np.ndarray:
+    """06.which_scaling's frequencies (d = 64, base 10^6) scaled by ``config``."""
+    return rope_frequencies(64, 1000000.0, config)[0]
+
+
+def _posed_scaling() -> tuple[str, float]:
+    """06.which_scaling's answer for the frequencies it is posed with: the rope_type of the
+    config that makes them, and the evidence."""
+    posed = nb06.mystery_frequencies()
+    config = next(c for c in (MYSTERY_CONFIG, *YARN_CONFIGS)
+                  if np.allclose(posed, mystery_frequencies(c), rtol=1e-12, atol=0.0))
+    return nb06._reasoned(resolve_rope_type(config))
 
 CHECKPOINT_LAYOUT, CHECKPOINT_SPACING = "interleaved", "t2t"
 """02.checkpoint_layout: the layout and the frequency spacing of the checkpoint's table."""
+
+
+def checkpoint_frequencies(spacing: str) -> np.ndarray:
+    """02.checkpoint_layout: the frequencies of d_model = 24 spaced as the paper ("paper") or as
+    tensor2tensor ("t2t") spaces them."""
+    d = nb02._CHECKPOINT_D
+    return tensor2tensor_frequencies(d) if spacing == "t2t" else inverse_frequencies(d)
+
+
+def checkpoint_table(layout: str, spacing: str) -> np.ndarray:
+    """02.checkpoint_layout's table, positions 0 .. 39, of a layout and a spacing."""
+    return encoding_from_frequencies(np.arange(nb02._CHECKPOINT_N),
+                                     checkpoint_frequencies(spacing), layout=layout)
+
+
+def _posed_checkpoint() -> tuple[str, float]:
+    """02.checkpoint_layout's answer for the table it is posed with: the layout and spacing whose
+    table it is, and the slowest frequency."""
+    posed = nb02.checkpoint_table()
+    for layout in ("interleaved", "concat"):
+        for spacing in ("paper", "t2t"):
+            if np.allclose(posed, checkpoint_table(layout, spacing), rtol=0.0, atol=1e-9):
+                return f"{layout}-{spacing}", float(checkpoint_frequencies(spacing)[-1])
+    raise ValueError("02.checkpoint_layout is posed with a table of no known layout and spacing")
 
 DECODE_POSITIONS = (0.0, 3.3, 250.25, 7777.7, 12000.125, 19999.4)
 """02.decode_position: real positions (as interpolation feeds them), so that a lookup of whole
@@ -117,12 +160,24 @@ CHECKPOINT_PAIRING, CHECKPOINT_POSITION = "half", 2718
 """05.layout and 05.key_position: the pairing and the position of the checkpoint's rotated key."""
 
 
-def _checkpoint_key() -> np.ndarray:
-    """05's key of head size 16 before and after the checkpoint's RoPE (base 10000), stacked."""
-    before = np.random.default_rng(2024).normal(size=16)
+def checkpoint_key(pairing: str = CHECKPOINT_PAIRING, seed: int = 2024) -> np.ndarray:
+    """05's key of head size 16 before and after RoPE (base 10000) at CHECKPOINT_POSITION in
+    ``pairing``, stacked; the notebook's is the checkpoint's (seed 2024)."""
+    before = np.random.default_rng(seed).normal(size=16)
     after = apply_rope(before[None, :], [CHECKPOINT_POSITION], inverse_frequencies(16),
-                       pairing=CHECKPOINT_PAIRING)[0]
+                       pairing=pairing)[0]
     return np.stack([before, after])
+
+
+def _posed_layout() -> tuple[str, float]:
+    """05.layout's answer for the key it is posed with: the pairing that rotates the key before
+    into the key after at CHECKPOINT_POSITION ("neither" if none does), and the largest change of
+    length of the pairs the statement measures."""
+    before, after = nb05.checkpoint_key()
+    pairing = next((p for p in ("half", "interleaved") if np.allclose(apply_rope(
+        before[None, :], [CHECKPOINT_POSITION], inverse_frequencies(16), pairing=p)[0], after,
+        rtol=0.0, atol=1e-9)), "neither")
+    return pairing, nb05._length_change(nb05._measured())
 
 
 TABLES = ((60, 38, False), (64, 46, True), (50, 50, False), (36, 70, True))
@@ -131,24 +186,36 @@ share no frequency with another exercise's encoding (d = 6, 8, 24), so the store
 other exercise's answer."""
 
 
-def _drawn_table(index: int) -> np.ndarray:
-    """11.table_orientation's table ``index`` as a figure draws it (transposed or not)."""
-    n, d, transposed = TABLES[index]
+def drawn_table(n: int, d: int, transposed: bool) -> np.ndarray:
+    """11.table_orientation's table of ``n`` positions and width ``d`` as a figure draws it."""
     table = sinusoidal_encoding_at(np.arange(n), d)
     return table.T if transposed else table
+
+
+def _drawn_table(index: int) -> np.ndarray:
+    """11.table_orientation's table ``index`` (TABLES)."""
+    return drawn_table(*TABLES[index])
+
+
+def rows_are_positions(table: np.ndarray) -> bool:
+    """Whether ``table`` is the encoding of its rows' positions, rebuilt from its shape (else it
+    must be the transpose of one)."""
+    rows, columns = table.shape
+    if np.allclose(table, drawn_table(rows, columns, False), rtol=0.0, atol=1e-9):
+        return True
+    if np.allclose(table, drawn_table(columns, rows, True), rtol=0.0, atol=1e-9):
+        return False
+    raise ValueError(f"11.table_orientation: a {table.shape} table that is no encoding table")
 
 
 HIDDEN_INPUTS: dict[str, Callable[[], Any]] = {
     "02.decode_position": lambda: (
         sinusoidal_encoding_at(np.array(DECODE_POSITIONS), nb02._DECODE_D).ravel()
     ),
-    "02.checkpoint_layout": lambda: encoding_from_frequencies(
-        np.arange(nb02._CHECKPOINT_N), tensor2tensor_frequencies(nb02._CHECKPOINT_D),
-        layout=CHECKPOINT_LAYOUT,
-    ),  # tensor2tensor's spacing: CHECKPOINT_SPACING
-    "05.checkpoint_key": _checkpoint_key,
+    "02.checkpoint_layout": lambda: checkpoint_table(CHECKPOINT_LAYOUT, CHECKPOINT_SPACING),
+    "05.checkpoint_key": checkpoint_key,
     "06.llama3_bands": lambda: llama3_hidden(64, 500000, 8192),
-    "06.which_scaling": lambda: rope_frequencies(64, 1000000.0, MYSTERY_CONFIG)[0],
+    "06.which_scaling": lambda: mystery_frequencies(MYSTERY_CONFIG),
     **{f"11.table_orientation.{i}": lambda i=i: _drawn_table(i) for i in range(len(TABLES))},
 }
 """The data an exercise hands the learner when the parameters that make it are the answer."""
@@ -300,16 +367,17 @@ def first_below(curve: np.ndarray, threshold: float, start: int) -> int:
 
 
 def close_to_rope(fixed_gap: bool = False) -> set[str]:
-    """10.seed_spread: the schemes that cannot be told from RoPE on induction at 4x: the
-    bootstrap interval of the difference of the means contains 0 (with ``fixed_gap``, by
-    mistake: the gap of the means is below 0.1)."""
+    """10.seed_spread: the schemes that cannot be told from RoPE on the posed task at the posed
+    multiple (induction at 4x in the notebook): the bootstrap interval of the difference of the
+    means contains 0 (with ``fixed_gap``, by mistake: the gap of the means is below 0.1)."""
     stats = summary(load_results("curves")["curves"], LAB_TRAINED)
-    rope = stats[("induction", "rope")][:, 2]  # columns 1x, 2x, 4x, 8x
+    posed, column = nb10._SPREAD["task"], ("1x", "2x", "4x", "8x").index(nb10._SPREAD["multiple"])
+    rope = stats[(posed, "rope")][:, column]  # columns 1x, 2x, 4x, 8x
     close = set()
     for (task, scheme), rows in stats.items():
-        if task != "induction" or scheme == "rope":
+        if task != posed or scheme == "rope":
             continue
-        other = rows[:, 2]
+        other = rows[:, column]
         low, high = bootstrap_interval(other, rope)
         if (abs(other.mean() - rope.mean()) < 0.1) if fixed_gap else (low <= 0 <= high):
             close.add(scheme)
@@ -369,10 +437,7 @@ EXPECTED: dict[str, Callable[[], Any]] = {
     "02.slow_pair": lambda: sinusoidal_encoding_at([nb02._SLOW["pos"]], nb02._SLOW_D)[0, 6:],
     "02.half_turns": lambda: shortest_length(nb02._HALF["pairs"], d_model=nb02._HALF["d"]),
     "02.float16_lost_pairs": lambda: lost_pairs(base=float(nb02._LOST["base"])),
-    "02.checkpoint_layout": lambda: (
-        f"{CHECKPOINT_LAYOUT}-{CHECKPOINT_SPACING}",
-        float(tensor2tensor_frequencies(nb02._CHECKPOINT_D)[-1]),  # the slowest frequency
-    ),
+    "02.checkpoint_layout": _posed_checkpoint,
     "02.decode_position": lambda: np.array(DECODE_POSITIONS),
     "03.half_norms": lambda: nb03._half_norms(0, nb03._HALVES["d"]),
     "03.offset_only": lambda: (
@@ -389,7 +454,7 @@ EXPECTED: dict[str, Callable[[], Any]] = {
     "04.forward_head": lambda: True,
     "04.previous_sines": lambda: two_token_map(nb04._SHIFT["k"]),
     "05.base_for_context": lambda: nb05._smallest_base(128, nb05._CONTEXT["context"], np.pi),
-    "05.layout": lambda: (CHECKPOINT_PAIRING, nb05._length_change(1)),
+    "05.layout": _posed_layout,
     "05.half_matrix": lambda: nb05.rope_matrix(nb05._HALF_SPLIT["m"], nb05.inverse_frequencies(6),
                                                pairing='half'),
     "05.key_position": lambda: CHECKPOINT_POSITION,
@@ -403,7 +468,7 @@ EXPECTED: dict[str, Callable[[], Any]] = {
         nb06._cache_drift(nb06._dynamic_slowest(nb06._CACHE["key"]),
                           nb06._dynamic_slowest(nb06._CACHE["now"]))
     ),
-    "06.which_scaling": lambda: nb06._reasoned(resolve_rope_type(MYSTERY_CONFIG)),
+    "06.which_scaling": _posed_scaling,
     "07.alibi_self_weight": lambda: alibi_self_weight(nb07._SELF["slope"]),
     "07.alibi_heads": lambda: nb07.alibi_slopes(nb07._HEADS),
     "07.t5_decoder_starts": lambda: (
@@ -444,7 +509,8 @@ EXPECTED: dict[str, Callable[[], Any]] = {
         nb11._HEAD, nb11._BASE, float(nb11._FACTOR["s"]), nb11._TRAINED, ("ntk",)
     )["ntk"][list(nb11._PAIRS)],
     "11.offset_distance": lambda: nb11._distance(100.0),
-    "11.table_orientation": lambda: np.array([not transposed for *_, transposed in TABLES]),
+    "11.table_orientation": lambda: np.array([rows_are_positions(table)
+                                              for table in nb11.mystery_tables()]),
     "11.octaves": lambda: nb11._octaves(nb11._WIDTH["d"]),
 }
 """The right answer of every exercise, by key, computed with posenc_lib."""

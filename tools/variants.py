@@ -26,7 +26,15 @@ import numpy as np
 from posenc_lib.exercises import all_exercises
 from posenc_lib.exercises._core import Exercise
 from posenc_lib.presets import PRESETS
-from tools.answer_key import EXPECTED, llama3_hidden
+from tools.answer_key import (
+    EXPECTED,
+    YARN_CONFIGS,
+    checkpoint_key,
+    checkpoint_table,
+    drawn_table,
+    llama3_hidden,
+    mystery_frequencies,
+)
 
 
 @dataclass(frozen=True)
@@ -636,6 +644,171 @@ def _twins_solution(v: dict[str, Any]) -> str:
             f"same_positions = {{t for t in range(6) if np.allclose({first}[t], {second}[t])}}")
 
 
+# --- detectors (issue 33, third round) ----------------------------------------------------------
+
+
+def _checkpoint_set(layout: str, spacing: str) -> dict[str, Any]:
+    """02.checkpoint_layout posed with the table of ``layout`` and ``spacing``, its numbers to
+    10 significant digits (the release's setup cell writes them; the labels stay here)."""
+    table = checkpoint_table(layout, spacing).ravel()
+    return {"table": tuple(float(f"{x:.10g}") for x in table)}
+
+
+def _checkpoint_solution(v: dict[str, Any]) -> str:
+    # the layout from row 0 (interleaved: column 1 is cos 0 = 1), the spacing from the slowest
+    # pair's sine at position 1, both read here apart from tools/answer_key.py
+    table = np.array(v["table"]).reshape(40, 24)
+    interleaved = table[0, 1] == 1.0
+    column = 22 if interleaved else 11
+    slowest = math.asin(table[1, column])
+    spacing = "t2t" if abs(slowest / 1e-4 - 1) < 1e-6 else "paper"
+    layout, where, said, row = (
+        ("interleaved", "-2", "the last pair's sine", "0, 1, 0, 1, ...: sine and cosine alternate")
+        if interleaved else
+        ("concat", "11", "the last sine", "twelve 0s, then twelve 1s: all sines, then all cosines"))
+    return ("stored = nb02.checkpoint_table()\n"
+            f'print("row 0:", stored[0])  # {row}, so {layout}\n'
+            f"theta_slowest = np.arcsin(stored[1, {where}])  # {said} at position 1\n"
+            'print(f"slowest theta {theta_slowest:.4e}: paper {10000 ** (-22 / 24):.4e}, '
+            't2t {1 / 10000:.4e}")\n'
+            f'checkpoint = ("{layout}-{spacing}", theta_slowest)')
+
+
+def _key_set(seed: int) -> dict[str, Any]:
+    """05.layout posed with a key (drawn from ``seed``) rotated in the interleaved pairs at the
+    checkpoint's position, so that 05.key_position keeps its answer, and the evidence measured on
+    the half-split pairs, which then change their lengths; 12 significant digits."""
+    key = checkpoint_key("interleaved", seed).ravel()
+    return {"key": tuple(float(f"{x:.12g}") for x in key), "measured": "half-split",
+            "pairs": "(i, i+8)"}
+
+
+def _key_prompt(v: dict[str, Any]) -> list[str]:
+    pair, article = (("2i", "2i+1"), "an") if v["measured"] == "interleaved" else (
+        ("i", "i+8"), "a")
+    lengths = [f"\\|({n}_{{{pair[0]}}}, {n}_{{{pair[1]}}})\\|" for n in "yx"]
+    return [f"largest change of {article} {v['measured']}\npair's length, "
+            f"$\\max_i \\left|\\,{lengths[0]} - {lengths[1]}\\,\\right|$",
+            f"largest change of {article} {v['measured']} pair's length)"]
+
+
+def _key_solution(v: dict[str, Any]) -> str:
+    measured = "interleaved" if v["measured"] == "interleaved" else "half"
+    return ("def pair_lengths(v, pairing):\n"
+            '    first = np.arange(0, 16, 2) if pairing == "interleaved" else np.arange(8)\n'
+            '    partner = first + 1 if pairing == "interleaved" else first + 8\n'
+            "    return np.hypot(v[first], v[partner])\n\n\n"
+            'kept = [p for p in ("interleaved", "half") if np.allclose(pair_lengths(x_key, p), '
+            "pair_lengths(y_key, p))]\n"
+            f'change = np.max(np.abs(pair_lengths(y_key, "{measured}") - '
+            f'pair_lengths(x_key, "{measured}")))\n'
+            'layout = (kept[0] if kept else "neither", change)')
+
+
+def _scaling_prompt(v: dict[str, Any]) -> list[str]:
+    if v["line"] == "i":
+        return ["a straight line in the pair index:", "$\\ell$ is the straight line in $i$ through",
+                "the line in i)"]
+    return ["a straight line in the turn count (in $\\theta_i$):",
+            "$\\ell$ is the straight line in $\\theta_i$ through", "the line in theta_i)"]
+
+
+def _scaling_solution(v: dict[str, Any]) -> str:
+    lines = {"i": "first + (last - first) * (pairs - pairs[0]) / (pairs[-1] - pairs[0])",
+             "theta": "first + (last - first) * (trained_m[pairs] - trained_m[pairs[0]]) / (\n"
+                      "    trained_m[pairs[-1]] - trained_m[pairs[0]])"}
+    measured, other = ("i", "theta") if v["line"] == "i" else ("theta", "i")
+    said = {"i": "in theta_i below 1e-12", "theta": "in i below 1e-12"}[measured]
+    why = {"theta": "Llama 3's rule, the YaRN paper's form", "i": "YaRN's reference code"}[other]
+    straight, bent = ("yarn", "llama3") if measured == "i" else ("llama3", "yarn")
+    return ("trained_m = 1e6 ** (-np.arange(0, 64, 2) / 64)\n"
+            "ratio_m = mystery / trained_m\n"
+            "pairs = np.flatnonzero((ratio_m < 1 - 1e-9) & (ratio_m > ratio_m.min() + 1e-9))"
+            "  # the blend\n"
+            "first, last = ratio_m[pairs[0]], ratio_m[pairs[-1]]\n"
+            f"line_in_{measured} = {lines[measured]}\n"
+            f"gap = np.max(np.abs(ratio_m[pairs] - line_in_{measured}))\n"
+            f"# the same blend against a straight line in {'theta_i' if other == 'theta' else 'i'}"
+            f" ({why})\n"
+            f"line_in_{other} = {lines[other]}\n"
+            'print(f"{pairs.size} pairs blend; largest gap to a line in '
+            f"{'i' if measured == 'i' else 'theta_i'}: {{gap:.3f}}, \"\n"
+            f'      f"{said}: {{np.max(np.abs(ratio_m[pairs] - line_in_{other})) < 1e-12}}")\n'
+            f'method = ("{straight}" if gap < 1e-9 else "{bent}", gap)')
+
+
+def _tables_set(*tables: tuple[int, int, bool]) -> dict[str, Any]:
+    """11.table_orientation posed with smaller tables ((n_positions, d_model, transposed) each;
+    widths of no other exercise), row by row to 10 significant digits."""
+    return {"tables": tuple(tuple(tuple(float(f"{x:.10g}") for x in row)
+                                  for row in drawn_table(*table)) for table in tables)}
+
+
+_TABLES_SOLUTION = """tables = nb11.mystery_tables()
+rows_are_positions = np.array([
+    np.allclose(np.linalg.norm(table, axis=1), np.sqrt(table.shape[1] / 2)) for table in tables
+])
+# Every position vector has norm sqrt(d_model / 2). A row of a transposed table is one dimension
+# across the positions, and those norms differ from row to row (a slow cosine stays near 1)."""
+"""11.table_orientation's solution, which reads any tables."""
+
+
+_SHIFT_WORDS = {3: "three", 2: "two", 5: "five", 7: "seven"}
+"""03.offset_only: the shift of the third matrix, in words."""
+
+
+def _offset_prompt(v: dict[str, Any]) -> list[str]:
+    items = ["the sinusoidal $PE\\,PE^\\top$", "the dot products of a random (learned-like) table",
+             f"the sinusoidal score of $a$ against the position {_SHIFT_WORDS[v['shift']]} places "
+             "after $b$",
+             "the dot products of word embedding plus position, $(e+p)(e+p)^\\top$"]
+    listed = [items[i] for i in v["order"]]
+    sentence = f"position $b$: {', '.join(listed[:3])}, and {listed[3]}."
+    if v["order"] == (0, 1, 2, 3):  # the notebook's own line breaks
+        sentence = sentence.replace(": the sinusoidal", ": the\nsinusoidal").replace(
+            "sinusoidal score of", "sinusoidal score\nof").replace(" plus position",
+                                                                    " plus\nposition")
+    return [sentence]
+
+
+_OFFSET_SOLUTION = """def constant_diagonals(matrix):
+    size = len(matrix)
+    return all(np.ptp(np.diagonal(matrix, j)) < 1e-9 for j in range(1 - size, size))
+
+
+offset_only = [constant_diagonals(matrix) for matrix in candidates.values()]"""
+"""03.offset_only's solution, which reads any matrices."""
+
+
+_LAYERS_SOLUTION = """def is_equivariant(layer, trials=20, seed=0):
+    draw = np.random.default_rng(seed)
+    for _ in range(trials):  # one permutation can agree by chance; several cannot
+        x, p = draw.normal(size=(6, 4)), draw.permutation(6)
+        if not np.allclose(layer(x[p]), layer(x)[p]):
+            return False
+    return True
+
+
+equivariant = {name for name, layer in nb00.layers().items() if is_equivariant(layer)}
+# sort_rows is invariant (same output in any order), so it is NOT equivariant; pool_broadcast
+# has equal rows, so it is both. A mask or an added index ties a token to its place."""
+"""00.equivariant_layers' solution, which tests any layers."""
+
+
+def _spread_solution(v: dict[str, Any]) -> str:
+    task, multiple = v["task"], v["multiple"]
+    column = ("1x", "2x", "4x", "8x").index(multiple)
+    return (f'rope_{multiple} = stats[("{task}", "rope")][:, {column}]\n'
+            "like_rope = set()\n"
+            "for other in SCHEMES:\n"
+            '    if other == "rope":\n'
+            "        continue\n"
+            f'    low, high = results.bootstrap_interval(stats[("{task}", other)][:, {column}], '
+            f"rope_{multiple})\n"
+            "    if low <= 0 <= high:\n"
+            "        like_rope.add(other)")
+
+
 VARIANTS: dict[str, Variant] = {
     "01.carry_flips": Variant(
         sets=({"positions": (39, 79, 31, 119)}, {"positions": (27, 55, 127, 71)},
@@ -844,6 +1017,45 @@ VARIANTS: dict[str, Variant] = {
               {"first": "chasing the cat the mouse was",
                "second": "chasing the mouse the cat was"}),
         prompt=_twins_prompt, solution=_twins_solution),
+    # --- detectors (issue 33, third round)
+    "02.checkpoint_layout": Variant(  # the other three layouts and spacings; no text names them
+        sets=(_checkpoint_set("concat", "t2t"), _checkpoint_set("concat", "paper"),
+              _checkpoint_set("interleaved", "paper")),
+        prompt=lambda v: [], solution=_checkpoint_solution),
+    "05.layout": Variant(  # keys rotated in the interleaved pairs, at 05.key_position's position
+        sets=(_key_set(7), _key_set(33), _key_set(2718)),
+        prompt=_key_prompt, solution=_key_solution),
+    "06.which_scaling": Variant(  # YaRN's frequencies, the evidence from the line in theta_i
+        sets=tuple({"frequencies": tuple(map(float, mystery_frequencies(config))),
+                    "line": "theta_i", "straight": "llama3",
+                    "why": "Llama 3 blends in a straight line in the turn count, proportional to "
+                    "theta_i, and this blend is no such line"} for config in YARN_CONFIGS),
+        prompt=_scaling_prompt, solution=_scaling_solution),
+    "11.table_orientation": Variant(  # other orientations; the shapes mislead as often
+        sets=(_tables_set((20, 12, True), (14, 18, False), (16, 14, True), (10, 22, False)),
+              _tables_set((18, 10, False), (12, 20, True), (22, 14, True), (20, 12, False)),
+              _tables_set((12, 22, True), (14, 10, True), (20, 18, False), (10, 20, False))),
+        prompt=lambda v: [], solution=lambda v: _TABLES_SOLUTION),
+    "03.offset_only": Variant(  # the matrices in another order, another shift and seed
+        sets=({"order": (1, 0, 3, 2), "shift": 5, "seed": 11},
+              {"order": (3, 2, 0, 1), "shift": 2, "seed": 23},
+              {"order": (0, 3, 1, 2), "shift": 7, "seed": 5}),
+        prompt=_offset_prompt, solution=lambda v: _OFFSET_SOLUTION),
+    "00.equivariant_layers": Variant(  # other layers beside the four the mistakes name
+        sets=({"names": ("row_mlp", "attention_plus_mean", "subtract_first", "causal_attention",
+                         "column_softmax", "roll_down", "sort_rows", "pool_broadcast")},
+              {"names": ("causal_attention", "row_mlp", "roll_down", "attention", "sort_rows",
+                         "running_mean", "column_softmax", "pool_broadcast")},
+              {"names": ("row_mlp", "attention_plus_index", "attention_plus_mean", "sort_rows",
+                         "subtract_first", "centre", "causal_attention", "pool_broadcast")}),
+        prompt=lambda v: [], solution=lambda v: _LAYERS_SOLUTION),
+    # the same committed runs, another task or multiple (the stored fixed-gap mistake not named)
+    "10.seed_spread": Variant(
+        sets=({"task": "copy_back", "named": "Copy-back", "multiple": "1x"},
+              {"task": "copy_back", "named": "Copy-back", "multiple": "2x"},
+              {"task": "induction_once", "named": "Induction once", "multiple": "1x"}),
+        prompt=lambda v: [f"At\n{v['multiple']} on `{v['task']}`,"],
+        solution=_spread_solution),
 }
 """The exercises a graded release poses with other values, by key."""
 

@@ -188,6 +188,12 @@ causal_twins = Exercise(
 )
 
 
+_LAYERS = {"names": ("row_mlp", "attention", "attention_plus_index", "causal_attention",
+                     "running_mean", "centre", "sort_rows", "pool_broadcast")}
+"""00.equivariant_layers: the eight layers :func:`layers` returns (a graded release may pose
+others: ``use``)."""
+
+
 def layers() -> dict[str, Callable[[NDArray[np.float64]], NDArray[np.float64]]]:
     """Exercise 4's eight layers by name, each mapping token vectors (n, 4) to (n, 4) with fixed
     weights (seed 3)."""
@@ -202,21 +208,26 @@ def layers() -> dict[str, Callable[[NDArray[np.float64]], NDArray[np.float64]]]:
     def positions(x: NDArray[np.float64]) -> NDArray[np.float64]:
         return np.arange(len(x), dtype=float)[:, None] * np.ones((1, x.shape[1]))
 
-    return {
+    every = {
         "row_mlp": lambda x: np.tanh(x @ w_1) @ w_2,
         "attention": lambda x: attend(x),
         "attention_plus_index": lambda x: attend(x + positions(x)),
+        "attention_plus_mean": lambda x: attend(x + x.mean(axis=0)),
         "causal_attention": lambda x: attend(x, causal_mask(len(x))),
         "running_mean": lambda x: np.cumsum(x, axis=0) / (1.0 + positions(x)),
         "centre": lambda x: x - x.mean(axis=0),
+        "subtract_first": lambda x: x - x[0],
+        "column_softmax": lambda x: np.exp(x) / np.exp(x).sum(axis=0),
+        "roll_down": lambda x: np.roll(x, 1, axis=0),
         "sort_rows": lambda x: x[np.argsort(x[:, 0])],
         "pool_broadcast": lambda x: np.repeat(x.sum(axis=0, keepdims=True), len(x), axis=0),
     }
+    return {name: every[name] for name in _LAYERS["names"]}
 
 
 equivariant_layers = Exercise(
     key="00.equivariant_layers", answer_name="equivariant", level="core", kind="detector",
-    minutes=15,
+    minutes=15, params=_LAYERS,
     title="Detect which of eight layers are permutation-equivariant",
     hints=(
         "Equivariant means: reorder the input and the output comes out reordered the same way. "

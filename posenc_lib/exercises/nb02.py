@@ -130,12 +130,17 @@ _LAYOUTS = ("interleaved", "concat")
 _SPACINGS = ("paper", "t2t")
 
 
+_CHECKPOINT = {"table": tuple(HIDDEN_DATA["02.checkpoint_layout"])}
+"""02.checkpoint_layout: the table's numbers, row by row (a graded release may pose another
+table, of another layout or spacing: ``use``)."""
+
+
 def checkpoint_table() -> NDArray[np.float64]:
     """Return a checkpoint's sinusoidal table, shape (40, 24), rows positions 0 .. 39, whose
     layout and frequency spacing exercise 02.checkpoint_layout asks to detect (stored numbers,
     posenc_lib.exercises._data: the layout and the spacing, the answer, stay in the checkout's
     tools/answer_key.py)."""
-    return np.array(HIDDEN_DATA["02.checkpoint_layout"]).reshape(_CHECKPOINT_N, _CHECKPOINT_D)
+    return np.array(_CHECKPOINT["table"]).reshape(_CHECKPOINT_N, _CHECKPOINT_D)
 
 
 def _other(option: str, options: tuple[str, str]) -> str:
@@ -157,6 +162,7 @@ def _relabel(right: tuple[str, float], layout: bool, spacing: bool) -> tuple[str
 checkpoint_layout = Exercise(
     key="02.checkpoint_layout", answer_name="checkpoint", level="core", kind="detector", minutes=15,
     rtol=1e-4,
+    params=_CHECKPOINT,
     title="Detect the layout and the frequency spacing of a checkpoint's position table",
     hints=(
         "These are two separate questions. For the layout, look at a position where you know "

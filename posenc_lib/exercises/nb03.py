@@ -7,6 +7,8 @@ Notebook: 03_properties.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from posenc_lib.exercises._core import Exercise, Mistake, Shortcut
@@ -63,19 +65,27 @@ half_norms = Exercise(
 )
 
 
+_OFFSET: dict[str, Any] = {"order": (0, 1, 2, 3), "shift": 3, "seed": 7}
+"""03.offset_only: the order in which the four matrices come, the shift of the third and the seed
+of the random tables (a graded release may pose others: ``use``)."""
+
+
 def score_candidates() -> dict[str, np.ndarray]:
     """Four 40 x 40 score matrices by name for exercise 03.offset_only; entry [a, b] scores
     position a against position b."""
-    rng = np.random.default_rng(7)
+    rng = np.random.default_rng(_OFFSET["seed"])
     pe = sinusoidal_encoding(40, 32)
     table = rng.normal(size=(40, 32))
     words = rng.normal(scale=0.5, size=(40, 32)) + pe
-    return {
-        "PE PE^T": pe @ pe.T,
-        "learned table": table @ table.T,
-        "PE(a) . PE(b + 3)": pe @ sinusoidal_encoding_at(np.arange(3, 43), 32).T,
-        "(e + p)(e + p)^T": words @ words.T,
-    }
+    shift = _OFFSET["shift"]
+    shifted = sinusoidal_encoding_at(np.arange(shift, shift + 40), 32)
+    matrices = [
+        ("PE PE^T", pe @ pe.T),
+        ("learned table", table @ table.T),
+        (f"PE(a) . PE(b + {shift})", pe @ shifted.T),
+        ("(e + p)(e + p)^T", words @ words.T),
+    ]
+    return dict(matrices[i] for i in _OFFSET["order"])
 
 
 def _toeplitz(matrix: np.ndarray) -> bool:
@@ -85,6 +95,7 @@ def _toeplitz(matrix: np.ndarray) -> bool:
 
 offset_only = Exercise(
     key="03.offset_only", answer_name="offset_only", level="core", kind="detector", minutes=10,
+    params=_OFFSET,
     title="Which of four score matrices depend only on the offset b - a?",
     hints=(
         "If a score depends only on b - a, all pairs of positions with the same offset get the "

@@ -67,13 +67,32 @@ base_for_context = Exercise(
     ),
 )
 
+_KEY: dict[str, Any] = {"key": tuple(HIDDEN_DATA["05.checkpoint_key"]),
+                        "measured": "interleaved", "pairs": "(2i, 2i+1)"}
+"""05.layout: the key before and after the checkpoint's RoPE, and the pairs the statement
+measures the evidence on (a graded release may pose another key, rotated in another pairing,
+with the evidence on the other pairs: ``use``)."""
+_KEY_OWN = dict(_KEY)
+_PARTNER = {"interleaved": 1, "half-split": 8}
+"""The offset of a pair's second coordinate in each layout."""
+
+
 def checkpoint_key() -> tuple[np.ndarray, np.ndarray]:
     """Return a key of head size 16 before and after a checkpoint's RoPE (base 10000), both shape
     (16,), rotated at the position and in the pairing exercises 05.layout and 05.key_position ask
     for (stored numbers, posenc_lib.exercises._data: the position and the pairing, the answers,
     stay in the checkout's tools/answer_key.py)."""
-    before, after = np.array(HIDDEN_DATA["05.checkpoint_key"]).reshape(2, 16)
+    before, after = np.array(_KEY["key"]).reshape(2, 16)
     return before, after
+
+
+def _measured(other: bool = False) -> int:
+    """The partner offset of the pairs the evidence is measured on (of the other layout's pairs
+    when ``other``)."""
+    measured = _KEY["measured"]
+    if other:
+        measured = next(name for name in _PARTNER if name != measured)
+    return _PARTNER[measured]
 
 
 def _length_change(partner: int, squared: bool = False) -> float:
@@ -117,17 +136,19 @@ layout = Exercise(
         "once with the pairs of the first layout named in the statement and once with those of "
         "the second. The pairing under which every pair keeps its length is the one used; if "
         "neither keeps them, it is no rotation. For the evidence, take the largest absolute "
-        "change of length over the pairs (2i, 2i+1), as the statement defines it.",
+        "change of length over the pairs {pairs}, as the statement defines it.",
     ),
     objective="Detects a checkpoint's RoPE pairing (interleaved or half-split) from one rotated "
     "vector, using what a rotation keeps.",
+    params=_KEY,
     mistakes=(
-        Mistake("the evidence measured over other pairs than the interleaved pairs (2i, 2i+1) "
+        Mistake("the evidence measured over other pairs than the {measured} pairs {pairs} "
                 "the statement defines it on",
-                lambda right: (right[0], _length_change(8)), from_answer=True),
+                lambda right: (right[0], _length_change(_measured(other=True))), from_answer=True),
         Mistake("the change of the squared lengths: the evidence is the change of the lengths, "
                 "np.hypot of each pair",
-                lambda right: (right[0], _length_change(1, squared=True)), from_answer=True),
+                lambda right: (right[0], _length_change(_measured(), squared=True)),
+                from_answer=True),
     ),
 )
 
@@ -179,10 +200,14 @@ def _wrapped_reading(position: int, pair: int) -> int:
     return round(float(np.angle(np.exp(1j * position * theta))) / theta)
 
 
-def _interleaved_reading() -> int:
-    """The position read from the angle of the interleaved pair (14, 15) of the stored key."""
+def _measured_reading() -> int:
+    """The position read from the angle of the slowest pair of the layout 05.layout measures its
+    evidence on (the interleaved pair (14, 15) of the notebook's key, the half-split pair (7, 15)
+    of a release's key rotated in the interleaved pairs)."""
     before, after = checkpoint_key()
-    turn = complex(after[14], after[15]) / complex(before[14], before[15])
+    first = 14 if _measured() == 1 else 7
+    second = first + _measured()
+    turn = complex(after[first], after[second]) / complex(before[first], before[second])
     return round(float(np.angle(turn)) / inverse_frequencies(16)[7])
 
 
@@ -206,7 +231,7 @@ key_position = Exercise(
         Mistake("pair 5, whose angle m * theta_5 has already passed pi and wrapped",
                 lambda right: _wrapped_reading(right, 5), from_answer=True),
         Mistake("the pairs of the other layout: read the slowest pair of the layout exercise 2 "
-                "found", lambda: _interleaved_reading()),
+                "found", lambda: _measured_reading()),
         Mistake("the angle measured from the rotated key back to the original (sign flipped)",
                 lambda right: -right, from_answer=True),
     ),

@@ -222,27 +222,39 @@ dynamic_cache = Exercise(
 _MYSTERY_HEAD, _MYSTERY_BASE = 64, 1000000.0  # the base of Qwen2.5 too: no give-away
 
 
+_MYSTERY: dict[str, Any] = {
+    "frequencies": tuple(HIDDEN_DATA["06.which_scaling"]), "line": "i", "straight": "yarn",
+    "why": "rope_type 'yarn' runs the reference code, whose blend is a straight line over the "
+    "pair index; the paper's Eq. 18 ramps otherwise, so the name of the paper is not enough"}
+"""06.which_scaling: the scaled frequencies, the variable ("i" or "theta_i") of the straight
+line the evidence is measured from, and the by-parts method whose blend is straight in it (a
+wrong choice whenever the evidence is not 0), with why (a graded release may pose frequencies
+of another method, measured from the line in theta_i: ``use``)."""
+
+
 def mystery_frequencies() -> NDArray[np.float64]:
     """Return theta'_i, shape (32,), of a head with d = 64 and base 10^6 scaled by the undisclosed
     method exercise 06.which_scaling asks the learner to identify (stored numbers: the package
     does not hold the method)."""
-    return np.array(HIDDEN_DATA["06.which_scaling"])
+    return np.array(_MYSTERY["frequencies"])
 
 
 def _reasoned(choice: str) -> tuple[str, float]:
     """A reasoned answer: the method and its evidence, the largest gap between the blend's ratios
-    theta'_i / theta_i and the straight line in the pair index i through its first and last pair
-    (0 for a ramp that is straight in i)."""
-    ratio = mystery_frequencies() / inverse_frequencies(_MYSTERY_HEAD, _MYSTERY_BASE)
+    theta'_i / theta_i and the straight line through its first and last pair in the pair index i
+    (0 for a ramp that is straight in i) or, posed so, in theta_i (0 for one straight in it)."""
+    theta = inverse_frequencies(_MYSTERY_HEAD, _MYSTERY_BASE)
+    ratio = mystery_frequencies() / theta
     blend = np.flatnonzero((ratio < 1 - 1e-9) & (ratio > ratio.min() + 1e-9))
+    x = blend if _MYSTERY["line"] == "i" else theta[blend]
     first, last = ratio[blend[0]], ratio[blend[-1]]
-    line = first + (last - first) * (blend - blend[0]) / (blend[-1] - blend[0])
+    line = first + (last - first) * (x - x[0]) / (x[-1] - x[0])
     return choice, float(np.max(np.abs(ratio[blend] - line)))
 
 
 which_scaling = Exercise(
     key="06.which_scaling", answer_name="method", level="challenge", kind="detector", minutes=20,
-    rtol=1e-4,
+    rtol=1e-4, params=_MYSTERY,
     title="Which rope_type produced these frequencies?",
     hints=(
         "Each rope_type leaves its own shape in the ratio of the scaled frequencies to the plain "
@@ -254,15 +266,13 @@ which_scaling = Exercise(
         "factor, look at the blend between them: one method draws a straight line in the pair "
         "index i, another a straight line in the turn count, which is proportional to theta_i. "
         "Measure the evidence as the statement defines it: the largest gap between the blend and "
-        "the straight line in i through its first and last pair.",
+        "the straight line in {line} through its first and last pair.",
     ),
     objective="Tells the by-parts methods apart from the shape of the ratio: YaRN's code ramps "
     "linearly in the pair index, Llama 3 (and the YaRN paper) linearly in the turn count.",
     mistakes=(
-        Mistake("yarn: rope_type 'yarn' runs the reference code, whose blend is a straight "
-                "line over the pair index; the paper's Eq. 18 ramps otherwise, so the name of the "
-                "paper is not enough: test the shape of the blend",
-                lambda: _reasoned("yarn")),
+        Mistake("{straight}: {why}: test the shape of the blend",
+                lambda: _reasoned(_MYSTERY["straight"])),
         Mistake("ntk: NTK-aware scaling changes every pair but the first, while here a whole run "
                 "of fast pairs keeps the ratio 1", lambda: _reasoned("ntk")),
         Mistake("linear: PI gives every pair the same ratio 1/s", lambda: _reasoned("linear")),

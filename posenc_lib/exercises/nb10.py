@@ -22,6 +22,9 @@ another: ``use``)."""
 _FAR = {"tokens": 128, "times": 4}
 """10.t5_far_bucket: the input length and its multiple of the trained 32 (a graded release may
 pose another: ``use``)."""
+_SPREAD = {"task": "induction", "named": "Induction", "multiple": "4x"}
+"""10.seed_spread: the task and the length multiple the schemes are compared on (a graded release
+may pose others, on the same committed runs: ``use``)."""
 
 turning_pairs = Exercise(
     key="10.turning_pairs", answer_name="n_turning", level="warm-up", kind="prediction", minutes=5,
@@ -84,12 +87,14 @@ break_position = Exercise(
 
 seed_spread = Exercise(
     key="10.seed_spread", answer_name="like_rope", level="core", kind="detector", minutes=10,
-    title="Induction at 4x: which schemes cannot be told apart from RoPE over the seeds?",
+    params=_SPREAD,
+    title="{named} at {multiple}: which schemes cannot be told apart from RoPE over the seeds?",
     hints=(
         "A gap between two means counts only when it is larger than what other seeds could give. "
         "The bootstrap interval of the difference tells how large that is: look for intervals "
         "that contain zero.",
-        "From stats take, for each scheme, the column of its seeds at 4x on induction, and RoPE's "
+        "From stats take, for each scheme, the column of its seeds at {multiple} on {task}, and "
+        "RoPE's "
         "column likewise. For every scheme other than RoPE, compute "
         "results.bootstrap_interval(its_column, rope_column) and keep the scheme when the "
         "interval's lower end is at most 0 and its upper end at least 0. Store the names as a "
@@ -101,7 +106,7 @@ seed_spread = Exercise(
         Mistake("RoPE itself in the set (its gap to itself is 0, but the question asks for the "
                 "other schemes)", lambda right: set(right) | {"rope"}, from_answer=True),
         Mistake("a fixed gap of 0.1 (the claims table's tolerance), whatever the spread",
-                lambda: set(HIDDEN_DATA["10.seed_spread"])),
+                while_posed(_SPREAD, lambda: set(HIDDEN_DATA["10.seed_spread"]))),
     ),
 )
 

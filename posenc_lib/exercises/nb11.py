@@ -124,6 +124,10 @@ offset_distance = Exercise(
 )
 
 _N_TABLES = 4
+_ORIENTATION = {"tables": tuple(
+    tuple(map(tuple, HIDDEN_DATA[f"11.table_orientation.{i}"])) for i in range(_N_TABLES))}
+"""11.table_orientation: the four tables, row by row (a graded release may pose others, smaller,
+in other orientations: ``use``)."""
 
 
 def mystery_tables() -> list[NDArray[np.float64]]:
@@ -131,12 +135,12 @@ def mystery_tables() -> list[NDArray[np.float64]]:
     dimensions) or, as write-up 002's heatmap draws it, the transpose; exercise
     11.table_orientation asks which. The numbers are stored (posenc_lib.exercises._data): the
     package holds no orientation."""
-    return [np.array(HIDDEN_DATA[f"11.table_orientation.{i}"]) for i in range(_N_TABLES)]
+    return [np.array(table) for table in _ORIENTATION["tables"]]
 
 
 table_orientation = Exercise(
     key="11.table_orientation", answer_name="rows_are_positions", level="core", kind="detector",
-    minutes=10,
+    minutes=10, params=_ORIENTATION,
     title="Four drawn tables: in which do the rows stand for positions?",
     hints=(
         "A shape cannot tell you which axis is the position, but a property of the encoding can: "
