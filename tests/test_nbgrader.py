@@ -14,12 +14,13 @@ are read from nbgrader's gradebook. The simulated class, one submission each:
   the others;
 - ``crasher`` solves everything except two answers: one raises, one loops forever (nbgrader
   interrupts it after the per-cell timeout);
-- ``nogradeN`` solves everything and deletes the grade cell of exercise N (each in turn, the
-  first included): only that exercise's points are lost;
-- ``crashN`` solves everything, but a cell above exercise N's answer cell binds the answer's
-  name to the right value (a lesson variable of the same name) and the answer cell itself
-  raises before it binds the name: the lesson's value is not graded, and only exercise N's
-  points are lost;
+- ``nograde_even`` and ``nograde_odd`` solve everything and delete the grade cells of the
+  exercises in even (odd) places, the first included: exactly those exercises score 0, each of
+  the others its full points (checked grade by grade);
+- ``crash_even`` and ``crash_odd`` solve everything, but above each answer cell of the
+  exercises in even (odd) places a cell binds the answer's name to the right value (a lesson
+  variable of the same name), and the answer cell itself raises before it binds the name: the
+  lesson's value is not graded, so exactly those exercises score 0;
 - ``partial`` solves everything but answers one exercise with a mistake that earns partial
   credit (its ``credit`` share of the points).
 
@@ -161,13 +162,13 @@ def submit(
     source: Path,
     answers: dict[str, str],
     delete: tuple[str, ...] = (),
-    crash: tuple[str, str] | None = None,
+    crash: dict[str, str] | None = None,
 ) -> None:
     """Hand in the release of ``source`` with the given answer code appended to the stubs.
 
     ``delete`` names cells to remove ("first answer", "last grade", "grade N" for the N-th grade
-    cell). ``crash`` is (key, lesson code): that code goes into a new cell above the answer cell
-    of ``key``, and the answer cell is replaced by one that raises.
+    cell). ``crash`` maps keys to lesson code: that code goes into a new cell above the answer
+    cell of the key, and the answer cell raises before its own code runs.
     """
     release = course / "release" / source.stem / source.name
     notebook = nbformat.read(release, as_version=4)
@@ -182,11 +183,11 @@ def submit(
     for order in [int(d.split()[1]) for d in delete if d.startswith("grade ")]:
         drop.add(id(grade_cells(notebook)[order]))
     notebook.cells = [c for c in notebook.cells if id(c) not in drop]
-    if crash is not None:
-        answer = answer_cells(notebook)[crash[0]]
+    for key, lesson in (crash or {}).items():
+        answer = answer_cells(notebook)[key]
         answer.source = 'raise RuntimeError("my code broke before the answer")\n' + answer.source
         at = next(i for i, c in enumerate(notebook.cells) if c is answer)
-        notebook.cells.insert(at, nbformat.v4.new_code_cell(crash[1]))
+        notebook.cells.insert(at, nbformat.v4.new_code_cell(lesson))
     folder = course / "submitted" / student / source.stem
     folder.mkdir(parents=True)
     nbformat.write(notebook, folder / source.name)
@@ -198,6 +199,7 @@ def graded(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
     course = tmp_path_factory.mktemp("course")
     build_nbgrader.build(course, ASSIGNMENTS, SEED)
     expected: dict[tuple[str, str], int] = {}
+    per_exercise: dict[tuple[str, str], dict[str, int]] = {}
     keys_of: dict[str, list[str]] = {}
     for source in ASSIGNMENTS:
         nbgrader(course, "generate_assignment", source.stem)
@@ -220,11 +222,17 @@ def graded(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
             (source.stem, "deleter"): total - points(keys[0]) - points(keys[-1]),
             (source.stem, "crasher"): total - points(keys[0]) - points(keys[1]),
         })  # fmt: skip
-        for order, key in enumerate(keys):
-            submit(course, f"nograde{order}", source, solved, delete=(f"grade {order}",))
-            expected[source.stem, f"nograde{order}"] = total - points(key)
-            submit(course, f"crash{order}", source, solved, crash=(key, solved[key]))
-            expected[source.stem, f"crash{order}"] = total - points(key)
+        for half, first in (("even", 0), ("odd", 1)):
+            lost = keys[first::2]
+            orders = range(first, len(keys), 2)
+            submit(course, f"nograde_{half}", source, solved,
+                   delete=tuple(f"grade {order}" for order in orders))  # fmt: skip
+            submit(course, f"crash_{half}", source, solved, crash={k: solved[k] for k in lost})
+            for student in (f"nograde_{half}", f"crash_{half}"):
+                expected[source.stem, student] = total - sum(points(k) for k in lost)
+                per_exercise[source.stem, student] = {
+                    k: 0 if k in lost else points(k) for k in keys
+                }  # fmt: skip
         key, mistake = next(
             (k, m) for k in keys for m in all_exercises()[k].mistakes if m.credit
         )  # the first exercise with a mistake that earns partial credit
@@ -244,7 +252,16 @@ def graded(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
         for assignment, student in expected:
             submission = gradebook.find_submission(assignment, student)
             scores[assignment, student] = (submission.score, submission.max_score)
+        grades = {
+            (assignment, student): {
+                grade.name: grade.score
+                for notebook in gradebook.find_submission(assignment, student).notebooks
+                for grade in notebook.grades
+            }
+            for assignment, student in per_exercise
+        }  # fmt: skip
     return {"course": course, "expected": expected, "scores": scores, "keys": keys_of,
+            "per_exercise": per_exercise, "grades": grades,
             "written": {s.stem: written_points(s) for s in ASSIGNMENTS}}  # fmt: skip
 
 
@@ -345,6 +362,19 @@ def test_simulated_class_scores(graded: dict) -> None:
         # the written answers count in the maximum; they score once graded by hand
         assert max_score == graded["expected"][key[0], "solver"] + graded["written"][key[0]]
         assert score == want, f"{key}: nbgrader gave {score}, expected {want}"
+
+
+def test_a_deleted_grade_cell_or_a_failed_answer_cell_costs_exactly_its_exercise(
+    graded: dict,
+) -> None:
+    """Grade by grade: the exercises whose grade cell was deleted, or whose answer cell raised
+    under a lesson variable of the answer's name, score 0; every other exercise its points."""
+    for student, want in graded["per_exercise"].items():
+        got = graded["grades"][student]
+        for key, points_wanted in want.items():
+            grade = build_nbgrader.grade_id(key)
+            assert got.get(grade, 0) == points_wanted, (student, key, got)
+        assert 0 < list(want.values()).count(0) < len(want), "each half loses some, keeps some"
 
 
 def test_mistakes_are_named_in_the_feedback(graded: dict) -> None:
