@@ -21,6 +21,7 @@ Paths and their environment overrides are in e2e_course.py.
 
 from __future__ import annotations
 
+import fcntl
 import functools
 import http.server
 import json
@@ -162,8 +163,13 @@ def lab_server(
 @pytest.fixture(scope="session")
 def site_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, str, set[str]]]:
     """A local HTTP server for the static sites: its root, its origin and the sites built so far
-    (test_site_offline.py and test_site_axe.py share it)."""
-    root = tmp_path_factory.mktemp("sites")
+    (test_site_offline.py and test_site_axe.py share it). Under pytest-xdist every worker serves
+    the same folder of this run, so that each site is built once, not once per worker."""
+    run_root = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        run_root = run_root.parent  # this run's folder, above the workers' own
+    root = run_root / "sites"
+    root.mkdir(exist_ok=True)
     handler = functools.partial(QuietHandler, directory=str(root))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
@@ -177,14 +183,21 @@ def site_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path
 
 @pytest.fixture()
 def site_root(site_server: tuple[Path, str, set[str]], site: str) -> tuple[Path, str]:
-    """The server root and origin, with the test's ``site`` built by the project's own tool
-    (once per process: under pytest-xdist each worker builds the sites its tests need)."""
+    """The server root and origin, with the test's ``site`` built by the project's own tool,
+    once per run: the first worker that needs it builds it while holding a lock on the folder,
+    and the others wait for it and use it."""
     root, origin, built = site_server
     if site not in built:
-        subprocess.run(
-            [sys.executable, "tools/build_html.py", *SITES[site], "--out", str(root / site)],
-            cwd=REPO, check=True, capture_output=True,
-        )  # fmt: skip
+        with open(root / f"{site}.lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            done = root / f"{site}.built"  # written only once the build has succeeded
+            if not done.exists():
+                subprocess.run(
+                    [sys.executable, "tools/build_html.py", *SITES[site], "--out",
+                     str(root / site)],
+                    cwd=REPO, check=True, capture_output=True,
+                )  # fmt: skip
+                done.touch()
         built.add(site)
     return root, origin
 

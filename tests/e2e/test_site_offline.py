@@ -6,7 +6,10 @@ outside that server blocked, and the test asserts that:
 
 - the formulas are typeset: MathJax rendered one element per formula of the notebook's markdown,
   no formula failed, and no raw ``$...$`` is left in the visible markdown text;
-- nothing was requested from outside the site, and no request of the site failed.
+- nothing was requested from outside the site, and no request of the site failed;
+- axe-core, the accessibility engine of the browsers' audits, finds no serious or critical
+  violation on the typeset page (issue 32; test_site_axe.py checks the index pages and that
+  the check can fail). The page is loaded once for both checks.
 
 Run: ``bash tools/e2e_setup.sh && .venv/bin/pytest tests/e2e/test_site_offline.py -m e2e``.
 """
@@ -68,6 +71,28 @@ def markdown_formulas(path: Path) -> int:
     return len(display) + len(re.findall(r"(?<!\\)\$[^$\n]+?(?<!\\)\$", text))
 
 
+BLOCKING = {"serious", "critical"}
+"""The axe-core impacts that fail a page (colour contrast is WCAG AA: 4.5:1 for text)."""
+
+
+def axe_violations(page: Any) -> list[dict[str, Any]]:
+    """axe-core's violations on ``page`` (every rule axe runs by default). axe-core is the
+    ``axe.min.js`` the PyPI package ``axe-playwright-python`` ships (a dev dependency, pinned in
+    constraints.txt): nothing is downloaded when the test runs."""
+    from axe_playwright_python.sync_playwright import Axe
+
+    return Axe().run(page).response["violations"]
+
+
+def serious_violations(violations: list[dict[str, Any]]) -> list[str]:
+    """One line per blocking rule: id, impact, number of elements and the first one."""
+    return [
+        f"{v['id']} ({v['impact']}): {len(v['nodes'])} elements, first "
+        f"{v['nodes'][0]['target']}: {v['nodes'][0].get('failureSummary', '')[:200]}"
+        for v in violations if v["impact"] in BLOCKING
+    ]  # fmt: skip
+
+
 def open_offline(browser: Any, url: str, origin: str) -> tuple[Any, Any, dict[str, list[str]]]:
     """Open ``url`` with every request outside ``origin`` blocked; return the log of requests."""
     context = browser.new_context(viewport={"width": 1200, "height": 900})
@@ -104,7 +129,7 @@ def open_offline(browser: Any, url: str, origin: str) -> tuple[Any, Any, dict[st
 
 @pytest.mark.parametrize("site", list(SITES))
 @pytest.mark.parametrize("notebook", NOTEBOOKS, ids=[p.stem[:2] for p in NOTEBOOKS])
-def test_page_typesets_its_formulas_offline(
+def test_page_typesets_its_formulas_offline_and_passes_axe(
     browser: Any, site_root: tuple[Path, str], site: str, notebook: Path
 ) -> None:
     root, origin = site_root
@@ -113,6 +138,7 @@ def test_page_typesets_its_formulas_offline(
         assert page.evaluate(WAIT_FOR_MATHJAX), "MathJax did not load from the site"
         page.wait_for_load_state("networkidle")
         facts = page.evaluate(PAGE_FACTS)
+        violations = axe_violations(page)
     finally:
         context.close()
     assert not log["blocked"], f"requested from outside the site: {log['blocked'][:5]}"
@@ -125,6 +151,8 @@ def test_page_typesets_its_formulas_offline(
     assert facts["errors"] == 0, "MathJax reported TeX errors"
     raw = RAW_MATH.findall(facts["text"])
     assert not raw, f"raw TeX left on the page: {raw[:3]}"
+    blocking = serious_violations(violations)
+    assert not blocking, "\n".join(blocking)
 
 
 @pytest.mark.parametrize("site", list(SITES))
