@@ -67,9 +67,15 @@ def notebook_00_names() -> dict[str, object]:
     }
 
 
+EARLIER = {"05.key_position": "05.layout"}
+"""Exercises whose solution reads what an earlier exercise's stub and solution bind (05's key
+and the layout found), posed with the same values (tools.variants.DRAWN_WITH)."""
+
+
 def run_solution(key: str, code: str, values: dict) -> object:
     """The value a solution's code binds to the exercise's answer name, run after the stub posed
-    with ``values`` (04's stub hands the solution its pe_<position>)."""
+    with ``values`` (04's stub hands the solution its pe_<position>), and after the earlier
+    exercise's stub and solution that it reads (:data:`EARLIER`)."""
     namespace: dict[str, object] = {  # what the notebooks' setup cells import, and np
         **notebook_00_names(),
         "np": np, "math": math, "alibi_slopes": alibi_slopes, "shift_matrix": shift_matrix,
@@ -83,7 +89,10 @@ def run_solution(key: str, code: str, values: dict) -> object:
         "stats": results.summary(results.load("curves")["curves"], 32), "SCHEMES": SCHEMES,
     }
     with posed(key, values):  # 06.llama3_bands' stub reads the posed frequencies, 02's
-        exec(posed_stub(key, values), namespace)  # checkpoint_layout's solution the table
+        if key in EARLIER:  # checkpoint_layout's solution the table
+            exec(posed_stub(EARLIER[key], values), namespace)
+            exec(VARIANTS[EARLIER[key]].solution(values), namespace)
+        exec(posed_stub(key, values), namespace)
         exec(code, namespace)  # the course's own solution code
     return namespace[all_exercises()[key].answer_name]
 
@@ -180,7 +189,7 @@ def test_use_refuses_what_the_notebook_does_not_pose() -> None:
     with pytest.raises(ValueError, match=r"L must be a int like 16384; got 8192.0"):
         exercise.use(L=8192.0, times=2)
     with pytest.raises(ValueError, match="has none"):
-        all_exercises()["06.yarn_ratios"].use(x=1)
+        all_exercises()["07.alibi_heads"].use(x=1)
     assert exercise.params == NOTEBOOK_VALUES["06.ramp_bounds"]
 
 
