@@ -36,7 +36,7 @@ from posenc_lib.sinusoidal import sinusoidal_encoding_at
 from tests.test_nbgrader import SEED, answer_cells
 from tools import build_nbgrader
 from tools.notebook_cells import NOTEBOOKS, exercise_cells, load, solution_code, source
-from tools.variants import NOTEBOOK_VALUES, VARIANTS, answer_for, draw, posed
+from tools.variants import DRAWN_WITH, NOTEBOOK_VALUES, VARIANTS, answer_for, draw, posed
 
 CASES = [(key, i) for key, v in VARIANTS.items() for i in range(len(v.sets))]
 
@@ -201,8 +201,11 @@ def test_the_release_poses_the_drawn_values(tmp_path: Path) -> None:
         setup = next(c for c in built.cells if c.cell_type == "code").source
         text = "\n".join(c.source for c in built.cells)
         for key in set(exercise_cells(path)) & set(VARIANTS):
-            values = draw(SEED, key)
-            assert f"nb{key[:2]}.{key[3:]}.use(**{values!r})" in setup
+            values, posing = draw(SEED, key), DRAWN_WITH.get(key, key)
+            assert f"nb{posing[:2]}.{posing[3:]}.use(**{values!r})" in setup
+            if posing != key:  # posed by the exercise it is drawn with: the same values, once
+                assert all_exercises()[key].params is all_exercises()[posing].params
+                assert f"nb{key[:2]}.{key[3:]}.use(" not in setup
             for old, new in zip(VARIANTS[key].prompt(NOTEBOOK_VALUES[key]),
                                 VARIANTS[key].prompt(values), strict=True):
                 assert new in text and old not in text, (key, old)
