@@ -286,3 +286,23 @@ def test_which_scaling_names_the_other_by_parts_method_for_the_line_measured(val
         assert "yarn" not in named and named["llama3"].startswith("llama3: ")
         message = exercise.check(("llama3", right[1])).message
         assert named["llama3"] in message and "yarn" not in message.lower()
+
+
+def test_the_guide_lists_the_posed_exercises_by_notebook() -> None:
+    """INSTRUCTORS.md lists the exercises a graded release poses, by notebook: exactly those of
+    VARIANTS, with the right count of the whole course."""
+    import re
+
+    guide = (Path(__file__).resolve().parent.parent / "notebooks" / "INSTRUCTORS.md").read_text(
+        encoding="utf-8")
+    head = re.search(r"- \*\*(\d+) of the (\d+) exercises are posed with other values", guide)
+    assert head, "INSTRUCTORS.md no longer lists the posed exercises"
+    assert (int(head[1]), int(head[2])) == (len(VARIANTS), len(all_exercises()))
+    listing = guide[head.end():guide.index("\n\n", head.end())]
+    items = re.findall(r"^  - (\d\d): (.*?)(?=^  - |\Z)", listing, flags=re.M | re.S)
+    listed = set()
+    for notebook, text in items:
+        names = re.findall(r"`(\w+)`", text)
+        listed |= {f"{notebook}.{name}" for name in names if f"{notebook}.{name}" in
+                   all_exercises()}
+    assert listed == set(VARIANTS)
