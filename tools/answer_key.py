@@ -19,6 +19,7 @@ import importlib
 import json
 import sys
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -474,8 +475,7 @@ EXPECTED: dict[str, Callable[[], Any]] = {
     "05.direction": lambda: np.array([nb05._ratio(nb05._CASES[case])
                                       for case in ("first", "second")]),
     "06.ramp_bounds": lambda: np.array(nb06.yarn_correction_range(128, 10000.0, nb06._LONGER["L"])),
-    "06.yarn_ratios": lambda: (yarn_inv_freq(*nb06._yarn_head(), truncate=False)
-                               / inverse_frequencies(*nb06._yarn_head()[:2])),
+    "06.yarn_ratios": lambda: nb06._yarn_head_ratio(partial(yarn_inv_freq, truncate=False)),
     "06.llama3_bands": lambda: np.array(LLAMA3_BANDS[_posed_bands()]),
     "06.dynamic_cache": lambda: (
         nb06._cache_drift(nb06._dynamic_slowest(nb06._CACHE["key"]),

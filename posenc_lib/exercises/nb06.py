@@ -73,20 +73,14 @@ ramp_bounds = Exercise(
 )
 
 _YARN_HEAD: dict[str, Any] = {"head": "gpt-oss's", "d": 64, "base": 150000, "L": 4096, "s": 32}
-"""06.yarn_ratios: gpt-oss-20b's head (d, rope_theta, original_max_position_embeddings L, yarn
-factor s; its config sets truncate false), or the head a graded release poses (``use``)."""
+"""06.yarn_ratios: gpt-oss-20b's head (truncate false), or another a graded release poses."""
 
 
-def _yarn_head() -> tuple[int, float, float, int]:
-    """The posed head's d, base, s and L, as yarn_inv_freq takes them."""
-    head = _YARN_HEAD
-    return head["d"], float(head["base"]), float(head["s"]), head["L"]
-
-
-def _yarn_head_ratio(inv_freq: NDArray[np.float64]) -> NDArray[np.float64]:
-    """theta'_i / theta_i for the posed head."""
-    d, base = _yarn_head()[:2]
-    return np.asarray(inv_freq / inverse_frequencies(d, base))
+def _yarn_head_ratio(scaled: Any, *ramp: float) -> NDArray[np.float64]:
+    """theta'_i / theta_i of the posed head, scaled by ``scaled(d, base, s, *ramp, L)``."""
+    d, base, s, length = (_YARN_HEAD[k] for k in ("d", "base", "s", "L"))
+    theta = inverse_frequencies(d, float(base))
+    return np.asarray(scaled(d, float(base), float(s), *ramp, length) / theta)
 
 
 yarn_ratios = Exercise(
@@ -110,14 +104,13 @@ yarn_ratios = Exercise(
                 lambda: np.full(_YARN_HEAD["d"] // 2, 1 / _YARN_HEAD["s"])),
         Mistake("the ramp's bounds rounded outward (floor for the start, ceil for the end): "
                 "that is the default, truncate true; this config sets truncate false",
-                lambda: _yarn_head_ratio(yarn_inv_freq(*_yarn_head()))),
+                lambda: _yarn_head_ratio(yarn_inv_freq)),
         Mistake("the ramp applied backwards: fast pairs interpolated, slow pairs kept",
                 lambda right: 1 + 1 / _YARN_HEAD["s"] - right, from_answer=True),
         Mistake("the YaRN paper's ramp (its Eq. 18: linear in the turn count r from alpha = 1 to "
                 "beta = 32). rope_type 'yarn' in transformers and in gpt-oss's own code ramps "
                 "linearly in the pair index i instead",
-                lambda: _yarn_head_ratio(llama3_inv_freq(*_yarn_head()[:3], 1.0, 32.0,
-                                                         _yarn_head()[3]))),
+                lambda: _yarn_head_ratio(llama3_inv_freq, 1.0, 32.0)),
     ),
     shortcuts=(
         Shortcut("the scaling functions of posenc_lib", _LIBRARY_YARN,
