@@ -43,9 +43,10 @@ ALLOWED: dict[str, set[str]] = {}
 # line and named by-parts method as params +10, 17,865; 11.table_orientation's tables as params
 # +4, 17,869; 03.offset_only's order, shift and seed as params +11, 17,880; 00's layers chosen
 # by name, four more a release may pose +11, 17,891; 10.seed_spread's task and multiple as
-# params +5, 17,896. 14,000 needs about 3,800 lines out of working code. A change that grows the
+# params +5, 17,896; 06.yarn_ratios's head and 05.key_position's shared key as params +3,
+# 17,899. 14,000 needs about 3,900 lines out of working code. A change that grows the
 # library past this must say why here.
-MAX_PACKAGE_LINES = 17_896
+MAX_PACKAGE_LINES = 17_899
 
 _BRANCHES = (ast.If, ast.IfExp, ast.For, ast.AsyncFor, ast.While, ast.ExceptHandler, ast.Assert,
              ast.match_case)

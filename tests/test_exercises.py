@@ -20,6 +20,7 @@ from posenc_lib.exercises import (
 )
 from posenc_lib.exercises._core import defining_cell
 from tools.notebook_cells import NOTEBOOKS, exercise_cells, load, solution_code
+from tools.variants import VARIANTS, answer_for, posed
 
 EXERCISES = all_exercises()
 KEYS = sorted(EXERCISES)
@@ -322,11 +323,43 @@ def test_yarn_ratios_allows_the_build_step_and_names_its_rounding(monkeypatch) -
     assert nb06.yarn_ratios.check(right).passed  # the checkout's key holds the same ratios
 
 
-def unrounded_gpt_oss_ratio() -> np.ndarray:
-    """gpt-oss's ratios as its own code writes them (openai/gpt-oss, gpt_oss/torch/model.py:
-    the ramp's ends d_half ln(L / (2 pi beta)) / ln(base), not rounded), in plain Python."""
-    d_half, base, length, s = 32, 150000.0, 4096, 32.0
-    low = d_half * math.log(length / (32.0 * 2 * math.pi)) / math.log(base)
-    high = d_half * math.log(length / (1.0 * 2 * math.pi)) / math.log(base)
-    ramp = [min(max((i - low) / (high - low), 0.0), 1.0) for i in range(d_half)]
+def unrounded_ends(d: int, base: float, length: int) -> tuple[float, float]:
+    """The ramp's ends as gpt-oss's own code writes them (openai/gpt-oss,
+    gpt_oss/torch/model.py: d_half ln(L / (2 pi beta)) / ln(base), beta = 32 then 1), not
+    rounded, in plain Python."""
+    return tuple(d // 2 * math.log(length / (beta * 2 * math.pi)) / math.log(base)
+                 for beta in (32.0, 1.0))
+
+
+def unrounded_gpt_oss_ratio(d: int = 64, base: float = 150000.0, length: int = 4096,
+                            s: float = 32.0) -> np.ndarray:
+    """gpt-oss's ratios (or a head's of the same config but these values) as its own code
+    writes them, in plain Python."""
+    low, high = unrounded_ends(d, base, length)
+    ramp = [min(max((i - low) / (high - low), 0.0), 1.0) for i in range(d // 2)]
     return np.array([(1 - r) + r / s for r in ramp])
+
+
+@pytest.mark.parametrize("values", VARIANTS["06.yarn_ratios"].sets)
+def test_a_released_yarn_head_ramps_between_fractional_ends_inside_its_pairs(
+        values: dict, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A graded release poses 06.yarn_ratios for another head: its ramp's ends lie inside the
+    pairs and are no whole numbers (so the rounded ramp, a named mistake, is another answer);
+    the answer is gpt-oss's formula for the head, and the title names the head, not gpt-oss."""
+    import posenc_lib.exercises._core as core
+    from posenc_lib.exercises import nb06
+
+    monkeypatch.setattr(core, "record_pass", lambda key: None)  # a test's pass is no progress
+    d, base, length, s = values["d"], float(values["base"]), values["L"], float(values["s"])
+    low, high = unrounded_ends(d, base, length)
+    assert 0 < low < high < d // 2 - 1
+    assert min(abs(low - round(low)), abs(high - round(high))) > 0.05
+    right = unrounded_gpt_oss_ratio(d, base, length, s)
+    assert np.allclose(answer_for("06.yarn_ratios", values), right, rtol=1e-12, atol=0)
+    with posed("06.yarn_ratios", values):
+        assert "gpt-oss" not in nb06.yarn_ratios.title
+        assert f"d = {d}, base {values['base']}, L = {length}, s = {values['s']}" in (
+            nb06.yarn_ratios.title)
+        rounded = next(m for m in nb06.yarn_ratios.mistakes if "rounded" in m.label).compute()
+        assert np.max(np.abs(rounded - right)) > 1e-3
+        assert nb06.yarn_ratios.check(right, reference=right).passed

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from posenc_lib.exercises import _core, nb03
-from tools.variants import VARIANTS, posed
+from tools.variants import KEY_AT, NOTEBOOK_VALUES, VARIANTS, answer_for, posed
 
 
 @pytest.fixture(autouse=True)
@@ -169,22 +169,31 @@ def test_05_layout_reads_a_codebases_name_as_its_pairing(written: str, read: str
     assert layout.answer_form((written, 0.5)) == (read, 0.5)
 
 
-@pytest.mark.parametrize("values", VARIANTS["05.layout"].sets)
-def test_05_a_released_key_keeps_the_position_and_names_the_other_layouts_reading(
-    values: dict,
+@pytest.mark.parametrize(("values", "drawn"), zip(VARIANTS["05.layout"].sets, KEY_AT, strict=True))
+def test_05_a_released_key_holds_its_position_and_names_the_other_layouts_reading(
+    values: dict, drawn: tuple[int, int],
 ) -> None:
-    """A graded release poses 05.layout with a key rotated in the interleaved pairs; 05.key_position
-    (not posed) keeps its answer, read here off the interleaved slowest pair (14, 15), and its
-    mistake "the pairs of the other layout" reads the half-split pair (7, 15)."""
+    """A graded release poses 05.layout and 05.key_position together with a key rotated in the
+    interleaved pairs at a drawn position: the hidden test's answer is that position, read here
+    off the interleaved slowest pair (14, 15), and the mistake "the pairs of the other layout"
+    reads the half-split pair (7, 15). The hints stay true there: pair 5 has wrapped (the
+    mistake that names it is a wrapped reading) and the slowest pair has not."""
     from posenc_lib.exercises import nb05
 
+    seed, position = drawn
+    theta = 10000.0 ** (-np.arange(0, 16, 2) / 16)
+    assert theta[5] * position > np.pi > theta[7] * position and position < 8000
+    assert position != answer_for("05.key_position", NOTEBOOK_VALUES["05.key_position"])
     with posed("05.layout", values):
         x, y = nb05.checkpoint_key()
-        theta = 10000.0 ** (-14 / 16)
-        read = round(float(np.angle(complex(y[14], y[15]) / complex(x[14], x[15]))) / theta)
-        assert read == nb05.key_position._expected()
-        half = round(float(np.angle(complex(y[7], y[15]) / complex(x[7], x[15]))) / theta)
+        assert np.allclose(x, np.random.default_rng(seed).normal(size=16), rtol=1e-11, atol=0)
+        read = round(float(np.angle(complex(y[14], y[15]) / complex(x[14], x[15]))) / theta[7])
+        assert read == position == answer_for("05.key_position", values)
+        half = round(float(np.angle(complex(y[7], y[15]) / complex(x[7], x[15]))) / theta[7])
         other = next(m for m in nb05.key_position.mistakes if "other layout" in m.label)
         assert other.compute() == half != read
         assert other.label in nb05.key_position.check(half).message
+        wrapped = next(m for m in nb05.key_position.mistakes if m.label.startswith("pair 5"))
+        folded = float(np.angle(np.exp(1j * position * theta[5])))  # (-pi, pi]
+        assert wrapped.compute(position) == round(folded / theta[5]) != position
     assert other.compute() != half  # the notebook's key again

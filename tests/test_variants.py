@@ -36,7 +36,7 @@ from posenc_lib.sinusoidal import sinusoidal_encoding_at
 from tests.test_nbgrader import SEED, answer_cells
 from tools import build_nbgrader
 from tools.notebook_cells import NOTEBOOKS, exercise_cells, load, solution_code, source
-from tools.variants import NOTEBOOK_VALUES, VARIANTS, answer_for, draw, posed
+from tools.variants import DRAWN_WITH, NOTEBOOK_VALUES, VARIANTS, answer_for, draw, posed
 
 CASES = [(key, i) for key, v in VARIANTS.items() for i in range(len(v.sets))]
 
@@ -67,9 +67,15 @@ def notebook_00_names() -> dict[str, object]:
     }
 
 
+EARLIER = {"05.key_position": "05.layout"}
+"""Exercises whose solution reads what an earlier exercise's stub and solution bind (05's key
+and the layout found), posed with the same values (tools.variants.DRAWN_WITH)."""
+
+
 def run_solution(key: str, code: str, values: dict) -> object:
     """The value a solution's code binds to the exercise's answer name, run after the stub posed
-    with ``values`` (04's stub hands the solution its pe_<position>)."""
+    with ``values`` (04's stub hands the solution its pe_<position>), and after the earlier
+    exercise's stub and solution that it reads (:data:`EARLIER`)."""
     namespace: dict[str, object] = {  # what the notebooks' setup cells import, and np
         **notebook_00_names(),
         "np": np, "math": math, "alibi_slopes": alibi_slopes, "shift_matrix": shift_matrix,
@@ -83,7 +89,10 @@ def run_solution(key: str, code: str, values: dict) -> object:
         "stats": results.summary(results.load("curves")["curves"], 32), "SCHEMES": SCHEMES,
     }
     with posed(key, values):  # 06.llama3_bands' stub reads the posed frequencies, 02's
-        exec(posed_stub(key, values), namespace)  # checkpoint_layout's solution the table
+        if key in EARLIER:  # checkpoint_layout's solution the table
+            exec(posed_stub(EARLIER[key], values), namespace)
+            exec(VARIANTS[EARLIER[key]].solution(values), namespace)
+        exec(posed_stub(key, values), namespace)
         exec(code, namespace)  # the course's own solution code
     return namespace[all_exercises()[key].answer_name]
 
@@ -180,7 +189,7 @@ def test_use_refuses_what_the_notebook_does_not_pose() -> None:
     with pytest.raises(ValueError, match=r"L must be a int like 16384; got 8192.0"):
         exercise.use(L=8192.0, times=2)
     with pytest.raises(ValueError, match="has none"):
-        all_exercises()["06.yarn_ratios"].use(x=1)
+        all_exercises()["07.alibi_heads"].use(x=1)
     assert exercise.params == NOTEBOOK_VALUES["06.ramp_bounds"]
 
 
@@ -192,8 +201,11 @@ def test_the_release_poses_the_drawn_values(tmp_path: Path) -> None:
         setup = next(c for c in built.cells if c.cell_type == "code").source
         text = "\n".join(c.source for c in built.cells)
         for key in set(exercise_cells(path)) & set(VARIANTS):
-            values = draw(SEED, key)
-            assert f"nb{key[:2]}.{key[3:]}.use(**{values!r})" in setup
+            values, posing = draw(SEED, key), DRAWN_WITH.get(key, key)
+            assert f"nb{posing[:2]}.{posing[3:]}.use(**{values!r})" in setup
+            if posing != key:  # posed by the exercise it is drawn with: the same values, once
+                assert all_exercises()[key].params is all_exercises()[posing].params
+                assert f"nb{key[:2]}.{key[3:]}.use(" not in setup
             for old, new in zip(VARIANTS[key].prompt(NOTEBOOK_VALUES[key]),
                                 VARIANTS[key].prompt(values), strict=True):
                 assert new in text and old not in text, (key, old)
@@ -274,3 +286,23 @@ def test_which_scaling_names_the_other_by_parts_method_for_the_line_measured(val
         assert "yarn" not in named and named["llama3"].startswith("llama3: ")
         message = exercise.check(("llama3", right[1])).message
         assert named["llama3"] in message and "yarn" not in message.lower()
+
+
+def test_the_guide_lists_the_posed_exercises_by_notebook() -> None:
+    """INSTRUCTORS.md lists the exercises a graded release poses, by notebook: exactly those of
+    VARIANTS, with the right count of the whole course."""
+    import re
+
+    guide = (Path(__file__).resolve().parent.parent / "notebooks" / "INSTRUCTORS.md").read_text(
+        encoding="utf-8")
+    head = re.search(r"- \*\*(\d+) of the (\d+) exercises are posed with other values", guide)
+    assert head, "INSTRUCTORS.md no longer lists the posed exercises"
+    assert (int(head[1]), int(head[2])) == (len(VARIANTS), len(all_exercises()))
+    listing = guide[head.end():guide.index("\n\n", head.end())]
+    items = re.findall(r"^  - (\d\d): (.*?)(?=^  - |\Z)", listing, flags=re.M | re.S)
+    listed = set()
+    for notebook, text in items:
+        names = re.findall(r"`(\w+)`", text)
+        listed |= {f"{notebook}.{name}" for name in names if f"{notebook}.{name}" in
+                   all_exercises()}
+    assert listed == set(VARIANTS)

@@ -19,6 +19,7 @@ import importlib
 import json
 import sys
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -157,27 +158,40 @@ DECODE_POSITIONS = (0.0, 3.3, 250.25, 7777.7, 12000.125, 19999.4)
 positions cannot pass; the learner gets their encoding rows."""
 
 CHECKPOINT_PAIRING, CHECKPOINT_POSITION = "half", 2718
-"""05.layout and 05.key_position: the pairing and the position of the checkpoint's rotated key."""
+"""05.layout and 05.key_position: the pairing and the position of the notebook's rotated key."""
+KEY_CONTEXT = 8000
+"""05.key_position: the context the position lies in, as the statement says."""
 
 
-def checkpoint_key(pairing: str = CHECKPOINT_PAIRING, seed: int = 2024) -> np.ndarray:
-    """05's key of head size 16 before and after RoPE (base 10000) at CHECKPOINT_POSITION in
-    ``pairing``, stacked; the notebook's is the checkpoint's (seed 2024)."""
+def checkpoint_key(pairing: str = CHECKPOINT_PAIRING, seed: int = 2024,
+                   position: int = CHECKPOINT_POSITION) -> np.ndarray:
+    """05's key of head size 16 before and after RoPE (base 10000) at ``position`` in
+    ``pairing``, stacked; the notebook's is the checkpoint's (seed 2024, CHECKPOINT_POSITION)."""
     before = np.random.default_rng(seed).normal(size=16)
-    after = apply_rope(before[None, :], [CHECKPOINT_POSITION], inverse_frequencies(16),
-                       pairing=pairing)[0]
+    after = apply_rope(before[None, :], [position], inverse_frequencies(16), pairing=pairing)[0]
     return np.stack([before, after])
+
+
+def _posed_rotation() -> tuple[str, int | None]:
+    """The pairing and the position (0 .. KEY_CONTEXT - 1) that rotate the key 05.layout is posed
+    with, before, into the key after: tried one by one here, in the checkout; ("neither", None)
+    if no rotation does."""
+    before, after = nb05.checkpoint_key()
+    positions = np.arange(KEY_CONTEXT)
+    tried = np.repeat(before[None, :], KEY_CONTEXT, axis=0)
+    for pairing in ("half", "interleaved"):
+        rotated = apply_rope(tried, positions, inverse_frequencies(16), pairing=pairing)
+        hits = np.flatnonzero(np.all(np.abs(rotated - after) <= 1e-9, axis=1))
+        if hits.size:
+            return pairing, int(hits[0])
+    return "neither", None
 
 
 def _posed_layout() -> tuple[str, float]:
     """05.layout's answer for the key it is posed with: the pairing that rotates the key before
-    into the key after at CHECKPOINT_POSITION ("neither" if none does), and the largest change of
-    length of the pairs the statement measures."""
-    before, after = nb05.checkpoint_key()
-    pairing = next((p for p in ("half", "interleaved") if np.allclose(apply_rope(
-        before[None, :], [CHECKPOINT_POSITION], inverse_frequencies(16), pairing=p)[0], after,
-        rtol=0.0, atol=1e-9)), "neither")
-    return pairing, nb05._length_change(nb05._measured())
+    into the key after ("neither" if none does), and the largest change of length of the pairs
+    the statement measures."""
+    return _posed_rotation()[0], nb05._length_change(nb05._measured())
 
 
 TABLES = ((60, 38, False), (64, 46, True), (50, 50, False), (36, 70, True))
@@ -457,12 +471,11 @@ EXPECTED: dict[str, Callable[[], Any]] = {
     "05.layout": _posed_layout,
     "05.half_matrix": lambda: nb05.rope_matrix(nb05._HALF_SPLIT["m"], nb05.inverse_frequencies(6),
                                                pairing='half'),
-    "05.key_position": lambda: CHECKPOINT_POSITION,
+    "05.key_position": lambda: _posed_rotation()[1],
     "05.direction": lambda: np.array([nb05._ratio(nb05._CASES[case])
                                       for case in ("first", "second")]),
     "06.ramp_bounds": lambda: np.array(nb06.yarn_correction_range(128, 10000.0, nb06._LONGER["L"])),
-    "06.yarn_ratios": lambda: (yarn_inv_freq(64, 150000.0, 32.0, 4096, truncate=False)
-                           / inverse_frequencies(64, 150000.0)),
+    "06.yarn_ratios": lambda: nb06._yarn_head_ratio(partial(yarn_inv_freq, truncate=False)),
     "06.llama3_bands": lambda: np.array(LLAMA3_BANDS[_posed_bands()]),
     "06.dynamic_cache": lambda: (
         nb06._cache_drift(nb06._dynamic_slowest(nb06._CACHE["key"]),

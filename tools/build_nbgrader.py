@@ -68,7 +68,7 @@ from tools.notebook_cells import (  # noqa: E402
     ExerciseCells,
     exercise_cells,
 )
-from tools.variants import NOTEBOOK_VALUES, VARIANTS, answer_for, draw  # noqa: E402
+from tools.variants import DRAWN_WITH, NOTEBOOK_VALUES, VARIANTS, answer_for, draw  # noqa: E402
 
 NOTEBOOKS = ROOT / "notebooks"
 DEFAULT_OUT = ROOT / "build" / "nbgrader"
@@ -298,7 +298,9 @@ def nbgrader_notebook(path: Path, seed: int = 0) -> nbformat.NotebookNode:
     setup = notebook.cells[code[0]]
     setup.source = setup_source(
         setup.source, [notebook.cells[i].source for i in stubs], lesson, f"nb{path.name[:2]}"
-    ) + "".join(f"\nnb{key[:2]}.{key[3:]}.use(**{values!r})" for key, values in drawn.items())
+    ) + "".join(f"\nnb{key[:2]}.{key[3:]}.use(**{values!r})" for key, values in drawn.items()
+                # an exercise drawn with another one shares its values: posed once, by that one
+                if DRAWN_WITH.get(key) not in drawn)
     setup.metadata.update(READ_ONLY)
     setup.metadata["nbgrader"] = _nbgrader("setup", solution=False, grade=False)
     setup.metadata["nbgrader"]["locked"] = True

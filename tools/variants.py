@@ -674,11 +674,12 @@ def _checkpoint_solution(v: dict[str, Any]) -> str:
             f'checkpoint = ("{layout}-{spacing}", theta_slowest)')
 
 
-def _key_set(seed: int) -> dict[str, Any]:
-    """05.layout posed with a key (drawn from ``seed``) rotated in the interleaved pairs at the
-    checkpoint's position, so that 05.key_position keeps its answer, and the evidence measured on
-    the half-split pairs, which then change their lengths; 12 significant digits."""
-    key = checkpoint_key("interleaved", seed).ravel()
+def _key_set(seed: int, position: int) -> dict[str, Any]:
+    """05.layout and 05.key_position posed with a key (drawn from ``seed``) rotated in the
+    interleaved pairs at ``position`` (the answer of 05.key_position, which the key's numbers
+    hold and no value names), and the evidence measured on the half-split pairs, which then
+    change their lengths; 12 significant digits."""
+    key = checkpoint_key("interleaved", seed, position).ravel()
     return {"key": tuple(float(f"{x:.12g}") for x in key), "measured": "half-split",
             "pairs": "(i, i+8)"}
 
@@ -703,6 +704,14 @@ def _key_solution(v: dict[str, Any]) -> str:
             f'change = np.max(np.abs(pair_lengths(y_key, "{measured}") - '
             f'pair_lengths(x_key, "{measured}")))\n'
             'layout = (kept[0] if kept else "neither", change)')
+
+
+KEY_AT = ((7, 4409), (33, 1861), (2718, 6547))
+"""05.layout and 05.key_position: the seed of each drawn key and the position it is rotated at,
+between 994 (pair 5 has wrapped: pi / theta_5 = 993.5) and the statement's context of 8000 (the
+slowest pair has not: pi / theta_7 = 9934.6)."""
+_KEY_SETS = tuple(_key_set(seed, position) for seed, position in KEY_AT)
+"""The values 05.layout and 05.key_position are posed with together."""
 
 
 def _scaling_prompt(v: dict[str, Any]) -> list[str]:
@@ -807,6 +816,42 @@ def _spread_solution(v: dict[str, Any]) -> str:
             f"rope_{multiple})\n"
             "    if low <= 0 <= high:\n"
             "        like_rope.add(other)")
+
+
+# --- 05 and 06, the last two value exercises (issue 33, finish) --------------------------------
+
+
+def _yarn_head_prompt(v: dict[str, Any]) -> list[str]:
+    ratios = [f"the {v['d'] // 2} frequency ratios", f"answer: {v['d'] // 2} ratios"]
+    if v["head"] == "gpt-oss's":  # the notebook's own head, a real model's config
+        return ["derivation): gpt-oss's ramp.**", "gpt-oss-20b's heads have $d = 64$ and\n"
+                "base 150000; the model was trained on $L = 4096$ positions and is stretched by "
+                "$s = 32$ with", *ratios]
+    return ["derivation): a ramp left unrounded.**", f"A model's heads have $d = {v['d']}$ and\n"
+            f"base {v['base']}; the model was trained on $L = {v['L']}$ positions and is "
+            f"stretched by $s = {v['s']}$ with", *ratios]
+
+
+_POSITION_SOLUTION = """\
+# The slowest pair of the layout found in exercise 2: (x[7], x[15]) half-split, (x[14], x[15])
+# interleaved. It turns by m * theta_7, which stays below pi for every m under pi / theta_7
+# (about 9900), so its angle gives m without wrapping.
+a, b = (7, 15) if layout[0].startswith("half") else (14, 15)
+theta16 = 10000.0 ** (-np.arange(0, 16, 2) / 16)
+turn = complex(y_key[a], y_key[b]) / complex(x_key[a], x_key[b])
+m_key = int(round(np.angle(turn) / theta16[7]))"""
+"""05.key_position's solution, which reads the position off any key."""
+
+
+def _yarn_head_solution(v: dict[str, Any]) -> str:
+    return (f"d_g, base_g, trained_g, s_g = {v['d']}, {v['base']}.0, {v['L']}, {v['s']}.0\n\n"
+            "def index_of(r):\n"
+            "    return d_g * np.log(trained_g / (2 * np.pi * r)) / (2 * np.log(base_g))\n\n"
+            "start, stop = index_of(32.0), index_of(1.0)                       "
+            "# truncate false: not rounded\n"
+            "weight = np.clip((np.arange(d_g // 2) - start) / (stop - start), 0.0, 1.0)\n"
+            "yarn_ratio = (1 - weight) * 1.0 + weight / s_g                     "
+            "# keep ... divide by s")
 
 
 VARIANTS: dict[str, Variant] = {
@@ -1022,9 +1067,8 @@ VARIANTS: dict[str, Variant] = {
         sets=(_checkpoint_set("concat", "t2t"), _checkpoint_set("concat", "paper"),
               _checkpoint_set("interleaved", "paper")),
         prompt=lambda v: [], solution=_checkpoint_solution),
-    "05.layout": Variant(  # keys rotated in the interleaved pairs, at 05.key_position's position
-        sets=(_key_set(7), _key_set(33), _key_set(2718)),
-        prompt=_key_prompt, solution=_key_solution),
+    "05.layout": Variant(  # keys rotated in the interleaved pairs, at the positions of KEY_AT
+        sets=_KEY_SETS, prompt=_key_prompt, solution=_key_solution),
     "06.which_scaling": Variant(  # YaRN's frequencies, the evidence from the line in theta_i
         sets=tuple({"frequencies": tuple(map(float, mystery_frequencies(config))),
                     "line": "theta_i", "straight": "llama3",
@@ -1056,14 +1100,28 @@ VARIANTS: dict[str, Variant] = {
               {"task": "induction_once", "named": "Induction once", "multiple": "1x"}),
         prompt=lambda v: [f"At\n{v['multiple']} on `{v['task']}`,"],
         solution=_spread_solution),
+    # --- 05 and 06, the last two value exercises (issue 33, finish)
+    "06.yarn_ratios": Variant(  # heads whose ramp ends are fractions inside the pairs
+        sets=({"head": "A head's", "d": 128, "base": 1000000, "L": 32768, "s": 4},
+              {"head": "A head's", "d": 64, "base": 10000, "L": 4096, "s": 40},
+              {"head": "A head's", "d": 96, "base": 50000, "L": 2048, "s": 8},
+              {"head": "A head's", "d": 128, "base": 500000, "L": 16384, "s": 8}),
+        prompt=_yarn_head_prompt, solution=_yarn_head_solution),
+    "05.key_position": Variant(  # 05.layout's keys, drawn with it (DRAWN_WITH): no text names them
+        sets=_KEY_SETS, prompt=lambda v: [], solution=lambda v: _POSITION_SOLUTION),
 }
 """The exercises a graded release poses with other values, by key."""
+
+
+DRAWN_WITH = {"05.key_position": "05.layout"}
+"""Exercises posed with the values drawn for another one (the same sets, the same draw):
+05.key_position reads the position off the key 05.layout hands out."""
 
 
 def draw(seed: int, key: str) -> dict[str, Any]:
     """The values the release of instructor seed ``seed`` poses exercise ``key`` with (never
     the notebook's own)."""
-    return dict(random.Random(f"{seed}/{key}").choice(VARIANTS[key].sets))
+    return dict(random.Random(f"{seed}/{DRAWN_WITH.get(key, key)}").choice(VARIANTS[key].sets))
 
 
 NOTEBOOK_VALUES: dict[str, dict[str, Any]] = {

@@ -69,10 +69,9 @@ base_for_context = Exercise(
 
 _KEY: dict[str, Any] = {"key": tuple(HIDDEN_DATA["05.checkpoint_key"]),
                         "measured": "interleaved", "pairs": "(2i, 2i+1)"}
-"""05.layout: the key before and after the checkpoint's RoPE, and the pairs the statement
-measures the evidence on (a graded release may pose another key, rotated in another pairing,
-with the evidence on the other pairs: ``use``)."""
-_KEY_OWN = dict(_KEY)
+"""05.layout and 05.key_position (one dict for both): the key before and after the checkpoint's
+RoPE, and the pairs the evidence is measured on (a graded release poses another key, rotated in
+the other pairing at another position, with the evidence on the other pairs: ``use``)."""
 _PARTNER = {"interleaved": 1, "half-split": 8}
 """The offset of a pair's second coordinate in each layout."""
 
@@ -213,6 +212,7 @@ def _measured_reading() -> int:
 
 key_position = Exercise(
     key="05.key_position", answer_name="m_key", level="core", kind="derivation", minutes=15,
+    params=_KEY,
     title="The position at which the checkpoint's key was rotated, read off one pair's angle",
     hints=(
         "An angle read from a pair is known only up to whole turns. Choose a pair that cannot "

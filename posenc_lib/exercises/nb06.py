@@ -72,19 +72,21 @@ ramp_bounds = Exercise(
     ),
 )
 
-_GPT_OSS = (64, 150000.0, 32.0, 4096)
-"""gpt-oss-20b's head: d, rope_theta, yarn factor s, original_max_position_embeddings L."""
+_YARN_HEAD: dict[str, Any] = {"head": "gpt-oss's", "d": 64, "base": 150000, "L": 4096, "s": 32}
+"""06.yarn_ratios: gpt-oss-20b's head (truncate false), or another a graded release poses."""
 
 
-def _gpt_oss_ratio(inv_freq: NDArray[np.float64]) -> NDArray[np.float64]:
-    """theta'_i / theta_i for gpt-oss's head."""
-    d, base = _GPT_OSS[:2]
-    return np.asarray(inv_freq / inverse_frequencies(d, base))
+def _yarn_head_ratio(scaled: Any, *ramp: float) -> NDArray[np.float64]:
+    """theta'_i / theta_i of the posed head, scaled by ``scaled(d, base, s, *ramp, L)``."""
+    d, base, s, length = (_YARN_HEAD[k] for k in ("d", "base", "s", "L"))
+    theta = inverse_frequencies(d, float(base))
+    return np.asarray(scaled(d, float(base), float(s), *ramp, length) / theta)
 
 
 yarn_ratios = Exercise(
     key="06.yarn_ratios", answer_name="yarn_ratio", level="core", kind="derivation", minutes=15,
-    title="gpt-oss's YaRN ratios: d = 64, base 150000, L = 4096, s = 32, truncate false",
+    params=_YARN_HEAD,
+    title="{head} YaRN ratios: d = {d}, base {base}, L = {L}, s = {s}, truncate false",
     hints=(
         "Your build-step function does one thing this config switches off. Find that step in "
         "it, and ask what the ramp's two ends become without it; everything else stays.",
@@ -98,16 +100,17 @@ yarn_ratios = Exercise(
     "NTK-by-parts ratios: fast pairs kept, slow pairs divided by s, a linear ramp over the pair "
     "index between the unrounded bounds.",
     mistakes=(
-        Mistake("every pair divided by s: that is PI, not YaRN", lambda: np.full(32, 1 / 32)),
+        Mistake("every pair divided by s: that is PI, not YaRN",
+                lambda: np.full(_YARN_HEAD["d"] // 2, 1 / _YARN_HEAD["s"])),
         Mistake("the ramp's bounds rounded outward (floor for the start, ceil for the end): "
                 "that is the default, truncate true; this config sets truncate false",
-                lambda: _gpt_oss_ratio(yarn_inv_freq(*_GPT_OSS))),
+                lambda: _yarn_head_ratio(yarn_inv_freq)),
         Mistake("the ramp applied backwards: fast pairs interpolated, slow pairs kept",
-                lambda right: 1 + 1 / 32 - right, from_answer=True),
+                lambda right: 1 + 1 / _YARN_HEAD["s"] - right, from_answer=True),
         Mistake("the YaRN paper's ramp (its Eq. 18: linear in the turn count r from alpha = 1 to "
                 "beta = 32). rope_type 'yarn' in transformers and in gpt-oss's own code ramps "
                 "linearly in the pair index i instead",
-                lambda: _gpt_oss_ratio(llama3_inv_freq(*_GPT_OSS[:3], 1.0, 32.0, _GPT_OSS[3]))),
+                lambda: _yarn_head_ratio(llama3_inv_freq, 1.0, 32.0)),
     ),
     shortcuts=(
         Shortcut("the scaling functions of posenc_lib", _LIBRARY_YARN,
