@@ -118,10 +118,8 @@ def dynamic_ntk_factor(factor: float, original_max_position_embeddings: int,
 
     Parameters
     ----------
-    factor, original_max_position_embeddings : float, int
-        The configured ``s`` (>= 1) and trained length ``L`` (>= 1).
-    seq_len : int or None
-        Current length ``l`` >= 1; None means no scaling.
+    factor, original_max_position_embeddings, seq_len : float, int, int or None
+        The configured ``s``, trained length ``L``, current length ``l`` (None: no scaling).
 
     Returns
     -------
@@ -180,11 +178,9 @@ def yarn_correction_range(head_dim: int, base: float, original_max_position_embe
     Parameters
     ----------
     head_dim, base, original_max_position_embeddings : int, float, int
-        Rotary dimension ``d`` (even), RoPE base (> 1) and trained length ``L``.
-    beta_fast, beta_slow : float, default 32 and 1
-        Turn counts (the paper's ``beta`` and ``alpha``), ``beta_fast > beta_slow > 0``.
-    truncate : bool, default True
-        Floor ``low`` and ceil ``high``, as the reference code does.
+        Rotary dimension ``d``, RoPE base and trained length ``L``.
+    beta_fast, beta_slow, truncate : float, float, bool, default 32, 1 and True
+        Turn counts (the paper's ``beta`` > ``alpha`` > 0); floor ``low`` and ceil ``high``.
 
     Returns
     -------
@@ -252,10 +248,8 @@ def yarn_inv_freq(head_dim: int, base: float, factor: float,
 
     Parameters
     ----------
-    head_dim, base, factor, original_max_position_embeddings : int, float, float, int
-        Rotary dimension (even), RoPE base (> 1), scale ``s`` (>= 1), trained length ``L``.
-    beta_fast, beta_slow, truncate : float, float, bool
-        As for :func:`yarn_correction_range`.
+    head_dim, base, factor, original_max_position_embeddings, beta_fast, beta_slow, truncate
+        As for :func:`yarn_correction_range`, with the scale ``s`` (>= 1).
 
     Returns
     -------
@@ -289,9 +283,9 @@ def llama3_inv_freq(head_dim: int, base: float, factor: float, low_freq_factor: 
     Parameters
     ----------
     head_dim, base, factor : int, float, float
-        Rotary dimension (even), RoPE base (> 1), scale ``s`` (>= 1; 8 for Llama 3.1).
+        Rotary dimension, RoPE base, scale ``s`` (8 for Llama 3.1).
     low_freq_factor, high_freq_factor, original_max_position_embeddings : float, float, int
-        Band edges as fractions of ``L`` (``0 < low <= high``; equal: a step) and ``L``.
+        Band edges (``0 < low <= high``; equal: a step) and the trained length ``L``.
 
     Returns
     -------
@@ -367,10 +361,8 @@ def rope_frequencies(head_dim: int, base: float = 10000.0,
 
     Parameters
     ----------
-    head_dim : int
-        Rotary dimension, even and >= 2 (>= 4 for ``ntk`` and ``dynamic``).
-    base : float, default 10000.0
-        ``rope_theta``, > 1.
+    head_dim, base : int, float, default base 10000.0
+        Rotary dimension (>= 4 for ``ntk`` and ``dynamic``); ``rope_theta``.
     rope_scaling : dict or None, default None
         The config's ``rope_scaling``, its ``rope_type`` a key of :data:`ROPE_TYPES`; a key
         the type does not read is ignored with a warning, as transformers does.
