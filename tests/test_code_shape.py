@@ -47,11 +47,11 @@ ALLOWED: dict[str, set[str]] = {}
 # Parameters entry on one line where one line says it, each formula once, shorter module
 # docstrings; every section the decision keeps is still there) and removed options nothing
 # passes (xpos_decay's gamma and scale_base, fire_bias's threshold, learned_table's std,
-# rope._check_pairs' finite, scorecard._check_relative's k): -381, to 17,515 (10,701 lines of
-# code, 4,454 of docstrings, 256 of comments, 2,104 blank). 14,000 still needs about 3,500
+# rope._check_pairs' finite, scorecard._check_relative's k): -405, to 17,491 (10,701 lines of
+# code, 4,430 of docstrings, 256 of comments, 2,104 blank). 14,000 still needs about 3,500
 # lines, most of them out of working code. A change that grows the library past this must say
 # why here.
-MAX_PACKAGE_LINES = 17_515
+MAX_PACKAGE_LINES = 17_491
 
 _BRANCHES = (ast.If, ast.IfExp, ast.For, ast.AsyncFor, ast.While, ast.ExceptHandler, ast.Assert,
              ast.match_case)
