@@ -1,12 +1,6 @@
-"""Input validation shared by every public function of posenc_lib.
-
-Each checker takes the *parameter name* first, so that every error message names the
-parameter, the value received and what is allowed, for example::
-
-    ValueError: d_model must be an even integer >= 2 (sin/cos pairs); got 7
-
-The checkers return the cleaned value (a plain ``int``, ``float`` or a NumPy array), so a
-public function can write ``d_model = check_even("d_model", d_model)`` and carry on.
+"""Input validation shared by every public function of posenc_lib: each checker takes the
+parameter's name first, so its error names the parameter, the value and what is allowed, and
+returns the cleaned value (``d_model = check_even("d_model", d_model)``).
 """
 
 from __future__ import annotations

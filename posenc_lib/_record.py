@@ -1,12 +1,9 @@
-"""A learner's local record of the exercises passed and the predictions written, for self-study
-(``posenc_lib.exercises.progress()`` shows it).
+"""A learner's local record of the exercises passed and the predictions written (``progress()``).
+
+A JSON file in the user's data directory, written atomically; ``os.devnull`` (graded runs)
+records nothing, and a corrupt or unwritable file warns once and never breaks a notebook.
 
 Notebooks: 00_why_position to 11_figure_gallery.
-
-The record is a JSON file, ``$POSENC_PROGRESS_FILE`` if set, else ``posenc-course/progress.json``
-in the user's data directory (never in the repository), written atomically; set to the null
-device (``os.devnull``, as graded runs do) it records nothing. It must never break a notebook: a
-corrupt or unwritable file gives one warning and the checks carry on.
 """
 
 from __future__ import annotations

@@ -1,10 +1,6 @@
-"""The rules that check every input of :mod:`posenc_lib.scaling`, in one place.
-
-A rule takes a name and a value and returns the cleaned value, or raises a ValueError or
-TypeError naming the parameter, the value and what is allowed. :func:`read_keys` is the one pass
-over a Hugging Face ``rope_scaling`` dict for both front ends (``scaling.rope_frequencies`` and
-``models.rope_frequencies_from_config``), with transformers' ``get(key) or default`` and each
-method's cross-checks; the ``_compute_<type>`` functions then trust the keys it returns.
+"""The rules that check every input of :mod:`posenc_lib.scaling`, in one place: a rule takes a
+name and a value and returns the cleaned value or raises naming both. :func:`read_keys` is the
+one pass over a ``rope_scaling`` dict for both entry points; ``_compute_<type>`` trusts it.
 """
 
 from __future__ import annotations

@@ -1,8 +1,7 @@
 """Measurements the notebooks make on the formulas: dot products, probes, unseen angles.
 
-Notebook 03 measures the sinusoidal encoding (offset dot products, bounces, a linear probe);
-notebook 06 measures, per context-extension method, slowed pairs, unseen angles past the trained
-length ``L`` and the kept resolution, all from the same configs (:func:`method_rope_scaling`).
+Notebook 03 measures the sinusoidal encoding; notebook 06 measures each context-extension
+method's slowed pairs, unseen angles past the trained length ``L`` and kept resolution.
 
 Notebooks: 03_properties and 06_context_extension.
 """
@@ -30,16 +29,15 @@ from posenc_lib.scaling import SCALING_METHODS, rope_frequencies
 from posenc_lib.shift import fit_linear_map
 
 __all__ = [
-    "max_trained_angle", "unseen_angle_mask", "frequency_ratio", "step_angle",
-    "DERIVED_METHODS", "method_rope_scaling", "method_frequencies",
-    "method_frequency_ratios", "extension_positions", "method_unseen_mask", "local_minima",
-    "similarity_matrix", "offset_similarity", "directions_for_variance", "fit_position_probe",
+    "max_trained_angle", "unseen_angle_mask", "frequency_ratio", "step_angle", "DERIVED_METHODS",
+    "method_rope_scaling", "method_frequencies", "method_frequency_ratios", "extension_positions",
+    "method_unseen_mask", "local_minima", "similarity_matrix", "offset_similarity",
+    "directions_for_variance", "fit_position_probe",
 ]
 
 
 DERIVED_METHODS: tuple[str, ...] = tuple(m for m in SCALING_METHODS if m != "longrope")
-"""The methods whose frequencies follow from ``s``, ``L`` and the base alone. LongRoPE's factors
-are searched per model: read a real config (``PRESETS["phi-3.5-mini"]``) instead."""
+"""The methods whose frequencies follow from ``s``, ``L`` and the base (not LongRoPE's)."""
 
 
 def max_trained_angle(inv_freq: ArrayLike, trained_length: int) -> NDArray[np.float64]:
@@ -48,7 +46,6 @@ def max_trained_angle(inv_freq: ArrayLike, trained_length: int) -> NDArray[np.fl
     Parameters
     ----------
     inv_freq : array_like, shape (n_pairs,)
-        Trained frequencies, > 0.
     trained_length : int
         Trained length ``L``.
 
@@ -78,11 +75,9 @@ def unseen_angle_mask(positions: ArrayLike, inv_freq: ArrayLike, trained_inv_fre
     Parameters
     ----------
     positions : array_like, shape (n,)
-        Positions, >= 0.
     inv_freq, trained_inv_freq : array_like, shape (n_pairs,)
         Frequencies used now and in training.
     trained_length : int
-        Trained length ``L``.
 
     Returns
     -------
@@ -143,12 +138,10 @@ def step_angle(inv_freq: ArrayLike) -> NDArray[np.float64]:
     Parameters
     ----------
     inv_freq : array_like, shape (n_pairs,)
-        Frequencies ``theta'_i`` > 0.
 
     Returns
     -------
-    delta : ndarray of float64, shape (n_pairs,)
-        In ``[0, pi]``.
+    delta : ndarray of float64, shape (n_pairs,), in ``[0, pi]``
 
     Notes
     -----
@@ -174,12 +167,9 @@ def method_rope_scaling(method: str, factor: float, original_max_position_embedd
     ----------
     method : str
         One of :data:`DERIVED_METHODS`.
-    factor : float
-        Scale ``s = L' / L`` >= 1.
-    original_max_position_embeddings : int
-        Trained length ``L``.
+    factor, original_max_position_embeddings : float, int
+        Scale ``s = L' / L`` >= 1 and trained length ``L``.
     head_dim : int, default 128
-        Rotary dimension, even.
 
     Returns
     -------
@@ -188,8 +178,7 @@ def method_rope_scaling(method: str, factor: float, original_max_position_embedd
 
     Notes
     -----
-    ``"dynamic"`` gets factor 1, so its scale ``s_eff = factor l / L - (factor - 1)`` is
-    ``l / L``: the scale follows the length.
+    ``"dynamic"`` gets factor 1: ``s_eff = factor l / L - (factor - 1) = l / L``.
 
     Examples
     --------
@@ -222,17 +211,14 @@ def method_frequencies(method: str, head_dim: int, base: float, factor: float,
 
     Parameters
     ----------
-    method : str
-        One of :data:`DERIVED_METHODS`.
-    head_dim, base, factor, trained_length : int, float, float, int
+    method, head_dim, base, factor, trained_length : str, int, float, float, int
         As for :func:`method_frequency_ratios`.
     seq_len : int or None, default None
         Current length; None means the target ``s L``.
 
     Returns
     -------
-    inv_freq : ndarray of float64, shape (head_dim // 2,)
-    attention_factor : float
+    inv_freq, attention_factor : ndarray of float64, shape (head_dim // 2,), and float
 
     Notes
     -----
@@ -257,7 +243,7 @@ def method_frequency_ratios(head_dim: int, base: float, factor: float, trained_l
     Parameters
     ----------
     head_dim, base, factor, trained_length : int, float, float, int
-        Rotary dimension, RoPE base, scale ``s`` and trained length ``L``.
+        Rotary dimension, base, scale ``s`` and trained length ``L``.
     methods : tuple of str, default :data:`DERIVED_METHODS`
 
     Returns
@@ -289,10 +275,8 @@ def extension_positions(trained_length: int, factor: float, n: int = 512) -> NDA
 
     Parameters
     ----------
-    trained_length : int
-        Trained length ``L``.
-    factor : float
-        Scale ``s`` >= 1.
+    trained_length, factor : int, float
+        Trained length ``L`` and scale ``s`` >= 1.
     n : int, default 512
         How many positions at most (repeats are dropped).
 
@@ -322,12 +306,10 @@ def method_unseen_mask(method: str, positions: ArrayLike, head_dim: int, base: f
 
     Parameters
     ----------
-    method : str
-        One of :data:`DERIVED_METHODS`.
+    method, head_dim, base, factor, trained_length : str, int, float, float, int
+        As for :func:`method_frequency_ratios`.
     positions : array_like of int, shape (n,)
         Increasing positions of one sequence, >= 0.
-    head_dim, base, factor, trained_length : int, float, float, int
-        As for :func:`method_frequency_ratios`.
 
     Returns
     -------
@@ -398,11 +380,9 @@ def similarity_matrix(encoding: ArrayLike) -> NDArray[np.float64]:
 
     Examples
     --------
-    >>> from posenc_lib.sinusoidal import sinusoidal_encoding
-    >>> np.round(similarity_matrix(sinusoidal_encoding(3, 4)), 6)
-    array([[2.      , 1.540252, 0.583653],
-           [1.540252, 2.      , 1.540252],
-           [0.583653, 1.540252, 2.      ]])
+    >>> similarity_matrix([[1.0, 0.0], [0.6, 0.8]])
+    array([[1. , 0.6],
+           [0.6, 1. ]])
     """
     pe = check_array("encoding", encoding, ndim=2).astype(np.float64, copy=False)
     with np.errstate(over="ignore", invalid="ignore"):
@@ -422,9 +402,8 @@ def offset_similarity(offsets: ArrayLike, d_model: int, base: float = 10000.0, *
     offsets : array_like, shape (m,)
         Offsets ``k`` (negative allowed).
     d_model, base : int, float, default base 10000.0
-        As for :func:`posenc_lib.sinusoidal.sinusoidal_encoding`.
     normalised : bool, default False
-        Divide by ``d/2``, the value at ``k = 0``, so the curve starts at 1.
+        Divide by ``d/2``, the value at ``k = 0``.
 
     Returns
     -------
@@ -460,13 +439,12 @@ def directions_for_variance(encoding: ArrayLike, share: float = 0.99) -> int:
     Returns
     -------
     r : int
-        The smallest ``r`` with ``sum_{j<r} sigma_j^2 >= share * sum_j sigma_j^2`` (0 when all
-        rows are equal).
+        0 when all rows are equal.
 
     Notes
     -----
-    ``sigma_j`` are the singular values of the centred matrix ``X - mean(X)`` (rows are
-    positions), largest first: ``sigma_j^2`` is the variation along direction ``j``.
+    The smallest ``r`` with ``sum_{j<r} sigma_j^2 >= share * sum_j sigma_j^2``, ``sigma_j`` the
+    singular values of the centred ``X - mean(X)``, largest first.
 
     Examples
     --------

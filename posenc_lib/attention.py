@@ -1,8 +1,6 @@
 """A tiny NumPy softmax attention for the demonstrations.
 
-Shapes: queries ``(..., n_q, d)``, keys ``(..., n_k, d)``, values ``(..., n_k, d_v)``, weights
-``(..., n_q, n_k)`` (each row sums to 1). Reference: Vaswani et al., "Attention Is All You
-Need", NeurIPS 2017, section 3.2.1.
+Reference: Vaswani et al., "Attention Is All You Need", NeurIPS 2017, section 3.2.1.
 
 Notebooks: 00_why_position, 04_rotation_proof and 07_other_schemes.
 """
@@ -38,20 +36,17 @@ def softmax(scores: Any, axis: int = -1) -> Array:
     Parameters
     ----------
     scores : array_like, shape (..., n)
-        Real scores; ``-inf`` entries get weight 0 (masked), but every slice along ``axis``
-        needs one finite entry. NaN and +inf are rejected.
+        ``-inf`` entries get weight 0 (masked); each slice needs one finite entry.
     axis : int, default -1
-        Axis to normalise over.
 
     Returns
     -------
     numpy.ndarray, same shape as ``scores``, float64
-        Non-negative, sums to 1 along ``axis``.
 
     Notes
     -----
-    ``softmax(s)_j = exp(s_j - max s) / sum_l exp(s_l - max s)``; subtracting the maximum
-    changes nothing mathematically and keeps ``exp`` from overflowing.
+    ``softmax(s)_j = exp(s_j - max s) / sum_l exp(s_l - max s)``: the maximum subtracted
+    changes nothing but keeps ``exp`` from overflowing.
 
     Examples
     --------
@@ -85,24 +80,19 @@ def scaled_dot_product_attention(
 
     Parameters
     ----------
-    q : array_like, shape (..., n_q, d)
-    k : array_like, shape (..., n_k, d)
-    v : array_like, shape (..., n_k, d_v)
+    q, k, v : array_like, shapes (..., n_q, d), (..., n_k, d), (..., n_k, d_v)
     mask : array_like of bool, broadcastable to (..., n_q, n_k), optional
-        True where query ``i`` may attend to key ``j``; every query needs one allowed key.
+        True where query ``i`` may attend to key ``j``.
     bias : array_like, broadcastable to (..., n_q, n_k), optional
-        Added to the scaled scores (ALiBi, T5); ``-inf`` is allowed.
+        Added to the scaled scores (ALiBi, T5).
 
     Returns
     -------
-    output : numpy.ndarray, shape (..., n_q, d_v), float64
-    weights : numpy.ndarray, shape (..., n_q, n_k), float64
-        Every row sums to 1.
+    output, weights : ndarray of float64, shapes (..., n_q, d_v) and (..., n_q, n_k)
 
     Notes
     -----
-    ``Attention(Q, K, V) = softmax(Q K^T / sqrt(d) + B) V``, with ``-inf`` where the mask
-    is False.
+    ``Attention(Q, K, V) = softmax(Q K^T / sqrt(d) + B) V``, ``-inf`` where the mask is False.
 
     Examples
     --------
@@ -180,21 +170,17 @@ def self_attention(
     Parameters
     ----------
     x : array_like, shape (n, d_model)
-        One token vector per row.
-    w_q, w_k : array_like, shape (d_model, d_head)
-    w_v : array_like, shape (d_model, d_v)
+    w_q, w_k, w_v : array_like, shapes (d_model, d_head) twice and (d_model, d_v)
     mask, bias : optional
-        As in :func:`scaled_dot_product_attention`, broadcastable to (n, n).
+        As in :func:`scaled_dot_product_attention`.
 
     Returns
     -------
-    output : numpy.ndarray, shape (n, d_v), float64
-    weights : numpy.ndarray, shape (n, n), float64
+    output, weights : ndarray of float64, shapes (n, d_v) and (n, n)
 
     Notes
     -----
-    ``Q = X W_q``, ``K = X W_k``, ``V = X W_v`` and
-    ``out = softmax(Q K^T / sqrt(d_head) + B) V``.
+    ``out = softmax(Q K^T / sqrt(d_head) + B) V`` with ``Q = X W_q``, ``K = X W_k``, ``V = X W_v``.
 
     Examples
     --------
@@ -224,7 +210,6 @@ def causal_mask(n: int) -> NDArray[np.bool_]:
     Parameters
     ----------
     n : int
-        Sequence length, >= 1.
 
     Returns
     -------
@@ -251,11 +236,9 @@ def permutation_equivariance_gap(x: Any, w_q: Any, w_k: Any, w_v: Any, permutati
 
     Parameters
     ----------
-    x : array_like, shape (n, d_model)
-    w_q, w_k, w_v : array_like
-        Projections, as in :func:`self_attention`.
+    x, w_q, w_k, w_v : array_like
+        As in :func:`self_attention`.
     permutation : array_like of int, shape (n,)
-        A permutation of ``0 .. n-1``.
 
     Returns
     -------
@@ -292,15 +275,11 @@ def word_order_model(d_model: int = 8, seed: int = 0) -> tuple[Array, Array, Arr
 
     Parameters
     ----------
-    d_model : int, default 8
-        Width of the embeddings and projections.
-    seed : int, default 0
-        Seed of ``np.random.default_rng``.
+    d_model, seed : int, default 8 and 0
 
     Returns
     -------
-    table : numpy.ndarray, shape (len(VOCAB), d_model)
-    w_q, w_k, w_v : numpy.ndarray, shape (d_model, d_model)
+    table, w_q, w_k, w_v : ndarray, shapes (len(VOCAB), d_model) and (d_model, d_model)
 
     Notes
     -----

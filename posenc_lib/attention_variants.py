@@ -1,10 +1,7 @@
 """What surrounds RoPE in today's attention layers: NoPE layers, decoupled RoPE, sinks.
 
-NoPE layers (Llama 4, SmolLM3: every 4th layer unrotated, Hugging Face ``Llama4TextConfig``);
-DeepSeek MLA's decoupled RoPE (DeepSeek-AI, "DeepSeek-V2", arXiv 2405.04434, section 2.1.3);
-gpt-oss's attention sink (one learned logit per head joins the softmax; Xiao et al., arXiv
-2309.17453). The rotation is :func:`posenc_lib.rope.apply_rope` and the softmax
-:func:`posenc_lib.attention.softmax`; everything is float64.
+NoPE layers (Llama 4, SmolLM3); DeepSeek MLA's decoupled RoPE ("DeepSeek-V2", arXiv
+2405.04434, section 2.1.3); gpt-oss's attention sink (Xiao et al., arXiv 2309.17453).
 
 Notebook: 09_rope_in_todays_models.
 """
@@ -33,10 +30,7 @@ def nope_layers(num_hidden_layers: int, no_rope_layer_interval: int = 4) -> NDAr
 
     Parameters
     ----------
-    num_hidden_layers : int
-        Number of layers, >= 1.
-    no_rope_layer_interval : int, default 4
-        Every this-many layers is a NoPE layer, >= 1.
+    num_hidden_layers, no_rope_layer_interval : int, default interval 4
 
     Returns
     -------
@@ -44,8 +38,7 @@ def nope_layers(num_hidden_layers: int, no_rope_layer_interval: int = 4) -> NDAr
 
     Notes
     -----
-    ``is_nope[l] = ((l + 1) mod interval == 0)``; transformers stores the opposite flag
-    ``no_rope_layers[l]``.
+    ``is_nope[l] = ((l + 1) mod interval == 0)`` (transformers stores ``no_rope_layers = not``).
 
     Examples
     --------
@@ -68,21 +61,17 @@ def nope_attention_scale(positions: ArrayLike, floor_scale: float = 8192.0,
     ----------
     positions : array_like, shape (seq,)
         Token positions ``m`` >= 0.
-    floor_scale : float, default 8192.0
-        ``F``, > 0.
-    attn_scale : float, default 0.1
-        ``a``, >= 0.
+    floor_scale, attn_scale : float, default 8192.0 and 0.1
+        ``F`` > 0 and ``a`` >= 0.
 
     Returns
     -------
     scale : ndarray of float64, shape (seq,)
-        Multiplier of the query at each position.
 
     Notes
     -----
-    ``s(m) = ln(floor((m + 1) / F) + 1) a + 1`` (Hugging Face ``Llama4TextAttention``): 1 for
-    the first ``F - 1`` positions, then a step up every ``F`` tokens, so the softmax of the
-    NoPE layers does not flatten at long context.
+    ``s(m) = ln(floor((m + 1) / F) + 1) a + 1`` (``Llama4TextAttention``): a step up every ``F``
+    tokens, so the NoPE layers' softmax does not flatten at long context.
 
     Examples
     --------
@@ -135,13 +124,10 @@ def mla_queries(c_q: ArrayLike, w_uq: ArrayLike, w_qr: ArrayLike, positions: Arr
     Parameters
     ----------
     c_q : array_like, shape (n_tokens, q_lora_rank)
-    w_uq : array_like, shape (heads, q_lora_rank, qk_nope_head_dim)
-        Up-projection of the content part, not rotated.
-    w_qr : array_like, shape (heads, q_lora_rank, qk_rope_head_dim)
-        Projection of the decoupled rotary part.
-    positions : array_like, shape (n_tokens,)
-    inv_freq : array_like, shape (qk_rope_head_dim // 2,)
-    pairing : {"interleaved", "half"}, default "interleaved"
+    w_uq, w_qr : array_like, shape (heads, q_lora_rank, qk_nope_head_dim or qk_rope_head_dim)
+        Projections of the content part and of the decoupled rotary part.
+    positions, inv_freq, pairing
+        As for :func:`posenc_lib.rope.apply_rope`.
 
     Returns
     -------
@@ -181,14 +167,10 @@ def mla_keys(c_kv: ArrayLike, w_uk: ArrayLike, x: ArrayLike, w_kr: ArrayLike,
 
     Parameters
     ----------
-    c_kv : array_like, shape (n_tokens, kv_lora_rank)
-        Compressed key-value latents (cached).
-    w_uk : array_like, shape (heads, kv_lora_rank, qk_nope_head_dim)
-        Up-projection of the key content part, not rotated.
-    x : array_like, shape (n_tokens, hidden_size)
-        Hidden states the shared rotary key is projected from.
-    w_kr : array_like, shape (hidden_size, qk_rope_head_dim)
-        Projection of the one rotary key per token, shared by all heads.
+    c_kv, x : array_like, shapes (n_tokens, kv_lora_rank) and (n_tokens, hidden_size)
+        Cached key-value latents; hidden states.
+    w_uk, w_kr : array_like, shapes (heads, kv_lora_rank, qk_nope_head_dim), (hidden_size,
+        qk_rope_head_dim): the content up-projection; the rotary key shared by all heads.
     positions, inv_freq, pairing
         As in :func:`mla_queries`.
 
@@ -235,27 +217,20 @@ def mla_absorption_error(c_q: ArrayLike, c_kv: ArrayLike, w_uq: ArrayLike, w_uk:
 
     Parameters
     ----------
-    c_q : array_like, shape (n_tokens, q_lora_rank)
-    c_kv : array_like, shape (n_tokens, kv_lora_rank)
-        Key latents (what MLA caches).
-    w_uq : array_like, shape (q_lora_rank, head_dim)
-        Query up-projection of one head.
-    w_uk : array_like, shape (kv_lora_rank, head_dim)
-        Key up-projection of the same head.
-    positions : array_like, shape (n_tokens,)
-    inv_freq : array_like, shape (head_dim // 2,)
-        RoPE frequencies applied to the up-projected query and key.
+    c_q, c_kv : array_like, shapes (n_tokens, q_lora_rank) and (n_tokens, kv_lora_rank)
+    w_uq, w_uk : array_like, shapes (q_lora_rank, head_dim) and (kv_lora_rank, head_dim)
+        One head's query and key up-projections.
+    positions, inv_freq : array_like, shapes (n_tokens,) and (head_dim // 2,)
 
     Returns
     -------
     error_without_rope, error_with_rope : float
-        ``max |S - S_abs| / max |S|``: rounding only without RoPE, of order 1 with it.
+        ``max |S - S_abs| / max |S|``.
 
     Notes
     -----
-    Without RoPE ``s_mn = c_q,m (W_uq W_uk^T) c_kv,n^T``, so ``W_uq W_uk^T`` can be absorbed:
-    ``S_abs = C_q (W_uq W_uk^T) C_kv^T``. With RoPE ``s_mn = c_q,m W_uq R_{n-m} W_uk^T
-    c_kv,n^T`` depends on ``n - m``, and ``S_abs`` is wrong; hence the decoupled rotary part.
+    ``S_abs = C_q (W_uq W_uk^T) C_kv^T`` is exact without RoPE; with it ``s_mn = c_q,m W_uq
+    R_{n-m} W_uk^T c_kv,n^T`` depends on ``n - m`` and ``S_abs`` is wrong.
 
     Examples
     --------
@@ -321,19 +296,16 @@ def attention_with_sink(scores: ArrayLike, sink: ArrayLike, *,
     scores : array_like, shape (..., n_queries, n_keys)
         Scaled logits ``q.k / sqrt(d)``.
     sink : array_like, broadcastable to ``scores.shape[:-1]``
-        The sink logit (per head: ``sinks[:, None]`` for scores (heads, n_queries, n_keys)).
+        The sink logit (per head: ``sinks[:, None]``).
     mask : array_like of bool, broadcastable to ``scores.shape``, optional
-        True where a query may attend to a key; masked keys get weight 0.
 
     Returns
     -------
     weights : ndarray of float64, shape (..., n_queries, n_keys)
-        Each row sums to ``1 - p_sink`` < 1.
 
     Notes
     -----
-    ``w_j = exp(s_j) / (sum_k exp(s_k) + exp(z))`` with ``z`` the sink logit (gpt-oss ``sdpa``):
-    a head can attend to "nothing"; ``z -> -inf`` gives the ordinary softmax.
+    ``w_j = exp(s_j) / (sum_k exp(s_k) + exp(z))`` (gpt-oss): rows sum to less than 1.
 
     Examples
     --------

@@ -1,10 +1,7 @@
 """Relative schemes that act inside attention: ALiBi, T5's bucketed bias, Shaw's embeddings.
 
-They see the offset ``j - i`` (key minus query) only. Bias arrays have shape
-``(n_heads, n_queries, n_keys)``; query ``i`` sits at ``query_offset + i``, key ``j`` at ``j``.
-
-References: ALiBi arXiv 2108.12409; T5 arXiv 1910.10683 (Hugging Face
-``T5Attention._relative_position_bucket``); Shaw et al. arXiv 1803.02155.
+They see the offset ``j - i`` (key minus query) only; query ``i`` sits at ``query_offset + i``.
+References: ALiBi arXiv 2108.12409; T5 arXiv 1910.10683; Shaw et al. arXiv 1803.02155.
 
 Notebook: 07_other_schemes.
 """
@@ -74,10 +71,8 @@ def alibi_bias(slopes: Any, length: int, *, causal: bool = True) -> Array:
     slopes : array_like, shape (n_heads,)
         Positive slopes, usually ``alibi_slopes(n_heads)``.
     length : int
-        Sequence length, >= 1.
     causal : bool, default True
-        ``-inf`` for future keys (the bias is also the causal mask); False gives the symmetric
-        encoder variant.
+        ``-inf`` for future keys; False gives the symmetric encoder variant.
 
     Returns
     -------
@@ -114,19 +109,16 @@ def alibi_weights_by_distance(n_heads: int, length: int) -> Array:
 
     Parameters
     ----------
-    n_heads : int
-        Number of heads, >= 1 (slopes from :func:`alibi_slopes`).
-    length : int
-        Number of keys, >= 1.
+    n_heads, length : int
+        Number of heads (slopes from :func:`alibi_slopes`) and of keys.
 
     Returns
     -------
     weights : ndarray of float64, shape (n_heads, length)
-        ``w[h, r]``: the weight on the key ``r`` tokens back.
 
     Notes
     -----
-    ``w[h, r] = exp(-m_h r) / sum_r' exp(-m_h r')``, the softmax of ALiBi's bias alone.
+    ``w[h, r] = exp(-m_h r) / sum_r' exp(-m_h r')`` on the key ``r`` tokens back.
 
     Examples
     --------
@@ -145,10 +137,8 @@ def relative_position_matrix(
 
     Parameters
     ----------
-    n_queries : int
-        Number of queries, >= 1, at positions ``query_offset + i``.
-    n_keys : int, optional
-        Number of keys, >= 1, at positions ``0 .. n_keys - 1``; ``n_queries`` when omitted.
+    n_queries, n_keys : int, n_keys default n_queries
+        Queries at ``query_offset + i``, keys at ``0 .. n_keys - 1``.
     query_offset : int, default 0
         Position of the first query (a decoding step with a KV cache).
 
@@ -183,12 +173,9 @@ def t5_relative_position_bucket(
     relative_position : array_like of int, any shape
         Key position minus query position.
     bidirectional : bool, default True
-        True (encoder): half of the buckets for keys after the query. False (causal decoder):
-        future keys fall into bucket 0.
-    num_buckets : int, default 32
-        Even, >= 4.
-    max_distance : int, default 128
-        Distances from here on share the last bucket; must exceed the exact buckets.
+        True (encoder): half the buckets for later keys; False: future keys in bucket 0.
+    num_buckets, max_distance : int, default 32 and 128
+        Even number >= 4; distances from ``max_distance`` on share the last bucket.
 
     Returns
     -------
@@ -251,10 +238,8 @@ def t5_exact_buckets(num_buckets: int = 32, *, bidirectional: bool = True) -> in
 
     Parameters
     ----------
-    num_buckets : int, default 32
-        Total buckets, even and >= 4.
-    bidirectional : bool, default True
-        The encoder's split (half the buckets per side) or the decoder's (all behind).
+    num_buckets, bidirectional : int, bool, default 32 and True
+        As for :func:`t5_relative_position_bucket`.
 
     Returns
     -------
@@ -262,8 +247,7 @@ def t5_exact_buckets(num_buckets: int = 32, *, bidirectional: bool = True) -> in
 
     Notes
     -----
-    ``B' = B/2`` when bidirectional, else ``B``; offsets ``0 .. B'/2 - 1`` get buckets of their
-    own, as in :func:`t5_relative_position_bucket`.
+    ``B' = B/2`` when bidirectional, else ``B``; offsets ``0 .. B'/2 - 1`` get their own.
 
     Examples
     --------
@@ -390,17 +374,10 @@ def shaw_attention(
 
     Parameters
     ----------
-    q : array_like, shape (n_queries, d)
-        Queries at positions ``query_offset + i``.
-    k : array_like, shape (n_keys, d)
-        Keys at positions ``0 .. n_keys - 1``.
-    v : array_like, shape (n_keys, d_v)
-    table_k : array_like, shape (2K + 1, d)
-        Relative embeddings added to the keys.
-    table_v : array_like, shape (2K' + 1, d_v), optional
-        Relative embeddings added to the values.
+    q, k, v : array_like, shapes (n_queries, d), (n_keys, d), (n_keys, d_v)
+    table_k, table_v : array_like, shapes (2K + 1, d) and (2K' + 1, d_v); table_v optional
+        Relative embeddings added to the keys and to the values.
     causal : bool, default False
-        Mask keys after the query.
     query_offset : int, default 0
 
     Returns

@@ -1,9 +1,6 @@
 """Newer relative schemes beside ALiBi and T5: FIRE, KERPLE, xPos, CoPE and FlexAttention's
-``score_mod``. Bias arrays have shape ``(n_queries, n_keys)`` for one causal head; learned
-parameters are passed in (notebook 07 uses illustrative values).
-
-References: FIRE arXiv 2310.04418; KERPLE arXiv 2205.09921; xPos arXiv 2212.10554 (and
-torchscale); CoPE arXiv 2405.18719; PyTorch ``torch.nn.attention.flex_attention``.
+``score_mod``, for one causal head with learned parameters passed in. References: FIRE arXiv
+2310.04418; KERPLE 2205.09921; xPos 2212.10554; CoPE 2405.18719; PyTorch ``flex_attention``.
 
 Notebook: 07_other_schemes.
 """
@@ -18,10 +15,10 @@ from numpy.typing import NDArray
 
 from posenc_lib._checks import check_array, check_choice, check_even, check_float, check_int
 
-__all__ = ["fire_bias", "kerple_bias", "xpos_decay", "cope_positions",
-           "cope_bias", "flex_scores"]
+__all__ = ["fire_bias", "kerple_bias", "xpos_decay", "cope_positions", "cope_bias", "flex_scores"]
 
 Array = NDArray[np.float64]
+_XPOS_GAMMA, _XPOS_SCALE_BASE = 0.4, 512.0  # torchscale's published xPos constants
 
 
 def _causal_distance(length: int) -> NDArray[np.int64]:
@@ -38,21 +35,18 @@ def kerple_bias(length: int, r1: float, r2: float, *, kind: str = "log") -> Arra
     Parameters
     ----------
     length : int
-        Number of tokens.
     r1, r2 : float
         The head's learned parameters, both > 0 (``kind="power"`` needs ``r2 <= 2``).
     kind : {"log", "power"}
-        The logarithmic or the power kernel of the paper.
 
     Returns
     -------
     numpy.ndarray, shape (length, length)
-        The bias below and on the diagonal; ``-inf`` above it (the causal mask).
+        ``-inf`` above the diagonal (the causal mask).
 
     Notes
     -----
-    With ``t = i - j``: log, ``b = -r1 ln(1 + r2 t)``; power, ``b = -r1 t^r2``. ALiBi is the
-    power kernel with ``r2 = 1`` and ``r1`` the slope.
+    With ``t = i - j``: log, ``b = -r1 ln(1 + r2 t)``; power, ``b = -r1 t^r2`` (ALiBi: ``r2 = 1``).
 
     Examples
     --------
@@ -70,31 +64,26 @@ def kerple_bias(length: int, r1: float, r2: float, *, kind: str = "log") -> Arra
     return np.where(np.tril(np.ones((length, length), dtype=bool)), bias, -np.inf)
 
 
-def fire_bias(length: int, mlp: Callable[[Array], Array], *, c: float = 1.0,
-              threshold: float = 0.0) -> Array:
+def fire_bias(length: int, mlp: Callable[[Array], Array], *, c: float = 1.0) -> Array:
     """FIRE's bias of one head for a causal model of ``length`` tokens, shape (n, n).
 
     Parameters
     ----------
     length : int
-        Number of tokens.
     mlp : callable
         The learned function f, applied elementwise to an array of normalised distances.
     c : float, default 1.0
         The log transform's scale, > 0.
-    threshold : float, default 0.0
-        The learned length L: queries before it are normalised by L instead of their position.
 
     Returns
     -------
     numpy.ndarray, shape (length, length)
-        ``f`` of the normalised distance below and on the diagonal; ``-inf`` above it.
+        ``-inf`` above the diagonal.
 
     Notes
     -----
-    ``b(i, j) = f(psi(i - j) / psi(max(L, i)))`` with ``psi(x) = ln(c x + 1)``: the distance is
-    divided by a function of the query's position, so every query sees inputs in [0, 1]
-    whatever the length (query 0, where both are 0, gets ``f(0)``).
+    ``b(i, j) = f(psi(i - j) / psi(i))``, ``psi(x) = ln(c x + 1)``: inputs stay in [0, 1] at any
+    length (query 0 gets ``f(0)``; FIRE's learned threshold is left at 0).
 
     Examples
     --------
@@ -103,31 +92,23 @@ def fire_bias(length: int, mlp: Callable[[Array], Array], *, c: float = 1.0,
     """
     length = check_int("length", length)
     c = check_float("c", c, greater_than=0.0)
-    threshold = check_float("threshold", threshold, at_least=0.0)
     dist = _causal_distance(length).astype(np.float64)
-    query = np.arange(length, dtype=np.float64)[:, None]
-    # psi(x) = ln(c x + 1); normalised input psi(i - j) / psi(max(L, i)), 0 / 0 read as 0
-    denominator = np.log1p(c * np.maximum(threshold, query))
+    # psi(x) = ln(c x + 1); normalised input psi(i - j) / psi(i), 0 / 0 read as 0
+    denominator = np.log1p(c * np.arange(length, dtype=np.float64)[:, None])
     ratio = np.divide(np.log1p(c * dist), denominator, out=np.zeros_like(dist),
                       where=denominator > 0)
     bias = np.asarray(mlp(ratio), dtype=np.float64)
     return np.where(np.tril(np.ones((length, length), dtype=bool)), bias, -np.inf)
 
 
-def xpos_decay(head_dim: int, distance: Any, *, gamma: float = 0.4,
-               scale_base: float = 512.0) -> Array:
+def xpos_decay(head_dim: int, distance: Any) -> Array:
     """xPos's factor on each rotary pair's score at ``distance`` tokens, shape (len, head_dim/2).
 
     Parameters
     ----------
     head_dim : int
-        Even head size d.
     distance : array_like of float
         Query position minus key position, ``n - m``.
-    gamma : float, default 0.4
-        The published offset of the per-pair scale.
-    scale_base : float, default 512
-        The published length over which the scale applies once.
 
     Returns
     -------
@@ -135,9 +116,8 @@ def xpos_decay(head_dim: int, distance: Any, *, gamma: float = 0.4,
 
     Notes
     -----
-    ``zeta_i = (2i/d + gamma) / (1 + gamma)``; the query at n is scaled by
-    ``zeta_i^(n/scale_base)`` and the key at m by ``zeta_i^(-m/scale_base)``, so pair i of the
-    score is multiplied by ``zeta_i^((n - m)/scale_base)``, on top of RoPE's rotation.
+    ``zeta_i = (2i/d + gamma) / (1 + gamma)``, gamma 0.4; query n scaled by ``zeta_i^(n/512)``,
+    key m by ``zeta_i^(-m/512)``: pair i's score times ``zeta_i^((n - m)/512)``, beside RoPE.
 
     Examples
     --------
@@ -146,12 +126,10 @@ def xpos_decay(head_dim: int, distance: Any, *, gamma: float = 0.4,
            [0.2857, 0.6429]])
     """
     head_dim = check_even("head_dim", head_dim)
-    gamma = check_float("gamma", gamma, at_least=0.0)
-    scale_base = check_float("scale_base", scale_base, greater_than=0.0)
     dist = check_array("distance", distance, ndim=1)
     # zeta_i = (2i/d + gamma) / (1 + gamma)
-    zeta = (np.arange(0, head_dim, 2) / head_dim + gamma) / (1 + gamma)
-    return np.asarray(zeta[None, :] ** (dist[:, None] / scale_base), dtype=np.float64)
+    zeta = (np.arange(0, head_dim, 2) / head_dim + _XPOS_GAMMA) / (1 + _XPOS_GAMMA)
+    return np.asarray(zeta[None, :] ** (dist[:, None] / _XPOS_SCALE_BASE), dtype=np.float64)
 
 
 def cope_positions(scores: Any) -> Array:
@@ -164,13 +142,11 @@ def cope_positions(scores: Any) -> Array:
 
     Returns
     -------
-    numpy.ndarray, shape (n, n)
-        ``p[i, j]`` below and on the diagonal, 0 above it.
+    numpy.ndarray, shape (n, n), 0 above the diagonal
 
     Notes
     -----
-    ``g_ij = sigmoid(q_i . k_j)`` and ``p_ij = sum_{t=j..i} g_it``: key j's position is how many
-    keys from j to the query "count". With every gate 1 it is ``i - j + 1``.
+    ``p_ij = sum_{t=j..i} g_it``, ``g_ij = sigmoid(q_i . k_j)``: how many keys from j on "count".
 
     Examples
     --------
@@ -193,12 +169,10 @@ def cope_bias(queries: Any, positions: Any, embeddings: Any) -> Array:
 
     Parameters
     ----------
-    queries : array_like, shape (n, d)
-        The head's queries.
-    positions : array_like, shape (n, n)
-        Contextual positions from :func:`cope_positions`.
+    queries, positions : array_like, shapes (n, d) and (n, n)
+        The head's queries and :func:`cope_positions`.
     embeddings : array_like, shape (p_max, d)
-        One learned vector per integer position; positions are clipped to ``p_max - 1``.
+        One learned vector per integer position (positions clipped to ``p_max - 1``).
 
     Returns
     -------
@@ -240,10 +214,9 @@ def flex_scores(queries: Any, keys: Any, score_mod: _ScoreMod, *, block: int = 1
     ----------
     queries, keys : array_like, shape (batch, heads, n, d)
     score_mod : callable
-        ``(score, b, h, q_idx, kv_idx) -> score``, elementwise: every argument is an array of
-        one tile's shape, as FlexAttention's vectorised ``score_mod`` sees them.
+        ``(score, b, h, q_idx, kv_idx) -> score``, elementwise over one tile's arrays.
     block : int, default 16
-        Tile size; the bias is computed for one tile at a time and never stored whole.
+        Tile size.
 
     Returns
     -------
@@ -252,9 +225,8 @@ def flex_scores(queries: Any, keys: Any, score_mod: _ScoreMod, *, block: int = 1
 
     Notes
     -----
-    Each tile (rows ``r0:r0+block``, columns ``c0:c0+block``) of ``q k^T / sqrt(d)`` goes
-    through ``score_mod`` with its index grids; a bias written in ``score_mod`` (ALiBi's
-    ``- m_h (q_idx - kv_idx)``, T5's table lookup) exists only one tile at a time.
+    Each ``block x block`` tile of ``q k^T / sqrt(d)`` goes through ``score_mod`` with its index
+    grids, so a bias written there (ALiBi's ``- m_h (q_idx - kv_idx)``) exists one tile at a time.
 
     Examples
     --------

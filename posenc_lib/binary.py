@@ -16,8 +16,7 @@ from numpy.typing import NDArray
 from posenc_lib._checks import check_int, check_positions
 
 __all__ = ["bits_needed", "binary_table", "bit_periods", "bit_wave", "smooth_bit_wave",
-    "hamming_distance", "hamming_matrix",
-]
+           "hamming_distance", "hamming_matrix"]
 
 _MAX_BITS = 62  # positions and periods stay exact in int64
 
@@ -28,7 +27,6 @@ def bits_needed(n_positions: int) -> int:
     Parameters
     ----------
     n_positions : int
-        Number of positions, >= 1.
 
     Returns
     -------
@@ -53,9 +51,8 @@ def binary_table(n_positions: int, n_bits: int | None = None) -> NDArray[np.int6
     Parameters
     ----------
     n_positions : int
-        Number of positions, >= 1.
     n_bits : int or None, default None
-        Number of bit columns, up to 62; None uses :func:`bits_needed`.
+        Number of bit columns, up to 62; None: :func:`bits_needed`.
 
     Returns
     -------
@@ -93,7 +90,6 @@ def bit_periods(n_bits: int) -> NDArray[np.int64]:
     Parameters
     ----------
     n_bits : int
-        Number of bits, 1 .. 61.
 
     Returns
     -------
@@ -134,8 +130,7 @@ def bit_wave(positions: Any, bit: int) -> NDArray[np.float64]:
 
     Returns
     -------
-    numpy.ndarray, shape (n,), float64
-        0.0 or 1.0.
+    numpy.ndarray of 0.0 and 1.0, shape (n,)
 
     Notes
     -----
@@ -166,8 +161,7 @@ def smooth_bit_wave(positions: Any, bit: int) -> NDArray[np.float64]:
 
     Notes
     -----
-    ``s_k(x) = 1/2 - 1/2 sin(pi (x + 1/2) / 2**k)``: the trough sits at the centre of the
-    0-run, so ``round(s_k(p))`` is bit ``k`` of every integer ``p``.
+    ``s_k(x) = 1/2 - 1/2 sin(pi (x + 1/2) / 2**k)``; ``round(s_k(p))`` is bit ``k`` of ``p``.
 
     Examples
     --------
@@ -191,7 +185,6 @@ def hamming_distance(a: int, b: int) -> int:
     Parameters
     ----------
     a, b : int
-        Positions, >= 0.
 
     Returns
     -------
@@ -218,7 +211,6 @@ def hamming_matrix(n_positions: int) -> NDArray[np.int64]:
     Parameters
     ----------
     n_positions : int
-        Number of positions, >= 1.
 
     Returns
     -------

@@ -69,10 +69,8 @@ def adopt(yours: Callable[..., Any] | None, reference: Callable[..., Any],
 
     Parameters
     ----------
-    yours : callable or None
-        The learner's function (None, or one that raises NotImplementedError, is "not written").
-    reference : callable
-        The library's function, called with the same keyword arguments.
+    yours, reference : callable
+        The learner's function (None or NotImplementedError: not written) and the library's.
     cases : sequence of dict
         Keyword arguments for both functions; every case must agree.
     name : str
@@ -80,7 +78,7 @@ def adopt(yours: Callable[..., Any] | None, reference: Callable[..., Any],
     mistakes : sequence of Mistake
         Common wrong versions, named when the learner's result matches one.
     rtol, atol : float
-        Tolerances of the comparison (``numpy.allclose``).
+        Tolerances of ``numpy.allclose``.
 
     Returns
     -------

@@ -1,9 +1,6 @@
 """The formulas that the sinusoidal encoding and RoPE share: frequencies, wavelengths, angles.
 
-``theta_i = base**(-2i/d)`` is pair ``i``'s frequency, ``m theta_i`` its angle at position
-``m``, ``lambda_i = 2 pi / theta_i`` its wavelength. Pair ``i`` sits in columns ``(2i, 2i+1)``
-(*interleaved*) or ``(i, i + d/2)`` (*split*, GPT-NeoX / Hugging Face).
-
+Pair ``i`` sits in columns ``(2i, 2i+1)`` (interleaved) or ``(i, i + d/2)`` (split, GPT-NeoX).
 References: Vaswani et al. 2017, section 3.5; Su et al., "RoFormer", arXiv 2104.09864.
 
 Notebooks: 02_sinusoidal_formula and 05_rope.
@@ -31,10 +28,8 @@ def inverse_frequencies(dim: int, base: float = 10000.0) -> NDArray[np.float64]:
 
     Parameters
     ----------
-    dim : int
-        ``d_model``, or RoPE's rotary ``head_dim``; even, >= 2.
-    base : float, default 10000.0
-        ``rope_theta``, > 1.
+    dim, base : int, float, default base 10000.0
+        ``d_model`` or RoPE's rotary ``head_dim`` (even); ``rope_theta`` (> 1).
 
     Returns
     -------
@@ -61,7 +56,6 @@ def wavelengths(inv_freq: ArrayLike) -> NDArray[np.float64]:
     Parameters
     ----------
     inv_freq : array_like, shape (n_pairs,)
-        Frequencies ``theta_i`` > 0.
 
     Returns
     -------
@@ -89,10 +83,7 @@ def turns_in_context(inv_freq: ArrayLike, length: int) -> NDArray[np.float64]:
 
     Parameters
     ----------
-    inv_freq : array_like, shape (n_pairs,)
-        Frequencies ``theta_i`` > 0.
-    length : int
-        A context length ``L`` >= 1.
+    inv_freq, length : array_like, shape (n_pairs,), and int
 
     Returns
     -------
@@ -118,10 +109,7 @@ def angles(positions: ArrayLike, inv_freq: ArrayLike) -> NDArray[np.float64]:
 
     Parameters
     ----------
-    positions : array_like, shape (n,)
-        Positions ``m`` (floats and negatives allowed).
-    inv_freq : array_like, shape (n_pairs,)
-        Frequencies ``theta_i``.
+    positions, inv_freq : array_like, shapes (n,) and (n_pairs,)
 
     Returns
     -------
@@ -157,7 +145,6 @@ def split_permutation(dim: int) -> NDArray[np.intp]:
     Parameters
     ----------
     dim : int
-        Number of columns, even and >= 2.
 
     Returns
     -------

@@ -1,8 +1,7 @@
 """Learned absolute position embeddings: a lookup table with one trained row per position.
 
 BERT and GPT-2 add row ``p`` of a trained matrix ``P`` (max_positions, d_model) to the token at
-position ``p``. A position past the last row has no code (:class:`PositionOutOfTable`), and a
-row no training sequence reached keeps its random initial values (:func:`fit_learned_table`).
+position ``p``; a position past the last row has no code.
 
 Notebook: 07_other_schemes.
 """
@@ -23,19 +22,15 @@ class PositionOutOfTable(ValueError):
     """A learned table has no row for this position (it is past the table's end)."""
 
 
-def learned_table(
-    max_positions: int, d_model: int, *, seed: int = 0, std: float = 0.02
-) -> NDArray[np.float64]:
+def learned_table(max_positions: int, d_model: int, *, seed: int = 0) -> NDArray[np.float64]:
     """A freshly initialised learned position table, as before any training.
 
     Parameters
     ----------
     max_positions, d_model : int
-        Rows (positions with a code) and width, >= 1.
+        Rows (positions with a code) and width.
     seed : int, default 0
         Seed of ``numpy.random.default_rng``.
-    std : float, default 0.02
-        Standard deviation (BERT's ``initializer_range``), > 0.
 
     Returns
     -------
@@ -43,7 +38,7 @@ def learned_table(
 
     Notes
     -----
-    Every ``P[p, c] ~ N(0, std**2)`` independently.
+    Every ``P[p, c] ~ N(0, 0.02**2)`` independently (0.02: BERT's ``initializer_range``).
 
     Examples
     --------
@@ -54,9 +49,8 @@ def learned_table(
     max_positions = check_int("max_positions", max_positions)
     d_model = check_int("d_model", d_model)
     seed = check_int("seed", seed, minimum=0)
-    std = check_float("std", std, greater_than=0.0)
-    # P_pc ~ N(0, std^2)
-    return np.random.default_rng(seed).normal(0.0, std, size=(max_positions, d_model))
+    # P_pc ~ N(0, 0.02^2)
+    return np.random.default_rng(seed).normal(0.0, 0.02, size=(max_positions, d_model))
 
 
 def _check_table(table: Any) -> NDArray[np.float64]:
@@ -81,7 +75,7 @@ def learned_lookup(table: Any, positions: Any) -> NDArray[np.float64]:
     Raises
     ------
     PositionOutOfTable
-        (a ValueError) for a position with no row.
+        A ValueError, for a position with no row.
 
     Notes
     -----
@@ -125,22 +119,17 @@ def fit_learned_table(
 
     Parameters
     ----------
-    table : array_like, shape (max_positions, d_model)
-        Initial table (not modified).
-    readout : array_like, shape (d_model,)
-        The fixed readout ``w``, not all zero.
+    table, readout : array_like, shapes (max_positions, d_model) and (d_model,)
+        Initial table (not modified); the fixed readout ``w``, not all zero.
     trained_length : int
         ``L``, 2 <= L <= max_positions.
-    steps : int, default 40
-    learning_rate : float, default 0.25
-        Step size ``eta`` with ``eta |w|^2 < 1``.
+    steps, learning_rate : int, float, default 40 and 0.25
+        Number of steps; step size ``eta`` with ``eta |w|^2 < 1``.
 
     Returns
     -------
-    trained : numpy.ndarray, shape (max_positions, d_model), float64
-        Rows ``L ..`` equal the initial rows exactly.
-    losses : numpy.ndarray, shape (steps,), float64
-        The loss before each step.
+    trained, losses : ndarray of float64, shapes (max_positions, d_model) and (steps,)
+        The table (rows ``L ..`` unchanged); the loss before each step.
 
     Notes
     -----

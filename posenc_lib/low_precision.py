@@ -1,10 +1,8 @@
 """Real low-precision arrays: bfloat16 and the two float8 formats of today's accelerators.
 
-The real types of ``ml_dtypes`` (imported on first use, so ``import posenc_lib`` stays light),
-and what they do to attention: RoPE in a narrow format, keys in a narrow KV cache, FlashMLA's
-tile-scaled e4m3 cache. References: Micikevicius et al., "FP8 Formats for Deep Learning",
-arXiv 2209.05433; Hugging Face ``LlamaRotaryEmbedding``; vLLM "Quantized KV Cache";
-deepseek-ai/FlashMLA ``tests/quant.py`` (``quantize_k_cache``).
+The real types of ``ml_dtypes`` and what they do to attention: RoPE in a narrow format, a
+narrow KV cache, FlashMLA's tile-scaled e4m3 cache. References: "FP8 Formats for Deep
+Learning", arXiv 2209.05433; vLLM "Quantized KV Cache"; FlashMLA ``quantize_k_cache``.
 
 Notebook: 08_numerical_precision.
 """
@@ -26,10 +24,8 @@ from posenc_lib.rope import (
     rotate_interleaved,
 )
 
-__all__ = ["low_precision_limits", "to_low_precision",
-    "rope_scores_at_offset", "cached_key_scores", "tile_scaled_e4m3",
-]
-
+__all__ = ["low_precision_limits", "to_low_precision", "rope_scores_at_offset",
+           "cached_key_scores", "tile_scaled_e4m3"]
 
 _LOW_PRECISION_NAMES = ("float64", "float32", "bfloat16", "float8_e4m3fn", "float8_e5m2")
 """Formats of :func:`to_low_precision`: NumPy's own and the ``ml_dtypes`` ones."""
@@ -82,8 +78,8 @@ def low_precision_limits(dtype_name: str) -> tuple[float, float, float]:
 
     Notes
     -----
-    ``epsilon = 2**-p`` with ``p`` fraction bits (bfloat16 7, e4m3 3, e5m2 2), smallest normal
-    ``2**emin``; read from ``ml_dtypes.finfo``.
+    ``epsilon = 2**-p`` (``p`` fraction bits: bfloat16 7, e4m3 3, e5m2 2), smallest normal
+    ``2**emin``.
 
     Examples
     --------
@@ -99,7 +95,7 @@ def to_low_precision(x: Any, dtype_name: str) -> NDArray[Any]:
     Parameters
     ----------
     x : array_like
-        Finite values (any shape) within the format's range.
+        Finite values within the format's range.
     dtype_name : one of :data:`_LOW_PRECISION_NAMES`
 
     Returns
@@ -108,8 +104,7 @@ def to_low_precision(x: Any, dtype_name: str) -> NDArray[Any]:
 
     Notes
     -----
-    ``fl(x)``, the representable number nearest to ``x``, ties to even; a value beyond the
-    largest finite one raises a ValueError.
+    ``fl(x)``, the representable number nearest to ``x``, ties to even.
 
     Examples
     --------
@@ -161,14 +156,13 @@ def rope_scores_at_offset(q: ArrayLike, k: ArrayLike, offset: int, positions: Ar
     q, k : array_like, shape (head_dim,)
     offset : int
         Query position minus key position.
-    positions : array_like, shape (n,)
-        Key positions ``m`` >= 0.
-    inv_freq : array_like, shape (head_dim // 2,)
+    positions, inv_freq : array_like, shapes (n,) and (head_dim // 2,)
+        Key positions ``m`` >= 0; frequencies.
     dtype_name : one of :data:`_LOW_PRECISION_NAMES`, default "bfloat16"
         Format of q, k, cos, sin and of every step of the rotation.
     pairing : {"half", "interleaved"}, default "half"
     angle_dtype : {"float32", "float64"}, default "float32"
-        Format of the angles and their cos/sin before the cast (transformers: float32).
+        Format of the angles (transformers: float32).
 
     Returns
     -------
@@ -177,9 +171,8 @@ def rope_scores_at_offset(q: ArrayLike, k: ArrayLike, offset: int, positions: Ar
 
     Notes
     -----
-    Exactly, ``s(m) = q^T R_(-offset) k`` for every ``m``. With
-    ``x' = fl(fl(x cos phi) + fl(rotate(x) sin phi))`` and float32 angles, ``s(m)`` depends on
-    the absolute position.
+    Exactly ``s(m) = q^T R_(-offset) k``; with ``x' = fl(fl(x cos phi) + fl(rotate(x) sin phi))``
+    it depends on the absolute position.
 
     Examples
     --------
@@ -228,12 +221,9 @@ def cached_key_scores(
 
     Parameters
     ----------
-    queries : array_like, shape (n_queries, head_dim)
-        Kept exact (float64).
-    keys : array_like, shape (n_keys, head_dim)
-        Stored as ``fl(k / scale)``.
+    queries, keys : array_like, shapes (n_queries, head_dim) and (n_keys, head_dim)
+        Queries kept exact; keys stored as ``fl(k / scale)``.
     dtype_name : one of :data:`_LOW_PRECISION_NAMES`
-        Format of the cache.
     scale : float, default 1.0
         Per-tensor scale of the cache, > 0.
 
@@ -282,7 +272,6 @@ def tile_scaled_e4m3(x: ArrayLike, tile: int = 128) -> NDArray[np.float64]:
     x : array_like, shape (n_rows, n_columns)
         One cached vector per row; ``n_columns`` a multiple of ``tile``.
     tile : int, default 128
-        Entries of a row that share one scale.
 
     Returns
     -------
@@ -290,8 +279,8 @@ def tile_scaled_e4m3(x: ArrayLike, tile: int = 128) -> NDArray[np.float64]:
 
     Notes
     -----
-    ``c_T fl_e4m3(x / c_T)`` per tile with ``c_T = 2**ceil(log2(max(max_T |x_j| / 448, 1e-4)))``:
-    a power of two, so only the cast errs (at most ``|x_j| / 16``), as in FlashMLA's cache.
+    ``c_T fl_e4m3(x / c_T)`` per tile, ``c_T = 2**ceil(log2(max(max_T |x_j| / 448, 1e-4)))``: a
+    power of two, so only the cast errs (at most ``|x_j| / 16``).
 
     Examples
     --------

@@ -1,9 +1,6 @@
 """What a real model's config does to each RoPE pair at a given context length, layer by layer.
 
-:func:`classify_config_pairs` says, for one kind of layer, whether each pair turns at all,
-whether a scaling changed its frequency and how far it turns in ``L`` tokens;
-:func:`config_layer_kinds` lists the kinds of layers. The frequencies come from
-:func:`posenc_lib.models.rope_frequencies_from_config`.
+The frequencies come from :func:`posenc_lib.models.rope_frequencies_from_config`.
 
 Notebook: 09_rope_in_todays_models.
 """
@@ -37,10 +34,8 @@ _LAYER_KINDS: tuple[str, ...] = (
     "full_attention", "sliding_attention", "chunked_attention", *list(_V4_KINDS.values())[1:],
     "linear_attention", "nope",
 )  # fmt: skip
-"""The layer kinds of :func:`config_layer_kinds`; ``"linear_attention"`` (Gated DeltaNet, KDA)
-and ``"nope"`` layers have no RoPE."""
 UNROTATED_KINDS: tuple[str, ...] = ("linear_attention", "nope")
-"""The layer kinds of :func:`config_layer_kinds` whose layers rotate nothing."""
+"""The layer kinds of :func:`config_layer_kinds` that rotate nothing (Gated DeltaNet, NoPE)."""
 
 _GEMMA3_PATTERN = 6  # Gemma3TextConfig: every 6th layer is global (full attention)
 _MAX_LAYERS = 1 << 16
@@ -110,13 +105,11 @@ def config_layer_kinds(config: Mapping[str, Any]) -> dict[str, int]:
     Returns
     -------
     dict of str to int
-        Kind (one of :data:`_LAYER_KINDS`) to number of layers.
 
     Notes
     -----
-    ``layer_types`` when listed; Gemma 3 otherwise has full attention where
-    ``(l + 1) mod 6 == 0``; ``no_rope_layers[l] == 0`` marks a NoPE layer, and with
-    ``attention_chunk_size`` (Llama 4) the RoPE layers are chunked.
+    ``layer_types`` when listed, else Gemma 3's full attention where ``(l + 1) mod 6 == 0``;
+    ``no_rope_layers[l] == 0`` marks a NoPE layer (Llama 4's others are chunked).
 
     Examples
     --------
@@ -162,7 +155,6 @@ def classify_config_pairs(
     Parameters
     ----------
     config : dict
-        A model's ``config.json``.
     length : int
         Context length ``L`` >= 2 (also the ``seq_len`` of dynamic NTK and LongRoPE).
     layer_kind : str or None, default None
@@ -170,16 +162,13 @@ def classify_config_pairs(
 
     Returns
     -------
-    wavelengths : ndarray of float64, shape (n_pairs,)
-        ``2 pi / theta_i``; ``inf`` for the pairs that never rotate, which come last.
-    classes : ndarray of int64, shape (n_pairs,)
-        Index into :data:`PAIR_CLASSES`.
+    wavelengths, classes : ndarray of float64 and of int64, shape (n_pairs,)
+        ``2 pi / theta_i`` (``inf`` last, never rotating); index into :data:`PAIR_CLASSES`.
 
     Notes
     -----
-    ``n_pairs = head_dim / 2 (+ qk_nope_head_dim / 2 for MLA)``. With ``theta_i^0`` the
-    frequency without scaling: "interpolated" when ``|theta_i / theta_i^0 - 1| > 1e-9``, else
-    "rotated" when ``L' theta_i / (2 pi) >= 1`` with ``L' = min(L, window)``, else "kept".
+    With ``theta_i^0`` the frequency without scaling: "interpolated" when ``|theta_i / theta_i^0
+    - 1| > 1e-9``, else "rotated" when ``L' theta_i / (2 pi) >= 1``, ``L' = min(L, window)``.
 
     Examples
     --------

@@ -1,14 +1,9 @@
-"""RoPE frequencies straight from a model's ``config.json``, as Hugging Face computes them.
+"""RoPE frequencies straight from a model's ``config.json``, as transformers 5.23.0 computes them.
 
-:func:`rope_frequencies_from_config` reads every generation of the format (legacy
-``rope_scaling`` + ``rope_theta``, transformers 5's flat or per-layer-type ``rope_parameters``,
-GPT-NeoX's ``rotary_pct`` / ``rotary_emb_base``, MLA's ``qk_rope_head_dim``, Gemma 3/4,
-DeepSeek-V4, hybrid layer types, M-RoPE sections) in three steps: :func:`_read_config`
-normalises it, ``_scaling_checks.read_keys`` checks the keys once, and the type's entry in
-:data:`posenc_lib.scaling.ROPE_TYPES` gives the frequencies. What a config leaves out comes from
-its model type's configuration class (``_MODEL_DEFAULTS``, ``_PARTIAL_DEFAULTS``,
-``_DEFAULT_ROPE``). The reference is transformers 5.23.0; ``tests/test_models.py`` compares with
-values it produced (``tools/make_hf_reference.py``).
+Every Hub form (legacy ``rope_scaling``, flat or per-layer ``rope_parameters``, GPT-NeoX, MLA,
+Gemma 3/4, DeepSeek-V4, hybrid layers, M-RoPE) is normalised (:func:`_read_config`), its keys
+checked once (``read_keys``) and handed to its entry in :data:`~posenc_lib.scaling.ROPE_TYPES`;
+what a config leaves out comes from its model type's configuration class.
 
 Notebook: 09_rope_in_todays_models.
 """
@@ -448,14 +443,11 @@ def rope_frequencies_from_config(
     Parameters
     ----------
     config : dict
-        A model's ``config.json`` (``json.load``) in any Hub form of the module table; a
-        multimodal config's ``text_config`` is merged over its top level.
+        A model's ``config.json``; a multimodal config's ``text_config`` wins over its top level.
     seq_len : int or None, default None
-        Current sequence length (>= 1), read by ``dynamic`` and ``longrope``; None means "at
-        initialisation", as transformers builds its buffers.
+        Current length, read by ``dynamic`` and ``longrope``; None: at initialisation.
     layer_type : str or None, default None
-        Which RoPE of a config with one per layer type (Gemma 3's ``"full_attention"`` or
-        ``"sliding_attention"``); otherwise None or one of the config's ``layer_types``.
+        Which RoPE of a config with one per layer type (Gemma 3's ``"sliding_attention"``).
 
     Returns
     -------
@@ -466,9 +458,8 @@ def rope_frequencies_from_config(
 
     Notes
     -----
-    ``theta_i = base**(-2i/d)`` rescaled by the config's rope type (:mod:`posenc_lib.scaling`
-    has each formula), with transformers' defaults (``beta_fast or 32``, ``beta_slow or 1``,
-    ``truncate`` True). A bad value raises a ValueError or TypeError that names its key.
+    ``theta_i = base**(-2i/d)`` rescaled by the config's rope type (:mod:`posenc_lib.scaling`),
+    with transformers' defaults. A bad value raises an error that names its key.
 
     Examples
     --------
@@ -497,14 +488,12 @@ def effective_logit_scale(config: Mapping[str, Any], positions: Any, *,
 
     Parameters
     ----------
-    config : dict
-        A model's ``config.json`` (see :func:`rope_frequencies_from_config`).
+    config, layer_type
+        As for :func:`rope_frequencies_from_config`.
     positions : array_like of int, shape (seq,)
         Query positions ``m`` >= 0.
-    layer_type : str or None, default None
-        Passed on to :func:`rope_frequencies_from_config`.
     nope_layer : bool, default False
-        True for a NoPE layer (Llama 4's every 4th layer): only its own temperature applies.
+        True for a NoPE layer (Llama 4's every 4th): only its own temperature applies.
 
     Returns
     -------

@@ -27,8 +27,7 @@ from posenc_lib._checks import (
 from posenc_lib.frequencies import angles
 
 __all__ = ["round_to_bfloat16", "round_to_dtype", "machine_epsilon", "spacing_at",
-    "rounded_angles", "angle_error", "sincos_error", "first_position_above", "float32_bits",
-]
+           "rounded_angles", "angle_error", "sincos_error", "first_position_above", "float32_bits"]
 
 _DTYPE_NAMES = ("float16", "bfloat16", "float32", "float64")
 _ROUNDING_MODES = ("nearest", "truncate")
@@ -44,9 +43,9 @@ def round_to_bfloat16(x: Any, *, mode: str = "nearest") -> NDArray[np.float32]:
     Parameters
     ----------
     x : array_like
-        Finite values (any shape), first cast to float32.
+        Finite values, first cast to float32.
     mode : {"nearest", "truncate"}, default "nearest"
-        Round to nearest, ties to even, or drop the low 16 bits (toward zero).
+        Nearest with ties to even, or toward zero.
 
     Returns
     -------
@@ -55,8 +54,7 @@ def round_to_bfloat16(x: Any, *, mode: str = "nearest") -> NDArray[np.float32]:
     Notes
     -----
     With ``u`` the float32 bit pattern as uint32, truncate is ``u & 0xFFFF0000`` and nearest is
-    ``(u + 0x7FFF + ((u >> 16) & 1)) & 0xFFFF0000``. Float64 input is rounded twice (to float32
-    first), which can differ by one bfloat16 step in rare exact ties.
+    ``(u + 0x7FFF + ((u >> 16) & 1)) & 0xFFFF0000`` (float64 input is rounded twice).
 
     Examples
     --------
@@ -86,9 +84,7 @@ def round_to_dtype(x: Any, dtype_name: str) -> NDArray[np.float64]:
     Parameters
     ----------
     x : array_like
-        Finite values (any shape).
     dtype_name : {"float16", "bfloat16", "float32", "float64"}
-        The format (round to nearest, ties to even).
 
     Returns
     -------
@@ -96,7 +92,7 @@ def round_to_dtype(x: Any, dtype_name: str) -> NDArray[np.float64]:
 
     Notes
     -----
-    ``fl(x)`` is the representable number nearest to ``x``: ``|fl(x) - x| <= spacing / 2``.
+    ``fl(x)``, the nearest representable number (ties to even): ``|fl(x) - x| <= spacing / 2``.
 
     Examples
     --------
@@ -141,7 +137,6 @@ def spacing_at(x: Any, dtype_name: str) -> NDArray[np.float64]:
     Parameters
     ----------
     x : array_like
-        Finite values (any shape); only ``|x|`` matters.
     dtype_name : {"float16", "bfloat16", "float32", "float64"}
 
     Returns
@@ -150,8 +145,7 @@ def spacing_at(x: Any, dtype_name: str) -> NDArray[np.float64]:
 
     Notes
     -----
-    ``spacing(x) = 2**(max(floor(log2 |x|), e_min) - p)`` (``2**(e_min - p)`` at 0); the
-    largest rounding error when storing ``x`` is half of this.
+    ``spacing(x) = 2**(max(floor(log2 |x|), e_min) - p)``; storing ``x`` errs by half of it.
 
     Examples
     --------
@@ -200,8 +194,7 @@ def rounded_angles(positions: ArrayLike, inv_freq: ArrayLike,
 
     Notes
     -----
-    ``phi_hat = fl(fl(m) fl(theta_i))``; the float64 product of two narrow values is exact,
-    so one more rounding gives the correctly rounded narrow product.
+    ``phi_hat = fl(fl(m) fl(theta_i))``, the float64 product of two narrow values exact.
 
     Examples
     --------
@@ -232,8 +225,7 @@ def angle_error(positions: ArrayLike, inv_freq: ArrayLike, dtype_name: str) -> N
 
     Notes
     -----
-    ``e = |phi_hat - phi|`` with ``phi = m theta_i`` and ``phi_hat`` from :func:`rounded_angles`;
-    it grows roughly like ``m theta_i eps``.
+    ``e = |phi_hat - phi|``, ``phi = m theta_i``; it grows roughly like ``m theta_i eps``.
 
     Examples
     --------
@@ -287,37 +279,27 @@ def sincos_error(
 
 def first_position_above(inv_freq: ArrayLike, dtype_name: str, threshold: float, stop: int, *,
                          error_function: Callable[..., Any] | None = None) -> int | None:
-    """Return the first integer position whose sin/cos error exceeds ``threshold``.
-
-    Every integer position ``0 <= m < stop`` is checked, in order, none sampled.
+    """Return the first position ``0 <= m < stop`` whose sin/cos error exceeds ``threshold``.
 
     Parameters
     ----------
-    inv_freq : array_like, shape (n_pairs,)
-        Frequencies ``theta_i`` > 0.
-    dtype_name : {"float16", "bfloat16", "float32", "float64"}
-        Format of the angle, as for :func:`rounded_angles`.
-    threshold : float
-        Error to exceed, > 0.
-    stop : int
-        Positions scanned: ``0 .. stop - 1``.
+    inv_freq, dtype_name : array_like, shape (n_pairs,), and str
+        As for :func:`rounded_angles`.
+    threshold, stop : float, int
+        Error to exceed (> 0); positions scanned, ``0 .. stop - 1``, every one.
     error_function : callable, optional
-        ``f(positions, inv_freq, dtype_name)`` returning the error per position and pair;
-        default :func:`sincos_error`.
+        ``f(positions, inv_freq, dtype_name)``, default :func:`sincos_error`.
 
     Returns
     -------
     int or None
-        The smallest position with an error > ``threshold`` in some pair; None if there is none.
+        None if no position exceeds it.
 
     Notes
     -----
-    Since ``|sin a - sin b| <= |a - b|`` (cos too), a position whose angle error
-    ``|fl(fl(m) fl(theta_i)) - m theta_i|`` is at most ``threshold`` in every pair cannot exceed
-    it, so ``error_function`` is evaluated only at the other positions. With
-    ``fl(x) = x (1 + delta)``, ``|delta| <= u = eps / 2``, three roundings give
-    ``|phi_hat - phi| <= ((1 + u)^3 - 1) m theta_i``: pairs whose bound stays at most
-    ``threshold`` over a chunk are skipped there. The answer is that of evaluating everything.
+    ``|sin a - sin b| <= |a - b|``, so only positions whose angle error exceeds ``threshold``
+    are passed to ``error_function``; three roundings bound that error by ``((1 + u)^3 - 1) m
+    theta_i`` (``u = eps / 2``), so pairs below it over a chunk are skipped there.
 
     Examples
     --------

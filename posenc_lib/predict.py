@@ -1,9 +1,7 @@
 """Predict, then run: the reveal cell's comparison of a learner's guess with the computed value.
 
-A **Predict** cell asks a question, a code cell holds the learner's guess (``None`` until one
-is typed), and the reveal cell, tagged ``predict``, ends with :func:`compare`: the computed value,
-and with a guess how far off it was; without one (Run All), a nudge to write one and rerun.
-Nothing is graded; each prediction written is counted in ``progress()``.
+A code cell holds the learner's guess (``None`` until one is typed); the reveal cell, tagged
+``predict``, ends with :func:`compare`. Nothing is graded; ``progress()`` counts the guesses.
 
 Notebooks: 00_why_position, 01_binary_counting, 02_sinusoidal_formula.
 """
@@ -106,9 +104,8 @@ def compare(guess: Any, value: Any, *, label: str = "answer", rtol: float = 0.1)
     value : object
         A number, an array of numbers, a bool, a set or a string.
     label : str, default "answer"
-        Shown before the value.
     rtol : float, default 0.1
-        Relative distance (every entry) within which a numeric guess is "close".
+        Relative distance within which a numeric guess is "close".
 
     Returns
     -------
@@ -117,8 +114,7 @@ def compare(guess: Any, value: Any, *, label: str = "answer", rtol: float = 0.1)
     Notes
     -----
     Numbers are compared entry by entry by ``|guess - value| / |value|``; a bool or a string
-    (ignoring case and spaces) must be equal; a set must have the same items. A guess is
-    counted (by its label) in the self-study record that ``progress()`` shows.
+    (ignoring case and spaces) must be equal; a set must have the same items.
 
     Examples
     --------

@@ -1,23 +1,11 @@
 """Position-relevant fields of real models' ``config.json``, with where each value comes from.
 
-``PRESETS[name]`` is a plain dict of config.json fields (for a multimodal model: the fields of
-its ``text_config``), so ``rope_frequencies_from_config(PRESETS["llama-3.1-8b"])`` works and a
-learner can compare it with the file on the Hub. Only the fields that decide positions are kept:
-head size (``head_dim`` or ``hidden_size`` / ``num_attention_heads``), ``rope_theta``,
-``rope_scaling``, partial rotary, context lengths, layer types, sliding windows, NoPE layers and
-MLA's ``qk_rope_head_dim``. Fields a Hub file leaves out are left out here too: transformers then
-uses its configuration class's default, and so does
-:func:`~posenc_lib.models.rope_frequencies_from_config` for these models.
-
-The models run from 2021 (Pythia) to 2026 (DeepSeek-V4); the last nine, from 2025-26, bring what
-the older ones lack: a per-layer-type RoPE with a wider global head (Gemma 4), layers with no
-position encoding (Qwen3-Next's and Kimi Linear's linear attention, Kimi Linear's MLA), an
-explicit ``rotary_dim`` (MiniMax-M2), a position-dependent logit temperature (Ministral 3) and
-two bases in one model (DeepSeek-V4).
-
-``PRESET_SOURCES[name]`` says where the values were read and what could not be checked.
-Every preset feeds ``tools/make_hf_reference.py``, whose stored output
-``tests/data/hf_rope_reference.json`` the parity tests compare against.
+``PRESETS[name]`` is a plain dict of the config.json fields that decide positions (a multimodal
+model's ``text_config``), so ``rope_frequencies_from_config(PRESETS["llama-3.1-8b"])`` works and
+compares with the file on the Hub; fields a Hub file leaves out are left out here too, so the
+model type's defaults apply. The models run from 2021 (Pythia) to 2026 (DeepSeek-V4).
+``PRESET_SOURCES[name]`` says where the values were read and what could not be checked; every
+preset feeds ``tools/make_hf_reference.py``, which the parity tests compare against.
 
 Notebook: 09_rope_in_todays_models.
 """

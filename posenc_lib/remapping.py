@@ -1,8 +1,7 @@
 """Training-free position remapping: Self-Extend and Dual Chunk Attention keep RoPE's
 frequencies and change the positions, so every distance RoPE sees stays below the trained length.
 
-References: Self-Extend arXiv 2401.01325; Dual Chunk Attention arXiv 2402.17463, as vLLM's
-``dual_chunk_rope.py`` implements it.
+References: Self-Extend arXiv 2401.01325; Dual Chunk Attention arXiv 2402.17463 (vLLM).
 
 Notebook: 06_context_extension.
 """
@@ -32,14 +31,10 @@ def self_extend_distances(query: int, keys: Any, *, group: int, window: int) -> 
 
     Parameters
     ----------
-    query : int
-        The query's position i.
-    keys : array_like of int, shape (n_keys,)
-        Key positions j, 0 <= j <= i.
-    group : int
-        The group size G: far keys share a position with G - 1 neighbours.
-    window : int
-        The neighbour window w: keys closer than w keep their true distance.
+    query, keys : int, array_like of int, shape (n_keys,)
+        Positions i and j, 0 <= j <= i.
+    group, window : int
+        Group size G (far keys share a position); neighbour window w (keeps true distances).
 
     Returns
     -------
@@ -47,10 +42,8 @@ def self_extend_distances(query: int, keys: Any, *, group: int, window: int) -> 
 
     Notes
     -----
-    ``i - j`` when ``i - j < w``; else ``floor(i/G) - floor(j/G) + w - floor(w/G)``, the grouped
-    positions shifted so that they continue the neighbour window. The largest distance for n
-    tokens is ``floor((n - 1)/G) + w - floor(w/G)``, so a model trained on L positions reaches
-    about ``(L - w) G + w`` tokens.
+    ``i - j`` when ``i - j < w``; else ``floor(i/G) - floor(j/G) + w - floor(w/G)``: a model
+    trained on L positions reaches about ``(L - w) G + w`` tokens.
 
     Examples
     --------
@@ -69,15 +62,11 @@ def dual_chunk_distances(query: int, keys: Any, *, chunk_size: int,
 
     Parameters
     ----------
-    query : int
-        The query's position i.
-    keys : array_like of int, shape (n_keys,)
-        Key positions j, 0 <= j <= i.
-    chunk_size : int
-        The largest distance RoPE may see (at most the trained length).
-    local_size : int
-        The part of a chunk kept for the neighbouring chunk; chunks are
-        ``c = chunk_size - local_size`` tokens long.
+    query, keys : int, array_like of int, shape (n_keys,)
+        Positions i and j, 0 <= j <= i.
+    chunk_size, local_size : int
+        The largest distance RoPE may see; the part kept for the next chunk (chunks are
+        ``c = chunk_size - local_size`` long).
 
     Returns
     -------
@@ -85,10 +74,8 @@ def dual_chunk_distances(query: int, keys: Any, *, chunk_size: int,
 
     Notes
     -----
-    Keys sit at ``j mod c``. The query sits at ``i mod c`` for keys of its own chunk (intra),
-    at ``min(i mod c + c, chunk_size)`` for keys of the chunk before (successive), and at
-    ``min(2c - 1, chunk_size)`` for keys further back (inter), so no distance exceeds
-    ``chunk_size``.
+    Keys sit at ``j mod c``; the query at ``i mod c`` for its own chunk, ``min(i mod c + c,
+    chunk_size)`` for the chunk before, ``min(2c - 1, chunk_size)`` further back.
 
     Examples
     --------

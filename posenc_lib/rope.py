@@ -1,10 +1,7 @@
 """Rotary position embedding (RoPE): rotate queries and keys by position-dependent angles.
 
 Pair ``i`` turns by ``m theta_i`` at position ``m``, so ``<R_m q, R_n k>`` depends on ``n - m``
-only. Pairs are ``(2i, 2i+1)`` (``pairing="interleaved"``) or ``(i, i + d/2)``
-(``pairing="half"``, GPT-NeoX / Hugging Face). ``x`` is ``(..., seq, head_dim)``.
-
-Reference: Su et al., "RoFormer", arXiv 2104.09864.
+only. Reference: Su et al., "RoFormer", arXiv 2104.09864.
 
 Notebook: 05_rope.
 """
@@ -26,8 +23,8 @@ PAIRINGS: tuple[str, ...] = ("interleaved", "half")
 """The two pair layouts: ``"interleaved"`` = (2i, 2i+1), ``"half"`` = (i, i + d/2)."""
 
 
-def _check_pairs(name: str, x: Any, *, finite: bool = True) -> NDArray[Any]:
-    array = check_array(name, x, min_ndim=1, finite=finite)
+def _check_pairs(name: str, x: Any) -> NDArray[Any]:
+    array = check_array(name, x, min_ndim=1)
     if array.shape[-1] < 2 or array.shape[-1] % 2:
         raise ValueError(
             f"{name} must have an even last axis head_dim >= 2 (pairs); got shape {array.shape}")
@@ -40,7 +37,6 @@ def rotate_half(x: ArrayLike) -> NDArray[Any]:
     Parameters
     ----------
     x : array_like, shape (..., head_dim)
-        Vectors with an even last axis; ``x1`` and ``x2`` are its halves.
 
     Returns
     -------
@@ -64,7 +60,6 @@ def rotate_interleaved(x: ArrayLike) -> NDArray[Any]:
     Parameters
     ----------
     x : array_like, shape (..., head_dim)
-        Vectors with an even last axis.
 
     Returns
     -------
@@ -72,8 +67,7 @@ def rotate_interleaved(x: ArrayLike) -> NDArray[Any]:
 
     Notes
     -----
-    ``rotated[..., 2i] = -x[..., 2i+1]``, ``rotated[..., 2i+1] = x[..., 2i]`` (times ``i`` in
-    the complex view).
+    ``rotated[..., 2i] = -x[..., 2i+1]``, ``rotated[..., 2i+1] = x[..., 2i]``.
 
     Examples
     --------
@@ -125,11 +119,10 @@ def apply_rope(x: ArrayLike, positions: ArrayLike, inv_freq: ArrayLike, *,
     x : array_like, shape (..., seq, head_dim)
         Queries or keys; ``head_dim`` even.
     positions : array_like, shape (seq,)
-        Position of each row (floats allowed, for interpolated positions).
+        Position of each row (floats allowed).
     inv_freq : array_like, shape (head_dim // 2,)
-        Frequency ``theta_i`` of each pair (e.g. from :func:`posenc_lib.scaling.rope_frequencies`).
     pairing : {"interleaved", "half"}, default "interleaved"
-        Pairs ``(2i, 2i+1)`` or ``(i, i + d/2)``.
+        Pairs ``(2i, 2i+1)`` or ``(i, i + d/2)`` (GPT-NeoX, Hugging Face).
 
     Returns
     -------
@@ -138,9 +131,8 @@ def apply_rope(x: ArrayLike, positions: ArrayLike, inv_freq: ArrayLike, *,
 
     Notes
     -----
-    With ``phi = m theta_i``, pair ``(a, b)`` becomes ``(a cos(phi) - b sin(phi), a sin(phi) +
-    b cos(phi))``: ``x' = x cos(phi) + rotate(x) sin(phi)`` (RoFormer eq. 34). Angles are formed
-    in float64, then cos and sin cast to the dtype of ``x`` (float16 computed in float32).
+    ``x' = x cos(phi) + rotate(x) sin(phi)``, ``phi = m theta_i`` (RoFormer eq. 34); angles in
+    float64, cos and sin cast to the dtype of ``x`` (float16 computed in float32).
 
     Examples
     --------
@@ -181,12 +173,10 @@ def apply_rope_angles(x: ArrayLike, angles: ArrayLike, *,
 
     Parameters
     ----------
-    x : array_like, shape (..., seq, head_dim)
-        Queries or keys; ``head_dim`` even.
+    x, pairing
+        As for :func:`apply_rope`.
     angles : array_like, shape (seq, head_dim // 2)
         Angle of every pair at every row (axial or M-RoPE: :mod:`posenc_lib.rope_variants`).
-    pairing : {"interleaved", "half"}, default "interleaved"
-        As for :func:`apply_rope`.
 
     Returns
     -------
@@ -217,10 +207,7 @@ def rope_matrix(position: float, inv_freq: ArrayLike, *,
     Parameters
     ----------
     position : float
-        The position ``m``.
-    inv_freq : array_like, shape (head_dim // 2,)
-        Frequency ``theta_i`` of each pair.
-    pairing : {"interleaved", "half"}, default "interleaved"
+    inv_freq, pairing
         As for :func:`apply_rope`.
 
     Returns
@@ -270,11 +257,9 @@ def relative_scores(q: ArrayLike, k: ArrayLike, distances: ArrayLike, inv_freq: 
     q, k : array_like, shape (head_dim,)
         One query and one key (before rotation).
     distances : array_like, shape (n,)
-        Distances ``r = n - m`` (key minus query position), may be negative.
-    inv_freq : array_like, shape (head_dim // 2,)
-        Frequency ``theta_i`` of each pair.
-    pairing : {"interleaved", "half"}, default "interleaved"
-        The pair layout of ``q`` and ``k``.
+        Distances ``r = n - m`` (key minus query position).
+    inv_freq, pairing
+        As for :func:`apply_rope`.
 
     Returns
     -------
@@ -313,9 +298,7 @@ def rope_decay_bound(distances: ArrayLike, head_dim: int,
     Parameters
     ----------
     distances : array_like, shape (n,)
-        Relative distances ``r``.
     head_dim, base : int, float (default 10000.0)
-        Size of one head (even, >= 2); RoPE base (> 1).
 
     Returns
     -------
@@ -323,9 +306,8 @@ def rope_decay_bound(distances: ArrayLike, head_dim: int,
 
     Notes
     -----
-    ``S_j = sum_{k<j} exp(i r theta_k)`` and ``bound = (1/(d/2)) sum_{j=1}^{d/2} |S_j|``, the
-    Abel-summation bound of RoFormer section 3.4.3 (its Figure 2): ``(d/2 + 1)/2`` at ``r = 0``,
-    decaying on average but not monotonically.
+    ``bound = (1/(d/2)) sum_{j=1}^{d/2} |S_j|``, ``S_j = sum_{k<j} exp(i r theta_k)``, RoFormer's
+    Abel-summation bound (section 3.4.3): it decays on average, not monotonically.
 
     Examples
     --------
@@ -347,22 +329,17 @@ def normalised_score_curves(
 
     Parameters
     ----------
-    distances : array_like, shape (n,)
-        Relative distances ``r``.
-    head_dim, base : int, float
+    distances, head_dim, base
         As for :func:`rope_decay_bound`.
 
     Returns
     -------
-    score : ndarray of float64, shape (n,)
-        ``<R_m 1, R_(m+r) 1> / d = sum_i cos(r theta_i) / (d/2)``; 1 at ``r = 0``.
-    bound : ndarray of float64, shape (n,)
-        ``rope_decay_bound(r)``; ``|score| <= bound``.
+    score, bound : ndarray of float64, shape (n,)
 
     Notes
     -----
-    With ``q = k = 1``, ``h_i = conj(q_i) k_i = 2`` and Abel summation with RoFormer's
-    ``h_(d/2) = 0`` bounds the score ``2 sum_i cos(r theta_i)`` by ``d rope_decay_bound(r)``.
+    ``score = <R_m 1, R_(m+r) 1> / d = sum_i cos(r theta_i) / (d/2)``; Abel summation bounds
+    ``|score|`` by ``rope_decay_bound(r)``.
 
     Examples
     --------

@@ -1,11 +1,8 @@
 """How today's models change RoPE: which dims rotate, and by which position.
 
-Partial rotary (GPT-NeoX), p-RoPE (Barbero et al.), 2-D axial RoPE, M-RoPE (Qwen2-VL) and its
-interleaved form (Qwen3-VL): each chooses the angle ``phi[m, i]`` of pair ``i`` at row ``m``; the
-rotation is :func:`posenc_lib.rope.apply_rope_angles`. Everything is float64.
-
-References: Barbero et al., arXiv 2410.06205 (p-RoPE); Heo et al., arXiv 2403.13298 (axial);
-Wang et al., "Qwen2-VL", arXiv 2409.12191 (M-RoPE); transformers 5.23.0's Qwen2.5-VL / Qwen3-VL.
+Partial rotary (GPT-NeoX), p-RoPE (arXiv 2410.06205), 2-D axial RoPE (arXiv 2403.13298) and
+M-RoPE (Qwen2-VL, arXiv 2409.12191; interleaved in Qwen3-VL) each choose the angle of pair ``i``
+at row ``m``; :func:`posenc_lib.rope.apply_rope_angles` rotates by it.
 
 Notebook: 09_rope_in_todays_models.
 """
@@ -67,11 +64,10 @@ def partial_rotary_dims(head_dim: int, partial_rotary_factor: float) -> NDArray[
     Returns
     -------
     rotates : ndarray of bool, shape (head_dim,)
-        True for the first ``r`` dims; the others pass through unchanged.
 
     Notes
     -----
-    ``r = int(p d)``, even; the block rotates with ``theta_i = base**(-2i/r)``.
+    The first ``r = int(p d)`` dims (even) rotate with ``theta_i = base**(-2i/r)``.
 
     Examples
     --------
@@ -108,8 +104,7 @@ def p_rope_frequencies(head_dim: int, p: float, base: float = 10000.0) -> NDArra
 
     Notes
     -----
-    ``theta'_i = base**(-2i/d)`` for ``i < floor(p d / 2)`` and 0 otherwise (transformers'
-    ``"proportional"``): the slowest pairs stop turning and act like NoPE.
+    ``theta'_i = base**(-2i/d)`` for ``i < floor(p d / 2)``, else 0 (transformers' "proportional").
 
     Examples
     --------
@@ -134,8 +129,7 @@ def axial_rope_frequencies(head_dim: int, base: float = 10000.0) -> NDArray[np.f
 
     Returns
     -------
-    inv_freq : ndarray of float64, shape (head_dim // 4,)
-        Shared by the row half and the column half.
+    inv_freq : ndarray of float64, shape (head_dim // 4,), shared by rows and columns
 
     Notes
     -----
@@ -159,7 +153,6 @@ def patch_grid_positions(n_rows: int, n_cols: int) -> tuple[NDArray[np.int64], N
     Parameters
     ----------
     n_rows, n_cols : int
-        Grid size in patches, >= 1 each.
 
     Returns
     -------
@@ -189,9 +182,8 @@ def axial_rope_angles(rows: ArrayLike, cols: ArrayLike, inv_freq: ArrayLike) -> 
     Parameters
     ----------
     rows, cols : array_like, shape (n,)
-        Row and column of every patch (e.g. from :func:`patch_grid_positions`).
+        Row and column of every patch (:func:`patch_grid_positions`).
     inv_freq : array_like, shape (head_dim // 4,)
-        Per-axis frequencies (e.g. from :func:`axial_rope_frequencies`).
 
     Returns
     -------
@@ -234,8 +226,7 @@ def mrope_axes(mrope_section: ArrayLike, *, interleaved: bool = False) -> NDArra
     Notes
     -----
     Contiguous: ``axis_i = k`` for ``i`` in section ``k``. Interleaved: ``axis_(3j+1) = 1`` for
-    ``j < h``, ``axis_(3j+2) = 2`` for ``j < w``, else 0, spreading t, h and w over all
-    frequencies.
+    ``j < h``, ``axis_(3j+2) = 2`` for ``j < w``, else 0.
 
     Examples
     --------
@@ -274,8 +265,7 @@ def mrope_image_positions(n_before: int, grid_rows: int, grid_cols: int,
     Parameters
     ----------
     n_before, grid_rows, grid_cols, n_after : int
-        Text tokens before (>= 0), image grid in tokens after the 2x2 merge (>= 1 each), text
-        tokens after (>= 0).
+        Text tokens before, image grid after the 2x2 merge, text tokens after.
 
     Returns
     -------

@@ -1,14 +1,9 @@
-"""Stretching RoPE's context: how each published method rescales the frequencies.
+"""Stretching RoPE's context: how each published method rescales ``theta_i = base**(-2i/d)``.
 
-Every method changes ``theta_i = base**(-2i/d)`` (each function's Notes give its formula); YaRN
-and LongRoPE also return an *attention factor* that multiplies cos and sin. ``s`` is the scale
-factor, ``L`` the trained length (``original_max_position_embeddings``). :func:`rope_frequencies`
-and :func:`posenc_lib.models.rope_frequencies_from_config` read one registry, :data:`ROPE_TYPES`
-(as transformers' ``ROPE_INIT_FUNCTIONS``); ``ntk`` (static NTK-aware) is the course's own name.
-Everything is float64 and agrees with transformers' ``modeling_rope_utils.py``.
-
-References: PI arXiv 2306.15595; bloc97 "NTK-Aware Scaled RoPE" (r/LocalLLaMA, 2023); YaRN
-arXiv 2309.00071; LongRoPE arXiv 2402.13753; Llama 3 arXiv 2407.21783.
+``s`` is the scale factor, ``L`` the trained length; YaRN and LongRoPE also return an attention
+factor on cos and sin. Both entry points read one registry, :data:`ROPE_TYPES`, as transformers'
+``ROPE_INIT_FUNCTIONS`` (float64, agreeing with its ``modeling_rope_utils.py``). References: PI
+arXiv 2306.15595; bloc97's NTK-aware RoPE (2023); YaRN 2309.00071; LongRoPE 2402.13753.
 
 Notebook: 06_context_extension.
 """
@@ -35,10 +30,9 @@ from posenc_lib.frequencies import inverse_frequencies
 from posenc_lib.rope_variants import p_rope_frequencies
 
 __all__ = ["ROPE_TYPES", "SCALING_METHODS", "rope_frequencies", "resolve_rope_type",
-           "linear_inv_freq",
-           "ntk_scaled_base", "ntk_inv_freq", "dynamic_ntk_factor", "yarn_get_mscale",
-           "yarn_correction_range", "yarn_ramp", "yarn_inv_freq", "llama3_inv_freq"]
-
+           "linear_inv_freq", "ntk_scaled_base", "ntk_inv_freq", "dynamic_ntk_factor",
+           "yarn_get_mscale", "yarn_correction_range", "yarn_ramp", "yarn_inv_freq",
+           "llama3_inv_freq"]
 
 
 def linear_inv_freq(head_dim: int, base: float, factor: float) -> NDArray[np.float64]:
@@ -81,8 +75,7 @@ def ntk_scaled_base(head_dim: int, base: float, factor: float) -> float:
 
     Notes
     -----
-    ``base' = base s**(d/(d-2))`` divides the slowest frequency by exactly ``s`` and keeps
-    ``theta_0 = 1`` (YaRN eq. 16).
+    ``base' = base s**(d/(d-2))``: the slowest pair slows by ``s``, ``theta_0 = 1`` stays.
 
     Examples
     --------
@@ -125,10 +118,8 @@ def dynamic_ntk_factor(factor: float, original_max_position_embeddings: int,
 
     Parameters
     ----------
-    factor, original_max_position_embeddings : float, int
-        The configured ``s`` (>= 1) and trained length ``L`` (>= 1).
-    seq_len : int or None
-        Current length ``l`` >= 1; None means no scaling.
+    factor, original_max_position_embeddings, seq_len : float, int, int or None
+        The configured ``s``, trained length ``L``, current length ``l`` (None: no scaling).
 
     Returns
     -------
@@ -152,7 +143,7 @@ def dynamic_ntk_factor(factor: float, original_max_position_embeddings: int,
 
 
 def yarn_get_mscale(scale: float, mscale: float = 1.0) -> float:
-    """Return YaRN's attention temperature ``sqrt(1/t) = 0.1 mscale ln(s) + 1`` (1 for s <= 1).
+    """Return YaRN's attention factor on cos and sin (1 for s <= 1).
 
     Parameters
     ----------
@@ -165,8 +156,7 @@ def yarn_get_mscale(scale: float, mscale: float = 1.0) -> float:
 
     Notes
     -----
-    ``sqrt(1/t) = 0.1 mscale ln(s) + 1`` (YaRN eq. 22) multiplies cos and sin, so the logits
-    by its square.
+    ``sqrt(1/t) = 0.1 mscale ln(s) + 1`` (YaRN eq. 22); the logits take its square.
 
     Examples
     --------
@@ -188,11 +178,9 @@ def yarn_correction_range(head_dim: int, base: float, original_max_position_embe
     Parameters
     ----------
     head_dim, base, original_max_position_embeddings : int, float, int
-        Rotary dimension ``d`` (even), RoPE base (> 1) and trained length ``L``.
-    beta_fast, beta_slow : float, default 32 and 1
-        Turn counts (the paper's ``beta`` and ``alpha``), ``beta_fast > beta_slow > 0``.
-    truncate : bool, default True
-        Floor ``low`` and ceil ``high``, as the reference code does.
+        Rotary dimension ``d``, RoPE base and trained length ``L``.
+    beta_fast, beta_slow, truncate : float, float, bool, default 32, 1 and True
+        Turn counts (the paper's ``beta`` > ``alpha`` > 0); floor ``low`` and ceil ``high``.
 
     Returns
     -------
@@ -260,10 +248,8 @@ def yarn_inv_freq(head_dim: int, base: float, factor: float,
 
     Parameters
     ----------
-    head_dim, base, factor, original_max_position_embeddings : int, float, float, int
-        Rotary dimension (even), RoPE base (> 1), scale ``s`` (>= 1), trained length ``L``.
-    beta_fast, beta_slow, truncate : float, float, bool
-        As for :func:`yarn_correction_range`.
+    head_dim, base, factor, original_max_position_embeddings, beta_fast, beta_slow, truncate
+        As for :func:`yarn_correction_range`, with the scale ``s`` (>= 1).
 
     Returns
     -------
@@ -271,10 +257,8 @@ def yarn_inv_freq(head_dim: int, base: float, factor: float,
 
     Notes
     -----
-    ``theta'_i = (1 - gamma_i) theta_i + gamma_i theta_i / s`` with ``gamma`` from
-    :func:`yarn_ramp` over :func:`yarn_correction_range`: pairs with more than ``beta_fast``
-    turns in ``L`` are kept, pairs with fewer than ``beta_slow`` interpolated like PI. As the
-    reference code, the ramp is linear in the pair index (the paper's is over ``r_i``).
+    ``theta'_i = (1 - gamma_i) theta_i + gamma_i theta_i / s``, ``gamma`` from :func:`yarn_ramp`
+    (linear in the pair index, as the reference code; the paper's is over ``r_i``).
 
     Examples
     --------
@@ -299,9 +283,9 @@ def llama3_inv_freq(head_dim: int, base: float, factor: float, low_freq_factor: 
     Parameters
     ----------
     head_dim, base, factor : int, float, float
-        Rotary dimension (even), RoPE base (> 1), scale ``s`` (>= 1; 8 for Llama 3.1).
+        Rotary dimension, RoPE base, scale ``s`` (8 for Llama 3.1).
     low_freq_factor, high_freq_factor, original_max_position_embeddings : float, float, int
-        Band edges as fractions of ``L`` (``0 < low <= high``; equal: a step) and ``L``.
+        Band edges (``0 < low <= high``; equal: a step) and the trained length ``L``.
 
     Returns
     -------
@@ -341,7 +325,7 @@ def resolve_rope_type(rope_scaling: Mapping[str, Any] | None) -> str:
     Parameters
     ----------
     rope_scaling : dict or None
-        A config's ``rope_scaling`` field; if both keys are present they must agree.
+        A config's ``rope_scaling``; both keys, if present, must agree.
 
     Returns
     -------
@@ -349,8 +333,7 @@ def resolve_rope_type(rope_scaling: Mapping[str, Any] | None) -> str:
 
     Notes
     -----
-    A key of :data:`ROPE_TYPES` (``"mrope"`` reads as ``"default"``, as in transformers);
-    ``"default"`` for None; a dict with neither key is an error.
+    A key of :data:`ROPE_TYPES` (``"mrope"`` reads as ``"default"``); ``"default"`` for None.
 
     Examples
     --------
@@ -378,17 +361,11 @@ def rope_frequencies(head_dim: int, base: float = 10000.0,
 
     Parameters
     ----------
-    head_dim : int
-        Rotary dimension, even and >= 2 (>= 4 for ``ntk`` and ``dynamic``).
-    base : float, default 10000.0
-        ``rope_theta``, > 1.
+    head_dim, base : int, float, default base 10000.0
+        Rotary dimension (>= 4 for ``ntk`` and ``dynamic``); ``rope_theta``.
     rope_scaling : dict or None, default None
-        The config's ``rope_scaling`` (``rope_type`` or legacy ``type``, a key of
-        :data:`ROPE_TYPES`). Keys read: factor, original_max_position_embeddings,
-        beta_fast, beta_slow, mscale, mscale_all_dim, attention_factor, truncate,
-        low_freq_factor, high_freq_factor, short_factor, long_factor (``proportional``:
-        partial_rotary_factor); None counts as absent, and a key the type does not read is
-        ignored with a warning, as transformers does.
+        The config's ``rope_scaling``, its ``rope_type`` a key of :data:`ROPE_TYPES`; a key
+        the type does not read is ignored with a warning, as transformers does.
     seq_len : int or None, default None
         Current sequence length, read by ``dynamic`` and ``longrope``.
 
@@ -400,15 +377,12 @@ def rope_frequencies(head_dim: int, base: float = 10000.0,
 
     Notes
     -----
-    ``theta_i = base**(-2i/d)`` rescaled as in the module table. This function does not see
-    ``max_position_embeddings``, so ``dynamic``'s ``L`` is the dict's
-    ``original_max_position_embeddings``, and ``longrope`` needs ``factor`` or
-    ``attention_factor``. ``yarn`` uses the dict's ``factor``; some transformers versions
-    replaced it by ``max_position_embeddings / original_max_position_embeddings`` (issue #38224,
-    fixed in #40320), which left configs with equal lengths, as in Qwen2.5's model cards,
-    unscaled. ``beta_fast`` / ``beta_slow`` absent, None or 0 mean 32 / 1
-    (transformers' ``get(key) or default``); ``truncate`` defaults to True. A whole config.json
-    goes to :func:`posenc_lib.models.rope_frequencies_from_config`.
+    ``theta_i = base**(-2i/d)`` rescaled by the type's function above. Without
+    ``max_position_embeddings``, ``dynamic``'s ``L`` is ``original_max_position_embeddings`` and
+    ``longrope`` needs ``factor`` or ``attention_factor``. ``beta_fast`` / ``beta_slow`` absent,
+    None or 0 mean 32 / 1; ``truncate`` defaults to True. ``yarn`` uses the dict's ``factor``
+    (transformers #38224 replaced it by the ratio of lengths, leaving Qwen2.5's cards unscaled,
+    until #40320). A config.json goes to :func:`~posenc_lib.models.rope_frequencies_from_config`.
 
     Examples
     --------
@@ -516,9 +490,7 @@ ROPE_TYPES: dict[str, RopeType] = {
                          ("factor", "attention_factor")),
     "proportional": RopeType(_compute_proportional, (), ("partial_rotary_factor", "factor")),
 }
-"""Every ``rope_type`` both entry points read, as transformers' ``ROPE_INIT_FUNCTIONS`` (plus
-the course's static ``ntk``): :func:`rope_frequencies` and
-:func:`posenc_lib.models.rope_frequencies_from_config` check its keys and call its ``compute``."""
+"""Every ``rope_type`` both entry points read (transformers' own plus the course's ``ntk``)."""
 
 ROPE_TYPE_ALIASES: dict[str, str] = {"mrope": "default"}
 """Legacy names transformers rewrites first (Qwen2-VL's ``"mrope"``: default frequencies)."""

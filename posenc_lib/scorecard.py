@@ -1,12 +1,9 @@
 """The running scorecard: candidate position encodings against what a good encoding needs.
 
-Every "yes" or "no" is computed on the codes a scheme gives positions (the ``check_*``
-functions); ALiBi, Shaw and T5, which act per offset inside attention, are checked on their
-matrices of offset codes (ALiBi's bias, Shaw's table row, T5's bucket).
-:func:`parameter_count` adds what each scheme costs in parameters.
+Every "yes" or "no" is computed on the codes a scheme gives positions; ALiBi, Shaw and T5,
+which act per offset inside attention, on their matrices of offset codes.
 
-Notebooks: 00_why_position opens it; 01_binary_counting, 02_sinusoidal_formula and
-03_properties fill it in; 07_other_schemes completes it.
+Notebooks: 00_why_position opens it; 01-03 fill it in; 07_other_schemes completes it.
 """
 
 from __future__ import annotations
@@ -25,11 +22,8 @@ from posenc_lib.binary import binary_table
 from posenc_lib.learned import learned_table
 from posenc_lib.sinusoidal import sinusoidal_encoding_at
 
-__all__ = [
-    "BIAS_SCHEMES", "COST_SCHEMES", "parameter_count", "CRITERIA", "SCHEMES", "CannotEncode",
-    "Scorecard",
-    "encode", "evaluate", "scorecard",
-]
+__all__ = ["BIAS_SCHEMES", "COST_SCHEMES", "parameter_count", "CRITERIA", "SCHEMES",
+           "CannotEncode", "Scorecard", "encode", "evaluate", "scorecard"]
 
 SCHEMES: tuple[str, ...] = (
     "integer", "normalised", "binary", "sinusoidal", "learned", "rope", "alibi",
@@ -64,15 +58,10 @@ def encode(scheme: str, positions: Iterable[int], *, sentence_length: int | None
     scheme : str
         One of :data:`SCHEMES` but "alibi" (no vector per position).
     positions : iterable of int
-        Token positions, 0-based.
     sentence_length : int, optional
         The normalised index's divisor + 1; defaults to the largest position + 1.
-    trained_length : int
-        Sets the bits of the binary code and the rows of the learned table.
-    d_model : int
-        Width of the sinusoidal, learned and rope codes.
-    seed : int
-        Seed of the learned table.
+    trained_length, d_model, seed : int
+        Bits of the binary code and rows of the learned table; width; the table's seed.
 
     Returns
     -------
@@ -166,8 +155,9 @@ def check_extends(codes: _Codes, *, per_dimension: bool = False) -> bool:
     return bool(inside and fresh)
 
 
-def _check_relative(codes: _Codes, k: int = 3) -> bool:
-    """A least-squares linear map M with code(p + k) = M code(p) fits every p to 1e-6."""
+def _check_relative(codes: _Codes) -> bool:
+    """A least-squares linear map M with code(p + k) = M code(p), k = 3, fits every p to 1e-6."""
+    k = 3
     n = _LENGTH + k
     inputs = codes(range(_LENGTH), n, n)
     targets = codes(range(k, n), n, n)
@@ -235,14 +225,11 @@ def evaluate(scheme: str, *, per_dimension: bool = False) -> dict[str, bool]:
     Returns
     -------
     dict of str to bool
-        One entry per criterion.
 
     Notes
     -----
-    Every entry is a ``check_*`` computation; ALiBi, Shaw and T5 are checked on their matrices
-    of offset codes (bias, table row, bucket), "extends" as: a longer input contains the trained
-    matrix, and offsets never seen get codes that tell them apart (and that training saw, for the
-    learned Shaw and T5).
+    Each entry is computed; for ALiBi, Shaw and T5 "extends" means a longer input contains the
+    trained matrix and unseen offsets get distinct codes (seen in training, for Shaw and T5).
 
     Examples
     --------
@@ -315,10 +302,8 @@ def scorecard(schemes: Iterable[str] = SCHEMES, *, per_dimension: bool = False) 
     Parameters
     ----------
     schemes : iterable of str
-        The candidates earned so far, from :data:`SCHEMES` (the other rows show "·") or
-        :data:`BIAS_SCHEMES` (rows added below them).
+        The candidates earned so far (the other rows show "·").
     per_dimension : bool, default False
-        As in :func:`evaluate`.
 
     Returns
     -------
@@ -327,7 +312,7 @@ def scorecard(schemes: Iterable[str] = SCHEMES, *, per_dimension: bool = False) 
 
     Notes
     -----
-    Each cell is ``check_<criterion>(codes)`` of :func:`evaluate`.
+    Each row is :func:`evaluate` of its scheme.
 
     Examples
     --------
@@ -350,16 +335,10 @@ def parameter_count(scheme: str, *, d_model: int, n_heads: int, n_layers: int, m
     Parameters
     ----------
     scheme : one of :data:`COST_SCHEMES`
-    d_model : int
-        Model width, a multiple of ``n_heads``.
-    n_heads, n_layers : int
-        Heads per layer and layers, >= 1.
-    max_positions : int
-        Rows of a learned absolute table, >= 1.
-    num_buckets : int, default 32
-        T5's number of buckets.
-    max_relative_position : int, default 16
-        Shaw's clipping distance ``k``.
+    d_model, n_heads, n_layers, max_positions : int
+        Width (a multiple of ``n_heads``), heads, layers, rows of a learned table.
+    num_buckets, max_relative_position : int, default 32 and 16
+        T5's buckets ``B``; Shaw's clipping distance ``k``.
 
     Returns
     -------

@@ -1,10 +1,8 @@
 """The shift operator M_k: a shift by k positions of the sinusoidal encoding is a rotation.
 
-A pair is ordered as in the paper, ``p(t) = [sin(theta t), cos(theta t)]``, so the angle-addition
-formulas give ``M_k = [[cos(theta k), sin(theta k)], [-sin(theta k), cos(theta k)]]`` with
-``M_k @ p(t) = p(t + k)``: a clockwise rotation by ``theta k``. With the (cos, sin) order of
-RoPE it is the usual counter-clockwise ``[[cos, -sin], [sin, cos]]``. Proof: A. Kazemnejad,
-"Transformer Architecture: The Positional Encoding", 2019.
+A pair is ordered as in the paper, ``p(t) = [sin(theta t), cos(theta t)]``, so ``M_k`` turns it
+clockwise by ``theta k``. Proof: A. Kazemnejad, "Transformer Architecture: The Positional
+Encoding", 2019.
 
 Notebook: 04_rotation_proof.
 """
@@ -54,18 +52,16 @@ def pair_shift_matrix(k: float, theta: float) -> NDArray[np.float64]:
 
     Parameters
     ----------
-    k : float
-        Offset in positions (negative allowed).
-    theta : float
+    k, theta : float
+        Offset in positions (negative allowed); frequency.
 
     Returns
     -------
     M_k : ndarray of float64, shape (2, 2)
-        Equal to ``rotation_matrix(-theta * k)``.
 
     Notes
     -----
-    ``M_k = [[cos(theta k), sin(theta k)], [-sin(theta k), cos(theta k)]]``.
+    ``M_k = [[cos(theta k), sin(theta k)], [-sin(theta k), cos(theta k)]] = R(-theta k)``.
 
     Examples
     --------
@@ -79,9 +75,8 @@ def pair_shift_matrix(k: float, theta: float) -> NDArray[np.float64]:
     theta = check_float("theta", theta)
     if not np.isfinite(theta * k):
         raise ValueError(f"theta * k must be finite; got theta={theta:g}, k={k:g}")
-    c, s = np.cos(theta * k), np.sin(theta * k)
-    # M_k = [[cos(theta k), sin(theta k)], [-sin(theta k), cos(theta k)]]
-    return np.array([[c, s], [-s, c]], dtype=np.float64)
+    # M_k = R(-theta k) = [[cos(theta k), sin(theta k)], [-sin(theta k), cos(theta k)]]
+    return rotation_matrix(-theta * k)
 
 
 def shift_matrix(k: float, d_model: int, base: float = 10000.0) -> NDArray[np.float64]:
@@ -89,20 +84,16 @@ def shift_matrix(k: float, d_model: int, base: float = 10000.0) -> NDArray[np.fl
 
     Parameters
     ----------
-    k : float
-        Offset in positions (negative allowed).
-    d_model : int
-        Model width, even.
-    base : float, default 10000.0
+    k, d_model, base : float, int, float (default 10000.0)
 
     Returns
     -------
     M_k : ndarray of float64, shape (d_model, d_model)
-        ``M_k @ PE(t) == PE(t + k)``.
 
     Notes
     -----
-    ``M_k = diag(M_k^(0), ..., M_k^(d/2-1))`` with blocks ``pair_shift_matrix(k, theta_i)``.
+    ``M_k = diag(M_k^(0), ..., M_k^(d/2-1))`` with blocks ``pair_shift_matrix(k, theta_i)``, so
+    ``M_k PE(t) = PE(t + k)``.
 
     Examples
     --------
@@ -134,15 +125,12 @@ def fit_linear_map(inputs: Any, targets: Any) -> tuple[NDArray[np.float64], floa
 
     Returns
     -------
-    matrix : numpy.ndarray, shape (b, a), float64
-        Minimum-norm when underdetermined.
-    residual : float
-        Root-mean-square error.
+    matrix, residual : ndarray of float64, shape (b, a), and float
+        Minimum-norm when underdetermined; the root-mean-square error.
 
     Notes
     -----
-    ``M = argmin_M ||X M^T - Y||_F^2`` and ``residual = sqrt(||X M^T - Y||_F^2 / (n b))``; a
-    small residual means something only when ``n > a``.
+    ``M = argmin_M ||X M^T - Y||_F^2``, ``residual = sqrt(||X M^T - Y||_F^2 / (n b))``.
 
     Examples
     --------

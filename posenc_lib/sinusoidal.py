@@ -1,9 +1,7 @@
 """The sinusoidal positional encoding of "Attention Is All You Need".
 
-Pair ``i`` turns at ``theta_i = base**(-2i/d_model)``. The paper's interleaved layout puts
-``sin(pos theta_i)`` in column ``2i`` and ``cos`` in ``2i + 1``; tensor2tensor's concat layout
-puts all sines first. Angles are formed in float64 whatever the output dtype. Reference:
-Vaswani et al., "Attention Is All You Need", NeurIPS 2017, section 3.5.
+Angles are formed in float64 whatever the output dtype. Reference: Vaswani et al., "Attention
+Is All You Need", NeurIPS 2017, section 3.5.
 
 Notebook: 02_sinusoidal_formula (notebook 08 uses it at position 2**20).
 """
@@ -27,8 +25,7 @@ from posenc_lib._checks import (
 from posenc_lib.frequencies import angles, inverse_frequencies
 
 __all__ = ["sinusoidal_encoding", "sinusoidal_encoding_at", "encoding_from_frequencies",
-    "tensor2tensor_frequencies",
-]
+           "tensor2tensor_frequencies"]
 
 _LAYOUTS = ("interleaved", "concat")
 _BLOCK_ELEMENTS = 1 << 17  # bounds the float64 angles held at once (1 MiB)
@@ -43,10 +40,8 @@ def encoding_from_frequencies(positions: ArrayLike, inv_freq: ArrayLike, *,
     ----------
     positions : array_like, shape (n,)
     inv_freq : array_like, shape (m,)
-    layout : {"interleaved", "concat"}, default "interleaved"
-        Column ``2i`` sin and ``2i+1`` cos, or [all sin | all cos].
-    dtype : {float16, float32, float64}, default float64
-        Output dtype; sin/cos are evaluated in float64, then cast once.
+    layout, dtype
+        As for :func:`sinusoidal_encoding` (sin/cos evaluated in float64, then cast once).
 
     Returns
     -------
@@ -54,8 +49,7 @@ def encoding_from_frequencies(positions: ArrayLike, inv_freq: ArrayLike, *,
 
     Notes
     -----
-    ``PE[pos, 2i] = sin(pos theta_i)`` and ``PE[pos, 2i+1] = cos(pos theta_i)``, formed a block
-    of rows at a time to bound the memory.
+    ``PE[pos, 2i] = sin(pos theta_i)`` and ``PE[pos, 2i+1] = cos(pos theta_i)``.
 
     Examples
     --------
@@ -100,7 +94,7 @@ def sinusoidal_encoding_at(positions: ArrayLike, d_model: int, base: float = 100
 
     Notes
     -----
-    ``PE[pos, 2i] = sin(pos / base**(2i/d))`` and ``PE[pos, 2i+1] = cos(pos / base**(2i/d))``.
+    ``PE[pos, 2i] = sin(pos / base**(2i/d))``, ``PE[pos, 2i+1] = cos(pos / base**(2i/d))``.
 
     Examples
     --------
@@ -117,12 +111,9 @@ def sinusoidal_encoding(n_positions: int, d_model: int, base: float = 10000.0, *
 
     Parameters
     ----------
-    n_positions : int
-        Number of positions ``0 .. n_positions - 1``, >= 1.
-    d_model : int
-        Model width, even.
+    n_positions, d_model : int
+        Number of positions; model width, even.
     base : float, default 10000.0
-        Base of the frequencies, > 1.
     layout : {"interleaved", "concat"}, default "interleaved"
         The paper's (sin, cos) pairs, or tensor2tensor's [all sin | all cos].
     dtype : {float16, float32, float64}, default float64
@@ -153,15 +144,11 @@ def tensor2tensor_frequencies(d_model: int, base: float = 10000.0) -> NDArray[np
 
     Parameters
     ----------
-    d_model : int
-        Model width, even and >= 4.
-    base : float, default 10000.0
-        The largest timescale, > 1.
+    d_model, base : int, float, default base 10000.0
 
     Returns
     -------
-    inv_freq : ndarray of float64, shape (d_model // 2,)
-        From 1 down to exactly ``1/base``.
+    inv_freq : ndarray of float64, shape (d_model // 2,), from 1 down to exactly ``1/base``
 
     Notes
     -----

@@ -19,9 +19,9 @@ from posenc_lib import apply_rope, sinusoidal_encoding  # noqa: E402
 from posenc_lib.lab import results as lab_results  # noqa: E402
 from posenc_lib.lab.model import ModelConfig, _rotate_pairs, forward, init_params  # noqa: E402
 from posenc_lib.lab.schemes import (  # noqa: E402
+    _T5_MAX_DISTANCE,
     SCHEMES,
     T5_BUCKETS,
-    T5_MAX_DISTANCE,
     _extension_scaling,
     _rope_inv_freq,
     position_inputs,
@@ -101,7 +101,7 @@ def _t5_bucket_by_hand(offset: int) -> int:
     n, exact = max(-offset, 0), T5_BUCKETS // 2
     if n < exact:
         return n
-    scaled = math.log(n / exact) / math.log(T5_MAX_DISTANCE / exact) * (T5_BUCKETS - exact)
+    scaled = math.log(n / exact) / math.log(_T5_MAX_DISTANCE / exact) * (T5_BUCKETS - exact)
     return min(T5_BUCKETS - 1, exact + int(scaled))
 
 

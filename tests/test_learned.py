@@ -11,7 +11,7 @@ from posenc_lib.learned import PositionOutOfTable, fit_learned_table, learned_lo
 
 
 def test_learned_table_has_the_asked_shape_and_spread() -> None:
-    table = learned_table(1024, 768, std=0.02)
+    table = learned_table(1024, 768)
     assert table.shape == (1024, 768)
     # 786432 normal draws: the sample std is within 1% of 0.02, the mean near 0
     assert abs(table.std() - 0.02) < 2e-4
@@ -98,7 +98,5 @@ def test_learned_table_rejects_bad_input() -> None:
         learned_table(0, 4)
     with pytest.raises(TypeError, match="d_model"):
         learned_table(4, 4.0)  # type: ignore[arg-type]
-    with pytest.raises(ValueError, match="std"):
-        learned_table(4, 4, std=0.0)
     with pytest.raises(ValueError, match="seed"):
         learned_table(4, 4, seed=-1)

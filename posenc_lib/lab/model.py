@@ -1,9 +1,6 @@
-"""A tiny decoder-only Transformer as plain JAX functions: parameters are a pytree (nested
-dicts of arrays), every function is pure, and the position scheme arrives as data.
-
-Shapes use B (batch), T (sequence length), D (d_model), H (heads), K (head size), V (vocab).
-The position inputs ``pos`` come from :func:`posenc_lib.lab.schemes.position_inputs`, so one
-compiled function serves every scheme.
+"""A tiny decoder-only Transformer as pure JAX functions of a parameter pytree; the position
+scheme arrives as data (:func:`posenc_lib.lab.schemes.position_inputs`). Shapes: B batch, T
+length, D d_model, H heads, K head size, V vocabulary.
 
 Notebook: 10_length_generalisation_lab.
 """
@@ -54,10 +51,8 @@ def _dense(key: jax.Array, n_in: int, n_out: int) -> Params:
 
 
 def init_params(key: jax.Array, cfg: ModelConfig) -> Params:
-    """Random initial parameters: a pytree of float32 arrays.
-    Dense weights are drawn from :math:`\\mathcal{N}(0, 1/n_{in})`; the learned table from
-    :math:`\\mathcal{N}(0, 0.02^2)` as in GPT-2; T5's bias table starts at 0.
-    """
+    """Random initial float32 parameters: dense weights ~ N(0, 1/n_in), the learned table
+    ~ N(0, 0.02^2) as in GPT-2, T5's bias table 0."""
     if not isinstance(cfg, ModelConfig):
         raise ValueError(f"cfg must be a ModelConfig; got {type(cfg).__name__}")
     keys = jax.random.split(key, 3 + cfg.n_layers)
@@ -118,12 +113,9 @@ def _attention(p: Params, x: jax.Array, pos: dict[str, jax.Array], t5_table: jax
 
 def forward(params: Params, tokens: jax.Array, pos: dict[str, jax.Array], cfg: ModelConfig
             ) -> tuple[jax.Array, list[jax.Array]]:
-    """Logits (B, T, V) of every position and the attention weights (B, H, T, T) of every
-    layer, for ``tokens`` of shape (B, T).
-    Pre-norm blocks: :math:`x \\leftarrow x + \\mathrm{Attn}(\\mathrm{LN}(x))`,
-    :math:`x \\leftarrow x + \\mathrm{MLP}(\\mathrm{LN}(x))`, with the input
-    :math:`x_t = E[\\text{token}_t] + \\text{table}_t + \\text{learned}\\,W_{pe}[t]`.
-    """
+    """Logits (B, T, V) and every layer's attention weights (B, H, T, T) for ``tokens`` (B, T):
+    pre-norm blocks x <- x + Attn(LN(x)), x <- x + MLP(LN(x)) on x_t = E[token_t] + table_t +
+    learned W_pe[t]."""
     T = tokens.shape[1]
     x = params["tok"][tokens] + pos["table"] + pos["learned"] * params["wpe"][:T]  # (B, T, D)
     maps = []

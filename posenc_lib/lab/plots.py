@@ -1,7 +1,5 @@
-"""Pictures of the lab's results: data in, matplotlib Figure out (no formulas here).
-
-Each function draws into ``ax`` (or ``figure``) when given one, else into a new Figure, and
-returns the Figure.
+"""Pictures of the lab's results: data in, matplotlib Figure out (drawn into ``ax`` or
+``figure`` when given one, else into a new Figure).
 
 Notebook: 10_length_generalisation_lab.
 """

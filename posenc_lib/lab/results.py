@@ -1,8 +1,7 @@
 """Reading and summarising the lab's committed results (NumPy only, no JAX).
 
-``make experiments`` writes ``results/lab_*.json``; every number notebook 10 quotes is computed
-here from those files. Result keys are ``"task/method/seed"``; a curve is the accuracy at each
-position (None where nothing is scored), stored per length multiple ``"1"``, ``"2"``, ...
+Every number notebook 10 quotes is computed here from ``results/lab_*.json``. Keys are
+``"task/method/seed"``; a curve is the accuracy at each position (None where nothing is scored).
 
 Notebook: 10_length_generalisation_lab.
 """
@@ -91,19 +90,15 @@ def bootstrap_interval(values: Any, other: Any = None, *, level: float = 0.95, s
 
     Parameters
     ----------
-    values : array_like, shape (n,)
-    other : array_like, shape (k,), optional
-        Resampled independently of ``values``; the interval is then that of
-        mean(values) - mean(other).
-    level : float, default 0.95
-    seed : int, default 0
-        Seeds the 10,000 resamples, so the interval is the same on every run.
+    values, other : array_like, shapes (n,) and (k,); other optional
+        With ``other`` (resampled independently), the interval of mean(values) - mean(other).
+    level, seed : float, int, default 0.95 and 0
+        The seed of the 10,000 resamples makes the interval the same on every run.
 
     Returns
     -------
     (low, high) : tuple of float
-        The (1 - level)/2 and (1 + level)/2 quantiles of the resampled means (or differences),
-        each resample drawing n values (and k values) with replacement.
+        The (1 - level)/2 and (1 + level)/2 quantiles of the resampled means (or differences).
 
     Examples
     --------
@@ -172,10 +167,8 @@ def beyond_training(curve: Any, multiple: int, trained_length: int) -> float:
     Parameters
     ----------
     curve : sequence of float or None, shape (multiple * trained_length,)
-        Accuracy by position (None or NaN where nothing is scored).
-    multiple : int
-        The evaluation length over the trained length L.
-    trained_length : int
+    multiple, trained_length : int
+        The evaluation length over the trained length L; L.
 
     Returns
     -------
@@ -214,9 +207,8 @@ def summary(entries: dict[str, Any], trained_length: int, *, positions: str = "u
 
     Parameters
     ----------
-    entries : dict
-        ``"task/method/seed"`` to ``{"1": curve, "2": curve, ...}``.
-    trained_length : int
+    entries, trained_length : dict, int
+        ``"task/method/seed"`` to ``{"1": curve, "2": curve, ...}``; L.
     positions : {"unseen", "all"}, default "unseen"
         Average the positions never trained on (:func:`beyond_training`) or every scored one.
 
@@ -237,10 +229,8 @@ def summary_table(stats: Stats, task: str, methods: tuple[str, ...], *,
 
     Parameters
     ----------
-    stats : dict
-        From :func:`summary`.
-    task : str
-    methods : tuple of str
+    stats, task, methods : dict, str, tuple of str
+        ``stats`` from :func:`summary`.
     whole : dict, optional
         :func:`summary` with ``positions="all"``: its seed mean goes in brackets past 1x.
     """
@@ -293,12 +283,8 @@ def mean_curves(entries: dict[str, Any], task: str, methods: Any, multiple: int
 
     Parameters
     ----------
-    entries : dict
-        ``"task/method/seed"`` to ``{"1": curve, ...}``.
-    task : str
-    methods : iterable of str
-    multiple : int
-        One of :data:`MULTIPLES`.
+    entries, task, methods, multiple : dict, str, iterable of str, int
+        As for :func:`summary`; ``multiple`` one of :data:`MULTIPLES`.
 
     Returns
     -------
@@ -328,20 +314,15 @@ def behaviour(stats: Stats, task: str, method: str, *, multiple: int = 4,
 
     Parameters
     ----------
-    stats : dict
-        From :func:`summary`.
-    task, method : str
-    multiple : int, default 4
-    learned_at, tolerance : float, default 0.9 and 0.1
+    stats, task, method : dict, str, str
+        ``stats`` from :func:`summary`.
+    multiple, learned_at, tolerance : int, float, float, default 4, 0.9 and 0.1
 
     Returns
     -------
-    label : str
-        "borderline" if the bootstrap 95% interval of the deciding mean crosses its cutoff;
-        else the most common seed label if at least :data:`_CLEAR_MAJORITY` of the seeds share
-        it, else "mixed".
-    count, n_seeds : int
-        How many of the seeds show the most common label.
+    label, count, n_seeds : str, int, int
+        "borderline" if the bootstrap 95% interval of the deciding mean crosses its cutoff, else
+        the most common seed label if 80% of the seeds share it, else "mixed"; how many do.
 
     Notes
     -----
@@ -394,21 +375,17 @@ def claims(stats: Stats, tasks: Any, longer: Stats | None = None,
 
     Parameters
     ----------
-    stats : dict
-        From :func:`summary`.
-    tasks : iterable of str
-    longer : dict, optional
-        :func:`summary` of the longer trainings: a cell found there gets a line of its own.
-    longer_steps : int, optional
-        The longer trainings' number of steps, for that line.
+    stats, tasks : dict, iterable of str
+        ``stats`` from :func:`summary`.
+    longer, longer_steps : dict, int, optional
+        :func:`summary` of the longer trainings (a line of its own per cell) and their steps.
 
     Returns
     -------
     list of str
-        Each claim of :data:`_COURSE_CLAIMS`, then per task the seed means at 1x and 4x, the
-        change of the mean from 2x to 8x, the :func:`behaviour` at 4x, how many seeds show it,
-        and "agrees", "disagrees", "no clear verdict" (no clear majority,
-        or borderline) or "untested (not learned at 1x)".
+        Each claim, then per task the seed means at 1x and 4x, the change from 2x to 8x, the
+        :func:`behaviour` at 4x with its count, and "agrees", "disagrees", "no clear verdict"
+        or "untested (not learned at 1x)".
     """
     lines = []
     for text, method, expected in _COURSE_CLAIMS:
@@ -427,18 +404,14 @@ def fine_tune_stats(extended: dict[str, Any], plain: dict[str, Any], trained_len
 
     Parameters
     ----------
-    extended : dict
-        The content of ``lab_extensions.json``.
-    plain : dict
-        The grid's curves (the plain "rope" models are read from them).
-    trained_length : int
+    extended, plain, trained_length : dict, dict, int
+        ``lab_extensions.json``; the grid's curves (for the plain "rope" models); L.
 
     Returns
     -------
     dict of (task, method) to ndarray, shape (n_seeds, 2)
-        Columns: positions ``0 .. L-1`` and ``L .. mL-1`` of sequences of ``mL`` tokens.
-        Methods: "rope", "pi", "ntk", "yarn" without fine-tuning, and "pi_<steps>" and
-        "plain_<steps>" after that many steps of the fine-tune with PI or without it.
+        Positions ``0 .. L-1`` and ``L .. mL-1``, for "rope", "pi", "ntk", "yarn" without
+        fine-tuning, and "pi_<steps>" and "plain_<steps>" after a fine-tune with or without PI.
     """
     multiple = str(extended["setup"]["fine_tune"]["multiple"])
     sources = {**{k: v[multiple] for k, v in extended["extensions"].items()},
@@ -461,11 +434,8 @@ def fine_tune_table(tuned: Stats, tasks: Any, setup: dict[str, Any]) -> str:
 
     Parameters
     ----------
-    tuned : dict
-        From :func:`fine_tune_stats`.
-    tasks : iterable of str
-    setup : dict
-        The results' "setup": the training batch, lengths and steps give the token budgets.
+    tuned, tasks, setup : dict, iterable of str, dict
+        :func:`fine_tune_stats`; the results' "setup" (batch, lengths, steps: the token budgets).
     """
     tasks = list(tasks)
     train, multiple = setup["train"], setup["fine_tune"]["multiple"]

@@ -1,8 +1,7 @@
 """Position schemes of the lab as plain NumPy inputs of one shared model.
 
-Every scheme becomes the same dictionary of arrays (:func:`position_inputs`), so one compiled
-training step serves all of them: the scheme is data, not code. The tables and biases come
-from the course library, so the lab uses exactly what the notebooks taught.
+Every scheme becomes the same dictionary of arrays, so one compiled training step serves all of
+them; the tables and biases come from the course library, exactly what the notebooks taught.
 
 Notebook: 10_length_generalisation_lab.
 """
@@ -18,8 +17,7 @@ from posenc_lib import rope_frequencies, sinusoidal_encoding
 from posenc_lib._checks import check_choice, check_float, check_int
 from posenc_lib.bias import alibi_bias, alibi_slopes, t5_relative_position_bucket
 
-__all__ = ["EXTENSIONS", "SCHEMES", "T5_BUCKETS", "T5_MAX_DISTANCE",
-           "position_inputs"]
+__all__ = ["EXTENSIONS", "SCHEMES", "T5_BUCKETS", "position_inputs"]
 
 SCHEMES = ("nope", "learned", "sinusoidal", "rope", "p_rope", "alibi", "t5")
 EXTENSIONS = ("none", "pi", "ntk", "dynamic", "yarn")
@@ -27,7 +25,7 @@ _ROPE_TYPES = {"pi": "linear", "ntk": "ntk", "dynamic": "dynamic", "yarn": "yarn
 _ROPE_BASE = 10000.0
 _P_ROPE_KEEP = 0.25  # p-RoPE: the fraction of pairs (the fastest) that keep rotating
 T5_BUCKETS = 16
-T5_MAX_DISTANCE = 32
+_T5_MAX_DISTANCE = 32
 
 
 def _extension_scaling(extension: str, factor: float, trained_length: int) -> dict[str, Any] | None:
@@ -119,7 +117,7 @@ def position_inputs(scheme: str, length: int, *, d_model: int, n_heads: int,
         offsets = np.arange(length)[None, :] - np.arange(length)[:, None]  # (T, T): j - i
         buckets = t5_relative_position_bucket(offsets, bidirectional=False,
                                               num_buckets=T5_BUCKETS,
-                                              max_distance=T5_MAX_DISTANCE).astype(np.int32)
+                                              max_distance=_T5_MAX_DISTANCE).astype(np.int32)
     return {
         "table": table.astype(np.float32),
         "learned": np.asarray(scheme == "learned", dtype=np.float32),

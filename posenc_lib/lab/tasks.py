@@ -1,8 +1,7 @@
 """Synthetic tasks for the lab, generated on the fly from a seeded NumPy generator.
 
-Every task gives next-token style data for a causal model: ``tokens`` (the input), ``targets``
-(what the model must output at each position) and ``mask`` (1 where a target is scored). All
-tasks share one vocabulary of :data:`_VOCAB_SIZE` tokens, so one model shape serves them all.
+Each gives ``tokens``, ``targets`` (the output due at each position) and ``mask`` (1 where a
+target is scored), over one shared vocabulary, so one model shape serves them all.
 
 Notebook: 10_length_generalisation_lab.
 """

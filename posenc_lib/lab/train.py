@@ -1,7 +1,5 @@
-"""Training and evaluation of the lab's models: optax AdamW, seeded data, tqdm progress.
-
-The compiled step is cached per (model config, training config), and the position scheme is
-an argument of it, so every scheme of one shape reuses one compilation.
+"""Training and evaluation of the lab's models: optax AdamW, seeded data, tqdm progress; the
+compiled step, cached per configuration, takes the scheme as an argument.
 
 Notebook: 10_length_generalisation_lab.
 """
@@ -51,12 +49,8 @@ class TrainConfig:
 
 @dataclass
 class Trained:
-    """A trained model: its parameters, how it was made, its losses and its timings.
-
-    A fine-tuned model keeps the length of its first training (``trained_length``) and the
-    context extension it was fine-tuned with (``extension`` at scale ``factor``), which every
-    evaluation of it applies.
-    """
+    """A trained model: parameters, configuration, losses, timings; a fine-tuned one keeps its
+    first training's length and the extension (at ``factor``) every evaluation applies."""
 
     params: Params
     scheme: str
