@@ -235,7 +235,7 @@ def bench_png(explorers: list[Any], repeat: int) -> Row:
     """PNG encoding of every explorer's first picture: ISA-L (the course's) against zlib."""
     import zlib
 
-    from posenc_lib.widgets._base import png_bytes
+    from posenc_lib.plots.style import png_bytes
 
     frames = [np.asarray(cls().canvas.buffer_rgba()).copy() for cls in explorers]
     course = timed(lambda: [png_bytes(frame) for frame in frames], repeat)

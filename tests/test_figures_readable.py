@@ -14,17 +14,12 @@ import struct
 
 import matplotlib
 import pytest
+from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.text import Text
 
 from posenc_lib.figures import build_figure, figure_names
-from posenc_lib.figures.gallery import (
-    _GALLERY_DPI,
-    _SHOWN_WIDTH,
-    _overhang_px,
-    _smallest_text_px,
-    gallery_picture,
-)
+from posenc_lib.figures.gallery import _GALLERY_DPI, _SHOWN_WIDTH, gallery_picture
 from posenc_lib.plots import course_style, figure_png, new_figure
 from tools.notebook_cells import ROOT, load, source
 
@@ -54,6 +49,28 @@ def text_points(fig: Figure) -> list[float]:
     """Font sizes, in points, of every visible text of ``fig`` after a draw."""
     fig.draw_without_rendering()
     return [t.get_fontsize() for t in fig.findobj(Text) if t.get_visible() and t.get_text()]
+
+
+def _smallest_text_px(fig: Figure, dpi: float, scale: float = 1.0) -> float:
+    """Height in pixels of the smallest visible text of ``fig`` drawn at ``dpi`` and shown
+    ``scale`` times its pixel size: points * dpi / 72 * scale."""
+    if dpi <= 0:
+        raise ValueError(f"dpi must be > 0; got {dpi}")
+    return min(text_points(fig)) * dpi / 72.0 * scale
+
+
+def _overhang_px(fig: Figure, dpi: float) -> float:
+    """How far, in pixels at ``dpi``, the tight bounding box of what ``fig`` draws reaches past
+    the figure's edge; 0 or less when nothing is cut off."""
+    original = fig.get_dpi()
+    try:
+        fig.set_dpi(dpi)
+        drawn = fig.get_tightbbox(FigureCanvasAgg(fig).get_renderer())  # inches
+        width, height = fig.get_size_inches()
+        beyond = max(-drawn.x0, -drawn.y0, drawn.x1 - width, drawn.y1 - height)
+    finally:
+        fig.set_dpi(original)
+    return float(beyond * dpi)
 
 
 # ----------------------------------------------------------------- the measuring tools can fail

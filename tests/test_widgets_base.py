@@ -44,7 +44,7 @@ def test_png_bytes_decodes_to_the_same_pixels(compressor: str, shape: tuple[int,
     import numpy as np
     from PIL import Image
 
-    from posenc_lib.widgets._base import png_bytes
+    from posenc_lib.plots.style import png_bytes
 
     rng = np.random.default_rng(0)
     rgba = rng.integers(0, 256, size=shape, dtype=np.uint8)
