@@ -1,12 +1,8 @@
-"""The registered figures: every figure of the source write-ups, and the course's own.
+"""The registered figures of the source write-ups (``shared/seeds/README.md``: 000 visual
+walk-through, 001 study notes, 002 notebook, 003 blog post) and the course's own; defaults
+reproduce the source figure where the source shows how it was drawn (002 does).
 
 Notebook: 11_figure_gallery.
-
-Each function computes its data with the math modules and draws it with ``posenc_lib.plots`` on
-a pyplot-free ``Figure``. Defaults reproduce the source figure where the source shows how it was
-drawn (write-up 002 gives colormap, size, aspect and ticks; 000, 001 and 003 publish no plotting
-code, so their sizes and colormaps are the course's). The write-ups (``shared/seeds/README.md``):
-000 visual walk-through (d = 512), 001 study notes, 002 notebook, 003 blog post.
 """
 
 from __future__ import annotations

@@ -27,8 +27,7 @@ from posenc_lib.plots._common import (
 )
 
 __all__ = [
-    "WavelengthChart", "draw_dimension_range", "draw_dot_rows", "draw_grouped_bars", "draw_probe",
-    "draw_wavelengths",
+    "draw_dimension_range", "draw_dot_rows", "draw_grouped_bars", "draw_probe", "draw_wavelengths",
 ]
 
 _DARK_GREY = "#444444"
@@ -113,9 +112,6 @@ def draw_wavelengths(
     ax: Axes,
     wavelengths: ArrayLike,
     sentence_lengths: Sequence[int] = (),
-    *,
-    xlabel: str | None = "Pair index $i$",
-    ylabel: str | None = r"Wavelength $\lambda_i$ (positions)",
     **style: Any,
 ) -> WavelengthChart:
     """Draw each pair's wavelength (log scale) with the span of a few sentence lengths.
@@ -147,7 +143,7 @@ def draw_wavelengths(
             zorder=3.0 + 1.0 / length,  # shorter sentences (fewer marks) on top
         )
         chart.turned.append(marks)
-    set_labels(ax, xlabel, ylabel)
+    set_labels(ax, "Pair index $i$", r"Wavelength $\lambda_i$ (positions)")
     ax.legend(loc="upper left")
     return chart
 
@@ -155,9 +151,6 @@ def draw_wavelengths(
 def draw_dimension_range(
     ax: Axes,
     ranges: ArrayLike,
-    *,
-    xlabel: str | None = "Dimension $j$",
-    ylabel: str | None = "Range of PE(pos, $j$) over the positions",
     **style: Any,
 ) -> list[Line2D]:
     """Draw how much each dimension varies over a sentence, sine and cosine columns apart."""
@@ -174,7 +167,7 @@ def draw_dimension_range(
     (sines,) = ax.plot(index[0::2], values[0::2], label="sine columns (even $j$)", **style)
     (cosines,) = ax.plot(index[1::2], values[1::2], label="cosine columns (odd $j$)", **style)
     ax.set_yscale("log")
-    set_labels(ax, xlabel, ylabel)
+    set_labels(ax, "Dimension $j$", "Range of PE(pos, $j$) over the positions")
     ax.legend(loc="lower left")
     return [sines, cosines]
 
@@ -186,8 +179,6 @@ def draw_probe(
     *,
     label: str | None = None,
     diagonal_label: str | None = "perfect",
-    xlabel: str | None = "True position",
-    ylabel: str | None = "Predicted position",
     **style: Any,
 ) -> tuple[PathCollection, Line2D]:
     """Scatter a probe's predicted positions against the true ones, with the ideal diagonal."""
@@ -205,5 +196,5 @@ def draw_probe(
     (diagonal,) = ax.plot([low, high], [low, high], color=_DARK_GREY, linewidth=1.0,
                           linestyle="--",
                           label="_nolegend_" if diagonal_label is None else diagonal_label)
-    set_labels(ax, xlabel, ylabel)
+    set_labels(ax, "True position", "Predicted position")
     return points, diagonal

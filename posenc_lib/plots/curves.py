@@ -1,9 +1,8 @@
-"""Line charts: named curves, reference lines, ratios, bounds and error curves.
+"""Line charts: named curves, reference lines, ratios, RoFormer's decay bound (Su et al. 2021,
+arXiv:2104.09864, section 3.4.3) and error curves.
 
 Notebooks: 00_why_position to 03_properties, 05_rope to 08_numerical_precision and
 11_figure_gallery.
-
-RoFormer's decay bound: Su et al. (2021), arXiv:2104.09864, section 3.4.3.
 """
 
 from __future__ import annotations
@@ -28,8 +27,8 @@ from posenc_lib.plots._common import (
 )
 
 __all__ = [
-    "OffsetCurve", "draw_curves", "draw_decay_bound", "draw_error_curves",
-    "draw_frequency_ratios", "draw_offset_curve", "draw_reference_lines", "for_log_axis",
+    "draw_curves", "draw_decay_bound", "draw_error_curves", "draw_frequency_ratios",
+    "draw_offset_curve", "draw_reference_lines", "for_log_axis",
 ]
 
 
@@ -147,10 +146,7 @@ def draw_frequency_ratios(
     ax: Axes,
     ratios: Mapping[str, ArrayLike],
     *,
-    legend: bool = True,
     factor: float | None = None,
-    xlabel: str | None = "Pair index $i$",
-    ylabel: str | None = r"Frequency ratio $\theta_i' / \theta_i$",
     **style: Any,
 ) -> dict[str, Line2D]:
     """Draw the per-pair frequency ratio (scaled / original) of several context-extension methods.
@@ -176,9 +172,8 @@ def draw_frequency_ratios(
         ax.set_yticks([*halvings, 1.0 / factor], labels=[*labels, f"1/s = 1/{factor:g}"])
         ax.set_yticks([], minor=True)
         ax.axhline(1.0 / factor, color="#444444", linestyle=":", linewidth=0.9, zorder=1)
-    set_labels(ax, xlabel, ylabel)
-    if legend:
-        ax.legend(loc="lower left")
+    set_labels(ax, "Pair index $i$", r"Frequency ratio $\theta_i' / \theta_i$")
+    ax.legend(loc="lower left")
     return lines
 
 
@@ -198,7 +193,6 @@ def draw_decay_bound(
     bound: ArrayLike,
     *,
     xlabel: str | None = "Relative distance $m$",
-    ylabel: str | None = r"Bound $\frac{1}{d/2}\sum_j |S_j|$",
     **style: Any,
 ) -> Line2D:
     """Draw RoFormer's long-term decay bound against the relative distance m.
@@ -210,7 +204,7 @@ def draw_decay_bound(
     ax = check_axes(ax)
     x, y = _pair_of_vectors(("distances", "bound"), distances, bound)
     (line,) = ax.plot(x, y, **style)
-    set_labels(ax, xlabel, ylabel)
+    set_labels(ax, xlabel, r"Bound $\frac{1}{d/2}\sum_j |S_j|$")
     return line
 
 
@@ -251,7 +245,6 @@ def draw_offset_curve(
     *,
     label: str | None = None,
     bounce_label: str | None = "bounce (local minimum)",
-    xlabel: str | None = "Offset $k$",
     ylabel: str | None = r"$PE(t)\cdot PE(t+k)$",
     **style: Any,
 ) -> OffsetCurve:
@@ -268,7 +261,7 @@ def draw_offset_curve(
         x[where], y[where], "v", color=VERMILLION, markersize=6,
         label="_nolegend_" if bounce_label is None else bounce_label,
     )
-    set_labels(ax, xlabel, ylabel)
+    set_labels(ax, "Offset $k$", ylabel)
     return OffsetCurve(line, marks)
 
 
@@ -288,7 +281,6 @@ def draw_error_curves(
     *,
     xlabel: str | None = "Position",
     ylabel: str | None = "Absolute error",
-    legend: bool = True,
     **style: Any,
 ) -> dict[str, Line2D]:
     """Draw errors against position on log-log axes (x in base 2), one line per label."""
@@ -296,12 +288,11 @@ def draw_error_curves(
     xs = as_vector("positions", positions)
     if np.any(xs <= 0):
         raise ValueError("positions must be > 0 on a log axis")
-    legend = check_bool("legend", legend)
     vectors = _named_vectors("errors", errors, ("positions", xs),
                              lambda _, values: for_log_axis(values))
     lines = _styled_lines(ax, xs, vectors, _LINESTYLES[:4], style)
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
     set_labels(ax, xlabel, ylabel)
-    _public_legend(ax, legend, errors)
+    _public_legend(ax, True, errors)
     return lines

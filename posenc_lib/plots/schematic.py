@@ -16,7 +16,7 @@ from numpy.typing import ArrayLike
 
 from posenc_lib.plots._common import as_matrix, check_axes, check_labels
 
-__all__ = ["EmbeddingSchematic", "draw_embedding_schematic"]
+__all__ = ["draw_embedding_schematic"]
 
 
 class EmbeddingSchematic(NamedTuple):

@@ -1,11 +1,7 @@
-"""The course style and a deterministic, atomic ``save_figure``.
+"""The course style (``course.mplstyle``) and ``save_figure``, which writes SVG, PNG or PDF bytes
+that depend only on the figure, atomically. No backend is selected here.
 
 Notebooks: 00_why_position to 11_figure_gallery (each calls :func:`use_course_style` first).
-
-One style file, ``course.mplstyle``, shipped next to this module, styles every picture.
-``save_figure`` writes SVG, PNG or PDF bytes that depend only on the figure (no dates, no
-software versions, fixed SVG ids), through a temporary file renamed over the target. No backend
-is selected here: notebooks keep the inline backend, the command line and the tests select Agg.
 """
 
 from __future__ import annotations

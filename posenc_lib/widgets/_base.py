@@ -53,6 +53,7 @@ class Explorer:
 
     pixel_ratio: float = 2.0
     kept_backgrounds: int = 4  # backgrounds kept, one per background_key value
+    changing: Sequence[Artist] = ()  # what update changes; empty: every render draws it all
 
     def __init__(self, *, figsize: tuple[float, float] = (7.0, 4.0), dpi: float = 100.0,
             pixel_ratio: float | None = None) -> None:
@@ -92,8 +93,8 @@ class Explorer:
         raise NotImplementedError
 
     def changing_artists(self) -> Sequence[Artist]:
-        """The artists :meth:`update` changes (blitted); empty: every render draws it all."""
-        return ()
+        """The artists :meth:`update` changes (blitted), :attr:`changing` unless overridden."""
+        return self.changing
 
     def background_key(self) -> Hashable:
         """What the static background depends on; a new value redraws it. Constant by default."""

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import ipywidgets
 import numpy as np
-from matplotlib.artist import Artist
 from matplotlib.patches import Rectangle
 
 from posenc_lib._checks import check_int
@@ -59,12 +58,10 @@ class BinaryCountingExplorer(Explorer):
             self.markers = [right.plot([position], [0.0], marker="o", markersize=8, color="black",
                 linestyle="none")[0] for _ in bits_lsb_first]
             self.title = right.set_title("", y=1.0)  # fixed y: drawn alone
+        self.changing = [self.highlight, self.cursor, *self.markers, self.title]
         self.add_control("position", ipywidgets.IntSlider(value=position, min=0,
             max=n_positions - 1, description="position"))
         self.refresh()
-
-    def changing_artists(self) -> list[Artist]:
-        return [self.highlight, self.cursor, *self.markers, self.title]
 
     def update(self, position: int) -> None:  # type: ignore[override]
         self.highlight.set_y(position - 0.5)

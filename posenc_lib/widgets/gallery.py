@@ -9,7 +9,6 @@ from collections.abc import Hashable, Mapping
 from typing import Any
 
 import ipywidgets
-from matplotlib.artist import Artist
 from matplotlib.ticker import MaxNLocator
 
 from posenc_lib._checks import check_choice
@@ -50,6 +49,7 @@ class SourceHeatmapExplorer(Explorer):
             self.ax.xaxis.set_major_locator(MaxNLocator(5))
             self.ax.yaxis.set_major_locator(MaxNLocator(5))
         self.raster = PixelRaster(self.heatmap)  # paints the heatmap without resampling it
+        self.changing = [self.ax]  # its ticks follow every control: the axes, over the colour bar
         self._resetting = False
         self.add_control("figure", ipywidgets.Dropdown(options=list(SOURCE_HEATMAPS), value=figure,
             description="figure"))
@@ -69,9 +69,6 @@ class SourceHeatmapExplorer(Explorer):
 
     def background_key(self) -> Hashable:
         return self.controls["cmap"].value  # the colour bar; the axes are redrawn every time
-
-    def changing_artists(self) -> list[Artist]:
-        return [self.ax]  # its ticks follow every control: the whole axes, over the colour bar
 
     def update(self, figure: str, n_positions: int, d_model: int, cmap: str) -> None:  # type: ignore[override]
         options = SOURCE_HEATMAPS[figure]
