@@ -31,10 +31,6 @@ def _positions(positions: tuple[int, ...]) -> np.ndarray:
     return np.asarray(positions, dtype=np.int64)
 
 
-def _base_text(base: float) -> str:
-    return f"{base:g}"
-
-
 def _one_axes_figure(figsize: tuple[float, float], title: str, draw: Callable[..., object],
         *data: Any, **options: Any) -> Figure:
     """A figure of one axes: ``draw(ax, *data, **options)``, then ``title`` unless it is empty."""
@@ -85,7 +81,7 @@ def division_term(*, d_model: int = 512, base: float = 10000.0,
         figsize: tuple[float, float] = (7.0, 4.0)) -> Figure:
     """Step 1 of write-up 000: the division term falls from 1 towards 1/base."""
     return _one_axes_figure(figsize, f"Division term, d = {d_model}", plots.draw_division_term,
-        inverse_frequencies(d_model, base), ylabel=f"$1/{_base_text(base)}^{{2i/d}}$")
+        inverse_frequencies(d_model, base), ylabel=f"$1/{base:g}^{{2i/d}}$")
 
 
 @register("theta_offsets", source="000 fig 3",
@@ -96,7 +92,7 @@ def theta_offsets(*, d_model: int = 512, base: float = 10000.0, positions: tuple
     return _position_rows_figure(positions, lambda where: angles(where,
         inverse_frequencies(d_model, base)), plots.draw_angles,
         f"Angle phi = pos theta_i per pair, d = {d_model}", figsize,
-        ylabel=rf"$\phi = pos / {_base_text(base)}^{{2i/d}}$")
+        ylabel=rf"$\phi = pos / {base:g}^{{2i/d}}$")
 
 
 @register("even_sin_odd_cos", source="000 fig 4",
@@ -291,7 +287,7 @@ def rope_decay_bound(*, head_dim: int = 128, base: float = 10000.0, max_distance
     """Notebook 05: (1/(d/2)) sum_j |S_j| falls with distance, with bounces."""
     distances = np.arange(check_int("max_distance", max_distance) + 1)
     return _one_axes_figure(figsize,
-        f"RoPE long-term decay bound, d = {head_dim}, base = {_base_text(base)}",
+        f"RoPE long-term decay bound, d = {head_dim}, base = {base:g}",
         plots.draw_decay_bound, distances, rope.rope_decay_bound(distances, head_dim, base))
 
 

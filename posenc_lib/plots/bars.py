@@ -98,14 +98,12 @@ def draw_dot_rows(
 
 @dataclass
 class WavelengthChart:
-    """Artists of :func:`draw_wavelengths`."""
+    """Artists of :func:`draw_wavelengths`: the wavelength line; per sentence length L, the
+    markers of the pairs that turn fully and the horizontal line at L - 1."""
 
     line: Line2D
-    """Wavelength of pair i against i."""
     turned: list[Line2D]
-    """For each sentence length, the markers of the pairs that complete a full turn."""
     thresholds: list[Line2D]
-    """One horizontal line per sentence length, at L - 1 positions."""
 
 
 def draw_wavelengths(

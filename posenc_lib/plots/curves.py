@@ -210,12 +210,11 @@ def draw_decay_bound(
 
 @dataclass
 class OffsetCurve:
-    """Artists of :func:`draw_offset_curve`; ``update`` changes them in place."""
+    """Artists of :func:`draw_offset_curve` (the curve, and markers at its local minima, where it
+    turns back up); ``update`` changes them in place."""
 
     line: Line2D
-    """x = the offsets, y = the dot products."""
     bounces: Line2D
-    """Markers at the local minima (where the curve turns back up)."""
 
     def update(self, offsets: ArrayLike, values: ArrayLike, bounces: ArrayLike = ()) -> None:
         """New data for the curve and the bounce markers (indices into ``offsets``)."""

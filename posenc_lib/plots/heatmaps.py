@@ -73,13 +73,6 @@ def _show_image(
     return image
 
 
-def _colour_limits(vmin: Any, vmax: Any) -> tuple[float, float]:
-    low, high = check_float("vmin", vmin), check_float("vmax", vmax)
-    if not low < high:
-        raise ValueError(f"vmin must be < vmax; got vmin={low}, vmax={high}")
-    return low, high
-
-
 def draw_encoding_heatmap(
     ax: Axes,
     encoding: ArrayLike,
@@ -181,7 +174,9 @@ def draw_bias_matrix(
         if low >= high:
             low = high - 1.0
     else:
-        low, high = _colour_limits(vmin, vmax)
+        low, high = check_float("vmin", vmin), check_float("vmax", vmax)
+        if not low < high:
+            raise ValueError(f"vmin must be < vmax; got vmin={low}, vmax={high}")
     colours = matplotlib.colormaps["viridis"].with_extremes(bad=_MASKED_COLOUR)
     return _show_image(ax, data, colorbar, "Key position $j$", "Query position $i$", cmap=colours,
                        vmin=low, vmax=high, **style)
@@ -189,15 +184,14 @@ def draw_bias_matrix(
 
 @dataclass
 class AttentionMap:
-    """Artists of :func:`draw_attention_weights`; :meth:`update` changes them in place."""
+    """Artists of :func:`draw_attention_weights`: the image, one number per cell row by row (none
+    when drawn without), the words left of the rows and above the columns; :meth:`update` changes
+    them in place."""
 
     image: AxesImage
     values: list[Text]
-    """One text per cell, row by row (empty when drawn without numbers)."""
     query_texts: list[Text]
-    """The words of the rows, left of the image."""
     key_texts: list[Text]
-    """The words of the columns, above the image."""
 
     def artists(self) -> list[Any]:
         """Every artist that :meth:`update` may change (for redrawing only those)."""

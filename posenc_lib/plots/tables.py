@@ -69,12 +69,11 @@ def draw_value_table(
 
 
 class BinaryTable(NamedTuple):
-    """Artists of ``draw_binary_table``."""
+    """Artists of ``draw_binary_table``: the cell colours (``bits``, or ``bits / periods`` masked
+    where the bit is 0) and one digit per cell, row by row (``digits[r * n_bits + c]``)."""
 
     image: AxesImage
-    """The cell colours: ``bits``, or ``bits / periods`` masked where the bit is 0."""
     digits: list[Text]
-    """One text per cell, row by row: ``digits[r * n_bits + c]`` shows ``bits[r, c]``."""
 
 
 def draw_binary_table(

@@ -151,14 +151,12 @@ def draw_values_by_dimension(
 
 
 class StackedWaves(NamedTuple):
-    """Artists of ``draw_stacked_waves``: one curve and one marker line per wave."""
+    """Artists of ``draw_stacked_waves``: wave j's curve (y = ``waves[:, j] + offsets[j]``), its
+    markers at the token positions (none without tokens) and its vertical offset."""
 
     waves: list[Line2D]
-    """Wave j: x = the sample positions, y = ``waves[:, j] + j * spacing``."""
     tokens: list[Line2D]
-    """Markers of wave j at the token positions (empty when no tokens are given)."""
     offsets: list[float]
-    """Vertical offset of each wave (subtract it from ``get_ydata()`` to get the values)."""
 
 
 def draw_stacked_waves(
@@ -224,14 +222,13 @@ def _stack_data(
 
 @dataclass
 class PairWaves:
-    """Artists of :func:`draw_pair_waves`; ``update`` moves them in place."""
+    """Artists of :func:`draw_pair_waves` (``now`` and ``later``: the sine and cosine values at t
+    and t + k); ``update`` moves them in place."""
 
     sine: Line2D
     cosine: Line2D
     now: Line2D
-    """The two values at position t (sine and cosine)."""
     later: Line2D
-    """The two values at position t + k."""
     now_line: Line2D
     later_line: Line2D
     positions: NDArray[np.float64]

@@ -18,7 +18,6 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.transforms import Bbox
 
-from posenc_lib._checks import check_float
 from posenc_lib.plots import course_style
 from posenc_lib.plots.style import png_bytes
 
@@ -51,14 +50,11 @@ def check_slider_range(name: str, value: Any, low: float, high: float,
 class Explorer:
     """Base class: draw, add controls, call :meth:`refresh`; subclasses define :meth:`update`."""
 
-    pixel_ratio: float = 2.0
+    pixel_ratio: float = 2.0  # PNG pixels per CSS pixel
     kept_backgrounds: int = 4  # backgrounds kept, one per background_key value
     changing: Sequence[Artist] = ()  # what update changes; empty: every render draws it all
 
-    def __init__(self, *, figsize: tuple[float, float] = (7.0, 4.0), dpi: float = 100.0,
-            pixel_ratio: float | None = None) -> None:
-        if pixel_ratio is not None:
-            self.pixel_ratio = check_float("pixel_ratio", pixel_ratio, greater_than=0.0)
+    def __init__(self, *, figsize: tuple[float, float] = (7.0, 4.0), dpi: float = 100.0) -> None:
         with course_style():
             self.figure = Figure(figsize=figsize, dpi=dpi * self.pixel_ratio)
         self.canvas = FigureCanvasAgg(self.figure)

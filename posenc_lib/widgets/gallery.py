@@ -37,7 +37,7 @@ class SourceHeatmapExplorer(Explorer):
     def __init__(self, figure: str = "heatmap_002") -> None:
         figure = check_choice("figure", figure, SOURCE_HEATMAPS)
         defaults = SOURCE_HEATMAPS[figure]
-        super().__init__(figsize=(6.0, 3.6), dpi=100)
+        super().__init__(figsize=(6.0, 3.6))
         with self.style():
             self.ax = self.figure.add_subplot()
             self.heatmap = draw_encoding_heatmap(self.ax, sinusoidal_encoding(2, 2),
