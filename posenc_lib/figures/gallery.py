@@ -17,7 +17,6 @@ from typing import Any
 from matplotlib.figure import Figure
 from matplotlib.text import Text
 
-from posenc_lib._checks import check_float, check_int
 from posenc_lib.figures.registry import REGISTRY, get_figure
 from posenc_lib.plots.style import write_atomically
 
@@ -129,10 +128,10 @@ class _GalleryPicture:
         )
 
 
-def gallery_picture(name: str, *, dpi: float = _GALLERY_DPI, max_width: int = _SHOWN_WIDTH,
-        **params: Any) -> _GalleryPicture:
+def gallery_picture(name: str, **params: Any) -> _GalleryPicture:
     """Build the registered figure ``name`` (with ``params``) and draw it as the gallery shows
-    it: at ``dpi``, shown at the 100-dpi size or ``max_width`` CSS pixels wide if narrower.
+    it: at ``_GALLERY_DPI``, shown at the 100-dpi size or ``_SHOWN_WIDTH`` CSS pixels wide if
+    narrower.
 
     Examples
     --------
@@ -140,11 +139,10 @@ def gallery_picture(name: str, *, dpi: float = _GALLERY_DPI, max_width: int = _S
     >>> picture.pixels, picture.shown
     ((2000, 2000), (800, 800))
     """
-    dpi = check_float("dpi", dpi, greater_than=0.0)
-    max_width = check_int("max_width", max_width)
+    dpi = _GALLERY_DPI
     fig, png = get_figure(name).picture(dpi, **params)  # one draw: layout and pixels
     width, height = struct.unpack(">II", png[16:24])  # the PNG's IHDR chunk
-    scale = min(_DISPLAY_DPI / dpi, max_width / width)  # shown at the 100-dpi size, or narrower
+    scale = min(_DISPLAY_DPI / dpi, _SHOWN_WIDTH / width)  # the 100-dpi size, or narrower
     shown = (round(width * scale), round(height * scale))
     # the PNG's draw laid the texts out: their sizes need no second draw
     smallest = _smallest_points(fig) * dpi / 72.0 * shown[0] / width

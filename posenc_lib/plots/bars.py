@@ -23,6 +23,7 @@ from posenc_lib.plots._common import (
     as_vector,
     check_axes,
     check_labels,
+    named_vectors,
     set_labels,
 )
 
@@ -44,13 +45,8 @@ def draw_grouped_bars(
 ) -> list[BarContainer]:
     """Draw several series of numbers as bars side by side, one group (0.8 wide) per category."""
     ax = check_axes(ax)
-    if not isinstance(series, Mapping) or not series:
-        raise TypeError(f"series must be a non-empty mapping of label -> values; got {series!r}")
-    arrays = {str(name): as_vector(f"series[{name!r}]", v) for name, v in series.items()}
-    sizes = {a.size for a in arrays.values()}
-    if len(sizes) != 1:
-        raise ValueError(f"series must all have the same length; got lengths {sorted(sizes)}")
-    n = sizes.pop()
+    arrays = named_vectors("series", series)
+    n = next(iter(arrays.values())).size
     legend = check_bool("legend", legend)
     step = 0.8 / len(arrays)
     x = np.arange(n, dtype=np.float64)

@@ -7,7 +7,7 @@ Notebooks: 00_why_position to 03_properties, 05_rope to 08_numerical_precision a
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,7 +22,7 @@ from posenc_lib.plots._common import (
     VERMILLION,
     as_vector,
     check_axes,
-    check_mapping,
+    named_vectors,
     set_labels,
 )
 
@@ -36,24 +36,6 @@ _SCALES = ("linear", "log")
 _LINESTYLES = ("-", "--", "-.", ":", (0, (5, 1)), (0, (3, 1, 1, 1, 1, 1)), (0, (1, 1)))
 # frequency ratios: the course colours without yellow, which is too pale on white for a thin line
 _RATIO_COLORS = tuple(color for color in OKABE_ITO if color.upper() != "#F0E442")
-
-
-def _named_vectors(
-    name: str, curves: Any, like: tuple[str, NDArray[np.float64]] | None = None,
-    convert: Callable[[str, Any], NDArray[np.float64]] = as_vector,
-) -> dict[str, NDArray[np.float64]]:
-    """``{label: 1-D array}`` of a non-empty mapping, each of the shape of ``like = (name, x)``."""
-    vectors = {
-        str(label): convert(f"{name}[{label!r}]", ys)
-        for label, ys in check_mapping(name, curves).items()
-    }
-    for label, ys in vectors.items():
-        if like is not None and ys.shape != like[1].shape:
-            raise ValueError(
-                f"{name}[{label!r}] must have the shape of {like[0]} {like[1].shape}; "
-                f"got {ys.shape}"
-            )
-    return vectors
 
 
 def _styled_lines(
@@ -99,7 +81,7 @@ def draw_curves(
     xscale = check_choice("xscale", xscale, _SCALES)
     yscale = check_choice("yscale", yscale, _SCALES)
     legend = check_bool("legend", legend)
-    vectors = _named_vectors("curves", curves, ("x", xs))
+    vectors = named_vectors("curves", curves, ("x", xs))
     for label, ys in vectors.items():
         if yscale == "log" and np.any(ys <= 0):
             raise ValueError(f"curves[{label!r}] must be > 0 on a log y axis")
@@ -154,15 +136,12 @@ def draw_frequency_ratios(
     The colours skip the course's pale yellow; the line styles differ too.
     """
     ax = check_axes(ax)
-    vectors = _named_vectors("ratios", ratios)
-    sizes = {vector.size for vector in vectors.values()}
-    if len(sizes) != 1:
-        raise ValueError(f"ratios must all have the same length; got lengths {sorted(sizes)}")
+    vectors = named_vectors("ratios", ratios)
     if any(np.any(vector <= 0) for vector in vectors.values()):
         raise ValueError("ratios must be > 0 on a log scale")
     if factor is not None:
         factor = check_float("factor", factor, at_least=1.0)
-    index = np.arange(sizes.pop())
+    index = np.arange(next(iter(vectors.values())).size)
     lines = _styled_lines(ax, index, vectors, _LINESTYLES[:6], style, _RATIO_COLORS)
     ax.set_yscale("log")
     if factor is not None and factor > 1.0:
@@ -287,8 +266,8 @@ def draw_error_curves(
     xs = as_vector("positions", positions)
     if np.any(xs <= 0):
         raise ValueError("positions must be > 0 on a log axis")
-    vectors = _named_vectors("errors", errors, ("positions", xs),
-                             lambda _, values: for_log_axis(values))
+    vectors = named_vectors("errors", errors, ("positions", xs),
+                            lambda _, values: for_log_axis(values))
     lines = _styled_lines(ax, xs, vectors, _LINESTYLES[:4], style)
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")

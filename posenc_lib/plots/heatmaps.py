@@ -26,7 +26,6 @@ from posenc_lib.plots._common import (
     cell_texts,
     check_axes,
     check_labels,
-    figure_of,
     set_labels,
 )
 
@@ -69,7 +68,7 @@ def _show_image(
     ax.grid(False)
     set_labels(ax, xlabel, ylabel)
     if colorbar:
-        figure_of(ax).colorbar(image, ax=ax, fraction=0.046, pad=0.03)
+        ax.figure.colorbar(image, ax=ax, fraction=0.046, pad=0.03)
     return image
 
 
