@@ -44,14 +44,6 @@ def test_list_shows_every_figure(capsys):
         assert spec.source in line and spec.description in line
 
 
-def test_list_verbose_shows_parameters(capsys):
-    assert main(["list", "-v"]) == 0
-    out = capsys.readouterr().out
-    assert "--set d_model=300" in out
-    assert "--set positions=0,1,2,3,4" in out
-    assert "--set 'sentence=the cat was chasing the mouse'" in out
-
-
 def test_build_writes_files_with_progress_and_summary(tmp_path, capsys):
     out_dir = tmp_path / "new" / "figs"
     args = ["build", *FAST, "--out", str(out_dir), "--format", "svg,png,pdf", "--dpi", "40"]

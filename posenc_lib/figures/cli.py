@@ -8,7 +8,6 @@ Notebook: 11_figure_gallery.
 from __future__ import annotations
 
 import argparse
-import shlex
 import sys
 import time
 from collections.abc import Sequence
@@ -36,8 +35,7 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog=PROG,
         description="Rebuild the figures of the positional-encoding course.")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    listing = commands.add_parser("list", help="show every figure: name, source, description")
-    listing.add_argument("-v", "--verbose", action="store_true", help="also show parameters")
+    commands.add_parser("list", help="show every figure: name, source, description")
     build = commands.add_parser("build", help="draw figures and save them")
     build.add_argument("names", nargs="*", metavar="NAME", help="figures to build (default: all)")
     build.add_argument("--out", default="figures", help="output directory (default: figures)")
@@ -198,19 +196,7 @@ def _list(args: argparse.Namespace, stdout: TextIO) -> int:
     for spec in REGISTRY.values():
         print(f"{spec.name:<{name_width}}  {spec.source:<{source_width}}  {spec.description}",
               file=stdout)
-        if args.verbose:
-            for key, default in spec.defaults.items():
-                setting = shlex.quote(f"{key}={_show(default)}")
-                print(f"{'':<{name_width}}    --set {setting}", file=stdout)
     return 0
-
-
-def _show(value: Any) -> str:
-    if isinstance(value, tuple):
-        return ",".join(_show(item) for item in value)
-    if isinstance(value, bool):
-        return str(value).lower()
-    return str(value)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
