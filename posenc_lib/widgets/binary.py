@@ -18,15 +18,8 @@ __all__ = ["BinaryCountingExplorer"]
 
 
 class BinaryCountingExplorer(Explorer):
-    """A position slider on the binary table (left) and on each bit's square and smooth wave.
-
-    Parameters
-    ----------
-    n_bits : int, default 4
-        Number of bits (2 to 6); the table has 2**n_bits rows.
-    position : int, default 5
-        Initial position.
-    """
+    """A position slider on the table of ``n_bits`` bits (2 to 6; 2**n_bits rows, left) and on
+    each bit's square and smooth wave, starting at ``position``."""
 
     def __init__(self, n_bits: int = 4, position: int = 5) -> None:
         n_bits = check_slider_range("n_bits", check_int("n_bits", n_bits), 2, 6)

@@ -24,15 +24,8 @@ _CMAPS = ("viridis", "coolwarm", "RdBu", "magma", "cividis")
 
 
 class SourceHeatmapExplorer(Explorer):
-    """A registered source heatmap whose length, d_model and colormap follow the controls.
-
-    Choosing another ``figure`` resets the other controls to that figure's registry defaults.
-
-    Parameters
-    ----------
-    figure : {"heatmap_000", "heatmap_002", "heatmap_003"}, default "heatmap_002"
-        The registered figure whose defaults start the explorer.
-    """
+    """A registered source heatmap (``figure``: heatmap_000, 002 or 003) whose length, d_model
+    and colormap follow the controls; choosing another figure resets them to its defaults."""
 
     def __init__(self, figure: str = "heatmap_002") -> None:
         figure = check_choice("figure", figure, SOURCE_HEATMAPS)
