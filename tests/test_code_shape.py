@@ -43,14 +43,14 @@ ALLOWED: dict[str, set[str]] = {}
 # line and named by-parts method as params +10, 17,865; 11.table_orientation's tables as params
 # +4, 17,869; 03.offset_only's order, shift and seed as params +11, 17,880; 00's layers chosen
 # by name, four more a release may pose +11, 17,891; 10.seed_spread's task and multiple as
-# params +5, 17,896. The cutview branch took 340 lines out of plots, widgets and figures (4,914
-# to 4,574) without touching a notebook output or a figure file: one PNG writer and one
+# params +5, 17,896. The cutview branch took 348 lines out of plots, widgets and figures (4,914
+# to 4,566) without touching a notebook output or a figure file: one PNG writer and one
 # atomic write where there were two, the options no caller passes (fixed labels, vmin/vmax,
 # key_labels, pixel_ratio, the gallery's dpi, build --gallery, list -v), the explorers' changing
 # artists as one attribute, the gallery's test-only measures moved into their test, and
-# one-paragraph module, explorer and artist-class docstrings: 17,556. 14,000 needs about 3,550
+# one-paragraph module, explorer and artist-class docstrings: 17,548. 14,000 needs about 3,550
 # more lines out of working code. A change that grows the library past this must say why here.
-MAX_PACKAGE_LINES = 17_556
+MAX_PACKAGE_LINES = 17_548
 
 _BRANCHES = (ast.If, ast.IfExp, ast.For, ast.AsyncFor, ast.While, ast.ExceptHandler, ast.Assert,
              ast.match_case)

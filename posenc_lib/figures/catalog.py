@@ -27,10 +27,6 @@ __all__: list[str] = []
 SOURCE_002_TICKS = (5, 1)  # write-up 002's x ticks: major every 5 positions, minor every 1
 
 
-def _positions(positions: tuple[int, ...]) -> np.ndarray:
-    return np.asarray(positions, dtype=np.int64)
-
-
 def _one_axes_figure(figsize: tuple[float, float], title: str, draw: Callable[..., object],
         *data: Any, **options: Any) -> Figure:
     """A figure of one axes: ``draw(ax, *data, **options)``, then ``title`` unless it is empty."""
@@ -45,7 +41,7 @@ def _position_rows_figure(positions: tuple[int, ...], rows: Callable[[np.ndarray
         draw: Callable[..., object], title: str, figsize: tuple[float, float],
         **options: Any) -> Figure:
     """One row per position, ``rows(positions)``, drawn by ``draw`` with positions as labels."""
-    where = _positions(positions)
+    where = np.asarray(positions, dtype=np.int64)
     return _one_axes_figure(figsize, title, draw, rows(where), positions=where.tolist(), **options)
 
 
@@ -113,7 +109,7 @@ def value_by_dimension(*, d_model: int = 512, base: float = 10000.0,
         5.0)) -> Figure:
     """Step 4 of write-up 000: each position's vector; sine columns on top, cosine below
     (on the source's single axes they alternate and fill the band between them)."""
-    where = _positions(positions)
+    where = np.asarray(positions, dtype=np.int64)
     encoding = sinusoidal.sinusoidal_encoding_at(where, d_model, base)
     fig, axes = plots.new_figure(2, 1, figsize=figsize, sharex=True)
     for ax, columns in zip(axes, ("sin", "cos"), strict=True):

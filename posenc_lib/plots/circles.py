@@ -144,12 +144,8 @@ def draw_vectors_2d(
 ) -> dict[str, Line2D]:
     """Draw 2-D vectors (a query and a key, rotated or not) from the origin, a dot at the tip."""
     ax = check_axes(ax)
-    points: dict[str, np.ndarray] = {}
-    for label, value in check_mapping("vectors", vectors).items():
-        point = np.asarray(check_array(f"vectors[{label!r}]", value, ndim=1), dtype=np.float64)
-        if point.shape != (2,):
-            raise ValueError(f"vectors[{label!r}] must have shape (2,); got {point.shape}")
-        points[str(label)] = point
+    points = {str(label): _as_point(f"vectors[{label!r}]", value)
+              for label, value in check_mapping("vectors", vectors).items()}
     longest = max(float(np.hypot(*p)) for p in points.values())
     half = 1.2 * longest
     lines: dict[str, Line2D] = {}
