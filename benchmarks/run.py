@@ -235,7 +235,7 @@ def bench_png(explorers: list[Any], repeat: int) -> Row:
     """PNG encoding of every explorer's first picture: ISA-L (the course's) against zlib."""
     import zlib
 
-    from posenc_lib.widgets._base import png_bytes
+    from posenc_lib.plots.style import png_bytes
 
     frames = [np.asarray(cls().canvas.buffer_rgba()).copy() for cls in explorers]
     course = timed(lambda: [png_bytes(frame) for frame in frames], repeat)
@@ -371,13 +371,13 @@ def bench_figures(quick: bool) -> list[Row]:
     matplotlib.use("Agg")
     import tempfile
 
-    from posenc_lib.figures import build_figure, figure_names
+    from posenc_lib.figures import REGISTRY, build_figure
     from posenc_lib.plots import save_figure
 
     total = 0.0
     rows = []
     with tempfile.TemporaryDirectory() as out:
-        for name in figure_names():
+        for name in list(REGISTRY):
             start = time.perf_counter()
             figure = build_figure(name)
             for fmt in ("svg", "png"):
@@ -409,10 +409,10 @@ def bench_gallery(quick: bool) -> list[Row]:
     import matplotlib
 
     matplotlib.use("Agg")
-    from posenc_lib.figures import figure_names
+    from posenc_lib.figures import REGISTRY
     from posenc_lib.figures.gallery import _GALLERY_DPI, gallery_picture
 
-    names = figure_names()
+    names = list(REGISTRY)
     routes = {"one draw": lambda n: gallery_picture(n).png,
               "two draws": lambda n: two_draw_png(n, _GALLERY_DPI)}
     totals: dict[str, list[float]] = {route: [] for route in routes}

@@ -52,7 +52,7 @@ def test_attention_map_rejects_bad_input() -> None:
         draw_attention_weights(ax, np.eye(2), query_labels=["a"])
     with pytest.raises(TypeError, match="query_labels"):
         draw_attention_weights(ax, np.eye(2), query_labels="ab")
-    with pytest.raises(ValueError, match="key_labels"):
+    with pytest.raises(ValueError, match="weights must be a square matrix"):
         draw_attention_weights(ax, np.ones((2, 3)) / 3, query_labels=["a", "b"])
     with pytest.raises(ValueError, match="weights"):
         draw_attention_weights(ax, [[np.nan, 1.0], [0.0, 1.0]], query_labels=["a", "b"])

@@ -20,7 +20,7 @@ import pytest
 from matplotlib.figure import Figure
 
 from posenc_lib import binary, rope, scaling, sinusoidal
-from posenc_lib.figures import REGISTRY, build_figure, figure_names, get_figure
+from posenc_lib.figures import REGISTRY, build_figure, get_figure
 from posenc_lib.figures.gallery import _gallery_markdown
 from posenc_lib.figures.registry import _coerce_parameter, parse_parameter
 from posenc_lib.frequencies import split_permutation
@@ -30,7 +30,7 @@ from tools.notebook_cells import ROOT, load, source
 matplotlib.use("Agg")
 
 FIGURES_DIR = Path(__file__).resolve().parents[1] / "figures"
-NAMES = figure_names()
+NAMES = list(REGISTRY)
 RMS_TOLERANCE = 1.0  # on the 0..255 scale; a stale or changed figure differs far more
 
 

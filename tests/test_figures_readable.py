@@ -14,17 +14,12 @@ import struct
 
 import matplotlib
 import pytest
+from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.text import Text
 
-from posenc_lib.figures import build_figure, figure_names
-from posenc_lib.figures.gallery import (
-    _GALLERY_DPI,
-    _SHOWN_WIDTH,
-    _overhang_px,
-    _smallest_text_px,
-    gallery_picture,
-)
+from posenc_lib.figures import REGISTRY, build_figure
+from posenc_lib.figures.gallery import _GALLERY_DPI, _SHOWN_WIDTH, gallery_picture
 from posenc_lib.plots import course_style, figure_png, new_figure
 from tools.notebook_cells import ROOT, load, source
 
@@ -54,6 +49,28 @@ def text_points(fig: Figure) -> list[float]:
     """Font sizes, in points, of every visible text of ``fig`` after a draw."""
     fig.draw_without_rendering()
     return [t.get_fontsize() for t in fig.findobj(Text) if t.get_visible() and t.get_text()]
+
+
+def _smallest_text_px(fig: Figure, dpi: float, scale: float = 1.0) -> float:
+    """Height in pixels of the smallest visible text of ``fig`` drawn at ``dpi`` and shown
+    ``scale`` times its pixel size: points * dpi / 72 * scale."""
+    if dpi <= 0:
+        raise ValueError(f"dpi must be > 0; got {dpi}")
+    return min(text_points(fig)) * dpi / 72.0 * scale
+
+
+def _overhang_px(fig: Figure, dpi: float) -> float:
+    """How far, in pixels at ``dpi``, the tight bounding box of what ``fig`` draws reaches past
+    the figure's edge; 0 or less when nothing is cut off."""
+    original = fig.get_dpi()
+    try:
+        fig.set_dpi(dpi)
+        drawn = fig.get_tightbbox(FigureCanvasAgg(fig).get_renderer())  # inches
+        width, height = fig.get_size_inches()
+        beyond = max(-drawn.x0, -drawn.y0, drawn.x1 - width, drawn.y1 - height)
+    finally:
+        fig.set_dpi(original)
+    return float(beyond * dpi)
 
 
 # ----------------------------------------------------------------- the measuring tools can fail
@@ -92,7 +109,7 @@ def test_png_reader_reads_the_resolution() -> None:
 # ----------------------------------------------------------------- every registered figure
 
 
-@pytest.mark.parametrize("name", figure_names())
+@pytest.mark.parametrize("name", list(REGISTRY))
 def test_gallery_picture_is_sharp_and_readable(name: str) -> None:
     picture = gallery_picture(name)
     width, height, dpi = png_size_and_dpi(picture.png)
@@ -109,7 +126,7 @@ def test_gallery_picture_is_sharp_and_readable(name: str) -> None:
     assert _overhang_px(picture.figure, dpi) <= 0
 
 
-@pytest.mark.parametrize("name", figure_names())
+@pytest.mark.parametrize("name", list(REGISTRY))
 def test_no_text_is_cut_off(name: str) -> None:
     assert _overhang_px(build_figure(name), _GALLERY_DPI) <= 0
 
@@ -164,7 +181,7 @@ def test_notebook_11_stores_readable_pictures() -> None:
         assert (int(w), int(h)) == (width, height) and float(d) == pytest.approx(dpi, abs=0.01)
         assert (shown["width"], shown["height"]) == (int(sw), int(sh))
         assert int(sw) <= _SHOWN_WIDTH and float(small) >= MIN_TEXT_PX, f"cell {index}: {text}"
-    assert gallery >= len(figure_names()), "every registered figure is shown"
+    assert gallery >= len(list(REGISTRY)), "every registered figure is shown"
 
 
 def test_notebook_11_shows_every_figure_at_its_default_as_measured_now() -> None:
@@ -173,7 +190,7 @@ def test_notebook_11_shows_every_figure_at_its_default_as_measured_now() -> None
         described = PICTURE.match("".join(output["data"]["text/plain"]))
         if described:
             stored.setdefault(described.group(1), described.group(0))
-    for name in figure_names():
+    for name in list(REGISTRY):
         assert stored[name] == repr(gallery_picture(name)), name
 
 

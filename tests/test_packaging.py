@@ -214,7 +214,7 @@ def test_the_explorers_work_without_isal() -> None:
     code = (
         "import sys; sys.modules['isal'] = None; sys.modules['isal.isal_zlib'] = None\n"
         "import zlib, numpy as np\n"
-        "from posenc_lib.widgets._base import _deflate, png_bytes\n"
+        "from posenc_lib.plots.style import _deflate, png_bytes\n"
         "assert _deflate is zlib.compress\n"
         "rgba = np.arange(3 * 5 * 4, dtype=np.uint8).reshape(3, 5, 4)\n"
         "assert png_bytes(rgba) == png_bytes(rgba, zlib.compress)\n"

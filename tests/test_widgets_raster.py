@@ -41,13 +41,9 @@ def test_pixel_cells_matches_a_scan_of_the_cell_edges(
     )
 
 
-def test_pixel_cells_rejects_bad_input_by_name() -> None:
+def test_pixel_cells_refuses_an_empty_span() -> None:
     with pytest.raises(ValueError, match="start and stop"):
         pixel_cells(3, 1.0, 1.0, 0, 4)
-    with pytest.raises(ValueError, match="n_cells"):
-        pixel_cells(0, 0.0, 1.0, 0, 4)
-    with pytest.raises(TypeError, match="count"):
-        pixel_cells(3, 0.0, 1.0, 0, 4.0)
 
 
 def rendered(origin: str, flip: bool, with_raster: bool) -> np.ndarray:

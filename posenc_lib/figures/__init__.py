@@ -1,9 +1,7 @@
-"""posenc_lib.figures: the registry of the course's figures and its command line.
+"""posenc_lib.figures: the registry of the course's figures (``build_figure("heatmap_002",
+d_model=64)``) and its command line (``python -m posenc_lib.figures list|build|gallery``).
 
 Notebook: 11_figure_gallery.
-
-Build one in Python with ``build_figure("heatmap_002", d_model=64)``, or from the shell with
-``python -m posenc_lib.figures list|build|gallery``. Importing it selects no backend.
 """
 
 from __future__ import annotations
@@ -12,6 +10,6 @@ from posenc_lib.figures import catalog as _catalog  # noqa: F401  (registers the
 from posenc_lib.figures import catalog_context as _context  # noqa: F401  (06 and 08)
 from posenc_lib.figures import catalog_models as _models  # noqa: F401  (07 and 09)
 from posenc_lib.figures.cli import main
-from posenc_lib.figures.registry import REGISTRY, FigureSpec, build_figure, figure_names, get_figure
+from posenc_lib.figures.registry import REGISTRY, FigureSpec, build_figure, get_figure
 
-__all__ = ["REGISTRY", "FigureSpec", "build_figure", "figure_names", "get_figure", "main"]
+__all__ = ["REGISTRY", "FigureSpec", "build_figure", "get_figure", "main"]

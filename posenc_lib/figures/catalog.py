@@ -1,12 +1,8 @@
-"""The registered figures: every figure of the source write-ups, and the course's own.
+"""The registered figures of the source write-ups (``shared/seeds/README.md``: 000 visual
+walk-through, 001 study notes, 002 notebook, 003 blog post) and the course's own; defaults
+reproduce the source figure where the source shows how it was drawn (002 does).
 
 Notebook: 11_figure_gallery.
-
-Each function computes its data with the math modules and draws it with ``posenc_lib.plots`` on
-a pyplot-free ``Figure``. Defaults reproduce the source figure where the source shows how it was
-drawn (write-up 002 gives colormap, size, aspect and ticks; 000, 001 and 003 publish no plotting
-code, so their sizes and colormaps are the course's). The write-ups (``shared/seeds/README.md``):
-000 visual walk-through (d = 512), 001 study notes, 002 notebook, 003 blog post.
 """
 
 from __future__ import annotations
@@ -31,14 +27,6 @@ __all__: list[str] = []
 SOURCE_002_TICKS = (5, 1)  # write-up 002's x ticks: major every 5 positions, minor every 1
 
 
-def _positions(positions: tuple[int, ...]) -> np.ndarray:
-    return np.asarray(positions, dtype=np.int64)
-
-
-def _base_text(base: float) -> str:
-    return f"{base:g}"
-
-
 def _one_axes_figure(figsize: tuple[float, float], title: str, draw: Callable[..., object],
         *data: Any, **options: Any) -> Figure:
     """A figure of one axes: ``draw(ax, *data, **options)``, then ``title`` unless it is empty."""
@@ -53,7 +41,7 @@ def _position_rows_figure(positions: tuple[int, ...], rows: Callable[[np.ndarray
         draw: Callable[..., object], title: str, figsize: tuple[float, float],
         **options: Any) -> Figure:
     """One row per position, ``rows(positions)``, drawn by ``draw`` with positions as labels."""
-    where = _positions(positions)
+    where = np.asarray(positions, dtype=np.int64)
     return _one_axes_figure(figsize, title, draw, rows(where), positions=where.tolist(), **options)
 
 
@@ -89,7 +77,7 @@ def division_term(*, d_model: int = 512, base: float = 10000.0,
         figsize: tuple[float, float] = (7.0, 4.0)) -> Figure:
     """Step 1 of write-up 000: the division term falls from 1 towards 1/base."""
     return _one_axes_figure(figsize, f"Division term, d = {d_model}", plots.draw_division_term,
-        inverse_frequencies(d_model, base), ylabel=f"$1/{_base_text(base)}^{{2i/d}}$")
+        inverse_frequencies(d_model, base), ylabel=f"$1/{base:g}^{{2i/d}}$")
 
 
 @register("theta_offsets", source="000 fig 3",
@@ -100,7 +88,7 @@ def theta_offsets(*, d_model: int = 512, base: float = 10000.0, positions: tuple
     return _position_rows_figure(positions, lambda where: angles(where,
         inverse_frequencies(d_model, base)), plots.draw_angles,
         f"Angle phi = pos theta_i per pair, d = {d_model}", figsize,
-        ylabel=rf"$\phi = pos / {_base_text(base)}^{{2i/d}}$")
+        ylabel=rf"$\phi = pos / {base:g}^{{2i/d}}$")
 
 
 @register("even_sin_odd_cos", source="000 fig 4",
@@ -121,7 +109,7 @@ def value_by_dimension(*, d_model: int = 512, base: float = 10000.0,
         5.0)) -> Figure:
     """Step 4 of write-up 000: each position's vector; sine columns on top, cosine below
     (on the source's single axes they alternate and fill the band between them)."""
-    where = _positions(positions)
+    where = np.asarray(positions, dtype=np.int64)
     encoding = sinusoidal.sinusoidal_encoding_at(where, d_model, base)
     fig, axes = plots.new_figure(2, 1, figsize=figsize, sharex=True)
     for ax, columns in zip(axes, ("sin", "cos"), strict=True):
@@ -295,7 +283,7 @@ def rope_decay_bound(*, head_dim: int = 128, base: float = 10000.0, max_distance
     """Notebook 05: (1/(d/2)) sum_j |S_j| falls with distance, with bounces."""
     distances = np.arange(check_int("max_distance", max_distance) + 1)
     return _one_axes_figure(figsize,
-        f"RoPE long-term decay bound, d = {head_dim}, base = {_base_text(base)}",
+        f"RoPE long-term decay bound, d = {head_dim}, base = {base:g}",
         plots.draw_decay_bound, distances, rope.rope_decay_bound(distances, head_dim, base))
 
 

@@ -1,11 +1,7 @@
-"""The registered figures of the long-context half: notebooks 06 to 09.
+"""The registered figures of notebooks 06 and 08, drawn as those notebooks draw them, with their
+running example as defaults; a grid's empty panels are dropped.
 
 Notebook: 11_figure_gallery.
-
-Each function draws what its notebook draws, from the same math functions and the same
-``posenc_lib.plots`` calls, with the notebook's running example as defaults (06: d = 128,
-base 10000, L = 4096, s = 8; 07: 8 ALiBi heads, 32 T5 buckets; 08: the three narrow formats;
-09: the presets). Where a notebook draws a grid with empty panels, the figure drops them.
 """
 
 from __future__ import annotations

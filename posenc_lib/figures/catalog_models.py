@@ -1,9 +1,7 @@
-"""The registered figures of notebooks 07 (biases) and 09 (RoPE in today's models).
+"""The registered figures of notebooks 07 (biases) and 09 (RoPE in today's models), drawn as
+those notebooks draw them, with their example as defaults.
 
 Notebook: 11_figure_gallery.
-
-As in ``catalog_context``: each function draws what its notebook draws, from the same math
-functions and ``posenc_lib.plots`` calls, with the notebook's example as defaults.
 """
 
 from __future__ import annotations

@@ -1,20 +1,16 @@
-"""Command line of the figure registry: ``python -m posenc_lib.figures`` / ``posenc-figures``.
+"""Command line of the figure registry (``python -m posenc_lib.figures`` or ``posenc-figures``):
+``list``, ``build`` and ``gallery``. Every argument is checked and every figure drawn before the
+first file is written; bad input prints one message and exits with status 2.
 
 Notebook: 11_figure_gallery.
-
-``list [-v]``, ``build [NAMES] [--out DIR] [--format svg,png,pdf] [--dpi N] [--set [NAME.]KEY=VALUE]
-[--gallery]`` and ``gallery [--out DIR]``. Every argument is checked and every figure drawn in
-memory before the first file is written: bad input prints one message and exits with status 2.
 """
 
 from __future__ import annotations
 
 import argparse
-import shlex
 import sys
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -35,23 +31,11 @@ class _UsageError(Exception):
     """Bad command-line input: reported on stderr with exit status 2."""
 
 
-@dataclass
-class BuildPlan:
-    """Everything ``build`` will do, validated before any file is touched."""
-
-    specs: list[FigureSpec]
-    params: dict[str, dict[str, Any]] = field(default_factory=dict)
-    out: Path = Path("figures")
-    formats: tuple[str, ...] = DEFAULT_FORMATS
-    dpi: int | None = None
-
-
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog=PROG,
         description="Rebuild the figures of the positional-encoding course.")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    listing = commands.add_parser("list", help="show every figure: name, source, description")
-    listing.add_argument("-v", "--verbose", action="store_true", help="also show parameters")
+    commands.add_parser("list", help="show every figure: name, source, description")
     build = commands.add_parser("build", help="draw figures and save them")
     build.add_argument("names", nargs="*", metavar="NAME", help="figures to build (default: all)")
     build.add_argument("--out", default="figures", help="output directory (default: figures)")
@@ -60,8 +44,6 @@ def _parser() -> argparse.ArgumentParser:
     build.add_argument("--dpi", default=None, help="resolution in dots per inch (default: 100)")
     build.add_argument("--set", dest="settings", action="append", default=[], metavar="KEY=VALUE",
         help="change a parameter, e.g. --set d_model=256 or --set heatmap_002.cmap=viridis")
-    build.add_argument("--gallery", action="store_true",
-        help="also write the gallery README.md in --out")
     gallery = commands.add_parser("gallery", help="write README.md, the gallery of --out")
     gallery.add_argument("--out", default="figures", help="figure directory (default: figures)")
     return parser
@@ -152,22 +134,13 @@ def _figures_setting(setting: str, key: str,
     return parameter, chosen
 
 
-def _plan_build(args: argparse.Namespace) -> BuildPlan:
-    """Validate every argument of ``build``; raise ``_UsageError`` on the first problem."""
-    out = _check_out(args.out)
-    formats = _check_formats(args.format)
-    dpi = _check_dpi(args.dpi)
-    specs = _check_names(args.names)
-    params = _check_settings(args.settings, specs)
-    return BuildPlan(specs, params, out, formats, dpi)
-
-
-def _draw_all(plan: BuildPlan) -> list[tuple[FigureSpec, Any, float]]:
+def _draw_all(specs: list[FigureSpec],
+        params: dict[str, dict[str, Any]]) -> list[tuple[FigureSpec, Any, float]]:
     drawn = []
-    for spec in plan.specs:
+    for spec in specs:
         start = time.perf_counter()
         try:
-            figure = spec.build(**plan.params[spec.name])
+            figure = spec.build(**params[spec.name])
         except (TypeError, ValueError) as err:
             raise _UsageError(f"figure {spec.name}: {err}") from None
         drawn.append((spec, figure, time.perf_counter() - start))
@@ -176,18 +149,17 @@ def _draw_all(plan: BuildPlan) -> list[tuple[FigureSpec, Any, float]]:
 
 def _build(args: argparse.Namespace, stdout: TextIO) -> int:
     started = time.perf_counter()
-    plan = _plan_build(args)
-    if args.gallery and len(plan.specs) != len(REGISTRY):
-        raise _UsageError("--gallery needs every figure: build without NAMES")
-    drawn = _draw_all(plan)
-    plan.out.mkdir(parents=True, exist_ok=True)
-    width = max(len(spec.name) for spec in plan.specs)
+    # every argument checked, every figure drawn, before the first file is written
+    out, formats, dpi = _check_out(args.out), _check_formats(args.format), _check_dpi(args.dpi)
+    specs = _check_names(args.names)
+    drawn = _draw_all(specs, _check_settings(args.settings, specs))
+    out.mkdir(parents=True, exist_ok=True)
+    width = max(len(spec.name) for spec in specs)
     n_files = 0
     with course_style():
         for index, (spec, figure, seconds) in enumerate(drawn, start=1):
             start = time.perf_counter()
-            written = [save_figure(figure, plan.out / f"{spec.name}.{fmt}",
-                dpi=plan.dpi) for fmt in plan.formats]
+            written = [save_figure(figure, out / f"{spec.name}.{fmt}", dpi=dpi) for fmt in formats]
             n_files += len(written)
             seconds += time.perf_counter() - start
             files = ", ".join(path.name for path in written)
@@ -196,13 +168,10 @@ def _build(args: argparse.Namespace, stdout: TextIO) -> int:
                 f"{files}  ({seconds:.2f} s)",
                 file=stdout,
             )
-    if args.gallery:
-        path = write_gallery(plan.out)
-        print(f"gallery: {path}", file=stdout)
     elapsed = time.perf_counter() - started
     print(
-        f"built {len(drawn)} figure(s), {n_files} file(s) ({','.join(plan.formats)}) "
-        f"in {plan.out}/ in {elapsed:.1f} s",
+        f"built {len(drawn)} figure(s), {n_files} file(s) ({','.join(formats)}) "
+        f"in {out}/ in {elapsed:.1f} s",
         file=stdout,
     )
     return 0
@@ -227,19 +196,7 @@ def _list(args: argparse.Namespace, stdout: TextIO) -> int:
     for spec in REGISTRY.values():
         print(f"{spec.name:<{name_width}}  {spec.source:<{source_width}}  {spec.description}",
               file=stdout)
-        if args.verbose:
-            for key, default in spec.defaults.items():
-                setting = shlex.quote(f"{key}={_show(default)}")
-                print(f"{'':<{name_width}}    --set {setting}", file=stdout)
     return 0
-
-
-def _show(value: Any) -> str:
-    if isinstance(value, tuple):
-        return ",".join(_show(item) for item in value)
-    if isinstance(value, bool):
-        return str(value).lower()
-    return str(value)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -3,26 +3,22 @@
 Notebook: 11_figure_gallery.
 
 A picture is drawn at ``_GALLERY_DPI`` and shown at its ``_DISPLAY_DPI`` size, at most
-``_SHOWN_WIDTH`` CSS pixels wide; ``_smallest_text_px`` and ``_overhang_px`` measure what a reader
-then sees.
+``_SHOWN_WIDTH`` CSS pixels wide.
 """
 
 from __future__ import annotations
 
 import os
 import struct
-import tempfile
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.text import Text
 
-from posenc_lib._checks import check_float, check_int
-from posenc_lib.figures.registry import REGISTRY, FigureSpec, get_figure
+from posenc_lib.figures.registry import REGISTRY, get_figure
+from posenc_lib.plots.style import write_atomically
 
 __all__ = [
     "gallery_picture",
@@ -68,8 +64,8 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|")
 
 
-def _gallery_markdown(specs: Iterable[FigureSpec] | None = None, *, out: str = "figures") -> str:
-    """The Markdown of the gallery page, one table row per figure (every one by default).
+def _gallery_markdown(*, out: str = "figures") -> str:
+    """The Markdown of the gallery page, one table row per registered figure.
 
     Examples
     --------
@@ -77,7 +73,7 @@ def _gallery_markdown(specs: Iterable[FigureSpec] | None = None, *, out: str = "
     True
     """
     rows = []
-    for spec in REGISTRY.values() if specs is None else specs:
+    for spec in REGISTRY.values():
         image = f'<img src="{spec.name}.png" alt="{spec.name}" width="240">'
         thumbnail = f'<a href="{spec.name}.svg">{image}</a>'
         rows.append(
@@ -92,30 +88,8 @@ def write_gallery(out: str | os.PathLike[str]) -> Path:
     """Write ``README.md`` (the gallery) into the existing directory ``out`` atomically;
     return its path."""
     directory = Path(out)
-    target = directory / "README.md"
     text = _gallery_markdown(out=directory.as_posix())
-    handle, temporary = tempfile.mkstemp(dir=directory, prefix=".README.md.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as stream:
-            stream.write(text)
-        os.chmod(temporary, 0o644)
-        os.replace(temporary, target)
-    except BaseException:
-        if os.path.exists(temporary):
-            os.remove(temporary)
-        raise
-    return target
-
-
-def _smallest_text_px(fig: Figure, dpi: float, scale: float = 1.0) -> float:
-    """Height in pixels of the smallest visible text of ``fig`` drawn at ``dpi`` and shown
-    ``scale`` times its pixel size.
-    pixels = min font size (points) * dpi / 72 * scale.
-    """
-    dpi = check_float("dpi", dpi, greater_than=0.0)
-    scale = check_float("scale", scale, greater_than=0.0)
-    fig.draw_without_rendering()  # lays out the texts (tick labels) without painting pixels
-    return _smallest_points(fig) * dpi / 72.0 * scale
+    return write_atomically(directory / "README.md", lambda stream: stream.write(text.encode()))
 
 
 def _smallest_points(fig: Figure) -> float:
@@ -128,28 +102,6 @@ def _smallest_points(fig: Figure) -> float:
         raise ValueError("fig must hold at least one visible text")
     # pixels = points * dpi / 72 (a point is 1/72 inch), times the display scale
     return min(sizes)
-
-
-def _overhang_px(fig: Figure, dpi: float) -> float:
-    """How far, in pixels at ``dpi``, the tight bounding box of what ``fig`` draws reaches past
-    the figure's edge; 0 or less when nothing is cut off.
-
-    Examples
-    --------
-    >>> _overhang_px(get_figure("division_term").build(), 100.0) <= 0
-    True
-    """
-    dpi = check_float("dpi", dpi, greater_than=0.0)
-    original = fig.get_dpi()
-    try:
-        fig.set_dpi(dpi)
-        renderer = FigureCanvasAgg(fig).get_renderer()
-        drawn = fig.get_tightbbox(renderer)  # inches
-        width, height = fig.get_size_inches()
-        beyond = max(-drawn.x0, -drawn.y0, drawn.x1 - width, drawn.y1 - height)
-    finally:
-        fig.set_dpi(original)
-    return float(beyond * dpi)
 
 
 @dataclass(frozen=True)
@@ -176,10 +128,10 @@ class _GalleryPicture:
         )
 
 
-def gallery_picture(name: str, *, dpi: float = _GALLERY_DPI, max_width: int = _SHOWN_WIDTH,
-        **params: Any) -> _GalleryPicture:
+def gallery_picture(name: str, **params: Any) -> _GalleryPicture:
     """Build the registered figure ``name`` (with ``params``) and draw it as the gallery shows
-    it: at ``dpi``, shown at the 100-dpi size or ``max_width`` CSS pixels wide if narrower.
+    it: at ``_GALLERY_DPI``, shown at the 100-dpi size or ``_SHOWN_WIDTH`` CSS pixels wide if
+    narrower.
 
     Examples
     --------
@@ -187,11 +139,10 @@ def gallery_picture(name: str, *, dpi: float = _GALLERY_DPI, max_width: int = _S
     >>> picture.pixels, picture.shown
     ((2000, 2000), (800, 800))
     """
-    dpi = check_float("dpi", dpi, greater_than=0.0)
-    max_width = check_int("max_width", max_width)
+    dpi = _GALLERY_DPI
     fig, png = get_figure(name).picture(dpi, **params)  # one draw: layout and pixels
     width, height = struct.unpack(">II", png[16:24])  # the PNG's IHDR chunk
-    scale = min(_DISPLAY_DPI / dpi, max_width / width)  # shown at the 100-dpi size, or narrower
+    scale = min(_DISPLAY_DPI / dpi, _SHOWN_WIDTH / width)  # the 100-dpi size, or narrower
     shown = (round(width * scale), round(height * scale))
     # the PNG's draw laid the texts out: their sizes need no second draw
     smallest = _smallest_points(fig) * dpi / 72.0 * shown[0] / width

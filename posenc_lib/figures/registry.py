@@ -1,10 +1,7 @@
-"""The figure registry: every figure the course can rebuild, with its source and parameters.
+"""The figure registry: functions with keyword-only parameters whose defaults reproduce the source
+figure; a parameter's type is its default's, so ``--set key=value`` is parsed and checked.
 
 Notebook: 11_figure_gallery.
-
-A registered figure is a function with keyword-only parameters whose defaults reproduce the
-source figure, returning a new ``Figure``. Each parameter's type is that of its default, so
-``--set key=value`` is parsed and a Python value of the wrong type is rejected before drawing.
 """
 
 from __future__ import annotations
@@ -12,7 +9,7 @@ from __future__ import annotations
 import functools
 import inspect
 import math
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -25,7 +22,6 @@ __all__ = [
     "REGISTRY",
     "FigureSpec",
     "build_figure",
-    "figure_names",
     "get_figure",
     "parse_parameter",
     "register",
@@ -33,11 +29,6 @@ __all__ = [
 
 _SCALARS = (bool, int, float, str)
 _T = TypeVar("_T")
-# matplotlib places titles automatically (axes.titley None): for each title it measures the y
-# axis again, a tenth of a registered figure's drawing time, only to lift the title above tick
-# labels on top of an axes or an offset text such as "1e7". Registered figures put their titles
-# at the top of the axes, where that placement leaves them unless one of those is drawn; a
-# figure that draws one is drawn again with the automatic placement (``_drawn``).
 _BOOLS = {"1": True, "true": True, "yes": True, "on": True,
           "0": False, "false": False, "no": False, "off": False}
 
@@ -74,10 +65,9 @@ class FigureSpec:
         values = {key: _coerce_parameter(self, key, value) for key, value in params.items()}
         return _drawn(self.unfrozen or self.function, values, lambda fig: draw_png(fig, dpi=dpi))
 
-    def command(self, out: str = "figures", formats: Iterable[str] = ("svg", "png")) -> str:
+    def command(self, out: str = "figures") -> str:
         """The shell command that rebuilds this figure with its defaults."""
-        fmt = ",".join(formats)
-        return f"python -m posenc_lib.figures build {self.name} --out {out} --format {fmt}"
+        return f"python -m posenc_lib.figures build {self.name} --out {out} --format svg,png"
 
 
 REGISTRY: dict[str, FigureSpec] = {}
@@ -125,7 +115,9 @@ def register(name: str, *, source: str, description: str,
 def _drawn(function: Callable[..., Figure], params: dict[str, Any],
         finish: Callable[[Figure], _T]) -> tuple[Figure, _T]:
     """``function(**params)`` and ``finish`` of it (a first draw), in the course style with the
-    titles at the top of their axes, or with matplotlib's placement where it may move one."""
+    titles at the top of their axes. matplotlib's own placement (axes.titley None) measures the
+    y axis again for each title, a tenth of the drawing time, only to lift a title above tick
+    labels on top or an offset text such as "1e7": a figure that has one is drawn again with it."""
     for at_top in (True, False):
         with course_style(), mpl.rc_context({"axes.titley": 1.0} if at_top else {}):
             fig = function(**params)
@@ -143,17 +135,6 @@ def _titles_may_move(fig: Figure) -> bool:
     return titled and any(ax.yaxis.offsetText.get_text() or ax.xaxis.get_label_position() == "top"
         or any(tick.label2.get_visible() for tick in (*ax.xaxis.majorTicks[:1],
         *ax.xaxis.minorTicks[:1])) for ax in axes)
-
-
-def figure_names() -> list[str]:
-    """Names of every registered figure, in registry order.
-
-    Examples
-    --------
-    >>> "division_term" in figure_names()
-    True
-    """
-    return list(REGISTRY)
 
 
 def get_figure(name: str) -> FigureSpec:

@@ -5,12 +5,11 @@ Notebooks: 00_why_position to 11_figure_gallery, through every drawing module.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 from matplotlib.axes import Axes
-from matplotlib.figure import Figure, SubFigure
 from matplotlib.lines import Line2D
 from matplotlib.text import Text
 from numpy.typing import NDArray
@@ -37,14 +36,6 @@ def check_axes(ax: Any) -> Axes:
     return ax
 
 
-def figure_of(ax: Axes) -> Figure | SubFigure:
-    """The figure (or subfigure) that holds ``ax``."""
-    fig = ax.get_figure()
-    if fig is None:  # pragma: no cover - an Axes always belongs to a figure
-        raise ValueError("ax must belong to a figure")
-    return fig
-
-
 def as_matrix(name: str, value: Any) -> NDArray[np.float64]:
     """A finite 2-D float array, or an error naming ``name``."""
     return np.asarray(check_array(name, value, ndim=2), dtype=np.float64)
@@ -53,6 +44,28 @@ def as_matrix(name: str, value: Any) -> NDArray[np.float64]:
 def as_vector(name: str, value: Any) -> NDArray[np.float64]:
     """A finite 1-D float array, or an error naming ``name``."""
     return np.asarray(check_array(name, value, ndim=1), dtype=np.float64)
+
+
+def named_vectors(
+    name: str, curves: Any, like: tuple[str, NDArray[np.float64]] | None = None,
+    convert: Callable[[str, Any], NDArray[np.float64]] = as_vector,
+) -> dict[str, NDArray[np.float64]]:
+    """``{label: 1-D array}`` of a non-empty mapping, each of the shape of ``like = (name, x)``,
+    or all of one length without ``like``."""
+    vectors = {
+        str(label): convert(f"{name}[{label!r}]", ys)
+        for label, ys in check_mapping(name, curves).items()
+    }
+    sizes = sorted({ys.size for ys in vectors.values()})
+    if like is None and len(sizes) != 1:
+        raise ValueError(f"{name} must all have the same length; got lengths {sizes}")
+    for label, ys in vectors.items():
+        if like is not None and ys.shape != like[1].shape:
+            raise ValueError(
+                f"{name}[{label!r}] must have the shape of {like[0]} {like[1].shape}; "
+                f"got {ys.shape}"
+            )
+    return vectors
 
 
 def row_labels(name: str, labels: Sequence[Any] | None, n_rows: int, prefix: str) -> list[str]:

@@ -23,12 +23,12 @@ from posenc_lib.plots._common import (
     as_vector,
     check_axes,
     check_labels,
+    named_vectors,
     set_labels,
 )
 
 __all__ = [
-    "WavelengthChart", "draw_dimension_range", "draw_dot_rows", "draw_grouped_bars", "draw_probe",
-    "draw_wavelengths",
+    "draw_dimension_range", "draw_dot_rows", "draw_grouped_bars", "draw_probe", "draw_wavelengths",
 ]
 
 _DARK_GREY = "#444444"
@@ -45,13 +45,8 @@ def draw_grouped_bars(
 ) -> list[BarContainer]:
     """Draw several series of numbers as bars side by side, one group (0.8 wide) per category."""
     ax = check_axes(ax)
-    if not isinstance(series, Mapping) or not series:
-        raise TypeError(f"series must be a non-empty mapping of label -> values; got {series!r}")
-    arrays = {str(name): as_vector(f"series[{name!r}]", v) for name, v in series.items()}
-    sizes = {a.size for a in arrays.values()}
-    if len(sizes) != 1:
-        raise ValueError(f"series must all have the same length; got lengths {sorted(sizes)}")
-    n = sizes.pop()
+    arrays = named_vectors("series", series)
+    n = next(iter(arrays.values())).size
     legend = check_bool("legend", legend)
     step = 0.8 / len(arrays)
     x = np.arange(n, dtype=np.float64)
@@ -99,23 +94,18 @@ def draw_dot_rows(
 
 @dataclass
 class WavelengthChart:
-    """Artists of :func:`draw_wavelengths`."""
+    """Artists of :func:`draw_wavelengths`: the wavelength line; per sentence length L, the
+    markers of the pairs that turn fully and the horizontal line at L - 1."""
 
     line: Line2D
-    """Wavelength of pair i against i."""
     turned: list[Line2D]
-    """For each sentence length, the markers of the pairs that complete a full turn."""
     thresholds: list[Line2D]
-    """One horizontal line per sentence length, at L - 1 positions."""
 
 
 def draw_wavelengths(
     ax: Axes,
     wavelengths: ArrayLike,
     sentence_lengths: Sequence[int] = (),
-    *,
-    xlabel: str | None = "Pair index $i$",
-    ylabel: str | None = r"Wavelength $\lambda_i$ (positions)",
     **style: Any,
 ) -> WavelengthChart:
     """Draw each pair's wavelength (log scale) with the span of a few sentence lengths.
@@ -147,7 +137,7 @@ def draw_wavelengths(
             zorder=3.0 + 1.0 / length,  # shorter sentences (fewer marks) on top
         )
         chart.turned.append(marks)
-    set_labels(ax, xlabel, ylabel)
+    set_labels(ax, "Pair index $i$", r"Wavelength $\lambda_i$ (positions)")
     ax.legend(loc="upper left")
     return chart
 
@@ -155,9 +145,6 @@ def draw_wavelengths(
 def draw_dimension_range(
     ax: Axes,
     ranges: ArrayLike,
-    *,
-    xlabel: str | None = "Dimension $j$",
-    ylabel: str | None = "Range of PE(pos, $j$) over the positions",
     **style: Any,
 ) -> list[Line2D]:
     """Draw how much each dimension varies over a sentence, sine and cosine columns apart."""
@@ -174,7 +161,7 @@ def draw_dimension_range(
     (sines,) = ax.plot(index[0::2], values[0::2], label="sine columns (even $j$)", **style)
     (cosines,) = ax.plot(index[1::2], values[1::2], label="cosine columns (odd $j$)", **style)
     ax.set_yscale("log")
-    set_labels(ax, xlabel, ylabel)
+    set_labels(ax, "Dimension $j$", "Range of PE(pos, $j$) over the positions")
     ax.legend(loc="lower left")
     return [sines, cosines]
 
@@ -186,8 +173,6 @@ def draw_probe(
     *,
     label: str | None = None,
     diagonal_label: str | None = "perfect",
-    xlabel: str | None = "True position",
-    ylabel: str | None = "Predicted position",
     **style: Any,
 ) -> tuple[PathCollection, Line2D]:
     """Scatter a probe's predicted positions against the true ones, with the ideal diagonal."""
@@ -205,5 +190,5 @@ def draw_probe(
     (diagonal,) = ax.plot([low, high], [low, high], color=_DARK_GREY, linewidth=1.0,
                           linestyle="--",
                           label="_nolegend_" if diagonal_label is None else diagonal_label)
-    set_labels(ax, xlabel, ylabel)
+    set_labels(ax, "True position", "Predicted position")
     return points, diagonal

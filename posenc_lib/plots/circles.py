@@ -6,6 +6,7 @@ Notebooks: 04_rotation_proof, 05_rope, 06_context_extension, 08_numerical_precis
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -30,9 +31,7 @@ from posenc_lib.plots._common import (
     zero_cross,
 )
 
-__all__ = [
-    "UnitCircle", "draw_circle_points", "draw_unit_circle", "draw_vectors_2d",
-]
+__all__ = ["draw_circle_points", "draw_unit_circle", "draw_vectors_2d"]
 
 _SWEEP = np.linspace(0.0, 2.0 * np.pi, 361)
 """Angles of the points that draw a full circle."""
@@ -90,6 +89,19 @@ class UnitCircle:
             self.arc.set_data(*_arc(start, end, 0.3))
             _place_label(self.labels[1], end)
 
+    def spread_labels(self) -> None:
+        """Move both labels to radius 1.12 at least 0.6 rad apart (an explorer's points come close):
+        with wrapped gap g = b - a < 0.6, to a + g/2 -+ 0.3 sign(g)."""
+        radius, spread = 1.12, 0.6
+        (x0, y0), (x1, y1) = (np.asarray(p.get_xydata())[0] for p in (self.point, self.rotated))
+        a, b = math.atan2(y0, x0), math.atan2(y1, x1)
+        gap = (b - a + math.pi) % (2.0 * math.pi) - math.pi
+        if abs(gap) < spread:
+            middle, side = a + gap / 2.0, 1.0 if gap >= 0 else -1.0
+            a, b = middle - side * spread / 2.0, middle + side * spread / 2.0
+        for label, angle in zip(self.labels, (a, b), strict=True):
+            label.set_position((radius * math.cos(angle), radius * math.sin(angle)))
+
 
 def draw_unit_circle(
     ax: Axes,
@@ -132,12 +144,8 @@ def draw_vectors_2d(
 ) -> dict[str, Line2D]:
     """Draw 2-D vectors (a query and a key, rotated or not) from the origin, a dot at the tip."""
     ax = check_axes(ax)
-    points: dict[str, np.ndarray] = {}
-    for label, value in check_mapping("vectors", vectors).items():
-        point = np.asarray(check_array(f"vectors[{label!r}]", value, ndim=1), dtype=np.float64)
-        if point.shape != (2,):
-            raise ValueError(f"vectors[{label!r}] must have shape (2,); got {point.shape}")
-        points[str(label)] = point
+    points = {str(label): _as_point(f"vectors[{label!r}]", value)
+              for label, value in check_mapping("vectors", vectors).items()}
     longest = max(float(np.hypot(*p)) for p in points.values())
     half = 1.2 * longest
     lines: dict[str, Line2D] = {}

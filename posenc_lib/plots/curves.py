@@ -1,14 +1,13 @@
-"""Line charts: named curves, reference lines, ratios, bounds and error curves.
+"""Line charts: named curves, reference lines, ratios, RoFormer's decay bound (Su et al. 2021,
+arXiv:2104.09864, section 3.4.3) and error curves.
 
 Notebooks: 00_why_position to 03_properties, 05_rope to 08_numerical_precision and
 11_figure_gallery.
-
-RoFormer's decay bound: Su et al. (2021), arXiv:2104.09864, section 3.4.3.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,13 +22,13 @@ from posenc_lib.plots._common import (
     VERMILLION,
     as_vector,
     check_axes,
-    check_mapping,
+    named_vectors,
     set_labels,
 )
 
 __all__ = [
-    "OffsetCurve", "draw_curves", "draw_decay_bound", "draw_error_curves",
-    "draw_frequency_ratios", "draw_offset_curve", "draw_reference_lines", "for_log_axis",
+    "draw_curves", "draw_decay_bound", "draw_error_curves", "draw_frequency_ratios",
+    "draw_offset_curve", "draw_reference_lines", "for_log_axis",
 ]
 
 
@@ -37,24 +36,6 @@ _SCALES = ("linear", "log")
 _LINESTYLES = ("-", "--", "-.", ":", (0, (5, 1)), (0, (3, 1, 1, 1, 1, 1)), (0, (1, 1)))
 # frequency ratios: the course colours without yellow, which is too pale on white for a thin line
 _RATIO_COLORS = tuple(color for color in OKABE_ITO if color.upper() != "#F0E442")
-
-
-def _named_vectors(
-    name: str, curves: Any, like: tuple[str, NDArray[np.float64]] | None = None,
-    convert: Callable[[str, Any], NDArray[np.float64]] = as_vector,
-) -> dict[str, NDArray[np.float64]]:
-    """``{label: 1-D array}`` of a non-empty mapping, each of the shape of ``like = (name, x)``."""
-    vectors = {
-        str(label): convert(f"{name}[{label!r}]", ys)
-        for label, ys in check_mapping(name, curves).items()
-    }
-    for label, ys in vectors.items():
-        if like is not None and ys.shape != like[1].shape:
-            raise ValueError(
-                f"{name}[{label!r}] must have the shape of {like[0]} {like[1].shape}; "
-                f"got {ys.shape}"
-            )
-    return vectors
 
 
 def _styled_lines(
@@ -100,7 +81,7 @@ def draw_curves(
     xscale = check_choice("xscale", xscale, _SCALES)
     yscale = check_choice("yscale", yscale, _SCALES)
     legend = check_bool("legend", legend)
-    vectors = _named_vectors("curves", curves, ("x", xs))
+    vectors = named_vectors("curves", curves, ("x", xs))
     for label, ys in vectors.items():
         if yscale == "log" and np.any(ys <= 0):
             raise ValueError(f"curves[{label!r}] must be > 0 on a log y axis")
@@ -147,10 +128,7 @@ def draw_frequency_ratios(
     ax: Axes,
     ratios: Mapping[str, ArrayLike],
     *,
-    legend: bool = True,
     factor: float | None = None,
-    xlabel: str | None = "Pair index $i$",
-    ylabel: str | None = r"Frequency ratio $\theta_i' / \theta_i$",
     **style: Any,
 ) -> dict[str, Line2D]:
     """Draw the per-pair frequency ratio (scaled / original) of several context-extension methods.
@@ -158,15 +136,12 @@ def draw_frequency_ratios(
     The colours skip the course's pale yellow; the line styles differ too.
     """
     ax = check_axes(ax)
-    vectors = _named_vectors("ratios", ratios)
-    sizes = {vector.size for vector in vectors.values()}
-    if len(sizes) != 1:
-        raise ValueError(f"ratios must all have the same length; got lengths {sorted(sizes)}")
+    vectors = named_vectors("ratios", ratios)
     if any(np.any(vector <= 0) for vector in vectors.values()):
         raise ValueError("ratios must be > 0 on a log scale")
     if factor is not None:
         factor = check_float("factor", factor, at_least=1.0)
-    index = np.arange(sizes.pop())
+    index = np.arange(next(iter(vectors.values())).size)
     lines = _styled_lines(ax, index, vectors, _LINESTYLES[:6], style, _RATIO_COLORS)
     ax.set_yscale("log")
     if factor is not None and factor > 1.0:
@@ -176,9 +151,8 @@ def draw_frequency_ratios(
         ax.set_yticks([*halvings, 1.0 / factor], labels=[*labels, f"1/s = 1/{factor:g}"])
         ax.set_yticks([], minor=True)
         ax.axhline(1.0 / factor, color="#444444", linestyle=":", linewidth=0.9, zorder=1)
-    set_labels(ax, xlabel, ylabel)
-    if legend:
-        ax.legend(loc="lower left")
+    set_labels(ax, "Pair index $i$", r"Frequency ratio $\theta_i' / \theta_i$")
+    ax.legend(loc="lower left")
     return lines
 
 
@@ -198,7 +172,6 @@ def draw_decay_bound(
     bound: ArrayLike,
     *,
     xlabel: str | None = "Relative distance $m$",
-    ylabel: str | None = r"Bound $\frac{1}{d/2}\sum_j |S_j|$",
     **style: Any,
 ) -> Line2D:
     """Draw RoFormer's long-term decay bound against the relative distance m.
@@ -210,18 +183,17 @@ def draw_decay_bound(
     ax = check_axes(ax)
     x, y = _pair_of_vectors(("distances", "bound"), distances, bound)
     (line,) = ax.plot(x, y, **style)
-    set_labels(ax, xlabel, ylabel)
+    set_labels(ax, xlabel, r"Bound $\frac{1}{d/2}\sum_j |S_j|$")
     return line
 
 
 @dataclass
 class OffsetCurve:
-    """Artists of :func:`draw_offset_curve`; ``update`` changes them in place."""
+    """Artists of :func:`draw_offset_curve` (the curve, and markers at its local minima, where it
+    turns back up); ``update`` changes them in place."""
 
     line: Line2D
-    """x = the offsets, y = the dot products."""
     bounces: Line2D
-    """Markers at the local minima (where the curve turns back up)."""
 
     def update(self, offsets: ArrayLike, values: ArrayLike, bounces: ArrayLike = ()) -> None:
         """New data for the curve and the bounce markers (indices into ``offsets``)."""
@@ -251,7 +223,6 @@ def draw_offset_curve(
     *,
     label: str | None = None,
     bounce_label: str | None = "bounce (local minimum)",
-    xlabel: str | None = "Offset $k$",
     ylabel: str | None = r"$PE(t)\cdot PE(t+k)$",
     **style: Any,
 ) -> OffsetCurve:
@@ -268,7 +239,7 @@ def draw_offset_curve(
         x[where], y[where], "v", color=VERMILLION, markersize=6,
         label="_nolegend_" if bounce_label is None else bounce_label,
     )
-    set_labels(ax, xlabel, ylabel)
+    set_labels(ax, "Offset $k$", ylabel)
     return OffsetCurve(line, marks)
 
 
@@ -288,7 +259,6 @@ def draw_error_curves(
     *,
     xlabel: str | None = "Position",
     ylabel: str | None = "Absolute error",
-    legend: bool = True,
     **style: Any,
 ) -> dict[str, Line2D]:
     """Draw errors against position on log-log axes (x in base 2), one line per label."""
@@ -296,12 +266,11 @@ def draw_error_curves(
     xs = as_vector("positions", positions)
     if np.any(xs <= 0):
         raise ValueError("positions must be > 0 on a log axis")
-    legend = check_bool("legend", legend)
-    vectors = _named_vectors("errors", errors, ("positions", xs),
-                             lambda _, values: for_log_axis(values))
+    vectors = named_vectors("errors", errors, ("positions", xs),
+                            lambda _, values: for_log_axis(values))
     lines = _styled_lines(ax, xs, vectors, _LINESTYLES[:4], style)
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
     set_labels(ax, xlabel, ylabel)
-    _public_legend(ax, legend, errors)
+    _public_legend(ax, True, errors)
     return lines

@@ -26,13 +26,11 @@ from posenc_lib.plots._common import (
     cell_texts,
     check_axes,
     check_labels,
-    figure_of,
     set_labels,
 )
 
 __all__ = [
-    "SOURCE_HEATMAPS",
-    "AttentionMap", "draw_attention_weights", "draw_bias_matrix", "draw_encoding_heatmap",
+    "SOURCE_HEATMAPS", "draw_attention_weights", "draw_bias_matrix", "draw_encoding_heatmap",
     "draw_signed_matrix", "draw_similarity_matrix", "draw_unseen_angles",
 ]
 
@@ -70,15 +68,8 @@ def _show_image(
     ax.grid(False)
     set_labels(ax, xlabel, ylabel)
     if colorbar:
-        figure_of(ax).colorbar(image, ax=ax, fraction=0.046, pad=0.03)
+        ax.figure.colorbar(image, ax=ax, fraction=0.046, pad=0.03)
     return image
-
-
-def _colour_limits(vmin: Any, vmax: Any) -> tuple[float, float]:
-    low, high = check_float("vmin", vmin), check_float("vmax", vmax)
-    if not low < high:
-        raise ValueError(f"vmin must be < vmax; got vmin={low}, vmax={high}")
-    return low, high
 
 
 def draw_encoding_heatmap(
@@ -87,26 +78,23 @@ def draw_encoding_heatmap(
     *,
     transpose: bool = False,
     cmap: str = _DIVERGING_CMAP,
-    vmin: float = -1.0,
-    vmax: float = 1.0,
     colorbar: bool = False,
     position_label: str | None = "Position",
     dimension_label: str | None = "Dimension",
     **style: Any,
 ) -> AxesImage:
-    """Draw a positional-encoding matrix as an image, one row per position.
+    """Draw a positional-encoding matrix as an image (colour limits [-1, 1]), one row per position.
     512 interleaved columns drawn "nearest" in ~500 pixels beat into moiré stripes: pass
     ``interpolation="antialiased"`` or reorder the columns with ``split_permutation(d)``.
     """
     ax = check_axes(ax)
     matrix = as_matrix("encoding", encoding)
-    low, high = _colour_limits(vmin, vmax)
     style.setdefault("aspect", "auto")
     if check_bool("transpose", transpose):
         data, xlabel, ylabel = matrix.T, position_label, dimension_label
     else:
         data, xlabel, ylabel = matrix, dimension_label, position_label
-    return _show_image(ax, data, colorbar, xlabel, ylabel, cmap=cmap, vmin=low, vmax=high,
+    return _show_image(ax, data, colorbar, xlabel, ylabel, cmap=cmap, vmin=-1.0, vmax=1.0,
                        **style)
 
 
@@ -115,7 +103,6 @@ def draw_similarity_matrix(
     similarity: ArrayLike,
     *,
     cmap: str = "viridis",
-    colorbar: bool = True,
     xlabel: str | None = "Position $t'$",
     ylabel: str | None = "Position $t$",
     **style: Any,
@@ -124,13 +111,13 @@ def draw_similarity_matrix(
 
     ``similarity`` is ``similarity_matrix(sinusoidal_encoding(n, d))``, shape (n, n); it is
     symmetric and Toeplitz, since PE(t)·PE(t+k) = sum_i cos(theta_i k) depends only on k.
-    Returns the image (with ``image.colorbar`` unless ``colorbar=False``).
+    Returns the image, with its ``image.colorbar``.
     """
     ax = check_axes(ax)
     matrix = as_matrix("similarity", similarity)
     if matrix.shape[0] != matrix.shape[1]:
         raise ValueError(f"similarity must be a square matrix; got shape {matrix.shape}")
-    return _show_image(ax, matrix, colorbar, xlabel, ylabel, cmap=cmap, **style)
+    return _show_image(ax, matrix, True, xlabel, ylabel, cmap=cmap, **style)
 
 
 def draw_signed_matrix(
@@ -138,7 +125,6 @@ def draw_signed_matrix(
     matrix: ArrayLike,
     *,
     annotate: bool = False,
-    cmap: str = _DIVERGING_CMAP,
     colorbar: bool = False,
     xlabel: str | None = "Column",
     ylabel: str | None = "Row",
@@ -150,8 +136,8 @@ def draw_signed_matrix(
     annotate = check_bool("annotate", annotate)
     peak = float(np.abs(data).max()) if data.size else 0.0
     limit = peak if peak > 0 else 1.0
-    image = _show_image(ax, data, colorbar, xlabel, ylabel, cmap=cmap, vmin=-limit, vmax=limit,
-                        **style)
+    image = _show_image(ax, data, colorbar, xlabel, ylabel, cmap=_DIVERGING_CMAP, vmin=-limit,
+                        vmax=limit, **style)
     for axis in (ax.xaxis, ax.yaxis):
         axis.set_major_locator(MaxNLocator(integer=True))
     if annotate:
@@ -174,10 +160,7 @@ def draw_bias_matrix(
     *,
     vmin: float | None = None,
     vmax: float = 0.0,
-    cmap: str = "viridis",
     colorbar: bool = False,
-    xlabel: str | None = "Key position $j$",
-    ylabel: str | None = "Query position $i$",
     **style: Any,
 ) -> AxesImage:
     """Draw one head's attention bias (ALiBi, T5, ...) with masked keys in light grey."""
@@ -190,23 +173,24 @@ def draw_bias_matrix(
         if low >= high:
             low = high - 1.0
     else:
-        low, high = _colour_limits(vmin, vmax)
-    colours = matplotlib.colormaps[cmap].with_extremes(bad=_MASKED_COLOUR)
-    return _show_image(ax, data, colorbar, xlabel, ylabel, cmap=colours, vmin=low, vmax=high,
-                       **style)
+        low, high = check_float("vmin", vmin), check_float("vmax", vmax)
+        if not low < high:
+            raise ValueError(f"vmin must be < vmax; got vmin={low}, vmax={high}")
+    colours = matplotlib.colormaps["viridis"].with_extremes(bad=_MASKED_COLOUR)
+    return _show_image(ax, data, colorbar, "Key position $j$", "Query position $i$", cmap=colours,
+                       vmin=low, vmax=high, **style)
 
 
 @dataclass
 class AttentionMap:
-    """Artists of :func:`draw_attention_weights`; :meth:`update` changes them in place."""
+    """Artists of :func:`draw_attention_weights`: the image, one number per cell row by row (none
+    when drawn without), the words left of the rows and above the columns; :meth:`update` changes
+    them in place."""
 
     image: AxesImage
     values: list[Text]
-    """One text per cell, row by row (empty when drawn without numbers)."""
     query_texts: list[Text]
-    """The words of the rows, left of the image."""
     key_texts: list[Text]
-    """The words of the columns, above the image."""
 
     def artists(self) -> list[Any]:
         """Every artist that :meth:`update` may change (for redrawing only those)."""
@@ -244,27 +228,21 @@ def draw_attention_weights(
     weights: ArrayLike,
     *,
     query_labels: Sequence[str],
-    key_labels: Sequence[str] | None = None,
     numbers: bool = True,
-    cmap: str = "Blues",
     colorbar: bool = False,
     xlabel: str | None = None,
-    ylabel: str | None = None,
     **style: Any,
 ) -> AttentionMap:
-    """Draw an attention-weight matrix (colour limits [0, 1]) with the words on both axes."""
+    """Draw a square attention-weight matrix (colour limits [0, 1]) with the words on both axes:
+    the query's row by row, the same words over the key columns."""
     ax = check_axes(ax)
     matrix = as_matrix("weights", weights)
-    n_rows, n_cols = matrix.shape
-    rows = check_labels("query_labels", query_labels, n_rows)
-    cols = rows if key_labels is None else check_labels("key_labels", key_labels, n_cols)
-    if key_labels is None and n_rows != n_cols:
-        raise ValueError(
-            f"key_labels are needed when weights are not square; got shape {matrix.shape}"
-        )
+    if matrix.shape[0] != matrix.shape[1]:
+        raise ValueError(f"weights must be a square matrix; got shape {matrix.shape}")
+    rows = cols = check_labels("query_labels", query_labels, matrix.shape[0])
     numbers = check_bool("numbers", numbers)
     style.setdefault("aspect", "equal")
-    image = _show_image(ax, matrix, colorbar, xlabel, ylabel, cmap=cmap, vmin=0.0, vmax=1.0,
+    image = _show_image(ax, matrix, colorbar, xlabel, None, cmap="Blues", vmin=0.0, vmax=1.0,
                         **style)
     strings = [[f"{value:.2f}" for value in row] for row in matrix]
     texts = cell_texts(ax, strings, matrix > 0.6, fontsize=8) if numbers else []

@@ -16,20 +16,17 @@ from numpy.typing import ArrayLike
 
 from posenc_lib.plots._common import as_matrix, check_axes, check_labels
 
-__all__ = ["EmbeddingSchematic", "draw_embedding_schematic"]
+__all__ = ["draw_embedding_schematic"]
 
 
 class EmbeddingSchematic(NamedTuple):
-    """Artists of ``draw_embedding_schematic``, one image per token in each list."""
+    """Artists of ``draw_embedding_schematic``: per token, the (d, 1) columns of e_n, p_n (orange)
+    and w_n = e_n + p_n; and the texts (words, vector names, + and = signs)."""
 
     embeddings: list[AxesImage]
-    """Column of e_n: array shape (d, 1) equal to ``embeddings[n][:, None]``."""
     positions: list[AxesImage]
-    """Column of p_n (the orange vector): array ``encodings[n][:, None]``."""
     sums: list[AxesImage]
-    """Column of w_n = e_n + p_n."""
     texts: list[Text]
-    """Words, vector names and the + / = signs."""
 
 
 def _column(ax: Axes, values: np.ndarray, left: float, cmap: str, limit: float) -> AxesImage:

@@ -1,11 +1,7 @@
-"""The course style and a deterministic, atomic ``save_figure``.
+"""The course style (``course.mplstyle``) and ``save_figure``, which writes SVG, PNG or PDF bytes
+that depend only on the figure, atomically. No backend is selected here.
 
 Notebooks: 00_why_position to 11_figure_gallery (each calls :func:`use_course_style` first).
-
-One style file, ``course.mplstyle``, shipped next to this module, styles every picture.
-``save_figure`` writes SVG, PNG or PDF bytes that depend only on the figure (no dates, no
-software versions, fixed SVG ids), through a temporary file renamed over the target. No backend
-is selected here: notebooks keep the inline backend, the command line and the tests select Agg.
 """
 
 from __future__ import annotations
@@ -17,8 +13,9 @@ import struct
 import sys
 import tempfile
 import zlib
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import matplotlib as mpl
 import matplotlib.style
@@ -28,9 +25,14 @@ from matplotlib.figure import Figure
 
 from posenc_lib._checks import check_float, check_int
 
+try:  # ISA-L (the optional extra "fast", in the dev install) writes zlib streams faster
+    from isal.isal_zlib import compress as _deflate
+except ImportError:  # pragma: no cover - exercised by a test in a subprocess without isal
+    _deflate = zlib.compress
+
 __all__ = [
     "SAVE_FORMATS", "course_style", "draw_png", "figure_png", "freeze_layout", "new_figure",
-    "save_figure", "use_course_style",
+    "png_bytes", "save_figure", "use_course_style", "write_atomically",
 ]
 
 _COURSE_STYLE: Path = Path(__file__).with_name("course.mplstyle")
@@ -134,7 +136,7 @@ def draw_png(fig: Figure, *, dpi: float) -> bytes:
     :func:`freeze_layout`, which lays out at the figure's own dpi in a draw of its own). The
     pixels are those ``figure_png`` paints after ``freeze_layout`` at ``dpi``, on the figure's
     own facecolor (the course style's ``savefig.facecolor`` is the same white); the file is
-    smaller and faster to write (see ``_png``).
+    smaller and faster to write (``png_bytes`` tries one filter where matplotlib tries five).
     """
     _check_figure(fig)
     dpi = check_float("dpi", dpi, greater_than=0.0)
@@ -143,27 +145,32 @@ def draw_png(fig: Figure, *, dpi: float) -> bytes:
     try:
         canvas.draw()
         fig.set_layout_engine("none")
-        return _png(np.asarray(canvas.buffer_rgba()), dpi)
+        return png_bytes(np.asarray(canvas.buffer_rgba()), zlib.compress, level=6, dpi=dpi)
     finally:
         fig.set_dpi(original)
 
 
-def _png(rgba: np.ndarray, dpi: float) -> bytes:
-    """A PNG of an (height, width, 4) uint8 image, ``dpi`` in its pHYs chunk: RGB when every
-    pixel is opaque, each row "Up"-filtered, f_r = (x_r - x_(r-1)) mod 256 with x_(-1) = 0, and
-    deflated by zlib at level 6 (matplotlib's writer tries five filters on every row)."""
+def png_bytes(rgba: np.ndarray, compress: Callable[[Any, int], bytes] | None = None, *,
+        level: int = 1, dpi: float | None = None) -> bytes:
+    """A PNG of an (h, w, 4) uint8 RGBA image, each row "Up"-filtered, f_r = (x_r - x_(r-1)) mod
+    256 with x_(-1) = 0, deflated at ``level`` by ``compress`` (ISA-L when installed, else zlib).
+    Given ``dpi`` (written in a pHYs chunk), an image whose every pixel is opaque is stored as RGB.
+    """
     height, width, channels = rgba.shape
-    if bool((rgba[..., 3] == 255).all()):
+    if dpi is not None and bool((rgba[..., 3] == 255).all()):
         channels = 3
-    pixels = np.ascontiguousarray(rgba[..., :channels]).reshape(height, width * channels)
+    pixels = np.ascontiguousarray(rgba[..., :channels], dtype=np.uint8).reshape(height,
+        width * channels)
     rows = np.empty((height, 1 + width * channels), dtype=np.uint8)
     rows[:, 0] = 2  # filter type "Up"
     rows[0, 1:] = pixels[0]
-    np.subtract(pixels[1:], pixels[:-1], out=rows[1:, 1:])
-    per_metre = round(dpi / 0.0254)
-    chunks = ((b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2 if channels == 3 else 6, 0,
-        0, 0)), (b"pHYs", struct.pack(">IIB", per_metre, per_metre, 1)),
-        (b"IDAT", zlib.compress(rows.data, 6)), (b"IEND", b""))
+    np.subtract(pixels[1:], pixels[:-1], out=rows[1:, 1:])  # contiguous rows: fast
+    header = struct.pack(">IIBBBBB", width, height, 8, 2 if channels == 3 else 6, 0, 0, 0)
+    chunks = [(b"IHDR", header), (b"IDAT", (compress or _deflate)(rows.data, level)),
+        (b"IEND", b"")]
+    if dpi is not None:
+        per_metre = round(dpi / 0.0254)
+        chunks.insert(1, (b"pHYs", struct.pack(">IIB", per_metre, per_metre, 1)))
     return b"\x89PNG\r\n\x1a\n" + b"".join(struct.pack(">I", len(data)) + tag + data
         + struct.pack(">I", zlib.crc32(tag + data)) for tag, data in chunks)
 
@@ -186,12 +193,19 @@ def save_figure(fig: Figure, path: str | os.PathLike[str], *, dpi: float | None 
     resolution = _resolution(dpi)
     if not target.parent.is_dir():
         raise ValueError(f"path must be in an existing directory; got {str(target)!r}")
-    handle, temporary = tempfile.mkstemp(
-        dir=target.parent, prefix=f".{target.name}.", suffix=".tmp"
-    )
+    with mpl.rc_context({"svg.hashsalt": "posenc-course"}):
+        return write_atomically(target, lambda stream: fig.savefig(stream, format=fmt,
+            dpi=resolution, metadata=_METADATA[fmt]))
+
+
+def write_atomically(target: Path, write: Callable[[BinaryIO], object]) -> Path:
+    """Call ``write`` on a temporary file beside ``target``, then rename it over ``target``
+    (mode 644); if ``write`` fails the temporary file is removed and ``target`` left untouched."""
+    handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.",
+        suffix=".tmp")
     try:
-        with os.fdopen(handle, "wb") as stream, mpl.rc_context({"svg.hashsalt": "posenc-course"}):
-            fig.savefig(stream, format=fmt, dpi=resolution, metadata=_METADATA[fmt])
+        with os.fdopen(handle, "wb") as stream:
+            write(stream)
         os.chmod(temporary, 0o644)
         os.replace(temporary, target)
     except BaseException:

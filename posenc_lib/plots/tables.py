@@ -31,9 +31,7 @@ from posenc_lib.plots._common import (
 )
 from posenc_lib.precision import float32_bits
 
-__all__ = [
-    "BinaryTable", "BitRows", "draw_binary_table", "draw_float32_bits", "draw_value_table",
-]
+__all__ = ["draw_binary_table", "draw_float32_bits", "draw_value_table"]
 
 _PLAIN_CMAP = ListedColormap(["#FFFFFF", "#9CC9E8"], name="posenc_bits")
 _HEADER_GREY = "#E8E8E8"
@@ -71,12 +69,11 @@ def draw_value_table(
 
 
 class BinaryTable(NamedTuple):
-    """Artists of ``draw_binary_table``."""
+    """Artists of ``draw_binary_table``: the cell colours (``bits``, or ``bits / periods`` masked
+    where the bit is 0) and one digit per cell, row by row (``digits[r * n_bits + c]``)."""
 
     image: AxesImage
-    """The cell colours: ``bits``, or ``bits / periods`` masked where the bit is 0."""
     digits: list[Text]
-    """One text per cell, row by row: ``digits[r * n_bits + c]`` shows ``bits[r, c]``."""
 
 
 def draw_binary_table(
@@ -85,7 +82,6 @@ def draw_binary_table(
     *,
     periods: ArrayLike | None = None,
     row_labels: Sequence[str] | None = None,
-    xlabel: str | None = None,
     ylabel: str | None = "Position",
     **style: Any,
 ) -> BinaryTable:
@@ -103,7 +99,7 @@ def draw_binary_table(
     image = ax.imshow(data, **{"aspect": "auto", **style})
     digits = cell_texts(ax, table.astype(int).astype(str), fontsize=9)
     _cell_grid(ax, rows, places)
-    set_labels(ax, xlabel, ylabel)
+    set_labels(ax, None, ylabel)
     return BinaryTable(image, digits)
 
 

@@ -29,8 +29,8 @@ from posenc_lib.plots._common import (
 )
 
 __all__ = [
-    "PairWaves", "StackedWaves", "draw_angles", "draw_division_term", "draw_even_odd",
-    "draw_pair_waves", "draw_stacked_waves", "draw_values_by_dimension",
+    "draw_angles", "draw_division_term", "draw_even_odd", "draw_pair_waves", "draw_stacked_waves",
+    "draw_values_by_dimension",
 ]
 
 _COLUMNS = {"all": slice(None), "sin": slice(0, None, 2), "cos": slice(1, None, 2)}
@@ -41,7 +41,6 @@ def draw_division_term(
     ax: Axes,
     division_term: ArrayLike,
     *,
-    xlabel: str | None = "Pair index $i$",
     ylabel: str | None = r"Division term $1/10000^{2i/d}$",
     **style: Any,
 ) -> Line2D:
@@ -53,7 +52,7 @@ def draw_division_term(
     ax = check_axes(ax)
     values = as_vector("division_term", division_term)
     (line,) = ax.plot(np.arange(values.size), values, **style)
-    set_labels(ax, xlabel, ylabel)
+    set_labels(ax, "Pair index $i$", ylabel)
     return line
 
 
@@ -85,15 +84,12 @@ def draw_angles(
     angles: ArrayLike,
     positions: Sequence[Any] | None = None,
     *,
-    legend: bool = True,
-    xlabel: str | None = "Pair index $i$",
     ylabel: str | None = r"$\phi = pos / 10000^{2i/d}$",
     **style: Any,
 ) -> list[Line2D]:
     """Draw the angle phi = pos * theta_i against i, one line per position (step 2)."""
-    lines, _ = _curve_per_row(ax, "angles", angles, positions, xlabel, ylabel, **style)
-    if legend:
-        ax.legend(loc="upper right")
+    lines, _ = _curve_per_row(ax, "angles", angles, positions, "Pair index $i$", ylabel, **style)
+    ax.legend(loc="upper right")
     return lines
 
 
@@ -101,10 +97,6 @@ def draw_even_odd(
     ax: Axes,
     encoding: ArrayLike,
     positions: Sequence[Any] | None = None,
-    *,
-    legend: bool = True,
-    xlabel: str | None = "Pair index $i$",
-    ylabel: str | None = "Value",
     **style: Any,
 ) -> tuple[list[Line2D], list[Line2D]]:
     """Draw sin at the even columns and cos at the odd columns against i (step 3).
@@ -128,12 +120,11 @@ def draw_even_odd(
                               label=f"{label}: cos", **style)
         sin_lines.append(sin_line)
         cos_lines.append(cos_line)
-    set_labels(ax, xlabel, ylabel)
-    if legend:
-        handles = legend_markers([line.get_color() for line in sin_lines], "s")
-        handles += legend_markers(["black"], "o") + legend_markers(["black"], "x")
-        ax.legend(handles, [*labels, "sin, even index 2i", "cos, odd index 2i+1"],
-                  loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    set_labels(ax, "Pair index $i$", "Value")
+    handles = legend_markers([line.get_color() for line in sin_lines], "s")
+    handles += legend_markers(["black"], "o") + legend_markers(["black"], "x")
+    ax.legend(handles, [*labels, "sin, even index 2i", "cos, odd index 2i+1"], loc="upper left",
+              bbox_to_anchor=(1.0, 1.0))
     return sin_lines, cos_lines
 
 
@@ -160,14 +151,12 @@ def draw_values_by_dimension(
 
 
 class StackedWaves(NamedTuple):
-    """Artists of ``draw_stacked_waves``: one curve and one marker line per wave."""
+    """Artists of ``draw_stacked_waves``: wave j's curve (y = ``waves[:, j] + offsets[j]``), its
+    markers at the token positions (none without tokens) and its vertical offset."""
 
     waves: list[Line2D]
-    """Wave j: x = the sample positions, y = ``waves[:, j] + j * spacing``."""
     tokens: list[Line2D]
-    """Markers of wave j at the token positions (empty when no tokens are given)."""
     offsets: list[float]
-    """Vertical offset of each wave (subtract it from ``get_ydata()`` to get the values)."""
 
 
 def draw_stacked_waves(
@@ -179,7 +168,6 @@ def draw_stacked_waves(
     token_values: ArrayLike | None = None,
     labels: Sequence[str] | None = None,
     spacing: float = 2.5,
-    xlabel: str | None = "Position",
     **style: Any,
 ) -> StackedWaves:
     """Draw one wave per dimension, stacked bottom-up, with the token positions marked."""
@@ -203,7 +191,7 @@ def draw_stacked_waves(
         ax.axvline(position, color="#888888", linestyle=":", linewidth=0.8, zorder=0)
     ax.set_yticks(art.offsets, names)
     ax.grid(False, axis="y")
-    set_labels(ax, xlabel, None)
+    ax.set_xlabel("Position")
     return art
 
 
@@ -234,14 +222,13 @@ def _stack_data(
 
 @dataclass
 class PairWaves:
-    """Artists of :func:`draw_pair_waves`; ``update`` moves them in place."""
+    """Artists of :func:`draw_pair_waves` (``now`` and ``later``: the sine and cosine values at t
+    and t + k); ``update`` moves them in place."""
 
     sine: Line2D
     cosine: Line2D
     now: Line2D
-    """The two values at position t (sine and cosine)."""
     later: Line2D
-    """The two values at position t + k."""
     now_line: Line2D
     later_line: Line2D
     positions: NDArray[np.float64]
@@ -265,9 +252,6 @@ def draw_pair_waves(
     omega: float,
     t: float,
     k: float,
-    *,
-    xlabel: str | None = "Position",
-    ylabel: str | None = "Value",
 ) -> PairWaves:
     """Draw one (sin, cos) pair as two waves, with markers at positions t and t + k.
     The markers show sin(theta t), cos(theta t) and sin(theta (t+k)), cos(theta (t+k)): the
@@ -288,6 +272,6 @@ def draw_pair_waves(
     art.update(omega, t, k)
     ax.set_ylim(-1.15, 1.8)
     ax.set_xlim(float(x.min()), float(x.max()))
-    set_labels(ax, xlabel, ylabel)
+    set_labels(ax, "Position", "Value")
     ax.legend(loc="upper center", ncols=4, fontsize=8)
     return art

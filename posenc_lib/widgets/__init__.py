@@ -1,12 +1,7 @@
-"""Interactive explorers of the notebooks, in notebook order.
+"""Interactive explorers of the notebooks, in notebook order: each a subclass of :class:`Explorer`
+that owns its controls and artists and updates them in place.
 
 Notebooks: 00_why_position to 11_figure_gallery (one explorer module per notebook).
-
-Every explorer is a subclass of :class:`Explorer`: it owns its controls and its artists and
-updates them in place. Its numbers come from the math modules; its pictures from
-:mod:`posenc_lib.plots`. Import one from here or from its topic module::
-
-    from posenc_lib.widgets import EncodingHeatmapExplorer
 """
 
 from __future__ import annotations

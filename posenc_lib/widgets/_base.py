@@ -8,9 +8,7 @@ Notebooks: 00_why_position to 11_figure_gallery.
 from __future__ import annotations
 
 import base64
-import struct
-import zlib
-from collections.abc import Callable, Hashable, Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from typing import Any
 
 import ipywidgets
@@ -20,32 +18,8 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.transforms import Bbox
 
-from posenc_lib._checks import check_float
 from posenc_lib.plots import course_style
-
-try:  # ISA-L (the optional extra "fast", in the dev install) writes zlib streams faster
-    from isal.isal_zlib import compress as _deflate
-except ImportError:  # pragma: no cover - exercised by a test in a subprocess without isal
-    _deflate = zlib.compress
-
-
-def _png_chunk(kind: bytes, data: bytes) -> bytes:
-    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
-
-
-def png_bytes(rgba: np.ndarray, compress: Callable[[Any, int], bytes] | None = None) -> bytes:
-    """A PNG of an (h, w, 4) uint8 RGBA image: rows "Up"-filtered, f_r = (x_r - x_{r-1}) mod 256,
-    deflated at level 1 by ``compress`` (ISA-L when installed, else zlib).
-    """
-    height, width = rgba.shape[:2]
-    pixels = np.ascontiguousarray(rgba, dtype=np.uint8).reshape(height, 4 * width)
-    rows = np.empty((height, 1 + 4 * width), dtype=np.uint8)
-    rows[:, 0] = 2
-    rows[0, 1:] = pixels[0]
-    np.subtract(pixels[1:], pixels[:-1], out=rows[1:, 1:])  # contiguous rows: fast
-    header = struct.pack(">IIBBBBB", width, height, 8, 6, 0, 0, 0)  # 8-bit RGBA
-    return b"".join((b"\x89PNG\r\n\x1a\n", _png_chunk(b"IHDR", header), _png_chunk(b"IDAT",
-        (compress or _deflate)(rows.data, 1)), _png_chunk(b"IEND", b""),))
+from posenc_lib.plots.style import png_bytes
 
 
 class ExplorerView(ipywidgets.VBox):
@@ -76,13 +50,11 @@ def check_slider_range(name: str, value: Any, low: float, high: float,
 class Explorer:
     """Base class: draw, add controls, call :meth:`refresh`; subclasses define :meth:`update`."""
 
-    pixel_ratio: float = 2.0
+    pixel_ratio: float = 2.0  # PNG pixels per CSS pixel
     kept_backgrounds: int = 4  # backgrounds kept, one per background_key value
+    changing: Sequence[Artist] = ()  # what update changes; empty: every render draws it all
 
-    def __init__(self, *, figsize: tuple[float, float] = (7.0, 4.0), dpi: float = 100.0,
-            pixel_ratio: float | None = None) -> None:
-        if pixel_ratio is not None:
-            self.pixel_ratio = check_float("pixel_ratio", pixel_ratio, greater_than=0.0)
+    def __init__(self, *, figsize: tuple[float, float] = (7.0, 4.0), dpi: float = 100.0) -> None:
         with course_style():
             self.figure = Figure(figsize=figsize, dpi=dpi * self.pixel_ratio)
         self.canvas = FigureCanvasAgg(self.figure)
@@ -117,8 +89,8 @@ class Explorer:
         raise NotImplementedError
 
     def changing_artists(self) -> Sequence[Artist]:
-        """The artists :meth:`update` changes (blitted); empty: every render draws it all."""
-        return ()
+        """The artists :meth:`update` changes (blitted), :attr:`changing` unless overridden."""
+        return self.changing
 
     def background_key(self) -> Hashable:
         """What the static background depends on; a new value redraws it. Constant by default."""

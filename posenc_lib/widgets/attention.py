@@ -10,7 +10,6 @@ from typing import Any
 
 import ipywidgets
 import numpy as np
-from matplotlib.artist import Artist
 from numpy.typing import NDArray
 
 from posenc_lib.attention import VOCAB, self_attention, word_order_model
@@ -61,6 +60,9 @@ class WordOrderExplorer(Explorer):
             self.title = right.set_title("", fontsize=9, y=1.0)  # fixed y: drawn alone
         self.bar_axes = right
         self.raster = PixelRaster(self.attention.image)  # paints the weights without resampling
+        self.changing = [*(self.raster if artist is self.attention.image else artist
+            for artist in self.attention.artists()),
+            *(patch for container in self.bars for patch in container.patches), self.title]
         # descriptions and options shown whole: no "position c..." and no cut-off order
         whole = {"style": {"description_width": "initial"}, "layout": {"width": "auto"}}
         self.add_control("order", ipywidgets.Dropdown(options=ORDERS, value=ORDERS[1],
@@ -81,14 +83,6 @@ class WordOrderExplorer(Explorer):
 
     def background_key(self) -> Hashable:
         return self.controls["encoding"].value, self.controls["word"].value  # the bars' y range
-
-    def changing_artists(self) -> list[Artist]:
-        patches = [p for container in self.bars for p in container.patches]
-        weights = [
-            self.raster if artist is self.attention.image else artist
-            for artist in self.attention.artists()
-        ]
-        return [*weights, *patches, self.title]
 
     def update(self, order: str, encoding: str, word: str) -> None:  # type: ignore[override]
         words = order.split()

@@ -1,9 +1,7 @@
-"""Explorer of ALiBi's head slopes and T5's buckets side by side.
+"""Explorer of ALiBi's head slopes (the weights softmax(-m_h d) of the last query over the
+distance d, one line per head) beside T5's bucket of every relative position j - i.
 
 Notebook: 07_other_schemes.
-
-Left: ALiBi's weights softmax(-m_h d) of the last query over the distance d, one line per head
-(log y). Right: T5's bucket of every relative position j - i.
 """
 
 from __future__ import annotations
@@ -13,7 +11,6 @@ from typing import Any
 import ipywidgets
 import matplotlib
 import numpy as np
-from matplotlib.artist import Artist
 from matplotlib.cm import ScalarMappable
 from matplotlib.colors import ListedColormap, Normalize
 from matplotlib.ticker import MaxNLocator, NullLocator
@@ -84,7 +81,7 @@ class RelativeBiasExplorer(Explorer):
             description="bidirectional"))
         self._num_buckets = num_buckets
         self.t5_axes.set_ylim(-0.5, num_buckets - 0.5)
-        self._changing: list[Artist] = [
+        self.changing = [
             *self.head_lines, self.bucket_line, *self.distance_lines, self.alibi_title,
             self.t5_title,
         ]
@@ -97,9 +94,6 @@ class RelativeBiasExplorer(Explorer):
         key.set_ticks([0.0, 1.0], labels=["steepest\nhead", "gentlest\nhead"])
         key.ax.tick_params(labelsize=8)
         return key
-
-    def changing_artists(self) -> list[Artist]:
-        return self._changing
 
     def update(  # type: ignore[override]
         self, n_heads: int, num_buckets: int, max_distance: int, bidirectional: bool

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import ipywidgets
 import numpy as np
-from matplotlib.artist import Artist
 from matplotlib.patches import Rectangle
 
 from posenc_lib._checks import check_int
@@ -19,15 +18,8 @@ __all__ = ["BinaryCountingExplorer"]
 
 
 class BinaryCountingExplorer(Explorer):
-    """A position slider on the binary table (left) and on each bit's square and smooth wave.
-
-    Parameters
-    ----------
-    n_bits : int, default 4
-        Number of bits (2 to 6); the table has 2**n_bits rows.
-    position : int, default 5
-        Initial position.
-    """
+    """A position slider on the table of ``n_bits`` bits (2 to 6; 2**n_bits rows, left) and on
+    each bit's square and smooth wave, starting at ``position``."""
 
     def __init__(self, n_bits: int = 4, position: int = 5) -> None:
         n_bits = check_slider_range("n_bits", check_int("n_bits", n_bits), 2, 6)
@@ -59,12 +51,10 @@ class BinaryCountingExplorer(Explorer):
             self.markers = [right.plot([position], [0.0], marker="o", markersize=8, color="black",
                 linestyle="none")[0] for _ in bits_lsb_first]
             self.title = right.set_title("", y=1.0)  # fixed y: drawn alone
+        self.changing = [self.highlight, self.cursor, *self.markers, self.title]
         self.add_control("position", ipywidgets.IntSlider(value=position, min=0,
             max=n_positions - 1, description="position"))
         self.refresh()
-
-    def changing_artists(self) -> list[Artist]:
-        return [self.highlight, self.cursor, *self.markers, self.title]
 
     def update(self, position: int) -> None:  # type: ignore[override]
         self.highlight.set_y(position - 0.5)

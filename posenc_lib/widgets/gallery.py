@@ -9,7 +9,6 @@ from collections.abc import Hashable, Mapping
 from typing import Any
 
 import ipywidgets
-from matplotlib.artist import Artist
 from matplotlib.ticker import MaxNLocator
 
 from posenc_lib._checks import check_choice
@@ -25,20 +24,13 @@ _CMAPS = ("viridis", "coolwarm", "RdBu", "magma", "cividis")
 
 
 class SourceHeatmapExplorer(Explorer):
-    """A registered source heatmap whose length, d_model and colormap follow the controls.
-
-    Choosing another ``figure`` resets the other controls to that figure's registry defaults.
-
-    Parameters
-    ----------
-    figure : {"heatmap_000", "heatmap_002", "heatmap_003"}, default "heatmap_002"
-        The registered figure whose defaults start the explorer.
-    """
+    """A registered source heatmap (``figure``: heatmap_000, 002 or 003) whose length, d_model
+    and colormap follow the controls; choosing another figure resets them to its defaults."""
 
     def __init__(self, figure: str = "heatmap_002") -> None:
         figure = check_choice("figure", figure, SOURCE_HEATMAPS)
         defaults = SOURCE_HEATMAPS[figure]
-        super().__init__(figsize=(6.0, 3.6), dpi=100)
+        super().__init__(figsize=(6.0, 3.6))
         with self.style():
             self.ax = self.figure.add_subplot()
             self.heatmap = draw_encoding_heatmap(self.ax, sinusoidal_encoding(2, 2),
@@ -50,6 +42,7 @@ class SourceHeatmapExplorer(Explorer):
             self.ax.xaxis.set_major_locator(MaxNLocator(5))
             self.ax.yaxis.set_major_locator(MaxNLocator(5))
         self.raster = PixelRaster(self.heatmap)  # paints the heatmap without resampling it
+        self.changing = [self.ax]  # its ticks follow every control: the axes, over the colour bar
         self._resetting = False
         self.add_control("figure", ipywidgets.Dropdown(options=list(SOURCE_HEATMAPS), value=figure,
             description="figure"))
@@ -69,9 +62,6 @@ class SourceHeatmapExplorer(Explorer):
 
     def background_key(self) -> Hashable:
         return self.controls["cmap"].value  # the colour bar; the axes are redrawn every time
-
-    def changing_artists(self) -> list[Artist]:
-        return [self.ax]  # its ticks follow every control: the whole axes, over the colour bar
 
     def update(self, figure: str, n_positions: int, d_model: int, cmap: str) -> None:  # type: ignore[override]
         options = SOURCE_HEATMAPS[figure]

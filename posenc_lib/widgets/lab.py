@@ -9,7 +9,6 @@ from pathlib import Path
 
 import ipywidgets
 import numpy as np
-from matplotlib.artist import Artist
 
 from posenc_lib._checks import check_choice
 from posenc_lib.lab.results import MULTIPLES, load, mean_curves
@@ -41,14 +40,12 @@ class LabCurvesExplorer(Explorer):
             self.axes.set_ylabel("accuracy (mean of seeds)")
             self.axes.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1.0))
             self.title = self.axes.set_title("", y=1.0)  # fixed y: drawn alone
+        self.changing = [*self.lines.values(), self.title]
         self.add_control("multiple", ipywidgets.SelectionSlider(
             options=[(f"{m}x", m) for m in MULTIPLES], value=multiple, description="length"))
         self.add_control("task", ipywidgets.Dropdown(options=[*TASKS, *EVAL_TASKS], value=task,
                                                      description="task"))
         self.refresh()
-
-    def changing_artists(self) -> list[Artist]:
-        return [*self.lines.values(), self.title]
 
     def background_key(self) -> int:
         return int(self.values()["multiple"])  # the x axis spans the evaluated length

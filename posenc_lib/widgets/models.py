@@ -1,9 +1,7 @@
-"""Explorer of what a real model's config does to each RoPE pair at a chosen context length.
+"""Explorer of what a real model's config does to each RoPE pair at a chosen context length: one
+panel per kind of layer, each pair a dot at its wavelength coloured by its class.
 
 Notebook: 09_rope_in_todays_models.
-
-One panel per kind of layer of a preset; each pair is a dot at its wavelength, coloured by its
-class from :func:`posenc_lib.model_pairs.classify_config_pairs`. The dashed line is min(L, window).
 """
 
 from __future__ import annotations

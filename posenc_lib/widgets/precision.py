@@ -1,16 +1,13 @@
-"""Explorer of how far the angle m theta_i drifts in a narrow floating-point format.
+"""Explorer of how far the angle m theta_i drifts in a narrow floating-point format: the error
+|fl(fl(m) fl(theta_i)) - m theta_i| against m beside the guide m theta_i eps, and on the circle.
 
 Notebook: 08_numerical_precision.
-
-Left: the angle error |fl(fl(m) fl(theta_i)) - m theta_i| against the position (log-log), with
-the guide m theta_i eps. Right: the exact and the rounded angle on the unit circle.
 """
 
 from __future__ import annotations
 
 import ipywidgets
 import numpy as np
-from matplotlib.artist import Artist
 from matplotlib.ticker import NullLocator
 from numpy.typing import NDArray
 
@@ -20,7 +17,6 @@ from posenc_lib.plots import draw_error_curves, draw_unit_circle, for_log_axis
 from posenc_lib.precision import angle_error, machine_epsilon, round_to_dtype, rounded_angles
 from posenc_lib.shift import rotation_matrix
 from posenc_lib.widgets._base import Explorer, check_slider_range
-from posenc_lib.widgets._labels import place_circle_labels
 
 __all__ = ["AngleErrorExplorer"]
 
@@ -70,16 +66,13 @@ class AngleErrorExplorer(Explorer):
         self.add_control("pair", ipywidgets.IntSlider(value=pair, min=0, max=self.thetas.size - 1,
             description="pair i"))
         c = self.circle
-        self._changing: list[Artist] = [
+        self.changing = [
             self.error_line, self.guide_line, self.marker, self.overflow_line,
             self.overflow_label, c.point,
             c.point_radius, c.rotated, c.rotated_radius, c.arc, *c.labels, self.error_title,
             self.circle_title,
         ]
         self.refresh()
-
-    def changing_artists(self) -> list[Artist]:
-        return self._changing
 
     def curves(self, dtype_name: str, pair: int) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         """The angle error at every sampled position and the guide ``m theta_i eps``."""
@@ -108,7 +101,7 @@ class AngleErrorExplorer(Explorer):
         if np.isfinite(approx):
             end = rotation_matrix(approx)[:, 0]
             self.circle.update(start, end)
-            place_circle_labels(self.circle.labels, start, end)
+            self.circle.spread_labels()
             self.circle_title.set_text(f"pos {pos}: error {gap:.3g} rad")
         else:
             self.circle.update(start, None)

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import ipywidgets
 import numpy as np
-from matplotlib.artist import Artist
 
 from posenc_lib._checks import check_even, check_float, check_int
 from posenc_lib.analysis import local_minima, offset_similarity
@@ -41,15 +40,12 @@ class SimilarityDecayExplorer(Explorer):
             # under the axis: the curve may reach any height at any offset
             right.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2))
             self.title = right.set_title(" ")
-        self._changing = [self.matrix, self.curve.line, self.curve.bounces, self.title]
+        self.changing = [self.matrix, self.curve.line, self.curve.bounces, self.title]
         self.add_control("d_model", ipywidgets.IntSlider(value=d_model, min=8, max=1024, step=8,
             description="d_model", continuous_update=True))
         self.add_control("base", ipywidgets.FloatLogSlider(value=base, base=10, min=1, max=6,
             step=0.25, description="base", continuous_update=True))
         self.refresh()
-
-    def changing_artists(self) -> list[Artist]:
-        return self._changing
 
     def update(self, d_model: int, base: float) -> None:  # type: ignore[override]
         # S(k) for every offset up to max(n, max_offset)

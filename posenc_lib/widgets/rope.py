@@ -1,16 +1,13 @@
-"""Explorer of the RoPE score against the relative distance.
+"""Explorer of the RoPE score |<R_m q, R_n k>| / d for q = k = (1, ..., 1) against the relative
+distance, beside RoFormer's bound (1/(d/2)) sum_j |S_j| on it.
 
 Notebook: 05_rope.
-
-Both curves divided by d, on a log axis: |<R_m q, R_n k>| for q = k = (1, ..., 1), and
-RoFormer's bound (1/(d/2)) sum_j |S_j| on that score.
 """
 
 from __future__ import annotations
 
 import ipywidgets
 import numpy as np
-from matplotlib.artist import Artist
 
 from posenc_lib._checks import check_even, check_float, check_int
 from posenc_lib.plots import draw_curves, draw_reference_lines
@@ -49,15 +46,13 @@ class RopeScoreExplorer(Explorer):
         self.axes = ax
         self.score_line = lines[_SCORE_LABEL]
         self.bound_line = lines[_BOUND_LABEL]
+        self.changing = [self.score_line, self.bound_line, self.title]
         self.add_control("base", ipywidgets.FloatLogSlider(value=base, base=10, min=2, max=7,
             step=0.1, description="base", continuous_update=True))
         self.add_control("head_dim", ipywidgets.IntSlider(value=head_dim, min=8, max=256, step=8,
             description="d", continuous_update=True))
         self.freeze_layout()  # the axes never move
         self.refresh()
-
-    def changing_artists(self) -> list[Artist]:
-        return [self.score_line, self.bound_line, self.title]
 
     def update(self, base: float, head_dim: int) -> None:  # type: ignore[override]
         score, bound = normalised_score_curves(self.distances, int(head_dim), float(base))

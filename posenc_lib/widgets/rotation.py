@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import ipywidgets
 import numpy as np
-from matplotlib.artist import Artist
 
 from posenc_lib._checks import check_even, check_int
 from posenc_lib.frequencies import inverse_frequencies
@@ -15,7 +14,6 @@ from posenc_lib.plots import draw_pair_waves, draw_unit_circle
 from posenc_lib.shift import pair_shift_matrix
 from posenc_lib.sinusoidal import encoding_from_frequencies
 from posenc_lib.widgets._base import Explorer
-from posenc_lib.widgets._labels import place_circle_labels
 
 __all__ = ["RotationExplorer"]
 
@@ -44,7 +42,7 @@ class RotationExplorer(Explorer):
             right.set_ylim(-1.15, 1.15)
             self.title = right.set_title(" ", fontsize=9)
         c, w = self.circle, self.waves
-        self._changing = [
+        self.changing = [
             c.point_radius, c.rotated_radius, c.arc, c.point, c.rotated, *c.labels,
             w.now_line, w.later_line, w.sine, w.cosine, w.now, w.later, self.title,
         ]
@@ -56,15 +54,12 @@ class RotationExplorer(Explorer):
             min=0, max=self.theta.size - 1, description="pair i"))
         self.refresh()
 
-    def changing_artists(self) -> list[Artist]:
-        return self._changing
-
     def update(self, t: int, k: int, pair: int) -> None:  # type: ignore[override]
         theta = float(self.theta[pair])
         point = encoding_from_frequencies([t], [theta])[0]  # p(t) = (sin(theta t), cos(theta t))
         shift = pair_shift_matrix(k, theta)
         self.circle.update(point, shift @ point)
-        place_circle_labels(self.circle.labels, point, shift @ point)
+        self.circle.spread_labels()
         self.waves.update(theta, t, k)
         (c, s), (minus_s, _) = shift
         self.title.set_text(

@@ -1,17 +1,13 @@
-"""Explorer of what each context-extension method does to every RoPE pair.
+"""Explorer of what each context-extension method does to every RoPE pair of a model trained on
+L positions and stretched to sL: the ratio theta'_i / theta_i, and the angles never seen.
 
 Notebook: 06_context_extension.
-
-A model trained on L positions is stretched to L' = s L. Left: the chosen method's frequency
-ratio theta'_i / theta_i per pair (log). Right: for positions 0 .. L' - 1, which pairs show an
-angle never seen in training. Same functions of :mod:`posenc_lib.analysis` as notebook 06.
 """
 
 from __future__ import annotations
 
 import ipywidgets
 import numpy as np
-from matplotlib.artist import Artist
 from matplotlib.layout_engine import ConstrainedLayoutEngine
 from numpy.typing import NDArray
 
@@ -66,6 +62,9 @@ class ScalingExplorer(Explorer):
             self.title = self.figure.text(0.01, 0.985, "", ha="left", va="top", fontsize=10,
                 fontweight="bold")
         self.ratio_line = lines["scaled"]
+        # the spines drawn again over the mask's edges
+        self.changing = [self.ratio_line, self.raster, *right.spines.values(), self.trained_line,
+            self.title]
         self.axes = (left, right)
         self.add_control("method", ipywidgets.Dropdown(options=list(DERIVED_METHODS), value=method,
             description="method"))
@@ -79,10 +78,6 @@ class ScalingExplorer(Explorer):
     def positions(self, factor: float) -> NDArray[np.int64]:
         """The sampled positions ``0 .. sL - 1`` of the right panel, shape (n_columns,)."""
         return extension_positions(self.trained_length, factor, self.n_columns)
-
-    def changing_artists(self) -> list[Artist]:
-        spines = self.raster.image.axes.spines.values()  # drawn again over the mask's edges
-        return [self.ratio_line, self.raster, *spines, self.trained_line, self.title]
 
     def update(self, method: str, factor: float, base: float) -> None:  # type: ignore[override]
         factor, base = float(factor), float(base)

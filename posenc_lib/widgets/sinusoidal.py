@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import ipywidgets
 import numpy as np
-from matplotlib.artist import Artist
 
 from posenc_lib._checks import check_even, check_float, check_int
 from posenc_lib.frequencies import inverse_frequencies, wavelengths
@@ -41,6 +40,7 @@ class EncodingHeatmapExplorer(Explorer):
             self.title = ax.set_title("", fontsize=9, y=1.0)  # fixed y: drawn alone
         self.raster = PixelRaster(self.heatmap)  # paints the heatmap without resampling it
         self.ax = ax
+        self.changing = [ax]  # the whole axes, its ticks included, over the kept colour bar
         self.add_control(
             "d_model",
             # redrawn on release when dragged: each value redraws the axes (~0.1 s at 2x pixels)
@@ -55,10 +55,6 @@ class EncodingHeatmapExplorer(Explorer):
             description="length", continuous_update=False))
         self.freeze_layout(d_model=1024, length=500)  # the longest tick labels: 4 and 3 digits
         self.refresh()
-
-    def changing_artists(self) -> list[Artist]:
-        # the whole axes, its ticks included, over the kept colour bar
-        return [self.ax]
 
     def update(self, d_model: int, base: float, length: int) -> None:  # type: ignore[override]
         self.heatmap.set_data(sinusoidal_encoding(length, d_model, base, layout="concat"))
@@ -100,6 +96,7 @@ class StackedWavesExplorer(Explorer):
                 labels=self._labels())
             self.title = ax.set_title("", y=1.0)  # fixed y: drawn alone
         self.ax = ax
+        self.changing = [*self.art.waves, *self.art.tokens, self.title]
         self.add_control("pair", ipywidgets.IntSlider(value=0, min=0, max=d_model // 2 - n_pairs,
             description="first pair i"))
         self.refresh()
@@ -111,9 +108,6 @@ class StackedWavesExplorer(Explorer):
         names = ["2i", "2i+1"] + [f"2(i+{p})" + suffix for p in range(1,
             self.n_pairs) for suffix in ("", "+1")]
         return [f"{'sin' if k % 2 == 0 else 'cos'}, dim {name}" for k, name in enumerate(names)]
-
-    def changing_artists(self) -> list[Artist]:
-        return [*self.art.waves, *self.art.tokens, self.title]
 
     def update(self, pair: int) -> None:  # type: ignore[override]
         for k, j in enumerate(self._dims(pair)):
