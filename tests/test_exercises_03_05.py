@@ -169,7 +169,9 @@ def test_05_layout_reads_a_codebases_name_as_its_pairing(written: str, read: str
     assert layout.answer_form((written, 0.5)) == (read, 0.5)
 
 
-@pytest.mark.parametrize(("values", "drawn"), zip(VARIANTS["05.layout"].sets, KEY_AT, strict=True))
+@pytest.mark.parametrize(
+    ("values", "drawn"), list(zip(VARIANTS["05.layout"].sets, KEY_AT, strict=True))
+)
 def test_05_a_released_key_holds_its_position_and_names_the_other_layouts_reading(
     values: dict, drawn: tuple[int, int],
 ) -> None:
