@@ -262,3 +262,13 @@ def test_console_script_runs():
     assert script, "posenc-figures is not installed next to this Python (pip install -e .)"
     done = subprocess.run([script, "list"], capture_output=True, text=True, env=_env())
     assert done.returncode == 0 and "heatmap_002" in done.stdout
+
+
+@pytest.mark.parametrize("key", ["colour", "heatmap_002.colour"])
+def test_an_unknown_parameter_lists_the_figures_parameters(tmp_path, capsys, key):
+    """An author learns a figure's parameters from the error: every key of its defaults."""
+    assert main(["build", "heatmap_002", "--out", str(tmp_path), "--set", f"{key}=red"]) == 2
+    message = capsys.readouterr().err
+    listed = message.split("the parameters are: ", 1)[1].strip().split(", ")
+    assert sorted(listed) == sorted(REGISTRY["heatmap_002"].defaults)
+    assert not list(tmp_path.iterdir()), "nothing is written on bad input"

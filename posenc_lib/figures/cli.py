@@ -130,7 +130,9 @@ def _figures_setting(setting: str, key: str,
         chosen = [spec for spec in specs if parameter in spec.defaults]
     if not chosen or parameter not in chosen[0].defaults:
         where = f"figure {target}" if dot else "any of the selected figures"
-        raise _UsageError(f"--set {setting!r}: unknown parameter {parameter!r} for {where}")
+        known = sorted({key for spec in (chosen or specs) for key in spec.defaults})
+        raise _UsageError(f"--set {setting!r}: unknown parameter {parameter!r} for {where}; "
+                          f"the parameters are: {', '.join(known)}")
     return parameter, chosen
 
 
