@@ -435,6 +435,37 @@ def bench_gallery(quick: bool) -> list[Row]:
     ]
 
 
+# --- 9. inline figures (every notebook) -----------------------------------------------------
+
+def bench_inline(quick: bool) -> list[Row]:
+    """Every registered figure shown inline as the notebooks show it (retina, 200 dpi): the
+    course's one-draw formatter against IPython's own, which draws twice (tight bounding box)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from IPython.core.pylabtools import retina_figure
+
+    from posenc_lib.figures import REGISTRY, get_figure
+    from posenc_lib.plots import course_style
+    from posenc_lib.plots.style import _retina_png
+
+    routes = {"one draw": _retina_png, "IPython": lambda fig: retina_figure(fig, base64=True)}
+    totals: dict[str, list[float]] = {route: [] for route in routes}
+    with course_style():
+        for _ in range(1 if quick else 3):  # the two routes in turn: the same machine load
+            for route, show in routes.items():
+                figures = [get_figure(name).unfrozen() for name in REGISTRY]  # type: ignore[misc]
+                gc.collect()
+                start = time.perf_counter()
+                for fig in figures:
+                    show(fig)
+                totals[route].append(time.perf_counter() - start)
+    new, old = (statistics.median(totals[route]) for route in routes)
+    return [Row(f"inline: {len(REGISTRY)} figures shown, one draw vs IPython's retina",
+                new / old, "x", f"IPython (two draws, Pillow): {old:.2f} s", "<= 0.7",
+                new / old <= 0.7, f"one draw: {new:.2f} s, median of {len(totals['IPython'])}")]
+
+
 SECTIONS: dict[str, Callable[[bool], list[Row]]] = {
     "sinusoidal": bench_sinusoidal,
     "rope": bench_rope,
@@ -444,6 +475,7 @@ SECTIONS: dict[str, Callable[[bool], list[Row]]] = {
     "notebooks": bench_notebooks,
     "figures": bench_figures,
     "gallery": bench_gallery,
+    "inline": bench_inline,
 }
 
 

@@ -6,6 +6,7 @@ Notebooks: 00_why_position to 11_figure_gallery (each calls :func:`use_course_st
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import io
 import os
@@ -53,7 +54,8 @@ def use_course_style() -> None:
 
     It sets a (7, 4) inch figure at 100 dpi, DejaVu Sans, the Okabe-Ito colour cycle, viridis,
     constrained layout and a fixed ``svg.hashsalt``; in IPython, inline figures are stored at
-    twice their pixels ("retina") so they stay sharp at the same size.
+    twice their pixels ("retina") so they stay sharp at the same size, drawn once (see
+    ``_retina_png``).
     """
     matplotlib.style.use(_COURSE_STYLE)
     ipython = sys.modules.get("IPython")  # never imported here: outside IPython nothing changes
@@ -63,7 +65,40 @@ def use_course_style() -> None:
         from matplotlib_inline.backend_inline import set_matplotlib_formats
     except ImportError:  # pragma: no cover - ipykernel always brings matplotlib_inline
         return
-    set_matplotlib_formats("retina")
+    set_matplotlib_formats("retina")  # kept by the inline backend if it is set up again later
+    ipython.get_ipython().display_formatter.formatters["image/png"].for_type(Figure, _retina_png)
+
+
+def _retina_png(fig: Figure) -> Any:
+    """IPython's retina PNG of ``fig`` (twice its dpi, shown at its size), drawn once.
+
+    IPython draws a figure twice, once to measure the tight bounding box of what it holds, and
+    writes it with Pillow. A constrained layout keeps what is drawn inside the figure, so one
+    draw and ``png_bytes`` show the same, faster; a figure that draws past its edges (a long
+    title, say) goes IPython's way, so nothing is cut off.
+    """
+    from IPython.core.pylabtools import retina_figure
+
+    if not fig.axes and not fig.lines:
+        return None  # as IPython: an empty figure shows nothing
+    canvas = fig.canvas if isinstance(fig.canvas, FigureCanvasAgg) else FigureCanvasAgg(fig)
+    dpi = fig.get_dpi()
+    fig.set_dpi(2 * dpi)
+    try:
+        canvas.draw()
+        drawn = fig.get_tightbbox(canvas.get_renderer())  # inches
+        width, height = fig.get_size_inches()
+        slack = 1 / (2 * dpi)  # one pixel of the picture
+        inside = (drawn.x0 > -slack and drawn.y0 > -slack and drawn.x1 < width + slack
+                  and drawn.y1 < height + slack)
+        rgba = np.asarray(canvas.buffer_rgba())
+        png = png_bytes(rgba, dpi=2 * dpi) if inside else None
+    finally:
+        fig.set_dpi(dpi)
+    if png is None:
+        return retina_figure(fig, base64=True)
+    shown = {"width": rgba.shape[1] // 2, "height": rgba.shape[0] // 2}
+    return base64.b64encode(png).decode("ascii"), shown
 
 
 def course_style() -> contextlib.AbstractContextManager[None]:
