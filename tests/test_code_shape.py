@@ -51,10 +51,11 @@ ALLOWED: dict[str, set[str]] = {}
 # (one PNG writer and one atomic write where there were two, options no caller passes, the
 # explorers' changing artists as one attribute, test-only measures moved into their test,
 # one-paragraph docstrings), with no notebook output or figure file changed: 17,146; +2 for the
-# figure CLI's unknown-parameter error, which lists the parameters (`list -v` went): 17,148. 14,000
-# still needs about 3,150 lines, most of them out of working code. A change that grows the
-# library past this must say why here.
-MAX_PACKAGE_LINES = 17_148
+# figure CLI's unknown-parameter error, which lists the parameters (`list -v` went): 17,148.
+# Session 7: +35 for the notebooks' one-draw inline PNG formatter (plots/style.py), which takes
+# about a third off the time a notebook spends showing its figures: 17,183. A change that grows
+# the library past this must say why here.
+MAX_PACKAGE_LINES = 17_183
 
 _BRANCHES = (ast.If, ast.IfExp, ast.For, ast.AsyncFor, ast.While, ast.ExceptHandler, ast.Assert,
              ast.match_case)
