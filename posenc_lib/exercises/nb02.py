@@ -64,7 +64,6 @@ slow_pair = Exercise(
 
 _HALF = {"d": 128, "pairs": 32, "eighth": 16}
 """02.half_turns: d_model, half of its pairs, and d_model / 8 (half of the dimensions' pairs)."""
-_HALF_OWN = dict(_HALF)
 
 half_turns = Exercise(
     key="02.half_turns", answer_name="n_tokens", level="core", kind="derivation", minutes=10,
@@ -84,11 +83,10 @@ half_turns = Exercise(
         Mistake("L steps instead of L - 1 (L tokens are L - 1 steps apart)",
                 lambda right: right - 1, credit=0.5, from_answer=True),
         Mistake("half of the dimensions ({pairs} dimensions are {eighth} pairs) instead of half of "
-                "the pairs", lambda: stored_mistake("02.half_turns", 0, _HALF, _HALF_OWN)),
+                "the pairs", stored_mistake("02.half_turns", 0, _HALF)),
         Mistake("one pair too many: pairs 0 .. {pairs} (the pair index starts at 0)",
-                lambda: stored_mistake("02.half_turns", 1, _HALF, _HALF_OWN)),
-        Mistake("base 1000 instead of 10000",
-                lambda: stored_mistake("02.half_turns", 2, _HALF, _HALF_OWN)),
+                stored_mistake("02.half_turns", 1, _HALF)),
+        Mistake("base 1000 instead of 10000", stored_mistake("02.half_turns", 2, _HALF)),
     ),
 )
 
@@ -114,7 +112,7 @@ float16_lost_pairs = Exercise(
         Mistake("counting dimensions (2 per pair) instead of pairs",
                 lambda right: 2 * right, credit=0.5, from_answer=True),
         Mistake("the threshold of float32 (3.4e38) or base 10000: then nothing overflows",
-                lambda: stored_mistake("02.float16_lost_pairs", 0)),
+                stored_mistake("02.float16_lost_pairs", 0)),
         Mistake("the pairs that keep their frequency instead of the ones that lose it",
                 lambda right: 64 - right, from_answer=True),
     ),

@@ -208,7 +208,6 @@ no_bounce = PropertyExercise(
 
 _WIDTH = {"base": 100000}
 """03.min_width: the base of the encoding."""
-_WIDTH_OWN = dict(_WIDTH)
 
 min_width = Exercise(
     key="03.min_width", answer_name="min_width", level="challenge", kind="derivation", minutes=15,
@@ -225,19 +224,17 @@ min_width = Exercise(
     objective="Shows that uniqueness has a margin that needs enough dimensions: finds the "
     "narrowest encoding whose closest pair of positions are neighbours.",
     mistakes=(
-        Mistake("base 10000 instead of {base}",
-                lambda: stored_mistake("03.min_width", 0, _WIDTH, _WIDTH_OWN)),
+        Mistake("base 10000 instead of {base}", stored_mistake("03.min_width", 0, _WIDTH)),
         Mistake("the number of pairs d/2 instead of d_model",
                 lambda right: right // 2, from_answer=True),
         Mistake("exponent i/d instead of 2i/d in the frequencies",
-                lambda: stored_mistake("03.min_width", 1, _WIDTH, _WIDTH_OWN)),
+                stored_mistake("03.min_width", 1, _WIDTH)),
     ),
 )
 
 
 _FLAT = {"d": 1024}
 """03.flat_columns: the width of the encoding."""
-_FLAT_OWN = dict(_FLAT)
 
 flat_columns = Exercise(
     key="03.flat_columns", answer_name="n_flat", level="challenge", kind="explanation", minutes=20,
@@ -257,7 +254,7 @@ flat_columns = Exercise(
     mistakes=(
         Mistake("only the first and last positions compared: a fast column that turns full "
                 "circles also ends near where it started",
-                lambda: stored_mistake("03.flat_columns", 0, _FLAT, _FLAT_OWN)),
+                stored_mistake("03.flat_columns", 0, _FLAT)),
         Mistake("the sine columns counted like the cosine ones (a slow sine moves by about x, not "
                 "x^2/2)", lambda right: 2 * right, from_answer=True),
     ),

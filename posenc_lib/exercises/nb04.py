@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from posenc_lib.exercises._core import Exercise, Mistake, Shortcut
+from posenc_lib.exercises._core import Exercise, Mistake, Shortcut, while_posed
 from posenc_lib.exercises._data import HIDDEN_DATA
 from posenc_lib.exercises._property import PropertyExercise
 from posenc_lib.frequencies import inverse_frequencies
@@ -204,22 +204,10 @@ forward_head = PropertyExercise(
 
 _SHIFT = {"k": 5, "before": 4}
 """04.previous_sines: the shift k, and k - 1 (a known mistake shifts by it)."""
-_SHIFT_OWN = dict(_SHIFT)
 
 
-def _wrong_coefficients(first: np.ndarray, second: np.ndarray) -> np.ndarray:
-    """A block map [diag(first) | diag(second)]: the forms a learner's derivation may take."""
-    return np.hstack([np.diag(first), np.diag(second)])
-
-
-def _theta16() -> np.ndarray:
-    return inverse_frequencies(16)
-
-
-def _stored_shift() -> np.ndarray | None:
-    """The map of a shift by k - 1, stored for the notebook's k only (None for another k)."""
-    if _SHIFT != _SHIFT_OWN:
-        return None
+def _stored_shift() -> np.ndarray:
+    """The map of a shift by k - 1, stored for the notebook's k."""
     return np.array(HIDDEN_DATA["04.previous_sines"]).reshape(8, 16)
 
 
@@ -243,11 +231,12 @@ previous_sines = Exercise(
     mistakes=(
         Mistake("the cosine's coefficients reused, [cos {k}w | sin {k}w]: the previous token's "
                 "sine is not the cosine",
-                lambda: _wrong_coefficients(np.cos(_SHIFT["k"] * _theta16()),
-                                            np.sin(_SHIFT["k"] * _theta16()))),
+                lambda: np.hstack([np.diag(trig(_SHIFT["k"] * inverse_frequencies(16)))
+                                   for trig in (np.cos, np.sin)])),
         Mistake("the sign of the second block flipped: sin w(t-1) enters with -sin({k}w) / sin w",
                 lambda right: np.hstack([right[:, :8], -right[:, 8:]]), from_answer=True),
-        Mistake("a shift by {before} instead of {k} (k + 1 and k swapped)", _stored_shift),
+        Mistake("a shift by {before} instead of {k} (k + 1 and k swapped)",
+                while_posed(_SHIFT, _stored_shift)),
     ),
     shortcuts=(
         Shortcut("a least-squares fit (fit_linear_map, lstsq, pinv; derive the coefficients from "

@@ -17,7 +17,7 @@ from posenc_lib.bias import (
     relative_position_matrix,
     t5_relative_position_bucket,
 )
-from posenc_lib.exercises._core import Exercise, Mistake, Shortcut, while_posed
+from posenc_lib.exercises._core import Exercise, Mistake, Shortcut
 from posenc_lib.exercises._data import stored_mistake
 
 __all__ = ["alibi_heads", "alibi_local_heads", "alibi_self_weight", "bucket_matrices",
@@ -51,9 +51,9 @@ alibi_self_weight = Exercise(
     mistakes=(
         Mistake("1/10: the bias is ignored and the weight spread evenly", lambda: 1 / _TOKENS),
         Mistake("the bias added with the wrong sign, so distant keys are favoured",
-                while_posed(_SELF, lambda: stored_mistake("07.alibi_self_weight", 0))),
+                stored_mistake("07.alibi_self_weight", 0, _SELF)),
         Mistake("slope 1/2 (the first head's) instead of 1/4",
-                while_posed(_SELF, lambda: stored_mistake("07.alibi_self_weight", 1))),
+                stored_mistake("07.alibi_self_weight", 1, _SELF)),
         Mistake("1 - exp(-m), the infinite sum: the last token sees 10 keys, not an endless past, "
                 "so the geometric sum stops at r = 9 and the weight is larger",
                 lambda: 1.0 - math.exp(-_SELF["slope"])),

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from posenc_lib.exercises._core import Exercise, Mistake, Shortcut, while_posed
+from posenc_lib.exercises._core import Exercise, Mistake, Shortcut
 from posenc_lib.exercises._data import stored_mistake
 from posenc_lib.frequencies import inverse_frequencies
 from posenc_lib.precision import round_to_dtype
@@ -98,9 +98,9 @@ truncation_bias = Exercise(
         Mistake("the binades averaged with equal weights: each holds twice the numbers of the "
                 "one below it", lambda: -_binade_widths().mean() * _GAP_AT_ONE / 2),
         Mistake("the bias of [1, 2) alone: the gap doubles at 2 and again at 4",
-                while_posed(_SPREAD, lambda: stored_mistake("08.truncation_bias", 0))),
+                stored_mistake("08.truncation_bias", 0, _SPREAD)),
         Mistake("the bias of the top binade [4, 8) only",
-                while_posed(_SPREAD, lambda: stored_mistake("08.truncation_bias", 1))),
+                stored_mistake("08.truncation_bias", 1, _SPREAD)),
         Mistake("a whole gap: the error spreads evenly from 0 to one gap",
                 lambda right: 2 * right, from_answer=True),
         Mistake("the sign: truncation moves positive numbers towards zero, that is down",
