@@ -23,12 +23,6 @@ from posenc_lib.sinusoidal import (
 __all__ = ["half_norms", "offset_only", "no_bounce", "min_width", "flat_columns"]
 
 
-def _half_norms(position: int, d_model: int) -> np.ndarray:
-    """Norms of the sine columns and of the cosine columns of PE(position), measured."""
-    row = sinusoidal_encoding_at([position], d_model)[0]
-    return np.array([np.linalg.norm(row[0::2]), np.linalg.norm(row[1::2])])
-
-
 _HALVES = {"d": 96, "columns": 48}
 """03.half_norms: d_model, and the columns of each half, d_model / 2 (a graded release may pose
 another d_model: ``use``)."""
@@ -86,11 +80,6 @@ def score_candidates() -> dict[str, np.ndarray]:
         ("(e + p)(e + p)^T", words @ words.T),
     ]
     return dict(matrices[i] for i in _OFFSET["order"])
-
-
-def _toeplitz(matrix: np.ndarray) -> bool:
-    """Whether ``matrix[a, b]`` equals ``matrix[a + 1, b + 1]`` everywhere (to rounding)."""
-    return bool(np.allclose(matrix[1:, 1:], matrix[:-1, :-1], atol=1e-9))
 
 
 offset_only = Exercise(

@@ -95,20 +95,8 @@ concat_shift = Exercise(
 )
 
 
-def _nearest_position(vector: np.ndarray, d_model: int, n_positions: int) -> int:
-    table = sinusoidal_encoding(n_positions, d_model)
-    return int(np.argmin(np.linalg.norm(table - vector, axis=1)))
-
-
 _ROW_FORM = {"start": 50, "a": 6, "b": 4}
 """04.row_form_position: the row PE(start), multiplied on the right by M_a, M_a and M_b^T."""
-
-
-def _row_form_vector() -> np.ndarray:
-    """The vector of the exercise: PE(start) multiplied on the right by M_a, M_a and M_b^T."""
-    start, a, b = (_ROW_FORM[name] for name in ("start", "a", "b"))
-    row = sinusoidal_encoding_at([start], 16)[0]
-    return row @ shift_matrix(a, 16) @ shift_matrix(a, 16) @ shift_matrix(b, 16).T
 
 
 row_form_position = Exercise(

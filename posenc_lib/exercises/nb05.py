@@ -14,7 +14,7 @@ import numpy as np
 from posenc_lib.exercises._core import Exercise, Mistake, Shortcut
 from posenc_lib.exercises._data import HIDDEN_DATA
 from posenc_lib.frequencies import inverse_frequencies, split_permutation
-from posenc_lib.rope import relative_scores, rope_matrix, rotate_interleaved
+from posenc_lib.rope import rope_matrix
 
 __all__ = ["checkpoint_key", "base_for_context", "layout", "half_matrix", "key_position",
            "direction"]
@@ -247,15 +247,6 @@ key_position = Exercise(
 _CASES = {"first": "q", "second": "rot(q)", "even": "a", "odd": "b"}
 """05.direction: the key of case (a) and of case (b), and the letters of the case whose ratio is
 even in r (a key along q) and of the one whose ratio is odd (the quarter turn)."""
-
-
-def _ratio(k_of_q: str) -> float:
-    """s(-r) / s(r) for a fixed random q, with k = q, -q or rot(q) (the quarter turn of q)."""
-    q = np.random.default_rng(3).normal(size=8)
-    k = {"q": q, "-q": -q, "rot(q)": rotate_interleaved(q)}[k_of_q]
-    theta = inverse_frequencies(8)
-    backward, forward = relative_scores(q, k, [-3, 3], theta)
-    return float(backward / forward)
 
 
 direction = Exercise(

@@ -184,16 +184,6 @@ def bucket_matrices() -> list[NDArray[np.int64]]:
     ]
 
 
-def _right_order(matrices: list[NDArray[np.int64]]) -> NDArray[np.bool_]:
-    """Whether each of ``matrices`` holds T5's buckets of key minus query, in either mode."""
-    rel = relative_position_matrix(_SIZE)
-    return np.array([
-        any(np.array_equal(matrix, t5_relative_position_bucket(rel, bidirectional=mode))
-            for mode in (True, False))
-        for matrix in matrices
-    ])  # fmt: skip
-
-
 t5_direction = Exercise(
     key="07.t5_direction", answer_name="key_minus_query", level="core", kind="detector", minutes=12,
     title="Which T5 bucket matrices were computed from key minus query?",

@@ -14,7 +14,6 @@ from numpy.typing import NDArray
 
 from posenc_lib.exercises._core import Exercise, Mistake, Shortcut
 from posenc_lib.frequencies import inverse_frequencies, turns_in_context
-from posenc_lib.model_pairs import UNROTATED_KINDS, config_layer_kinds
 from posenc_lib.models import rope_frequencies_from_config
 from posenc_lib.presets import PRESETS
 from posenc_lib.rope_variants import (
@@ -211,22 +210,9 @@ mrope_positions = Exercise(
     ),
 )
 
-_SHORT, _LONG = 1024, 131072
 _STALE: dict[str, Any] = {"models": tuple(PRESETS)}
 """09.cache_survives: the presets the question asks about, all of them (a graded release may ask
 about some: ``use``)."""
-
-
-def _frequencies_change(preset: str) -> bool:
-    """Whether a preset's frequencies (or attention factor) differ between the two lengths."""
-    config = PRESETS[preset]
-    rotary = [kind for kind in config_layer_kinds(config) if kind not in UNROTATED_KINDS]
-    for layer_type in rotary if len(rotary) > 1 else [None] * len(rotary):  # Kimi Linear: none
-        short = rope_frequencies_from_config(config, seq_len=_SHORT, layer_type=layer_type)
-        long = rope_frequencies_from_config(config, seq_len=_LONG, layer_type=layer_type)
-        if not (np.array_equal(short[0], long[0]) and short[1] == long[1]):
-            return True
-    return False
 
 
 cache_survives = Exercise(
