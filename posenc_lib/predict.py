@@ -36,17 +36,13 @@ class Reveal:
         return self.text
 
 
-def _is_number(x: Any) -> bool:
-    return isinstance(x, numbers.Real) and not isinstance(x, (bool, np.bool_))
-
-
 def _shown(x: Any) -> str:
     """A short text for a value: 4 significant digits for floats, sets sorted."""
     if isinstance(x, (bool, np.bool_)):
         return str(bool(x))
     if isinstance(x, numbers.Integral):
         return str(int(x))
-    if _is_number(x):
+    if isinstance(x, numbers.Real):
         return f"{float(x):.4g}"
     if isinstance(x, Set):
         return "{" + ", ".join(_shown(item) for item in sorted(x, key=repr)) + "}"
@@ -144,9 +140,6 @@ def compare(guess: Any, value: Any, *, label: str = "answer", rtol: float = 0.1)
         verdict, why = _set_verdict(guess, value)
     else:
         verdict, why = _numbers_verdict(guess, value, rtol)
-    if verdict == "right":
-        line = f"your guess: {_shown(guess)} (right)"
-    else:
-        line = f"your guess: {_shown(guess)} ({verdict}: {why})"
+    detail = "right" if verdict == "right" else f"{verdict}: {why}"
     record_prediction(label)  # progress() counts it; never raises
-    return Reveal(label, value, guess, verdict, f"{shown}\n{line}")
+    return Reveal(label, value, guess, verdict, f"{shown}\nyour guess: {_shown(guess)} ({detail})")

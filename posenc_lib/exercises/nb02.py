@@ -21,7 +21,7 @@ _LIBRARY_ENCODING = (r"\b(sinusoidal_encoding\w*|encoding_from_frequencies|inver
 
 _SLOW_D = 8
 _SLOW = {"pos": 2500}
-"""02.slow_pair: the position (a graded release may pose another: ``use``)."""
+"""02.slow_pair: the position."""
 
 
 def _last_pair(theta: float, cos_theta: float | None = None) -> NDArray[np.float64]:

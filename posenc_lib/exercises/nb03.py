@@ -24,8 +24,7 @@ __all__ = ["half_norms", "offset_only", "no_bounce", "min_width", "flat_columns"
 
 
 _HALVES = {"d": 96, "columns": 48}
-"""03.half_norms: d_model, and the columns of each half, d_model / 2 (a graded release may pose
-another d_model: ``use``)."""
+"""03.half_norms: d_model, and the columns of each half, d_model / 2."""
 
 
 half_norms = Exercise(
@@ -60,8 +59,8 @@ half_norms = Exercise(
 
 
 _OFFSET: dict[str, Any] = {"order": (0, 1, 2, 3), "shift": 3, "seed": 7}
-"""03.offset_only: the order in which the four matrices come, the shift of the third and the seed
-of the random tables (a graded release may pose others: ``use``)."""
+"""03.offset_only: the order in which the four matrices come, the shift of the third and the seed of
+the random tables."""
 
 
 def score_candidates() -> dict[str, np.ndarray]:

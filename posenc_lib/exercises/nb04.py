@@ -22,7 +22,7 @@ _MATRIX_FUNCTIONS = r"\b(pair_shift_matrix|rotation_matrix|shift_matrix|rope_mat
 
 _BACK = {"known": 20, "target": 13, "back": 7, "forward": 27}
 """04.shift_back: the position given, the position asked, the offset back between them, and the
-position as far forward (a graded release may pose others: ``use``)."""
+position as far forward."""
 
 shift_back = Exercise(
     key="04.shift_back", answer_name="back", level="warm-up", kind="derivation", minutes=5,

@@ -22,8 +22,7 @@ __all__ = ["checkpoint_key", "base_for_context", "layout", "half_matrix", "key_p
 _COMPUTING = r"@|\bapply_rope\b|\brelative_scores\b|\brope_matrix\b"
 
 _CONTEXT = {"context": 131072, "last": 131071}
-"""05.base_for_context: the context, positions 0 .. last (a graded release may pose another:
-``use``)."""
+"""05.base_for_context: the context, positions 0 .. last."""
 
 
 def _smallest_base(head_dim: int, context: int, turn: float) -> float:

@@ -30,8 +30,7 @@ _ATTENTION_CALLS = (
 
 _TOKENS = 10
 _SELF: dict[str, Any] = {"slope": 0.25, "m": "1/4"}
-"""07.alibi_self_weight: the head's slope, as a number and as the prompt writes it (a graded
-release may pose another: ``use``)."""
+"""07.alibi_self_weight: the head's slope, as a number and as the prompt writes it."""
 
 
 alibi_self_weight = Exercise(
@@ -216,8 +215,7 @@ t5_direction = Exercise(
 
 _LOCAL_HEADS, _CONTEXT = 12, 512
 _WINDOW = {"recent": 10, "last": 9}
-"""07.alibi_local_heads: the number of most recent keys, r = 0 .. last (a graded release may
-pose another: ``use``)."""
+"""07.alibi_local_heads: the number of most recent keys, r = 0 .. last."""
 
 
 def _local(weights: NDArray[np.float64], first: int = 1) -> set[int]:

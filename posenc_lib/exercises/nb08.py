@@ -20,8 +20,7 @@ __all__ = ["bfloat16_ties", "cos_tables", "float16_edges", "table_detector", "tr
 _ROUNDING_CALLS = r"\b(round_to_dtype|round_to_bfloat16|to_low_precision|ml_dtypes)\b"
 
 _TIES: dict[str, Any] = {"positions": (513, 514, 515, 518), "low": 512, "high": 1024}
-"""08.bfloat16_ties: the positions, between the powers of two low and high (a graded release may
-pose others: ``use``)."""
+"""08.bfloat16_ties: the positions, between the powers of two low and high."""
 
 
 def _ties() -> tuple[NDArray[np.int64], int]:
@@ -68,8 +67,7 @@ bfloat16_ties = Exercise(
 
 _GAP_AT_ONE = 2.0**-7  # bfloat16's gap in [1, 2)
 _SPREAD = {"low": 1, "high": 8}
-"""08.truncation_bias: the powers of two the numbers are spread between (a graded release may
-pose others: ``use``)."""
+"""08.truncation_bias: the powers of two the numbers are spread between."""
 
 
 def _binade_widths() -> NDArray[np.float64]:

@@ -26,9 +26,8 @@ __all__ = ["cache_survives", "llama31_slow_pairs", "mla_cache", "mrope_positions
 
 _SLOW: dict[str, Any] = {"model": "llama-3.1-8b", "name": "Llama 3.1 8B", "head": 128,
                          "turns": 1, "turn": "one turn", "line": "one-turn"}
-"""09.llama31_slow_pairs: the model (a preset with a llama3 scaling), its head size, and the
-number of turns the pairs are counted under, in words (a graded release may pose others:
-``use``)."""
+"""09.llama31_slow_pairs: the model (a preset with a llama3 scaling), its head size, and the number
+of turns the pairs are counted under, in words."""
 
 
 def _slow(inv_freq: NDArray[np.float64], length: int = 8192) -> int:
@@ -154,7 +153,7 @@ mla_cache = Exercise(
 
 _MROPE = {"before": 3, "rows": 3, "cols": 2, "after": 2}
 """09.mrope_positions: text tokens before the image, its rows and columns of patches, text tokens
-after it (a graded release may pose others: ``use``)."""
+after it."""
 
 
 def _mistaken(right: NDArray[np.int64], *, resume: int | None = None, swap: bool = False,

@@ -14,14 +14,11 @@ __all__ = ["break_position", "seed_spread", "t5_far_bucket", "turning_pairs"]
 
 _TRAINED = 32
 _COVERED = {"length": 128, "times": 4}
-"""10.turning_pairs: the length the turns are counted in, and its multiple of the trained 32 (a
-graded release may pose another: ``use``)."""
+"""10.turning_pairs: the length the turns are counted in, and its multiple of the trained 32."""
 _BREAK = {"threshold": 0.5}
-"""10.break_position: the accuracy T5's mean curve falls below (a graded release may pose
-another: ``use``)."""
+"""10.break_position: the accuracy T5's mean curve falls below."""
 _FAR = {"tokens": 128, "times": 4}
-"""10.t5_far_bucket: the input length and its multiple of the trained 32 (a graded release may
-pose another: ``use``)."""
+"""10.t5_far_bucket: the input length and its multiple of the trained 32."""
 _SPREAD = {"task": "induction", "named": "Induction", "multiple": "4x"}
 """10.seed_spread: the task and the length multiple the schemes are compared on (a graded release
 may pose others, on the same committed runs: ``use``)."""
