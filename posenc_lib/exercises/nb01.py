@@ -80,7 +80,7 @@ ternary_periods = Exercise(
         Mistake("the binary rule 'period = 2 x the time a digit stays put' (2 * 256 / flips): a "
                 "base-3 digit changes three times per period, not twice",
                 lambda right: 2 * (np.asarray(right) // 3), from_answer=True),
-        Mistake("the periods of a binary counter, 2**(k+1)", lambda: _binary_periods()),
+        Mistake("the periods of a binary counter, 2**(k+1)", _binary_periods),
         Mistake("the columns in the order least significant digit first",
                 lambda right: right[::-1], credit=0.5, from_answer=True),
     ),

@@ -124,8 +124,8 @@ float16_lost_pairs = Exercise(
 )
 
 _CHECKPOINT_N, _CHECKPOINT_D = 40, 24
-_LAYOUTS = ("interleaved", "concat")
-_SPACINGS = ("paper", "t2t")
+_OTHER = {"interleaved": "concat", "concat": "interleaved", "paper": "t2t", "t2t": "paper"}
+"""The other option of each layout and of each spacing."""
 
 
 _CHECKPOINT = {"table": tuple(HIDDEN_DATA["02.checkpoint_layout"])}
@@ -141,19 +141,14 @@ def checkpoint_table() -> NDArray[np.float64]:
     return np.array(_CHECKPOINT["table"]).reshape(_CHECKPOINT_N, _CHECKPOINT_D)
 
 
-def _other(option: str, options: tuple[str, str]) -> str:
-    """The option of ``options`` that ``option`` is not."""
-    return options[1] if option == options[0] else options[0]
-
-
 def _relabel(right: tuple[str, float], layout: bool, spacing: bool) -> tuple[str, float]:
     """The right answer ``(f"{layout}-{spacing}", evidence)`` with its layout, its spacing or
     both replaced by the other option, the evidence kept: a wrong choice from right evidence."""
     chosen_layout, chosen_spacing = right[0].split("-", 1)
     if layout:
-        chosen_layout = _other(chosen_layout, _LAYOUTS)
+        chosen_layout = _OTHER[chosen_layout]
     if spacing:
-        chosen_spacing = _other(chosen_spacing, _SPACINGS)
+        chosen_spacing = _OTHER[chosen_spacing]
     return f"{chosen_layout}-{chosen_spacing}", right[1]
 
 

@@ -151,10 +151,6 @@ layout = Exercise(
 )
 
 
-def _conjugated(matrix: np.ndarray, order: np.ndarray) -> np.ndarray:
-    return matrix[order][:, order]
-
-
 _HALF_SPLIT = {"m": 2}
 """05.half_matrix: the position m of R_m (d = 6, base 10000)."""
 
@@ -178,10 +174,8 @@ half_matrix = Exercise(
         Mistake("the sines' signs swapped: that is R_(-m), a rotation the other way",
                 lambda right: np.asarray(right).T, from_answer=True),
         Mistake("the interleaved matrix permuted with the inverse permutation argsort(perm)",
-                lambda: _conjugated(
-                    rope_matrix(_HALF_SPLIT["m"], inverse_frequencies(6)),
-                    np.argsort(split_permutation(6)),
-                )),
+                lambda: rope_matrix(_HALF_SPLIT["m"], inverse_frequencies(6))[
+                    np.ix_(*[np.argsort(split_permutation(6))] * 2)]),
     ),
     shortcuts=(
         Shortcut("rope_matrix or apply_rope (build the matrix yourself)",
@@ -230,7 +224,7 @@ key_position = Exercise(
         Mistake("pair 5, whose angle m * theta_5 has already passed pi and wrapped",
                 lambda right: _wrapped_reading(right, 5), from_answer=True),
         Mistake("the pairs of the other layout: read the slowest pair of the layout exercise 2 "
-                "found", lambda: _measured_reading()),
+                "found", _measured_reading),
         Mistake("the angle measured from the rotated key back to the original (sign flipped)",
                 lambda right: -right, from_answer=True),
     ),
