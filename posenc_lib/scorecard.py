@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from posenc_lib._checks import check_choice, check_even, check_int
+from posenc_lib._checks import check_choice, check_int
 from posenc_lib.bias import alibi_bias, shaw_relative_index, t5_relative_position_bucket
 from posenc_lib.binary import binary_table
 from posenc_lib.learned import learned_table
@@ -48,8 +48,7 @@ class CannotEncode(ValueError):
 
 
 def encode(scheme: str, positions: Iterable[int], *, sentence_length: int | None = None,
-           trained_length: int = _LENGTH, d_model: int = _D_MODEL,
-           seed: int = 0) -> NDArray[np.float64]:
+           trained_length: int = _LENGTH, seed: int = 0) -> NDArray[np.float64]:
     """Codes of ``positions`` under ``scheme`` for a model built for ``trained_length`` tokens.
 
     Parameters
@@ -59,8 +58,9 @@ def encode(scheme: str, positions: Iterable[int], *, sentence_length: int | None
     positions : iterable of int
     sentence_length : int, optional
         The normalised index's divisor + 1; defaults to the largest position + 1.
-    trained_length, d_model, seed : int
-        Bits of the binary code and rows of the learned table; width; the table's seed.
+    trained_length, seed : int
+        Bits of the binary code and rows of the learned table; the table's seed (the width is
+        16).
 
     Returns
     -------
@@ -83,7 +83,6 @@ def encode(scheme: str, positions: Iterable[int], *, sentence_length: int | None
     """
     scheme = check_choice("scheme", scheme, SCHEMES[:-1])
     trained_length = check_int("trained_length", trained_length, minimum=2)
-    d_model = check_even("d_model", d_model)
     pos = np.asarray([check_int("positions", p, minimum=0) for p in positions], dtype=np.int64)
     if sentence_length is None:
         sentence_length = int(pos.max(initial=0)) + 1
@@ -100,10 +99,10 @@ def encode(scheme: str, positions: Iterable[int], *, sentence_length: int | None
     if scheme == "learned":
         if pos.max(initial=0) >= trained_length:
             raise CannotEncode(f"the learned table has rows for positions below {trained_length}")
-        return learned_table(trained_length, d_model, seed=seed)[pos]
-    code = sinusoidal_encoding_at(pos, d_model)
+        return learned_table(trained_length, _D_MODEL, seed=seed)[pos]
+    code = sinusoidal_encoding_at(pos, _D_MODEL)
     # rope rotates pair i by pos*theta_i: (cos, sin) = (PE[2i+1], PE[2i])
-    return code if scheme == "sinusoidal" else code[:, [i ^ 1 for i in range(d_model)]]
+    return code if scheme == "sinusoidal" else code[:, [i ^ 1 for i in range(_D_MODEL)]]
 
 
 # --- the checks: each returns True/False from a computation -------------------------------
