@@ -537,9 +537,7 @@ class Exercise:
         with the ``reference`` for them. A pass is recorded in the learner's progress unless a
         solution cell computed it.
         """
-        if inputs is not None and (self.call_with is None or reference is _ASK_KEY):
-            raise ValueError(f"{self.key}: inputs are for an exercise that asks for a function, "
-                             "with the reference for those inputs")
+        self._check_inputs(inputs, reference)
         if _is_placeholder(answer):
             return CheckResult(False, NOT_ANSWERED, self.title)
         if self.answer_form is not None:
@@ -579,6 +577,13 @@ class Exercise:
             if credit:  # a graded run prints the points (grade); self-study hears no points
                 message += "\nClose: the method is right and one step slipped."
         return CheckResult(False, message + self._hint_offer(), self.title, credit)
+
+    def _check_inputs(self, inputs: tuple[Any, ...] | None, reference: Any) -> None:
+        """Refuse other ``inputs`` unless the exercise asks for a function and a ``reference``
+        for those inputs comes with them."""
+        if inputs is not None and (self.call_with is None or reference is _ASK_KEY):
+            raise ValueError(f"{self.key}: inputs are for an exercise that asks for a function, "
+                             "with the reference for those inputs")
 
     def _diagnosis_only(self, value: Any) -> CheckResult:
         """Without a key: name the known mistake ``value`` equals, and confirm nothing. A
