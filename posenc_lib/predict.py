@@ -17,7 +17,7 @@ import numpy as np
 
 from posenc_lib._record import record_prediction
 
-__all__ = ["Reveal", "compare"]
+__all__ = ["compare"]
 
 _NO_GUESS = "no guess written: write one in the cell above, then rerun this cell"
 

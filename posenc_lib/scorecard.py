@@ -22,7 +22,7 @@ from posenc_lib.learned import learned_table
 from posenc_lib.sinusoidal import sinusoidal_encoding_at
 
 __all__ = ["BIAS_SCHEMES", "COST_SCHEMES", "parameter_count", "CRITERIA", "SCHEMES",
-           "CannotEncode", "Scorecard", "encode", "evaluate", "scorecard"]
+           "CannotEncode", "encode", "evaluate", "scorecard"]
 
 SCHEMES: tuple[str, ...] = (
     "integer", "normalised", "binary", "sinusoidal", "learned", "rope", "alibi",
