@@ -24,28 +24,28 @@ class Mistake:
     wrong: Callable[..., Any]
 
 
-def _same(a: Any, b: Any, rtol: float, atol: float) -> bool:
-    """Whether two results (arrays, numbers, or tuples of them) agree to the tolerances."""
+def _same(a: Any, b: Any) -> bool:
+    """Whether two results (arrays, numbers, or tuples of them) agree: ``numpy.allclose`` with
+    rtol 1e-9 and atol 1e-12."""
     if isinstance(a, tuple) or isinstance(b, tuple):
         return (isinstance(a, tuple) and isinstance(b, tuple) and len(a) == len(b)
-                and all(_same(x, y, rtol, atol) for x, y in zip(a, b, strict=True)))
+                and all(_same(x, y) for x, y in zip(a, b, strict=True)))
     try:
         left, right = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
     except (TypeError, ValueError):
         return False
-    return left.shape == right.shape and bool(np.allclose(left, right, rtol=rtol, atol=atol))
+    return left.shape == right.shape and bool(np.allclose(left, right, rtol=1e-9, atol=1e-12))
 
 
 def _describe(case: Mapping[str, Any]) -> str:
     return ", ".join(f"{key}={np.asarray(value).tolist()!r}"[:60] for key, value in case.items())
 
 
-def _diagnose(got: Any, want: Any, case: Mapping[str, Any], mistakes: Sequence[Mistake],
-              rtol: float, atol: float) -> str:
+def _diagnose(got: Any, want: Any, case: Mapping[str, Any], mistakes: Sequence[Mistake]) -> str:
     """Why ``got`` is not ``want``: a named mistake, a shape, or the largest difference."""
     for mistake in mistakes:
         try:
-            if _same(got, mistake.wrong(**case), rtol, atol):
+            if _same(got, mistake.wrong(**case)):
                 return f"it looks like {mistake.name}"
         except Exception:  # a mistake that cannot run on this case names nothing
             continue
@@ -63,8 +63,8 @@ def _diagnose(got: Any, want: Any, case: Mapping[str, Any], mistakes: Sequence[M
 
 
 def adopt(yours: Callable[..., Any] | None, reference: Callable[..., Any],
-          cases: Sequence[Mapping[str, Any]], *, name: str, mistakes: Sequence[Mistake] = (),
-          rtol: float = 1e-9, atol: float = 1e-12) -> Callable[..., Any]:
+          cases: Sequence[Mapping[str, Any]], *, name: str,
+          mistakes: Sequence[Mistake] = ()) -> Callable[..., Any]:
     """Check the learner's function on every case and return the function the notebook uses.
 
     Parameters
@@ -72,13 +72,12 @@ def adopt(yours: Callable[..., Any] | None, reference: Callable[..., Any],
     yours, reference : callable
         The learner's function (None or NotImplementedError: not written) and the library's.
     cases : sequence of dict
-        Keyword arguments for both functions; every case must agree.
+        Keyword arguments for both functions; every case must agree (``numpy.allclose``, rtol
+        1e-9, atol 1e-12).
     name : str
         What the function computes, used in the messages.
     mistakes : sequence of Mistake
         Common wrong versions, named when the learner's result matches one.
-    rtol, atol : float
-        Tolerances of ``numpy.allclose``.
 
     Returns
     -------
@@ -109,8 +108,8 @@ def adopt(yours: Callable[..., Any] | None, reference: Callable[..., Any],
             print(f"your {name} raised {type(error).__name__} for {_describe(case)}: {error}")
             print(f"{fallback}; fix yours and rerun this cell")
             return reference
-        if not _same(got, want, rtol, atol):
-            why = _diagnose(got, want, case, mistakes, rtol, atol)
+        if not _same(got, want):
+            why = _diagnose(got, want, case, mistakes)
             print(f"your {name} differs from posenc_lib for {_describe(case)}: {why}")
             print(f"{fallback}; fix yours and rerun this cell")
             return reference

@@ -17,7 +17,7 @@ import numpy as np
 
 from posenc_lib._record import record_prediction
 
-__all__ = ["Reveal", "compare"]
+__all__ = ["compare"]
 
 _NO_GUESS = "no guess written: write one in the cell above, then rerun this cell"
 
@@ -36,17 +36,13 @@ class Reveal:
         return self.text
 
 
-def _is_number(x: Any) -> bool:
-    return isinstance(x, numbers.Real) and not isinstance(x, (bool, np.bool_))
-
-
 def _shown(x: Any) -> str:
     """A short text for a value: 4 significant digits for floats, sets sorted."""
     if isinstance(x, (bool, np.bool_)):
         return str(bool(x))
     if isinstance(x, numbers.Integral):
         return str(int(x))
-    if _is_number(x):
+    if isinstance(x, numbers.Real):
         return f"{float(x):.4g}"
     if isinstance(x, Set):
         return "{" + ", ".join(_shown(item) for item in sorted(x, key=repr)) + "}"
@@ -57,7 +53,7 @@ def _shown(x: Any) -> str:
     return repr(x)
 
 
-def _numbers_verdict(guess: Any, value: Any, rtol: float) -> tuple[str, str]:
+def _numbers_verdict(guess: Any, value: Any) -> tuple[str, str]:
     """Verdict and explanation for a numeric guess (a scalar or an array) against the value."""
     want = np.asarray(value, dtype=float)
     try:
@@ -70,7 +66,7 @@ def _numbers_verdict(guess: Any, value: Any, rtol: float) -> tuple[str, str]:
     scale = np.maximum(np.abs(want), np.finfo(float).tiny)
     if np.all(error <= 1e-9 * scale) or np.array_equal(got, want):
         return "right", "exactly right"
-    verdict = "close" if np.all(error <= rtol * scale) else "off"
+    verdict = "close" if np.all(error <= 0.1 * scale) else "off"  # within 10% of the value
     if want.ndim == 0:
         relative = float(error / scale)
         return verdict, f"off by {float(error):.3g} ({relative:.0%} of the value)"
@@ -94,7 +90,7 @@ def _set_verdict(guess: Any, value: Set[Any]) -> tuple[str, str]:
     return "off", "; ".join(parts)
 
 
-def compare(guess: Any, value: Any, *, label: str = "answer", rtol: float = 0.1) -> Reveal:
+def compare(guess: Any, value: Any, *, label: str = "answer") -> Reveal:
     """Show a computed value and, if the learner typed a guess, how far off the guess was.
 
     Parameters
@@ -104,8 +100,6 @@ def compare(guess: Any, value: Any, *, label: str = "answer", rtol: float = 0.1)
     value : object
         A number, an array of numbers, a bool, a set or a string.
     label : str, default "answer"
-    rtol : float, default 0.1
-        Relative distance within which a numeric guess is "close".
 
     Returns
     -------
@@ -113,8 +107,8 @@ def compare(guess: Any, value: Any, *, label: str = "answer", rtol: float = 0.1)
 
     Notes
     -----
-    Numbers are compared entry by entry by ``|guess - value| / |value|``; a bool or a string
-    (ignoring case and spaces) must be equal; a set must have the same items.
+    Numbers are compared entry by entry by ``|guess - value| / |value|``, "close" up to 0.1; a
+    bool or a string (ignoring case and spaces) must be equal; a set must have the same items.
 
     Examples
     --------
@@ -143,10 +137,7 @@ def compare(guess: Any, value: Any, *, label: str = "answer", rtol: float = 0.1)
     elif isinstance(value, Set):
         verdict, why = _set_verdict(guess, value)
     else:
-        verdict, why = _numbers_verdict(guess, value, rtol)
-    if verdict == "right":
-        line = f"your guess: {_shown(guess)} (right)"
-    else:
-        line = f"your guess: {_shown(guess)} ({verdict}: {why})"
+        verdict, why = _numbers_verdict(guess, value)
+    detail = "right" if verdict == "right" else f"{verdict}: {why}"
     record_prediction(label)  # progress() counts it; never raises
-    return Reveal(label, value, guess, verdict, f"{shown}\n{line}")
+    return Reveal(label, value, guess, verdict, f"{shown}\nyour guess: {_shown(guess)} ({detail})")

@@ -11,25 +11,24 @@ from __future__ import annotations
 import html
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-from posenc_lib._checks import check_choice, check_even, check_int
+from posenc_lib._checks import check_choice, check_int
 from posenc_lib.bias import alibi_bias, shaw_relative_index, t5_relative_position_bucket
 from posenc_lib.binary import binary_table
 from posenc_lib.learned import learned_table
 from posenc_lib.sinusoidal import sinusoidal_encoding_at
 
 __all__ = ["BIAS_SCHEMES", "COST_SCHEMES", "parameter_count", "CRITERIA", "SCHEMES",
-           "CannotEncode", "Scorecard", "encode", "evaluate", "scorecard"]
+           "CannotEncode", "encode", "evaluate", "scorecard"]
 
 SCHEMES: tuple[str, ...] = (
     "integer", "normalised", "binary", "sinusoidal", "learned", "rope", "alibi",
 )  # fmt: skip
 BIAS_SCHEMES: tuple[str, ...] = ("shaw", "t5")  # learned offset terms, rows of notebook 07
-_SHAW_K = 16  # Shaw's clipping distance k, as in the cost table
+_SHAW_K, _T5_BUCKETS = 16, 32  # Shaw's clipping k and T5's buckets B, as in the cost table
 
 CRITERIA: dict[str, str] = {
     "unique": "every position gets its own code",
@@ -49,8 +48,7 @@ class CannotEncode(ValueError):
 
 
 def encode(scheme: str, positions: Iterable[int], *, sentence_length: int | None = None,
-           trained_length: int = _LENGTH, d_model: int = _D_MODEL,
-           seed: int = 0) -> NDArray[np.float64]:
+           trained_length: int = _LENGTH, seed: int = 0) -> NDArray[np.float64]:
     """Codes of ``positions`` under ``scheme`` for a model built for ``trained_length`` tokens.
 
     Parameters
@@ -60,8 +58,9 @@ def encode(scheme: str, positions: Iterable[int], *, sentence_length: int | None
     positions : iterable of int
     sentence_length : int, optional
         The normalised index's divisor + 1; defaults to the largest position + 1.
-    trained_length, d_model, seed : int
-        Bits of the binary code and rows of the learned table; width; the table's seed.
+    trained_length, seed : int
+        Bits of the binary code and rows of the learned table; the table's seed (the width is
+        16).
 
     Returns
     -------
@@ -84,7 +83,6 @@ def encode(scheme: str, positions: Iterable[int], *, sentence_length: int | None
     """
     scheme = check_choice("scheme", scheme, SCHEMES[:-1])
     trained_length = check_int("trained_length", trained_length, minimum=2)
-    d_model = check_even("d_model", d_model)
     pos = np.asarray([check_int("positions", p, minimum=0) for p in positions], dtype=np.int64)
     if sentence_length is None:
         sentence_length = int(pos.max(initial=0)) + 1
@@ -101,15 +99,15 @@ def encode(scheme: str, positions: Iterable[int], *, sentence_length: int | None
     if scheme == "learned":
         if pos.max(initial=0) >= trained_length:
             raise CannotEncode(f"the learned table has rows for positions below {trained_length}")
-        return learned_table(trained_length, d_model, seed=seed)[pos]
-    code = sinusoidal_encoding_at(pos, d_model)
+        return learned_table(trained_length, _D_MODEL, seed=seed)[pos]
+    code = sinusoidal_encoding_at(pos, _D_MODEL)
     # rope rotates pair i by pos*theta_i: (cos, sin) = (PE[2i+1], PE[2i])
-    return code if scheme == "sinusoidal" else code[:, [i ^ 1 for i in range(d_model)]]
+    return code if scheme == "sinusoidal" else code[:, [i ^ 1 for i in range(_D_MODEL)]]
 
 
 # --- the checks: each returns True/False from a computation -------------------------------
-# ``codes(positions, sentence_length, trained_length)`` is one scheme's encode function.
-_Codes = Callable[[Sequence[int], int, int], NDArray[np.float64]]
+# ``codes(positions, sentence_length, trained_length[, seed])`` is one scheme's encode function.
+_Codes = Callable[..., NDArray[np.float64]]
 
 
 def _check_unique(codes: _Codes) -> bool:
@@ -132,10 +130,10 @@ def _check_bounded(codes: _Codes) -> bool:
     return bool(large <= 2 * small)
 
 
-def _check_deterministic(codes: _Codes, codes_other_seed: _Codes) -> bool:
-    """Two independent builds (different random seeds) give identical codes."""
-    first = codes(range(_LENGTH), _LENGTH, _LENGTH)
-    return bool(np.array_equal(first, codes_other_seed(range(_LENGTH), _LENGTH, _LENGTH)))
+def _check_deterministic(codes: _Codes) -> bool:
+    """Two independent builds (random seeds 0 and 1) give identical codes."""
+    first, other = (codes(range(_LENGTH), _LENGTH, _LENGTH, seed) for seed in (0, 1))
+    return bool(np.array_equal(first, other))
 
 
 def check_extends(codes: _Codes, *, per_dimension: bool = False) -> bool:
@@ -240,17 +238,16 @@ def evaluate(scheme: str, *, per_dimension: bool = False) -> dict[str, bool]:
     if scheme == "alibi" or scheme in BIAS_SCHEMES:
         return _offset_row(scheme)
 
-    def codes(positions: Sequence[int], sentence: int, trained: int) -> NDArray[np.float64]:
-        return encode(scheme, positions, sentence_length=sentence, trained_length=trained)
-
-    def codes_other_seed(positions: Sequence[int], sentence: int, trained: int) -> NDArray[Any]:
-        return encode(scheme, positions, sentence_length=sentence, trained_length=trained, seed=1)
+    def codes(positions: Sequence[int], sentence: int, trained: int,
+              seed: int = 0) -> NDArray[np.float64]:
+        return encode(scheme, positions, sentence_length=sentence, trained_length=trained,
+                      seed=seed)
 
     return {
         "unique": _check_unique(codes),
         "length-free": _check_length_free(codes),
         "bounded": _check_bounded(codes),
-        "deterministic": _check_deterministic(codes, codes_other_seed),
+        "deterministic": _check_deterministic(codes),
         "extends": check_extends(codes, per_dimension=per_dimension),
         "relative": _check_relative(codes),
     }
@@ -328,8 +325,8 @@ COST_SCHEMES: tuple[str, ...] = ("none", "sinusoidal", "learned", "shaw", "t5", 
 """The schemes :func:`parameter_count` knows, in the order of notebook 07's cost table."""
 
 
-def parameter_count(scheme: str, *, d_model: int, n_heads: int, n_layers: int, max_positions: int,
-                    num_buckets: int = 32, max_relative_position: int = 16) -> int:
+def parameter_count(scheme: str, *, d_model: int, n_heads: int, n_layers: int,
+                    max_positions: int) -> int:
     """Number of learned parameters a position scheme adds to a Transformer.
 
     Parameters
@@ -337,8 +334,6 @@ def parameter_count(scheme: str, *, d_model: int, n_heads: int, n_layers: int, m
     scheme : one of :data:`COST_SCHEMES`
     d_model, n_heads, n_layers, max_positions : int
         Width (a multiple of ``n_heads``), heads, layers, rows of a learned table.
-    num_buckets, max_relative_position : int, default 32 and 16
-        T5's buckets ``B``; Shaw's clipping distance ``k``.
 
     Returns
     -------
@@ -347,7 +342,8 @@ def parameter_count(scheme: str, *, d_model: int, n_heads: int, n_layers: int, m
     Notes
     -----
     ``P_learned = L_max d``, ``P_Shaw = 2 (2k + 1) (d / H) N`` (key and value tables per layer),
-    ``P_T5 = B H`` (one table per stack); 0 for the others.
+    ``P_T5 = B H`` (one table per stack), with T5's B = 32 buckets and Shaw's clipping distance
+    k = 16; 0 for the others.
 
     Examples
     --------
@@ -360,8 +356,6 @@ def parameter_count(scheme: str, *, d_model: int, n_heads: int, n_layers: int, m
     n_heads = check_int("n_heads", n_heads)
     n_layers = check_int("n_layers", n_layers)
     max_positions = check_int("max_positions", max_positions)
-    num_buckets = check_even("num_buckets", num_buckets, minimum=4)
-    k = check_int("max_relative_position", max_relative_position)
     if d_model % n_heads:
         raise ValueError(f"d_model must be a multiple of n_heads={n_heads}; got {d_model}")
     if scheme == "learned":
@@ -369,8 +363,8 @@ def parameter_count(scheme: str, *, d_model: int, n_heads: int, n_layers: int, m
         return max_positions * d_model
     if scheme == "shaw":
         # P = 2 (2k + 1) d_head N
-        return 2 * (2 * k + 1) * (d_model // n_heads) * n_layers
+        return 2 * (2 * _SHAW_K + 1) * (d_model // n_heads) * n_layers
     if scheme == "t5":
         # P = B H
-        return num_buckets * n_heads
+        return _T5_BUCKETS * n_heads
     return 0

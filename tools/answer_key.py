@@ -38,7 +38,12 @@ from posenc_lib.attention import (  # noqa: E402
     self_attention,
     word_order_model,
 )
-from posenc_lib.bias import alibi_bias, alibi_slopes, t5_relative_position_bucket  # noqa: E402
+from posenc_lib.bias import (  # noqa: E402
+    alibi_bias,
+    alibi_slopes,
+    relative_position_matrix,
+    t5_relative_position_bucket,
+)
 from posenc_lib.binary import binary_table, hamming_distance  # noqa: E402
 from posenc_lib.exercises import (  # noqa: E402
     _data,
@@ -64,8 +69,11 @@ from posenc_lib.frequencies import (  # noqa: E402
 )
 from posenc_lib.lab.results import bootstrap_interval, mean_curves, summary  # noqa: E402
 from posenc_lib.lab.results import load as load_results  # noqa: E402
+from posenc_lib.model_pairs import UNROTATED_KINDS, config_layer_kinds  # noqa: E402
+from posenc_lib.models import rope_frequencies_from_config  # noqa: E402
 from posenc_lib.precision import round_to_bfloat16  # noqa: E402
-from posenc_lib.rope import apply_rope  # noqa: E402
+from posenc_lib.presets import PRESETS  # noqa: E402
+from posenc_lib.rope import apply_rope, relative_scores, rotate_interleaved  # noqa: E402
 from posenc_lib.rope_variants import mrope_image_positions  # noqa: E402
 from posenc_lib.scaling import (  # noqa: E402
     llama3_inv_freq,
@@ -73,9 +81,10 @@ from posenc_lib.scaling import (  # noqa: E402
     rope_frequencies,
     yarn_inv_freq,
 )
-from posenc_lib.shift import fit_linear_map  # noqa: E402
+from posenc_lib.shift import fit_linear_map, shift_matrix  # noqa: E402
 from posenc_lib.sinusoidal import (  # noqa: E402
     encoding_from_frequencies,
+    sinusoidal_encoding,
     sinusoidal_encoding_at,
     tensor2tensor_frequencies,
 )
@@ -407,6 +416,54 @@ def far_keys(length: int, bidirectional: bool = False) -> int:
     return int(np.count_nonzero(buckets == buckets[0]))
 
 
+def half_norms(position: int, d_model: int) -> np.ndarray:
+    """03.half_norms: the norms of the sine columns and of the cosine columns of PE(position)."""
+    row = sinusoidal_encoding_at([position], d_model)[0]
+    return np.array([np.linalg.norm(row[0::2]), np.linalg.norm(row[1::2])])
+
+
+def offset_only(matrix: np.ndarray) -> bool:
+    """03.offset_only: whether ``matrix[a, b]`` equals ``matrix[a + 1, b + 1]`` everywhere."""
+    return bool(np.allclose(matrix[1:, 1:], matrix[:-1, :-1], atol=1e-9))
+
+
+def row_form_position(start: int, a: int, b: int) -> int:
+    """04.row_form_position: the position nearest to PE(start) @ M_a @ M_a @ M_b^T (d = 16)."""
+    row = sinusoidal_encoding_at([start], 16)[0]
+    vector = row @ shift_matrix(a, 16) @ shift_matrix(a, 16) @ shift_matrix(b, 16).T
+    return int(np.argmin(np.linalg.norm(sinusoidal_encoding(128, 16) - vector, axis=1)))
+
+
+def direction_ratio(k_of_q: str) -> float:
+    """05.direction: s(-r) / s(r) for a fixed random q, with k = q, -q or rot(q) (the quarter
+    turn of q)."""
+    q = np.random.default_rng(3).normal(size=8)
+    k = {"q": q, "-q": -q, "rot(q)": rotate_interleaved(q)}[k_of_q]
+    backward, forward = relative_scores(q, k, [-3, 3], inverse_frequencies(8))
+    return float(backward / forward)
+
+
+def key_minus_query(matrices: list[np.ndarray]) -> np.ndarray:
+    """07.t5_direction: whether each of ``matrices`` holds T5's buckets of key minus query, in
+    either mode."""
+    rel = relative_position_matrix(matrices[0].shape[0])
+    return np.array([any(np.array_equal(m, t5_relative_position_bucket(rel, bidirectional=mode))
+                         for mode in (True, False)) for m in matrices])
+
+
+def frequencies_change(preset: str, short: int = 1024, long: int = 131072) -> bool:
+    """09.cache_survives: whether a preset's frequencies (or attention factor) differ between
+    the two lengths, for every kind of layer that rotates."""
+    config = PRESETS[preset]
+    rotary = [kind for kind in config_layer_kinds(config) if kind not in UNROTATED_KINDS]
+    for layer_type in rotary if len(rotary) > 1 else [None] * len(rotary):  # Kimi Linear: none
+        before = rope_frequencies_from_config(config, seq_len=short, layer_type=layer_type)
+        after = rope_frequencies_from_config(config, seq_len=long, layer_type=layer_type)
+        if not (np.array_equal(before[0], after[0]) and before[1] == after[1]):
+            return True
+    return False
+
+
 STORED_MISTAKES: dict[str, Callable[[], Any]] = {
     "01.gray_offsets": lambda: sorted(consistent_offsets(gray=False)),
     "04.previous_sines": lambda: two_token_map(4),
@@ -453,10 +510,8 @@ EXPECTED: dict[str, Callable[[], Any]] = {
     "02.float16_lost_pairs": lambda: lost_pairs(base=float(nb02._LOST["base"])),
     "02.checkpoint_layout": _posed_checkpoint,
     "02.decode_position": lambda: np.array(DECODE_POSITIONS),
-    "03.half_norms": lambda: nb03._half_norms(0, nb03._HALVES["d"]),
-    "03.offset_only": lambda: (
-        np.array([nb03._toeplitz(m) for m in nb03.score_candidates().values()])
-    ),
+    "03.half_norms": lambda: half_norms(0, nb03._HALVES["d"]),
+    "03.offset_only": lambda: np.array([offset_only(m) for m in nb03.score_candidates().values()]),
     "03.no_bounce": lambda: True,
     "03.min_width": lambda: min_width(float(nb03._WIDTH["base"]), 1000),
     "03.flat_columns": lambda: count_flat(100, nb03._FLAT["d"], 0.01),
@@ -464,7 +519,8 @@ EXPECTED: dict[str, Callable[[], Any]] = {
     "04.concat_shift": lambda: (  # the interleaved M_k with rows and columns in [sin | cos] order
         nb04.shift_matrix(nb04._CONCAT["k"], 8)[np.ix_(split_permutation(8),
                                                        split_permutation(8))]),
-    "04.row_form_position": lambda: nb04._nearest_position(nb04._row_form_vector(), 16, 128),
+    "04.row_form_position": lambda: row_form_position(
+        *(nb04._ROW_FORM[name] for name in ("start", "a", "b"))),
     "04.forward_head": lambda: True,
     "04.previous_sines": lambda: two_token_map(nb04._SHIFT["k"]),
     "05.base_for_context": lambda: nb05._smallest_base(128, nb05._CONTEXT["context"], np.pi),
@@ -472,7 +528,7 @@ EXPECTED: dict[str, Callable[[], Any]] = {
     "05.half_matrix": lambda: nb05.rope_matrix(nb05._HALF_SPLIT["m"], nb05.inverse_frequencies(6),
                                                pairing='half'),
     "05.key_position": lambda: _posed_rotation()[1],
-    "05.direction": lambda: np.array([nb05._ratio(nb05._CASES[case])
+    "05.direction": lambda: np.array([direction_ratio(nb05._CASES[case])
                                       for case in ("first", "second")]),
     "06.ramp_bounds": lambda: np.array(nb06.yarn_correction_range(128, 10000.0, nb06._LONGER["L"])),
     "06.yarn_ratios": lambda: nb06._yarn_head_ratio(partial(yarn_inv_freq, truncate=False)),
@@ -488,7 +544,7 @@ EXPECTED: dict[str, Callable[[], Any]] = {
         nb07._starts(nb07.t5_relative_position_bucket(
             -nb07._DISTANCES, bidirectional=False, max_distance=nb07._DECODER["max_distance"]))
     ),
-    "07.t5_direction": lambda: nb07._right_order(nb07.bucket_matrices()),
+    "07.t5_direction": lambda: key_minus_query(nb07.bucket_matrices()),
     "07.alibi_local_heads": lambda: (
         nb07._local(nb07.alibi_weights_by_distance(nb07._LOCAL_HEADS, nb07._CONTEXT))
     ),
@@ -512,7 +568,7 @@ EXPECTED: dict[str, Callable[[], Any]] = {
     "09.mrope_positions": lambda: mrope_image_positions(
         *(nb09._MROPE[k] for k in ("before", "rows", "cols", "after"))),
     "09.cache_survives": lambda: {name for name in nb09._STALE["models"]
-                                  if nb09._frequencies_change(name)},
+                                  if frequencies_change(name)},
     "10.turning_pairs": lambda: int(np.count_nonzero(lab_turns(nb10._COVERED["length"]) >= 1)),
     "10.break_position": lambda: first_below(mean_curve("t5"), nb10._BREAK["threshold"],
                                               LAB_TRAINED),

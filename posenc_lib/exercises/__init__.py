@@ -34,14 +34,14 @@ from posenc_lib.exercises._core import (
 )
 from posenc_lib.exercises._progress import progress
 
-NOTEBOOK_MODULES = (nb00, nb01, nb02, nb03, nb04, nb05, nb06, nb07, nb08, nb09, nb10, nb11)
+_NOTEBOOK_MODULES = (nb00, nb01, nb02, nb03, nb04, nb05, nb06, nb07, nb08, nb09, nb10, nb11)
 """The exercise module of every notebook, in course order."""
 
-__all__ = ["KINDS", "LEVELS", "NOTEBOOK_MODULES", "NOT_ANSWERED", "CheckResult", "Exercise",
+__all__ = ["KINDS", "LEVELS", "NOT_ANSWERED", "CheckResult", "Exercise",
            "Mistake", "Shortcut", "all_exercises", "progress"]
 
 
 def all_exercises() -> dict[str, Exercise]:
     """Return every exercise of the course by key ("02.half_turns"), in notebook order."""
-    return {value.key: value for module in NOTEBOOK_MODULES for value in vars(module).values()
+    return {value.key: value for module in _NOTEBOOK_MODULES for value in vars(module).values()
             if isinstance(value, Exercise)}

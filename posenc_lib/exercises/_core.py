@@ -21,7 +21,7 @@ import numbers
 import re
 import textwrap
 import types
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Sequence, Set
 from dataclasses import InitVar, dataclass, field, replace
 from typing import Any
 
@@ -198,11 +198,6 @@ def _compare_choice(
     return True, "The choice and the evidence that decides it are right."
 
 
-def _compare_text(answer: Any, expected: str, rtol: float, atol: float) -> tuple[bool, str]:
-    ok = isinstance(answer, str) and answer.strip().lower() == expected.strip().lower()
-    return ok, ("The text matches." if ok else f"{answer!r} is not right.")
-
-
 def _compare_bool(answer: Any, expected: bool, rtol: float, atol: float) -> tuple[bool, str]:
     if not isinstance(answer, (bool, np.bool_)):
         return False, f"Expected True or False; got {answer!r}."
@@ -210,7 +205,7 @@ def _compare_bool(answer: Any, expected: bool, rtol: float, atol: float) -> tupl
     return ok, ("Right." if ok else f"{answer!r} is not right.")
 
 
-def _compare_set(answer: Any, expected: set[Any], rtol: float, atol: float) -> tuple[bool, str]:
+def _compare_set(answer: Any, expected: Set[Any], rtol: float, atol: float) -> tuple[bool, str]:
     """A collection of items: how many should not be there and how many are missing."""
     try:
         got = set(answer)
@@ -225,31 +220,24 @@ def _compare_set(answer: Any, expected: set[Any], rtol: float, atol: float) -> t
     return False, " and ".join(w for w in wrong if not w.startswith("0 ")) + "."
 
 
-def _compare_integer(answer: Any, expected: int, rtol: float, atol: float) -> tuple[bool, str]:
-    if isinstance(answer, (bool, np.bool_)) or not isinstance(answer, numbers.Real):
-        return False, f"Expected a whole number; got {answer!r}."
-    ok = math.isfinite(float(answer)) and float(answer) == float(expected)
-    return ok, ("Right number." if ok else f"{answer!r} is not right.")
-
-
-_COMPARERS: tuple[tuple[type | tuple[type, ...], Callable[..., tuple[bool, str]]], ...] = (
-    (str, _compare_text),
-    (bool, _compare_bool),  # before int: a bool is an int
-    ((set, frozenset), _compare_set),
-    (numbers.Integral, _compare_integer),
-)
-"""The comparison for each kind of expected value; anything else is compared as real numbers."""
-
-
 def _compare(answer: Any, expected: Any, rtol: float, atol: float) -> tuple[bool, str]:
     """Compare by the kind of the expected value: (choice, evidence), text, truth value, set,
     whole number, or real numbers. Returns (passed, message)."""
     if isinstance(expected, tuple) and len(expected) == 2 and isinstance(expected[0], str):
         return _compare_choice(answer, expected, rtol, atol)
-    for kind, compare in _COMPARERS:
-        if isinstance(expected, kind):
-            return compare(answer, expected, rtol, atol)
-    return _compare_array(answer, expected, rtol, atol)
+    if isinstance(expected, str):
+        ok = isinstance(answer, str) and answer.strip().lower() == expected.strip().lower()
+        return ok, ("The text matches." if ok else f"{answer!r} is not right.")
+    if isinstance(expected, bool):  # before the whole numbers: a bool is an int
+        return _compare_bool(answer, expected, rtol, atol)
+    if isinstance(expected, (set, frozenset)):
+        return _compare_set(answer, expected, rtol, atol)
+    if not isinstance(expected, numbers.Integral):
+        return _compare_array(answer, expected, rtol, atol)
+    if isinstance(answer, (bool, np.bool_)) or not isinstance(answer, numbers.Real):
+        return False, f"Expected a whole number; got {answer!r}."
+    ok = math.isfinite(float(answer)) and float(answer) == float(expected)
+    return ok, ("Right number." if ok else f"{answer!r} is not right.")
 
 
 def _nan_match(value: Any, wrong: Any, rtol: float, atol: float) -> bool:
@@ -301,13 +289,6 @@ def _shell() -> Any:
     return get_ipython()
 
 
-def _executed_cells() -> list[str]:
-    shell = _shell()
-    if shell is None:
-        return []
-    return [cell for cell in shell.user_ns.get("In", []) if isinstance(cell, str)]
-
-
 def _may_record(cell: str | None) -> bool:
     """Whether a pass counts: never from a solution cell; outside IPython always; inside IPython
     only when the defining cell was found (nbval keeps no input history)."""
@@ -332,7 +313,10 @@ def defining_cell(name: str, cells: Sequence[str] | None = None) -> str | None:
 
     ``cells`` are cell inputs, oldest first; by default the cells run so far in the kernel.
     """
-    for cell in reversed(list(_executed_cells() if cells is None else cells)):
+    if cells is None:
+        shell = _shell()
+        cells = [] if shell is None else shell.user_ns.get("In", [])
+    for cell in reversed([cell for cell in cells if isinstance(cell, str)]):
         if _defines(cell, name):
             return cell
     return None

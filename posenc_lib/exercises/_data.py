@@ -8,16 +8,24 @@ Notebooks: 02_sinusoidal_formula, 05_rope, 06_context_extension, 10_length_gener
 """
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+from posenc_lib.exercises._core import while_posed
 
 HIDDEN_DATA: dict[str, list[Any]] = json.loads(
     Path(__file__).with_name("_data.json").read_text(encoding="utf-8"))
 """The numbers, by exercise key."""
 
 
-def stored_mistake(key: str, index: int, posed: Any = None, own: Any = None) -> Any:
-    """Known mistake ``index`` of exercise ``key``, as tools/answer_key.py stored it; None (no
-    mistake known, so none is named) when the exercise is ``posed`` with other values than the
-    notebook's ``own``, for which the stored value was made (a graded release's draw)."""
-    return None if posed != own else HIDDEN_DATA[key][index]
+def stored_mistake(key: str, index: int, params: dict[str, Any] | None = None
+                   ) -> Callable[[], Any]:
+    """A :class:`Mistake`'s ``value``: known mistake ``index`` of exercise ``key``, as
+    tools/answer_key.py stored it for the values ``params`` holds now (the notebook's); with
+    ``params``, None (no mistake named) once a graded release poses others (``while_posed``)."""
+
+    def value() -> Any:
+        return HIDDEN_DATA[key][index]
+
+    return value if params is None else while_posed(params, value)

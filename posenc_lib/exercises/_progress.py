@@ -7,6 +7,7 @@ Notebooks: 00_why_position to 11_figure_gallery (``progress()`` in any of them).
 from __future__ import annotations
 
 import html
+from collections import Counter
 from dataclasses import dataclass
 
 from posenc_lib._record import read_record
@@ -48,11 +49,7 @@ def progress() -> ProgressTable:
 
     record = read_record()
     passed = {str(key) for key in record["passed"]}
-    totals: dict[str, list[int]] = {}
-    for key in all_exercises():
-        notebook = key.split(".", 1)[0]
-        counts = totals.setdefault(notebook, [0, 0])
-        counts[1] += 1
-        counts[0] += key in passed
-    return ProgressTable([(nb, done, total) for nb, (done, total) in sorted(totals.items())],
+    totals = Counter(key.split(".", 1)[0] for key in all_exercises())
+    done = Counter(key.split(".", 1)[0] for key in all_exercises() if key in passed)
+    return ProgressTable([(nb, done[nb], total) for nb, total in sorted(totals.items())],
                          predicted=len(record.get("predicted", [])))

@@ -190,8 +190,7 @@ causal_twins = Exercise(
 
 _LAYERS = {"names": ("row_mlp", "attention", "attention_plus_index", "causal_attention",
                      "running_mean", "centre", "sort_rows", "pool_broadcast")}
-"""00.equivariant_layers: the eight layers :func:`layers` returns (a graded release may pose
-others: ``use``)."""
+"""00.equivariant_layers: the eight layers :func:`layers` returns."""
 
 
 def layers() -> dict[str, Callable[[NDArray[np.float64]], NDArray[np.float64]]]:

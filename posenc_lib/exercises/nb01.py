@@ -17,7 +17,7 @@ from posenc_lib.exercises._data import HIDDEN_DATA
 __all__ = ["carry_flips", "gray_cousin", "gray_offsets", "ternary_periods"]
 
 _CARRY = {"positions": (23, 47, 63, 95)}
-"""The positions p of 01.carry_flips (a graded release may pose others: ``use``)."""
+"""The positions p of 01.carry_flips."""
 
 
 carry_flips = Exercise(
@@ -51,7 +51,7 @@ carry_flips = Exercise(
 
 _TERNARY: dict[str, Any] = {"digits": 5, "word": "five", "last": 242}
 """01.ternary_periods: the number of base-3 digits (in words too), positions 0 .. last =
-3**digits - 1 (a graded release may pose another count: ``use``)."""
+3**digits - 1."""
 
 
 def _binary_periods() -> NDArray[np.int64]:
@@ -80,7 +80,7 @@ ternary_periods = Exercise(
         Mistake("the binary rule 'period = 2 x the time a digit stays put' (2 * 256 / flips): a "
                 "base-3 digit changes three times per period, not twice",
                 lambda right: 2 * (np.asarray(right) // 3), from_answer=True),
-        Mistake("the periods of a binary counter, 2**(k+1)", lambda: _binary_periods()),
+        Mistake("the periods of a binary counter, 2**(k+1)", _binary_periods),
         Mistake("the columns in the order least significant digit first",
                 lambda right: right[::-1], credit=0.5, from_answer=True),
     ),

@@ -21,7 +21,7 @@ _LIBRARY_ENCODING = (r"\b(sinusoidal_encoding\w*|encoding_from_frequencies|inver
 
 _SLOW_D = 8
 _SLOW = {"pos": 2500}
-"""02.slow_pair: the position (a graded release may pose another: ``use``)."""
+"""02.slow_pair: the position."""
 
 
 def _last_pair(theta: float, cos_theta: float | None = None) -> NDArray[np.float64]:
@@ -64,7 +64,6 @@ slow_pair = Exercise(
 
 _HALF = {"d": 128, "pairs": 32, "eighth": 16}
 """02.half_turns: d_model, half of its pairs, and d_model / 8 (half of the dimensions' pairs)."""
-_HALF_OWN = dict(_HALF)
 
 half_turns = Exercise(
     key="02.half_turns", answer_name="n_tokens", level="core", kind="derivation", minutes=10,
@@ -84,11 +83,10 @@ half_turns = Exercise(
         Mistake("L steps instead of L - 1 (L tokens are L - 1 steps apart)",
                 lambda right: right - 1, credit=0.5, from_answer=True),
         Mistake("half of the dimensions ({pairs} dimensions are {eighth} pairs) instead of half of "
-                "the pairs", lambda: stored_mistake("02.half_turns", 0, _HALF, _HALF_OWN)),
+                "the pairs", stored_mistake("02.half_turns", 0, _HALF)),
         Mistake("one pair too many: pairs 0 .. {pairs} (the pair index starts at 0)",
-                lambda: stored_mistake("02.half_turns", 1, _HALF, _HALF_OWN)),
-        Mistake("base 1000 instead of 10000",
-                lambda: stored_mistake("02.half_turns", 2, _HALF, _HALF_OWN)),
+                stored_mistake("02.half_turns", 1, _HALF)),
+        Mistake("base 1000 instead of 10000", stored_mistake("02.half_turns", 2, _HALF)),
     ),
 )
 
@@ -114,7 +112,7 @@ float16_lost_pairs = Exercise(
         Mistake("counting dimensions (2 per pair) instead of pairs",
                 lambda right: 2 * right, credit=0.5, from_answer=True),
         Mistake("the threshold of float32 (3.4e38) or base 10000: then nothing overflows",
-                lambda: stored_mistake("02.float16_lost_pairs", 0)),
+                stored_mistake("02.float16_lost_pairs", 0)),
         Mistake("the pairs that keep their frequency instead of the ones that lose it",
                 lambda right: 64 - right, from_answer=True),
     ),
@@ -126,8 +124,8 @@ float16_lost_pairs = Exercise(
 )
 
 _CHECKPOINT_N, _CHECKPOINT_D = 40, 24
-_LAYOUTS = ("interleaved", "concat")
-_SPACINGS = ("paper", "t2t")
+_OTHER = {"interleaved": "concat", "concat": "interleaved", "paper": "t2t", "t2t": "paper"}
+"""The other option of each layout and of each spacing."""
 
 
 _CHECKPOINT = {"table": tuple(HIDDEN_DATA["02.checkpoint_layout"])}
@@ -143,19 +141,14 @@ def checkpoint_table() -> NDArray[np.float64]:
     return np.array(_CHECKPOINT["table"]).reshape(_CHECKPOINT_N, _CHECKPOINT_D)
 
 
-def _other(option: str, options: tuple[str, str]) -> str:
-    """The option of ``options`` that ``option`` is not."""
-    return options[1] if option == options[0] else options[0]
-
-
 def _relabel(right: tuple[str, float], layout: bool, spacing: bool) -> tuple[str, float]:
     """The right answer ``(f"{layout}-{spacing}", evidence)`` with its layout, its spacing or
     both replaced by the other option, the evidence kept: a wrong choice from right evidence."""
     chosen_layout, chosen_spacing = right[0].split("-", 1)
     if layout:
-        chosen_layout = _other(chosen_layout, _LAYOUTS)
+        chosen_layout = _OTHER[chosen_layout]
     if spacing:
-        chosen_spacing = _other(chosen_spacing, _SPACINGS)
+        chosen_spacing = _OTHER[chosen_spacing]
     return f"{chosen_layout}-{chosen_spacing}", right[1]
 
 

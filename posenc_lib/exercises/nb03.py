@@ -23,15 +23,8 @@ from posenc_lib.sinusoidal import (
 __all__ = ["half_norms", "offset_only", "no_bounce", "min_width", "flat_columns"]
 
 
-def _half_norms(position: int, d_model: int) -> np.ndarray:
-    """Norms of the sine columns and of the cosine columns of PE(position), measured."""
-    row = sinusoidal_encoding_at([position], d_model)[0]
-    return np.array([np.linalg.norm(row[0::2]), np.linalg.norm(row[1::2])])
-
-
 _HALVES = {"d": 96, "columns": 48}
-"""03.half_norms: d_model, and the columns of each half, d_model / 2 (a graded release may pose
-another d_model: ``use``)."""
+"""03.half_norms: d_model, and the columns of each half, d_model / 2."""
 
 
 half_norms = Exercise(
@@ -66,8 +59,8 @@ half_norms = Exercise(
 
 
 _OFFSET: dict[str, Any] = {"order": (0, 1, 2, 3), "shift": 3, "seed": 7}
-"""03.offset_only: the order in which the four matrices come, the shift of the third and the seed
-of the random tables (a graded release may pose others: ``use``)."""
+"""03.offset_only: the order in which the four matrices come, the shift of the third and the seed of
+the random tables."""
 
 
 def score_candidates() -> dict[str, np.ndarray]:
@@ -86,11 +79,6 @@ def score_candidates() -> dict[str, np.ndarray]:
         ("(e + p)(e + p)^T", words @ words.T),
     ]
     return dict(matrices[i] for i in _OFFSET["order"])
-
-
-def _toeplitz(matrix: np.ndarray) -> bool:
-    """Whether ``matrix[a, b]`` equals ``matrix[a + 1, b + 1]`` everywhere (to rounding)."""
-    return bool(np.allclose(matrix[1:, 1:], matrix[:-1, :-1], atol=1e-9))
 
 
 offset_only = Exercise(
@@ -208,7 +196,6 @@ no_bounce = PropertyExercise(
 
 _WIDTH = {"base": 100000}
 """03.min_width: the base of the encoding."""
-_WIDTH_OWN = dict(_WIDTH)
 
 min_width = Exercise(
     key="03.min_width", answer_name="min_width", level="challenge", kind="derivation", minutes=15,
@@ -225,19 +212,17 @@ min_width = Exercise(
     objective="Shows that uniqueness has a margin that needs enough dimensions: finds the "
     "narrowest encoding whose closest pair of positions are neighbours.",
     mistakes=(
-        Mistake("base 10000 instead of {base}",
-                lambda: stored_mistake("03.min_width", 0, _WIDTH, _WIDTH_OWN)),
+        Mistake("base 10000 instead of {base}", stored_mistake("03.min_width", 0, _WIDTH)),
         Mistake("the number of pairs d/2 instead of d_model",
                 lambda right: right // 2, from_answer=True),
         Mistake("exponent i/d instead of 2i/d in the frequencies",
-                lambda: stored_mistake("03.min_width", 1, _WIDTH, _WIDTH_OWN)),
+                stored_mistake("03.min_width", 1, _WIDTH)),
     ),
 )
 
 
 _FLAT = {"d": 1024}
 """03.flat_columns: the width of the encoding."""
-_FLAT_OWN = dict(_FLAT)
 
 flat_columns = Exercise(
     key="03.flat_columns", answer_name="n_flat", level="challenge", kind="explanation", minutes=20,
@@ -257,7 +242,7 @@ flat_columns = Exercise(
     mistakes=(
         Mistake("only the first and last positions compared: a fast column that turns full "
                 "circles also ends near where it started",
-                lambda: stored_mistake("03.flat_columns", 0, _FLAT, _FLAT_OWN)),
+                stored_mistake("03.flat_columns", 0, _FLAT)),
         Mistake("the sine columns counted like the cosine ones (a slow sine moves by about x, not "
                 "x^2/2)", lambda right: 2 * right, from_answer=True),
     ),

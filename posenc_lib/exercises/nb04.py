@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from posenc_lib.exercises._core import Exercise, Mistake, Shortcut
+from posenc_lib.exercises._core import Exercise, Mistake, Shortcut, while_posed
 from posenc_lib.exercises._data import HIDDEN_DATA
 from posenc_lib.exercises._property import PropertyExercise
 from posenc_lib.frequencies import inverse_frequencies
@@ -22,7 +22,7 @@ _MATRIX_FUNCTIONS = r"\b(pair_shift_matrix|rotation_matrix|shift_matrix|rope_mat
 
 _BACK = {"known": 20, "target": 13, "back": 7, "forward": 27}
 """04.shift_back: the position given, the position asked, the offset back between them, and the
-position as far forward (a graded release may pose others: ``use``)."""
+position as far forward."""
 
 shift_back = Exercise(
     key="04.shift_back", answer_name="back", level="warm-up", kind="derivation", minutes=5,
@@ -95,20 +95,8 @@ concat_shift = Exercise(
 )
 
 
-def _nearest_position(vector: np.ndarray, d_model: int, n_positions: int) -> int:
-    table = sinusoidal_encoding(n_positions, d_model)
-    return int(np.argmin(np.linalg.norm(table - vector, axis=1)))
-
-
 _ROW_FORM = {"start": 50, "a": 6, "b": 4}
 """04.row_form_position: the row PE(start), multiplied on the right by M_a, M_a and M_b^T."""
-
-
-def _row_form_vector() -> np.ndarray:
-    """The vector of the exercise: PE(start) multiplied on the right by M_a, M_a and M_b^T."""
-    start, a, b = (_ROW_FORM[name] for name in ("start", "a", "b"))
-    row = sinusoidal_encoding_at([start], 16)[0]
-    return row @ shift_matrix(a, 16) @ shift_matrix(a, 16) @ shift_matrix(b, 16).T
 
 
 row_form_position = Exercise(
@@ -204,22 +192,10 @@ forward_head = PropertyExercise(
 
 _SHIFT = {"k": 5, "before": 4}
 """04.previous_sines: the shift k, and k - 1 (a known mistake shifts by it)."""
-_SHIFT_OWN = dict(_SHIFT)
 
 
-def _wrong_coefficients(first: np.ndarray, second: np.ndarray) -> np.ndarray:
-    """A block map [diag(first) | diag(second)]: the forms a learner's derivation may take."""
-    return np.hstack([np.diag(first), np.diag(second)])
-
-
-def _theta16() -> np.ndarray:
-    return inverse_frequencies(16)
-
-
-def _stored_shift() -> np.ndarray | None:
-    """The map of a shift by k - 1, stored for the notebook's k only (None for another k)."""
-    if _SHIFT != _SHIFT_OWN:
-        return None
+def _stored_shift() -> np.ndarray:
+    """The map of a shift by k - 1, stored for the notebook's k."""
     return np.array(HIDDEN_DATA["04.previous_sines"]).reshape(8, 16)
 
 
@@ -243,11 +219,12 @@ previous_sines = Exercise(
     mistakes=(
         Mistake("the cosine's coefficients reused, [cos {k}w | sin {k}w]: the previous token's "
                 "sine is not the cosine",
-                lambda: _wrong_coefficients(np.cos(_SHIFT["k"] * _theta16()),
-                                            np.sin(_SHIFT["k"] * _theta16()))),
+                lambda: np.hstack([np.diag(trig(_SHIFT["k"] * inverse_frequencies(16)))
+                                   for trig in (np.cos, np.sin)])),
         Mistake("the sign of the second block flipped: sin w(t-1) enters with -sin({k}w) / sin w",
                 lambda right: np.hstack([right[:, :8], -right[:, 8:]]), from_answer=True),
-        Mistake("a shift by {before} instead of {k} (k + 1 and k swapped)", _stored_shift),
+        Mistake("a shift by {before} instead of {k} (k + 1 and k swapped)",
+                while_posed(_SHIFT, _stored_shift)),
     ),
     shortcuts=(
         Shortcut("a least-squares fit (fit_linear_map, lstsq, pinv; derive the coefficients from "

@@ -14,7 +14,7 @@ import numpy as np
 from posenc_lib.exercises._core import Exercise, Mistake, Shortcut
 from posenc_lib.exercises._data import HIDDEN_DATA
 from posenc_lib.frequencies import inverse_frequencies, split_permutation
-from posenc_lib.rope import relative_scores, rope_matrix, rotate_interleaved
+from posenc_lib.rope import rope_matrix
 
 __all__ = ["checkpoint_key", "base_for_context", "layout", "half_matrix", "key_position",
            "direction"]
@@ -22,8 +22,7 @@ __all__ = ["checkpoint_key", "base_for_context", "layout", "half_matrix", "key_p
 _COMPUTING = r"@|\bapply_rope\b|\brelative_scores\b|\brope_matrix\b"
 
 _CONTEXT = {"context": 131072, "last": 131071}
-"""05.base_for_context: the context, positions 0 .. last (a graded release may pose another:
-``use``)."""
+"""05.base_for_context: the context, positions 0 .. last."""
 
 
 def _smallest_base(head_dim: int, context: int, turn: float) -> float:
@@ -152,10 +151,6 @@ layout = Exercise(
 )
 
 
-def _conjugated(matrix: np.ndarray, order: np.ndarray) -> np.ndarray:
-    return matrix[order][:, order]
-
-
 _HALF_SPLIT = {"m": 2}
 """05.half_matrix: the position m of R_m (d = 6, base 10000)."""
 
@@ -179,10 +174,8 @@ half_matrix = Exercise(
         Mistake("the sines' signs swapped: that is R_(-m), a rotation the other way",
                 lambda right: np.asarray(right).T, from_answer=True),
         Mistake("the interleaved matrix permuted with the inverse permutation argsort(perm)",
-                lambda: _conjugated(
-                    rope_matrix(_HALF_SPLIT["m"], inverse_frequencies(6)),
-                    np.argsort(split_permutation(6)),
-                )),
+                lambda: rope_matrix(_HALF_SPLIT["m"], inverse_frequencies(6))[
+                    np.ix_(*[np.argsort(split_permutation(6))] * 2)]),
     ),
     shortcuts=(
         Shortcut("rope_matrix or apply_rope (build the matrix yourself)",
@@ -231,7 +224,7 @@ key_position = Exercise(
         Mistake("pair 5, whose angle m * theta_5 has already passed pi and wrapped",
                 lambda right: _wrapped_reading(right, 5), from_answer=True),
         Mistake("the pairs of the other layout: read the slowest pair of the layout exercise 2 "
-                "found", lambda: _measured_reading()),
+                "found", _measured_reading),
         Mistake("the angle measured from the rotated key back to the original (sign flipped)",
                 lambda right: -right, from_answer=True),
     ),
@@ -247,15 +240,6 @@ key_position = Exercise(
 _CASES = {"first": "q", "second": "rot(q)", "even": "a", "odd": "b"}
 """05.direction: the key of case (a) and of case (b), and the letters of the case whose ratio is
 even in r (a key along q) and of the one whose ratio is odd (the quarter turn)."""
-
-
-def _ratio(k_of_q: str) -> float:
-    """s(-r) / s(r) for a fixed random q, with k = q, -q or rot(q) (the quarter turn of q)."""
-    q = np.random.default_rng(3).normal(size=8)
-    k = {"q": q, "-q": -q, "rot(q)": rotate_interleaved(q)}[k_of_q]
-    theta = inverse_frequencies(8)
-    backward, forward = relative_scores(q, k, [-3, 3], theta)
-    return float(backward / forward)
 
 
 direction = Exercise(

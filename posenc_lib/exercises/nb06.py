@@ -33,7 +33,7 @@ round the ramp's bounds, which its head does not)."""
 
 _LONGER = {"times": 4, "L": 4 * 4096}
 """06.ramp_bounds: the head is trained ``times`` times longer than the running example's 4096, L
-tokens (a graded release may pose others: ``use``)."""
+tokens."""
 _STRETCH = 8.0  # the running example's s, which plays no part
 
 ramp_bounds = Exercise(
@@ -174,8 +174,7 @@ llama3_bands = Exercise(
 
 _CACHE_D, _CACHE_BASE, _CACHE_L = 64, 10000.0, 2048
 _CACHE = {"key": 2500, "now": 6000}
-"""06.dynamic_cache: the key's position and the length when it was cached, and the length now
-(a graded release may pose others: ``use``)."""
+"""06.dynamic_cache: the key's position and the length when it was cached, and the length now."""
 
 
 def _dynamic_slowest(seq_len: int) -> float:

@@ -17,7 +17,7 @@ from posenc_lib.bias import (
     relative_position_matrix,
     t5_relative_position_bucket,
 )
-from posenc_lib.exercises._core import Exercise, Mistake, Shortcut, while_posed
+from posenc_lib.exercises._core import Exercise, Mistake, Shortcut
 from posenc_lib.exercises._data import stored_mistake
 
 __all__ = ["alibi_heads", "alibi_local_heads", "alibi_self_weight", "bucket_matrices",
@@ -30,8 +30,7 @@ _ATTENTION_CALLS = (
 
 _TOKENS = 10
 _SELF: dict[str, Any] = {"slope": 0.25, "m": "1/4"}
-"""07.alibi_self_weight: the head's slope, as a number and as the prompt writes it (a graded
-release may pose another: ``use``)."""
+"""07.alibi_self_weight: the head's slope, as a number and as the prompt writes it."""
 
 
 alibi_self_weight = Exercise(
@@ -51,9 +50,9 @@ alibi_self_weight = Exercise(
     mistakes=(
         Mistake("1/10: the bias is ignored and the weight spread evenly", lambda: 1 / _TOKENS),
         Mistake("the bias added with the wrong sign, so distant keys are favoured",
-                while_posed(_SELF, lambda: stored_mistake("07.alibi_self_weight", 0))),
+                stored_mistake("07.alibi_self_weight", 0, _SELF)),
         Mistake("slope 1/2 (the first head's) instead of 1/4",
-                while_posed(_SELF, lambda: stored_mistake("07.alibi_self_weight", 1))),
+                stored_mistake("07.alibi_self_weight", 1, _SELF)),
         Mistake("1 - exp(-m), the infinite sum: the last token sees 10 keys, not an endless past, "
                 "so the geometric sum stops at r = 9 and the weight is larger",
                 lambda: 1.0 - math.exp(-_SELF["slope"])),
@@ -184,16 +183,6 @@ def bucket_matrices() -> list[NDArray[np.int64]]:
     ]
 
 
-def _right_order(matrices: list[NDArray[np.int64]]) -> NDArray[np.bool_]:
-    """Whether each of ``matrices`` holds T5's buckets of key minus query, in either mode."""
-    rel = relative_position_matrix(_SIZE)
-    return np.array([
-        any(np.array_equal(matrix, t5_relative_position_bucket(rel, bidirectional=mode))
-            for mode in (True, False))
-        for matrix in matrices
-    ])  # fmt: skip
-
-
 t5_direction = Exercise(
     key="07.t5_direction", answer_name="key_minus_query", level="core", kind="detector", minutes=12,
     title="Which T5 bucket matrices were computed from key minus query?",
@@ -226,8 +215,7 @@ t5_direction = Exercise(
 
 _LOCAL_HEADS, _CONTEXT = 12, 512
 _WINDOW = {"recent": 10, "last": 9}
-"""07.alibi_local_heads: the number of most recent keys, r = 0 .. last (a graded release may
-pose another: ``use``)."""
+"""07.alibi_local_heads: the number of most recent keys, r = 0 .. last."""
 
 
 def _local(weights: NDArray[np.float64], first: int = 1) -> set[int]:

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from posenc_lib.exercises._core import Exercise, Mistake, Shortcut, while_posed
+from posenc_lib.exercises._core import Exercise, Mistake, Shortcut
 from posenc_lib.exercises._data import stored_mistake
 from posenc_lib.frequencies import inverse_frequencies
 from posenc_lib.precision import round_to_dtype
@@ -20,8 +20,7 @@ __all__ = ["bfloat16_ties", "cos_tables", "float16_edges", "table_detector", "tr
 _ROUNDING_CALLS = r"\b(round_to_dtype|round_to_bfloat16|to_low_precision|ml_dtypes)\b"
 
 _TIES: dict[str, Any] = {"positions": (513, 514, 515, 518), "low": 512, "high": 1024}
-"""08.bfloat16_ties: the positions, between the powers of two low and high (a graded release may
-pose others: ``use``)."""
+"""08.bfloat16_ties: the positions, between the powers of two low and high."""
 
 
 def _ties() -> tuple[NDArray[np.int64], int]:
@@ -68,8 +67,7 @@ bfloat16_ties = Exercise(
 
 _GAP_AT_ONE = 2.0**-7  # bfloat16's gap in [1, 2)
 _SPREAD = {"low": 1, "high": 8}
-"""08.truncation_bias: the powers of two the numbers are spread between (a graded release may
-pose others: ``use``)."""
+"""08.truncation_bias: the powers of two the numbers are spread between."""
 
 
 def _binade_widths() -> NDArray[np.float64]:
@@ -98,9 +96,9 @@ truncation_bias = Exercise(
         Mistake("the binades averaged with equal weights: each holds twice the numbers of the "
                 "one below it", lambda: -_binade_widths().mean() * _GAP_AT_ONE / 2),
         Mistake("the bias of [1, 2) alone: the gap doubles at 2 and again at 4",
-                while_posed(_SPREAD, lambda: stored_mistake("08.truncation_bias", 0))),
+                stored_mistake("08.truncation_bias", 0, _SPREAD)),
         Mistake("the bias of the top binade [4, 8) only",
-                while_posed(_SPREAD, lambda: stored_mistake("08.truncation_bias", 1))),
+                stored_mistake("08.truncation_bias", 1, _SPREAD)),
         Mistake("a whole gap: the error spreads evenly from 0 to one gap",
                 lambda right: 2 * right, from_answer=True),
         Mistake("the sign: truncation moves positive numbers towards zero, that is down",

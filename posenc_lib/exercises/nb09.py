@@ -14,7 +14,6 @@ from numpy.typing import NDArray
 
 from posenc_lib.exercises._core import Exercise, Mistake, Shortcut
 from posenc_lib.frequencies import inverse_frequencies, turns_in_context
-from posenc_lib.model_pairs import UNROTATED_KINDS, config_layer_kinds
 from posenc_lib.models import rope_frequencies_from_config
 from posenc_lib.presets import PRESETS
 from posenc_lib.rope_variants import (
@@ -27,9 +26,8 @@ __all__ = ["cache_survives", "llama31_slow_pairs", "mla_cache", "mrope_positions
 
 _SLOW: dict[str, Any] = {"model": "llama-3.1-8b", "name": "Llama 3.1 8B", "head": 128,
                          "turns": 1, "turn": "one turn", "line": "one-turn"}
-"""09.llama31_slow_pairs: the model (a preset with a llama3 scaling), its head size, and the
-number of turns the pairs are counted under, in words (a graded release may pose others:
-``use``)."""
+"""09.llama31_slow_pairs: the model (a preset with a llama3 scaling), its head size, and the number
+of turns the pairs are counted under, in words."""
 
 
 def _slow(inv_freq: NDArray[np.float64], length: int = 8192) -> int:
@@ -155,7 +153,7 @@ mla_cache = Exercise(
 
 _MROPE = {"before": 3, "rows": 3, "cols": 2, "after": 2}
 """09.mrope_positions: text tokens before the image, its rows and columns of patches, text tokens
-after it (a graded release may pose others: ``use``)."""
+after it."""
 
 
 def _mistaken(right: NDArray[np.int64], *, resume: int | None = None, swap: bool = False,
@@ -211,22 +209,9 @@ mrope_positions = Exercise(
     ),
 )
 
-_SHORT, _LONG = 1024, 131072
 _STALE: dict[str, Any] = {"models": tuple(PRESETS)}
 """09.cache_survives: the presets the question asks about, all of them (a graded release may ask
 about some: ``use``)."""
-
-
-def _frequencies_change(preset: str) -> bool:
-    """Whether a preset's frequencies (or attention factor) differ between the two lengths."""
-    config = PRESETS[preset]
-    rotary = [kind for kind in config_layer_kinds(config) if kind not in UNROTATED_KINDS]
-    for layer_type in rotary if len(rotary) > 1 else [None] * len(rotary):  # Kimi Linear: none
-        short = rope_frequencies_from_config(config, seq_len=_SHORT, layer_type=layer_type)
-        long = rope_frequencies_from_config(config, seq_len=_LONG, layer_type=layer_type)
-        if not (np.array_equal(short[0], long[0]) and short[1] == long[1]):
-            return True
-    return False
 
 
 cache_survives = Exercise(

@@ -14,14 +14,11 @@ __all__ = ["break_position", "seed_spread", "t5_far_bucket", "turning_pairs"]
 
 _TRAINED = 32
 _COVERED = {"length": 128, "times": 4}
-"""10.turning_pairs: the length the turns are counted in, and its multiple of the trained 32 (a
-graded release may pose another: ``use``)."""
+"""10.turning_pairs: the length the turns are counted in, and its multiple of the trained 32."""
 _BREAK = {"threshold": 0.5}
-"""10.break_position: the accuracy T5's mean curve falls below (a graded release may pose
-another: ``use``)."""
+"""10.break_position: the accuracy T5's mean curve falls below."""
 _FAR = {"tokens": 128, "times": 4}
-"""10.t5_far_bucket: the input length and its multiple of the trained 32 (a graded release may
-pose another: ``use``)."""
+"""10.t5_far_bucket: the input length and its multiple of the trained 32."""
 _SPREAD = {"task": "induction", "named": "Induction", "multiple": "4x"}
 """10.seed_spread: the task and the length multiple the schemes are compared on (a graded release
 may pose others, on the same committed runs: ``use``)."""
@@ -46,9 +43,9 @@ turning_pairs = Exercise(
     "whose angles a longer training would have covered.",
     mistakes=(
         Mistake("forgetting the 2 pi (counting angles L * theta_i of at least 1 radian)",
-                while_posed(_COVERED, lambda: stored_mistake("10.turning_pairs", 0))),
+                stored_mistake("10.turning_pairs", 0, _COVERED)),
         Mistake("the count within the trained 32 positions instead of {length}",
-                while_posed(_COVERED, lambda: stored_mistake("10.turning_pairs", 1))),
+                stored_mistake("10.turning_pairs", 1, _COVERED)),
     ),
     shortcuts=(
         Shortcut("code that computes it (a prediction is a number you type before running "
@@ -80,8 +77,7 @@ break_position = Exercise(
                 lambda right: right - _TRAINED, from_answer=True),
         Mistake("the last position still at 0.5 or above (one before the break)",
                 lambda right: right - 1, from_answer=True),
-        Mistake("RoPE's curve instead of T5's",
-                while_posed(_BREAK, lambda: stored_mistake("10.break_position", 0))),
+        Mistake("RoPE's curve instead of T5's", stored_mistake("10.break_position", 0, _BREAK)),
     ),
 )
 
@@ -128,8 +124,8 @@ t5_far_bucket = Exercise(
         Mistake("the keys before the far bucket starts instead of the keys in it",
                 lambda right: _FAR["tokens"] - right, from_answer=True),
         Mistake("the count at 8x (256 tokens) instead of 4x",
-                while_posed(_FAR, lambda: stored_mistake("10.t5_far_bucket", 0))),
+                stored_mistake("10.t5_far_bucket", 0, _FAR)),
         Mistake("bidirectional buckets (an encoder's): the lab's decoder uses all 16 for the past",
-                while_posed(_FAR, lambda: stored_mistake("10.t5_far_bucket", 1))),
+                stored_mistake("10.t5_far_bucket", 1, _FAR)),
     ),
 )

@@ -34,10 +34,6 @@ _FACTOR = {"s": 4}
 which one mistake names)."""
 
 
-def _power_of_s(exponent: NDArray[np.float64]) -> NDArray[np.float64]:
-    return np.asarray(float(_FACTOR["s"]) ** exponent, dtype=np.float64)
-
-
 ntk_ratios = Exercise(
     key="11.ntk_ratios", answer_name="ntk_ratios", level="warm-up", kind="prediction", minutes=8,
     params=_FACTOR,
@@ -56,7 +52,7 @@ ntk_ratios = Exercise(
     mistakes=(
         Mistake("the exponent 2i/d instead of 2i/(d-2): the new base is base * s**(d/(d-2)), so "
                 "that the last pair (i = d/2 - 1), not a pair past it, is slowed by s",
-                lambda: _power_of_s(-2.0 * np.array(_PAIRS) / _HEAD)),
+                lambda: float(_FACTOR["s"]) ** (-2.0 * np.array(_PAIRS) / _HEAD)),
         Mistake("PI's ratio 1/s for every pair (NTK-aware leaves the fast pairs alone)",
                 lambda: np.full(len(_PAIRS), 1.0 / _FACTOR["s"])),
         Mistake("a straight line from 1 to 1/s across the pairs (the ratio is a power of s, "
