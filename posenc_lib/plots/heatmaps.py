@@ -196,13 +196,8 @@ class AttentionMap:
         """Every artist that :meth:`update` may change (for redrawing only those)."""
         return [self.image, *self.values, *self.query_texts, *self.key_texts]
 
-    def update(
-        self,
-        weights: ArrayLike,
-        query_labels: Sequence[str] | None = None,
-        key_labels: Sequence[str] | None = None,
-    ) -> None:
-        """Show new weights of the same shape and, unless None, new words."""
+    def update(self, weights: ArrayLike, words: Sequence[str] | None = None) -> None:
+        """Show new weights of the same shape and, unless None, new words (rows and columns)."""
         matrix = as_matrix("weights", weights)
         old = self.image.get_array()
         if old is None or matrix.shape != old.shape:
@@ -214,13 +209,10 @@ class AttentionMap:
         for text, value in zip(self.values, matrix.ravel(), strict=False):
             text.set_text(f"{value:.2f}")
             text.set_color("white" if value > 0.6 else "black")
-        for texts, labels, name in (
-            (self.query_texts, query_labels, "query_labels"),
-            (self.key_texts, key_labels, "key_labels"),
-        ):
-            if labels is not None:
-                for text, label in zip(texts, check_labels(name, labels, len(texts)), strict=True):
-                    text.set_text(label)
+        if words is not None:
+            labels = check_labels("words", words, len(self.query_texts))
+            for text, label in zip([*self.query_texts, *self.key_texts], labels * 2, strict=True):
+                text.set_text(label)
 
 
 def draw_attention_weights(
