@@ -146,14 +146,6 @@ def draw_signed_matrix(
     return image
 
 
-def _masked_bias(bias: ArrayLike) -> np.ma.MaskedArray:
-    """A 2-D bias as a float64 masked array, masked where it is ``-inf`` (NaN, +inf refused)."""
-    values = np.asarray(check_array("bias", bias, ndim=2, finite=False), dtype=np.float64)
-    if np.isnan(values).any() or np.isposinf(values).any():
-        raise ValueError("bias must not contain NaN or +inf (-inf marks a masked key)")
-    return np.ma.masked_invalid(np.where(np.isneginf(values), np.nan, values))
-
-
 def draw_bias_matrix(
     ax: Axes,
     bias: ArrayLike,
@@ -165,7 +157,10 @@ def draw_bias_matrix(
 ) -> AxesImage:
     """Draw one head's attention bias (ALiBi, T5, ...) with masked keys in light grey."""
     ax = check_axes(ax)
-    data = _masked_bias(bias)
+    values = np.asarray(check_array("bias", bias, ndim=2, finite=False), dtype=np.float64)
+    if np.isnan(values).any() or np.isposinf(values).any():
+        raise ValueError("bias must not contain NaN or +inf (-inf marks a masked key)")
+    data = np.ma.masked_invalid(np.where(np.isneginf(values), np.nan, values))  # -inf masked
     if vmin is None:
         high = check_float("vmax", vmax)
         finite = data.compressed()
