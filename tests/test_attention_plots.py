@@ -38,10 +38,11 @@ def test_attention_map_shows_the_weights_and_the_words() -> None:
 def test_attention_map_update_changes_the_same_artists() -> None:
     art = draw_attention_weights(new_axes(), np.full((2, 2), 0.5), query_labels=["a", "b"])
     image, texts = art.image, list(art.values)
-    art.update([[0.9, 0.1], [0.3, 0.7]], query_labels=["x", "y"], key_labels=["u", "v"])
+    art.update([[0.9, 0.1], [0.3, 0.7]], ["u", "v"])
     assert art.image is image and art.values == texts
     np.testing.assert_allclose(art.image.get_array(), [[0.9, 0.1], [0.3, 0.7]])
     assert art.values[0].get_text() == "0.90" and art.values[0].get_color() == "white"
+    assert [t.get_text() for t in art.query_texts] == [t.get_text() for t in art.key_texts]
     assert [t.get_text() for t in art.key_texts] == ["u", "v"]
     assert len(art.artists()) == 1 + 4 + 2 + 2
 
@@ -61,6 +62,8 @@ def test_attention_map_rejects_bad_input() -> None:
     art = draw_attention_weights(ax, np.eye(2), query_labels=["a", "b"])
     with pytest.raises(ValueError, match="shape"):
         art.update(np.eye(3))
+    with pytest.raises(ValueError, match="words"):
+        art.update(np.eye(2), ["a"])
 
 
 # --- draw_grouped_bars ---------------------------------------------------------------------

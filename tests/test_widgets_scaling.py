@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 from posenc_lib.analysis import (
     DERIVED_METHODS,
+    extension_positions,
     method_frequencies,
     method_rope_scaling,
     method_unseen_mask,
@@ -85,8 +86,9 @@ def test_the_artists_show_the_chosen_method(explorer: ScalingExplorer) -> None:
     assert not image[:, :-1].any()
     explorer.controls["method"].value = "default"
     image = np.asarray(explorer.unseen_image.get_array())
-    assert image[:, explorer.positions(4.0) < 4096].sum() == 0
-    assert image[:, explorer.positions(4.0) > 5000].any()
+    pos = extension_positions(4096, 4.0, explorer.n_columns)
+    assert image[:, pos < 4096].sum() == 0
+    assert image[:, pos > 5000].any()
     assert "attention factor 1.000" in explorer.title.get_text()
 
 
@@ -96,18 +98,19 @@ def test_yarn_title_gives_the_temperature(explorer: ScalingExplorer) -> None:
 
 
 def test_positions_cover_the_target_length(explorer: ScalingExplorer) -> None:
-    pos = explorer.positions(8.0)
+    pos = extension_positions(4096, 8.0, explorer.n_columns)
     assert pos.shape == (60,) and pos[0] == 0 and pos[-1] < 8 * 4096
     assert np.all(np.diff(pos) > 0)
 
 
 def test_explorer_samples_the_notebook_grid() -> None:
-    from posenc_lib.analysis import extension_positions
-
+    """The default explorer's mask is notebook 06's: YaRN at s = 8 on 512 positions up to sL."""
     explorer = ScalingExplorer()
     assert explorer.n_columns == 512
-    np.testing.assert_array_equal(explorer.positions(8.0), extension_positions(4096, 8.0, 512))
-    assert explorer.positions(8.0)[-1] == 8 * 4096 - 1  # the last position is on the grid
+    grid = extension_positions(4096, 8.0, 512)
+    assert grid[-1] == 8 * 4096 - 1  # the last position is on the grid
+    expected = method_unseen_mask("yarn", grid, 128, 10000.0, 8.0, 4096)
+    np.testing.assert_array_equal(explorer.unseen_image.get_array(), expected.T)
 
 
 # --------------------------------------------------------------------------- helpers

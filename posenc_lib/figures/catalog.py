@@ -174,7 +174,7 @@ def table_d_model_4(*, n_positions: int = 4, d_model: int = 4, base: float = 100
 
 
 def _binary_figure(n_positions: int, n_bits: int, columns: int, by_rate: bool,
-        figsize: tuple[float, float]) -> Figure:
+        figsize: tuple[float, float], title: str) -> Figure:
     bits = binary.binary_table(n_positions, n_bits)
     columns = check_int("columns", columns)
     if columns > n_positions:
@@ -185,6 +185,7 @@ def _binary_figure(n_positions: int, n_bits: int, columns: int, by_rate: bool,
     for ax, rows in zip(axes[0], blocks, strict=True):
         plots.draw_binary_table(ax, bits[rows], periods=periods, row_labels=[str(p) for p in rows],
             ylabel="Position" if rows[0] == 0 else None)
+    fig.suptitle(title)
     return fig
 
 
@@ -193,9 +194,8 @@ def _binary_figure(n_positions: int, n_bits: int, columns: int, by_rate: bool,
 def binary_table(*, n_positions: int = 16, n_bits: int = 4, columns: int = 1,
         figsize: tuple[float, float] = (3.0, 5.0)) -> Figure:
     """Write-up 001's 0..15 table: bit k repeats with period 2^(k+1)."""
-    fig = _binary_figure(n_positions, n_bits, columns, False, figsize)
-    fig.suptitle(f"Positions 0..{n_positions - 1} in binary")
-    return fig
+    return _binary_figure(n_positions, n_bits, columns, False, figsize,
+        f"Positions 0..{n_positions - 1} in binary")
 
 
 @register("heatmap_002", source="002 heatmap",
@@ -230,9 +230,8 @@ def heatmap_003(*, n_positions: int = _H003["n_positions"], d_model: int = _H003
 def binary_bit_rate(*, n_positions: int = 16, n_bits: int = 4, columns: int = 2,
         figsize: tuple[float, float] = (5.0, 3.6)) -> Figure:
     """Write-up 003's table in two blocks: fast bits dark red, slow bits light orange."""
-    fig = _binary_figure(n_positions, n_bits, columns, True, figsize)
-    fig.suptitle("Bits coloured by rate of change (period 2, 4, 8, 16)")
-    return fig
+    return _binary_figure(n_positions, n_bits, columns, True, figsize,
+        "Bits coloured by rate of change (period 2, 4, 8, 16)")
 
 
 @register("dot_product_matrix", source="003 figure 3",

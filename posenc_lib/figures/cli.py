@@ -53,11 +53,9 @@ def _check_out(text: str) -> Path:
     out = Path(text)
     if out.exists() and not out.is_dir():
         raise _UsageError(f"--out must be a directory; {text!r} is an existing file")
-    for parent in out.parents:
-        if parent.exists():
-            if not parent.is_dir():
-                raise _UsageError(f"--out {text!r} is inside {str(parent)!r}, which is a file")
-            break
+    parent = next((parent for parent in out.parents if parent.exists()), None)
+    if parent is not None and not parent.is_dir():
+        raise _UsageError(f"--out {text!r} is inside {str(parent)!r}, which is a file")
     return out
 
 
@@ -75,29 +73,19 @@ def _check_formats(text: str) -> tuple[str, ...]:
 
 
 def _check_dpi(text: str | None) -> int | None:
-    if text is None:
-        return None
-    try:
-        dpi = int(text)
-    except ValueError:
-        raise _UsageError(f"--dpi must be a positive integer; got {text!r}") from None
-    if dpi < 1:
+    if text is not None and not (text.isdecimal() and int(text) >= 1):
         raise _UsageError(f"--dpi must be a positive integer; got {text!r}")
-    return dpi
+    return None if text is None else int(text)
 
 
 def _check_names(names: Sequence[str]) -> list[FigureSpec]:
-    if not names:
-        return list(REGISTRY.values())
-    specs = []
-    for name in dict.fromkeys(names):
-        if name not in REGISTRY:
-            raise _UsageError(
-                f"unknown figure {name!r}; known figures: {', '.join(REGISTRY)} "
-                f"(see '{PROG} list')"
-            )
-        specs.append(REGISTRY[name])
-    return specs
+    unknown = [name for name in names if name not in REGISTRY]
+    if unknown:
+        raise _UsageError(
+            f"unknown figure {unknown[0]!r}; known figures: {', '.join(REGISTRY)} "
+            f"(see '{PROG} list')"
+        )
+    return [REGISTRY[name] for name in dict.fromkeys(names or REGISTRY)]
 
 
 def _check_settings(settings: Sequence[str],

@@ -207,8 +207,7 @@ def parse_parameter(spec: FigureSpec, key: str, text: str) -> Any:
     Booleans are true/false/yes/no/on/off/1/0; tuples are comma-separated items.
     """
     default = _default_of(spec, key)
-    label = f"{spec.name}.{key}"
-    wrong = TypeError(f"{label} must be {_type_name(default)}; got {text!r}")
+    wrong = TypeError(f"{spec.name}.{key} must be {_type_name(default)}; got {text!r}")
     try:
         if isinstance(default, tuple):
             items = [item.strip() for item in text.split(",") if item.strip()]

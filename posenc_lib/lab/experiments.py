@@ -148,19 +148,17 @@ PARTS = ("curves", "losses", "extensions", "fine_tuned", "maps", "t5", "tables",
 Job = tuple[str, str, int, training.TrainConfig]
 
 
-def _jobs(plan: Plan, cells: set[tuple[str, str, int]] | None, long: bool) -> list[Job]:
+def _jobs(plan: Plan, cells: set[tuple[str, str, int]] | None) -> list[Job]:
     """(task, scheme, seed, training config) of every model to train (only ``cells`` if given)."""
     jobs = [(task, scheme, seed, plan.tcfg) for task in TASKS for scheme in SCHEMES
             for seed in plan.seeds]
     jobs += [(task, scheme, seed, plan.tcfg) for task, scheme in _BORDERLINE_CELLS
              for seed in plan.extra_seeds]
     if cells is not None:
-        jobs = [job for job in jobs if job[:3] in cells]
-    elif long:
-        longer = replace(plan.tcfg, steps=plan.long_steps)
-        jobs += [(task, scheme, seed, longer) for task, scheme in _LONG_CELLS
-                 for seed in plan.seeds]
-    return jobs
+        return [job for job in jobs if job[:3] in cells]
+    longer = replace(plan.tcfg, steps=plan.long_steps)
+    return jobs + [(task, scheme, seed, longer) for task, scheme in _LONG_CELLS
+                   for seed in plan.seeds]
 
 
 def _run_job(job: Job, plan: Plan) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -181,14 +179,12 @@ def _run_job(job: Job, plan: Plan) -> tuple[dict[str, Any], dict[str, Any]]:
 
 def run_grid(plan: Plan, progress: bool, base: dict[str, Any] | None = None,
              cells: set[tuple[str, str, int]] | None = None, jobs: int = 1) -> dict[str, Any]:
-    """Train and evaluate every model of ``plan`` (``jobs`` processes; seeded, so the same results);
-    keep ``base``'s longer trainings, and with ``cells`` train only those.
+    """Train and evaluate every model of ``plan`` (``jobs`` processes; seeded, so the same results),
+    or with ``cells`` only those, merged into ``base``.
     """
-    grid: dict[str, Any] = {name: {} for name in PARTS}
-    if base is not None:
-        grid.update({name: dict(base[name]) for name in (PARTS if cells else ("long",))})
+    grid: dict[str, Any] = {name: dict(base[name]) if base else {} for name in PARTS}
     grid["timings"] = []
-    todo = _jobs(plan, cells, long=base is None)
+    todo = _jobs(plan, cells)
     bar = tqdm(total=len(todo), desc="grid", unit="model", disable=not progress)
     with ExitStack() as stack:
         run: Callable[..., Iterator[Any]] = map  # here one at a time, else a pool of processes
@@ -246,15 +242,12 @@ def _resolved_cells(parser: argparse.ArgumentParser, cells: list[str] | None,
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    """The command line, with ``--out`` and ``--figures`` resolved to their defaults."""
+    """The command line, with ``--out`` resolved to its default."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", help="folder of the JSON results (default: results, or "
                         "build/lab-quick with --quick)")
-    parser.add_argument("--figures", help="folder of the lab_*.png figures (default: --out)")
     parser.add_argument("--quick", action="store_true", help="one seed, a few steps (a smoke run)")
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
-    parser.add_argument("--reuse-long", action="store_true", help="copy the longer trainings "
-                        "from --out's lab_curves.json instead of training them again")
     parser.add_argument("--cells", nargs="+", metavar="TASK/SCHEME", help="train only these "
                         "cells and merge them into --out's results")
     parser.add_argument("--seeds", nargs="+", type=int, help="with --cells: only these seeds")
@@ -262,7 +255,6 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         "a process of its own (default 1; the results do not depend on it)")
     args = parser.parse_args(argv)
     args.out = Path(args.out or ("build/lab-quick" if args.quick else "results"))
-    args.figures = Path(args.figures or args.out)
     if args.jobs < 1:
         parser.error(f"--jobs must be a whole number of at least 1; got {args.jobs}")
     args.cells = _resolved_cells(parser, args.cells, args.seeds)
@@ -273,7 +265,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     plan = _QUICK if args.quick else Plan()
     start = time.perf_counter()
-    base = read_results(args.out) if args.reuse_long or args.cells else None
+    base = read_results(args.out) if args.cells else None
     grid = run_grid(plan, progress=not args.no_progress, base=base, cells=args.cells,
                     jobs=args.jobs)
     write_results(grid, plan, args.out)
@@ -281,7 +273,7 @@ def main(argv: list[str] | None = None) -> int:
     write_json(Path("build") / "lab_timings.json", {
         "timings": grid["timings"], "minutes": minutes, "jobs": args.jobs,
         "xla_flags": os.environ.get("XLA_FLAGS", "")})
-    write_figures(args.out, args.figures)
+    write_figures(args.out, args.out)
     print(f"grid of {len(grid['timings'])} models in {minutes:.1f} min", file=sys.stderr)
     return 0
 

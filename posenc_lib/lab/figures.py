@@ -1,15 +1,13 @@
 """The lab's figures, drawn from the committed results into ``results/lab_*.png``.
 
-Usage: ``python -m posenc_lib.lab.figures [--results results] [--out results]`` (``make
-experiments`` draws them after the grid). The PNG files carry no ``Software`` metadata, so
-rebuilding gives the same bytes with the same versions.
+``make experiments`` draws them after the grid. The PNG files carry no ``Software`` metadata,
+so rebuilding gives the same bytes with the same versions.
 
 Notebook: 10_length_generalisation_lab.
 """
 
 from __future__ import annotations
 
-import argparse
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -90,16 +88,3 @@ def _learning_curves(curves: dict[str, Any]) -> Figure:
         plots.plot_learning_curves(runs, ax=ax, title=f"{scheme} on {task}")
     return figure
 
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--results", default="results", help="folder of the lab_*.json files")
-    parser.add_argument("--out", default="results", help="folder for the lab_*.png figures")
-    args = parser.parse_args(argv)
-    for path in write_figures(Path(args.results), Path(args.out)):
-        print(path)
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

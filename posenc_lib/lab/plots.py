@@ -1,5 +1,5 @@
-"""Pictures of the lab's results: data in, matplotlib Figure out (drawn into ``ax`` or
-``figure`` when given one, else into a new Figure).
+"""Pictures of the lab's results: data in, matplotlib Figure out (the line charts drawn into
+``ax``; the image grids into ``figure`` when given one, else into a new Figure).
 
 Notebook: 10_length_generalisation_lab.
 """
@@ -20,13 +20,10 @@ __all__ = ["plot_attention", "plot_extrapolation", "plot_learning_curves",
            "plot_position_curves", "plot_similarity"]
 
 
-def _axes(ax: Axes | None) -> tuple[Figure, Axes]:
-    if ax is not None:
-        figure = ax.get_figure()
-        assert isinstance(figure, Figure)
-        return figure, ax
-    figure = Figure(figsize=(7.0, 4.0))
-    return figure, figure.add_subplot()
+def _figure(ax: Axes) -> Figure:
+    figure = ax.get_figure()
+    assert isinstance(figure, Figure)
+    return figure
 
 
 def _sized(figure: Figure | None, size: tuple[float, float]) -> Figure:
@@ -37,12 +34,12 @@ def _sized(figure: Figure | None, size: tuple[float, float]) -> Figure:
 
 
 def plot_extrapolation(stats: Mapping[tuple[str, str], NDArray[Any]], task: str,
-                       methods: Sequence[str], *, ax: Axes | None = None,
-                       title: str | None = None, legend: bool = True) -> Figure:
+                       methods: Sequence[str], *, ax: Axes, title: str | None = None,
+                       legend: bool = True) -> Figure:
     """Accuracy beyond the trained length against the length multiple: the seed mean as a
     line with its bootstrap 95% interval as a bar, each seed as a dot beside it.
     """
-    figure, ax = _axes(ax)
+    figure = _figure(ax)
     counts = []
     for k, method in enumerate(methods):
         values = stats[(task, method)]  # (seeds, multiples)
@@ -70,18 +67,18 @@ def plot_extrapolation(stats: Mapping[tuple[str, str], NDArray[Any]], task: str,
     return figure
 
 
-def plot_learning_curves(runs: Mapping[str, Sequence[Mapping[str, Any]]], *,
-                         ax: Axes | None = None, title: str = "") -> Figure:
+def plot_learning_curves(runs: Mapping[str, Sequence[Mapping[str, Any]]], *, ax: Axes,
+                         title: str = "") -> Figure:
     """Training loss against step, one colour per run and one thin line per seed.
 
     Parameters
     ----------
     runs : mapping of str to sequence of mappings
         Label to the seeds' logged losses, each ``{"step": [...], "loss": [...]}``.
-    ax : Axes, optional
+    ax : Axes
     title : str
     """
-    figure, ax = _axes(ax)
+    figure = _figure(ax)
     for label, seeds in runs.items():
         color = None
         for k, logged in enumerate(seeds):
@@ -98,11 +95,10 @@ def plot_learning_curves(runs: Mapping[str, Sequence[Mapping[str, Any]]], *,
     return figure
 
 
-def plot_position_curves(curves: Mapping[str, Any], trained_length: int, *,
-                         ax: Axes | None = None, title: str = "", legend: bool = True
-                         ) -> Figure:
+def plot_position_curves(curves: Mapping[str, Any], trained_length: int, *, ax: Axes,
+                         title: str = "", legend: bool = True) -> Figure:
     """Accuracy at every position, one line per method, with the trained length dashed."""
-    figure, ax = _axes(ax)
+    figure = _figure(ax)
     for method, curve in curves.items():
         ax.plot(np.asarray(curve, dtype=float), label=method, linewidth=1.2)
     ax.axvline(trained_length, color="0.3", linestyle="--", linewidth=1)

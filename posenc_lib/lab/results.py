@@ -32,6 +32,7 @@ MULTIPLES = (1, 2, 4, 8)
 _POSITIONS = ("unseen", "all")
 _FILES = ("curves", "extensions", "attention", "learned_table")
 _CLEAR_MAJORITY = 0.8  # a verdict needs at least this share of the seeds (4 of 5)
+_LEARNED_AT, _TOLERANCE = 0.9, 0.1  # a seed learned: a_1 >= 0.9; it holds: a_4 >= a_1 - 0.1
 _BOOTSTRAP_RESAMPLES = 10_000
 _COURSE_CLAIMS: tuple[tuple[str, str, str], ...] = (
     ("learned absolute tables do not extrapolate", "learned", "drops"),
@@ -308,15 +309,13 @@ def mean_curves(entries: dict[str, Any], task: str, methods: Any, multiple: int
     return found
 
 
-def behaviour(stats: Stats, task: str, method: str, *, multiple: int = 4,
-              learned_at: float = 0.9, tolerance: float = 0.1) -> tuple[str, int, int]:
-    """The behaviour a clear majority of one cell's seeds share, with how many show it.
+def behaviour(stats: Stats, task: str, method: str) -> tuple[str, int, int]:
+    """The behaviour a clear majority of one cell's seeds share at 4x, with how many show it.
 
     Parameters
     ----------
     stats, task, method : dict, str, str
         ``stats`` from :func:`summary`.
-    multiple, learned_at, tolerance : int, float, float, default 4, 0.9 and 0.1
 
     Returns
     -------
@@ -326,10 +325,9 @@ def behaviour(stats: Stats, task: str, method: str, *, multiple: int = 4,
 
     Notes
     -----
-    Per seed, with a_m its accuracy at m x: "not learned" if a_1 < learned_at, "holds" if
-    a_m >= a_1 - tolerance, else "drops". The deciding mean is that of a_1 over every seed
-    (cutoff ``learned_at``) when most seeds have not learned, else that of a_m - a_1 over the
-    seeds that learned (cutoff -``tolerance``).
+    Per seed, with a_m its accuracy at m x: "not learned" if a_1 < 0.9, "holds" if a_4 >= a_1 -
+    0.1, else "drops". The deciding mean is that of a_1 over every seed (cutoff 0.9) when most
+    seeds have not learned, else that of a_4 - a_1 over the seeds that learned (cutoff -0.1).
 
     Examples
     --------
@@ -338,19 +336,17 @@ def behaviour(stats: Stats, task: str, method: str, *, multiple: int = 4,
     ('holds', 4, 5)
     """
     _check_cell(stats, task, method, "method")
-    if multiple not in MULTIPLES:
-        raise ValueError(f"multiple must be one of {MULTIPLES}; got {multiple!r}")
     values = stats[(task, method)]
-    first, later = values[:, 0], values[:, MULTIPLES.index(multiple)]
-    labels = ["not learned" if a < learned_at else "holds" if b >= a - tolerance else "drops"
+    first, later = values[:, 0], values[:, MULTIPLES.index(4)]
+    labels = ["not learned" if a < _LEARNED_AT else "holds" if b >= a - _TOLERANCE else "drops"
               for a, b in zip(first, later, strict=True)]
     common = max(dict.fromkeys(labels), key=labels.count)
     count = labels.count(common)
-    learned = first >= learned_at
+    learned = first >= _LEARNED_AT
     if common == "not learned" or not learned.any():
-        deciding, cutoff = first, learned_at
+        deciding, cutoff = first, _LEARNED_AT
     else:
-        deciding, cutoff = (later - first)[learned], -tolerance
+        deciding, cutoff = (later - first)[learned], -_TOLERANCE
     low, high = bootstrap_interval(deciding)
     if low < cutoff < high:
         return "borderline", count, len(labels)

@@ -28,13 +28,9 @@ T5_BUCKETS = 16
 _T5_MAX_DISTANCE = 32
 
 
-def _extension_scaling(extension: str, factor: float, trained_length: int) -> dict[str, Any] | None:
+def _extension_scaling(extension: str, factor: float, trained_length: int) -> dict[str, Any]:
     """The Hugging Face style ``rope_scaling`` dict of a context-extension method."""
-    extension = check_choice("extension", extension, EXTENSIONS)
     factor = check_float("factor", factor, at_least=1.0)  # a context extension
-    trained_length = check_int("trained_length", trained_length)
-    if extension == "none":
-        return None
     # dynamic: s = seq_len / trained_length comes from seq_len at run time
     scaling: dict[str, Any] = {"rope_type": _ROPE_TYPES[extension],
                                "factor": 1.0 if extension == "dynamic" else factor}
@@ -48,7 +44,6 @@ def _rope_inv_freq(scheme: str, head_dim: int, rope_scaling: dict[str, Any] | No
     """theta_i = base^(-2i/d) rescaled by the method (p-RoPE: 0 for i >= p d/2), and the
     attention factor.
     """
-    scheme = check_choice("scheme", scheme, ("rope", "p_rope"))
     inv_freq, attention_factor = rope_frequencies(head_dim, _ROPE_BASE, rope_scaling,
                                                   seq_len=seq_len)
     if scheme == "p_rope":

@@ -27,6 +27,8 @@ from posenc_lib.lab.tasks import EVAL_TASKS, TASKS, Batch, make_batch
 __all__ = ["TrainConfig", "Trained", "accuracy_by_position", "at_checkpoint", "attention_maps",
            "fine_tune", "train"]
 
+_EVAL_SEED = 12345  # the evaluation sequences: the same for every model and method
+
 
 @dataclass(frozen=True)
 class TrainConfig:
@@ -142,8 +144,8 @@ def _check_length(model_cfg: ModelConfig, length: int, minimum: int = 1) -> int:
     return length
 
 
-def train(scheme: str, task: str, seed: int = 0, *, cfg: ModelConfig | None = None,
-          tcfg: TrainConfig | None = None, progress: bool = True) -> Trained:
+def train(scheme: str, task: str, seed: int = 0, *, tcfg: TrainConfig | None = None,
+          progress: bool = True) -> Trained:
     """Train one model on ``task`` with position ``scheme``.
     AdamW, theta <- theta - eta_t (m_hat / (sqrt(v_hat) + eps) + lambda theta), with a linear
     warm-up then cosine decay of eta_t to lr/10, and gradients clipped to global norm 1.
@@ -151,8 +153,7 @@ def train(scheme: str, task: str, seed: int = 0, *, cfg: ModelConfig | None = No
     check_choice("scheme", scheme, SCHEMES)
     check_choice("task", task, TASKS)
     seed = check_int("seed", seed, minimum=0)
-    cfg = cfg or ModelConfig()
-    tcfg = tcfg or TrainConfig()
+    cfg, tcfg = ModelConfig(), tcfg or TrainConfig()
     if tcfg.length > cfg.max_len:
         raise ValueError(f"tcfg.length must be <= cfg.max_len={cfg.max_len}; got {tcfg.length}")
     model = Trained(init_params(jax.random.key(seed), cfg), scheme, task, seed, cfg, tcfg,
@@ -206,8 +207,8 @@ def _extension_and_factor(model: Trained, extension: str | None, length: int
     return extension, max(length / model.trained_length, 1.0)
 
 
-def _eval_batch(task: str, length: int, n_sequences: int, seed: int) -> Batch:
-    return make_batch(task, np.random.default_rng([seed, length, 2]), n_sequences, length)
+def _eval_batch(task: str, length: int, n_sequences: int) -> Batch:
+    return make_batch(task, np.random.default_rng([_EVAL_SEED, length, 2]), n_sequences, length)
 
 
 def _correct(model: Trained, batch: Batch, extension: str, factor: float, length: int
@@ -218,18 +219,16 @@ def _correct(model: Trained, batch: Batch, extension: str, factor: float, length
 
 
 def accuracy_by_position(model: Trained, length: int, *, extension: str | None = None,
-                         task: str | None = None, n_sequences: int = 64, seed: int = 12345
-                         ) -> NDArray[np.float64]:
-    """Accuracy at every position of fresh sequences of ``length`` tokens, shape (length,),
+                         task: str | None = None) -> NDArray[np.float64]:
+    """Accuracy at every position of 64 fresh sequences of ``length`` tokens, shape (length,),
     NaN where the task scores no position.
     acc_t = sum_b m_bt [y_hat_bt = y_bt] / sum_b m_bt, with m the task's mask.
     """
     length = _check_length(model.cfg, length)
     extension, factor = _extension_and_factor(model, extension, length)
-    n_sequences = check_int("n_sequences", n_sequences)
     batch = _eval_batch(check_choice("task", task or model.task, (*TASKS, *EVAL_TASKS)),
-                        length, n_sequences, seed)
-    correct = np.zeros((n_sequences, length))
+                        length, 64)
+    correct = np.zeros(batch.mask.shape)
     start, end = 0, min(model.trained_length, length) if extension == "dynamic" else length
     while start < length:  # dynamic: windows [0, L), [L, 2L), [2L, 4L), ... one pass each
         correct[:, start:end] = _correct(model, batch, extension, factor, end)[:, start:end]
@@ -239,9 +238,8 @@ def accuracy_by_position(model: Trained, length: int, *, extension: str | None =
         return np.where(scored > 0, (correct * batch.mask).sum(0) / scored, np.nan)
 
 
-def attention_maps(model: Trained, length: int, *, extension: str | None = None,
-                   n_sequences: int = 8, seed: int = 12345) -> NDArray[np.float64]:
-    """Attention weights of every layer and head, averaged over fresh sequences.
+def attention_maps(model: Trained, length: int) -> NDArray[np.float64]:
+    """Attention weights of every layer and head, averaged over 8 fresh sequences.
 
     Parameters are those of :func:`accuracy_by_position`.
 
@@ -251,8 +249,8 @@ def attention_maps(model: Trained, length: int, *, extension: str | None = None,
         Row i is the distribution of query i over keys j <= i.
     """
     length = _check_length(model.cfg, length)
-    extension, factor = _extension_and_factor(model, extension, length)
-    batch = _eval_batch(model.task, length, check_int("n_sequences", n_sequences), seed)
+    extension, factor = _extension_and_factor(model, None, length)
+    batch = _eval_batch(model.task, length, 8)
     pos = _inputs(model, length, extension, factor)
     _, maps = _logits_and_maps(model.params, batch.tokens, pos, model.cfg)
     return np.stack([np.asarray(m, dtype=np.float64).mean(0) for m in maps])

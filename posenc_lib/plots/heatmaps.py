@@ -146,14 +146,6 @@ def draw_signed_matrix(
     return image
 
 
-def _masked_bias(bias: ArrayLike) -> np.ma.MaskedArray:
-    """A 2-D bias as a float64 masked array, masked where it is ``-inf`` (NaN, +inf refused)."""
-    values = np.asarray(check_array("bias", bias, ndim=2, finite=False), dtype=np.float64)
-    if np.isnan(values).any() or np.isposinf(values).any():
-        raise ValueError("bias must not contain NaN or +inf (-inf marks a masked key)")
-    return np.ma.masked_invalid(np.where(np.isneginf(values), np.nan, values))
-
-
 def draw_bias_matrix(
     ax: Axes,
     bias: ArrayLike,
@@ -165,7 +157,10 @@ def draw_bias_matrix(
 ) -> AxesImage:
     """Draw one head's attention bias (ALiBi, T5, ...) with masked keys in light grey."""
     ax = check_axes(ax)
-    data = _masked_bias(bias)
+    values = np.asarray(check_array("bias", bias, ndim=2, finite=False), dtype=np.float64)
+    if np.isnan(values).any() or np.isposinf(values).any():
+        raise ValueError("bias must not contain NaN or +inf (-inf marks a masked key)")
+    data = np.ma.masked_invalid(np.where(np.isneginf(values), np.nan, values))  # -inf masked
     if vmin is None:
         high = check_float("vmax", vmax)
         finite = data.compressed()
@@ -196,13 +191,8 @@ class AttentionMap:
         """Every artist that :meth:`update` may change (for redrawing only those)."""
         return [self.image, *self.values, *self.query_texts, *self.key_texts]
 
-    def update(
-        self,
-        weights: ArrayLike,
-        query_labels: Sequence[str] | None = None,
-        key_labels: Sequence[str] | None = None,
-    ) -> None:
-        """Show new weights of the same shape and, unless None, new words."""
+    def update(self, weights: ArrayLike, words: Sequence[str] | None = None) -> None:
+        """Show new weights of the same shape and, unless None, new words (rows and columns)."""
         matrix = as_matrix("weights", weights)
         old = self.image.get_array()
         if old is None or matrix.shape != old.shape:
@@ -214,13 +204,10 @@ class AttentionMap:
         for text, value in zip(self.values, matrix.ravel(), strict=False):
             text.set_text(f"{value:.2f}")
             text.set_color("white" if value > 0.6 else "black")
-        for texts, labels, name in (
-            (self.query_texts, query_labels, "query_labels"),
-            (self.key_texts, key_labels, "key_labels"),
-        ):
-            if labels is not None:
-                for text, label in zip(texts, check_labels(name, labels, len(texts)), strict=True):
-                    text.set_text(label)
+        if words is not None:
+            labels = check_labels("words", words, len(self.query_texts))
+            for text, label in zip([*self.query_texts, *self.key_texts], labels * 2, strict=True):
+                text.set_text(label)
 
 
 def draw_attention_weights(

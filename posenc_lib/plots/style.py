@@ -126,15 +126,11 @@ def new_figure(
     """Create a ``Figure`` and its axes without pyplot (collected like any object, no leak)."""
     nrows = check_int("nrows", nrows)
     ncols = check_int("ncols", ncols)
-    size = None
-    if figsize is not None:
-        if not isinstance(figsize, (tuple, list)) or len(figsize) != 2:
-            raise ValueError(f"figsize must be a pair (width, height) in inches; got {figsize!r}")
-        size = (
-            check_float("figsize[0]", figsize[0], greater_than=0.0),
-            check_float("figsize[1]", figsize[1], greater_than=0.0),
-        )
-    fig = Figure(figsize=size)
+    if figsize is not None and (not isinstance(figsize, (tuple, list)) or len(figsize) != 2):
+        raise ValueError(f"figsize must be a pair (width, height) in inches; got {figsize!r}")
+    for k, inches in enumerate(figsize or ()):
+        check_float(f"figsize[{k}]", inches, greater_than=0.0)
+    fig = Figure(figsize=figsize)
     return fig, fig.subplots(nrows, ncols, **subplot_kw)
 
 

@@ -87,7 +87,7 @@ class WordOrderExplorer(Explorer):
     def update(self, order: str, encoding: str, word: str) -> None:  # type: ignore[override]
         words = order.split()
         out, weights = self._run(order, encoding)
-        self.attention.update(weights, query_labels=words, key_labels=words)
+        self.attention.update(weights, words)
         mine = out[words.index(word)]
         theirs = self.reference[encoding][ORDERS[0].split().index(word)]
         for container, values in zip(self.bars, (mine, theirs), strict=True):

@@ -9,7 +9,6 @@ from __future__ import annotations
 import ipywidgets
 import numpy as np
 from matplotlib.layout_engine import ConstrainedLayoutEngine
-from numpy.typing import NDArray
 
 from posenc_lib._checks import check_choice, check_even, check_float, check_int
 from posenc_lib.analysis import (
@@ -75,17 +74,13 @@ class ScalingExplorer(Explorer):
         self.freeze_layout()  # the axes never move
         self.refresh()
 
-    def positions(self, factor: float) -> NDArray[np.int64]:
-        """The sampled positions ``0 .. sL - 1`` of the right panel, shape (n_columns,)."""
-        return extension_positions(self.trained_length, factor, self.n_columns)
-
     def update(self, method: str, factor: float, base: float) -> None:  # type: ignore[override]
         factor, base = float(factor), float(base)
         length = self.trained_length
         _, attention = method_frequencies(method, self.head_dim, base, factor, length)
         (ratio,) = method_frequency_ratios(self.head_dim, base, factor, length, (method,)).values()
         self.ratio_line.set_ydata(ratio)
-        pos = self.positions(factor)
+        pos = extension_positions(length, factor, self.n_columns)  # 0 .. sL - 1, sampled
         unseen = method_unseen_mask(method, pos, self.head_dim, base, factor, length)
         self.unseen_image.set_data(unseen.T.astype(np.float64))
         self.trained_line.set_xdata([1.0 / factor, 1.0 / factor])
