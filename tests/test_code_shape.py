@@ -63,8 +63,10 @@ ALLOWED: dict[str, set[str]] = {}
 # --figures and --reuse-long, lab.figures' command line, the lab line charts' missing-ax branch,
 # AttentionMap.update's separate key labels, ScalingExplorer.positions) and checks repeated
 # behind position_inputs removed, the figure CLI's checks shorter, no figure or notebook output
-# changed: 16,982. A change that grows the library past this must say why here.
-MAX_PACKAGE_LINES = 16_982
+# changed: 16,982; +1 to import IPython's fallback where matplotlib_inline is imported (the
+# plots extra does not declare IPython): 16,983. A change that grows the library past this must
+# say why here.
+MAX_PACKAGE_LINES = 16_983
 
 _BRANCHES = (ast.If, ast.IfExp, ast.For, ast.AsyncFor, ast.While, ast.ExceptHandler, ast.Assert,
              ast.match_case)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import functools
 import io
 import os
 import struct
@@ -62,23 +63,23 @@ def use_course_style() -> None:
     if ipython is None or ipython.get_ipython() is None:
         return
     try:
+        from IPython.core.pylabtools import retina_figure
         from matplotlib_inline.backend_inline import set_matplotlib_formats
     except ImportError:  # pragma: no cover - ipykernel always brings matplotlib_inline
         return
     set_matplotlib_formats("retina")  # kept by the inline backend if it is set up again later
-    ipython.get_ipython().display_formatter.formatters["image/png"].for_type(Figure, _retina_png)
+    formatter = ipython.get_ipython().display_formatter.formatters["image/png"]
+    formatter.for_type(Figure, functools.partial(_retina_png, fallback=retina_figure))
 
 
-def _retina_png(fig: Figure) -> Any:
+def _retina_png(fig: Figure, fallback: Callable[..., Any]) -> Any:
     """IPython's retina PNG of ``fig`` (twice its dpi, shown at its size), drawn once.
 
     IPython draws a figure twice, once to measure the tight bounding box of what it holds, and
     writes it with Pillow. A constrained layout keeps what is drawn inside the figure, so one
     draw and ``png_bytes`` show the same, faster; a figure that draws past its edges (a long
-    title, say) goes IPython's way, so nothing is cut off.
+    title, say) goes IPython's way (``fallback``), so nothing is cut off.
     """
-    from IPython.core.pylabtools import retina_figure
-
     if not fig.axes and not fig.lines:
         return None  # as IPython: an empty figure shows nothing
     canvas = fig.canvas if isinstance(fig.canvas, FigureCanvasAgg) else FigureCanvasAgg(fig)
@@ -96,7 +97,7 @@ def _retina_png(fig: Figure) -> Any:
     finally:
         fig.set_dpi(dpi)
     if png is None:
-        return retina_figure(fig, base64=True)
+        return fallback(fig, base64=True)
     shown = {"width": rgba.shape[1] // 2, "height": rgba.shape[0] // 2}
     return base64.b64encode(png).decode("ascii"), shown
 
