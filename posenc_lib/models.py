@@ -86,10 +86,9 @@ def _flatten(config: Mapping[str, Any]) -> dict[str, Any]:
     return {**flat, **(text or {})}
 
 
-def _int_field(cfg: Mapping[str, Any], key: str, *, minimum: int = 1,
-               name: str | None = None) -> int:
+def _int_field(cfg: Mapping[str, Any], key: str, *, minimum: int = 1) -> int:
     """``cfg[key]`` as an int >= ``minimum`` (32768.0 accepted), named ``config['key']``."""
-    return whole_number(name or f"config[{key!r}]", cfg[key], minimum)
+    return whole_number(f"config[{key!r}]", cfg[key], minimum)
 
 
 def _head_dim(cfg: Mapping[str, Any], model_type: str | None) -> int:
@@ -232,20 +231,6 @@ def _refuse_unrotated(cfg: Mapping[str, Any], layer_type: Any) -> None:
             "attention (KDA) layers carry order through their recurrence instead")
 
 
-def _explicit_rotary_dim(cfg: Mapping[str, Any], head_dim: int, partial: float | None) -> int:
-    """MiniMax-M2's ``rotary_dim``: even, <= head_dim, int(head_dim * p) if p given."""
-    explicit = _int_field(cfg, "rotary_dim", minimum=2)
-    if explicit > head_dim or explicit % 2:
-        raise ValueError(
-            f"config['rotary_dim'] must be an even number of dimensions <= head_dim = {head_dim};"
-            f" got {explicit}")
-    if partial is not None and int(head_dim * partial) != explicit:
-        raise ValueError(
-            f"config['rotary_dim'] = {explicit} disagrees with partial_rotary_factor {partial} "
-            f"(int({head_dim} * {partial}) = {int(head_dim * partial)}); give one of them")
-    return explicit
-
-
 def _check_mrope_section(params: Mapping[str, Any], where: str, rotary_dim: int) -> None:
     """M-RoPE's sections split the rotated pairs between time, height and width."""
     section = params.get("mrope_section")
@@ -319,9 +304,7 @@ def _base(cfg: Mapping[str, Any], params: Mapping[str, Any], where: str, model_t
         return check_float(f"{where}['rope_theta']", params["rope_theta"], greater_than=1.0)
     keys = ("rotary_emb_base", "rope_theta") if neox else ("rope_theta",)
     found = _top_level(cfg, keys, lambda name, v: check_float(name, v, greater_than=1.0))
-    if found is not None:
-        return found[1]
-    return _default_theta(model_type)
+    return _default_theta(model_type) if found is None else found[1]
 
 
 def _default_theta(model_type: str | None) -> float:
@@ -347,10 +330,20 @@ def _partial_rotary_factor(cfg: Mapping[str, Any], params: Mapping[str, Any], wh
 
 def _rotary_dim(cfg: Mapping[str, Any], head_dim: int, partial: float, given: bool,
                 neox: bool) -> int:
-    """``rotary_dim = int(head_dim * p)``, even and >= 2; MiniMax-M2 gives ``rotary_dim`` itself."""
-    if cfg.get("rotary_dim") is not None and not neox:
-        return _explicit_rotary_dim(cfg, head_dim, partial if given else None)
-    return rotary_dimension(head_dim, partial)
+    """``rotary_dim = int(head_dim * p)``, even and >= 2; MiniMax-M2 gives ``rotary_dim`` itself
+    (even, <= head_dim, and ``int(head_dim * p)`` when ``p`` is given too)."""
+    if cfg.get("rotary_dim") is None or neox:
+        return rotary_dimension(head_dim, partial)
+    explicit = _int_field(cfg, "rotary_dim", minimum=2)
+    if explicit > head_dim or explicit % 2:
+        raise ValueError(
+            f"config['rotary_dim'] must be an even number of dimensions <= head_dim = {head_dim};"
+            f" got {explicit}")
+    if given and int(head_dim * partial) != explicit:
+        raise ValueError(
+            f"config['rotary_dim'] = {explicit} disagrees with partial_rotary_factor {partial} "
+            f"(int({head_dim} * {partial}) = {int(head_dim * partial)}); give one of them")
+    return explicit
 
 
 def _proportional_head(cfg: Mapping[str, Any], model_type: str | None, layer_type: Any,
@@ -376,7 +369,7 @@ def _trained_length(cfg: Mapping[str, Any], params: Mapping[str, Any], where: st
         return _PHI3_ORIGINAL_MAX_POSITION_EMBEDDINGS
     if params.get("original_max_position_embeddings") is not None:
         name = f"{where}['original_max_position_embeddings']"
-        return _int_field(params, "original_max_position_embeddings", name=name)
+        return whole_number(name, params["original_max_position_embeddings"])
     return _max_positions(cfg, rope_type)
 
 
