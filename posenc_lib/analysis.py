@@ -20,6 +20,7 @@ from posenc_lib._checks import (
     check_choice,
     check_even,
     check_float,
+    check_fraction,
     check_frequencies,
     check_int,
     check_positions,
@@ -454,9 +455,7 @@ def directions_for_variance(encoding: ArrayLike, share: float = 0.99) -> int:
     x = check_array("encoding", encoding, ndim=2).astype(np.float64, copy=False)
     if x.shape[0] < 2 or not np.all(np.isfinite(x)):
         raise ValueError(f"encoding must hold at least 2 finite rows; got shape {x.shape}")
-    share = check_float("share", share, greater_than=0.0)
-    if share > 1.0:
-        raise ValueError(f"share must be in (0, 1]; got {share}")
+    share = check_fraction("share", share)
     x = x / max(float(np.abs(x).max()), np.finfo(np.float64).tiny)  # shares ignore the scale;
     energy = np.linalg.svd(x - x.mean(axis=0), compute_uv=False) ** 2  # no overflow near 1e308
     if energy.sum() == 0:

@@ -21,11 +21,12 @@ from posenc_lib._checks import (
     _describe,
     check_bool,
     check_float,
+    check_fraction,
     check_int,
     check_mapping,
     check_positions,
 )
-from posenc_lib._scaling_checks import fraction_in_unit_interval, read_keys, whole_number
+from posenc_lib._scaling_checks import read_keys, whole_number
 from posenc_lib.attention_variants import nope_attention_scale
 from posenc_lib.rope_variants import rotary_dimension
 from posenc_lib.scaling import ROPE_TYPE_ALIASES, ROPE_TYPES, yarn_get_mscale
@@ -318,9 +319,9 @@ def _partial_rotary_factor(cfg: Mapping[str, Any], params: Mapping[str, Any], wh
     """``p`` in (0, 1], its name, whether given: dict, top level, default, else 1."""
     if params.get("partial_rotary_factor") is not None:
         name = f"{where}['partial_rotary_factor']"
-        return fraction_in_unit_interval(name, params["partial_rotary_factor"]), name, True
+        return check_fraction(name, params["partial_rotary_factor"]), name, True
     keys = ("rotary_pct", "partial_rotary_factor") if neox else ("partial_rotary_factor",)
-    found = _top_level(cfg, keys, fraction_in_unit_interval)
+    found = _top_level(cfg, keys, check_fraction)
     if found is not None:
         return found[1], found[0], True
     name = f"config[{keys[0]!r}]"
