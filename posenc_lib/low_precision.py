@@ -56,12 +56,9 @@ def _cast(name: str, array: NDArray[Any], dtype_name: str) -> NDArray[Any]:
 
 
 def _finfo(dtype_name: str) -> tuple[float, float, float]:
-    if dtype_name in ("float64", "float32"):
-        info = np.finfo(dtype_name)
-    else:
-        import ml_dtypes
+    import ml_dtypes  # its finfo also knows NumPy's own float32 and float64
 
-        info = ml_dtypes.finfo(_numpy_dtype(dtype_name))
+    info = ml_dtypes.finfo(_numpy_dtype(dtype_name))
     return float(info.eps), float(info.max), float(info.smallest_normal)
 
 

@@ -33,7 +33,6 @@ _DTYPE_NAMES = ("float16", "bfloat16", "float32", "float64")
 _ROUNDING_MODES = ("nearest", "truncate")
 _FRACTION_BITS = {"float16": 10, "bfloat16": 7, "float32": 23, "float64": 52}
 _MIN_EXPONENT = {"float16": -14, "bfloat16": -126, "float32": -126, "float64": -1022}
-_LOW_16 = np.uint32(0xFFFF)
 _HIGH_16 = np.uint32(0xFFFF0000)
 
 
