@@ -21,6 +21,7 @@ from posenc_lib._checks import (
     check_bool,
     check_choice,
     check_float,
+    check_frequencies,
     check_int,
     check_positions,
 )
@@ -305,9 +306,7 @@ def first_position_above(inv_freq: ArrayLike, dtype_name: str, threshold: float,
     >>> first_position_above([1.0, 0.1], "float16", 0.1, 4096)
     2049
     """
-    theta = check_array("inv_freq", inv_freq, ndim=1)
-    if np.any(theta <= 0):
-        raise ValueError("inv_freq must be > 0 for every pair")
+    theta = check_frequencies("inv_freq", inv_freq)
     name = _check_dtype_name(dtype_name)
     limit = check_float("threshold", threshold, greater_than=0.0)
     end = check_int("stop", stop)
