@@ -110,10 +110,8 @@ def _head_dim(cfg: Mapping[str, Any], model_type: str | None) -> int:
         raise ValueError(
             "config needs 'head_dim' (or 'qk_rope_head_dim'), or both 'hidden_size' and "
             f"'num_attention_heads' to derive it; missing {missing}")
-    hidden = _int_field(cfg, "hidden_size")
-    heads = _int_field(cfg, "num_attention_heads")
     # head_dim = hidden_size // num_attention_heads
-    return hidden // heads
+    return _int_field(cfg, "hidden_size") // _int_field(cfg, "num_attention_heads")
 
 
 def _rope_type(params: Mapping[str, Any], where: str, model_type: str | None) -> str:
@@ -169,8 +167,7 @@ def _gemma3_parameters(cfg: Mapping[str, Any], model_type: str | None) -> dict[s
     legacy = check_mapping("config['rope_scaling']", cfg.get("rope_scaling"), allow_none=True)
     if legacy is not None:
         full.update(legacy)  # the legacy scaling applies to the global layers only
-    global_theta = _default_theta(model_type)
-    full.setdefault("rope_theta", cfg.get("rope_theta", global_theta))
+    full.setdefault("rope_theta", cfg.get("rope_theta", _default_theta(model_type)))
     sliding.setdefault("rope_theta", cfg.get("rope_local_base_freq", _GEMMA3_LOCAL_THETA))
     nested["full_attention"], nested["sliding_attention"] = full, sliding
     return nested
@@ -270,8 +267,7 @@ def _layer_parameters(cfg: Mapping[str, Any], model_type: str | None,
     """The scaling dict for ``layer_type``, its name, and whether it is per layer type."""
     params, key = _scaling_dict(cfg)
     where = f"config[{key!r}]"
-    gemma = model_type in ("gemma3", "gemma3_text")
-    if gemma or "rope_local_base_freq" in cfg:
+    if model_type in ("gemma3", "gemma3_text") or "rope_local_base_freq" in cfg:
         params, where = _gemma3_parameters(cfg, model_type), "config['rope_parameters']"
     if "compress_rope_theta" in cfg:
         params, where = _deepseek_v4_parameters(cfg), "config (DeepSeek-V4)"
