@@ -509,18 +509,14 @@ def effective_logit_scale(config: Mapping[str, Any], positions: Any, *,
     pos = check_positions("positions", positions, nonnegative=True).astype(np.float64, copy=False)
     cfg = _flatten(config)
     if check_bool("nope_layer", nope_layer):
-        return _nope_layer_scale(cfg, pos)
+        # Llama 4's NoPE-layer query temperature (1 without attn_temperature_tuning)
+        if not cfg.get("attn_temperature_tuning"):
+            return np.ones_like(pos)
+        floor_scale = check_float("config['floor_scale']", cfg.get("floor_scale", 8192.0))
+        attn_scale = check_float("config['attn_scale']", cfg.get("attn_scale", 0.1))
+        return nope_attention_scale(pos, floor_scale, attn_scale)
     _, attention = rope_frequencies_from_config(config, layer_type=layer_type)
     return attention**2 * _softmax_and_query_scale(cfg, pos)  # cos and sin both carry a
-
-
-def _nope_layer_scale(cfg: Mapping[str, Any], pos: NDArray[np.float64]) -> NDArray[np.float64]:
-    """Llama 4's NoPE-layer query temperature (1 without ``attn_temperature_tuning``)."""
-    if not cfg.get("attn_temperature_tuning"):
-        return np.ones_like(pos)
-    floor_scale = check_float("config['floor_scale']", cfg.get("floor_scale", 8192.0))
-    attn_scale = check_float("config['attn_scale']", cfg.get("attn_scale", 0.1))
-    return nope_attention_scale(pos, floor_scale, attn_scale)
 
 
 def _softmax_and_query_scale(cfg: Mapping[str, Any], pos: NDArray[np.float64]
