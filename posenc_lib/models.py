@@ -115,9 +115,8 @@ def _head_dim(cfg: Mapping[str, Any], model_type: str | None) -> int:
 
 
 def _rope_type(params: Mapping[str, Any], where: str, model_type: str | None) -> str:
-    raw = params.get("rope_type", params.get("type", "default"))
-    if raw is None:
-        raw = "default"
+    raw = params.get("rope_type", params.get("type"))
+    raw = "default" if raw is None else raw
     if not isinstance(raw, str):
         raise TypeError(f"{where}['rope_type'] must be a string; got {_describe(raw)}")
     name = ROPE_TYPE_ALIASES.get(raw, raw)
@@ -234,7 +233,7 @@ def _check_mrope_section(params: Mapping[str, Any], where: str, rotary_dim: int)
     section = params.get("mrope_section")
     if section is None:
         return
-    if isinstance(section, (str, bytes, Mapping)) or not isinstance(section, (list, tuple)):
+    if not isinstance(section, (list, tuple)):
         raise TypeError(f"{where}['mrope_section'] must be a list of 3 integers; got "
                         f"{_describe(section)}")
     counts = [check_int(f"{where}['mrope_section'][{i}]", v, minimum=1)
