@@ -267,11 +267,10 @@ def sincos_error(
     0.943085
     """
     round_result = check_bool("round_result", round_result)
-    name = _check_dtype_name(dtype_name)
-    exact, rounded = _checked_angles(positions, inv_freq, name)
+    exact, rounded = _checked_angles(positions, inv_freq, dtype_name)  # checks dtype_name too
     sin_hat, cos_hat = np.sin(rounded), np.cos(rounded)
     if round_result:
-        sin_hat, cos_hat = round_to_dtype(sin_hat, name), round_to_dtype(cos_hat, name)
+        sin_hat, cos_hat = round_to_dtype(sin_hat, dtype_name), round_to_dtype(cos_hat, dtype_name)
     # e = max(|sin(phi_hat) - sin(phi)|, |cos(phi_hat) - cos(phi)|)
     error = np.maximum(np.abs(sin_hat - np.sin(exact)), np.abs(cos_hat - np.cos(exact)))
     return np.asarray(error, dtype=np.float64)
