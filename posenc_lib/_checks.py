@@ -72,6 +72,15 @@ def check_float(
     return result
 
 
+def check_fraction(name: str, value: Any, *, allow_zero: bool = False) -> float:
+    """Return ``value`` as a float in (0, 1], or in [0, 1] when ``allow_zero``."""
+    fraction = check_float(name, value)
+    if not (fraction >= 0.0 if allow_zero else fraction > 0.0) or fraction > 1.0:
+        interval = "[0, 1]" if allow_zero else "(0, 1]"
+        raise ValueError(f"{name} must be in {interval}; got {fraction}")
+    return fraction
+
+
 def check_mapping(name: str, value: Any, what: str = "", *, allow_none: bool = False) -> Any:
     """Return ``value`` if a dict (or None when ``allow_none``), else raise naming ``name``."""
     if (value is None and allow_none) or isinstance(value, Mapping):

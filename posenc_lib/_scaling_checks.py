@@ -15,10 +15,11 @@ from numpy.typing import NDArray
 
 from posenc_lib._checks import (
     _describe,
-    check_array,
     check_bool,
     check_even,
     check_float,
+    check_fraction,
+    check_frequencies,
     check_int,
 )
 
@@ -33,18 +34,7 @@ def whole_number(name: str, value: Any, minimum: int = 1) -> int:
 def _factor_list(name: str, value: Any) -> NDArray[np.float64]:
     if not isinstance(value, (list, tuple, np.ndarray)):
         raise TypeError(f"{name} must be a list of positive numbers; got {_describe(value)}")
-    array = check_array(name, value, ndim=1).astype(np.float64, copy=False)
-    if array.size == 0 or not np.all(array > 0):
-        raise ValueError(f"{name} must be a list of positive numbers; got {value!r}")
-    return array
-
-
-def fraction_in_unit_interval(name: str, value: Any) -> float:
-    """A float in (0, 1]: a partial rotary factor."""
-    fraction = check_float(name, value)
-    if not 0.0 < fraction <= 1.0:
-        raise ValueError(f"{name} must be in (0, 1]; got {fraction}")
-    return fraction
+    return check_frequencies(name, value)
 
 
 _RULES: dict[str, Callable[[str, Any], Any]] = {
@@ -68,7 +58,7 @@ _RULES: dict[str, Callable[[str, Any], Any]] = {
     "n": check_int,
     "short_factor": _factor_list,
     "long_factor": _factor_list,
-    "partial_rotary_factor": fraction_in_unit_interval,
+    "partial_rotary_factor": check_fraction,
 }
 
 

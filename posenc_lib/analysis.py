@@ -20,6 +20,7 @@ from posenc_lib._checks import (
     check_choice,
     check_even,
     check_float,
+    check_fraction,
     check_frequencies,
     check_int,
     check_positions,
@@ -159,8 +160,8 @@ def step_angle(inv_freq: ArrayLike) -> NDArray[np.float64]:
     return np.minimum(wrapped, 2.0 * math.pi - wrapped)
 
 
-def method_rope_scaling(method: str, factor: float, original_max_position_embeddings: int,
-                        head_dim: int = 128) -> dict[str, Any] | None:
+def method_rope_scaling(method: str, factor: float,
+                        original_max_position_embeddings: int) -> dict[str, Any] | None:
     """Return notebook 06's illustrative ``rope_scaling`` dict that stretches ``L`` by ``factor``.
 
     Parameters
@@ -169,7 +170,6 @@ def method_rope_scaling(method: str, factor: float, original_max_position_embedd
         One of :data:`DERIVED_METHODS`.
     factor, original_max_position_embeddings : float, int
         Scale ``s = L' / L`` >= 1 and trained length ``L``.
-    head_dim : int, default 128
 
     Returns
     -------
@@ -192,7 +192,6 @@ def method_rope_scaling(method: str, factor: float, original_max_position_embedd
     method = check_choice("method", method, DERIVED_METHODS)
     factor = check_float("factor", factor, at_least=1.0)
     length = check_int("original_max_position_embeddings", original_max_position_embeddings)
-    head_dim = check_even("head_dim", head_dim)
     if method == "default":
         return None
     if method in ("linear", "ntk"):
@@ -230,7 +229,7 @@ def method_frequencies(method: str, head_dim: int, base: float, factor: float,
     (array([0.5 , 0.05]), 1.0)
     """
     trained_length = check_int("trained_length", trained_length)
-    config = method_rope_scaling(method, factor, trained_length, head_dim)
+    config = method_rope_scaling(method, factor, trained_length)
     if seq_len is None:
         seq_len = max(1, round(float(factor) * int(trained_length)))
     return rope_frequencies(head_dim, base, config, seq_len=seq_len)
@@ -454,9 +453,7 @@ def directions_for_variance(encoding: ArrayLike, share: float = 0.99) -> int:
     x = check_array("encoding", encoding, ndim=2).astype(np.float64, copy=False)
     if x.shape[0] < 2 or not np.all(np.isfinite(x)):
         raise ValueError(f"encoding must hold at least 2 finite rows; got shape {x.shape}")
-    share = check_float("share", share, greater_than=0.0)
-    if share > 1.0:
-        raise ValueError(f"share must be in (0, 1]; got {share}")
+    share = check_fraction("share", share)
     x = x / max(float(np.abs(x).max()), np.finfo(np.float64).tiny)  # shares ignore the scale;
     energy = np.linalg.svd(x - x.mean(axis=0), compute_uv=False) ** 2  # no overflow near 1e308
     if energy.sum() == 0:

@@ -242,7 +242,18 @@ def mla_absorption_error(c_q: ArrayLike, c_kv: ArrayLike, w_uq: ArrayLike, w_uk:
     >>> bool(without < 1e-12), bool(with_rope > 0.1)
     (True, True)
     """
-    c_q, c_kv, w_uq, w_uk = _checked_absorption_inputs(c_q, c_kv, w_uq, w_uk)
+    named = (("c_q", c_q), ("c_kv", c_kv), ("w_uq", w_uq), ("w_uk", w_uk))
+    c_q, c_kv, w_uq, w_uk = (check_array(name, value, ndim=2) for name, value in named)
+    if w_uq.shape[0] != c_q.shape[1] or w_uk.shape[0] != c_kv.shape[1]:
+        raise ValueError(f"w_uq must have {c_q.shape[1]} rows (c_q.shape[1]) and w_uk "
+                         f"{c_kv.shape[1]} rows (c_kv.shape[1]); got {w_uq.shape} and "
+                         f"{w_uk.shape}")
+    if w_uq.shape[1] != w_uk.shape[1] or w_uq.shape[1] % 2:
+        raise ValueError(f"w_uq and w_uk must share an even head_dim; got {w_uq.shape} and "
+                         f"{w_uk.shape}")
+    if c_q.shape[0] != c_kv.shape[0]:
+        raise ValueError(f"c_q and c_kv must have the same n_tokens; got {c_q.shape} and "
+                         f"{c_kv.shape}")
     _check_rope_part("w_uq.shape[1]", w_uq.shape[1], positions, inv_freq, c_q.shape[0],
                      "interleaved")
     # q = C_q W_uq, k = C_kv W_uk
@@ -254,25 +265,6 @@ def mla_absorption_error(c_q: ArrayLike, c_kv: ArrayLike, w_uq: ArrayLike, w_uk:
     rotated = _matmul("S", _rope("R_m q", q, positions, inv_freq, "interleaved"),
                       _rope("R_n k", k, positions, inv_freq, "interleaved").T)
     return _relative_gap(plain, absorbed), _relative_gap(rotated, absorbed)
-
-
-def _checked_absorption_inputs(
-    c_q: ArrayLike, c_kv: ArrayLike, w_uq: ArrayLike, w_uk: ArrayLike
-) -> tuple[NDArray[Any], NDArray[Any], NDArray[Any], NDArray[Any]]:
-    """The latents and up-projections of :func:`mla_absorption_error`, or a clear error."""
-    named = (("c_q", c_q), ("c_kv", c_kv), ("w_uq", w_uq), ("w_uk", w_uk))
-    q_latent, kv_latent, up_q, up_k = (check_array(name, value, ndim=2) for name, value in named)
-    if up_q.shape[0] != q_latent.shape[1] or up_k.shape[0] != kv_latent.shape[1]:
-        raise ValueError(f"w_uq must have {q_latent.shape[1]} rows (c_q.shape[1]) and w_uk "
-                         f"{kv_latent.shape[1]} rows (c_kv.shape[1]); got {up_q.shape} and "
-                         f"{up_k.shape}")
-    if up_q.shape[1] != up_k.shape[1] or up_q.shape[1] % 2:
-        raise ValueError(f"w_uq and w_uk must share an even head_dim; got {up_q.shape} and "
-                         f"{up_k.shape}")
-    if q_latent.shape[0] != kv_latent.shape[0]:
-        raise ValueError(f"c_q and c_kv must have the same n_tokens; got {q_latent.shape} and "
-                         f"{kv_latent.shape}")
-    return q_latent, kv_latent, up_q, up_k
 
 
 def _relative_gap(exact: NDArray[np.float64], absorbed: NDArray[np.float64]) -> float:

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from posenc_lib._checks import check_array, check_bool, check_even, check_int
+from posenc_lib._checks import check_array, check_bool, check_even, check_frequencies, check_int
 from posenc_lib.attention import scaled_dot_product_attention, softmax
 
 __all__ = [
@@ -89,9 +89,7 @@ def alibi_bias(slopes: Any, length: int, *, causal: bool = True) -> Array:
            [-0.5,  0. , -inf],
            [-1. , -0.5,  0. ]])
     """
-    m = check_array("slopes", slopes, ndim=1).astype(np.float64)
-    if m.size == 0 or np.any(m <= 0):
-        raise ValueError(f"slopes must be a non-empty array of positive numbers; got {m}")
+    m = check_frequencies("slopes", slopes)
     length = check_int("length", length)
     causal = check_bool("causal", causal)
     # r = j - i (key minus query)

@@ -70,9 +70,7 @@ def binary_table(n_positions: int, n_bits: int | None = None) -> NDArray[np.int6
            [1, 0]])
     """
     needed = bits_needed(n_positions)
-    if n_bits is None:
-        n_bits = needed
-    n_bits = check_int("n_bits", n_bits)
+    n_bits = needed if n_bits is None else check_int("n_bits", n_bits)
     if n_bits > _MAX_BITS:
         raise ValueError(f"n_bits must be <= {_MAX_BITS}; got {n_bits}")
     if n_bits < needed:

@@ -144,26 +144,6 @@ def fit_learned_table(
     >>> np.round(trained[:4] @ w, 6), bool(np.array_equal(trained[4:], start[4:]))
     (array([0.      , 0.333333, 0.666667, 1.      ]), True)
     """
-    weights, w, length, steps, eta = _checked_fit(table, readout, trained_length, steps,
-                                                  learning_rate)
-    target = np.linspace(0.0, 1.0, length)
-    losses = np.empty(steps, dtype=np.float64)
-    with np.errstate(over="ignore", invalid="ignore"):  # overflow is reported below
-        for step in range(steps):
-            # r_p = w . P_p - y_p for the trained positions p < L
-            residual = weights[:length] @ w - target
-            losses[step] = float(residual @ residual)
-            # P_p <- P_p - 2 eta r_p w
-            weights[:length] -= 2.0 * eta * residual[:, None] * w[None, :]
-    if not (np.isfinite(weights).all() and np.isfinite(losses).all()):
-        raise ValueError("table and readout hold values too large for float64: the descent "
-                         "overflowed")
-    return weights, losses
-
-
-def _checked_fit(table: Any, readout: Any, trained_length: Any, steps: Any, learning_rate: Any
-                 ) -> tuple[NDArray[np.float64], NDArray[np.float64], int, int, float]:
-    """The inputs of :func:`fit_learned_table`, checked; the table is a copy."""
     weights = _check_table(table).copy()
     w = check_array("readout", readout, ndim=1).astype(np.float64)
     if w.shape != (weights.shape[1],):
@@ -180,4 +160,16 @@ def _checked_fit(table: Any, readout: Any, trained_length: Any, steps: Any, lear
     if eta * float(w @ w) >= 1.0:
         raise ValueError(f"learning_rate must be < 1 / |readout|^2 = {1.0 / float(w @ w):.6g} "
                          f"for the descent to converge; got {eta}")
-    return weights, w, length, steps, eta
+    target = np.linspace(0.0, 1.0, length)
+    losses = np.empty(steps, dtype=np.float64)
+    with np.errstate(over="ignore", invalid="ignore"):  # overflow is reported below
+        for step in range(steps):
+            # r_p = w . P_p - y_p for the trained positions p < L
+            residual = weights[:length] @ w - target
+            losses[step] = float(residual @ residual)
+            # P_p <- P_p - 2 eta r_p w
+            weights[:length] -= 2.0 * eta * residual[:, None] * w[None, :]
+    if not (np.isfinite(weights).all() and np.isfinite(losses).all()):
+        raise ValueError("table and readout hold values too large for float64: the descent "
+                         "overflowed")
+    return weights, losses

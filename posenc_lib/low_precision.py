@@ -56,12 +56,9 @@ def _cast(name: str, array: NDArray[Any], dtype_name: str) -> NDArray[Any]:
 
 
 def _finfo(dtype_name: str) -> tuple[float, float, float]:
-    if dtype_name in ("float64", "float32"):
-        info = np.finfo(dtype_name)
-    else:
-        import ml_dtypes
+    import ml_dtypes  # its finfo also knows NumPy's own float32 and float64
 
-        info = ml_dtypes.finfo(_numpy_dtype(dtype_name))
+    info = ml_dtypes.finfo(_numpy_dtype(dtype_name))
     return float(info.eps), float(info.max), float(info.smallest_normal)
 
 
@@ -181,23 +178,6 @@ def rope_scores_at_offset(q: ArrayLike, k: ArrayLike, offset: int, positions: Ar
     >>> bool(np.ptp(bf16) > 1e-3)
     True
     """
-    query, key, shift, pos, theta = _checked_pair_at_offset(q, k, offset, positions, inv_freq)
-    name = check_choice("dtype_name", dtype_name, _LOW_PRECISION_NAMES)
-    pairing = check_choice("pairing", pairing, PAIRINGS)
-    angle_dtype = check_choice("angle_dtype", angle_dtype, _ANGLE_DTYPES)
-    n = pos.shape[0]
-    q_rot = _low_precision_rope(np.broadcast_to(query, (n, query.shape[0])), pos + shift, theta,
-                                name, pairing, angle_dtype)
-    k_rot = _low_precision_rope(np.broadcast_to(key, (n, key.shape[0])), pos, theta, name,
-                                pairing, angle_dtype)
-    # s(m) = sum_j (R_(m+offset) q)_j (R_m k)_j, summed in float64
-    return np.asarray(np.einsum("nd,nd->n", q_rot, k_rot), dtype=np.float64)
-
-
-def _checked_pair_at_offset(
-    q: ArrayLike, k: ArrayLike, offset: Any, positions: ArrayLike, inv_freq: ArrayLike
-) -> tuple[NDArray[Any], NDArray[Any], int, NDArray[Any], NDArray[Any]]:
-    """q, k, offset, positions and inv_freq of :func:`rope_scores_at_offset`, checked."""
     query = _check_pairs("q", q)
     key = _check_pairs("k", k)
     if query.ndim != 1 or query.shape != key.shape:
@@ -211,7 +191,16 @@ def _checked_pair_at_offset(
     if theta.shape != (query.shape[0] // 2,):
         raise ValueError(f"inv_freq must have head_dim // 2 = {query.shape[0] // 2} entries; got "
                          f"{theta.shape[0]}")
-    return query, key, shift, pos, theta
+    name = check_choice("dtype_name", dtype_name, _LOW_PRECISION_NAMES)
+    pairing = check_choice("pairing", pairing, PAIRINGS)
+    angle_dtype = check_choice("angle_dtype", angle_dtype, _ANGLE_DTYPES)
+    n = pos.shape[0]
+    q_rot = _low_precision_rope(np.broadcast_to(query, (n, query.shape[0])), pos + shift, theta,
+                                name, pairing, angle_dtype)
+    k_rot = _low_precision_rope(np.broadcast_to(key, (n, key.shape[0])), pos, theta, name,
+                                pairing, angle_dtype)
+    # s(m) = sum_j (R_(m+offset) q)_j (R_m k)_j, summed in float64
+    return np.asarray(np.einsum("nd,nd->n", q_rot, k_rot), dtype=np.float64)
 
 
 def cached_key_scores(

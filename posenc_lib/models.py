@@ -21,11 +21,12 @@ from posenc_lib._checks import (
     _describe,
     check_bool,
     check_float,
+    check_fraction,
     check_int,
     check_mapping,
     check_positions,
 )
-from posenc_lib._scaling_checks import fraction_in_unit_interval, read_keys, whole_number
+from posenc_lib._scaling_checks import read_keys, whole_number
 from posenc_lib.attention_variants import nope_attention_scale
 from posenc_lib.rope_variants import rotary_dimension
 from posenc_lib.scaling import ROPE_TYPE_ALIASES, ROPE_TYPES, yarn_get_mscale
@@ -86,10 +87,9 @@ def _flatten(config: Mapping[str, Any]) -> dict[str, Any]:
     return {**flat, **(text or {})}
 
 
-def _int_field(cfg: Mapping[str, Any], key: str, *, minimum: int = 1,
-               name: str | None = None) -> int:
+def _int_field(cfg: Mapping[str, Any], key: str, *, minimum: int = 1) -> int:
     """``cfg[key]`` as an int >= ``minimum`` (32768.0 accepted), named ``config['key']``."""
-    return whole_number(name or f"config[{key!r}]", cfg[key], minimum)
+    return whole_number(f"config[{key!r}]", cfg[key], minimum)
 
 
 def _head_dim(cfg: Mapping[str, Any], model_type: str | None) -> int:
@@ -110,16 +110,13 @@ def _head_dim(cfg: Mapping[str, Any], model_type: str | None) -> int:
         raise ValueError(
             "config needs 'head_dim' (or 'qk_rope_head_dim'), or both 'hidden_size' and "
             f"'num_attention_heads' to derive it; missing {missing}")
-    hidden = _int_field(cfg, "hidden_size")
-    heads = _int_field(cfg, "num_attention_heads")
     # head_dim = hidden_size // num_attention_heads
-    return hidden // heads
+    return _int_field(cfg, "hidden_size") // _int_field(cfg, "num_attention_heads")
 
 
 def _rope_type(params: Mapping[str, Any], where: str, model_type: str | None) -> str:
-    raw = params.get("rope_type", params.get("type", "default"))
-    if raw is None:
-        raw = "default"
+    raw = params.get("rope_type", params.get("type"))
+    raw = "default" if raw is None else raw
     if not isinstance(raw, str):
         raise TypeError(f"{where}['rope_type'] must be a string; got {_describe(raw)}")
     name = ROPE_TYPE_ALIASES.get(raw, raw)
@@ -169,8 +166,7 @@ def _gemma3_parameters(cfg: Mapping[str, Any], model_type: str | None) -> dict[s
     legacy = check_mapping("config['rope_scaling']", cfg.get("rope_scaling"), allow_none=True)
     if legacy is not None:
         full.update(legacy)  # the legacy scaling applies to the global layers only
-    global_theta = _default_theta(model_type)
-    full.setdefault("rope_theta", cfg.get("rope_theta", global_theta))
+    full.setdefault("rope_theta", cfg.get("rope_theta", _default_theta(model_type)))
     sliding.setdefault("rope_theta", cfg.get("rope_local_base_freq", _GEMMA3_LOCAL_THETA))
     nested["full_attention"], nested["sliding_attention"] = full, sliding
     return nested
@@ -232,26 +228,12 @@ def _refuse_unrotated(cfg: Mapping[str, Any], layer_type: Any) -> None:
             "attention (KDA) layers carry order through their recurrence instead")
 
 
-def _explicit_rotary_dim(cfg: Mapping[str, Any], head_dim: int, partial: float | None) -> int:
-    """MiniMax-M2's ``rotary_dim``: even, <= head_dim, int(head_dim * p) if p given."""
-    explicit = _int_field(cfg, "rotary_dim", minimum=2)
-    if explicit > head_dim or explicit % 2:
-        raise ValueError(
-            f"config['rotary_dim'] must be an even number of dimensions <= head_dim = {head_dim};"
-            f" got {explicit}")
-    if partial is not None and int(head_dim * partial) != explicit:
-        raise ValueError(
-            f"config['rotary_dim'] = {explicit} disagrees with partial_rotary_factor {partial} "
-            f"(int({head_dim} * {partial}) = {int(head_dim * partial)}); give one of them")
-    return explicit
-
-
 def _check_mrope_section(params: Mapping[str, Any], where: str, rotary_dim: int) -> None:
     """M-RoPE's sections split the rotated pairs between time, height and width."""
     section = params.get("mrope_section")
     if section is None:
         return
-    if isinstance(section, (str, bytes, Mapping)) or not isinstance(section, (list, tuple)):
+    if not isinstance(section, (list, tuple)):
         raise TypeError(f"{where}['mrope_section'] must be a list of 3 integers; got "
                         f"{_describe(section)}")
     counts = [check_int(f"{where}['mrope_section'][{i}]", v, minimum=1)
@@ -284,8 +266,7 @@ def _layer_parameters(cfg: Mapping[str, Any], model_type: str | None,
     """The scaling dict for ``layer_type``, its name, and whether it is per layer type."""
     params, key = _scaling_dict(cfg)
     where = f"config[{key!r}]"
-    gemma = model_type in ("gemma3", "gemma3_text")
-    if gemma or "rope_local_base_freq" in cfg:
+    if model_type in ("gemma3", "gemma3_text") or "rope_local_base_freq" in cfg:
         params, where = _gemma3_parameters(cfg, model_type), "config['rope_parameters']"
     if "compress_rope_theta" in cfg:
         params, where = _deepseek_v4_parameters(cfg), "config (DeepSeek-V4)"
@@ -319,9 +300,7 @@ def _base(cfg: Mapping[str, Any], params: Mapping[str, Any], where: str, model_t
         return check_float(f"{where}['rope_theta']", params["rope_theta"], greater_than=1.0)
     keys = ("rotary_emb_base", "rope_theta") if neox else ("rope_theta",)
     found = _top_level(cfg, keys, lambda name, v: check_float(name, v, greater_than=1.0))
-    if found is not None:
-        return found[1]
-    return _default_theta(model_type)
+    return _default_theta(model_type) if found is None else found[1]
 
 
 def _default_theta(model_type: str | None) -> float:
@@ -335,9 +314,9 @@ def _partial_rotary_factor(cfg: Mapping[str, Any], params: Mapping[str, Any], wh
     """``p`` in (0, 1], its name, whether given: dict, top level, default, else 1."""
     if params.get("partial_rotary_factor") is not None:
         name = f"{where}['partial_rotary_factor']"
-        return fraction_in_unit_interval(name, params["partial_rotary_factor"]), name, True
+        return check_fraction(name, params["partial_rotary_factor"]), name, True
     keys = ("rotary_pct", "partial_rotary_factor") if neox else ("partial_rotary_factor",)
-    found = _top_level(cfg, keys, fraction_in_unit_interval)
+    found = _top_level(cfg, keys, check_fraction)
     if found is not None:
         return found[1], found[0], True
     name = f"config[{keys[0]!r}]"
@@ -347,10 +326,20 @@ def _partial_rotary_factor(cfg: Mapping[str, Any], params: Mapping[str, Any], wh
 
 def _rotary_dim(cfg: Mapping[str, Any], head_dim: int, partial: float, given: bool,
                 neox: bool) -> int:
-    """``rotary_dim = int(head_dim * p)``, even and >= 2; MiniMax-M2 gives ``rotary_dim`` itself."""
-    if cfg.get("rotary_dim") is not None and not neox:
-        return _explicit_rotary_dim(cfg, head_dim, partial if given else None)
-    return rotary_dimension(head_dim, partial)
+    """``rotary_dim = int(head_dim * p)``, even and >= 2; MiniMax-M2 gives ``rotary_dim`` itself
+    (even, <= head_dim, and ``int(head_dim * p)`` when ``p`` is given too)."""
+    if cfg.get("rotary_dim") is None or neox:
+        return rotary_dimension(head_dim, partial)
+    explicit = _int_field(cfg, "rotary_dim", minimum=2)
+    if explicit > head_dim or explicit % 2:
+        raise ValueError(
+            f"config['rotary_dim'] must be an even number of dimensions <= head_dim = {head_dim};"
+            f" got {explicit}")
+    if given and int(head_dim * partial) != explicit:
+        raise ValueError(
+            f"config['rotary_dim'] = {explicit} disagrees with partial_rotary_factor {partial} "
+            f"(int({head_dim} * {partial}) = {int(head_dim * partial)}); give one of them")
+    return explicit
 
 
 def _proportional_head(cfg: Mapping[str, Any], model_type: str | None, layer_type: Any,
@@ -376,7 +365,7 @@ def _trained_length(cfg: Mapping[str, Any], params: Mapping[str, Any], where: st
         return _PHI3_ORIGINAL_MAX_POSITION_EMBEDDINGS
     if params.get("original_max_position_embeddings") is not None:
         name = f"{where}['original_max_position_embeddings']"
-        return _int_field(params, "original_max_position_embeddings", name=name)
+        return whole_number(name, params["original_max_position_embeddings"])
     return _max_positions(cfg, rope_type)
 
 
@@ -519,18 +508,14 @@ def effective_logit_scale(config: Mapping[str, Any], positions: Any, *,
     pos = check_positions("positions", positions, nonnegative=True).astype(np.float64, copy=False)
     cfg = _flatten(config)
     if check_bool("nope_layer", nope_layer):
-        return _nope_layer_scale(cfg, pos)
+        # Llama 4's NoPE-layer query temperature (1 without attn_temperature_tuning)
+        if not cfg.get("attn_temperature_tuning"):
+            return np.ones_like(pos)
+        floor_scale = check_float("config['floor_scale']", cfg.get("floor_scale", 8192.0))
+        attn_scale = check_float("config['attn_scale']", cfg.get("attn_scale", 0.1))
+        return nope_attention_scale(pos, floor_scale, attn_scale)
     _, attention = rope_frequencies_from_config(config, layer_type=layer_type)
     return attention**2 * _softmax_and_query_scale(cfg, pos)  # cos and sin both carry a
-
-
-def _nope_layer_scale(cfg: Mapping[str, Any], pos: NDArray[np.float64]) -> NDArray[np.float64]:
-    """Llama 4's NoPE-layer query temperature (1 without ``attn_temperature_tuning``)."""
-    if not cfg.get("attn_temperature_tuning"):
-        return np.ones_like(pos)
-    floor_scale = check_float("config['floor_scale']", cfg.get("floor_scale", 8192.0))
-    attn_scale = check_float("config['attn_scale']", cfg.get("attn_scale", 0.1))
-    return nope_attention_scale(pos, floor_scale, attn_scale)
 
 
 def _softmax_and_query_scale(cfg: Mapping[str, Any], pos: NDArray[np.float64]

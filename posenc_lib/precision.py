@@ -21,6 +21,7 @@ from posenc_lib._checks import (
     check_bool,
     check_choice,
     check_float,
+    check_frequencies,
     check_int,
     check_positions,
 )
@@ -33,7 +34,6 @@ _DTYPE_NAMES = ("float16", "bfloat16", "float32", "float64")
 _ROUNDING_MODES = ("nearest", "truncate")
 _FRACTION_BITS = {"float16": 10, "bfloat16": 7, "float32": 23, "float64": 52}
 _MIN_EXPONENT = {"float16": -14, "bfloat16": -126, "float32": -126, "float64": -1022}
-_LOW_16 = np.uint32(0xFFFF)
 _HIGH_16 = np.uint32(0xFFFF0000)
 
 
@@ -74,10 +74,6 @@ def round_to_bfloat16(x: Any, *, mode: str = "nearest") -> NDArray[np.float32]:
     return np.asarray(bits).view(np.float32)
 
 
-def _check_dtype_name(dtype_name: Any) -> str:
-    return check_choice("dtype_name", dtype_name, _DTYPE_NAMES)
-
-
 def round_to_dtype(x: Any, dtype_name: str) -> NDArray[np.float64]:
     """The value of ``x`` after rounding to a storage format, returned as float64.
 
@@ -100,7 +96,7 @@ def round_to_dtype(x: Any, dtype_name: str) -> NDArray[np.float64]:
     [2048.0, 2052.0, 0.0999755859375]
     """
     array = check_array("x", x)
-    if _check_dtype_name(dtype_name) == "bfloat16":
+    if check_choice("dtype_name", dtype_name, _DTYPE_NAMES) == "bfloat16":
         return round_to_bfloat16(array).astype(np.float64)
     with np.errstate(over="ignore"):
         return np.asarray(array, dtype=np.float64).astype(dtype_name).astype(np.float64)
@@ -126,7 +122,7 @@ def machine_epsilon(dtype_name: str) -> float:
     >>> machine_epsilon("bfloat16")
     0.0078125
     """
-    dtype_name = _check_dtype_name(dtype_name)
+    dtype_name = check_choice("dtype_name", dtype_name, _DTYPE_NAMES)
     # eps = 2 ** -p
     return 2.0 ** -_FRACTION_BITS[dtype_name]
 
@@ -153,7 +149,7 @@ def spacing_at(x: Any, dtype_name: str) -> NDArray[np.float64]:
     [0.0009765625, 2.0, 2.0]
     """
     array = np.abs(check_array("x", x).astype(np.float64))
-    dtype_name = _check_dtype_name(dtype_name)
+    dtype_name = check_choice("dtype_name", dtype_name, _DTYPE_NAMES)
     _, exponent = np.frexp(array)
     # floor(log2 |x|) = frexp exponent - 1, clipped below at emin
     binade = np.maximum(exponent - 1, _MIN_EXPONENT[dtype_name])
@@ -203,7 +199,7 @@ def rounded_angles(positions: ArrayLike, inv_freq: ArrayLike,
     """
     pos = check_positions("positions", positions)
     theta = check_array("inv_freq", inv_freq, ndim=1)
-    name = _check_dtype_name(dtype_name)
+    name = check_choice("dtype_name", dtype_name, _DTYPE_NAMES)
     with np.errstate(over="ignore", invalid="ignore"):
         product = np.multiply.outer(round_to_dtype(pos, name), round_to_dtype(theta, name))
     fits = np.isfinite(product)
@@ -267,11 +263,10 @@ def sincos_error(
     0.943085
     """
     round_result = check_bool("round_result", round_result)
-    name = _check_dtype_name(dtype_name)
-    exact, rounded = _checked_angles(positions, inv_freq, name)
+    exact, rounded = _checked_angles(positions, inv_freq, dtype_name)  # checks dtype_name too
     sin_hat, cos_hat = np.sin(rounded), np.cos(rounded)
     if round_result:
-        sin_hat, cos_hat = round_to_dtype(sin_hat, name), round_to_dtype(cos_hat, name)
+        sin_hat, cos_hat = round_to_dtype(sin_hat, dtype_name), round_to_dtype(cos_hat, dtype_name)
     # e = max(|sin(phi_hat) - sin(phi)|, |cos(phi_hat) - cos(phi)|)
     error = np.maximum(np.abs(sin_hat - np.sin(exact)), np.abs(cos_hat - np.cos(exact)))
     return np.asarray(error, dtype=np.float64)
@@ -306,10 +301,8 @@ def first_position_above(inv_freq: ArrayLike, dtype_name: str, threshold: float,
     >>> first_position_above([1.0, 0.1], "float16", 0.1, 4096)
     2049
     """
-    theta = check_array("inv_freq", inv_freq, ndim=1)
-    if np.any(theta <= 0):
-        raise ValueError("inv_freq must be > 0 for every pair")
-    name = _check_dtype_name(dtype_name)
+    theta = check_frequencies("inv_freq", inv_freq)
+    name = check_choice("dtype_name", dtype_name, _DTYPE_NAMES)
     limit = check_float("threshold", threshold, greater_than=0.0)
     end = check_int("stop", stop)
     step = 2**18  # positions evaluated at once, at most

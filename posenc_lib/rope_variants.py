@@ -18,7 +18,7 @@ from posenc_lib._checks import (
     check_array,
     check_bool,
     check_even,
-    check_float,
+    check_fraction,
     check_int,
     check_positions,
 )
@@ -44,15 +44,6 @@ def _check_dim(name: str, value: Any) -> int:
     return dim
 
 
-def _check_fraction(name: str, value: Any, *, allow_zero: bool) -> float:
-    fraction = check_float(name, value)
-    low_ok = fraction >= 0.0 if allow_zero else fraction > 0.0
-    if not (low_ok and fraction <= 1.0):
-        interval = "[0, 1]" if allow_zero else "(0, 1]"
-        raise ValueError(f"{name} must be in {interval}; got {fraction}")
-    return fraction
-
-
 def partial_rotary_dims(head_dim: int, partial_rotary_factor: float) -> NDArray[np.bool_]:
     """Return which dims of a head rotate under partial rotary (GPT-NeoX, Phi, Pythia).
 
@@ -75,7 +66,7 @@ def partial_rotary_dims(head_dim: int, partial_rotary_factor: float) -> NDArray[
     array([ True,  True,  True,  True, False, False, False, False])
     """
     dim = _check_dim("head_dim", head_dim)
-    p = _check_fraction("partial_rotary_factor", partial_rotary_factor, allow_zero=False)
+    p = check_fraction("partial_rotary_factor", partial_rotary_factor)
     return np.arange(dim) < rotary_dimension(dim, p)
 
 
@@ -112,7 +103,7 @@ def p_rope_frequencies(head_dim: int, p: float, base: float = 10000.0) -> NDArra
     array([1. , 0.1, 0. , 0. ])
     """
     dim = _check_dim("head_dim", head_dim)
-    fraction = _check_fraction("p", p, allow_zero=True)
+    fraction = check_fraction("p", p, allow_zero=True)
     theta = inverse_frequencies(dim, base)
     # keep = floor(p * d / 2) fastest pairs; theta_i = 0 for the others
     keep = int(fraction * dim // 2)

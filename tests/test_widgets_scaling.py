@@ -142,7 +142,7 @@ def test_step_angle_keeps_resolution_only_where_a_method_keeps_the_pair() -> Non
 
 @pytest.mark.parametrize("method", DERIVED_METHODS)
 def test_every_method_config_is_accepted(method: str) -> None:
-    config = method_rope_scaling(method, 4.0, 2048, 64)
+    config = method_rope_scaling(method, 4.0, 2048)
     inv_freq, attention = rope_frequencies(64, 10000.0, config, seq_len=4 * 2048)
     assert inv_freq.shape == (32,) and np.all(inv_freq > 0) and attention >= 1.0
     assert (config is None) == (method == "default")
@@ -210,7 +210,7 @@ def test_interpolating_methods_stay_in_range_up_to_s_times_l_minus_1(s: float, m
         (lambda: method_rope_scaling("rope", 2.0, 4096), ValueError, "method"),
         (lambda: method_rope_scaling("linear", 0.5, 4096), ValueError, "factor"),
         (lambda: method_rope_scaling("linear", 2.0, 0), ValueError, "original_max"),
-        (lambda: method_rope_scaling("yarn", 2.0, 4096, 7), ValueError, "head_dim"),
+        (lambda: method_frequencies("yarn", 7, 1e4, 2.0, 4096), ValueError, "head_dim"),
         (lambda: method_frequencies("ntk", 128, 1.0, 2.0, 4096), ValueError, "base"),
         (lambda: method_frequencies("ntk", 128, 1e4, 2.0, -1), ValueError, "trained_length"),
         (lambda: method_unseen_mask("default", [0.5, 1.0], 8, 1e4, 2.0, 16), ValueError,
