@@ -52,23 +52,22 @@ ALLOWED: dict[str, set[str]] = {}
 # explorers' changing artists as one attribute, test-only measures moved into their test,
 # one-paragraph docstrings), with no notebook output or figure file changed: 17,146; +2 for the
 # figure CLI's unknown-parameter error, which lists the parameters (`list -v` went): 17,148.
-# Session 7: +35 for the notebooks' one-draw inline PNG formatter (plots/style.py), which shows
-# the registered figures in 0.78 of the time IPython's retina route takes (make bench, inline). The exercise machinery lost
-# 127 with the same checks and answers: the helpers that computed only a right answer moved to
-# tools/answer_key.py (58; the wheel no longer ships them), options nothing passes went (adopt's
-# and compare's tolerances, encode's width, parameter_count's bucket and clipping sizes), one
-# mechanism for stored mistakes, _compare as one if-chain, a clause repeated in 19 params
-# docstrings said once. The lab, plots, widgets and figures lost 74: options no caller passes
-# (train's cfg, the evaluation's sequence count and seed, behaviour's cutoffs, the grid's
+# Session 7: +35 for the notebooks' one-draw inline PNG formatter (plots/style.py), which shows the
+# registered figures in 0.78 of the time IPython's retina route takes (make bench, inline). The
+# exercise machinery lost 127 with the same checks and answers: the helpers that computed only a
+# right answer moved to tools/answer_key.py (58; the wheel no longer ships them), options nothing
+# passes went (adopt's and compare's tolerances, encode's width, parameter_count's bucket and
+# clipping sizes), one mechanism for stored mistakes, _compare as one if-chain, a clause repeated in
+# 19 params docstrings said once. The lab, plots, widgets and figures lost 74: options no caller
+# passes (train's cfg, the evaluation's sequence count and seed, behaviour's cutoffs, the grid's
 # --figures and --reuse-long, lab.figures' command line, the lab line charts' missing-ax branch,
-# AttentionMap.update's separate key labels, ScalingExplorer.positions) and checks repeated
-# behind position_inputs removed, the figure CLI's checks shorter, no figure or notebook output
-# changed: 16,982; +1 to import IPython's fallback where matplotlib_inline is imported (the
-# plots extra does not declare IPython): 16,983. The math core lost 66: one (0, 1] check and the
-# frequency-list check used where four modules wrote them again, helpers called once inlined,
-# method_rope_scaling's unused head_dim, low_precision asking ml_dtypes.finfo for every format,
-# the config reader's small fields in fewer lines: 16,917. A change that grows the library past
-# this must say why here.
+# AttentionMap.update's separate key labels, ScalingExplorer.positions) and checks repeated behind
+# position_inputs removed, the figure CLI's checks shorter, no figure or notebook output changed:
+# 16,982; +1 to import IPython's fallback where matplotlib_inline is imported (the plots extra does
+# not declare IPython): 16,983. The math core lost 66: one (0, 1] check and the frequency-list check
+# used where four modules wrote them again, helpers called once inlined, method_rope_scaling's
+# unused head_dim, low_precision asking ml_dtypes.finfo for every format, the config reader's small
+# fields in fewer lines: 16,917. A change that grows the library past this must say why here.
 MAX_PACKAGE_LINES = 16_917
 
 _BRANCHES = (ast.If, ast.IfExp, ast.For, ast.AsyncFor, ast.While, ast.ExceptHandler, ast.Assert,
