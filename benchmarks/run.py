@@ -404,6 +404,22 @@ def two_draw_png(name: str, dpi: float) -> bytes:
         return figure_png(fig, dpi=dpi)
 
 
+def medians_in_turn(routes: dict[str, Callable[[Any], Any]], items: Callable[[], list[Any]],
+                    repeats: int) -> dict[str, float]:
+    """Median seconds each route takes over ``items()`` (fresh for every timing), the routes
+    timed in turn so that both see the same machine load."""
+    totals: dict[str, list[float]] = {route: [] for route in routes}
+    for _ in range(repeats):
+        for route, run in routes.items():
+            inputs = items()
+            gc.collect()
+            start = time.perf_counter()
+            for item in inputs:
+                run(item)
+            totals[route].append(time.perf_counter() - start)
+    return {route: statistics.median(seconds) for route, seconds in totals.items()}
+
+
 def bench_gallery(quick: bool) -> list[Row]:
     """Every registered figure as notebook 11 shows it (200 dpi), against the two-draw route."""
     import matplotlib
@@ -415,20 +431,13 @@ def bench_gallery(quick: bool) -> list[Row]:
     names = list(REGISTRY)
     routes = {"one draw": lambda n: gallery_picture(n).png,
               "two draws": lambda n: two_draw_png(n, _GALLERY_DPI)}
-    totals: dict[str, list[float]] = {route: [] for route in routes}
     sizes = {route: sum(len(draw(n)) for n in names) for route, draw in routes.items()}  # warm-up
-    for _ in range(1 if quick else 3):  # the two routes in turn: the same machine load for both
-        for route, draw in routes.items():
-            gc.collect()
-            start = time.perf_counter()
-            for name in names:
-                draw(name)
-            totals[route].append(time.perf_counter() - start)
-    new, old = (statistics.median(totals[route]) for route in routes)
+    repeats = 1 if quick else 3
+    new, old = medians_in_turn(routes, lambda: names, repeats).values()
     return [
         Row(f"gallery: {len(names)} figures at {_GALLERY_DPI:g} dpi, one draw vs two", new / old,
             "x", f"two draws (freeze at 100 dpi, then savefig): {old:.2f} s", "<= 0.7",
-            new / old <= 0.7, f"one draw: {new:.2f} s, median of {len(totals['one draw'])}"),
+            new / old <= 0.7, f"one draw: {new:.2f} s, median of {repeats}"),
         Row("gallery: PNG bytes, one draw vs two", sizes["one draw"] / sizes["two draws"], "x",
             f"Pillow's writer: {sizes['two draws'] / 1e6:.2f} MB", "<= 1.0",
             sizes["one draw"] <= sizes["two draws"]),
@@ -451,20 +460,14 @@ def bench_inline(quick: bool) -> list[Row]:
 
     routes = {"one draw": lambda fig: _retina_png(fig, retina_figure),
               "IPython": lambda fig: retina_figure(fig, base64=True)}
-    totals: dict[str, list[float]] = {route: [] for route in routes}
+    repeats = 1 if quick else 3
     with course_style():
-        for _ in range(1 if quick else 3):  # the two routes in turn: the same machine load
-            for route, show in routes.items():
-                figures = [get_figure(name).unfrozen() for name in REGISTRY]  # type: ignore[misc]
-                gc.collect()
-                start = time.perf_counter()
-                for fig in figures:
-                    show(fig)
-                totals[route].append(time.perf_counter() - start)
-    new, old = (statistics.median(totals[route]) for route in routes)
+        new, old = medians_in_turn(
+            routes, lambda: [get_figure(name).unfrozen() for name in REGISTRY],  # type: ignore[misc]
+            repeats).values()
     return [Row(f"inline: {len(REGISTRY)} figures shown, one draw vs IPython's retina",
                 new / old, "x", f"IPython (two draws, Pillow): {old:.2f} s", "<= 0.7",
-                new / old <= 0.7, f"one draw: {new:.2f} s, median of {len(totals['IPython'])}")]
+                new / old <= 0.7, f"one draw: {new:.2f} s, median of {repeats}")]
 
 
 SECTIONS: dict[str, Callable[[bool], list[Row]]] = {
