@@ -67,8 +67,10 @@ ALLOWED: dict[str, set[str]] = {}
 # not declare IPython): 16,983. The math core lost 66: one (0, 1] check and the frequency-list check
 # used where four modules wrote them again, helpers called once inlined, method_rope_scaling's
 # unused head_dim, low_precision asking ml_dtypes.finfo for every format, the config reader's small
-# fields in fewer lines: 16,917. A change that grows the library past this must say why here.
-MAX_PACKAGE_LINES = 16_917
+# fields in fewer lines: 16,917; +3 for one home (_drawn_at) of the draw-at-a-dpi that draw_png
+# and the inline formatter each wrote out: 16,920. A change that grows the library past this must
+# say why here.
+MAX_PACKAGE_LINES = 16_920
 
 _BRANCHES = (ast.If, ast.IfExp, ast.For, ast.AsyncFor, ast.While, ast.ExceptHandler, ast.Assert,
              ast.match_case)

@@ -15,7 +15,7 @@ import struct
 import sys
 import tempfile
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -82,11 +82,8 @@ def _retina_png(fig: Figure, fallback: Callable[..., Any]) -> Any:
     """
     if not fig.axes and not fig.lines:
         return None  # as IPython: an empty figure shows nothing
-    canvas = fig.canvas if isinstance(fig.canvas, FigureCanvasAgg) else FigureCanvasAgg(fig)
     dpi = fig.get_dpi()
-    fig.set_dpi(2 * dpi)
-    try:
-        canvas.draw()
+    with _drawn_at(fig, 2 * dpi) as canvas:
         drawn = fig.get_tightbbox(canvas.get_renderer())  # inches
         width, height = fig.get_size_inches()
         slack = 1 / (2 * dpi)  # one pixel of the picture
@@ -94,8 +91,6 @@ def _retina_png(fig: Figure, fallback: Callable[..., Any]) -> Any:
                   and drawn.y1 < height + slack)
         rgba = np.asarray(canvas.buffer_rgba())
         png = png_bytes(rgba, dpi=2 * dpi) if inside else None
-    finally:
-        fig.set_dpi(dpi)
     if png is None:
         return fallback(fig, base64=True)
     shown = {"width": rgba.shape[1] // 2, "height": rgba.shape[0] // 2}
@@ -172,12 +167,20 @@ def draw_png(fig: Figure, *, dpi: float) -> bytes:
     """
     _check_figure(fig)
     dpi = check_float("dpi", dpi, greater_than=0.0)
-    canvas, original = FigureCanvasAgg(fig), fig.get_dpi()
+    with _drawn_at(fig, dpi) as canvas:
+        fig.set_layout_engine("none")
+        return png_bytes(np.asarray(canvas.buffer_rgba()), zlib.compress, level=6, dpi=dpi)
+
+
+@contextlib.contextmanager
+def _drawn_at(fig: Figure, dpi: float) -> Iterator[FigureCanvasAgg]:
+    """Draw ``fig`` once at ``dpi`` on an Agg canvas, give the canvas, then restore the dpi."""
+    canvas = fig.canvas if isinstance(fig.canvas, FigureCanvasAgg) else FigureCanvasAgg(fig)
+    original = fig.get_dpi()
     fig.set_dpi(dpi)
     try:
         canvas.draw()
-        fig.set_layout_engine("none")
-        return png_bytes(np.asarray(canvas.buffer_rgba()), zlib.compress, level=6, dpi=dpi)
+        yield canvas
     finally:
         fig.set_dpi(original)
 
