@@ -470,6 +470,54 @@ def bench_inline(quick: bool) -> list[Row]:
                 new / old <= 0.7, f"one draw: {new:.2f} s, median of {repeats}")]
 
 
+# --- 10. where a figure's draw goes (notebook 11's time) ------------------------------------
+
+def _simplified(fig: Any, change: str) -> Any:
+    """``fig`` with one thing taken away, to time what that thing costs in a draw."""
+    if change == "no layout engine":
+        fig.set_layout_engine("none")
+    for ax in fig.axes:
+        if change == "no minor ticks":
+            ax.minorticks_off()
+        if change == "no tick labels":
+            ax.tick_params(labelbottom=False, labelleft=False, labeltop=False, labelright=False)
+    return fig
+
+
+def bench_draw(quick: bool) -> list[Row]:
+    """The registered figures drawn to PNG at the gallery's 200 dpi as they are, and with their
+    layout engine, minor ticks or tick labels taken away: how much of notebook 11's time each
+    of these costs (a report for the decision on fewer or simpler figures, not a target)."""
+    import io
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from posenc_lib.figures import REGISTRY, get_figure
+    from posenc_lib.figures.gallery import _GALLERY_DPI
+    from posenc_lib.plots import course_style
+
+    changes = ("as drawn", "no layout engine", "no minor ticks", "no tick labels")
+    seconds: dict[str, list[float]] = {change: [] for change in changes}
+    with course_style():
+        for round_ in range(2 if quick else 4):  # round 0 warms the text and mathtext caches
+            for change in changes:  # in turn, so that every change sees the same machine load
+                figures = [_simplified(get_figure(name).unfrozen(), change)  # type: ignore[misc]
+                           for name in REGISTRY]
+                gc.collect()
+                start = time.perf_counter()
+                for fig in figures:
+                    fig.savefig(io.BytesIO(), format="png", dpi=_GALLERY_DPI)
+                if round_:
+                    seconds[change].append(time.perf_counter() - start)
+    per_change = {change: statistics.median(times) for change, times in seconds.items()}
+    whole = per_change["as drawn"]
+    return [Row(f"draw: {len(REGISTRY)} figures at {_GALLERY_DPI:g} dpi, {change} vs as drawn",
+                median / whole, "x", f"as drawn: {whole:.2f} s", "report", True,
+                f"{change}: {median:.2f} s, median of {len(seconds[change])}")
+            for change, median in per_change.items() if change != "as drawn"]
+
+
 SECTIONS: dict[str, Callable[[bool], list[Row]]] = {
     "sinusoidal": bench_sinusoidal,
     "rope": bench_rope,
@@ -480,6 +528,7 @@ SECTIONS: dict[str, Callable[[bool], list[Row]]] = {
     "figures": bench_figures,
     "gallery": bench_gallery,
     "inline": bench_inline,
+    "draw": bench_draw,
 }
 
 
