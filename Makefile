@@ -63,7 +63,7 @@ solution: $(STAMP)
 
 lint: $(STAMP)
 	$(BIN)/ruff check posenc_lib tests tools benchmarks
-	$(BIN)/mypy posenc_lib
+	$(BIN)/mypy posenc_lib benchmarks/run.py
 
 # nbval's options live here, not in pyproject.toml, so that `pytest tests/test_models.py` runs
 # one file alone; `make test` runs the library tests, the doctests and every notebook.

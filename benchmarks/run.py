@@ -20,8 +20,9 @@ import subprocess
 import sys
 import time
 import tracemalloc
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -80,6 +81,11 @@ def writeup_encoding(n: int, d: int, dtype: Any) -> np.ndarray:
     return pe
 
 
+def sin_and_cos(angles: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The floor any sinusoidal encoding pays: one sine and one cosine of every angle."""
+    return np.sin(angles), np.cos(angles)
+
+
 def loop_encoding(n: int, d: int) -> np.ndarray:
     """One element at a time, as notebook 02's loop does it (np.sin or np.cos per element)."""
     pe = np.zeros((n, d))
@@ -107,9 +113,9 @@ def bench_sinusoidal(quick: bool) -> list[Row]:
     for dtype in (np.float32, np.float64):
         label = np.dtype(dtype).name
         angles = np.arange(n, dtype=np.float64)[:, None] * (10000.0 ** (-np.arange(0, d, 2) / d))
-        library = timed(lambda dt=dtype: sinusoidal_encoding(n, d, dtype=dt), repeat)
-        floor = timed(lambda a=angles: (np.sin(a), np.cos(a)), repeat)
-        writeup = timed(lambda dt=dtype: writeup_encoding(n, d, dt), repeat)
+        library = timed(partial(sinusoidal_encoding, n, d, dtype=dtype), repeat)
+        floor = timed(partial(sin_and_cos, angles), repeat)
+        writeup = timed(partial(writeup_encoding, n, d, dtype), repeat)
         ratio_floor = library.median / floor.median
         ratio_writeup = library.median / writeup.median
         rows.append(Row(f"sinusoidal_encoding({n}, {d}) {label} vs bare sin+cos", ratio_floor,
@@ -118,7 +124,7 @@ def bench_sinusoidal(quick: bool) -> list[Row]:
         rows.append(Row(f"sinusoidal_encoding({n}, {d}) {label} vs write-up version", ratio_writeup,
                         "x", f"exp(-log), pe[:, 0::2] = sin: {writeup.spread()}", "<= 1.0",
                         ratio_writeup <= 1.0, library.spread()))
-        memory = peak_memory_ratio(lambda dt=dtype: sinusoidal_encoding(n, d, dtype=dt))
+        memory = peak_memory_ratio(partial(sinusoidal_encoding, n, d, dtype=dtype))
         rows.append(Row(f"sinusoidal_encoding({n}, {d}) {label} peak memory", memory,
                         "x output", "output array size", "<= 2.0", memory <= 2.0))
     small_n, small_d = 64, 128
@@ -164,8 +170,8 @@ def bench_rope(quick: bool) -> list[Row]:
         else:
             full = np.repeat(angles, 2, axis=-1)
         cos, sin = np.cos(full).astype(np.float32), np.sin(full).astype(np.float32)
-        baseline = timed(lambda p=pairing, c=cos, s=sin: rope_baseline(x, c, s, p), repeat)
-        library = timed(lambda p=pairing: apply_rope(x, positions, inv_freq, pairing=p), repeat)
+        baseline = timed(partial(rope_baseline, x, cos, sin, pairing), repeat)
+        library = timed(partial(apply_rope, x, positions, inv_freq, pairing=pairing), repeat)
         ratio = library.median / baseline.median
         rows.append(Row(f"apply_rope({heads}x{seq}x{d}) float32 {pairing} vs x*cos+rotate(x)*sin",
                         ratio, "x", f"baseline: {baseline.spread()}", "<= 1.3", ratio <= 1.3,
@@ -231,7 +237,7 @@ def explorer_ticks(cls: Any, repeat: int, pixel_ratio: float) -> list[float]:
     return times
 
 
-def bench_png(explorers: list[Any], repeat: int) -> Row:
+def bench_png(explorers: Sequence[Any], repeat: int) -> Row:
     """PNG encoding of every explorer's first picture: ISA-L (the course's) against zlib."""
     import zlib
 
