@@ -410,14 +410,14 @@ def two_draw_png(name: str, dpi: float) -> bytes:
         return figure_png(fig, dpi=dpi)
 
 
-def medians_in_turn(routes: dict[str, Callable[[Any], Any]], items: Callable[[], list[Any]],
+def medians_in_turn(routes: dict[str, Callable[[Any], Any]], items: Callable[[str], list[Any]],
                     repeats: int) -> dict[str, float]:
-    """Median seconds each route takes over ``items()`` (fresh for every timing), the routes
-    timed in turn so that both see the same machine load."""
+    """Median seconds each route takes over ``items(route)`` (fresh for every timing), the
+    routes timed in turn so that all of them see the same machine load."""
     totals: dict[str, list[float]] = {route: [] for route in routes}
     for _ in range(repeats):
         for route, run in routes.items():
-            inputs = items()
+            inputs = items(route)
             gc.collect()
             start = time.perf_counter()
             for item in inputs:
@@ -439,7 +439,7 @@ def bench_gallery(quick: bool) -> list[Row]:
               "two draws": lambda n: two_draw_png(n, _GALLERY_DPI)}
     sizes = {route: sum(len(draw(n)) for n in names) for route, draw in routes.items()}  # warm-up
     repeats = 1 if quick else 3
-    new, old = medians_in_turn(routes, lambda: names, repeats).values()
+    new, old = medians_in_turn(routes, lambda route: names, repeats).values()
     return [
         Row(f"gallery: {len(names)} figures at {_GALLERY_DPI:g} dpi, one draw vs two", new / old,
             "x", f"two draws (freeze at 100 dpi, then savefig): {old:.2f} s", "<= 0.7",
@@ -469,7 +469,7 @@ def bench_inline(quick: bool) -> list[Row]:
     repeats = 1 if quick else 3
     with course_style():
         new, old = medians_in_turn(
-            routes, lambda: [get_figure(name).unfrozen() for name in REGISTRY],  # type: ignore[misc]
+            routes, lambda route: [get_figure(name).unfrozen() for name in REGISTRY],  # type: ignore[misc]
             repeats).values()
     return [Row(f"inline: {len(REGISTRY)} figures shown, one draw vs IPython's retina",
                 new / old, "x", f"IPython (two draws, Pillow): {old:.2f} s", "<= 0.7",
@@ -503,24 +503,23 @@ def bench_draw(quick: bool) -> list[Row]:
     from posenc_lib.figures.gallery import _GALLERY_DPI
     from posenc_lib.plots import course_style
 
+    def draw(fig: Any) -> None:
+        fig.savefig(io.BytesIO(), format="png", dpi=_GALLERY_DPI)
+
+    def figures(change: str) -> list[Any]:
+        return [_simplified(get_figure(name).unfrozen(), change)  # type: ignore[misc]
+                for name in REGISTRY]
+
     changes = ("as drawn", "no layout engine", "no minor ticks", "no tick labels")
-    seconds: dict[str, list[float]] = {change: [] for change in changes}
+    repeats = 1 if quick else 3
     with course_style():
-        for round_ in range(2 if quick else 4):  # round 0 warms the text and mathtext caches
-            for change in changes:  # in turn, so that every change sees the same machine load
-                figures = [_simplified(get_figure(name).unfrozen(), change)  # type: ignore[misc]
-                           for name in REGISTRY]
-                gc.collect()
-                start = time.perf_counter()
-                for fig in figures:
-                    fig.savefig(io.BytesIO(), format="png", dpi=_GALLERY_DPI)
-                if round_:
-                    seconds[change].append(time.perf_counter() - start)
-    per_change = {change: statistics.median(times) for change, times in seconds.items()}
+        for fig in figures("as drawn"):
+            draw(fig)  # warm-up: the text and mathtext caches, the same for every change
+        per_change = medians_in_turn(dict.fromkeys(changes, draw), figures, repeats)
     whole = per_change["as drawn"]
     return [Row(f"draw: {len(REGISTRY)} figures at {_GALLERY_DPI:g} dpi, {change} vs as drawn",
                 median / whole, "x", f"as drawn: {whole:.2f} s", "report", True,
-                f"{change}: {median:.2f} s, median of {len(seconds[change])}")
+                f"{change}: {median:.2f} s, median of {repeats}")
             for change, median in per_change.items() if change != "as drawn"]
 
 
