@@ -11,12 +11,13 @@ from typing import Any
 
 import numpy as np
 
+from posenc_lib.exercises import _steps05 as steps  # the build steps: nb05.steps.<name>
 from posenc_lib.exercises._core import Exercise, Mistake, Shortcut
 from posenc_lib.exercises._data import HIDDEN_DATA
 from posenc_lib.frequencies import inverse_frequencies, split_permutation
 from posenc_lib.rope import rope_matrix
 
-__all__ = ["checkpoint_key", "base_for_context", "layout", "half_matrix", "key_position",
+__all__ = ["steps", "checkpoint_key", "base_for_context", "layout", "half_matrix", "key_position",
            "direction"]
 
 _COMPUTING = r"@|\bapply_rope\b|\brelative_scores\b|\brope_matrix\b"

@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from posenc_lib.exercises import _steps06 as steps  # the build steps: nb06.steps.<name>
 from posenc_lib.exercises._core import Exercise, Mistake, Shortcut
 from posenc_lib.exercises._data import HIDDEN_DATA
 from posenc_lib.frequencies import inverse_frequencies
@@ -20,7 +21,7 @@ from posenc_lib.scaling import (
     yarn_inv_freq,
 )  # fmt: skip
 
-__all__ = ["dynamic_cache", "hidden_llama3_frequencies", "llama3_bands", "mystery_frequencies",
+__all__ = ["steps", "dynamic_cache", "hidden_llama3_frequencies", "llama3_bands", "mystery_frequencies",
            "ramp_bounds", "which_scaling", "yarn_ratios"]
 
 _LIBRARY_YARN = (

@@ -17,10 +17,11 @@ from posenc_lib.bias import (
     relative_position_matrix,
     t5_relative_position_bucket,
 )
+from posenc_lib.exercises import _steps07 as steps  # the build steps: nb07.steps.<name>
 from posenc_lib.exercises._core import Exercise, Mistake, Shortcut
 from posenc_lib.exercises._data import stored_mistake
 
-__all__ = ["alibi_heads", "alibi_local_heads", "alibi_self_weight", "bucket_matrices",
+__all__ = ["steps", "alibi_heads", "alibi_local_heads", "alibi_self_weight", "bucket_matrices",
            "t5_decoder_starts", "t5_direction"]
 
 _ATTENTION_CALLS = (

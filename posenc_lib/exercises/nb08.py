@@ -10,12 +10,13 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from posenc_lib.exercises import _steps08 as steps  # the build steps: nb08.steps.<name>
 from posenc_lib.exercises._core import Exercise, Mistake, Shortcut
 from posenc_lib.exercises._data import stored_mistake
 from posenc_lib.frequencies import inverse_frequencies
 from posenc_lib.precision import round_to_dtype
 
-__all__ = ["bfloat16_ties", "cos_tables", "float16_edges", "table_detector", "truncation_bias"]
+__all__ = ["steps", "bfloat16_ties", "cos_tables", "float16_edges", "table_detector", "truncation_bias"]
 
 _ROUNDING_CALLS = r"\b(round_to_dtype|round_to_bfloat16|to_low_precision|ml_dtypes)\b"
 

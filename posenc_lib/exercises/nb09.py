@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from posenc_lib.exercises import _steps09 as steps  # the build steps: nb09.steps.<name>
 from posenc_lib.exercises._core import Exercise, Mistake, Shortcut
 from posenc_lib.frequencies import inverse_frequencies, turns_in_context
 from posenc_lib.models import rope_frequencies_from_config
@@ -21,7 +22,7 @@ from posenc_lib.rope_variants import (
     partial_rotary_dims,
 )
 
-__all__ = ["cache_survives", "llama31_slow_pairs", "mla_cache", "mrope_positions",
+__all__ = ["steps", "cache_survives", "llama31_slow_pairs", "mla_cache", "mrope_positions",
            "partial_vs_p_rope"]
 
 _SLOW: dict[str, Any] = {"model": "llama-3.1-8b", "name": "Llama 3.1 8B", "head": 128,
