@@ -169,7 +169,7 @@ class YourFunction:
     def __init__(self, step: BuildStep, yours: Callable[..., Any] | None, verdict: str) -> None:
         self.step, self.verdict = step, verdict
         self._yours = yours
-        self.latest: tuple[Any, Any] | None = None  # (yours, posenc_lib's) of the latest call
+        self._calls: list[tuple[Any, Any]] = []  # (yours, posenc_lib's) per call, when wrong
         self.__name__ = step.answer_name if verdict == "right" else step.name
         self.__doc__ = getattr(yours if verdict == "right" else step.reference, "__doc__", None)
 
@@ -184,32 +184,57 @@ class YourFunction:
         result = self.step.reference(*args, **kwargs)
         if self.verdict == "wrong" and self._yours is not None:
             try:
-                self.latest = (self._yours(*args, **kwargs), result)
+                self._calls.append((self._yours(*args, **kwargs), result))
             except Exception:  # yours fails on these arguments: nothing to show beside
-                self.latest = None
+                self._calls.append((None, result))
         return result
 
-    def _differs(self) -> bool:
-        return self.latest is not None and not _same(*self.latest)
+    @property
+    def latest(self) -> tuple[Any, Any] | None:
+        """(yours, posenc_lib's) result of the latest call when yours is wrong, else None."""
+        return self._calls[-1] if self._calls else None
 
-    def beside(self, draw: Callable[..., Any], **kwargs: Any) -> Any:
-        """When yours differs on the latest call, draw yours and posenc_lib's side by side with
-        ``draw(ax, value, **kwargs)`` (a posenc_lib.plots function) and return the figure;
-        otherwise draw nothing and return None."""
-        if not self._differs():
+    def _shown(self, stack: bool) -> tuple[Any, Any] | None:
+        """The pair to show (the latest call's, or every call's stacked on a last axis), or
+        None when yours agrees there; the calls are forgotten once shown."""
+        calls, self._calls = self._calls, []
+        if not calls or (not stack and calls[-1][0] is None):
+            return None
+        pair: tuple[Any, Any]
+        if stack:
+            try:
+                pair = (np.stack([y for y, _ in calls], axis=-1),
+                        np.stack([r for _, r in calls], axis=-1))
+            except (TypeError, ValueError):  # yours of another shape (or failing): not stackable
+                pair = (None, np.stack([r for _, r in calls], axis=-1))
+        else:
+            pair = calls[-1]
+        return None if _same(*pair) else pair
+
+    def beside(self, draw: Callable[..., Any], *args: Any, stack: bool = False,
+               **kwargs: Any) -> Any:
+        """When yours differs, draw yours and posenc_lib's results side by side and return the
+        figure; otherwise draw nothing and return None.
+
+        Each panel is ``draw(ax, *args, value, **kwargs)`` (a posenc_lib.plots function), with
+        ``value`` the latest call's result, or with ``stack`` every call's since the check (or
+        the previous ``beside``) stacked on a last axis (``my_wave(x, k)`` for k = 0 .. 3 gives
+        an array of shape (len(x), 4)).
+        """
+        pair = self._shown(stack)
+        if pair is None:
             return None
         from posenc_lib.plots import draw_yours_beside
 
-        assert self.latest is not None
-        return draw_yours_beside(draw, *self.latest, **kwargs)
+        return draw_yours_beside(draw, *pair, *args, **kwargs)
 
     def compare(self, label: str = "") -> None:
         """When yours differs on the latest call, print yours and posenc_lib's results and
         where they differ most; otherwise print nothing."""
-        if not self._differs():
+        pair = self._shown(False)
+        if pair is None:
             return
-        assert self.latest is not None
-        yours, reference = self.latest
+        yours, reference = pair
         name = f"{label} " if label else ""
         print(f"{name}yours:      {describe_value(yours)}")
         print(f"{name}posenc_lib: {describe_value(reference)}")

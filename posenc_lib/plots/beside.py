@@ -15,17 +15,19 @@ from matplotlib.figure import Figure
 __all__ = ["draw_yours_beside"]
 
 
-def draw_yours_beside(draw: Callable[..., Any], yours: Any, reference: Any, *,
+def draw_yours_beside(draw: Callable[..., Any], yours: Any, reference: Any, *args: Any,
                       panel_size: tuple[float, float] = (4.2, 3.0), **kwargs: Any) -> Figure:
-    """Draw ``yours`` and ``reference`` with ``draw(ax, value, **kwargs)``, side by side.
+    """Draw ``yours`` and ``reference`` with ``draw(ax, *args, value, **kwargs)``, side by side.
 
     Parameters
     ----------
     draw : callable
-        A posenc_lib.plots drawing function whose first two parameters are an axes and the
-        value to draw (``draw_division_term``, ``draw_encoding_heatmap``...).
+        A posenc_lib.plots drawing function: an axes, then ``args``, then the value to draw
+        (``draw_division_term``, ``draw_encoding_heatmap``, ``draw_stacked_waves`` with x...).
     yours, reference : array-like
-        The learner's result and the library's, for the same arguments.
+        The learner's result (None: it failed) and the library's, for the same arguments.
+    *args
+        Passed to ``draw`` before the value.
     panel_size : (float, float)
         Width and height of one panel, in inches.
     **kwargs
@@ -40,9 +42,11 @@ def draw_yours_beside(draw: Callable[..., Any], yours: Any, reference: Any, *,
     width, height = panel_size
     fig, (left, right) = plt.subplots(1, 2, figsize=(2 * width, height), sharex=True,
                                       sharey=True, layout="constrained")
-    draw(right, reference, **kwargs)
+    draw(right, *args, reference, **kwargs)
     try:
-        draw(left, yours, **kwargs)
+        if yours is None:
+            raise ValueError("yours raised an error on these arguments")
+        draw(left, *args, yours, **kwargs)
     except Exception as error:  # the learner's result may be of any shape: say so, do not stop
         left.text(0.5, 0.5, f"yours cannot be drawn:\n{type(error).__name__}",
                   ha="center", va="center", transform=left.transAxes)
