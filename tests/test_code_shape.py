@@ -69,8 +69,10 @@ ALLOWED: dict[str, set[str]] = {}
 # unused head_dim, low_precision asking ml_dtypes.finfo for every format, the config reader's small
 # fields in fewer lines: 16,917; +3 for one home (_drawn_at) of the draw-at-a-dpi that draw_png
 # and the inline formatter each wrote out: 16,920. A change that grows the library past this must
-# say why here.
-MAX_PACKAGE_LINES = 16_920
+# say why here. Issue 45: +1,380 for build steps as course objects (exercises/_steps.py, the
+# beside figure, and one _stepsNN.py per notebook holding the reference, the cases, the mistakes
+# and the hints that the notebooks' check cells used to show; 01-04 now, 05-09 next): 18,300.
+MAX_PACKAGE_LINES = 18_300
 
 _BRANCHES = (ast.If, ast.IfExp, ast.For, ast.AsyncFor, ast.While, ast.ExceptHandler, ast.Assert,
              ast.match_case)

@@ -1,5 +1,5 @@
-"""The self-study table of what a learner has done: exercises passed per notebook and
-predictions written (the record itself is kept by :mod:`posenc_lib._record`).
+"""The self-study table of what a learner has done: exercises passed per notebook, build steps
+passed and predictions written (the record itself is kept by :mod:`posenc_lib._record`).
 
 Notebooks: 00_why_position to 11_figure_gallery (``progress()`` in any of them).
 """
@@ -19,11 +19,13 @@ class ProgressTable:
 
     rows: list[tuple[str, int, int]]  # (notebook number, passed, total)
     predicted: int = 0  # predictions written before their reveal, over the whole course
+    built: tuple[int, int] = (0, 0)  # build steps passed, and how many the course has
 
     def __repr__(self) -> str:
         lines = ["notebook  passed / total"]
         lines += [f"{nb:>8}  {done:>6} / {total}" for nb, done, total in self.rows]
-        return "\n".join([*lines, f"predictions written: {self.predicted}"])
+        return "\n".join([*lines, f"build steps passed: {self.built[0]} / {self.built[1]}",
+                          f"predictions written: {self.predicted}"])
 
     def _repr_html_(self) -> str:
         cells = "".join(
@@ -32,6 +34,7 @@ class ProgressTable:
             for nb, done, total in self.rows
         )
         return (f"<table><tr><th>notebook</th><th>passed</th><th></th></tr>{cells}</table>"
+                f"<p>build steps passed: {self.built[0]} / {self.built[1]}</p>"
                 f"<p>predictions written: {self.predicted}</p>")
 
 
@@ -45,11 +48,12 @@ def progress() -> ProgressTable:
     >>> all(done <= total for _, done, total in table.rows)
     True
     """
-    from posenc_lib.exercises import all_exercises
+    from posenc_lib.exercises import all_exercises, all_steps
 
     record = read_record()
     passed = {str(key) for key in record["passed"]}
     totals = Counter(key.split(".", 1)[0] for key in all_exercises())
     done = Counter(key.split(".", 1)[0] for key in all_exercises() if key in passed)
     return ProgressTable([(nb, done[nb], total) for nb, total in sorted(totals.items())],
-                         predicted=len(record.get("predicted", [])))
+                         predicted=len(record.get("predicted", [])),
+                         built=(len(passed & set(all_steps())), len(all_steps())))

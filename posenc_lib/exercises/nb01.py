@@ -11,10 +11,12 @@ import numpy as np
 from numpy.typing import NDArray
 
 from posenc_lib.binary import smooth_bit_wave
+from posenc_lib.exercises import _steps01 as steps  # the build steps: nb01.steps.<name>
 from posenc_lib.exercises._core import Exercise, Mistake, Shortcut
 from posenc_lib.exercises._data import HIDDEN_DATA
 
-__all__ = ["carry_flips", "gray_cousin", "gray_offsets", "ternary_periods"]
+__all__ = ["carry_flips", "gray_cousin", "gray_offsets", "ternary_periods",
+           "steps"]
 
 _CARRY = {"positions": (23, 47, 63, 95)}
 """The positions p of 01.carry_flips."""

@@ -9,12 +9,14 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
+from posenc_lib.exercises import _steps02 as steps  # the build steps: nb02.steps.<name>
 from posenc_lib.exercises._core import Exercise, Mistake, Shortcut
 from posenc_lib.exercises._data import HIDDEN_DATA, stored_mistake
 from posenc_lib.frequencies import inverse_frequencies
 from posenc_lib.sinusoidal import sinusoidal_encoding_at
 
-__all__ = ["checkpoint_layout", "decode_position", "float16_lost_pairs", "half_turns", "slow_pair"]
+__all__ = ["checkpoint_layout", "decode_position", "float16_lost_pairs", "half_turns", "slow_pair",
+           "steps"]
 
 _LIBRARY_ENCODING = (r"\b(sinusoidal_encoding\w*|encoding_from_frequencies|inverse_frequencies|"
                      r"my_encoding|my_theta|sinusoidal_by_me|inverse_frequencies_by_me)\b")

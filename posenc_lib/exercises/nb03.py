@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from posenc_lib.exercises import _steps03 as steps  # the build steps: nb03.steps.<name>
 from posenc_lib.exercises._core import Exercise, Mistake, Shortcut
 from posenc_lib.exercises._data import stored_mistake
 from posenc_lib.exercises._property import PropertyExercise
@@ -20,7 +21,8 @@ from posenc_lib.sinusoidal import (
     sinusoidal_encoding_at,
 )  # fmt: skip
 
-__all__ = ["half_norms", "offset_only", "no_bounce", "min_width", "flat_columns"]
+__all__ = ["half_norms", "offset_only", "no_bounce", "min_width", "flat_columns",
+           "steps"]
 
 
 _HALVES = {"d": 96, "columns": 48}

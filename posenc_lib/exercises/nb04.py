@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from posenc_lib.exercises import _steps04 as steps  # the build steps: nb04.steps.<name>
 from posenc_lib.exercises._core import Exercise, Mistake, Shortcut, while_posed
 from posenc_lib.exercises._data import HIDDEN_DATA
 from posenc_lib.exercises._property import PropertyExercise
@@ -16,7 +17,8 @@ from posenc_lib.frequencies import inverse_frequencies
 from posenc_lib.shift import shift_matrix
 from posenc_lib.sinusoidal import sinusoidal_encoding, sinusoidal_encoding_at
 
-__all__ = ["shift_back", "concat_shift", "row_form_position", "forward_head", "previous_sines"]
+__all__ = ["shift_back", "concat_shift", "row_form_position", "forward_head", "previous_sines",
+           "steps"]
 
 _MATRIX_FUNCTIONS = r"\b(pair_shift_matrix|rotation_matrix|shift_matrix|rope_matrix)\b"
 

@@ -18,6 +18,7 @@ from posenc_lib.plots.bars import (
     draw_probe,
     draw_wavelengths,
 )
+from posenc_lib.plots.beside import draw_yours_beside
 from posenc_lib.plots.circles import (
     draw_circle_points,
     draw_unit_circle,
@@ -74,4 +75,5 @@ __all__ = [
     "draw_stacked_waves", "draw_unit_circle", "draw_unseen_angles", "draw_value_table",
     "draw_values_by_dimension", "draw_vectors_2d", "draw_wavelengths", "figure_png",
     "for_log_axis", "freeze_layout", "new_figure", "save_figure", "use_course_style",
+    "draw_yours_beside",
 ]
