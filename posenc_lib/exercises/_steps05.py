@@ -93,7 +93,7 @@ rope_half = BuildStep(
         "the (seq, d/2) angles written twice side by side, and the quarter turn "
         "(-x_(d/2), ..., -x_(d-1), x_0, ..., x_(d/2-1)) that rotate_half computes.",
     ),
-    shortcuts=(*_SHORTCUTS, _half, _interleaved),
+    shortcuts=(_half, *_SHORTCUTS),
     mistakes=(
         StepMistake("the interleaved pairs (2i, 2i+1) instead of (i, i + d/2)",
                     lambda right, x, positions, theta: _interleaved(x, positions, theta)),

@@ -42,12 +42,12 @@ def _ntk(d: int, base: float, s: float) -> NDArray[np.float64]:
     return ntk_inv_freq(d, base, s)
 
 
-def _yarn(d: int, base: float, s: float, L: int) -> NDArray[np.float64]:  # noqa: N803
+def _yarn(d: int, base: float, s: float, L: int) -> NDArray[np.float64]:
     return yarn_inv_freq(d, base, s, L)
 
 
 pi = BuildStep(
-    key="06.steps.pi", name="PI frequencies", answer_name="pi_by_me", reference=_pi,
+    key="06.steps.pi", name="PI frequency table", answer_name="pi_by_me", reference=_pi,
     cases=_CASES,
     hints=(
         "PI feeds the position m / s instead of m, and the angle is position times frequency. "
@@ -67,7 +67,7 @@ pi = BuildStep(
 )
 
 ntk = BuildStep(
-    key="06.steps.ntk", name="NTK-aware frequencies", answer_name="ntk_by_me", reference=_ntk,
+    key="06.steps.ntk", name="NTK-aware frequency table", answer_name="ntk_by_me", reference=_ntk,
     cases=_CASES,
     hints=(
         "Only the base changes, so theta'_i = base'^(-2i/d). Write the condition 'the slowest "
@@ -91,7 +91,7 @@ ntk = BuildStep(
 )
 
 yarn = BuildStep(
-    key="06.steps.yarn", name="YaRN frequencies", answer_name="yarn_by_me", reference=_yarn,
+    key="06.steps.yarn", name="YaRN frequency table", answer_name="yarn_by_me", reference=_yarn,
     cases=_YARN_CASES,
     hints=(
         "Three steps: the pair index i(r) of the turn counts r = 32 and r = 1, rounded outward; "

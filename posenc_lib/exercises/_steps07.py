@@ -71,7 +71,7 @@ alibi = BuildStep(
         "np.subtract.outer(np.arange(length), np.arange(length)) is i - j; multiply it by -m_h "
         "with the slopes shaped (H, 1, 1), and put -np.inf where i - j < 0 with np.where.",
     ),
-    shortcuts=(alibi_bias, alibi_slopes, alibi_weights_by_distance, kerple_bias, _alibi),
+    shortcuts=(_alibi, alibi_bias, alibi_slopes, alibi_weights_by_distance, kerple_bias),
     mistakes=(
         StepMistake("heads counted from h = 0, so the first head gets slope 1",
                     lambda right, n_heads, length: alibi_bias(

@@ -17,7 +17,7 @@ from posenc_lib.frequencies import inverse_frequencies
 from posenc_lib.model_pairs import classify_config_pairs
 from posenc_lib.models import rope_frequencies_from_config
 from posenc_lib.presets import PRESETS
-from posenc_lib.rope_variants import partial_rotary_dims
+from posenc_lib.rope_variants import partial_rotary_dims, rotary_dimension
 from posenc_lib.scaling import rope_frequencies
 
 __all__ = ["inv_freq", "rotated_dims"]
@@ -36,18 +36,15 @@ def _split_head(config: Mapping[str, Any]) -> int:
     return int(config["hidden_size"]) // int(config["num_attention_heads"])
 
 
-def _head_dim_missed(config: Mapping[str, Any]) -> int:
-    """What a reading that misses head_dim gives (a config that has one only)."""
-    if "head_dim" not in config:
-        raise ValueError("no head_dim to miss")
-    return _split_head(config)
+def _head_dim_missed(right: int, config: Mapping[str, Any]) -> int:
+    """What a reading that misses a given head_dim returns (the right count without one)."""
+    return _split_head(config) if "head_dim" in config else right
 
 
-def _mla_part_missed(config: Mapping[str, Any]) -> int:
-    """What a reading that misses DeepSeek's qk_rope_head_dim gives (an MLA config only)."""
-    if "qk_rope_head_dim" not in config:
-        raise ValueError("not an MLA config")
-    return _split_head(config)
+def _mla_part_missed(right: int, config: Mapping[str, Any]) -> int:
+    """What a reading that misses DeepSeek's qk_rope_head_dim returns (the right count for a
+    config without one)."""
+    return _split_head(config) if "qk_rope_head_dim" in config else right
 
 
 def _share(config: Mapping[str, Any]) -> float:
@@ -55,7 +52,7 @@ def _share(config: Mapping[str, Any]) -> float:
 
 
 rotated_dims = BuildStep(
-    key="09.steps.rotated_dims", name="rotated dims", answer_name="rotated_dims_by_me",
+    key="09.steps.rotated_dims", name="count of rotated dims", answer_name="rotated_dims_by_me",
     reference=_rotated_dims,
     cases=tuple({"config": PRESETS[name]} for name in
                 ("gemma-3-27b", "phi-4-mini", "pythia-1.4b", "deepseek-v3", "llama-3.1-8b")),
@@ -68,13 +65,13 @@ rotated_dims = BuildStep(
         "rotary_pct, 1 when neither is there; multiply and round down with int(). When "
         "qk_rope_head_dim is in the config, return it as it is.",
     ),
-    shortcuts=(rope_frequencies_from_config, classify_config_pairs, partial_rotary_dims,
-               _rotated_dims),
+    shortcuts=(_rotated_dims, rope_frequencies_from_config, classify_config_pairs,
+               partial_rotary_dims, rotary_dimension),
     mistakes=(
         StepMistake("DeepSeek's qk_rope_head_dim not read: its rotary part is stated apart from "
-                    "the head", lambda right, config: _mla_part_missed(config)),
+                    "the head", lambda right, config: _mla_part_missed(right, config)),
         StepMistake("hidden_size // num_attention_heads although the config gives head_dim",
-                    lambda right, config: _head_dim_missed(config)),
+                    lambda right, config: _head_dim_missed(right, config)),
         StepMistake("the whole head: the share that rotates (partial_rotary_factor, Pythia's "
                     "rotary_pct) left out", lambda right, config: round(right / _share(config))),
         StepMistake("the number of rotated pairs, not of rotated dims",
@@ -94,7 +91,7 @@ def _inv_freq(config: Mapping[str, Any]) -> NDArray[np.float64]:
 
 
 inv_freq = BuildStep(
-    key="09.steps.inv_freq", name="inverse frequencies", answer_name="inv_freq_by_me",
+    key="09.steps.inv_freq", name="frequency table", answer_name="inv_freq_by_me",
     reference=_inv_freq,
     cases=tuple({"config": PRESETS[name]} for name in ("pythia-1.4b", "qwen3-8b", "smollm3-3b")),
     hints=(
@@ -104,7 +101,9 @@ inv_freq = BuildStep(
         "it rotary_emb_base); the exponents 2i/r for i = 0, ..., r/2 - 1 are "
         "np.arange(0, r, 2) / r.",
     ),
-    shortcuts=(rope_frequencies_from_config, rope_frequencies, inverse_frequencies, _inv_freq),
+    # a right inv_freq_by_me calls my_rotated_dims, whose fallback (the rotated-dims step left
+    # blank or wrong) reaches rope_frequencies_from_config and inverse_frequencies: not listed
+    shortcuts=(_inv_freq, rope_frequencies),
     mistakes=(
         StepMistake("the exponent i/r instead of 2i/r",
                     lambda right, config: np.exp(np.log(right) / 2)),

@@ -21,8 +21,8 @@ from posenc_lib.scaling import (
     yarn_inv_freq,
 )  # fmt: skip
 
-__all__ = ["steps", "dynamic_cache", "hidden_llama3_frequencies", "llama3_bands", "mystery_frequencies",
-           "ramp_bounds", "which_scaling", "yarn_ratios"]
+__all__ = ["steps", "dynamic_cache", "hidden_llama3_frequencies", "llama3_bands",
+           "mystery_frequencies", "ramp_bounds", "which_scaling", "yarn_ratios"]
 
 _LIBRARY_YARN = (
     r"\b(yarn_correction_range|yarn_ramp|yarn_inv_freq|rope_frequencies\w*|"

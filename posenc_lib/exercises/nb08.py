@@ -16,7 +16,8 @@ from posenc_lib.exercises._data import stored_mistake
 from posenc_lib.frequencies import inverse_frequencies
 from posenc_lib.precision import round_to_dtype
 
-__all__ = ["steps", "bfloat16_ties", "cos_tables", "float16_edges", "table_detector", "truncation_bias"]
+__all__ = ["steps", "bfloat16_ties", "cos_tables", "float16_edges", "table_detector",
+           "truncation_bias"]
 
 _ROUNDING_CALLS = r"\b(round_to_dtype|round_to_bfloat16|to_low_precision|ml_dtypes)\b"
 

@@ -25,6 +25,7 @@ from posenc_lib.plots.circles import (
     draw_vectors_2d,
 )
 from posenc_lib.plots.curves import (
+    draw_columns,
     draw_curves,
     draw_decay_bound,
     draw_error_curves,
@@ -67,7 +68,7 @@ from posenc_lib.plots.waves import (
 
 __all__ = [
     "SAVE_FORMATS", "course_style", "draw_angles", "draw_attention_weights", "draw_bias_matrix",
-    "draw_binary_table", "draw_circle_points", "draw_curves", "draw_decay_bound",
+    "draw_binary_table", "draw_circle_points", "draw_columns", "draw_curves", "draw_decay_bound",
     "draw_dimension_range", "draw_division_term", "draw_dot_rows", "draw_embedding_schematic",
     "draw_encoding_heatmap", "draw_error_curves", "draw_even_odd", "draw_float32_bits",
     "draw_frequency_ratios", "draw_grouped_bars", "draw_offset_curve", "draw_pair_waves",

@@ -27,7 +27,7 @@ from posenc_lib.plots._common import (
 )
 
 __all__ = [
-    "draw_curves", "draw_decay_bound", "draw_error_curves", "draw_frequency_ratios",
+    "draw_columns", "draw_curves", "draw_decay_bound", "draw_error_curves", "draw_frequency_ratios",
     "draw_offset_curve", "draw_reference_lines", "for_log_axis",
 ]
 
@@ -92,6 +92,37 @@ def draw_curves(
     ax.set_yscale(yscale)
     set_labels(ax, xlabel, ylabel)
     _public_legend(ax, legend, vectors)
+    return lines
+
+
+def draw_columns(
+    ax: Axes,
+    x: ArrayLike,
+    values: ArrayLike,
+    *,
+    xlabel: str | None = None,
+    ylabel: str | None = None,
+    yscale: str = "linear",
+    **style: Any,
+) -> dict[str, Line2D]:
+    """Draw every column of ``values``, shape (len(x),) or (len(x), k), against ``x``: one
+    unlabelled line per column. A build step's ``beside`` draws a result that is a curve (the
+    frequencies of a head, the bucket of each offset) this way; on a log y axis a value <= 0
+    leaves a gap."""
+    ax = check_axes(ax)
+    xs = as_vector("x", x)
+    matrix = np.asarray(check_array("values", values, finite=False), dtype=np.float64)
+    matrix = matrix[:, None] if matrix.ndim == 1 else matrix
+    if matrix.ndim != 2 or matrix.shape[0] != xs.size:
+        raise ValueError(f"values must have shape ({xs.size},) or ({xs.size}, k), one row per "
+                         f"x; got shape {np.shape(values)}")
+    yscale = check_choice("yscale", yscale, _SCALES)
+    if yscale == "log":
+        matrix = for_log_axis(matrix)
+    curves = {f"_column {j}": matrix[:, j] for j in range(matrix.shape[1])}
+    lines = _styled_lines(ax, xs, curves, _LINESTYLES, style)
+    ax.set_yscale(yscale)
+    set_labels(ax, xlabel, ylabel)
     return lines
 
 
