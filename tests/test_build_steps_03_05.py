@@ -1,4 +1,5 @@
-"""Build steps of notebooks 03-05 (issue 32): the learner writes the function, ``adopt`` checks it.
+"""Build steps of notebook 05 (issue 32): the learner writes the function, ``adopt`` checks it
+(03 and 04 are course objects now: tests/test_build_steps_objects.py and _pictures.py).
 
 Each step is read from the source notebook: its stub, its worked solution (tagged ``solution``)
 and its check cell ``my_x = adopt(x_by_me, reference, cases, name=..., mistakes=[...])``. The
@@ -25,15 +26,10 @@ from tools.notebook_cells import ROOT, load, source
 
 matplotlib.use("Agg")
 
-NB = {name[:2]: ROOT / "notebooks" / name
-      for name in ("03_properties.ipynb", "04_rotation_proof.ipynb", "05_rope.ipynb")}
+NB = {name[:2]: ROOT / "notebooks" / name for name in ("05_rope.ipynb",)}
 
 # (notebook, learner's function, adopted name, a later line that uses it for the main result)
 STEPS = [
-    ("03", "offset_similarity_by_me", "my_f", "dots = my_f(k, 128)"),
-    ("03", "directions_by_me", "my_directions", "my_directions(sinusoidal_encoding(n, 512))"),
-    ("04", "pair_shift_by_me", "my_pair_shift", "moved = my_pair_shift(k, theta)"),
-    ("04", "shift_by_me", "my_shift", "beta * my_shift(k, d_model)"),
     ("05", "rope_by_me", "my_rope", "Q = my_rope("),
     ("05", "rope_half_by_me", "my_half", "my_half(q[:, perm], pos, theta)"),
 ]
@@ -167,16 +163,9 @@ def test_the_cells_below_use_the_adopted_function(number, function, adopted, use
 
 def test_the_worked_functions_match_the_formulas_written_out_here() -> None:
     """The solutions against loops over the pairs, not against posenc_lib."""
-    ns03, ns04, ns05 = (_run_until_checks(n) for n in ("03", "04", "05"))
-    k, d = np.array([0, 1, 7, 300]), 32
+    ns05 = _run_until_checks("05")
+    d = 32
     theta = [10000.0 ** (-2 * i / d) for i in range(d // 2)]
-    f = [sum(np.cos(w * kk) for w in theta) for kk in k]
-    np.testing.assert_allclose(ns03["offset_similarity_by_me"](k, d), f, rtol=1e-12)
-    t = np.arange(5)
-    pe = np.array([[fn(w * tt) for w in theta for fn in (np.sin, np.cos)] for tt in t])
-    np.testing.assert_allclose(pe @ ns04["shift_by_me"](4, d).T,
-                               [[fn(w * (tt + 4)) for w in theta for fn in (np.sin, np.cos)]
-                                for tt in t], atol=1e-12)
     x = np.random.default_rng(3).normal(size=(3, d))
     for fn, first, second in ((ns05["rope_by_me"], np.arange(0, d, 2), np.arange(1, d, 2)),
                               (ns05["rope_half_by_me"], np.arange(d // 2), np.arange(d // 2, d))):

@@ -10,7 +10,9 @@ import pytest
 from tests.test_course_structure import lesson_cells
 from tools.notebook_cells import NOTEBOOKS, load, source
 
-ADOPTED = re.compile(r"^(\w+)\s*=\s*adopt\(", re.M)
+# a build step's check: ``my_x = nbNN.steps.<name>.check(x_by_me)`` (or, until 05-09 are
+# converted, ``my_x = adopt(x_by_me, ...)``)
+ADOPTED = re.compile(r"^(\w+)\s*=\s*(?:adopt\(|nb\d\d\.steps\.\w+\.check\()", re.M)
 
 
 @pytest.mark.parametrize("path", [p for p in NOTEBOOKS if "01" <= p.name[:2] <= "09"],
@@ -22,7 +24,7 @@ def test_two_build_steps_whose_functions_the_lesson_uses(path) -> None:
     step_cells = {i for i, _ in steps}
     assert len(step_cells) >= 2, f"{path.name}: build steps in cells {sorted(step_cells)}"
     for i, name in steps:
-        rest_of_cell = source(cells[i]).split(f"{name} = adopt(", 1)[1].split(")\n", 1)[-1]
+        rest_of_cell = source(cells[i]).split(f"{name} = ", 1)[1].split(")\n", 1)[-1]
         after = [rest_of_cell] + [source(c) for c in cells[i + 1:] if c["cell_type"] == "code"]
         assert any(re.search(rf"\b{name}\(", text) for text in after), (
             f"{path.name}: nothing after its build step calls {name}")

@@ -306,7 +306,8 @@ def test_build_steps_hold_a_stub_a_worked_version_and_an_adopt_check(path: Path)
     """Issue 32: a solution cell above the exercises is a build step: the stub cell just above
     it defines the same function and raises NotImplementedError (what the student copy keeps),
     the worked cell is source-only (so neither the student copy nor nbgrader keeps it), and the
-    next cell checks the function with ``adopt(``."""
+    next cell checks the function (``nbNN.steps.<name>.check(``, or ``adopt(`` until 05-09
+    are converted)."""
     cells = load(path)["cells"]
     exercises_at = next(i for i, c in enumerate(cells) if source(c).startswith("## Exercises"))
     for at in (i for i, c in enumerate(cells[:exercises_at]) if "solution" in tags(c)):
@@ -316,7 +317,9 @@ def test_build_steps_hold_a_stub_a_worked_version_and_an_adopt_check(path: Path)
         name = re.search(r"^def (\w+)\(", body, re.M).group(1)
         stub = source(cells[at - 1])
         assert re.match(rf"def {name}\(", stub) and "raise NotImplementedError" in stub, at
-        assert f"adopt({name}," in source(cells[at + 1]), f"cell {at + 1} does not adopt {name}"
+        check = source(cells[at + 1])
+        checked = re.search(rf"nb\d\d\.steps\.\w+\.check\({name}\)", check)
+        assert f"adopt({name}," in check or checked, f"cell {at + 1} does not check {name}"
 
 
 

@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from posenc_lib._record import record_pass
+from posenc_lib.build_steps import _same  # allclose(rtol 1e-9, atol 1e-12), tuples by item
 from posenc_lib.exercises._core import (
     HINT_AFTER,
     _check_hints,
@@ -35,7 +36,8 @@ from posenc_lib.exercises._core import (
 __all__ = ["BuildStep", "StepMistake", "YourFunction", "describe_value", "differences"]
 
 RTOL, ATOL = 1e-9, 1e-12
-"""A learner's result agrees with the library's within ``numpy.allclose(rtol, atol)``."""
+"""A learner's result agrees with the library's within ``numpy.allclose(rtol, atol)`` (the
+tolerances of :func:`posenc_lib.build_steps._same`)."""
 SHOWN = 3
 """How many leading values :func:`describe_value` writes of a long array."""
 
@@ -83,18 +85,6 @@ def describe_value(value: Any) -> str:
 
 def _describe_case(case: Mapping[str, Any]) -> str:
     return ", ".join(f"{key}={describe_value(value)}" for key, value in case.items())
-
-
-def _same(a: Any, b: Any) -> bool:
-    """Whether two results (numbers, arrays, or tuples of them) agree within RTOL and ATOL."""
-    if isinstance(a, tuple) or isinstance(b, tuple):
-        return (isinstance(a, tuple) and isinstance(b, tuple) and len(a) == len(b)
-                and all(_same(x, y) for x, y in zip(a, b, strict=True)))
-    try:
-        left, right = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
-    except (TypeError, ValueError):
-        return False
-    return left.shape == right.shape and bool(np.allclose(left, right, rtol=RTOL, atol=ATOL))
 
 
 def differences(yours: Any, reference: Any) -> str:
@@ -305,16 +295,16 @@ class BuildStep:
                       f"{_describe_case(case)}: {error}")
                 return self._wrong(yours, fallback)
             if shortcut is not None:
-                print(f"your {self.name} calls posenc_lib's {shortcut}, which computes it: this "
-                      f"step asks you to compute it yourself ({self.handle}.hint() helps).\n"
-                      f"{fallback}")
+                print(f"refused: the code of your {self.name} calls posenc_lib's {shortcut}, "
+                      "which computes the result of this step; write the computation yourself "
+                      f"({self.handle}.hint() helps).\n{fallback}")
                 return YourFunction(self, None, "refused")
             if not _same(got, want):
-                print(f"your {self.name} differs from posenc_lib's for {_describe_case(case)}: "
+                print(f"your {self.name} and posenc_lib's differ for {_describe_case(case)}: "
                       f"{self._diagnose(got, want, case)}")
                 return self._wrong(yours, fallback)
         count = f"{len(self.cases)} case" + ("s" if len(self.cases) != 1 else "")
-        print(f"your {self.name} agrees with posenc_lib's on {count}: the cells below use yours")
+        print(f"your {self.name} and posenc_lib's agree on {count}: the cells below use yours")
         if _may_record(defining_cell(self.answer_name)):
             record_pass(self.key)
         return YourFunction(self, yours, "right")
