@@ -53,6 +53,11 @@ NOTEBOOK_STEPS: dict[str, tuple[tuple[str, str], ...]] = {
     "02": (("02.steps.division_term", "picture"), ("02.steps.sinusoidal_table", "picture")),
     "03": (("03.steps.offset_similarity_f", "print"), ("03.steps.direction_count", "print")),
     "04": (("04.steps.pair_shift", "print"), ("04.steps.shift", "picture")),
+    "05": (("05.steps.rope", "picture"), ("05.steps.rope_half", "print")),
+    "06": (("06.steps.pi", "picture"), ("06.steps.ntk", "picture"), ("06.steps.yarn", "picture")),
+    "07": (("07.steps.t5_bucket", "picture"), ("07.steps.alibi", "picture")),
+    "08": (("08.steps.angles", "print"), ("08.steps.sincos", "print")),
+    "09": (("09.steps.rotated_dims", "print"), ("09.steps.inv_freq", "picture")),
 }
 STEP_KEYS = [key for steps in NOTEBOOK_STEPS.values() for key, _ in steps]
 NUDGE = 1.01
@@ -85,7 +90,8 @@ def check_cell_index(cells: Sequence[dict], step: Any) -> int:
 def step_cell_indices(cells: Sequence[dict], step: Any) -> tuple[int, int]:
     """(stub, check) cell indices of ``step`` among ``cells`` (a source or a student copy)."""
     check = check_cell_index(cells, step)
-    stub = max(i for i in range(check) if re.match(rf"def {step.answer_name}\(", source(cells[i]))
+    stub = max(i for i in range(check)
+               if re.search(rf"^def {step.answer_name}\(", source(cells[i]), re.M)
                and "raise NotImplementedError" in source(cells[i]))
     return stub, check
 

@@ -1,17 +1,15 @@
-"""Notebook 09: the count of presets that stretch their length (issue 34 item 6), the two build
-steps (issue 32 item 2) and predictions not answered above them (issue 32 item 1)."""
+"""Notebook 09: the count of presets that stretch their length (issue 34 item 6), the worked
+frequencies of the second build step (the steps themselves: tests/test_build_steps_objects.py,
+_pictures.py and _05_09.py) and predictions not answered above them (issue 32 item 1)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from posenc_lib.build_steps import Mistake
-from posenc_lib.models import rope_frequencies_from_config
 from posenc_lib.presets import PRESETS
-from tests.build_step_checks import assert_both_ways, assert_not_given_away
+from tests.build_step_checks import assert_not_given_away, solved_namespace
 from tests.test_statements_07_11 import NB09, all_markdown, printed
-from tools.notebook_cells import load, source, tags
 
 
 def test_the_stretch_count_is_computed_and_said_right() -> None:
@@ -44,44 +42,8 @@ def test_rotated_dims_column_matches_the_published_configs() -> None:
         assert line.split()[1:4] == [str(rotated), "/", str(head)], line
 
 
-def _run(marker: str, extra: dict) -> dict:
-    (cell,) = [c for c in load(NB09)["cells"] if c["cell_type"] == "code" and marker in source(c)]
-    names = {"np": np, "Mistake": Mistake, "adopt": lambda *a, **k: None, "PRESETS": PRESETS,
-             "rope_frequencies_from_config": rope_frequencies_from_config,
-             "rotated_dims_by_me": None, "inv_freq_by_me": None, **extra}
-    exec(source(cell), names)
-    return names
-
-
-def _solution(name: str, extra: dict) -> object:
-    (cell,) = [c for c in load(NB09)["cells"] if "solution" in tags(c)
-               and f"def {name}(" in source(c)]
-    names = {"np": np, **extra}
-    exec(source(cell), names)
-    return names[name]
-
-
-def _steps() -> list[tuple]:
-    dims = _run("my_rotated_dims = adopt(", {})
-    library_dims = dims["rotated_dims_in_library"]
-    freq = _run("my_inv_freq = adopt(", {"my_rotated_dims": library_dims})
-    return [("my_rotated_dims = adopt(", dims["dims_cases"], dims["dims_mistakes"], library_dims,
-             _solution("rotated_dims_by_me", {}), "rotated dims"),
-            ("my_inv_freq = adopt(", freq["freq_cases"], freq["freq_mistakes"],
-             lambda config: rope_frequencies_from_config(config)[0],
-             _solution("inv_freq_by_me", {"my_rotated_dims": library_dims}),
-             "inverse frequencies")]
-
-
-@pytest.mark.parametrize("index", [0, 1], ids=["rotated_dims", "inv_freq"])
-def test_build_steps_use_a_right_function_and_name_each_mistake(index: int) -> None:
-    marker, cases, mistakes, reference, worked, label = _steps()[index]
-    assert "the cells below use yours" in printed(NB09, marker)
-    assert_both_ways(worked, reference, cases, mistakes, label)
-
-
 def test_the_worked_frequencies_are_the_formula_on_every_plain_preset() -> None:
-    worked = _solution("inv_freq_by_me", {"my_rotated_dims": _steps()[0][3]})
+    worked = solved_namespace("09")["inv_freq_by_me"]  # with the worked my_rotated_dims
     for name in ("qwen3-8b", "mistral-7b-v0.3", "smollm3-3b", "pythia-1.4b"):
         cfg = PRESETS[name]
         r = {"pythia-1.4b": 32}.get(name, 128)

@@ -53,6 +53,11 @@ DERIVED_FORMULA = {
                                      r"\\cos\(b\s*-\s*a\)"],
     "04.steps.pair_shift": [r"\\cos\s*\\theta\s*k\s*&\s*\\sin", r"\\cos\(\\theta k\)\\,\\sin",
                             r"-\\sin\(\\theta k\)"],
+    "05.steps.rope": [r"e\^\{i\s*m\s*\\theta_i\}", r"x_\{2i\}\s*\+\s*i"],
+    "06.steps.ntk": [r"s\^\{d/\(d-2\)\}", r"s\^\{-2i/\(d-2\)\}"],
+    "07.steps.alibi": [r"2\^\{-8h/H\}", r"2\^\{-8/H\}"],
+    "08.steps.angles": [r"\\operatorname\{round\}\(f", r"2\^\{e-p-1\}"],
+    "09.steps.rotated_dims": [r"\\lfloor p\s*\\cdot"],
 }
 ABOVE = 3
 """How many cells above a derived step's stub count as "just above" it."""

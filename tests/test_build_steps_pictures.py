@@ -53,12 +53,15 @@ def _filled(student: Path, number: str, variant: str) -> nbformat.NotebookNode:
     if variant == "blank":
         return book
     source_cells = load(notebook_path(number))["cells"]
+    by_stub: dict[int, list[Any]] = {}  # a stub cell may hold two steps' stubs (06: PI, NTK)
     for key, _ in NOTEBOOK_STEPS[number]:
         step = the_step(key)
-        stub, _ = step_cell_indices(book.cells, step)
-        code = solution_of(source_cells, step)
+        by_stub.setdefault(step_cell_indices(book.cells, step)[0], []).append(step)
+    for stub, steps in by_stub.items():
+        code = solution_of(source_cells, steps[0])  # the one solution cell of that stub cell
         if variant == "nudged":
-            code += _NUDGE_CODE.format(name=step.answer_name, factor=NUDGE)
+            code += "".join(_NUDGE_CODE.format(name=step.answer_name, factor=NUDGE)
+                            for step in steps)
         book.cells[stub].source = code
     return book
 

@@ -14,12 +14,9 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from posenc_lib.build_steps import Mistake
-from posenc_lib.frequencies import inverse_frequencies
-from posenc_lib.precision import first_position_above, round_to_dtype, rounded_angles, sincos_error
-from tests.build_step_checks import assert_both_ways, assert_not_given_away
+from posenc_lib.precision import first_position_above, sincos_error
+from tests.build_step_checks import assert_not_given_away
 from tests.test_statements_07_11 import NB08, all_markdown, printed
-from tools.notebook_cells import load, source, tags
 
 THETA32 = 10000.0 ** (-np.arange(0, 32, 2) / 32)
 
@@ -137,43 +134,6 @@ def test_float64_is_no_longer_oversold_and_wang_is_cited() -> None:
     f32 = float(re.search(r"float32  m near 2\^17: .*largest error ([\d.]+)", shown).group(1))
     bf16 = float(re.search(r"bfloat16 m near 2\^17: .*largest error ([\d.]+)", shown).group(1))
     assert bf16 > 5 * f32
-
-
-# ------------------------------------------------------------------------ the build steps
-
-def _cell_defs(marker: str) -> dict:
-    """Run the source notebook's cell containing ``marker`` with adopt switched off."""
-    (cell,) = [c for c in load(NB08)["cells"] if c["cell_type"] == "code" and marker in source(c)]
-    names = {"np": np, "Mistake": Mistake, "adopt": lambda *a, **k: None,
-             "round_to_dtype": round_to_dtype, "rounded_angles": rounded_angles,
-             "sincos_error": sincos_error, "inverse_frequencies": inverse_frequencies,
-             "rounded_angles_by_me": None, "sincos_error_by_me": None}
-    exec(source(cell), names)
-    return names
-
-
-def _solution(name: str) -> dict:
-    (cell,) = [c for c in load(NB08)["cells"] if "solution" in tags(c)
-               and f"def {name}(" in source(c)]
-    names = {"np": np, "round_to_dtype": round_to_dtype, "my_rounded_angles": rounded_angles}
-    exec(source(cell), names)
-    return names
-
-
-STEPS = [("my_rounded_angles = adopt(", "angle_cases", "angle_mistakes", rounded_angles,
-          "rounded_angles_by_me", "angle emulation"),
-         ("my_sincos_error = adopt(", "error_cases", "error_mistakes", sincos_error,
-          "sincos_error_by_me", "sin/cos error")]
-
-
-@pytest.mark.parametrize("step", STEPS, ids=["angles", "sincos"])
-def test_build_steps_use_a_right_function_and_name_each_mistake(step: tuple) -> None:
-    marker, cases_name, mistakes_name, reference, worked, label = step
-    defs = _cell_defs(marker)
-    cases, mistakes = defs[cases_name], defs[mistakes_name]
-    assert "the cells below use yours" in printed(NB08, marker)
-    mine = _solution(worked)[worked]
-    assert_both_ways(mine, reference, cases, mistakes, label)
 
 
 # ------------------------------------------------------------------------ predictions

@@ -324,92 +324,9 @@ def test_engine_table_has_an_sglang_column_cited_by_file_and_commit() -> None:
     assert "could not be read" not in text and "no column" not in text
 
 
-# --------------------------------------------------------------------------- build steps (issue 32)
-
-
-def build_step_calls(path, marker: str, namespace: dict) -> list[dict]:
-    """Run a notebook's adopt cell with a recording adopt: one dict per adopt(...) call."""
-    from posenc_lib.build_steps import Mistake
-    calls: list[dict] = []
-
-    def recording_adopt(yours, reference, cases, *, name, mistakes=()):
-        calls.append({"yours": yours, "reference": reference, "cases": cases, "name": name,
-                      "mistakes": list(mistakes)})
-        return reference
-
-    _, cell = cell_with(path, marker, "code")
-    body = "\n".join(line for line in source(cell).splitlines()
-                     if not line.startswith("from posenc_lib.build_steps import"))
-    exec(body, namespace | {"Mistake": Mistake, "adopt": recording_adopt})
-    assert "the cells below use yours" in text_of(cell)
-    return calls
-
-
-def check_both_ways(path, stub_start: str, calls: list[dict], solution_ns: dict, capsys) -> None:
-    from posenc_lib.build_steps import adopt
-    for call in calls:
-        assert len(call["mistakes"]) >= 1, call["name"]
-        for mistake in call["mistakes"]:  # a wrong version is named and the library takes over
-            chosen = adopt(mistake.wrong, call["reference"], call["cases"], name=call["name"],
-                           mistakes=call["mistakes"])
-            out = capsys.readouterr().out
-            assert chosen is call["reference"] and f"it looks like {mistake.name}" in out
-        worked = solution_ns[call["yours"].__name__]   # the source notebook's worked version
-        assert adopt(worked, call["reference"], call["cases"], name=call["name"]) is worked
-        capsys.readouterr()
-    stub_ns: dict = {}
-    exec(source(cell_with(path, stub_start, "code")[1]), stub_ns)
-    for call in calls:
-        assert adopt(stub_ns[call["yours"].__name__], call["reference"], call["cases"],
-                     name=call["name"]) is call["reference"]
-        assert "not written yet" in capsys.readouterr().out
-
-
-def solution_namespace(path, marker: str, extra: dict) -> dict:
-    cell = next(c for c in cells_of(path) if "solution" in c.get("metadata", {}).get("tags", [])
-                and marker in source(c))
-    namespace = dict(extra)
-    exec(source(cell), namespace)
-    return namespace
-
-
-def test_06_build_steps_pi_ntk_then_yarn_both_ways(capsys) -> None:
-    """Two build steps: PI and NTK-aware in the NTK section, YaRN in the YaRN section; each
-    right version is used and each named mistake is diagnosed and replaced by the library."""
-    from posenc_lib import scaling
-    from posenc_lib.frequencies import inverse_frequencies
-    base_ns = {"np": np, "inverse_frequencies": inverse_frequencies,
-               "linear_inv_freq": scaling.linear_inv_freq, "ntk_inv_freq": scaling.ntk_inv_freq,
-               "yarn_inv_freq": scaling.yarn_inv_freq, "llama3_inv_freq": scaling.llama3_inv_freq}
-    solved = solution_namespace(NB06, "def ntk_by_me", base_ns)
-    solved |= solution_namespace(NB06, "def yarn_by_me", base_ns)
-    mine = {k: solved[k] for k in ("pi_by_me", "ntk_by_me", "yarn_by_me")}
-    first = build_step_calls(NB06, "from posenc_lib.build_steps import Mistake, adopt",
-                             base_ns | mine)
-    cases = [{"d": 128, "base": 10000.0, "s": 8.0}, {"d": 96, "base": 1e6, "s": 16.0}]
-    second = build_step_calls(NB06, "yarn_cases = ", base_ns | mine | {"cases": cases,
-                              "adopt": None, "Mistake": None})
-    assert [c["name"] for c in first] == ["PI frequencies", "NTK-aware frequencies"]
-    assert [c["name"] for c in second] == ["YaRN frequencies"]
-    # independent: the formulas written another way, on the notebook's cases
-    for call in first:
-        for case in call["cases"]:
-            d, base, s = case["d"], case["base"], case["s"]
-            theta = np.array([base ** (-2 * i / d) for i in range(d // 2)])
-            want = {"PI frequencies": theta / s,
-                    "NTK-aware frequencies": theta * s ** (-2 * np.arange(d // 2) / (d - 2))}
-            assert np.allclose(call["reference"](**case), want[call["name"]], rtol=1e-12)
-    check_both_ways(NB06, "def pi_by_me(d, base, s):", first, solved, capsys)
-    check_both_ways(NB06, "def yarn_by_me(d, base, s, L):", second, solved, capsys)
-    cells = cells_of(NB06)
-    order = [next(k for k, c in enumerate(cells) if source(c).startswith(start)) for start in (
-        "def pi_by_me(d, base, s):", "new_base = ntk_scaled_base", "def yarn_by_me(d, base, s, L):",
-        "low, high = yarn_correction_range", "METHODS = tuple(")]
-    assert order == sorted(order)   # each step comes before the cells that use it
-    assert source(cells[order[1]]).count("my_ntk(") == 2      # the NTK-aware chart draws yours
-    assert "yarn_freq = my_yarn(d, base, s, L)" in source(cells[order[3]])
-    for name in ("my_pi(", "my_ntk(", "my_yarn("):
-        assert name in source(cells[order[4]])
+# ----------------------------------------------------------- build steps (issues 32 and 45)
+# The build steps of 06 and 07 are course objects (nb06.steps, nb07.steps): tests/
+# test_build_steps_objects.py, _pictures.py and _05_09.py check them.
 
 
 # ------------------------------------------------------------ predictions not answered above
@@ -444,33 +361,6 @@ def test_every_prompt_of_06_and_07_has_give_away_words_not_above_it() -> None:
             text = above(path, k)
             for word in words:
                 assert word.lower() not in text, (path.name, start, word)
-
-
-def test_07_build_steps_alibi_bias_and_t5_bucket_both_ways(capsys) -> None:
-    from posenc_lib.bias import alibi_bias, alibi_slopes, t5_relative_position_bucket
-    base_ns = {"np": np, "alibi_bias": alibi_bias, "alibi_slopes": alibi_slopes,
-               "t5_relative_position_bucket": t5_relative_position_bucket}
-    solved = solution_namespace(NB07, "def t5_bucket_by_me", base_ns)
-    solved |= solution_namespace(NB07, "def alibi_bias_by_me", base_ns)
-    ns = base_ns | {k: solved[k] for k in ("t5_bucket_by_me", "alibi_bias_by_me")}
-    t5_calls = build_step_calls(NB07, "from posenc_lib.build_steps import Mistake, adopt", ns)
-    from posenc_lib.build_steps import Mistake
-    alibi_calls = build_step_calls(NB07, "alibi_cases = [", ns | {"Mistake": Mistake})
-    calls = t5_calls + alibi_calls
-    assert [c["name"] for c in calls] == ["T5 bucket", "ALiBi bias"]
-    # independent: ALiBi by loops; T5's encoder buckets by integer arithmetic (no logarithm)
-    case = alibi_calls[0]["cases"][0]
-    want = np.array([[[-m * (i - j) if j <= i else -np.inf for j in range(case["length"])]
-                      for i in range(case["length"])] for m in case["slopes"]])
-    assert np.array_equal(alibi_calls[0]["reference"](**case), want)
-    r = t5_calls[0]["cases"][0]["relative_position"]
-    n = np.abs(r)
-    by_int = [x if x < 8 else min(8 + (x * x // 64).bit_length() - 1, 15) for x in n.tolist()]
-    assert np.array_equal(t5_calls[0]["reference"](r), np.where(r > 0, 16, 0) + np.array(by_int))
-    check_both_ways(NB07, "def t5_bucket_by_me(relative_position):", t5_calls, solved, capsys)
-    check_both_ways(NB07, "def alibi_bias_by_me(slopes, length):", alibi_calls, solved, capsys)
-    assert "my_t5_bucket(offsets)" in source(cell_with(NB07, "offsets = np.arange(-160, 161)")[1])
-    assert "my_alibi_bias(slopes, 12)" in source(cell_with(NB07, "slopes = alibi_slopes(8)")[1])
 
 
 def test_06_truncate_is_shown_on_the_running_example_not_on_exercise_2s_head() -> None:

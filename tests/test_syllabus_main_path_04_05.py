@@ -247,7 +247,7 @@ def test_05_block_diagonal_r_m_and_the_element_wise_form() -> None:
     assert np.all(np.cos(3 * _theta(8)) != 0) and np.all(np.sin(3 * _theta(8)) != 0)
     cheap = "R_m x = x \\odot \\cos(m\\Theta) + \\operatorname{rot}(x) \\odot \\sin(m\\Theta)"
     assert cheap in _markdown(main)
-    assert "my_rope = adopt(rope_by_me," in _code(main)
+    assert "my_rope = nb05.steps.rope.check(rope_by_me)" in _code(main)
     assert f"R_m @ x takes {128 * 128} multiplications, the element-wise form {2 * 128}" in out
 
 
