@@ -12,7 +12,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from posenc_lib.exercises._steps import BuildStep, StepMistake
-from posenc_lib.frequencies import inverse_frequencies
+from posenc_lib.frequencies import inverse_frequencies, split_permutation
 from posenc_lib.rope import apply_rope, apply_rope_angles, rope_matrix
 
 __all__ = ["rope", "rope_half"]
@@ -33,7 +33,9 @@ def _interleaved(x: Any, positions: Any, theta: Any) -> NDArray[np.float64]:
 
 
 def _half(x: Any, positions: Any, theta: Any) -> NDArray[np.float64]:
-    return apply_rope(x, positions, theta, pairing="half")
+    """The half-split rotation as notebook 05 relates the layouts: q_half = q_interleaved[perm]."""
+    perm = split_permutation(np.shape(x)[-1])
+    return apply_rope(np.asarray(x)[..., np.argsort(perm)], positions, theta)[..., perm]
 
 
 def _neighbours_swapped(v: NDArray[np.float64]) -> NDArray[np.float64]:
