@@ -225,7 +225,7 @@ def test_a_wrong_function_is_named_by_its_worst_place_and_shown_beside(key: str)
     case = step.cases[-1]
     np.testing.assert_array_equal(result(**case), step.reference(**case))  # the library's numbers
     figure = result.beside(lambda ax, value: ax.plot(np.ravel(value)))
-    assert [ax.get_title() for ax in figure.axes] == ["yours", "posenc_lib"]
+    assert [ax.get_title() for ax in figure.axes] == ["yours (dashed: posenc_lib)", "posenc_lib"]
     mine, theirs = (ax.lines[0].get_ydata() for ax in figure.axes)
     np.testing.assert_allclose(mine, NUDGE * np.ravel(step.reference(**case)), rtol=1e-12)
     np.testing.assert_allclose(theirs, np.ravel(step.reference(**case)), rtol=1e-12)

@@ -9,7 +9,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-import matplotlib.pyplot as plt
 from matplotlib.figure import Figure
 
 __all__ = ["draw_yours_beside"]
@@ -37,8 +36,11 @@ def draw_yours_beside(draw: Callable[..., Any], yours: Any, reference: Any, *arg
     -------
     matplotlib.figure.Figure
         The figure; the two panels share their axes' limits, titled "yours" and "posenc_lib".
-        When ``yours`` cannot be drawn (a wrong shape), its panel says why instead.
+        Curves of the library's panel are drawn over yours too, thin and dashed. When ``yours``
+        cannot be drawn (a wrong shape), its panel says why instead.
     """
+    import matplotlib.pyplot as plt  # at call time: importing posenc_lib.plots selects no backend
+
     width, height = panel_size
     fig, (left, right) = plt.subplots(1, 2, figsize=(2 * width, height), sharex=True,
                                       sharey=True, layout="constrained")
@@ -50,6 +52,11 @@ def draw_yours_beside(draw: Callable[..., Any], yours: Any, reference: Any, *arg
     except Exception as error:  # the learner's result may be of any shape: say so, do not stop
         left.text(0.5, 0.5, f"yours cannot be drawn:\n{type(error).__name__}",
                   ha="center", va="center", transform=left.transAxes)
-    for ax, who in ((left, "yours"), (right, "posenc_lib")):
-        ax.set_title(who, color="#b2182b" if who == "yours" else "black")
+    else:
+        for line in right.lines:  # curves: the library's also over yours, thin and dashed
+            left.plot(line.get_xdata(), line.get_ydata(), color="0.45", linestyle="--",
+                      linewidth=0.9, zorder=1)
+    mine = "yours (dashed: posenc_lib)" if right.lines else "yours"
+    left.set_title(mine, color="#b2182b")
+    right.set_title("posenc_lib")
     return fig
