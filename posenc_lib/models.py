@@ -31,7 +31,7 @@ from posenc_lib.attention_variants import nope_attention_scale
 from posenc_lib.rope_variants import rotary_dimension
 from posenc_lib.scaling import ROPE_TYPE_ALIASES, ROPE_TYPES, yarn_get_mscale
 
-__all__ = ["effective_logit_scale", "rope_frequencies_from_config"]
+__all__ = ["effective_logit_scale", "rope_frequencies_from_config", "rotary_dims_from_config"]
 
 # Phi-3 runs a legacy "yarn" as longrope; its "su" is refused, as transformers 5.23.0 fails on it.
 _PHI3_ALIASES: dict[str, str] = {"yarn": "longrope"}
@@ -468,6 +468,36 @@ def rope_frequencies_from_config(
                      optional=spec.optional, given=rope.given, where=rope.where,
                      head_dim_name="rotary_dim")
     return spec.compute(rope.head_dim, rope.base, keys, seq_len)
+
+
+def rotary_dims_from_config(config: Mapping[str, Any], *, layer_type: Any = None) -> int:
+    """Return how many dims of a query/key head RoPE rotates in a config (notebook 09).
+
+    Parameters
+    ----------
+    config : mapping
+        A model's config.json as a dict, in any form :func:`rope_frequencies_from_config` reads.
+    layer_type : str, optional
+        As for :func:`rope_frequencies_from_config` (a config with one RoPE per layer type).
+
+    Returns
+    -------
+    int
+        ``2 * len(inv_freq)`` of :func:`rope_frequencies_from_config`, read without computing
+        any frequency.
+
+    Notes
+    -----
+    ``r = int(head_dim * partial_rotary_factor)`` (Pythia: ``rotary_pct``; ``head_dim``, else
+    ``hidden_size // num_attention_heads``), or an MLA config's ``qk_rope_head_dim``.
+
+    Examples
+    --------
+    >>> rotary_dims_from_config({"hidden_size": 3072, "num_attention_heads": 24,
+    ...                          "partial_rotary_factor": 0.75})
+    96
+    """
+    return _read_config(config, layer_type).head_dim
 
 
 def effective_logit_scale(config: Mapping[str, Any], positions: Any, *,

@@ -72,8 +72,8 @@ def _cast(values: Any, name: str) -> np.ndarray:
     return np.asarray(values, dtype=np.float64).astype(dtype).astype(np.float64)
 
 
-PUBLISHED_ROTATED_DIMS = {"gemma-3-27b": 128, "phi-4-mini": 96, "pythia-1.4b": 32,
-                          "deepseek-v3": 64, "llama-3.1-8b": 128}
+PUBLISHED_ROTATED_DIMS = {"llama-3.1-8b": 128, "gemma-3-27b": 128, "phi-4-mini": 96,
+                          "pythia-1.4b": 32, "deepseek-v3": 64}
 """The rotated dims of each config of the rotated-dims step, from the model cards and configs:
 Gemma 3 head_dim 128 (not 5376 / 32 = 168); Phi-4-mini 0.75 of 3072 / 24 = 128; Pythia 0.25 of
 2048 / 16 = 128; DeepSeek-V3 qk_rope_head_dim 64; Llama 3.1 4096 / 32 = 128."""
@@ -210,3 +210,24 @@ def test_the_picture_or_print_comes_in_the_cell_the_step_feeds(key: str) -> None
     end = next(i for i, c in enumerate(cells) if c["cell_type"] == "markdown"
                and source(c).startswith(("## Going further", "## Exercises")))
     assert at < end
+
+
+def test_rotary_dims_from_config_is_twice_the_frequency_count_on_every_preset() -> None:
+    """The rotated-dims step's reference reads the config as rope_frequencies_from_config does
+    (every preset, every layer type it names), without computing a frequency."""
+    from posenc_lib.models import rope_frequencies_from_config, rotary_dims_from_config
+    from posenc_lib.presets import PRESETS
+
+    checked = 0
+    for name, config in PRESETS.items():
+        kinds = set(config.get("layer_types") or []) or {None}
+        for kind in kinds:
+            try:
+                theta, _ = rope_frequencies_from_config(config, layer_type=kind)
+            except ValueError:  # a layer type without RoPE, or one the config must name
+                with pytest.raises(ValueError):
+                    rotary_dims_from_config(config, layer_type=kind)
+                continue
+            assert rotary_dims_from_config(config, layer_type=kind) == 2 * theta.size, name
+            checked += 1
+    assert checked >= len(PRESETS) - 3

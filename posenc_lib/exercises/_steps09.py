@@ -15,7 +15,7 @@ from numpy.typing import NDArray
 from posenc_lib.exercises._steps import BuildStep, StepMistake
 from posenc_lib.frequencies import inverse_frequencies
 from posenc_lib.model_pairs import classify_config_pairs
-from posenc_lib.models import rope_frequencies_from_config
+from posenc_lib.models import rope_frequencies_from_config, rotary_dims_from_config
 from posenc_lib.presets import PRESETS
 from posenc_lib.rope_variants import partial_rotary_dims, rotary_dimension
 from posenc_lib.scaling import rope_frequencies
@@ -25,10 +25,9 @@ __all__ = ["inv_freq", "rotated_dims"]
 
 def _rotated_dims(config: Mapping[str, Any]) -> int:
     try:
-        theta, _ = rope_frequencies_from_config(config)
+        return rotary_dims_from_config(config)
     except ValueError:  # Gemma 3: one RoPE per layer type, the same dims in each
-        theta, _ = rope_frequencies_from_config(config, layer_type="full_attention")
-    return 2 * int(theta.size)
+        return rotary_dims_from_config(config, layer_type="full_attention")
 
 
 def _split_head(config: Mapping[str, Any]) -> int:
@@ -55,7 +54,7 @@ rotated_dims = BuildStep(
     key="09.steps.rotated_dims", name="count of rotated dims", answer_name="rotated_dims_by_me",
     reference=_rotated_dims,
     cases=tuple({"config": PRESETS[name]} for name in
-                ("gemma-3-27b", "phi-4-mini", "pythia-1.4b", "deepseek-v3", "llama-3.1-8b")),
+                ("llama-3.1-8b", "gemma-3-27b", "phi-4-mini", "pythia-1.4b", "deepseek-v3")),
     hints=(
         "Three things decide it: the size of one head, the share of it that rotates, and "
         "DeepSeek's latent attention, which states its rotary part on its own. Print each of the "
@@ -65,8 +64,8 @@ rotated_dims = BuildStep(
         "rotary_pct, 1 when neither is there; multiply and round down with int(). When "
         "qk_rope_head_dim is in the config, return it as it is.",
     ),
-    shortcuts=(_rotated_dims, rope_frequencies_from_config, classify_config_pairs,
-               partial_rotary_dims, rotary_dimension),
+    shortcuts=(rotary_dims_from_config, _rotated_dims, rope_frequencies_from_config,
+               classify_config_pairs, partial_rotary_dims, rotary_dimension),
     mistakes=(
         StepMistake("DeepSeek's qk_rope_head_dim not read: its rotary part is stated apart from "
                     "the head", lambda right, config: _mla_part_missed(right, config)),
@@ -102,8 +101,8 @@ inv_freq = BuildStep(
         "np.arange(0, r, 2) / r.",
     ),
     # a right inv_freq_by_me calls my_rotated_dims, whose fallback (the rotated-dims step left
-    # blank or wrong) reaches rope_frequencies_from_config and inverse_frequencies: not listed
-    shortcuts=(_inv_freq, rope_frequencies),
+    # blank or wrong) reads the config (rotary_dims_from_config) and computes no frequency
+    shortcuts=(_inv_freq, rope_frequencies_from_config, rope_frequencies, inverse_frequencies),
     mistakes=(
         StepMistake("the exponent i/r instead of 2i/r",
                     lambda right, config: np.exp(np.log(right) / 2)),
