@@ -569,3 +569,20 @@ def test_figure_png_equals_the_saved_file(tmp_path):
         plots.figure_png(None)
     with pytest.raises(ValueError, match="dpi"):
         plots.figure_png(fig, dpi=-1)
+
+
+def test_draw_columns_draws_one_line_per_column_and_gaps_on_a_log_axis() -> None:
+    """What a build step's beside draws for a curve result (notebooks 06, 07, 09)."""
+    fig = Figure()
+    ax = fig.add_subplot()
+    values = np.array([[1.0, 2.0], [0.0, 3.0], [4.0, -1.0]])
+    lines = plots.draw_columns(ax, [0, 1, 2], values, yscale="log", ylabel="theta")
+    assert len(lines) == 2 and ax.get_yscale() == "log" and ax.get_ylabel() == "theta"
+    assert ax.get_legend() is None                       # unlabelled: yours beside posenc_lib's
+    ys = [line.get_ydata() for line in lines.values()]
+    np.testing.assert_array_equal(ys[0], [1.0, np.nan, 4.0])  # 0 cannot sit on a log axis
+    np.testing.assert_array_equal(ys[1], [2.0, 3.0, np.nan])
+    single = plots.draw_columns(fig.add_subplot(), np.arange(4), np.arange(4.0))
+    np.testing.assert_array_equal(next(iter(single.values())).get_ydata(), np.arange(4.0))
+    with pytest.raises(ValueError, match=r"values must have shape \(3,\) or \(3, k\)"):
+        plots.draw_columns(ax, [0, 1, 2], np.ones((4, 2)))
