@@ -332,8 +332,16 @@ class BuildStep:
     def hint(self, level: int = 1) -> str:
         """A hint: level 1 a direction, level 2 the method; neither gives the code away."""
         text = self.hints[_hint_index(level) - 1]
-        number = self.key.split(".", 1)[0]
         after = (f"Still stuck? {self.handle}.hint(2) gives the method." if level == 1 else
-                 f"The worked version is in the source notebook notebooks/{number}_*.ipynb, in "
-                 f"the cell tagged 'solution' after the stub of {self.answer_name}.")
+                 self._worked_version())
         return _Text(f"Hint {level} of 2: {text}\n{after}")
+
+    def solution(self) -> str:
+        """Say where the worked version is: the library holds none."""
+        return _Text(f"The library holds no worked versions. Try {self.handle}.hint(), then "
+                     f"{self.handle}.hint(2). {self._worked_version()}")
+
+    def _worked_version(self) -> str:
+        number = self.key.split(".", 1)[0]
+        return (f"The worked version is in the source notebook notebooks/{number}_*.ipynb, in "
+                f"the cell tagged 'solution' after the stub of {self.answer_name}.")
