@@ -155,6 +155,7 @@ def test_both_hint_levels_and_no_solution_code_in_them(key: str) -> None:
     assert first != second and len(step.hints[0]) > 60 and len(step.hints[1]) > 60
     with pytest.raises(ValueError, match="level must be 1"):
         step.hint(3)
+    assert "holds no worked versions" in step.solution() and "tagged 'solution'" in step.solution()
     code = solution_of(load(notebook_path(key[:2]))["cells"], step)
     for line in code.splitlines():
         statement = line.split("#", 1)[0].strip()

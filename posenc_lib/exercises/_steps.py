@@ -40,6 +40,8 @@ RTOL, ATOL = 1e-9, 1e-12
 tolerances of :func:`posenc_lib.build_steps._same`)."""
 SHOWN = 3
 """How many leading values :func:`describe_value` writes of a long array."""
+KEPT_CALLS = 32
+"""How many calls' results a :class:`YourFunction` of a wrong step keeps (a loop keeps its last)."""
 
 
 @dataclass(frozen=True)
@@ -152,8 +154,9 @@ class YourFunction:
     else the library's (the numbers below then come from the library).
 
     When the learner's function was checked and found wrong, each call also runs it on the same
-    arguments and keeps both results of the latest call: :meth:`beside` draws them side by side,
-    :meth:`compare` prints them. After a pass, a blank stub or a refusal both show nothing.
+    arguments and keeps both results (of the last :data:`KEPT_CALLS` calls): :meth:`beside` draws
+    them side by side, :meth:`compare` prints them. After a pass, a blank stub or a refusal
+    neither shows anything.
     """
 
     def __init__(self, step: BuildStep, yours: Callable[..., Any] | None, verdict: str) -> None:
@@ -177,6 +180,7 @@ class YourFunction:
                 self._calls.append((self._yours(*args, **kwargs), result))
             except Exception:  # yours fails on these arguments: nothing to show beside
                 self._calls.append((None, result))
+            del self._calls[:-KEPT_CALLS]
         return result
 
     @property
@@ -328,8 +332,16 @@ class BuildStep:
     def hint(self, level: int = 1) -> str:
         """A hint: level 1 a direction, level 2 the method; neither gives the code away."""
         text = self.hints[_hint_index(level) - 1]
-        number = self.key.split(".", 1)[0]
         after = (f"Still stuck? {self.handle}.hint(2) gives the method." if level == 1 else
-                 f"The worked version is in the source notebook notebooks/{number}_*.ipynb, in "
-                 f"the cell tagged 'solution' after the stub of {self.answer_name}.")
+                 self._worked_version())
         return _Text(f"Hint {level} of 2: {text}\n{after}")
+
+    def solution(self) -> str:
+        """Say where the worked version is: the library holds none."""
+        return _Text(f"The library holds no worked versions. Try {self.handle}.hint(), then "
+                     f"{self.handle}.hint(2). {self._worked_version()}")
+
+    def _worked_version(self) -> str:
+        number = self.key.split(".", 1)[0]
+        return (f"The worked version is in the source notebook notebooks/{number}_*.ipynb, in "
+                f"the cell tagged 'solution' after the stub of {self.answer_name}.")

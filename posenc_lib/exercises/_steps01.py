@@ -74,10 +74,10 @@ smooth_wave = BuildStep(
         "the bit's, T_k = 2^(k+1); the height comes from shifting and scaling a sine from "
         "[-1, 1] into [0, 1]; the place comes from one point you know, the middle of the first "
         "run of 0s, where the wave must be at its lowest.",
-        "A period T means an angular speed 2 pi / T = pi / 2^k. Write the wave as "
-        "1/2 - 1/2 sin(pi (x + c) / 2^k) and find the constant c: the first run of 0s of bit k "
-        "covers x from -1/2 to 2^k - 1/2, and at its middle the sine must equal 1 (its angle is "
-        "pi/2). Check your c on bit 0 and bit 1 before writing the code.",
+        "A period T means an angular speed 2 pi / T. Scaled as 1/2 - 1/2 sin(angle), a sine "
+        "runs from 0 to 1 and is lowest where the sine is 1, at the angle pi/2. The first run of "
+        "0s of bit k covers x from -1/2 to 2^k - 1/2: choose the angle's offset so that it is "
+        "pi/2 at the middle of that run. Check bit 0 and bit 1 by hand before writing the code.",
     ),
     shortcuts=(smooth_bit_wave, bit_wave),
     mistakes=(

@@ -40,10 +40,10 @@ offset_similarity_f = BuildStep(
         "Write PE(t) . PE(t+k) as a sum over the pairs and look at one pair's two products, "
         "sin(a) sin(b) + cos(a) cos(b) with a = theta_i t and b = theta_i (t + k). One "
         "angle-addition formula turns that into a single cosine.",
-        "sin a sin b + cos a cos b = cos(b - a), and b - a = theta_i k: t is gone. So f(k) is "
-        "the sum over the d/2 pairs of cos(theta_i k), theta_i = 10000^(-2i/d). In NumPy: an "
-        "outer product of the offsets and the theta_i (shape (len(k), d/2)), np.cos, then a sum "
-        "over the last axis.",
+        "cos(b - a) = cos a cos b + sin a sin b: the bracket is one cosine. Work out b - a for "
+        "pair i and check that t is gone, then sum that cosine over the d/2 pairs. In NumPy: an "
+        "outer product of the offsets and the theta_i (shape (len(k), d/2)), the function, then "
+        "a sum over the last axis.",
     ),
     shortcuts=(offset_similarity, similarity_matrix, sinusoidal_encoding, sinusoidal_encoding_at,
                encoding_from_frequencies),
