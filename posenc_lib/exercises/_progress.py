@@ -1,5 +1,5 @@
 """The self-study table of what a learner has done: exercises passed per notebook and
-predictions written (the record itself is kept by :mod:`posenc_lib._record`).
+predictions written and skipped (the record itself is kept by :mod:`posenc_lib._record`).
 
 Notebooks: 00_why_position to 11_figure_gallery (``progress()`` in any of them).
 """
@@ -19,11 +19,13 @@ class ProgressTable:
 
     rows: list[tuple[str, int, int]]  # (notebook number, passed, total)
     predicted: int = 0  # predictions written before their reveal, over the whole course
+    skipped: int = 0  # reveals seen with a guess of "skip" and never predicted
 
     def __repr__(self) -> str:
         lines = ["notebook  passed / total"]
         lines += [f"{nb:>8}  {done:>6} / {total}" for nb, done, total in self.rows]
-        return "\n".join([*lines, f"predictions written: {self.predicted}"])
+        done = f"predictions written: {self.predicted}, skipped: {self.skipped}"
+        return "\n".join([*lines, done])
 
     def _repr_html_(self) -> str:
         cells = "".join(
@@ -32,12 +34,13 @@ class ProgressTable:
             for nb, done, total in self.rows
         )
         return (f"<table><tr><th>notebook</th><th>passed</th><th></th></tr>{cells}</table>"
-                f"<p>predictions written: {self.predicted}</p>")
+                f"<p>predictions written: {self.predicted}, skipped: {self.skipped}</p>")
 
 
 def progress() -> ProgressTable:
     """Return a table of the notebooks with the number of their exercises passed, and the
-    number of predictions written (a guess typed before its reveal ran).
+    number of predictions written (a guess typed before its reveal ran) and of reveals skipped
+    (seen with the guess "skip", and not predicted since).
 
     Examples
     --------
@@ -51,5 +54,7 @@ def progress() -> ProgressTable:
     passed = {str(key) for key in record["passed"]}
     totals = Counter(key.split(".", 1)[0] for key in all_exercises())
     done = Counter(key.split(".", 1)[0] for key in all_exercises() if key in passed)
+    predicted = set(record.get("predicted", []))
     return ProgressTable([(nb, done[nb], total) for nb, total in sorted(totals.items())],
-                         predicted=len(record.get("predicted", [])))
+                         predicted=len(predicted),
+                         skipped=len(set(record.get("skipped", [])) - predicted))
