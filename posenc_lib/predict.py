@@ -82,7 +82,8 @@ def _numbers_verdict(guess: Any, value: Any) -> tuple[str, str]:
     worst = int(np.argmax(error))
     return verdict, (
         f"{int(np.sum(error > 1e-9 * scale))} of {want.size} entries differ; the largest "
-        f"difference is {float(error.flat[worst]):.3g}, at entry {worst}"
+        f"difference is {float(error.flat[worst]):.3g}, at entry {worst} (yours "
+        f"{_shown(got.flat[worst])}, the value {_shown(want.flat[worst])})"
     )
 
 
