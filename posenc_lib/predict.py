@@ -5,7 +5,7 @@ without one); the reveal cell, tagged ``predict``, ends with :func:`compare`. No
 ``progress()`` counts the guesses and the skips. In the learner's copies the reveal cell starts
 with the cell magic ``%%after_guess NAME`` (written by tools/build_student.py): the cell runs, so
 the cells below it find what it defines, but it shows nothing, no print, no figure, no value,
-until ``NAME`` holds a guess or ``"skip"``. Importing this module registers the magic in a
+until ``NAME`` holds a guess or ``"skip"``. Importing posenc_lib registers the magic in a
 running IPython.
 
 Notebooks: 00_why_position, 01_binary_counting, 02_sinusoidal_formula.
@@ -204,14 +204,3 @@ def after_guess(line: str, cell: str) -> Any:
     print(hidden_message(name))
     return None
 
-
-def _register_magic() -> None:
-    """Register ``%%after_guess`` in the running IPython, if any (a plain import does nothing)."""
-    if "IPython" not in sys.modules:
-        return
-    shell = sys.modules["IPython"].get_ipython()
-    if shell is not None:
-        shell.register_magic_function(after_guess, magic_kind="cell", magic_name="after_guess")
-
-
-_register_magic()

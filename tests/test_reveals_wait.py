@@ -183,3 +183,21 @@ def test_the_source_notebooks_keep_the_values_shown() -> None:
     for path in MAIN:
         for label, line, _ in _source_reveals(path):
             assert line.startswith(f"{label}: ") and "hidden until" not in line, (path.name, line)
+
+
+def test_every_reveal_of_every_student_copy_waits_for_its_guess() -> None:
+    """10 and 11 too (too slow to run here twice): every reveal comparing a guess starts with the
+    magic, and a cell above it imports posenc_lib, which registers it."""
+    for path in NOTEBOOKS:
+        copy = build_student.student_copy(nbformat.read(path, as_version=4))
+        codes = [c.source for c in copy.cells if c.cell_type == "code"]
+        for index, code in enumerate(codes):
+            match = build_student.GUESS_OF_REVEAL.search(code)
+            if match and code.startswith("%%after_guess"):
+                assert code.startswith(f"%%after_guess {match.group(1)}\n"), path.name
+                assert any(re.search(r"^(from|import) posenc_lib\b", c, re.M)
+                           for c in codes[:index]), path.name
+            elif match:
+                assert "predict" not in next(
+                    c for c in copy.cells if c.source == code).metadata.get("tags", []), (
+                    path.name, code[:80])
