@@ -185,8 +185,11 @@ def _run_cell_body(shell: Any, body: str) -> Any:
 def after_guess(line: str, cell: str) -> Any:
     """The cell magic ``%%after_guess NAME``: run the cell; show its output only once ``NAME``
     holds a guess (not ``None`` nor ``...``), or :data:`SKIP`."""
-    from IPython import get_ipython
-    from IPython.utils.capture import capture_output
+    try:  # optional: only IPython calls a cell magic, and then IPython is installed
+        from IPython import get_ipython
+        from IPython.utils.capture import capture_output
+    except ImportError as err:  # pragma: no cover - a cell magic outside IPython
+        raise RuntimeError("%%after_guess is a cell magic: it runs in IPython (Jupyter)") from err
 
     name = line.strip()
     if not name.isidentifier():
