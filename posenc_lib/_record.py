@@ -1,4 +1,5 @@
-"""A learner's local record of the exercises passed and the predictions written (``progress()``).
+"""A learner's local record of the exercises passed, the predictions written and the reveals
+skipped (``progress()``).
 
 A JSON file in the user's data directory, written atomically; ``os.devnull`` (graded runs)
 records nothing, and a corrupt or unwritable file warns once and never breaks a notebook.
@@ -59,11 +60,11 @@ def read_record(path: Path | None = None) -> dict[str, Any]:
 
 
 def _is_record(record: Any) -> bool:
-    """Whether ``record`` has the record's layout: a dict whose "passed" (and "predicted", if
-    any) are lists of names."""
+    """Whether ``record`` has the record's layout: a dict whose "passed" (and "predicted" and
+    "skipped", if any) are lists of names."""
     if not isinstance(record, dict) or "passed" not in record:
         return False
-    lists = [record[field] for field in ("passed", "predicted") if field in record]
+    lists = [record[field] for field in ("passed", "predicted", "skipped") if field in record]
     return all(isinstance(items, list) and all(isinstance(i, str) for i in items)
                for items in lists)
 
@@ -105,3 +106,9 @@ def record_pass(key: str) -> None:
 def record_prediction(label: str) -> None:
     """Add a prediction the learner wrote (its reveal's label) to the record. Never raises."""
     _add("predicted", label)
+
+
+def record_skip(label: str) -> None:
+    """Add a reveal the learner chose to see without a guess (its label) to the record. Never
+    raises."""
+    _add("skipped", label)

@@ -1,24 +1,33 @@
 """Predict, then run: the reveal cell's comparison of a learner's guess with the computed value.
 
-A code cell holds the learner's guess (``None`` until one is typed); the reveal cell, tagged
-``predict``, ends with :func:`compare`. Nothing is graded; ``progress()`` counts the guesses.
+A code cell holds the learner's guess (``None`` until one is typed, ``"skip"`` to see the answer
+without one); the reveal cell, tagged ``predict``, ends with :func:`compare`. Nothing is graded;
+``progress()`` counts the guesses and the skips. In the learner's copies the reveal cell starts
+with the cell magic ``%%after_guess NAME`` (written by tools/build_student.py): the cell runs, so
+the cells below it find what it defines, but it shows nothing, no print, no figure, no value,
+until ``NAME`` holds a guess or ``"skip"``. Importing posenc_lib registers the magic in a
+running IPython.
 
 Notebooks: 00_why_position, 01_binary_counting, 02_sinusoidal_formula.
 """
 
 from __future__ import annotations
 
+import ast
 import numbers
+import sys
 from collections.abc import Set
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from posenc_lib._record import record_prediction
+from posenc_lib._record import record_prediction, record_skip
 
-__all__ = ["compare"]
+__all__ = ["SKIP", "compare"]
 
+SKIP = "skip"
+"""The guess that asks to see a reveal without predicting; it is recorded as a skip."""
 _NO_GUESS = "no guess written: write one in the cell above, then rerun this cell"
 
 
@@ -73,7 +82,8 @@ def _numbers_verdict(guess: Any, value: Any) -> tuple[str, str]:
     worst = int(np.argmax(error))
     return verdict, (
         f"{int(np.sum(error > 1e-9 * scale))} of {want.size} entries differ; the largest "
-        f"difference is {float(error.flat[worst]):.3g}, at entry {worst}"
+        f"difference is {float(error.flat[worst]):.3g}, at entry {worst} (yours "
+        f"{_shown(got.flat[worst])}, the value {_shown(want.flat[worst])})"
     )
 
 
@@ -107,8 +117,10 @@ def compare(guess: Any, value: Any, *, label: str = "answer") -> Reveal:
 
     Notes
     -----
-    Numbers are compared entry by entry by ``|guess - value| / |value|``, "close" up to 0.1; a
-    bool or a string (ignoring case and spaces) must be equal; a set must have the same items.
+    A guess of ``"skip"`` (:data:`SKIP`, any case) shows the value and records a skip, not a
+    prediction. Numbers are compared entry by entry by ``|guess - value| / |value|``, "close" up
+    to 0.1; a bool or a string (ignoring case and spaces) must be equal; a set must have the same
+    items.
 
     Examples
     --------
@@ -124,6 +136,10 @@ def compare(guess: Any, value: Any, *, label: str = "answer") -> Reveal:
     shown = f"{label}: {_shown(value)}"
     if guess is None or guess is Ellipsis:
         return Reveal(label, value, None, "", f"{shown}\n{_NO_GUESS}")
+    if _is_skip(guess):
+        record_skip(label)  # progress() counts it as a skip; never raises
+        return Reveal(label, value, None, "skipped",
+                      f"{shown}\nskipped: no guess (recorded as a skip)")
     if isinstance(value, (bool, np.bool_)):
         if not isinstance(guess, (bool, np.bool_)):
             verdict, why = "off", "expected True or False"
@@ -141,3 +157,53 @@ def compare(guess: Any, value: Any, *, label: str = "answer") -> Reveal:
     detail = "right" if verdict == "right" else f"{verdict}: {why}"
     record_prediction(label)  # progress() counts it; never raises
     return Reveal(label, value, guess, verdict, f"{shown}\nyour guess: {_shown(guess)} ({detail})")
+
+
+def _is_skip(guess: Any) -> bool:
+    return isinstance(guess, str) and guess.strip().lower() == SKIP
+
+
+def hidden_message(name: str) -> str:
+    """What a reveal cell of a learner's copy prints instead of its output while ``name`` holds
+    no guess."""
+    return (f"hidden until you guess: set {name} in the cell above to your guess (or to "
+            f'"{SKIP}" to see the answer without one), run that cell, then rerun this one')
+
+
+def _run_cell_body(shell: Any, body: str) -> Any:
+    """Run ``body`` in the notebook's namespace as a cell would: the value of a last expression
+    is returned instead of displayed."""
+    tree = ast.parse(shell.transform_cell(body))
+    last = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) else None
+    namespace = shell.user_ns
+    exec(compile(tree, "<reveal cell>", "exec"), namespace)
+    if last is None:
+        return None
+    return eval(compile(ast.Expression(last.value), "<reveal cell>", "eval"), namespace)
+
+
+def after_guess(line: str, cell: str) -> Any:
+    """The cell magic ``%%after_guess NAME``: run the cell; show its output only once ``NAME``
+    holds a guess (not ``None`` nor ``...``), or :data:`SKIP`."""
+    try:  # optional: only IPython calls a cell magic, and then IPython is installed
+        from IPython import get_ipython
+        from IPython.utils.capture import capture_output
+    except ImportError as err:  # pragma: no cover - a cell magic outside IPython
+        raise RuntimeError("%%after_guess is a cell magic: it runs in IPython (Jupyter)") from err
+
+    name = line.strip()
+    if not name.isidentifier():
+        raise ValueError(f"%%after_guess needs the name of the guess variable; got {line!r}")
+    shell = get_ipython()
+    guess = shell.user_ns.get(name)
+    if guess is not None and guess is not Ellipsis:
+        return _run_cell_body(shell, cell)
+    with capture_output(stdout=True, stderr=True, display=True):  # run it, show nothing
+        try:
+            _run_cell_body(shell, cell)
+        finally:
+            if "matplotlib.pyplot" in sys.modules:  # a figure left open would be drawn later
+                sys.modules["matplotlib.pyplot"].close("all")
+    print(hidden_message(name))
+    return None
+

@@ -72,8 +72,9 @@ ALLOWED: dict[str, set[str]] = {}
 # say why here. Issue 45: +1,380 for build steps as course objects (exercises/_steps.py, the
 # beside figure, and one _stepsNN.py per notebook holding the reference, the cases, the mistakes
 # and the hints that the notebooks' check cells used to show; 01-04): 18,300; 05-09's steps,
-# models.rotary_dims_from_config and plots.draw_columns: 18,400.
-MAX_PACKAGE_LINES = 18_400
+# models.rotary_dims_from_config and plots.draw_columns: 18,400; the reveals' after_guess magic
+# and the trained look-back head (toy_head): 18,700.
+MAX_PACKAGE_LINES = 18_700
 
 _BRANCHES = (ast.If, ast.IfExp, ast.For, ast.AsyncFor, ast.While, ast.ExceptHandler, ast.Assert,
              ast.match_case)

@@ -102,6 +102,33 @@ def test_a_causal_mask_that_hides_the_diagonal_is_named() -> None:
     assert "NaN" in result.message and "hides the diagonal" in result.message
 
 
+def test_masking_with_zero_instead_of_minus_infinity_is_named() -> None:
+    """Issue 45: the most common mistake, future scores set to 0 (a 0/1 mask multiplied in)."""
+    from posenc_lib.exercises import nb00
+
+    def learner(x, w_q, w_k, w_v, fill=0.0):
+        q, k, v = x @ w_q, x @ w_k, x @ w_v
+        scores = q @ k.T / np.sqrt(q.shape[-1])
+        scores = np.where(np.tril(np.ones((len(x), len(x)), dtype=bool)), scores, fill)
+        weights = np.exp(scores - scores.max(axis=1, keepdims=True))
+        return weights / weights.sum(axis=1, keepdims=True) @ v
+
+    result = nb00.causal_attention.check(learner)
+    assert not result.passed and "masked with 0, not −∞" in result.message
+
+    def multiplied(x, w_q, w_k, w_v):  # a 0/1 mask multiplied into the scores
+        q, k, v = x @ w_q, x @ w_k, x @ w_v
+        scores = q @ k.T / np.sqrt(q.shape[-1]) * np.tril(np.ones((len(x), len(x))))
+        weights = np.exp(scores) / np.exp(scores).sum(axis=1, keepdims=True)
+        return weights @ v
+
+    assert "masked with 0, not −∞" in nb00.causal_attention.check(multiplied).message
+    right = nb00.causal_attention.check(lambda *a: learner(*a, fill=-np.inf))
+    assert right.passed and "masked with 0" not in right.message
+    near = nb00.causal_attention.check(lambda *a: learner(*a, fill=-1.0))
+    assert not near.passed and "masked with 0" not in near.message  # another fill, not named
+
+
 def test_set_and_array_messages_agree_in_number() -> None:
     from posenc_lib.exercises._core import _compare
 

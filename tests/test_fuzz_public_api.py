@@ -42,6 +42,7 @@ MATH_MODULES = [
     "rope_variants",
     "attention_variants",
     "model_pairs",
+    "toy_head",
 ]
 
 SCALING_KEYS = [

@@ -40,6 +40,7 @@ def test_arrays_are_compared_entry_by_entry() -> None:
     reveal = compare([0.0, 1.0, 2.5], value)
     assert reveal.verdict == "off"  # entry 2 is off by 0.5 = 25%
     assert "1 of 3 entries differ" in repr(reveal) and "0.5, at entry 2" in repr(reveal)
+    assert "(yours 2.5, the value 2)" in repr(reveal)  # the worst entry, both values whole
     assert "shape" in repr(compare([1.0, 2.0], value))
     assert compare(value.tolist(), value).verdict == "right"
 

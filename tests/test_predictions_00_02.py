@@ -27,8 +27,8 @@ GIVE_AWAY = [
      [r"no other way", r"nothing else changes", r"does not change", r"unchanged", r"equivariant",
       r"same output", r"identical output", r"(difference|gap) (is|of) 0\b"]),
     ("00", "appears twice in sentence a",
-     [r"identical outputs", r"copies (get|have|receive) (the same|identical)", r"indistinguishable",
-      r"keep them apart", r"same output"]),
+     [r"causal mask.{0,120}(differ|tells|leaks|separat)", r"sees (only )?(one|1) token",
+      r"copies (get|have|receive) different", r"with (a|the) (causal )?mask.{0,60}: false"]),
     ("00", "a query's largest weight be",
      [r"0\.99", r"saturat", r"looks at one token", r"almost every query"]),
     ("00", "how many *different* codes does position 4 get",
@@ -36,8 +36,8 @@ GIVE_AWAY = [
     ("00", "which of the six criteria does the integer index meet",
      [r"unique and independent", r"unique, length-free and deterministic",
       r"'deterministic', 'length-free', 'unique'"]),
-    ("01", "for how\nmany steps in a row does the left-most column",
-     [r"\b8 steps", r"eight steps", r"flips every", r"2\^k\$ steps", r"stays put for"]),
+    ("01", "for how many steps in a row does the left-most column",
+     [r"\b512\b", r"2\^\{?9\b", r"2\^\{n-1\}", r"flips every", r"2\^k\$ steps", r"stays put for"]),
     ("01", "do you get bit $k$ of\n$p$ back",
      [r"rounds back", r"gives the bit back", r"bit back", r"== bit k of p: true"]),
     ("01", "how many bits change from 7 to 8",
@@ -54,8 +54,9 @@ GIVE_AWAY = [
      [r"\b342\b", r"0\.\.382"]),
     ("02", "how many of the 256 pairs complete at least one full\nturn",
      [r"\b123\b", r"0\.\.122"]),
-    ("02", "what is that norm for $d_{model} = 512$",
-     [r"\b16\.00\b", r"sixteen", r"\\sqrt\{d_\{model\}/2\}", r"norm is 16"]),
+    ("02", "what is the norm $\\lVert p_n\\rVert$ for $d_{model} = 512$",
+     [r"\b16\.00\b", r"sixteen", r"\\sqrt\{d_\{model\}/2\}", r"norm is 16",
+      r"sin\^2 ?\+ ?\\?cos\^2", r"same norm"]),
 ]
 
 

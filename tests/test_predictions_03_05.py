@@ -20,10 +20,10 @@ NB = {name[:2]: ROOT / "notebooks" / name
 # notebook -> {a phrase of the prompt: (give-away words in markdown, give-away words in outputs)}
 GIVE_AWAY: dict[str, dict[str, tuple[list[str], list[str]]]] = {
     "03": {
-        "What is it at $t=0$, and is it the same at $t=999$?": (
-            [r"\b8\b", r"\beight\b", r"sqrt\{?\(?d/2", r"\\sqrt\{64\}", r"constant norm",
-             r"equally loud", r"same length", r"sin\^2.{0,30}cos\^2.{0,30}= ?1\b.{0,40}pairs"],
-            [r"norms?.{0,40}\b8\.0", r"\b8\.000"]),
+        "How far apart are the two most distant of the 1000 rows?": (
+            [r"10\.9", r"perpendicular", r"orthogonal rows", r"nearly cancel",
+             r"most distant.{0,40}(are|is) (only|about|near)"],
+            [r"largest distance", r"\b10\.9"]),
         "Position 50 scores the token 5 places after it": (
             [r"cannot tell", r"f\(-k\)", r"\beven\b", r"before from after",
              r"same .{0,20}before as after",
@@ -44,7 +44,7 @@ GIVE_AWAY: dict[str, dict[str, tuple[list[str], list[str]]]] = {
             [r"M_\{-5\}", r"M_\{-k\}", r"M_-5", r"(is|=) (its |the )?transpose", r"M_k\^\\top",
              r"rotat\w* back",
              r"j ?= ?-5", r"M_k\^\{-1\}"],
-            [r"inverse = M_-5", r"M_5\^\(-1\) = M_j"]),
+            [r"inverse = M_-5", r"M_5\^T = M_j"]),
         "can a linear map send the 8\nsine channels": (
             [r"cannot", r"both sine and cosine", r"needs? the cosine", r"not enough",
              r"sines? alone (can ?not|fail)"],
@@ -64,8 +64,9 @@ GIVE_AWAY: dict[str, dict[str, tuple[list[str], list[str]]]] = {
              r"2\^\{126/128\}", r"2\^\{\(d-2\)/d\}"],
             [r"1\.97", r"1\.98"]),
         "run them, *without* the\npermutation, through a half-split": (
-            [r"without the permutation the scores", r"scores change", r"breaks? the scores"],
-            [r"unpermuted W gives the same scores"]),
+            [r"still (depends?|relative)", r"relative like every", r"relative for (any|every)",
+             r"same \$R_m\$ and \$R_n\$"],
+            [r"depend on n - m only: True", r"unpermuted W gives the same scores"]),
         "If $v$ is rotated too": (
             [r"never (the )?values", r"never \$?v\b", r"only \$q\$ and \$k\$ are rotated",
              r"stamped with", r"changes the result"],

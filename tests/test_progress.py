@@ -210,7 +210,7 @@ def test_a_written_prediction_is_counted_once_and_a_skipped_one_is_not(record: P
                                                             "tasks that hold"]
     table = progress()
     assert table.predicted == 2
-    assert repr(table).endswith("predictions written: 2")
+    assert repr(table).endswith("predictions written: 2, skipped: 0")
     assert "predictions written: 2" in table._repr_html_()
     assert EXERCISE.check(np.ones(3)).passed  # passes and predictions share one record
     assert json.loads(record.read_text())["passed"] == ["00.fuzz_probe"]

@@ -232,7 +232,12 @@ def test_03_the_d512_heatmap_is_drawn_in_the_split_order_without_antialiasing() 
 def test_03_reveals_answer_their_questions() -> None:
     out = shown(NB03)
     pe = sinusoidal_encoding(1000, 128)
-    assert f"|PE(t)| at d_model = 128: {np.linalg.norm(pe[0]):.4g}" in out
+    # |PE(a) - PE(b)|^2 = 2 sum_i (1 - cos(theta_i (b - a))): the distance of an offset, any t
+    k = np.arange(1, 1000)
+    far = np.sqrt(2 * (1 - np.cos(np.outer(k, _theta(128)))).sum(axis=1)).max()
+    assert f"largest distance between two rows: {far:.2f}" in out
+    assert far < 8 * np.sqrt(2) < 16 and f"{np.linalg.norm(pe[0]):.6f}" == "8.000000"
+    assert f"only {far:.2f} apart" in flat(markdown(NB03))
     f = np.cos(np.outer(np.arange(201), _theta(128))).sum(axis=1)
     assert f"f(k) falls at every step up to 200: {bool(np.all(np.diff(f) < 0))}" in out
     variance = sinusoidal_encoding(100, 512).var(axis=0)
@@ -335,7 +340,8 @@ def test_05_reveals_answer_their_questions() -> None:
     assert f"wavelength factors of pairs 0 and 63: [1, {2 ** (126 / 128):.4g}]" in out
     text = flat(markdown(NB05))
     assert f"$2^{{126/128}}\\approx{2 ** (126 / 128):.3f}$ for the slowest pair" in text
-    assert "unpermuted weights, same scores: False" in out
+    assert "half-split with the unpermuted W gives the same scores: False" in out
+    assert "unpermuted weights, scores depend on n - m only: True" in out
     assert "v rotated too: output unchanged after the shift: False" in out
 
 
@@ -414,9 +420,52 @@ def test_05_only_a_linear_angle_gives_a_relative_score() -> None:
     quadratic = [score(0.06 * m**2, 0.06 * (m + 3) ** 2) for m in range(20)]
     assert np.ptp(linear) < 1e-12 and np.ptp(quadratic) > 0.1
     out = shown(NB05)
-    assert "angle 0.6 m   : the score at offset 3 is the same for m = 0..19: True" in out
-    assert "angle 0.06 m^2: the score at offset 3 is the same for m = 0..19: False" in out
+    rotation = [score(0.0, 0.6 * r) for r in range(6)]
+    assert ("angle 0.6 m   : depends on n - m only: True ; at m = 0, offsets 0..5: "
+            f"{np.array2string(np.array(rotation), precision=3, sign='+')}") in out
+    assert "angle 0.06 m^2: depends on n - m only: False" in out
     assert "RoFormer, section 3.4" in markdown(NB05)
+
+
+def test_05_a_reflection_is_relative_too_and_records_only_parity() -> None:
+    """Issue 45 item 7: A_m = F^m with F a reflection gives scores of n - m alone; what rules it
+    out is F^2 = I. F = diag(1, -1) is complex conjugation: F^m q is q at even m, conj(q) at odd."""
+    q, k = complex(1.0, 0.5), complex(0.3, 1.2)
+
+    def turn(z: complex, m: int) -> complex:
+        return z if m % 2 == 0 else z.conjugate()
+
+    scores = np.array([[(turn(q, m).conjugate() * turn(k, m + r)).real for m in range(20)]
+                       for r in range(6)])
+    assert np.ptp(scores, axis=1).max() < 1e-12  # the offset alone decides the score
+    assert np.allclose(scores[0::2], scores[0, 0]) and np.allclose(scores[1::2], scores[1, 0])
+    assert abs(scores[0, 0] - scores[1, 0]) > 0.1  # two values: even and odd offsets
+    line = ("reflection F^m: depends on n - m only: True ; at m = 0, offsets 0..5: "
+            f"{np.array2string(scores[:, 0], precision=3, sign='+')}")
+    assert line in shown(NB05)
+    text = flat(markdown(NB05))
+    kept = text.replace("nothing has to grow continuously out of", "")
+    assert "grow continuously out of" not in kept  # the old reason, which integers do not need
+    assert "$F^2 = I$" in text
+
+
+def test_03_addition_is_not_called_concatenation_for_these_words() -> None:
+    """Issue 45 item 7: cell 39's words are not kept out of the positions' slice; the numbers the
+    prose quotes are those Going further prints, and they show the blur."""
+    out = shown(NB03)
+    r, d = stated(r"positional subspace: (\d+) of (\d+) directions", out, int)
+    block = out.split("R^2 (words outside the subspace)\n", 1)[1].split("\n\n", 1)[0]
+    rows = re.findall(r"^ *([\d.]+) +[\d.]+ +([\d.]+) +([\d.]+)$", block, re.M)
+    table = {float(s): (float(anywhere), float(kept_out)) for s, anywhere, kept_out in rows}
+    assert set(table) == {0.25, 1.0, 2.0}
+    anywhere = [table[s][0] for s in sorted(table)]
+    assert anywhere == sorted(anywhere, reverse=True) and anywhere[-1] < 0.5  # louder words blur
+    assert min(kept_out for _, kept_out in table.values()) > 0.999
+    text = flat(markdown(NB03))
+    assert "addition is then concatenation" not in text
+    assert f"({r} of {d} directions, Going further)" in text
+    assert f"$R^2$ {table[2.0][0]:.3f} with words anywhere" in text
+    assert f"against {table[2.0][1]:.4f} with words kept out" in text
 
 
 def test_05_random_scores_do_not_decay_aligned_ones_do() -> None:

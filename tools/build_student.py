@@ -15,15 +15,19 @@ solutions are) and ``reveal`` (a cell right after a check that computes the exer
 which would give it away before the learner's attempt) are removed with the solution cells.
 :func:`without_solutions` is the part the student site (``tools/build_html.py --student``)
 shares: it keeps the other outputs but clears those of the exercise and check cells, which the
-solutions computed. The touches: stub cells (tagged ``exercise``) also get the
-``raises-exception`` tag, so a stub a learner leaves as ``raise NotImplementedError`` does not
-stop "Run all" under nbval; and the widget state is dropped. The sources in notebooks/ are only
-read, and building into notebooks/ is refused.
+solutions computed. The touches: a reveal cell (tagged ``predict``, ending with
+``compare(NAME, ...)``) starts with the cell magic ``%%after_guess NAME`` of
+:mod:`posenc_lib.predict`, so that it shows nothing until the learner has written a guess or
+``"skip"`` in ``NAME`` (the sources show the value, as GitHub renders them); stub cells
+(tagged ``exercise``) also get the ``raises-exception`` tag, so a stub a learner leaves as
+``raise NotImplementedError`` does not stop "Run all" under nbval; and the widget state is
+dropped. The sources in notebooks/ are only read, and building into notebooks/ is refused.
 """
 
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from pathlib import Path
 
@@ -38,7 +42,8 @@ from tools.notebook_cells import CHECK_CALL, REMOVED_FOR_STUDENTS  # noqa: E402
 
 NOTEBOOKS = ROOT / "notebooks"
 DEFAULT_OUT = ROOT / "build" / "student"
-
+GUESS_OF_REVEAL = re.compile(r"\bcompare\(\s*(\w+)\s*,")
+"""A reveal cell's call ``compare(NAME, ...)``: group 1 is the learner's guess variable."""
 
 
 
@@ -61,6 +66,21 @@ def without_solutions(notebook: nbformat.NotebookNode) -> nbformat.NotebookNode:
     return copy
 
 
+def wait_for_guesses(notebook: nbformat.NotebookNode) -> None:
+    """Start every reveal cell of ``notebook`` that compares a guess with ``%%after_guess NAME``.
+
+    Only reveals below a cell that imports posenc_lib (which registers the magic) are changed.
+    """
+    imported = False
+    for cell in notebook.cells:
+        if cell.cell_type != "code":
+            continue
+        match = GUESS_OF_REVEAL.search(cell.source)
+        if imported and match and "predict" in cell.metadata.get("tags", []):
+            cell.source = f"%%after_guess {match.group(1)}\n{cell.source}"
+        imported = imported or bool(re.search(r"^\s*(from|import) posenc_lib\b", cell.source, re.M))
+
+
 def student_copy(notebook: nbformat.NotebookNode) -> nbformat.NotebookNode:
     """Return the student version of ``notebook`` (the argument is not modified)."""
     copy = without_solutions(notebook)
@@ -70,6 +90,7 @@ def student_copy(notebook: nbformat.NotebookNode) -> nbformat.NotebookNode:
         tags = cell.metadata.get("tags", [])
         if "exercise" in tags and "raises-exception" not in tags:
             cell.metadata["tags"] = [*tags, "raises-exception"]
+    wait_for_guesses(copy)
     copy.metadata.pop("widgets", None)
     return copy
 

@@ -98,9 +98,11 @@ def _attention_inputs() -> tuple[NDArray[np.float64], ...]:
 
 
 def _masked_attention(
-    allowed: NDArray[np.bool_] | None, *, scale: bool = True, renormalise: bool = True
+    allowed: NDArray[np.bool_] | None, *, scale: bool = True, renormalise: bool = True,
+    fill: float = -np.inf,
 ) -> NDArray[np.float64]:
-    """Attention on the seed-1 inputs with ``allowed`` keys per query, built the learner's way."""
+    """Attention on the seed-1 inputs with ``allowed`` keys per query, built the learner's way;
+    a hidden score is replaced by ``fill`` before the softmax."""
     x, w_q, w_k, w_v = _attention_inputs()
     q, k, v = (x @ w for w in (w_q, w_k, w_v))
     scores = q @ k.T / (np.sqrt(q.shape[-1]) if scale else 1.0)
@@ -108,7 +110,7 @@ def _masked_attention(
         return softmax(scores) @ v
     if not renormalise:  # softmax over every key, then the future weights set to 0
         return np.where(allowed, softmax(scores), 0.0) @ v
-    return softmax(np.where(allowed, scores, -np.inf)) @ v
+    return softmax(np.where(allowed, scores, fill)) @ v
 
 
 def _diagonal_masked_attention() -> NDArray[np.float64]:
@@ -140,6 +142,9 @@ causal_attention = Exercise(
     mistakes=(
         Mistake("no mask: every token still sees the whole sentence",
                 lambda: _masked_attention(None)),
+        Mistake("masked with 0, not −∞: a later key's score set to 0 still gets the weight "
+                "exp(0) = 1 before normalising, so every token still sees the tokens after it",
+                lambda: _masked_attention(causal_mask(5), fill=0.0)),
         Mistake("the mask points the wrong way: each token sees itself and the LATER tokens",
                 lambda: _masked_attention(~causal_mask(5) | np.eye(5, dtype=bool))),
         Mistake("the future weights are zeroed after the softmax, so the rows no longer sum to 1",
