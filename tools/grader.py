@@ -244,8 +244,9 @@ def outputs(title: str, share: float, message: str, points: float) -> list[Noteb
         return [NotebookNode(output_type="stream", name="stdout",
                              text=f"Correct: {title}\n{message}\n")]
     if share <= 0.0:
-        return [NotebookNode(output_type="error", ename="AssertionError",
-                             evalue=f"{title}\n{message}", traceback=[])]
+        text = f"{title}\n{message}"  # the traceback is what the feedback page shows
+        return [NotebookNode(output_type="error", ename="AssertionError", evalue=text,
+                             traceback=[f"Scored 0 of {points:g}: {text}"])]
     earned = points * share
     return [NotebookNode(output_type="stream", name="stdout",
                          text=f"{title}\n{message}\nPartial credit: {earned:g} of {points:g}.\n"),
