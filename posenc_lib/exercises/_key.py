@@ -98,21 +98,27 @@ def plain(value: Any, _count: list[int] | None = None) -> Any:
     if value is None or kind in (bool, int, float, str):
         count[0] += 1
     elif kind is np.ndarray or (isinstance(value, np.generic) and kind is value.dtype.type):
-        if value.dtype.kind not in _PLAIN_KINDS:
-            if value.dtype.kind != "V" or type(value.dtype).__module__ == "numpy.dtypes":
-                raise TypeError(f"an answer must hold numbers; got an array of {value.dtype}")
-            value = np.asarray(value).astype(np.float64)  # ml_dtypes' formats (bfloat16, ...)
+        value = _numbers(value)
         count[0] += int(np.size(value))
     elif kind in (tuple, list, set, frozenset):
-        items = [plain(item, count) for item in value]
-        value = (tuple(map(decode, items)) if kind is tuple else
-                 [decode(item) for item in items] if kind is list else {decode(i) for i in items})
+        items = [decode(plain(item, count)) for item in value]
+        value = tuple(items) if kind is tuple else items if kind is list else set(items)
     else:
         raise TypeError(f"an answer must be numbers, text, an array, or a tuple, list or set of "
                         f"those; got {kind.__name__}")
     if count[0] > MAX_NUMBERS:
         raise TypeError(f"an answer may hold at most {MAX_NUMBERS} numbers")
     return encode(value)
+
+
+def _numbers(value: Any) -> Any:
+    """A NumPy array or scalar of bool, integers or floats: as it is, or in float64 for one of
+    ml_dtypes' formats; a TypeError for any other dtype (objects, records, text)."""
+    if value.dtype.kind in _PLAIN_KINDS:
+        return value
+    if value.dtype.kind != "V" or type(value.dtype).__module__ == "numpy.dtypes":
+        raise TypeError(f"an answer must hold numbers; got an array of {value.dtype}")
+    return np.asarray(value).astype(np.float64)  # ml_dtypes' formats (bfloat16, ...)
 
 
 def decode(data: Any) -> Any:
