@@ -63,7 +63,7 @@ from tools.notebook_cells import (  # noqa: E402
     ExerciseCells,
     exercise_cells,
 )
-from tools.sandbox import KERNEL_NAME, write_kernel  # noqa: E402
+from tools.sandbox import BWRAP, KERNEL_NAME, write_kernel  # noqa: E402
 from tools.variants import DRAWN_WITH, NOTEBOOK_VALUES, VARIANTS, draw  # noqa: E402
 
 NOTEBOOKS = ROOT / "notebooks"
@@ -351,6 +351,10 @@ def main(argv: list[str]) -> int:
     sources = args.notebooks or sorted(NOTEBOOKS.glob("[0-9][0-9]_*.ipynb"))
     build(args.out, sources, args.seed)
     seed = (args.out / SEED_FILE).read_text(encoding="utf-8").strip()
+    if not Path(BWRAP).is_file():
+        print(f"warning: {BWRAP} is missing, so autograde cannot start its sandboxed kernel: "
+              "install bubblewrap (apt-get install bubblewrap; see notebooks/INSTRUCTORS.md)",
+              file=sys.stderr)
     print(
         f"nbgrader course directory {args.out}, instructor seed {seed} (keep it secret): "
         f"{len(sources)} assignments "
