@@ -313,12 +313,12 @@ SEED_FILE = "instructor_seed.txt"
 def instructor_seed(out: Path, seed: int | None) -> int:
     """The seed of the course directory ``out``: ``seed``, else the one stored there, else a new
     random one; stored in ``out``/:data:`SEED_FILE`. A directory that has released assignments
-    keeps its seed (its hidden tests would change under released work)."""
+    keeps its seed (the answers of released work would change)."""
     path = out / SEED_FILE
     stored = int(path.read_text(encoding="utf-8")) if path.exists() else None
     if seed is not None and stored is not None and seed != stored and (out / "release").exists():
         raise SystemExit(f"error: {out} released assignments with seed {stored}; --seed {seed} "
-                         "would change their hidden tests (use a new course directory)")
+                         "would change their answers (use a new course directory)")
     seed = seed if seed is not None else stored if stored is not None else secrets.randbelow(10**9)
     path.write_text(f"{seed}\n", encoding="utf-8")
     return seed

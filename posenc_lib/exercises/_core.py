@@ -63,7 +63,7 @@ class Mistake:
 
     With ``from_answer``, ``value`` takes the right answer and returns the wrong one (a swap, a
     sign, an off-by-one), so that the package holds no value a learner could undo into the
-    answer; such a mistake is named only where the right answer is known (a key, a hidden test).
+    answer; such a mistake is named only where the right answer is known (a key, the grader).
     A ``value`` that returns None names no mistake (see :func:`while_posed`).
     """
 
