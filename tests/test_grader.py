@@ -122,3 +122,21 @@ def test_partial_credit_and_the_named_mistake_come_from_the_grader() -> None:
     assert verdict(exercise, right, [{"value": plain(right), "problem": None}], [])[0] == 1.0
     share, message = verdict(exercise, right, [{"value": None, "problem": "refused"}], [])
     assert share == 0.0 and message == "refused"
+
+
+def test_data_a_kernel_forges_is_refused_not_run() -> None:
+    """A kernel may hand in any JSON: dtypes other than numbers, or a number too large for a
+    float, score 0 without stopping the grader."""
+    from nbformat import NotebookNode
+
+    from tools.grader import score
+
+    exercise = EXERCISES["02.half_turns"]
+    cell = NotebookNode(outputs=[], source="")
+    for value in ({"array": "|O", "shape": [1], "data": [[1]]}, {"scalar": "<M8[s]", "data": 1},
+                  10**400):
+        cell.outputs = [NotebookNode(output_type="display_data", metadata={}, data={
+            "application/vnd.posenc.hand-in+json": {
+                "key": exercise.key, "calls": [{"value": value, "problem": None}]}})]
+        share, message = score(exercise, exercise._expected(), cell, [], [])
+        assert share == 0.0 and "could not be" in message, value

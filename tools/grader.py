@@ -184,15 +184,34 @@ def _handed(cell: NotebookNode, key: str) -> list[dict] | str:
     return calls
 
 
+NUMERIC_DTYPE = re.compile(r"[<>|=]?[biuf]\d{1,2}")
+"""The dtypes a value handed in may name (as ``plain`` writes them): bool, integers, floats."""
+
+
+def _numeric(data: Any) -> bool:
+    """Whether decoded JSON ``data`` names only numeric dtypes, however deep."""
+    if isinstance(data, dict):
+        kind = data.get("array", data.get("scalar"))
+        if kind is not None and not (isinstance(kind, str) and NUMERIC_DTYPE.fullmatch(kind)):
+            return False
+        return all(_numeric(item) for item in data.values())
+    if isinstance(data, list):
+        return all(_numeric(item) for item in data)
+    return True
+
+
 def _value(call: dict) -> tuple[Any, str | None]:
     """A handed-in call's value decoded here (NumPy values only), or its problem."""
     problem = call.get("problem")
     if problem is not None:
         return None, str(problem)[:300]
+    unreadable = "The answer handed in could not be read."
+    if not _numeric(call.get("value")):
+        return None, unreadable
     try:
         return decode(call.get("value")), None
     except (KeyError, TypeError, ValueError):
-        return None, "The answer handed in could not be read."
+        return None, unreadable
 
 
 def verdict(exercise: Exercise, right: Any, calls: list[dict],
@@ -235,7 +254,10 @@ def score(exercise: Exercise, right: Any, cell: NotebookNode, above: list[Notebo
     calls = _handed(cell, exercise.key)
     if isinstance(calls, str):
         return 0.0, calls
-    return verdict(exercise, right, calls, drawn)
+    try:
+        return verdict(exercise, right, calls, drawn)
+    except (ArithmeticError, TypeError, ValueError, KeyError):  # e.g. a whole number past float
+        return 0.0, "The answer handed in could not be compared with the right one."
 
 
 def outputs(title: str, share: float, message: str, points: float) -> list[NotebookNode]:
