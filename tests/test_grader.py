@@ -15,8 +15,10 @@ from posenc_lib.exercises import all_exercises
 from posenc_lib.exercises._core import _compare, _defines
 from posenc_lib.exercises._key import plain
 from tests.test_sealed_checks import solution_function
+from tests.test_variants import run_solution
 from tools.grader import DRAWS, shortcut_in_source, verdict
 from tools.notebook_cells import NOTEBOOKS, exercise_cells, solution_code
+from tools.variants import VARIANTS, answer_for, posed
 
 EXERCISES = all_exercises()
 CELLS = {key: (path, cells) for path in NOTEBOOKS for key, cells in exercise_cells(path).items()}
@@ -140,3 +142,34 @@ def test_data_a_kernel_forges_is_refused_not_run() -> None:
                 "key": exercise.key, "calls": [{"value": value, "problem": None}]}})]
         share, message = score(exercise, exercise._expected(), cell, [], [])
         assert share == 0.0 and "could not be" in message, value
+
+
+@pytest.mark.parametrize("key", sorted(VARIANTS))
+def test_every_posed_solution_handed_in_earns_full_points(key: str) -> None:
+    """Each exercise posed with other values: its solution for them, handed in as plain data
+    (whatever type the solution binds), earns all the points from the grader."""
+    values = dict(VARIANTS[key].sets[0])
+    mine = run_solution(key, VARIANTS[key].solution(values), values)
+    right = answer_for(key, values)
+    with posed(key, values) as exercise:
+        share, message = verdict(exercise, right, [{"value": plain(mine), "problem": None}], [])
+    assert share == 1.0, (key, message)
+
+
+@pytest.mark.parametrize("key", sorted(VARIANTS))
+def test_every_posed_mistake_handed_in_is_named_with_its_credit(key: str) -> None:
+    """The grader names each mistake it can compute for the drawn values, with its credit."""
+    values = dict(VARIANTS[key].sets[0])
+    right = answer_for(key, values)
+    named = 0
+    with posed(key, values) as exercise:
+        for mistake in exercise.mistakes:
+            wrong = mistake.compute(right)
+            if wrong is None:  # stored for the notebook's values only
+                continue
+            calls = [{"value": plain(wrong), "problem": None}]
+            share, message = verdict(exercise, right, calls, [])
+            assert share == mistake.credit and mistake.label in message, (key, mistake.label)
+            named += 1
+    # the guide: a stored mistake is not named for drawn values (10.turning_pairs has only those)
+    assert named or key == "10.turning_pairs", key
