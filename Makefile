@@ -117,7 +117,10 @@ html: $(STAMP)
 # nbgrader's course directory; then: cd build/nbgrader && nbgrader generate_assignment NN_name
 # (with .venv/bin on the PATH: nbgrader calls alembic). See notebooks/INSTRUCTORS.md. Some
 # exercises are posed with values drawn from the instructor seed: drawn at random by the first
-# build into build/nbgrader/instructor_seed.txt and kept by later builds; SEED=n sets it.
+# build into build/nbgrader/instructor_seed.txt and kept by later builds; SEED=n sets it. It also
+# writes the sandboxed grading kernel (build/nbgrader/sandbox/, tools/sandbox.py: bubblewrap,
+# installed by tools/e2e_setup.sh) and the config that makes autograde run in it and score the
+# answers outside it (tools/grader.py).
 SEED ?=
 nbgrader: $(STAMP)
 	$(BIN)/python tools/build_nbgrader.py --out build/nbgrader $(if $(SEED),--seed $(SEED))

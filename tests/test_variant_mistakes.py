@@ -14,11 +14,13 @@ from typing import Any
 import numpy as np
 import pytest
 
-from posenc_lib.exercises import _core, all_exercises
+from posenc_lib.exercises import all_exercises
+from posenc_lib.exercises._key import plain
 from posenc_lib.exercises._property import PropertyExercise
 from posenc_lib.presets import PRESETS
 from tests.test_variants import posed_stub, run_solution
 from tools.answer_key import consistent_offsets, lost_pairs
+from tools.grader import verdict
 from tools.variants import NOTEBOOK_VALUES, VARIANTS, answer_for, posed
 
 CASES = [(key, i) for key, v in VARIANTS.items() for i in range(len(v.sets))]
@@ -76,14 +78,13 @@ PROPERTY_CASES = [(key, i) for key, i in CASES
 
 
 @pytest.mark.parametrize(("key", "index"), PROPERTY_CASES)
-def test_a_right_property_answer_earns_its_points_in_the_hidden_test(
-        key: str, index: int, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A hidden test grades with reference True: a matrix or frequencies with the property earn
-    all the points (they once earned a pass with no credit, and so an AssertionError)."""
-    monkeypatch.setattr(_core, "record_pass", lambda key: None)  # the test's pass, no learner's
+def test_a_right_property_answer_earns_its_points_from_the_grader(
+        key: str, index: int) -> None:
+    """The grader judges a property exercise's answer handed in: a matrix or frequencies with
+    the property earn all the points, the first mistake none."""
     values = VARIANTS[key].sets[index]
     mine = run_solution(key, VARIANTS[key].solution(values), values)
     with posed(key, values) as exercise:
-        assert exercise.grade(mine, points=2, reference=True) == 2
-        with pytest.raises(AssertionError):
-            exercise.grade(exercise.mistakes[0].compute(), points=2, reference=True)
+        assert verdict(exercise, True, [{"value": plain(mine), "problem": None}], [])[0] == 1.0
+        wrong = plain(exercise.mistakes[0].compute())
+        assert verdict(exercise, True, [{"value": wrong, "problem": None}], [])[0] == 0.0

@@ -7,9 +7,9 @@ Usage::
 
 Each entry computes an exercise's right answer with posenc_lib, as its solution cell does. The
 key file lets ``check()`` confirm a right answer in a checkout (the source notebooks, ``make
-study``); :mod:`tools.build_nbgrader` puts the values into the hidden tests of the instructor's
-course directory. The installed package (wheel or sdist) holds neither these functions nor the
-key file: there ``check()`` names known mistakes but confirms no answer.
+study``); tools/grader.py compares the answers a graded release hands in with these values,
+outside the students' kernels. The installed package (wheel or sdist) holds neither these
+functions nor the key file: there ``check()`` names known mistakes but confirms no answer.
 """
 
 from __future__ import annotations
@@ -40,7 +40,6 @@ from posenc_lib.attention import (  # noqa: E402
 )
 from posenc_lib.bias import (  # noqa: E402
     alibi_bias,
-    alibi_slopes,
     relative_position_matrix,
     t5_relative_position_bucket,
 )
@@ -583,67 +582,6 @@ EXPECTED: dict[str, Callable[[], Any]] = {
     "11.octaves": lambda: nb11._octaves(nb11._WIDTH["d"]),
 }
 """The right answer of every exercise, by key, computed with posenc_lib."""
-
-
-UNSEEN_POSITIONS = (1.5, 99.9, 4321.25, 15000.5, 19999.99)
-"""02.decode_position's positions for the hidden test's second call: rows the release never
-showed."""
-
-
-def _unseen_attention() -> tuple[tuple[Any, ...], np.ndarray]:
-    rng = np.random.default_rng(33)
-    x, w_q, w_k, w_v = rng.normal(size=(7, 3)), *rng.normal(size=(3, 3, 3))
-    return (x, w_q, w_k, w_v), self_attention(x, w_q, w_k, w_v, mask=causal_mask(7))[0]
-
-
-def _unseen_distance() -> tuple[tuple[Any, ...], np.ndarray]:
-    n, d, base = 40, 16, 1000.0
-    codes = sinusoidal_encoding_at(np.arange(n), d, base)
-    return (n, d, base), np.linalg.norm(codes - codes[0], axis=1)
-
-
-_UNSEEN_TABLES = (("_safe_table", "bfloat16"), ("_narrow_angle_table", "float16"),
-                  ("_narrow_angle_table", "bfloat16"), ("_safe_table", "float16"),
-                  ("_narrow_angle_table", "float16"))
-"""08.table_detector's other tables: how each is built, in an order the release never shows."""
-_UNSEEN_BUCKETS = ((1, False), (-1, False), (1, True), (1, False), (-1, True))
-"""07.t5_direction's other matrices: the sign of the relative position (1 for T5's key minus
-query) and the mode (bidirectional or not) of each."""
-
-UNSEEN_CODE: dict[str, str] = {
-    "07.t5_direction": (
-        "(lambda m: ([m.t5_relative_position_bucket(sign * m.relative_position_matrix(m._SIZE), "
-        f"bidirectional=mode) for sign, mode in {_UNSEEN_BUCKETS!r}],))"
-        "(_posenc_sys.modules['posenc_lib.exercises.nb07'])"),
-    "08.table_detector": (
-        f"(lambda m: ([getattr(m, build)(dtype) for build, dtype in {_UNSEEN_TABLES!r}],))"
-        "(_posenc_sys.modules['posenc_lib.exercises.nb08'])"),
-}
-"""For the unseen inputs too large to write into a hidden test: the expression that builds them
-in the graded kernel (from functions of the installed package), the same as UNSEEN_CALLS's."""
-
-UNSEEN_CALLS: dict[str, Callable[[], tuple[tuple[Any, ...], Any]]] = {
-    "00.causal_attention": _unseen_attention,
-    "01.gray_cousin": lambda: (
-        (np.linspace(0.0, 64.0, 257), 2), nb01.smooth_bit_wave(np.linspace(0.0, 64.0, 257) + 4, 3)
-    ),
-    "02.decode_position": lambda: (
-        (sinusoidal_encoding_at(np.array(UNSEEN_POSITIONS), nb02._DECODE_D),),
-        np.array(UNSEEN_POSITIONS),
-    ),
-    "07.alibi_heads": lambda: ((12,), alibi_slopes(12)),
-    "07.t5_direction": lambda: (
-        ([nb07.t5_relative_position_bucket(sign * nb07.relative_position_matrix(nb07._SIZE),
-                                           bidirectional=mode) for sign, mode in _UNSEEN_BUCKETS],),
-        np.array([sign == 1 for sign, _ in _UNSEEN_BUCKETS])),
-    "08.table_detector": lambda: (
-        ([getattr(nb08, build)(dtype) for build, dtype in _UNSEEN_TABLES],),
-        np.array([build == "_narrow_angle_table" for build, _ in _UNSEEN_TABLES])),
-    "11.offset_distance": _unseen_distance,
-}
-"""For exercises that ask for a function: other inputs, and the right result on them. The hidden
-test calls the student's function on these too, so that a function that returns the released
-answer without computing it scores 0."""
 
 
 def answers() -> dict[str, Any]:

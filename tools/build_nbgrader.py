@@ -9,7 +9,7 @@ then, in the course directory, nbgrader's own commands with no flags::
     cd build/nbgrader
     nbgrader generate_assignment 01_binary_counting     # release/01_binary_counting/
     # collect the students' copies into submitted/<student>/01_binary_counting/
-    nbgrader autograde 01_binary_counting               # scores in gradebook.db
+    nbgrader autograde 01_binary_counting               # scores in gradebook.db (sandboxed)
     nbgrader generate_feedback 01_binary_counting       # feedback/<student>/...html
 
 Each exercise of the course (a prompt, a stub cell tagged ``exercise``, a solution cell tagged
@@ -20,16 +20,14 @@ Each exercise of the course (a prompt, a stub cell tagged ``exercise``, a soluti
   stub (the variable or function the learner defines) and removes the solution (the code stub
   is empty); the stub cell itself is dropped, so no stub appears twice;
 - the **grade cell** (locked, with ``grade_id`` and ``points``): self-contained, it imports its
-  exercise module and prints ``nbNN.<name>.check(answer)``, which without an answer key names
-  the known mistakes only. Its **hidden test** (between ``### BEGIN HIDDEN TESTS`` and ``### END
-  HIDDEN TESTS``, which nbgrader removes from the release and puts back to autograde) holds the
-  reference value, computed here from the instructor's answer key (tools/answer_key.py). It
-  first runs the tamper check of tools/grading_guard.py, scoring 0 with the reasons when the
-  course's grading code or numpy was replaced in the notebook, then calls
-  ``grade(answer, points=P, reference=...)``, which raises ``AssertionError`` carrying the
-  diagnosis when the answer is wrong and returns the points (partial credit for an answer close
-  for a known reason). The check refuses an answer whose cell stopped with an error, so a lesson
-  variable of the same name is never graded in its place.
+  exercise module, prints ``nbNN.<name>.check(answer)`` (without an answer key: the known
+  mistakes only) and hands the answer in, ``nbNN.<name>.hand_in(answer)``: plain data in a
+  display of its own, nothing judged. It holds no reference and no hidden test, so the release's
+  grade cell is the source's (nbgrader's checksum of a locked cell then changes only when a
+  student edits it). nbgrader's autograde, with the generated config, executes the submission in
+  the sandboxed kernel of tools/sandbox.py, and tools/grader.py, outside the kernel, compares
+  what each grade cell handed in with the instructor's key and writes the score (partial credit
+  for an answer close for a known reason) and the diagnosis into the grade cell.
 
 The notebook's first code cell becomes the locked **setup cell** (``grade_id`` "setup"): it also
 imports the exercise module and every library name the stubs use, so deleting an answer or a
@@ -57,10 +55,7 @@ if str(ROOT) not in sys.path:  # run as a script: make tools/ importable
     sys.path.insert(0, str(ROOT))
 
 from posenc_lib.exercises import all_exercises  # noqa: E402
-from posenc_lib.exercises._key import ANSWER_KEY_VARIABLE, encode  # noqa: E402
-from tools.answer_key import EXPECTED, UNSEEN_CALLS, UNSEEN_CODE  # noqa: E402
 from tools.build_student import CHECK_CALL  # noqa: E402
-from tools.grading_guard import GUARD_SOURCE  # noqa: E402
 from tools.notebook_cells import (  # noqa: E402
     BEGIN,
     END,
@@ -68,7 +63,8 @@ from tools.notebook_cells import (  # noqa: E402
     ExerciseCells,
     exercise_cells,
 )
-from tools.variants import DRAWN_WITH, NOTEBOOK_VALUES, VARIANTS, answer_for, draw  # noqa: E402
+from tools.sandbox import BWRAP, KERNEL_NAME, write_kernel  # noqa: E402
+from tools.variants import DRAWN_WITH, NOTEBOOK_VALUES, VARIANTS, draw  # noqa: E402
 
 NOTEBOOKS = ROOT / "notebooks"
 DEFAULT_OUT = ROOT / "build" / "nbgrader"
@@ -92,12 +88,14 @@ CONFIG = f'''\
 """nbgrader settings of this course directory (written by tools/build_nbgrader.py)."""
 
 import os
+import sys
 from pathlib import Path
 
 c = get_config()  # noqa: F821 (nbgrader provides it)
 
+here = Path(__file__).resolve().parent
 c.CourseDirectory.course_id = "posenc"
-c.CourseDirectory.root = str(Path(__file__).resolve().parent)
+c.CourseDirectory.root = str(here)
 # Add a student to the gradebook when their first submission is graded.
 c.Autograde.create_student = True
 # The release keeps the course's stub above each answer and replaces the solution by a comment.
@@ -106,12 +104,21 @@ c.ClearSolutions.code_stub = {{"python": {CODE_STUB!r}}}
 # exercise and grading goes on).
 c.Execute.timeout = {CELL_TIMEOUT}
 c.Execute.interrupt_on_timeout = True
-# Graded runs record no exercise progress: not into the grader's own record, and not into a
-# file the students' kernels share (one submission could spoil it for the next).
-os.environ["POSENC_PROGRESS_FILE"] = os.devnull
-# Graded kernels use no answer key, even below a checkout that has one: only the hidden tests'
-# references score. (Run autograde outside the checkout all the same: see INSTRUCTORS.md.)
-os.environ["{ANSWER_KEY_VARIABLE}"] = ""
+# Students' notebooks run in the sandboxed kernel of this directory (tools/sandbox.py).
+os.environ["JUPYTER_PATH"] = os.pathsep.join(
+    [str(here / "sandbox"), *filter(None, [os.environ.get("JUPYTER_PATH")])])
+c.Execute.kernel_name = {KERNEL_NAME!r}
+# The grader compares the answers the grade cells hand in with the instructor's key, outside the
+# students' kernels: tools/grader.py's GradedExecute in place of nbgrader's Execute.
+sys.path.insert(0, REPOSITORY)
+from nbgrader.converters import Autograde  # noqa: E402
+from nbgrader.preprocessors import Execute  # noqa: E402
+from tools.grader import GradedExecute  # noqa: E402
+
+c.Autograde.autograde_preprocessors = [
+    GradedExecute if step is Execute else step
+    for step in Autograde.class_traits()["autograde_preprocessors"].default()]
+c.GradedExecute.seed = int((here / "instructor_seed.txt").read_text(encoding="utf-8"))
 '''
 
 
@@ -174,72 +181,24 @@ def setup_source(first_code: str, stubs: list[str], lesson: list[str], module: s
     return "\n".join([first_code.rstrip(), *lines])
 
 
-def grade_source(check: str, key: str, points: int, values: dict | None = None) -> str:
-    """A self-contained grade cell: its own import and the check's diagnosis, then the hidden
-    test: the tamper check and ``grade(answer, points=P, reference=...)``."""
+def hand_in_call(key: str) -> str:
+    """The grade cell's line that hands exercise ``key``'s answer in."""
+    return f"nb{key[:2]}.{key[3:]}.hand_in({all_exercises()[key].answer_name})"
+
+
+def grade_source(check: str, key: str) -> str:
+    """A self-contained grade cell: its own import, the check's diagnosis, and the line that
+    hands the answer in for the grader (tools/grader.py); no reference, no hidden test."""
     module, name = f"nb{key[:2]}", key[3:]
     body = [node for node in ast.parse(check).body if not isinstance(node, ast.ImportFrom)]
     call = body[-1].value if body and isinstance(body[-1], ast.Expr) else None
     if len(body) != 1 or not isinstance(call, ast.Call) or len(call.args) != 1:
         raise ValueError(f"check cell of {key} must be one call {module}.{name}.check(answer)")
     answer = ast.get_source_segment(check, call.args[0])
-    visible = f"from posenc_lib.exercises import {module}\n\nprint({module}.{name}.check({answer}))"
-    return f"{visible}\n{hidden_test(key, answer, points, values)}"
-
-
-def hidden_test(key: str, answer: str, points: int, values: dict | None = None) -> str:
-    """The hidden part of a grade cell: the tamper check, then the score against the reference
-    value of the instructor's key (the release never holds it); for an exercise posed with drawn
-    ``values``, the reference for those."""
-    module, name = f"posenc_lib.exercises.nb{key[:2]}", key[3:]
-    reference = encode(EXPECTED[key]() if values is None else answer_for(key, values))
-    pose = [] if values is None else [f"_posenc_sys.modules[{module!r}].{name}.use(**{values!r})"]
-    return "\n".join([
-        "### BEGIN HIDDEN TESTS",
-        GUARD_SOURCE.rstrip(),
-        "",
-        "",
-        f"_posenc_problems = _posenc_untampered({module!r}, {name!r})",
-        "if _posenc_problems:",
-        "    raise AssertionError('Scored 0: the grading code or numpy was replaced in this '",
-        "                         'notebook: ' + '; '.join(_posenc_problems))",
-        "import sys as _posenc_sys",
-        *pose,
-        "",
-        ("_posenc_points = " if key in UNSEEN_CALLS else "")
-        + f"_posenc_sys.modules[{module!r}].{name}.grade(",
-        f"    {answer}, points={points},",
-        f"    reference=_posenc_sys.modules['posenc_lib.exercises._key'].decode({reference!r}))",
-        *unseen_call(key, answer, points),
-        "### END HIDDEN TESTS",
-    ])
-
-
-def unseen_call(key: str, answer: str, points: int) -> list[str]:
-    """For an exercise that asks for a function, the hidden test's second call: the student's
-    function on inputs the release never showed (tools.answer_key.UNSEEN_CALLS), required once
-    the released inputs earned full points; the cell's value stays the points earned."""
-    if key not in UNSEEN_CALLS:
-        return []
-    module, name = f"posenc_lib.exercises.nb{key[:2]}", key[3:]
-    inputs, reference = UNSEEN_CALLS[key]()
-    return [
-        f"if _posenc_points == {points}:  # right on the released inputs: now on unseen ones",
-        f"    _posenc_sys.modules[{module!r}].{name}.grade(",
-        f"        {answer},",
-        "        reference=_posenc_sys.modules['posenc_lib.exercises._key'].decode(",
-        f"            {encode(reference)!r}),",
-        f"        inputs={built_inputs(key, inputs)})",
-        "_posenc_points",
-    ]
-
-
-def built_inputs(key: str, inputs: tuple) -> str:
-    """The hidden test's expression for exercise ``key``'s unseen inputs: the code that builds
-    them in the graded kernel (tools.answer_key.UNSEEN_CODE), else their values written out."""
-    if key in UNSEEN_CODE:
-        return UNSEEN_CODE[key]
-    return f"_posenc_sys.modules['posenc_lib.exercises._key'].decode({encode(tuple(inputs))!r})"
+    if answer != all_exercises()[key].answer_name:
+        raise ValueError(f"check cell of {key} must check {all_exercises()[key].answer_name}")
+    return (f"from posenc_lib.exercises import {module}\n\n"
+            f"print({module}.{name}.check({answer}))\n{hand_in_call(key)}")
 
 
 def written_cells(key: str, objective: str) -> list[nbformat.NotebookNode]:
@@ -329,10 +288,10 @@ def nbgrader_notebook(path: Path, seed: int = 0) -> nbformat.NotebookNode:
             if not CHECK_CALL.search(cell.source):
                 raise ValueError(f"{path.name} cell {index}: no check call for {key}")
             points = POINTS[exercises[key].level]
-            cell.source = grade_source(cell.source, key, points, drawn.get(key))
+            cell.source = grade_source(cell.source, key)
             cell.outputs = []
             cell.execution_count = None
-            # A wrong answer raises here: JupyterLab's "Run all" goes on past this tag.
+            # A deleted answer raises here: JupyterLab's "Run all" goes on past this tag.
             cell.metadata["tags"] = sorted({*tags, "raises-exception"})
             cell.metadata.update(READ_ONLY)
             cell.metadata["nbgrader"] = _nbgrader(
@@ -354,12 +313,12 @@ SEED_FILE = "instructor_seed.txt"
 def instructor_seed(out: Path, seed: int | None) -> int:
     """The seed of the course directory ``out``: ``seed``, else the one stored there, else a new
     random one; stored in ``out``/:data:`SEED_FILE`. A directory that has released assignments
-    keeps its seed (its hidden tests would change under released work)."""
+    keeps its seed (the answers of released work would change)."""
     path = out / SEED_FILE
     stored = int(path.read_text(encoding="utf-8")) if path.exists() else None
     if seed is not None and stored is not None and seed != stored and (out / "release").exists():
         raise SystemExit(f"error: {out} released assignments with seed {stored}; --seed {seed} "
-                         "would change their hidden tests (use a new course directory)")
+                         "would change their answers (use a new course directory)")
     seed = seed if seed is not None else stored if stored is not None else secrets.randbelow(10**9)
     path.write_text(f"{seed}\n", encoding="utf-8")
     return seed
@@ -371,8 +330,8 @@ def build(out: Path, sources: list[Path], seed: int | None = None) -> list[Path]
     out.mkdir(parents=True, exist_ok=True)
     seed = instructor_seed(out, seed)
     config = out / "nbgrader_config.py"
-    config.write_text(CONFIG, encoding="utf-8")
-    written = [config]
+    config.write_text(CONFIG.replace("REPOSITORY", repr(str(ROOT))), encoding="utf-8")
+    written = [config, *write_kernel(out / "sandbox")]
     for path in sources:
         folder = out / "source" / path.stem
         folder.mkdir(parents=True, exist_ok=True)
@@ -390,11 +349,15 @@ def main(argv: list[str]) -> int:
     parser.add_argument("notebooks", nargs="*", type=Path, help="default: notebooks/NN_*.ipynb")
     args = parser.parse_args(argv)
     sources = args.notebooks or sorted(NOTEBOOKS.glob("[0-9][0-9]_*.ipynb"))
-    written = build(args.out, sources, args.seed)
+    build(args.out, sources, args.seed)
     seed = (args.out / SEED_FILE).read_text(encoding="utf-8").strip()
+    if not Path(BWRAP).is_file():
+        print(f"warning: {BWRAP} is missing, so autograde cannot start its sandboxed kernel: "
+              "install bubblewrap (apt-get install bubblewrap; see notebooks/INSTRUCTORS.md)",
+              file=sys.stderr)
     print(
         f"nbgrader course directory {args.out}, instructor seed {seed} (keep it secret): "
-        f"{len(written) - 1} assignments "
+        f"{len(sources)} assignments "
         f"(cd {args.out} && nbgrader generate_assignment {sources[0].stem})"
     )
     return 0

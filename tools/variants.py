@@ -3,7 +3,7 @@
 The solutions of the source notebooks are public, so a graded release (tools/build_nbgrader.py)
 redraws the values of the exercises of :data:`VARIANTS`: the release's prompt names the drawn
 values, the setup cell calls ``nbNN.<name>.use(**values)`` so that the check names the mistakes
-for them, and the hidden test holds the answer for them (computed here, never shipped). The
+for them, and the grader (tools/grader.py) computes the answer for them here, never shipped. The
 instructor's source notebooks get the solution for the drawn values.
 
 Each :class:`Variant` says which texts of the prompt and stub cells name the values, and writes

@@ -1,4 +1,4 @@
-"""Exercises with instant feedback: ``ex.check(answer)``, ``ex.hint()`` and ``ex.grade(answer)``.
+"""Exercises with instant feedback: ``ex.check(answer)``, ``ex.hint()`` and ``ex.hand_in(answer)``.
 
 Notebooks: 00_why_position to 11_figure_gallery (module ``nbNN`` for notebook NN).
 

@@ -1,13 +1,16 @@
-"""The exercise object every notebook uses: ``ex.check(answer)``, ``ex.hint()``, ``ex.grade()``.
+"""The exercise object every notebook uses: ``ex.check(answer)``, ``ex.hint()``, ``ex.hand_in()``.
 
 Notebooks: 00_why_position to 11_figure_gallery.
 
 An :class:`Exercise` holds no answer: a checkout's answer key (:mod:`posenc_lib.exercises._key`,
-written by ``tools/answer_key.py``) lets its check confirm a right answer, and graded work is
-scored against the reference of a hidden test (``grade(answer, points, reference=...)``). Without
-a key the check only names known mistakes. A check says what is right or wrong without showing
-the target, and refuses the shortcuts an exercise forbids. Solutions live only in the source
-notebooks' cells tagged ``solution``; a pass computed by a solution cell is never recorded.
+written by ``tools/answer_key.py``) lets its check confirm a right answer. Without a key the
+check only names known mistakes. Graded work is never judged in the student's kernel: a grade
+cell hands the answer in as plain data (``hand_in``), and nbgrader's grader compares it with the
+instructor's key outside the kernel (tools/grader.py).
+
+A check says what is right or wrong without showing the target, and refuses the shortcuts an
+exercise forbids. Solutions live only in the source notebooks' cells tagged ``solution``; a pass
+computed by a solution cell is never recorded.
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from posenc_lib._record import record_pass
-from posenc_lib.exercises._key import NoAnswerKey, load_answer
+from posenc_lib.exercises._key import HAND_IN_MIME, NoAnswerKey, load_answer, plain
 
 NOT_ANSWERED = ("Not yet: replace the placeholder in the exercise cell with your answer, "
                 "then run it.")
@@ -60,7 +63,7 @@ class Mistake:
 
     With ``from_answer``, ``value`` takes the right answer and returns the wrong one (a swap, a
     sign, an off-by-one), so that the package holds no value a learner could undo into the
-    answer; such a mistake is named only where the right answer is known (a key, a hidden test).
+    answer; such a mistake is named only where the right answer is known (a key, the grader).
     A ``value`` that returns None names no mistake (see :func:`while_posed`).
     """
 
@@ -527,17 +530,13 @@ class Exercise:
                 return shortcut
         return None
 
-    def check(self, answer: Any, *, reference: Any = _ASK_KEY,
-              inputs: tuple[Any, ...] | None = None) -> CheckResult:
+    def check(self, answer: Any, *, reference: Any = _ASK_KEY) -> CheckResult:
         """Compare ``answer`` with the right one and explain the result.
 
-        The right answer is ``reference`` (a hidden test's) or else the answer key's; without
-        either, the check names known mistakes and confirms nothing. A hidden test may give a
-        function answer other ``inputs`` than :attr:`call_with` (ones the release never showed),
-        with the ``reference`` for them. A pass is recorded in the learner's progress unless a
-        solution cell computed it.
+        The right answer is ``reference`` or else the answer key's; without either, the check
+        names known mistakes and confirms nothing. A pass is recorded in the learner's progress
+        unless a solution cell computed it.
         """
-        self._check_inputs(inputs, reference)
         if _is_placeholder(answer):
             return CheckResult(False, NOT_ANSWERED, self.title)
         if self.answer_form is not None:
@@ -553,7 +552,7 @@ class Exercise:
         if shortcut is not None:
             return CheckResult(False, f"This exercise asks you not to use {shortcut.label}: "
                                "compute it yourself.", self.title)
-        value, problem = self._evaluate(answer, inputs)
+        value, problem = self._evaluate(answer)
         if problem is not None:
             return CheckResult(False, problem, self.title)
         if _is_placeholder(value):
@@ -567,23 +566,19 @@ class Exercise:
             if _may_record(cell):
                 record_pass(self.key)
             return CheckResult(True, message, self.title, 1.0)
-        # on inputs the release never showed, a stored mistake (made for the released ones) says
-        # nothing: no diagnosis
-        mistake = self._mistake_made(value, expected) if inputs is None else None
-        credit = 0.0
-        if mistake is not None:
-            message += f"\nThis is what you get with a common mistake: {mistake.label}."
-            credit = mistake.credit
-            if credit:  # a graded run prints the points (grade); self-study hears no points
-                message += "\nClose: the method is right and one step slipped."
+        message, credit = self.diagnosis(value, expected, message)
         return CheckResult(False, message + self._hint_offer(), self.title, credit)
 
-    def _check_inputs(self, inputs: tuple[Any, ...] | None, reference: Any) -> None:
-        """Refuse other ``inputs`` unless the exercise asks for a function and a ``reference``
-        for those inputs comes with them."""
-        if inputs is not None and (self.call_with is None or reference is _ASK_KEY):
-            raise ValueError(f"{self.key}: inputs are for an exercise that asks for a function, "
-                             "with the reference for those inputs")
+    def diagnosis(self, value: Any, expected: Any, message: str) -> tuple[str, float]:
+        """``message`` about a wrong ``value``, with the known mistake it equals (if any) named,
+        and the share of the points that mistake earns."""
+        mistake = self._mistake_made(value, expected)
+        if mistake is None:
+            return message, 0.0
+        message += f"\nThis is what you get with a common mistake: {mistake.label}."
+        if mistake.credit:
+            message += "\nClose: the method is right and one step slipped."
+        return message, mistake.credit
 
     def _diagnosis_only(self, value: Any) -> CheckResult:
         """Without a key: name the known mistake ``value`` equals, and confirm nothing. A
@@ -616,26 +611,28 @@ class Exercise:
             return ""
         return f"\n{tries[0]} tries so far: the hint may help, {self._handle()}.hint()."
 
-    def grade(self, answer: Any, points: float | None = None, *, reference: Any = _ASK_KEY,
-              inputs: tuple[Any, ...] | None = None) -> Any:
-        """Like :meth:`check`, but raise ``AssertionError`` with the diagnosis when it fails
-        (the hidden tests of nbgrader's grade cells call it with their ``reference``).
+    def hand_in(self, answer: Any, inputs: Sequence[tuple[Any, ...]] = ()) -> None:
+        """Show ``answer`` as plain data for nbgrader's grader (a graded release's grade cell
+        calls it); nothing is judged here.
 
-        With ``points``, return the points earned: all for a right answer, the mistake's
-        ``credit`` share for an answer close for a known reason (the diagnosis is printed).
-        Without a reference or a key nothing is confirmed, so it raises.
+        The data is the answer itself or, for an exercise that asks for a function, what the
+        function returns on :attr:`call_with` and then on each of ``inputs`` (which the grader
+        draws). An answer that is not plain data (:func:`posenc_lib.exercises._key.plain`), or a
+        function that raises, is handed in as the problem it has.
         """
-        result = self.check(answer, reference=reference, inputs=inputs)
-        if reference is _ASK_KEY and result.message == NO_KEY:
-            raise AssertionError(f"{self.title}\n{result.message}")
-        if result.credit <= 0.0 or (points is None and not result.passed):
-            raise AssertionError(f"{self.title}\n{result.message}")
-        if points is None:
-            return result
-        earned = _Points(points * result.credit)
-        if not result.passed:
-            print(f"{self.title}\n{result.message}\nPartial credit: {earned!r} of {points:g}.")
-        return earned
+        calls = [None] if self.call_with is None else [self.call_with, *inputs]
+        handed = []
+        for args in calls:
+            value, problem = (answer, None) if args is None else self._evaluate(answer, args)
+            try:
+                data = None if problem is not None or _is_placeholder(value) else plain(value)
+            except TypeError as err:
+                data, problem = None, str(err)
+            handed.append({"value": data, "problem": problem})
+        from IPython.display import display
+
+        display({HAND_IN_MIME: {"key": self.key, "calls": handed},
+                 "text/plain": f"{self.answer_name} handed in for grading"}, raw=True)
 
     def hint(self, level: int = 1) -> str:
         """Return a hint that nudges without giving the answer away.
@@ -700,13 +697,6 @@ def _solution_place(key: str) -> str:
     return ("The worked solution is in the source notebook "
             f"notebooks/{notebook}_*.ipynb, in the cell tagged 'solution' after this exercise; "
             f"from the repository, `make solution EX={key}` prints it.")
-
-
-class _Points(float):
-    """Points earned, shown as a bare number (nbgrader reads a number as partial credit)."""
-
-    def __repr__(self) -> str:
-        return f"{float(self):g}"
 
 
 class _Text(str):

@@ -7,6 +7,10 @@ The package holds no answer. A checkout of the course repository has one key fil
 source notebooks, ``make study``'s copies) finds it, and ``check()`` can then say "Correct". An
 installed wheel, a graded release, or a grader that sets ``POSENC_ANSWER_KEY`` to an empty string
 has no key: ``check()`` then names the known mistakes only.
+
+A graded release's grade cells hand an answer in as plain data (:func:`plain`): nbgrader's
+grader, outside the student's kernel, decodes it (:func:`decode`) and compares it with the
+instructor's key (tools/grader.py).
 """
 
 from __future__ import annotations
@@ -69,6 +73,52 @@ def encode(value: Any) -> Any:
         return value
     raise TypeError(f"value must be an array, a number, a string, a tuple, a list or a set; "
                     f"got {type(value).__name__}")
+
+
+HAND_IN_MIME = "application/vnd.posenc.hand-in+json"
+"""The MIME type of the display a grade cell hands an answer in with."""
+MAX_NUMBERS = 100_000
+"""The most numbers an answer handed in may hold."""
+_PLAIN_KINDS = "biuf"
+"""The kinds of NumPy arrays and scalars handed in as they are: bool, integers, floats."""
+
+
+def plain(value: Any, _count: list[int] | None = None) -> Any:
+    """``value`` as plain data (the form :func:`encode` writes), judged by its exact type.
+
+    Only None, bool, int, float, str, NumPy arrays and scalars of bool, integer or float dtype
+    (other NumPy formats such as bfloat16 become float64), and tuples, lists and sets of those
+    are plain; a subclass of any of them, or any other object (one with its own ``__eq__``,
+    ``__array__`` or ``__float__``), raises TypeError naming its type, so no answer handed in can
+    act as something it is not. NumPy turns arrays into numbers without running the answer's
+    code.
+    """
+    count = [0] if _count is None else _count
+    kind = type(value)
+    if value is None or kind in (bool, int, float, str):
+        count[0] += 1
+    elif kind is np.ndarray or (isinstance(value, np.generic) and kind is value.dtype.type):
+        value = _numbers(value)
+        count[0] += int(np.size(value))
+    elif kind in (tuple, list, set, frozenset):
+        items = [decode(plain(item, count)) for item in value]
+        value = tuple(items) if kind is tuple else items if kind is list else set(items)
+    else:
+        raise TypeError(f"an answer must be numbers, text, an array, or a tuple, list or set of "
+                        f"those; got {kind.__name__}")
+    if count[0] > MAX_NUMBERS:
+        raise TypeError(f"an answer may hold at most {MAX_NUMBERS} numbers")
+    return encode(value)
+
+
+def _numbers(value: Any) -> Any:
+    """A NumPy array or scalar of bool, integers or floats: as it is, or in float64 for one of
+    ml_dtypes' formats; a TypeError for any other dtype (objects, records, text)."""
+    if value.dtype.kind in _PLAIN_KINDS:
+        return value
+    if value.dtype.kind != "V" or type(value.dtype).__module__ == "numpy.dtypes":
+        raise TypeError(f"an answer must hold numbers; got an array of {value.dtype}")
+    return np.asarray(value).astype(np.float64)  # ml_dtypes' formats (bfloat16, ...)
 
 
 def decode(data: Any) -> Any:

@@ -22,27 +22,23 @@ class PropertyExercise(Exercise):
 
     ``judge(answer) -> (holds, explanation)`` must not raise on a wrong type. Other fields as for
     :class:`Exercise`, with ``expected`` returning True and mistakes in the learner's own form;
-    refusals, "Not yet", progress and grading are the ordinary check's.
+    refusals, "Not yet" and progress are the ordinary check's.
     """
 
     judge: Callable[[Any], tuple[bool, str]] = lambda answer: (False, "no judge")
 
-    def check(self, answer: Any, *, reference: Any = _ASK_KEY,
-              inputs: tuple[Any, ...] | None = None) -> CheckResult:
+    def check(self, answer: Any, *, reference: Any = _ASK_KEY) -> CheckResult:
         """Judge ``answer``, and name the common mistake it equals when it fails.
 
         Without a key or a ``reference`` (an installed package, a graded release) the judge is
-        not run, so that no call confirms an answer: only known mistakes are named. A judged
-        answer has no other ``inputs``.
+        not run, so that no call confirms an answer: only known mistakes are named.
         """
-        if inputs is not None:
-            raise ValueError(f"{self.key}: a property exercise takes no other inputs")
         if answer is None or answer is Ellipsis:
             return super().check(answer)
         if reference is _ASK_KEY and answer_key_path() is None:
             return super().check(answer, reference=reference)
         holds, explanation = self.judge(answer)
-        # refusals, progress and grading as usual
+        # refusals and progress as usual
         ordinary = super().check(bool(holds), reference=True)
         if ordinary.message.startswith(REFUSED):
             return ordinary

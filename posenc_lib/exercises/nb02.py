@@ -55,7 +55,7 @@ slow_pair = Exercise(
         Mistake("the cosine in odd column 7 uses the exponent 7/8 instead of 6/8",
                 lambda: _last_pair(10000.0 ** (-6 / 8), 10000.0 ** (-7 / 8))),
         Mistake("sine and cosine swapped (cos in the even column)",
-                lambda: _last_pair(10000.0 ** (-6 / 8))[::-1]),
+                lambda right: np.asarray(right)[::-1], from_answer=True),
     ),
     shortcuts=(
         Shortcut("posenc_lib's encoding functions (predict by hand; the cell after the check "

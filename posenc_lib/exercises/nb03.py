@@ -50,7 +50,7 @@ half_norms = Exercise(
         Mistake("the squared norms (the square root is missing)",
                 lambda: np.array([0.0, float(_HALVES["columns"])])),
         Mistake("sines and cosines swapped (sin 0 = 0)",
-                lambda: np.array([np.sqrt(float(_HALVES["columns"])), 0.0])),
+                lambda right: np.asarray(right)[::-1], from_answer=True),
     ),
     shortcuts=(
         Shortcut("sinusoidal_encoding or a norm function (predict the norms from sin 0 and cos 0)",

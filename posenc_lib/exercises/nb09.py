@@ -101,7 +101,7 @@ partial_vs_p_rope = Exercise(
     "them apart: the same number of still pairs, but only partial rotary respaces the kept ones.",
     mistakes=(
         Mistake("the rows swapped (row 0 is partial rotary, row 1 p-RoPE)",
-                lambda: np.stack([p_rope_frequencies(_D, _PARTIAL["p"], _BASE), _partial_row()])),
+                lambda right: np.asarray(right)[::-1], from_answer=True),
         Mistake("partial rotary without respacing: its r rotating dims use base**(-2i/r), not "
                 "base**(-2i/d)",
                 lambda: np.stack([p_rope_frequencies(_D, _PARTIAL["p"], _BASE)] * 2)),
