@@ -118,6 +118,19 @@ def test_no_adopt_and_no_reference_code_in_the_notebook_or_its_student_copy(numb
                 rf"\w+ = nb{number}{re.escape(check_line(step))}", lines[0]), lines
 
 
+@pytest.mark.parametrize("number", list(NOTEBOOK_STEPS))
+def test_the_student_copy_does_not_show_the_solutions_verdict(number: str) -> None:
+    # the source notebook's check cells print the solution's verdict; the learner's copy must not
+    book = nbformat.read(notebook_path(number), as_version=4)
+    shown = [out.get("text", "") for cell in book.cells if cell.cell_type == "code"
+             for out in cell.get("outputs", [])]
+    assert any("the cells below use yours" in text for text in shown), number
+    student = without_solutions(book)
+    left = [out.get("text", "") for cell in student.cells if cell.cell_type == "code"
+            for out in cell.get("outputs", [])]
+    assert not any("the cells below use yours" in text for text in left), number
+
+
 @pytest.mark.parametrize("key", STEP_KEYS)
 def test_the_solution_passes_and_a_pass_counts_in_progress(key: str, record: Path) -> None:
     step = the_step(key)

@@ -38,7 +38,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # run as a script: make tools/ importable
     sys.path.insert(0, str(ROOT))
 
-from tools.notebook_cells import CHECK_CALL, REMOVED_FOR_STUDENTS  # noqa: E402
+from tools.notebook_cells import CHECK_CALL, REMOVED_FOR_STUDENTS, STEP_CHECK  # noqa: E402
 
 NOTEBOOKS = ROOT / "notebooks"
 DEFAULT_OUT = ROOT / "build" / "student"
@@ -52,7 +52,8 @@ def without_solutions(notebook: nbformat.NotebookNode) -> nbformat.NotebookNode:
     computed.
 
     The outputs of the stub cells (tagged ``exercise``) and of the check cells are cleared too:
-    in a source notebook they show the solution's result. Every other output is kept.
+    in a source notebook they show the solution's result; a build step's check cell loses its
+    printed verdict. Every other output is kept.
     """
     copy = nbformat.from_dict(notebook)
     remover = TagRemovePreprocessor(enabled=True, remove_cell_tags=set(REMOVED_FOR_STUDENTS))
@@ -63,6 +64,9 @@ def without_solutions(notebook: nbformat.NotebookNode) -> nbformat.NotebookNode:
         ):
             cell.outputs = []
             cell.execution_count = None
+        elif cell.cell_type == "code" and STEP_CHECK.search(cell.source):
+            # a build step's verdict is the solution's; the figures drawn after it stay
+            cell.outputs = [out for out in cell.outputs if out.output_type != "stream"]
     return copy
 
 

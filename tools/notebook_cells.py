@@ -51,6 +51,9 @@ answer right after its check (the source notebook shows them once the exercise i
 CHECK_CALL = re.compile(r"\b(nb(\d\d)\.(\w+))\.check\(")
 """A check cell calls ``nbNN.<name>.check(``: group 1 ``nbNN.<name>``, 2 ``NN``, 3 ``<name>``."""
 
+STEP_CHECK = re.compile(r"\bnb\d\d\.steps\.\w+\.check\(")
+"""A build step's check cell calls ``nbNN.steps.<name>.check(``."""
+
 
 @dataclass(frozen=True)
 class ExerciseCells:
