@@ -1,13 +1,14 @@
 """The explorers on the offline sites: labelled native controls, the precomputed frame and one
 shared script that swaps the frames (issue 50). The frames come from tools/explorer_frames.py.
 
-Every control is a ``<label>`` and an ``<input type=range>`` (an ``<output>`` beside it shows the
-value), a ``<select>`` or a checkbox, as the notebook's control is a slider, a drop-down or a
-check box. A range moves by value index, so its keys are the browser's own (arrows, Home, End,
-Page Up/Down), and its ``aria-valuetext`` is the value, not the index. The frame's alt text is
-the explorer's titles for the state shown; a visually hidden polite live region repeats it once
-the controls have been still for a moment. The script reads its data from a JSON block beside
-each explorer: nothing is fetched, so the page works from ``file://``.
+Every control is a ``<label>`` and an ``<input type=range>`` (an ``<output>`` beside it shows
+the value), a ``<select>`` or a checkbox, as the notebook's control is a slider, a drop-down or
+a check box. A range moves by value index, so its keys are the browser's own (arrows, Home, End;
+Page Up/Down move a tenth of the values, the same step both ways), and its ``aria-valuetext`` is
+the value, not the index. The frame's alt text is the explorer's titles for the state shown; a
+visually hidden polite live region repeats it once the controls have been still for a moment.
+The script reads its data from a JSON block beside each explorer: nothing is fetched, so the
+page works from ``file://``.
 """
 
 from __future__ import annotations
@@ -62,10 +63,23 @@ SCRIPT = """\
       clearTimeout(timer);  // one announcement once the control is still, not one per step
       timer = setTimeout(function () { status.textContent = state[2]; }, 700);
     }
+    function paged(input, i, event) {  // Page Up/Down: a tenth of the values, both ways alike
+      if (event.key !== "PageUp" && event.key !== "PageDown") {
+        return;
+      }
+      event.preventDefault();
+      var last = Number(input.max), page = Math.max(1, Math.round(last / 10));
+      var index = Number(input.value) + (event.key === "PageUp" ? page : -page);
+      input.value = String(Math.min(last, Math.max(0, index)));
+      moved(i);
+    }
     inputs.forEach(function (input, i) {
       input.addEventListener(input.type === "range" ? "input" : "change", function () {
         moved(i);
       });
+      if (input.type === "range") {
+        input.addEventListener("keydown", function (event) { paged(input, i, event); });
+      }
     });
   }
   document.querySelectorAll("figure.explorer").forEach(setUp);
