@@ -222,8 +222,9 @@ def index_page(pages: list[tuple[str, str]], descriptions: dict[str, str], stude
         "the checks."
         if student
         else "The full course, rendered with every output and worked solution. Run the "
-        "notebooks in JupyterLab to use the explorers and the exercise checks."
-    )
+        "notebooks in JupyterLab to use the exercise checks."
+    ) + (" The explorers move on these pages, through pictures drawn when the site was built; "
+         "in JupyterLab they take every value.")
     return (
         '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1.0">'

@@ -9,6 +9,7 @@ come back), End and Home, changes every select and checkbox and changes it back,
   loads (its natural width is the frame's);
 - a range's ``aria-valuetext`` and its ``<output>`` show the value the frame was drawn for (the
   page's own data), never the index; every control has an accessible name (its label);
+- the polite live region says the new picture's alt text once after a burst of key presses;
 - every request is a ``file://`` one (no network, no server); no page error (an uncaught
   exception), no console error from the explorers' script, no failed request.
 
@@ -68,6 +69,9 @@ WAIT_LOADED = """
 
 def _open(browser: Any, url: str) -> tuple[Any, Any, list[str], list[str]]:
     context = browser.new_context(viewport={"width": 1200, "height": 900})
+    # the formulas are not typeset (test_site_offline.py checks them): MathJax's typesetting
+    # would take the CPU the key presses need
+    context.add_init_script("window.MathJax = {skipStartupTypeset: true};")
     page = context.new_page()
     requests: list[str] = []
     errors: list[str] = []
@@ -76,8 +80,9 @@ def _open(browser: Any, url: str) -> tuple[Any, Any, list[str], list[str]]:
     page.on("console", lambda m: errors.append(f"console: {m.text}")
             if m.type in ("error", "assert") and SCRIPT_NAME in (m.location or {}).get("url", "")
             else None)
+    # ERR_ABORTED: a frame the page stopped loading because the control moved on meanwhile
     page.on("requestfailed", lambda r: None if r.url.startswith(IN_PAGE)
-            else errors.append(f"failed: {r.url} {r.failure}"))
+            or "ERR_ABORTED" in str(r.failure) else errors.append(f"failed: {r.url} {r.failure}"))
     page.goto(url, wait_until="load")
     return context, page, requests, errors
 
@@ -160,6 +165,33 @@ def _exercise(page: Any, figure: Any) -> int:
     return moves
 
 
+WATCH_STATUS = """
+(figure) => {
+  window.statusChanges = 0;
+  new MutationObserver((records) => { window.statusChanges += records.length; }).observe(
+    figure.querySelector(".explorer-status"),
+    {childList: true, characterData: true, subtree: true});
+}
+"""
+STATUS_SAYS_ALT = """
+(figure) => window.statusChanges > 0
+  && figure.querySelector(".explorer-status").textContent
+     === figure.querySelector("img.explorer-frame").alt
+"""
+
+
+def _check_live_region(page: Any, figure: Any) -> None:
+    """Ten quick steps of a range: the polite live region speaks once, the picture's alt text."""
+    handle = figure.query_selector("input[type=range]")
+    figure.evaluate(WATCH_STATUS)
+    for key in ["ArrowRight"] * 5 + ["ArrowLeft"] * 5:
+        handle.press(key)
+    page.wait_for_function(STATUS_SAYS_ALT, arg=figure, timeout=5_000)
+    page.wait_for_timeout(1_000)
+    assert page.evaluate("window.statusChanges") == 1, "the live region speaks once"
+    assert figure.query_selector(".explorer-status").get_attribute("aria-live") == "polite"
+
+
 @pytest.mark.parametrize("site", list(SITES))
 def test_every_explorer_moves_offline(browser: Any, site_root: tuple[Path, str], site: str) -> None:
     root, _ = site_root
@@ -172,6 +204,8 @@ def test_every_explorer_moves_offline(browser: Any, site_root: tuple[Path, str],
             figures = page.query_selector_all("figure.explorer")
             assert len(figures) == EXPLORERS[stem], f"{stem}: {len(figures)} explorers on the page"
             report[stem] = [_exercise(page, figure) for figure in figures]
+            if stem == PAGES[2]:  # once per site: the live region (notebook 02's heatmap)
+                _check_live_region(page, figures[0])
         finally:
             context.close()
         outside = [u for u in requests if not u.startswith(("file://", *IN_PAGE))]
