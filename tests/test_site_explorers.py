@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import html
 import io
 import math
 from functools import cache
@@ -196,3 +197,24 @@ def test_shown_values_are_values_not_indices() -> None:
     shown: Any = explorer_frames.shown_value
     assert [shown(v) for v in (512, 10000.0, 10.0**2.2, 1.5, True, "ntk")] == [
         "512", "10,000", "158.5", "1.5", "on", "ntk"]
+
+
+def test_the_page_says_what_the_picture_is_and_how_to_move_it_live() -> None:
+    """Each explorer's HTML: a label for every control, the starting value (not its index) as a
+    range's aria-valuetext and output, the frame at load with its alt text, the caption."""
+    from tools.site_explorers import explorer_html
+
+    for number, (call, folder) in enumerate(folders().items()):
+        manifest = explorer_frames.manifest(folder)
+        page = explorer_html(manifest, "explorers/x", number)
+        start = ",".join(str(c["default"]) for c in manifest["controls"])
+        frame, _, alt, _ = manifest["states"][start]
+        assert f'src="explorers/x/{frame}"' in page and f'alt="{html.escape(alt)}"' in page
+        for i, control in enumerate(manifest["controls"]):
+            assert f'<label for="explorer-{number}-{i}">{html.escape(control["label"])}' in page
+            if control["kind"] == "range":
+                value = html.escape(control["shown"][control["default"]])
+                assert f'aria-valuetext="{value}"' in page, (call, control["name"])
+                assert f'for="explorer-{number}-{i}">{value}</output>' in page
+        assert ("One control moves at a time" in page) == (not manifest["grid"]), call
+        assert "Precomputed" in page and "<code>make study</code>" in page

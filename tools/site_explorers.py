@@ -136,8 +136,8 @@ def caption(manifest: dict[str, Any]) -> str:
     if not manifest["grid"]:
         parts.append("One control moves at a time: moving one puts the others back to their "
                      "starting values.")
-    fewer = [f'{c["label"]} {len(c["values"])} of its {c["of"]}' for c in manifest["controls"]
-             if len(c["values"]) < c["of"]]
+    fewer = [f'{c["label"]}: {len(c["values"])} of the notebook\'s {c["of"]}'
+             for c in manifest["controls"] if len(c["values"]) < c["of"]]
     if fewer:
         parts.append("Values drawn: " + "; ".join(fewer) + ".")
     parts.append("To move it live through every value, run the notebook in JupyterLab: "
