@@ -6,9 +6,12 @@ Usage::
     python tools/build_html.py --student [--out build/student-html]   # without solutions
 
 Each page keeps the stored outputs (plots are embedded as images) and gets previous / index /
-next links. A live explorer cannot run in a static page, so its output shows the picture stored
-with it (its ``image/png`` fallback, the explorer's default view) and a note saying how to move
-its controls. Links between notebooks (``NN_name.ipynb``) point at the pages. ``--student``
+next links. Each explorer moves without Python: its cell's output is replaced by labelled native
+controls and the frame the explorer drew, at build time and with its own code, for the values
+chosen (tools/explorer_frames.py draws the frames once per build into build/explorer-frames/,
+shared by both sites; tools/site_explorers.py writes the controls and the one script that swaps
+the frames, ``explorers.js``). Any other widget output shows its stored picture and a note.
+Links between notebooks (``NN_name.ipynb``) point at the pages. ``--student``
 builds the student site: solution, source-only and reveal cells removed, the outputs of the
 exercise and check cells cleared (``build_student.without_solutions``), and the answer of each
 prediction (a cell tagged ``predict``) folded under "Show the answer", so that a reader meets the
@@ -28,6 +31,7 @@ import html
 import re
 import shutil
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 
 import jupyter_server_mathjax
@@ -39,6 +43,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # run as a script: make tools/ importable
     sys.path.insert(0, str(ROOT))
 
+from tools import explorer_frames, site_explorers  # noqa: E402
 from tools.build_student import without_solutions  # noqa: E402
 
 NOTEBOOKS = ROOT / "notebooks"
@@ -121,16 +126,23 @@ STATIC_NOTE = (
 )
 
 
-def without_live_widgets(notebook: nbformat.NotebookNode) -> nbformat.NotebookNode:
-    """Replace each widget output by its stored PNG fallback and a short note."""
+def without_live_widgets(
+    notebook: nbformat.NotebookNode, explorers: Mapping[int, str] | None = None
+) -> nbformat.NotebookNode:
+    """Replace each widget output of cell ``i`` by ``explorers[i]`` (an explorer's HTML) or,
+    for a cell not in ``explorers``, by its stored PNG fallback and a short note."""
     copy = nbformat.from_dict(notebook)
-    for cell in copy.cells:
+    explorers = explorers or {}
+    for index, cell in enumerate(copy.cells):
         if cell.cell_type != "code":
             continue
         outputs = []
         for output in cell.get("outputs", []):
             data = output.get("data", {})
-            if WIDGET_MIME in data:
+            if WIDGET_MIME in data and index in explorers:
+                output = nbformat.v4.new_output("display_data",
+                                                data={"text/html": explorers[index]})
+            elif WIDGET_MIME in data:
                 if "image/png" in data:
                     picture = {k: v for k, v in data.items() if k in ("image/png", "text/plain")}
                     metadata = {"image/png": output.get("metadata", {}).get("image/png", {})}
@@ -210,8 +222,9 @@ def index_page(pages: list[tuple[str, str]], descriptions: dict[str, str], stude
         "the checks."
         if student
         else "The full course, rendered with every output and worked solution. Run the "
-        "notebooks in JupyterLab to use the explorers and the exercise checks."
-    )
+        "notebooks in JupyterLab to use the exercise checks."
+    ) + (" The explorers move on these pages, through pictures drawn when the site was built; "
+         "in JupyterLab they take every value.")
     return (
         '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1.0">'
@@ -246,6 +259,24 @@ def readme_descriptions() -> dict[str, str]:
     return dict(rows)
 
 
+def live_explorers(notebooks: list[nbformat.NotebookNode], out: Path) -> list[dict[int, str]]:
+    """The HTML of every explorer, by notebook and cell index; their frames (drawn, or taken
+    from build/explorer-frames/) are copied into ``out``/explorers/."""
+    calls = [explorer_frames.explorer_cells(notebook) for notebook in notebooks]
+    folders = explorer_frames.ensure([call for cells in calls for call in cells.values()])
+    site_explorers.copy_frames(list(folders.values()), out)
+    pages, number = [], 0
+    for cells in calls:
+        page = {}
+        for index, call in cells.items():
+            number += 1
+            where = f"{site_explorers.FRAMES_DIR}/{folders[call].name}"
+            manifest = explorer_frames.manifest(folders[call])
+            page[index] = site_explorers.explorer_html(manifest, where, number)
+        pages.append(page)
+    return pages
+
+
 def build(out: Path, sources: list[Path], student: bool = False) -> list[Path]:
     """Write one page per notebook, index.html, course.css and mathjax/ into ``out``.
 
@@ -265,9 +296,13 @@ def build(out: Path, sources: list[Path], student: bool = False) -> list[Path]:
         (f"{path.stem}.html", title_of(nb, path.stem))
         for path, nb in zip(sources, notebooks, strict=True)
     ]
+    explorers = live_explorers(notebooks, out)
     written = []
     for i, notebook in enumerate(notebooks):
-        body, _ = exporter.from_notebook_node(without_live_widgets(notebook))
+        body, _ = exporter.from_notebook_node(without_live_widgets(notebook, explorers[i]))
+        if explorers[i]:
+            body = body.replace("</body>", f'<script src="{site_explorers.SCRIPT_NAME}"></script>'
+                                "</body>", 1)
         edition = edition_name(student)
         nav = navigation(pages, i, edition)
         opening = re.search(r"<body[^>]*>", body)
@@ -279,7 +314,8 @@ def build(out: Path, sources: list[Path], student: bool = False) -> list[Path]:
         written.append(target)
     index = out / "index.html"
     index.write_text(index_page(pages, readme_descriptions(), student), encoding="utf-8")
-    (out / "course.css").write_text(STYLE, encoding="utf-8")
+    (out / "course.css").write_text(STYLE + site_explorers.STYLE, encoding="utf-8")
+    (out / site_explorers.SCRIPT_NAME).write_text(site_explorers.SCRIPT, encoding="utf-8")
     bundle_mathjax(out)
     return [index, *written]
 

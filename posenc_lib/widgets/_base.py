@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import base64
 from collections.abc import Hashable, Mapping, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 import ipywidgets
 import numpy as np
@@ -53,6 +53,8 @@ class Explorer:
     pixel_ratio: float = 2.0  # PNG pixels per CSS pixel
     kept_backgrounds: int = 4  # backgrounds kept, one per background_key value
     changing: Sequence[Artist] = ()  # what update changes; empty: every render draws it all
+    # values the offline site draws for a slider with over 32 (tools/explorer_frames.py)
+    site_values: ClassVar[Mapping[str, Sequence[Any]]] = {}
 
     def __init__(self, *, figsize: tuple[float, float] = (7.0, 4.0), dpi: float = 100.0) -> None:
         with course_style():

@@ -34,6 +34,8 @@ _HEAD_COLOURS = "viridis"  # steepest head dark, gentlest yellow-green (0.9 of t
 class RelativeBiasExplorer(Explorer):
     """ALiBi head slopes (left) and T5 buckets (right), with sliders for both."""
 
+    site_values = {"max_distance": (40, 48, 56, 64, 80, 96, 112, 128, 144, 160, 192, 224, 256)}
+
     def __init__(self, n_heads: int = 8, num_buckets: int = 32, max_distance: int = 128,
             bidirectional: bool = True, length: int = 64, span: int = 300) -> None:
         n_heads = check_slider_range("n_heads", check_int("n_heads", n_heads), 1, MAX_HEADS)

@@ -27,6 +27,8 @@ class SourceHeatmapExplorer(Explorer):
     """A registered source heatmap (``figure``: heatmap_000, 002 or 003) whose length, d_model
     and colormap follow the controls; choosing another figure resets them to its defaults."""
 
+    site_values = {"d_model": (16, 32, 48, 64, 96, 128, 160, 200, 256, 300, 360, 420, 480, 512)}
+
     def __init__(self, figure: str = "heatmap_002") -> None:
         figure = check_choice("figure", figure, SOURCE_HEATMAPS)
         defaults = SOURCE_HEATMAPS[figure]

@@ -27,6 +27,8 @@ _FLOAT16_MAX = 65504.0
 class AngleErrorExplorer(Explorer):
     """Angle error against position, with format, position and pair controls."""
 
+    site_values = {"position": tuple(2.0**k for k in range(21))}
+
     def __init__(self, dtype_name: str = "float16", position: int = 1857, pair: int = 1,
             d_model: int = 32) -> None:
         dtype_name = check_choice("dtype_name", dtype_name, _DTYPES)

@@ -12,12 +12,15 @@ from posenc_lib._checks import check_even, check_float, check_int
 from posenc_lib.analysis import local_minima, offset_similarity
 from posenc_lib.plots import draw_offset_curve, draw_similarity_matrix
 from posenc_lib.widgets._base import Explorer
+from posenc_lib.widgets.sinusoidal import SITE_D_MODELS
 
 __all__ = ["SimilarityDecayExplorer"]
 
 
 class SimilarityDecayExplorer(Explorer):
     """PE·PEᵀ / (d/2) (left) and its offset curve with the bounces marked (right)."""
+
+    site_values = {"d_model": SITE_D_MODELS}
 
     def __init__(self, d_model: int = 128, base: float = 10000.0, *, n_positions: int = 64,
             max_offset: int = 100) -> None:

@@ -23,6 +23,8 @@ _BOUND_LABEL = "RoFormer's bound on that score"
 class RopeScoreExplorer(Explorer):
     """Score and decay bound against the relative distance, with base and ``d`` sliders."""
 
+    site_values = {"base": tuple(10.0 ** (k / 5) for k in range(10, 36))}
+
     def __init__(self, head_dim: int = 128, base: float = 10000.0,
             max_distance: int = 500) -> None:
         head_dim = check_slider_range("head_dim", check_even("head_dim", head_dim), 8, 256)

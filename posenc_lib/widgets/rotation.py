@@ -23,6 +23,9 @@ class RotationExplorer(Explorer):
     The point is p(t) = (sin(theta t), cos(theta t)); M_k p(t) lands on p(t + k).
     """
 
+    site_values = {"t": (*range(13), *range(14, 41, 2)),
+        "k": (*range(-20, -8, 2), *range(-8, 9), *range(10, 21, 2))}
+
     def __init__(self, t: int = 5, k: int = 3, pair: int = 0, *, d_model: int = 16,
             base: float = 10000.0, max_position: int = 40, max_offset: int = 20) -> None:
         self.theta = inverse_frequencies(check_even("d_model", d_model), base)

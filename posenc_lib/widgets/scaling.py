@@ -28,6 +28,9 @@ __all__ = ["ScalingExplorer"]
 class ScalingExplorer(Explorer):
     """Frequency ratio per pair and unseen angles, with method, factor and base controls."""
 
+    site_values = {"factor": (1.0, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 10.0, 12.0, 14.0,
+        16.0, 20.0, 24.0, 28.0, 32.0), "base": tuple(10.0 ** (k / 5) for k in range(15, 36))}
+
     def __init__(self, method: str = "yarn", factor: float = 8.0, base: float = 10000.0,
             head_dim: int = 128, trained_length: int = 4096, n_columns: int = 512) -> None:
         method = check_choice("method", method, DERIVED_METHODS)

@@ -17,12 +17,18 @@ from posenc_lib.widgets._raster import PixelRaster
 
 __all__ = ["EncodingHeatmapExplorer", "StackedWavesExplorer"]
 
+SITE_D_MODELS = (8, 16, 24, 32, 48, 64, 96, 128, 192, 256, 320, 384, 448, 512, 576, 640, 768, 896, 1024)
+"""The d_model values the offline site draws (also notebook 03's explorer)."""
+
 
 class EncodingHeatmapExplorer(Explorer):
     """The encoding as a heatmap, sine columns then cosine columns (``layout="concat"``).
     The split order avoids the false stripes alternate slow sin/cos columns draw on a screen
     with fewer pixels than columns. Controls: ``d_model``, ``base`` and ``length``.
     """
+
+    site_values = {"d_model": SITE_D_MODELS, "base": tuple(10.0 ** (k / 5) for k in range(5, 31)),
+        "length": (*range(10, 101, 10), 120, 150, 200, 250, 300, 400, 500)}
 
     def __init__(self, d_model: int = 512, base: float = 10000.0, length: int = 100) -> None:
         d_model = check_even("d_model", d_model, minimum=8)
