@@ -71,6 +71,7 @@ class WordOrderExplorer(Explorer):
             description="position code", **whole))
         self.add_control("word", ipywidgets.Dropdown(options=self.words, value="cat",
             description="word", **whole))
+        self.freeze_layout()  # the bars' tick labels are never wider than at the defaults
         self.refresh()
 
     def _run(self, order: str, encoding: str) -> tuple[NDArray[Any], NDArray[Any]]:

@@ -87,6 +87,7 @@ class RelativeBiasExplorer(Explorer):
             *self.head_lines, self.bucket_line, *self.distance_lines, self.alibi_title,
             self.t5_title,
         ]
+        self.freeze_layout(num_buckets=64)  # the most buckets: the widest tick labels
         self.refresh()
 
     def _draw_head_key(self, ax: Any) -> Any:
