@@ -39,22 +39,6 @@ NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
 MAX_FRAMES = 80
 MAX_EXPLORER_BYTES = 8_000_000
 MAX_SITE_BYTES = 40_000_000
-STALE = {
-    "SimilarityDecayExplorer()": "notebook 03's stored explorer picture predates the current "
-    "drawing code; re-running the notebook stores the new one",
-    "RotationExplorer()": "notebook 04's stored explorer picture predates the current drawing "
-    "code; re-running the notebook stores the new one",
-}
-"""Explorers whose notebook holds an older picture than their code draws (strict: once the
-notebook is re-run, the entry must go)."""
-PATH_DEPENDENT = {
-    "WordOrderExplorer": "the same values draw other pixels after another word was shown (the "
-    "layout engine runs again for each new bar range): Explorer.freeze_layout would fix it",
-    "RelativeBiasExplorer": "a bucket count reached through another one draws other pixels (the "
-    "layout engine runs again for each new y range): Explorer.freeze_layout would fix it",
-}
-"""Explorers whose picture for given values depends on the values shown before (a bug of the
-explorer, found by this file; strict xfail, so the fix must remove the entry)."""
 
 
 def _cells() -> list[tuple[str, int, Call]]:
@@ -68,14 +52,9 @@ def _cells() -> list[tuple[str, int, Call]]:
 CELLS = _cells()
 
 
-def _params(known: dict[str, str], by_name: bool) -> list[Any]:
-    """CELLS as pytest params, the ones in ``known`` marked as strict expected failures."""
-    params = []
-    for stem, index, call in CELLS:
-        reason = known.get(call.name if by_name else str(call))
-        marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
-        params.append(pytest.param(stem, index, call, marks=marks, id=str(call)))
-    return params
+def _params() -> list[Any]:
+    """CELLS as pytest params, named by the explorer's call."""
+    return [pytest.param(stem, index, call, id=str(call)) for stem, index, call in CELLS]
 
 
 @cache
@@ -118,7 +97,7 @@ def test_frame_counts_and_sizes_are_within_budget() -> None:
     assert total <= MAX_SITE_BYTES
 
 
-@pytest.mark.parametrize(("stem", "index", "call"), _params(STALE, by_name=False))
+@pytest.mark.parametrize(("stem", "index", "call"), _params())
 def test_frame_at_load_is_the_notebooks_stored_picture(stem: str, index: int, call: Call) -> None:
     folder = folders()[call]
     manifest = explorer_frames.manifest(folder)
@@ -137,7 +116,7 @@ def _fresh_frame(call: Call, control: int, value_index: int) -> bytes:
     return bytes(explorer.image.value)
 
 
-@pytest.mark.parametrize(("stem", "index", "call"), _params(PATH_DEPENDENT, by_name=True))
+@pytest.mark.parametrize(("stem", "index", "call"), _params())
 def test_each_controls_last_frame_is_what_a_fresh_explorer_draws(
     stem: str, index: int, call: Call
 ) -> None:
@@ -156,7 +135,6 @@ def test_each_controls_last_frame_is_what_a_fresh_explorer_draws(
         assert np.array_equal(_pixels((folder / name).read_bytes()), _pixels(png))
 
 
-@pytest.mark.xfail(strict=True, reason=PATH_DEPENDENT["WordOrderExplorer"])
 def test_a_grid_state_is_what_a_fresh_explorer_draws_after_every_control_moves() -> None:
     call = next(c for _, _, c in CELLS if c.name == "WordOrderExplorer")
     manifest = explorer_frames.manifest(folders()[call])

@@ -17,7 +17,8 @@ from posenc_lib.widgets._raster import PixelRaster
 
 __all__ = ["EncodingHeatmapExplorer", "StackedWavesExplorer"]
 
-SITE_D_MODELS = (8, 16, 24, 32, 48, 64, 96, 128, 192, 256, 320, 384, 448, 512, 576, 640, 768, 896, 1024)
+SITE_D_MODELS = (8, 16, 24, 32, 48, 64, 96, 128, 192, 256, 320, 384, 448, 512, 576, 640, 768, 896,
+                 1024)
 """The d_model values the offline site draws (also notebook 03's explorer)."""
 
 
