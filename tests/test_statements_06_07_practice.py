@@ -275,17 +275,20 @@ def test_engine_table_vllm_dynamic_is_unscaled() -> None:
     vllm = (trained * factor) / trained - (factor - 1)          # vLLM's static formula
     assert f"transformers {hf:g} (at l = L'), vLLM {vllm:g}" in text_of(cell)
     assert vllm == 1 and hf == 57
-    table = flat(source(cell_with(NB06, "The searched factors reach")[1]))
-    assert "`dynamic_ntk_scaling_rope.py`, commit 3cfbaf33" in table
-    assert "`yarn_scaling_rope.py`, commit 0cd57848" in table
+    rows = engine_table_rows()
+    assert "dynamic_ntk_scaling_rope.py`, commit 3cfbaf33" in rows[("`dynamic`", "vLLM")][1]
+    assert "yarn_scaling_rope.py`, commit 0cd57848" in rows[("`yarn`", "vLLM")][1]
 
 
-def engine_table_rows() -> dict[str, list[str]]:
-    """The engine table of 06 as {first cell: the other cells}, header row included."""
-    text = source(cell_with(NB06, "The searched factors reach")[1])
+def engine_table_rows() -> dict[tuple[str, str], list[str]]:
+    """The engine table 06 shows (its stored Markdown output) as {(rope type, engine): cells}."""
+    _, cell = cell_with(NB06, "from posenc_lib.engines import", "code")
+    (shown,) = [out["data"]["text/markdown"] for out in cell["outputs"]
+                if "text/markdown" in out.get("data", {})]
+    text = "".join(shown)
     rows = [line.strip().strip("|").split(" | ") for line in text.splitlines()
-            if line.startswith("| `")]
-    return {row[0].strip(): [cell.strip() for cell in row[1:]] for row in rows}
+            if line.startswith("| ") and not line.startswith("| `rope_type` |")]
+    return {(row[0].strip(), row[1].strip()): [c.strip() for c in row[2:]] for row in rows}
 
 
 def test_engine_table_sglang_dynamic_is_transformers_at_the_longest_length() -> None:
@@ -308,20 +311,17 @@ def test_engine_table_sglang_dynamic_is_transformers_at_the_longest_length() -> 
 
 def test_engine_table_has_an_sglang_column_cited_by_file_and_commit() -> None:
     rows = engine_table_rows()
-    assert rows["`rope_scaling`"] == ["transformers", "vLLM", "SGLang"]
     cited = {"`dynamic`": ("`rope_variant.py`", "0b1fd02d"), "`yarn`": ("`yarn.py`", "0b1fd02d"),
-             "`factor` vs `original_max_position_embeddings`": ("`factory.py`", "108c36c0")}
+             "factor vs `original_max_position_embeddings`": ("`factory.py`", "108c36c0")}
     for name, (path, commit) in cited.items():
-        assert len(rows[name]) == 3, name
-        assert f"({path}, commit {commit})" in rows[name][2], name
-    # vLLM's third cell is read now, with its file and commit
-    vllm_third = rows["`factor` vs `original_max_position_embeddings`"][1]
-    assert "not read" not in vllm_third and "(`__init__.py`, commit 07b12f1b)" in vllm_third
+        assert f"{path}, commit {commit}" in rows[(name, "SGLang")][1], name
+    # vLLM's factor row is read now, with its file and commit
+    vllm_third = rows[("factor vs `original_max_position_embeddings`", "vLLM")]
+    assert "not read" not in vllm_third[0] and "__init__.py`, commit 07b12f1b" in vllm_third[1]
     # what SGLang's dynamic cell states: factor^2 - factor + 1, a static table; vLLM's history
-    assert "\\text{factor}^2 - \\text{factor} + 1" in rows["`dynamic`"][2]
-    assert "PR #41277" in rows["`dynamic`"][1] and "commit 50feac95" in rows["`dynamic`"][1]
-    text = flat(source(cell_with(NB06, "The searched factors reach")[1]))
-    assert "could not be read" not in text and "no column" not in text
+    assert "\\text{factor}^2 - \\text{factor} + 1" in rows[("`dynamic`", "SGLang")][0]
+    assert "PR #41277" in rows[("`dynamic`", "vLLM")][0]
+    assert "commit 50feac95" in rows[("`dynamic`", "vLLM")][1]
 
 
 # --------------------------------------------------------------------------- build steps (issue 32)
