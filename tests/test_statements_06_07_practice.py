@@ -486,3 +486,22 @@ def test_06_truncate_is_shown_on_the_running_example_not_on_exercise_2s_head() -
     shown = " ".join(text_of(c) + source(c) for c in cells_of(NB06))
     for value in (oss_low, oss_high):
         assert f"{value:.2f}" not in shown and f"{value:.3f}" not in shown
+
+
+# ------------------------------------------------------------------ 07's cost table (issue 48)
+
+
+def test_cost_table_t5_row_names_score_mod_and_counts_the_batch_broadcast() -> None:
+    nb07 = ROOT / "notebooks" / "07_other_schemes.ipynb"
+    _, cell = cell_with(nb07, "notes = {", "code")
+    out = text_of(cell)
+    t5_row = next(line for line in out.splitlines() if line.startswith("t5 "))
+    assert "score_mod" in t5_row and "H x n x n" in t5_row  # FlexAttention; what FA2 needs
+    # independent: 12 heads x 2048^2 offsets x 2 bytes, once for the batch; 8 copies otherwise
+    per_stack = 12 * 2048**2 * 2 / 10**6
+    assert f"{per_stack:.1f} MB per stack, broadcast over a batch of 8" in out
+    assert f"8 x {per_stack:.1f} = {8 * per_stack:.1f} MB" in out
+    assert f"{32 * 12} values, {32 * 12 * 2} bytes" in out
+    text = flat(source(cell_with(nb07, "### What each scheme costs", "markdown")[1]))
+    assert "FlexAttention's `score_mod`" in text and "broadcasting" in text
+    assert "per stack and sequence" not in out
