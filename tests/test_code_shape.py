@@ -70,9 +70,12 @@ ALLOWED: dict[str, set[str]] = {}
 # fields in fewer lines: 16,917; +3 for one home (_drawn_at) of the draw-at-a-dpi that draw_png
 # and the inline formatter each wrote out: 16,920. Issue 48: one table of engine facts with its
 # sources and the two static dynamic-NTK formulas (engines.py, +179, the table notebooks 06 and 09
-# render) and MLA's softmax scale decided by the config (+9): 17,108. A change that grows the
-# library past this must say why here.
-MAX_PACKAGE_LINES = 17_108
+# render) and MLA's softmax scale decided by the config (+9): 17,108; the gallery of the
+# long-context half, ten figures with what to look for (catalog_long.py and its import, +291),
+# RULER's published scores as data with their loader (evidence.py, +80), MLA's cache size (+47)
+# and one word for a pair class (+1): 17,527. A change that grows the library past this must say
+# why here.
+MAX_PACKAGE_LINES = 17_527
 
 _BRANCHES = (ast.If, ast.IfExp, ast.For, ast.AsyncFor, ast.While, ast.ExceptHandler, ast.Assert,
              ast.match_case)
