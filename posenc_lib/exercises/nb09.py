@@ -97,7 +97,7 @@ partial_vs_p_rope = Exercise(
         "of each row before you check.",
     ),
     objective="Builds partial rotary's and p-RoPE's frequencies from their definitions and tells "
-    "them apart: the same number of still pairs, but only partial rotary respaces the kept ones.",
+    "them apart: as many pairs rotate in both, but only partial rotary respaces them.",
     mistakes=(
         Mistake("the rows swapped (row 0 is partial rotary, row 1 p-RoPE)",
                 lambda: np.stack([p_rope_frequencies(_D, _PARTIAL["p"], _BASE), _partial_row()])),
