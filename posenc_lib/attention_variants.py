@@ -15,7 +15,15 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from posenc_lib._checks import check_array, check_choice, check_float, check_int, check_positions
+from posenc_lib._checks import (
+    check_array,
+    check_bool,
+    check_choice,
+    check_float,
+    check_int,
+    check_mapping,
+    check_positions,
+)
 from posenc_lib.attention import _check_broadcast, _check_mask, softmax
 from posenc_lib.rope import PAIRINGS, apply_rope
 from posenc_lib.rope_variants import _MAX_DIM, _finite_result
@@ -354,11 +362,13 @@ def kv_cache_numbers(config: Mapping[str, Any], *, full_heads: bool = False) -> 
     ...                   "num_key_value_heads": 8})
     2048
     """
+    config = check_mapping("config", config, " (a config.json)")
+
     def field(key: str, default: Any = None) -> int:
         return check_int(f"config[{key!r}]", config.get(key, default), minimum=1)
 
     if config.get("kv_lora_rank") is not None:
-        if full_heads:
+        if check_bool("full_heads", full_heads):
             # H (d_nope + d_rope + d_v)
             return field("num_attention_heads") * (field("qk_nope_head_dim")
                 + field("qk_rope_head_dim") + field("v_head_dim"))
