@@ -72,10 +72,10 @@ ALLOWED: dict[str, set[str]] = {}
 # sources and the two static dynamic-NTK formulas (engines.py, +179, the table notebooks 06 and 09
 # render) and MLA's softmax scale decided by the config (+9): 17,108; the gallery of the
 # long-context half, ten figures with what to look for (catalog_long.py and its import, +291),
-# RULER's published scores as data with their loader (evidence.py, +80), MLA's cache size (+55)
-# and one word for a pair class (+1): 17,535. A change that grows the library past this must say
+# RULER's published scores as data with their loader (evidence.py, +80), MLA's cache size (+57)
+# and one word for a pair class (+1): 17,537. A change that grows the library past this must say
 # why here.
-MAX_PACKAGE_LINES = 17_535
+MAX_PACKAGE_LINES = 17_537
 
 _BRANCHES = (ast.If, ast.IfExp, ast.For, ast.AsyncFor, ast.While, ast.ExceptHandler, ast.Assert,
              ast.match_case)
