@@ -303,12 +303,13 @@ def bench_notebooks(quick: bool) -> list[Row]:
     total = 0.0
     for path in sorted(folder.glob("[0-9][0-9]_*.ipynb")):
         seconds = execute_seconds(nbformat.read(path, as_version=4), folder)
-        limit = 180 if path.name.startswith("10_") else 10  # the lab trains a model live
-        total += seconds if limit == 10 else 0.0
+        # the lab trains a model live; the gallery draws every registered figure (issue 48)
+        limit = {"10": 180, "11": 15}.get(path.name[:2], 10)
+        total += seconds if limit < 180 else 0.0
         rows.append(Row(f"notebook {path.name}", seconds, "s", "kernel start-up above",
                         f"< {limit}", seconds < limit))
-    rows.append(Row("notebooks without the lab", total, "s", "sum of the above", "< 60",
-                    total < 60))
+    rows.append(Row("notebooks without the lab", total, "s", "sum of the above", "< 65",
+                    total < 65))
     return rows
 
 

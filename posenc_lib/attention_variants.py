@@ -9,19 +9,28 @@ Notebook: 09_rope_in_todays_models.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from posenc_lib._checks import check_array, check_choice, check_float, check_int, check_positions
+from posenc_lib._checks import (
+    check_array,
+    check_bool,
+    check_choice,
+    check_float,
+    check_int,
+    check_mapping,
+    check_positions,
+)
 from posenc_lib.attention import _check_broadcast, _check_mask, softmax
 from posenc_lib.rope import PAIRINGS, apply_rope
 from posenc_lib.rope_variants import _MAX_DIM, _finite_result
 
 __all__ = [
     "nope_layers", "nope_attention_scale", "mla_queries", "mla_keys", "mla_absorption_error",
-    "attention_with_sink",
+    "attention_with_sink", "kv_cache_numbers",
 ]
 
 
@@ -320,3 +329,51 @@ def attention_with_sink(scores: ArrayLike, sink: ArrayLike, *,
         logits = np.where(allowed, logits, -np.inf)
     # w = softmax([s_1 .. s_n, z]) without its last column (the sink column is always finite)
     return softmax(np.concatenate([logits, z], axis=-1), axis=-1)[..., :-1]
+
+
+def kv_cache_numbers(config: Mapping[str, Any], *, full_heads: bool = False) -> int:
+    """Return how many numbers one attention layer caches per token for a model's config.
+
+    Parameters
+    ----------
+    config : dict
+        A ``config.json``: MLA's ``kv_lora_rank`` and ``qk_*_head_dim``, or
+        ``num_key_value_heads`` (default: ``num_attention_heads``) and ``head_dim`` (default:
+        ``hidden_size // num_attention_heads``).
+    full_heads : bool, default False
+        For an MLA config, what its heads would cache as full keys and values instead.
+
+    Returns
+    -------
+    numbers : int
+
+    Notes
+    -----
+    MLA caches its latent and the one rotary key all heads share:
+    ``kv_lora_rank + qk_rope_head_dim``; full heads would cache
+    ``H (qk_nope_head_dim + qk_rope_head_dim + v_head_dim)``. Other attention caches a key and
+    a value per KV head: ``2 n_kv head_dim`` (notebook 09).
+
+    Examples
+    --------
+    >>> kv_cache_numbers({"kv_lora_rank": 512, "qk_rope_head_dim": 64})
+    576
+    >>> kv_cache_numbers({"hidden_size": 4096, "num_attention_heads": 32,
+    ...                   "num_key_value_heads": 8})
+    2048
+    """
+    config = check_mapping("config", config, " (a config.json)")
+
+    def field(key: str, default: Any = None) -> int:
+        return check_int(f"config[{key!r}]", config.get(key, default), minimum=1)
+
+    if config.get("kv_lora_rank") is not None:
+        if check_bool("full_heads", full_heads):
+            # H (d_nope + d_rope + d_v)
+            return field("num_attention_heads") * (field("qk_nope_head_dim")
+                + field("qk_rope_head_dim") + field("v_head_dim"))
+        return field("kv_lora_rank") + field("qk_rope_head_dim")  # d_c + d_rope
+    heads = field("num_attention_heads")
+    head_dim = config.get("head_dim") or field("hidden_size") // heads
+    # 2 n_kv head_dim: a key and a value per KV head
+    return 2 * field("num_key_value_heads", heads) * check_int("config['head_dim']", head_dim)

@@ -27,8 +27,9 @@ from posenc_lib.models import (
 
 __all__ = ["PAIR_CLASSES", "UNROTATED_KINDS", "config_layer_kinds", "classify_config_pairs"]
 
-PAIR_CLASSES: tuple[str, ...] = ("rotated", "kept", "interpolated", "not rotated")
-"""The classes of :func:`classify_config_pairs`, by index."""
+PAIR_CLASSES: tuple[str, ...] = ("rotated", "under one turn", "interpolated", "not rotated")
+"""The classes of :func:`classify_config_pairs`, by index ("kept" means unchanged by scaling
+throughout the course: both "rotated" and "under one turn" pairs are kept)."""
 
 _LAYER_KINDS: tuple[str, ...] = (
     "full_attention", "sliding_attention", "chunked_attention", *list(_V4_KINDS.values())[1:],

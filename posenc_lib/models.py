@@ -522,10 +522,12 @@ def effective_logit_scale(config: Mapping[str, Any], positions: Any, *,
     Notes
     -----
     The product of (each 1 when absent): ``a**2`` for the YaRN / LongRoPE attention factor
-    ``a`` (cos and sin both carry it); DeepSeek-V2/V3's ``(0.1 mscale_all_dim ln s + 1)**2``
-    on the softmax scale; Ministral 3's ``1 + beta ln(1 + floor(m / L))`` with
-    ``llama_4_scaling_beta``; Llama 4 NoPE layers' ``1 + attn_scale ln(1 + floor((m + 1) /
-    floor_scale))`` (:func:`~posenc_lib.attention_variants.nope_attention_scale`).
+    ``a`` (cos and sin both carry it); ``(0.1 mscale_all_dim ln s + 1)**2`` on the softmax
+    scale of a multi-head latent attention config (DeepSeek-V2, V3, V3.2: ``kv_lora_rank`` or
+    ``qk_rope_head_dim``) whose YaRN dict sets ``mscale_all_dim``; Ministral 3's
+    ``1 + beta ln(1 + floor(m / L))`` with ``llama_4_scaling_beta``; Llama 4 NoPE layers'
+    ``1 + attn_scale ln(1 + floor((m + 1) / floor_scale))``
+    (:func:`~posenc_lib.attention_variants.nope_attention_scale`).
 
     Examples
     --------
@@ -548,14 +550,21 @@ def effective_logit_scale(config: Mapping[str, Any], positions: Any, *,
     return attention**2 * _softmax_and_query_scale(cfg, pos)  # cos and sin both carry a
 
 
+def _is_mla(cfg: Mapping[str, Any]) -> bool:
+    """True for multi-head latent attention: the config has a latent KV rank or MLA's split."""
+    return (cfg.get("kv_lora_rank") is not None or cfg.get("qk_rope_head_dim") is not None
+            or cfg.get("model_type") in _MLA_ROPE_HEAD_DIM)
+
+
 def _softmax_and_query_scale(cfg: Mapping[str, Any], pos: NDArray[np.float64]
                              ) -> NDArray[np.float64]:
     """DeepSeek's softmax-scale factor times Ministral 3's position-dependent query scale."""
     scale = np.ones_like(pos)
     params, _ = _scaling_dict(cfg)
     kind = params.get("rope_type", params.get("type"))
-    if cfg.get("model_type") in ("deepseek_v2", "deepseek_v3") and kind == "yarn":
-        all_dim = check_float("mscale_all_dim", params.get("mscale_all_dim") or 0.0, at_least=0.0)
+    if _is_mla(cfg) and kind == "yarn" and params.get("mscale_all_dim"):
+        # MLA's attention (DeepSeek-V2/V3/V3.2 and their ports) multiplies its softmax scale
+        all_dim = check_float("mscale_all_dim", params["mscale_all_dim"], at_least=0.0)
         factor = check_float("factor", params.get("factor"), at_least=1.0)
         scale = scale * yarn_get_mscale(factor, all_dim) ** 2  # (0.1 m ln s + 1)^2
     beta = params.get("llama_4_scaling_beta")

@@ -242,7 +242,7 @@ def test_model_pairs_titles_count_what_is_drawn() -> None:
     assert len(panels) == 2  # sliding and full attention
     for ax in panels:
         counted = dict((name, int(n)) for n, name in re.findall(
-            r"(\d+) (rotated|kept|interpolated|not rotated)",
+            r"(\d+) (rotated|under one turn|interpolated|not rotated)",
             ax.get_title(loc="left") or ax.get_title()))
         drawn = {line.get_label(): len(line.get_xdata()) for line in ax.get_lines()
                  if not line.get_label().startswith("_") and line.get_linestyle() == "None"}

@@ -20,7 +20,7 @@ def default_wavelengths(dim: int, base: float) -> np.ndarray:
 
 
 def test_class_names() -> None:
-    assert PAIR_CLASSES == ("rotated", "kept", "interpolated", "not rotated")
+    assert PAIR_CLASSES == ("rotated", "under one turn", "interpolated", "not rotated")
 
 
 @pytest.mark.parametrize("length", [2048, 8192, 131072])

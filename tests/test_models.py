@@ -486,6 +486,70 @@ def test_effective_logit_scale_per_model_by_hand() -> None:
         effective_logit_scale(scout, [1], nope_layer="yes")
 
 
+def _yarn_dict(config: dict) -> dict | None:
+    """The preset's YaRN dict (legacy rope_scaling or rope_parameters), None without YaRN."""
+    params = config.get("rope_scaling") or config.get("rope_parameters") or {}
+    kind = params.get("rope_type", params.get("type"))
+    return params if kind == "yarn" else None
+
+
+def _m(s: float, k: float) -> float:
+    """YaRN's get_mscale written out: 0.1 k ln s + 1 (1 for s <= 1)."""
+    return 1.0 if s <= 1 else 0.1 * k * math.log(s) + 1.0
+
+
+def test_effective_logit_scale_of_every_yarn_preset_by_hand() -> None:
+    from posenc_lib.models import effective_logit_scale
+
+    positions = [0, 5, 16384, 100_000]
+    checked = []
+    for name, config in PRESETS.items():
+        params = _yarn_dict(config)
+        if params is None:
+            continue
+        s = float(params["factor"])
+        mscale, all_dim = params.get("mscale"), params.get("mscale_all_dim")
+        # the rotary module's a on cos and sin (transformers' _compute_yarn_parameters)
+        if "attention_factor" in params:
+            a = params["attention_factor"]
+        elif mscale and all_dim:
+            a = _m(s, mscale) / _m(s, all_dim)
+        else:
+            a = _m(s, 1.0)
+        # MLA's attention (DeepSeek's inference/model.py; transformers' DeepseekV3Attention):
+        # softmax_scale *= mscale**2 with mscale = 0.1 * mscale_all_dim * ln(factor) + 1
+        mla = "kv_lora_rank" in config
+        softmax = (0.1 * all_dim * math.log(s) + 1) ** 2 if mla and all_dim else 1.0
+        beta = params.get("llama_4_scaling_beta", 0.0)
+        trained = params.get("original_max_position_embeddings", 1)
+        query = [1 + beta * math.log(1 + m // trained) for m in positions]
+        if name == "deepseek-v4-flash":  # its compressed layers' YaRN has a = 1, sliding none
+            for kind in ("sliding_attention", "compressed_sparse_attention"):
+                got = effective_logit_scale(config, positions, layer_type=kind)
+                np.testing.assert_allclose(got, 1.0, rtol=1e-12)
+        else:
+            expected = [a**2 * softmax * q for q in query]
+            got = effective_logit_scale(config, positions)
+            np.testing.assert_allclose(got, expected, rtol=1e-12, err_msg=name)
+        checked.append(name)
+    assert {"deepseek-v3", "deepseek-v3.2-exp", "gpt-oss-20b", "ministral-3-8b"} <= set(checked)
+
+
+def test_deepseek_v32_logit_scale_is_v3s() -> None:
+    from posenc_lib.models import effective_logit_scale
+
+    # DeepSeek-V3.2-Exp inference/model.py: max_seq_len > original_seq_len (4096), so
+    # softmax_scale *= (0.1 * mscale * ln(rope_factor) + 1)**2 with mscale 1, rope_factor 40
+    expected = (0.1 * 1.0 * math.log(40) + 1) ** 2
+    for name in ("deepseek-v3", "deepseek-v3.2-exp"):
+        assert effective_logit_scale(PRESETS[name], [0])[0] == pytest.approx(expected, rel=1e-12)
+    assert round(expected, 4) == 1.8739
+    # a config that drops mscale_all_dim loses the softmax factor, as transformers' port does
+    bare = copy.deepcopy(PRESETS["deepseek-v3.2-exp"])
+    del bare["rope_scaling"]["mscale_all_dim"], bare["rope_scaling"]["mscale"]
+    assert effective_logit_scale(bare, [0])[0] == pytest.approx(_m(40, 1.0) ** 2, rel=1e-12)
+
+
 # --------------------------------------------------------------------------- one rope-type registry
 
 _SMALL = {"hidden_size": 256, "num_attention_heads": 2, "max_position_embeddings": 8192}

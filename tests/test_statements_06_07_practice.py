@@ -275,17 +275,20 @@ def test_engine_table_vllm_dynamic_is_unscaled() -> None:
     vllm = (trained * factor) / trained - (factor - 1)          # vLLM's static formula
     assert f"transformers {hf:g} (at l = L'), vLLM {vllm:g}" in text_of(cell)
     assert vllm == 1 and hf == 57
-    table = flat(source(cell_with(NB06, "The searched factors reach")[1]))
-    assert "`dynamic_ntk_scaling_rope.py`, commit 3cfbaf33" in table
-    assert "`yarn_scaling_rope.py`, commit 0cd57848" in table
+    rows = engine_table_rows()
+    assert "dynamic_ntk_scaling_rope.py`, commit 3cfbaf33" in rows[("`dynamic`", "vLLM")][1]
+    assert "yarn_scaling_rope.py`, commit 0cd57848" in rows[("`yarn`", "vLLM")][1]
 
 
-def engine_table_rows() -> dict[str, list[str]]:
-    """The engine table of 06 as {first cell: the other cells}, header row included."""
-    text = source(cell_with(NB06, "The searched factors reach")[1])
+def engine_table_rows() -> dict[tuple[str, str], list[str]]:
+    """The engine table 06 shows (its stored Markdown output) as {(rope type, engine): cells}."""
+    _, cell = cell_with(NB06, "from posenc_lib.engines import", "code")
+    (shown,) = [out["data"]["text/markdown"] for out in cell["outputs"]
+                if "text/markdown" in out.get("data", {})]
+    text = "".join(shown)
     rows = [line.strip().strip("|").split(" | ") for line in text.splitlines()
-            if line.startswith("| `")]
-    return {row[0].strip(): [cell.strip() for cell in row[1:]] for row in rows}
+            if line.startswith("| ") and not line.startswith("| `rope_type` |")]
+    return {(row[0].strip(), row[1].strip()): [c.strip() for c in row[2:]] for row in rows}
 
 
 def test_engine_table_sglang_dynamic_is_transformers_at_the_longest_length() -> None:
@@ -308,20 +311,17 @@ def test_engine_table_sglang_dynamic_is_transformers_at_the_longest_length() -> 
 
 def test_engine_table_has_an_sglang_column_cited_by_file_and_commit() -> None:
     rows = engine_table_rows()
-    assert rows["`rope_scaling`"] == ["transformers", "vLLM", "SGLang"]
     cited = {"`dynamic`": ("`rope_variant.py`", "0b1fd02d"), "`yarn`": ("`yarn.py`", "0b1fd02d"),
-             "`factor` vs `original_max_position_embeddings`": ("`factory.py`", "108c36c0")}
+             "factor vs `original_max_position_embeddings`": ("`factory.py`", "108c36c0")}
     for name, (path, commit) in cited.items():
-        assert len(rows[name]) == 3, name
-        assert f"({path}, commit {commit})" in rows[name][2], name
-    # vLLM's third cell is read now, with its file and commit
-    vllm_third = rows["`factor` vs `original_max_position_embeddings`"][1]
-    assert "not read" not in vllm_third and "(`__init__.py`, commit 07b12f1b)" in vllm_third
+        assert f"{path}, commit {commit}" in rows[(name, "SGLang")][1], name
+    # vLLM's factor row is read now, with its file and commit
+    vllm_third = rows[("factor vs `original_max_position_embeddings`", "vLLM")]
+    assert "not read" not in vllm_third[0] and "__init__.py`, commit 07b12f1b" in vllm_third[1]
     # what SGLang's dynamic cell states: factor^2 - factor + 1, a static table; vLLM's history
-    assert "\\text{factor}^2 - \\text{factor} + 1" in rows["`dynamic`"][2]
-    assert "PR #41277" in rows["`dynamic`"][1] and "commit 50feac95" in rows["`dynamic`"][1]
-    text = flat(source(cell_with(NB06, "The searched factors reach")[1]))
-    assert "could not be read" not in text and "no column" not in text
+    assert "\\text{factor}^2 - \\text{factor} + 1" in rows[("`dynamic`", "SGLang")][0]
+    assert "PR #41277" in rows[("`dynamic`", "vLLM")][0]
+    assert "commit 50feac95" in rows[("`dynamic`", "vLLM")][1]
 
 
 # ----------------------------------------------------------- build steps (issues 32 and 45)
@@ -376,3 +376,23 @@ def test_06_truncate_is_shown_on_the_running_example_not_on_exercise_2s_head() -
     shown = " ".join(text_of(c) + source(c) for c in cells_of(NB06))
     for value in (oss_low, oss_high):
         assert f"{value:.2f}" not in shown and f"{value:.3f}" not in shown
+
+
+# ------------------------------------------------------------------ 07's cost table (issue 48)
+
+
+def test_cost_table_t5_row_names_score_mod_and_counts_the_batch_broadcast() -> None:
+    nb07 = ROOT / "notebooks" / "07_other_schemes.ipynb"
+    _, cell = cell_with(nb07, "notes = {", "code")
+    out = text_of(cell)
+    t5_row = next(line for line in out.splitlines() if line.startswith("t5 "))
+    assert "score_mod" in t5_row and "H x n x n" in t5_row  # FlexAttention; what FA2 needs
+    # independent: 12 heads x 2048^2 offsets x 2 bytes, once for the batch; 8 copies otherwise
+    per_stack = 12 * 2048**2 * 2 / 10**6
+    assert f"{per_stack:.1f} MB per stack, broadcast over a batch of 8" in out
+    assert f"8 x {per_stack:.1f} = {8 * per_stack:.1f} MB" in out
+    assert f"{32 * 12} values, {32 * 12 * 2} bytes" in out
+    text = flat(source(cell_with(nb07, "### What each scheme costs", "markdown")[1]))
+    assert "T5's bias must be materialised for it (not with `score_mod`)" in text
+    assert "broadcast over a batch" in out
+    assert "per stack and sequence" not in out

@@ -213,10 +213,14 @@ def test_shaw_keeps_its_kv_cache_and_t5_counts_two_stacks() -> None:
     assert "Every scheme keeps a valid KV\ncache (Shaw's cached $k_j$ and $v_j$" in text
     table = printed(NB07, "past the trained length")
     header = re.split(r"\s{2,}", table.splitlines()[0].strip())
-    assert header == ["scheme", "parameters", "fused attention kernel", "past the trained length"]
-    kernel = {line.split()[0]: line.split()[2].rstrip(":") for line in table.splitlines()[1:8]}
-    assert kernel == {"none": "yes", "sinusoidal": "yes", "learned": "yes", "shaw": "no",
-                      "t5": "no", "rope": "yes", "alibi": "yes"}
+    assert header == ["scheme", "parameters", "FlashAttention 2", "FlexAttention",
+                      "past the trained length"]
+    rows = {line.split()[0]: re.split(r"\s{2,}", line.strip()) for line in table.splitlines()[1:8]}
+    flash = {name: row[2].split(":")[0] for name, row in rows.items()}
+    flex = {name: row[3].split(":")[0] for name, row in rows.items()}
+    assert flash == {"none": "yes", "sinusoidal": "yes", "learned": "yes", "shaw": "no",
+                     "t5": "no", "rope": "yes", "alibi": "yes"}
+    assert flex == {**flash, "t5": "yes"}  # score_mod looks T5's bucket up in the kernel
     assert "FlashAttention 2 takes as an argument (`alibi_slopes`)" in text
     # independent: 12 heads x 2048^2 scores x 2 bytes
     assert f"{12 * 2048**2 * 2 / 1e6:.1f} MB per stack" in table

@@ -98,7 +98,7 @@ partial_vs_p_rope = Exercise(
         "of each row before you check.",
     ),
     objective="Builds partial rotary's and p-RoPE's frequencies from their definitions and tells "
-    "them apart: the same number of still pairs, but only partial rotary respaces the kept ones.",
+    "them apart: as many pairs rotate in both, but only partial rotary respaces them.",
     mistakes=(
         Mistake("the rows swapped (row 0 is partial rotary, row 1 p-RoPE)",
                 lambda right: np.asarray(right)[::-1], from_answer=True),

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from posenc_lib.figures import catalog as _catalog  # noqa: F401  (registers the figures
 from posenc_lib.figures import catalog_context as _context  # noqa: F401  (06 and 08)
+from posenc_lib.figures import catalog_long as _long  # noqa: F401  (06, 07, 09: issue 48)
 from posenc_lib.figures import catalog_models as _models  # noqa: F401  (07 and 09)
 from posenc_lib.figures.cli import main
 from posenc_lib.figures.registry import REGISTRY, FigureSpec, build_figure, get_figure

@@ -119,8 +119,8 @@ def mrope_wavelengths(*, preset: str = "qwen3-vl-4b",
 
 
 @register("model_pairs", source="notebook 09",
-    description="A model's pairs at its wavelength, classed: rotated, kept, interpolated, not "
-    "rotated.",
+    description="A model's pairs at its wavelength, classed: rotated, under one turn, "
+    "interpolated, not rotated.",
     look_for="The dashed line is the distance the pairs are judged against, the context "
     "or the window: pairs under it turn fully; above it the config's rope_scaling decides.")
 def model_pairs(*, preset: str = "gemma-3-27b", length: int = 32768,
