@@ -76,6 +76,19 @@ def test_p_rope_rotates_only_the_fastest_quarter_of_the_pairs() -> None:
     np.testing.assert_array_equal(inv_freq[:2], full[:2])
 
 
+@pytest.mark.parametrize(("head_dim", "kept"), [(16, 2), (28, 3), (44, 5)])
+def test_p_rope_keeps_the_pairs_the_library_keeps(head_dim: int, kept: int) -> None:
+    """Issue 47: the lab rounds down as the library and transformers do, floor(p d / 2) pairs
+    (at d = 28, 3.5 pairs is 3, not 4; at d = 44, 5.5 is 5, not 6)."""
+    from posenc_lib.rope_variants import p_rope_frequencies
+
+    inv_freq, _ = _rope_inv_freq("p_rope", head_dim)
+    assert np.count_nonzero(inv_freq) == kept == math.floor(0.25 * head_dim / 2)
+    np.testing.assert_array_equal(inv_freq, p_rope_frequencies(head_dim, 0.25))
+    pos = position_inputs("p_rope", 8, d_model=2 * head_dim, n_heads=2)
+    assert np.count_nonzero(pos["sin"][1]) == kept  # only the kept pairs turn at position 1
+
+
 def test_yarn_scales_cos_and_sin_by_its_attention_factor() -> None:
     pos = position_inputs("rope", 128, d_model=64, n_heads=4, extension="yarn",
                           trained_length=32)
