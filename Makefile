@@ -21,7 +21,7 @@ LAB_SETTINGS := $(VENV)/share/jupyter/lab/settings
 $(STAMP): pyproject.toml constraints.txt tools/jupyterlab_overrides.json
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[notebooks,lab,tests,dev]'
+	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[notebooks,lab,tests,dev,distributed]'
 	mkdir -p $(LAB_SETTINGS)
 	cp tools/jupyterlab_overrides.json $(LAB_SETTINGS)/overrides.json
 	touch $(STAMP)
@@ -101,9 +101,12 @@ figures: $(STAMP)
 # in 36 min with JOBS=2 (50 CPU-minutes) on 2 cores shared with a test run, so about 25-30 min
 # on 2 idle cores; the rerun gave the committed JSON files byte for byte (build/lab_timings.json).
 # To rerun part: python -m posenc_lib.lab.experiments --cells copy_back/rope [--seeds 5 6].
+# SCHEDULER=tcp://host:8786 sends the same jobs to that Dask cluster instead (dask.distributed's
+# executor; the distributed extra, with posenc_lib installed on every worker): same results.
 JOBS ?= 2
+SCHEDULER ?=
 experiments: $(STAMP)
-	$(BIN)/python -m posenc_lib.lab.experiments --jobs $(JOBS)
+	$(BIN)/python -m posenc_lib.lab.experiments --jobs $(JOBS)$(if $(SCHEDULER), --scheduler $(SCHEDULER))
 
 # The student copies (notebooks without solutions) and the student site (offline HTML).
 student: $(STAMP)

@@ -362,7 +362,9 @@ def test_the_grid_command_keeps_quick_runs_out_of_the_results() -> None:
     assert parse_args(["--quick"]).out == Path("build/lab-quick")
     assert parse_args([]).out == Path("results")
     makefile = (Path(__file__).parents[1] / "Makefile").read_text(encoding="utf-8")
-    assert "-m posenc_lib.lab.experiments --jobs $(JOBS)\n" in makefile  # these defaults
+    assert ("-m posenc_lib.lab.experiments --jobs $(JOBS)$(if $(SCHEDULER), --scheduler "
+            "$(SCHEDULER))\n") in makefile  # these defaults, and a Dask cluster if given
+    assert "SCHEDULER ?=\n" in makefile
     with pytest.raises(SystemExit):
         parse_args(["--jobs", "0"])
 
@@ -579,8 +581,8 @@ def test_distant_matches_matter_to_alibi_only(grid: dict) -> None:
             assert gain < 0, scheme
 
 
-def test_q5_ntk_and_yarn_work_without_fine_tuning_and_pi_does_not(grid: dict, extended: dict
-                                                                  ) -> None:
+def test_q5_ntk_and_yarn_improve_on_rope_without_fine_tuning_and_pi_does_not(
+        grid: dict, extended: dict) -> None:
     ext = extended["extensions"]
     for task in ("assoc_recall", "induction"):
         rope = _by_hand(grid, task, "rope", 4)
@@ -640,6 +642,10 @@ def test_the_claims_table_gives_the_verdicts_the_notebook_discusses(grid: dict, 
     assert lines[2].split()[0] == "assoc_recall" and lines[2].endswith("disagrees")
     sinusoidal = lines.index("sinusoidal tables do not extrapolate")
     assert lines[sinusoidal + 3].strip().startswith("after 4000 steps")
-    assert lines[sinusoidal + 3].endswith("disagrees") and "5/5 seeds" in lines[sinusoidal + 3]
+    assert lines[sinusoidal + 3].endswith("disagrees") and "5 of 5 hold" in lines[sinusoidal + 3]
     rope = lines.index("RoPE fails past its trained length")
-    assert "/10 seeds" in lines[rope + 1] and lines[rope + 1].endswith("no clear verdict")
+    assert "0 of 10 did not learn" in lines[rope + 1]
+    assert lines[rope + 1].endswith("borderline (-0.117 [-0.179, -0.055], 5 of 10 hold; 0 of 10 "
+                                    "did not learn): no clear verdict")
+    learned = lines.index("learned absolute tables do not extrapolate")
+    assert lines[learned + 1].endswith("2 of 10 did not learn): agrees")  # decided among 8
