@@ -68,9 +68,11 @@ ALLOWED: dict[str, set[str]] = {}
 # used where four modules wrote them again, helpers called once inlined, method_rope_scaling's
 # unused head_dim, low_precision asking ml_dtypes.finfo for every format, the config reader's small
 # fields in fewer lines: 16,917; +3 for one home (_drawn_at) of the draw-at-a-dpi that draw_png
-# and the inline formatter each wrote out: 16,920. A change that grows the library past this must
-# say why here.
-MAX_PACKAGE_LINES = 16_920
+# and the inline formatter each wrote out: 16,920. Issue 47, +321: the lab's verdict rule
+# (lab/verdicts.py: t quantiles, t intervals, verdicts among the seeds that learned, paired
+# comparisons), its cell-level readers and t tables in lab/results.py, binned position curves, the
+# grid on a Dask cluster: 17,241. A change that grows the library past this must say why here.
+MAX_PACKAGE_LINES = 17_241
 
 _BRANCHES = (ast.If, ast.IfExp, ast.For, ast.AsyncFor, ast.While, ast.ExceptHandler, ast.Assert,
              ast.match_case)

@@ -645,7 +645,7 @@ def test_the_claims_table_gives_the_verdicts_the_notebook_discusses(grid: dict, 
     assert lines[sinusoidal + 3].endswith("disagrees") and "5 of 5 hold" in lines[sinusoidal + 3]
     rope = lines.index("RoPE fails past its trained length")
     assert "0 of 10 did not learn" in lines[rope + 1]
-    assert lines[rope + 1].endswith("borderline (-0.117 [-0.179, -0.055], 5 of 10 hold; 0 of 10 "
-                                    "did not learn): no clear verdict")
+    assert " borderline (" in lines[rope + 1]
+    assert lines[rope + 1].endswith("5 of 10 hold; 0 of 10 did not learn): no clear verdict")
     learned = lines.index("learned absolute tables do not extrapolate")
     assert lines[learned + 1].endswith("2 of 10 did not learn): agrees")  # decided among 8

@@ -229,10 +229,19 @@ def summary(entries: dict[str, Any], trained_length: int, *, positions: str = "u
                     for key, curves in entries.items())
 
 
+def _interval_cell(column: NDArray[np.float64], interval: str) -> str:
+    """One table cell: the seed mean with its bootstrap interval, or -/+ its t half-width."""
+    if interval == "t":
+        mean, low, _ = t_interval(column)
+        return f"{mean:.2f} ± {mean - low:.2f}"  # mean -/+ t_{0.975, n-1} s / sqrt(n)
+    low, high = bootstrap_interval(column)
+    return f"{column.mean():.2f} [{low:.2f}-{high:.2f}]"
+
+
 def summary_table(stats: Stats, task: str, methods: tuple[str, ...], *,
-                  whole: Stats | None = None) -> str:
-    """A plain-text table of the seeds' mean and the half-width of its t 95% interval, per
-    method (rows) and multiple (columns), with the number of seeds.
+                  whole: Stats | None = None, interval: str = "bootstrap") -> str:
+    """A plain-text table of the seeds' mean and its 95% interval, per method (rows) and
+    multiple (columns), with the number of seeds.
 
     Parameters
     ----------
@@ -240,20 +249,23 @@ def summary_table(stats: Stats, task: str, methods: tuple[str, ...], *,
         ``stats`` from :func:`summary`.
     whole : dict, optional
         :func:`summary` with ``positions="all"``: its seed mean goes in brackets past 1x.
+    interval : {"bootstrap", "t"}, default "bootstrap"
+        The percentile bootstrap interval in square brackets, or the Student t interval as
+        mean ± its half-width (notebook 10's rule; wider and honest with five seeds).
     """
-    width = 19 if whole is not None else 12
-    lines = [f"{task:<14}{'seeds':>5}" + "".join(f"{f'{m}x':>{width}}" for m in MULTIPLES)]
+    interval = check_choice("interval", interval, ("bootstrap", "t"))
+    width = (12 if interval == "t" else 17) + (7 if whole is not None else 0)
+    label = max(14, len(task) + 1)
+    lines = [f"{task:<{label}}{'seeds':>5}" + "".join(f"{f'{m}x':>{width}}" for m in MULTIPLES)]
     for method in methods:
         _check_cell(stats, task, method)
         values = stats[(task, method)]
-        cells = []
-        for column in values.T:
-            mean, low, _ = t_interval(column)
-            cells.append(f"{mean:.2f} ± {mean - low:.2f}")  # mean -/+ t s / sqrt(n)
+        cells = [_interval_cell(column, interval) for column in values.T]
         if whole is not None:
             means = whole[(task, method)].mean(0)
             cells[1:] = [f"{c} ({w:.2f})" for c, w in zip(cells[1:], means[1:], strict=True)]
-        lines.append(f"{method:<14}{len(values):>5}" + "".join(f"{c:>{width}}" for c in cells))
+        lines.append(f"{method:<{label}}{len(values):>5}"
+                     + "".join(f"{c:>{width}}" for c in cells))
     return "\n".join(lines)
 
 
