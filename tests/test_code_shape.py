@@ -71,8 +71,9 @@ ALLOWED: dict[str, set[str]] = {}
 # and the inline formatter each wrote out: 16,920. Issue 47, +321: the lab's verdict rule
 # (lab/verdicts.py: t quantiles, t intervals, verdicts among the seeds that learned, paired
 # comparisons), its cell-level readers and t tables in lab/results.py, binned position curves, the
-# grid on a Dask cluster: 17,241. A change that grows the library past this must say why here.
-MAX_PACKAGE_LINES = 17_241
+# grid on a Dask cluster, fine-tune tables with a task missing a checkpoint: 17,247. A change
+# that grows the library past this must say why here.
+MAX_PACKAGE_LINES = 17_247
 
 _BRANCHES = (ast.If, ast.IfExp, ast.For, ast.AsyncFor, ast.While, ast.ExceptHandler, ast.Assert,
              ast.match_case)

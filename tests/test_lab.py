@@ -619,14 +619,20 @@ def test_both_fine_tunes_recover_after_300_steps_and_the_control_leads_before(
                                                      np.nanmean(values[32:])])
     tuned = {k: np.array(v) for k, v in tuned.items()}  # (seeds, [below L, beyond L])
     setup = extended["setup"]["fine_tune"]
-    assert setup == {"multiple": 4, "steps": [10, 20, 60, 300], "tasks": ["copy_back"],
-                     "methods": {"pi": "pi", "plain": "none"}}
-    assert {task for task, _ in tuned} == {"copy_back"}
-    base_below = [np.nanmean(_values(grid[f"copy_back/rope/{s}"]["4"])[:32]) for s in range(5)]
-    for method in ("pi", "plain"):
-        assert tuned[("copy_back", f"{method}_300")].shape == (5, 2)
-        assert tuned[("copy_back", f"{method}_300")][:, 1].min() > 0.98, method
-        assert np.all(tuned[("copy_back", f"{method}_300")][:, 0] >= np.array(base_below) - 0.02)
+    steps = [10, 20, 40, 60, 100, 150, 200, 300]
+    assert {k: setup[k] for k in ("multiple", "steps", "methods")} == {
+        "multiple": 4, "steps": steps, "methods": {"pi": "pi", "plain": "none"}}
+    # issue 47: copy_back first (four checkpoints), then the other tasks at all eight
+    assert setup["tasks"][0] == "copy_back" and setup["tasks"] == list(setup["steps_by_task"])
+    assert setup["steps_by_task"]["copy_back"] == [10, 20, 60, 300]
+    assert all(setup["steps_by_task"][t] == steps for t in setup["tasks"][1:])
+    assert {task for task, _ in tuned} == set(setup["tasks"])
+    for task in setup["tasks"]:
+        base_below = [np.nanmean(_values(grid[f"{task}/rope/{s}"]["4"])[:32]) for s in range(5)]
+        for method in ("pi", "plain"):
+            assert tuned[(task, f"{method}_300")].shape == (5, 2)
+            assert tuned[(task, f"{method}_300")][:, 1].min() > 0.98, (task, method)
+            assert np.all(tuned[(task, f"{method}_300")][:, 0] >= np.array(base_below) - 0.02)
     assert _above(tuned[("copy_back", "pi_300")][:, 1],
                   _by_hand(extended["extensions"], "copy_back", "pi", 4))
     for steps in (10, 20):  # the control leads on every seed while PI relearns

@@ -43,7 +43,7 @@ _LONG_CELLS = (("copy_back", "nope"), ("copy_back", "alibi"), ("assoc_recall", "
 _FINE_TUNE_MULTIPLE = 4
 _FINE_TUNES = {"pi": "pi", "plain": "none"}  # method name in the results: extension
 # The fine-tunes ran first on copy_back only, the task whose PI fine-tune lagged most (issue 31);
-# issue 47 runs them on every task, read at eight checkpoints (about 8 CPU minutes a task).
+# issue 47 runs them on every task, read at eight checkpoints (about 6.5 CPU minutes a task).
 _FINE_TUNE_TASKS = tuple(TASKS)
 _MAP_MULTIPLE = 4
 _MAP_TASK = "copy_back"

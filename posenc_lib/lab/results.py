@@ -510,7 +510,8 @@ def _tuned_name(method: str) -> tuple[str, int] | None:
 def fine_tune_table(tuned: Stats, tasks: Any, setup: dict[str, Any]) -> str:
     """The fine-tunes at 4x against the methods without one, at the fine-tune length: per
     method (rows) and task (columns), the seed mean on positions from L on and, in brackets,
-    on the positions below L; each fine-tune with its tokens and their share of pretraining.
+    on the positions below L ("-" where a task has no such checkpoint); each fine-tune with
+    its tokens and their share of pretraining.
 
     Parameters
     ----------
@@ -529,7 +530,12 @@ def fine_tune_table(tuned: Stats, tasks: Any, setup: dict[str, Any]) -> str:
                      f"{tokens:>9,} ({tokens / pretraining:.0%})"))
     lines = ["".ljust(20) + "".join(f"{t:>16}" for t in tasks) + "   tokens (of pretraining)"]
     for method, label, budget in rows:
-        means = [tuned[(task, method)].mean(0) for task in tasks]  # (below, beyond) each
-        cells = "".join(f"{f'{beyond:.2f} ({below:.2f})':>16}" for below, beyond in means)
+        cells = ""
+        for task in tasks:
+            if (task, method) not in tuned:  # this task was not read at this checkpoint
+                cells += f"{'-':>16}"
+                continue
+            below, beyond = tuned[(task, method)].mean(0)  # positions below L, from L on
+            cells += f"{f'{beyond:.2f} ({below:.2f})':>16}"
         lines.append(f"{label:<20}{cells}   {budget}".rstrip())
     return "\n".join(lines)
