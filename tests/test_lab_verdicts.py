@@ -209,19 +209,35 @@ def test_the_control_answer_states_the_sweep_of_the_raw_fine_tunes(
     for k in sweep:  # the reverse of Chen et al.: the control leads until PI passes 0.9
         if k < first:
             assert mean[("plain", k)] > mean[("pi", k)], k
+    def lead(task: str) -> dict[int, np.ndarray]:  # plain minus PI per seed, per checkpoint
+        return {n: _fine_tuned(extended, task, f"plain_{n}")
+                - _fine_tuned(extended, task, f"pi_{n}") for n in by_task[task]}
+
+    # induction: a lead at 20 steps, and one the interval shows at every later checkpoint
+    induction = lead("induction")
+    low, high = _t_interval(induction[20])
+    assert (f"On `induction` plain RoPE leads by {induction[20].mean():.2f} [{low:.2f}, "
+            f"{high:.2f}] after 20 steps, and by less at every later checkpoint") in sentence
+    for n in (k for k in by_task["induction"] if k > 20):
+        assert 0 < _t_interval(induction[n])[0] and induction[n].mean() < induction[20].mean()
     # induction_once: the paired lead at 10 steps, none that an interval shows from 40 on
-    lead = {n: _fine_tuned(extended, "induction_once", f"plain_{n}")
-            - _fine_tuned(extended, "induction_once", f"pi_{n}")
-            for n in by_task["induction_once"]}
-    low, high = _t_interval(lead[10])
-    assert (f"On `induction_once` plain RoPE leads by {lead[10].mean():.2f} [{low:.2f}, "
-            f"{high:.2f}] after 10 steps; from 40 steps on the two cannot be told "
-            "apart") in sentence
-    assert _t_interval(lead[20])[0] > 0
+    once = lead("induction_once")
+    low, high = _t_interval(once[10])
+    assert (f"on `induction_once` it leads by {once[10].mean():.2f} [{low:.2f}, {high:.2f}] after "
+            "10 steps, and from 40 steps on the two cannot be told apart") in sentence
+    assert _t_interval(once[20])[0] > 0
     for n in (k for k in by_task["induction_once"] if k >= 40):
-        low, high = _t_interval(lead[n])
+        low, high = _t_interval(once[n])
         assert low <= 0 <= high, n
     assert "After 300 steps both are near 1." in sentence
+    # the Summary: "its control recovers them sooner on every fine-tuned task"
+    assert "its control recovers them sooner on every fine-tuned task" in " ".join(text.split())
+    for task, steps in by_task.items():
+        passed = {m: min(n for n in steps if _fine_tuned(extended, task, f"{m}_{n}").mean() > 0.9)
+                  for m in ("pi", "plain")}
+        assert passed["plain"] <= passed["pi"], (task, passed)  # never later, and ahead on
+        assert any(_t_interval(_fine_tuned(extended, task, f"plain_{n}")  # the seeds somewhere
+                               - _fine_tuned(extended, task, f"pi_{n}"))[0] > 0 for n in steps)
     for task in by_task:
         assert min(_fine_tuned(extended, task, f"{m}_300").mean() for m in ("pi", "plain")) > 0.95
     assert 300 * 16 * 128 == 1.5 * 800 * 16 * 32 and 10 * 16 * 128 == 20_480 == 0.05 * 409_600
