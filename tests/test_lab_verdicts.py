@@ -220,18 +220,22 @@ def test_the_control_answer_states_the_sweep_of_the_raw_fine_tunes(
             f"{high:.2f}] after 20 steps, and by less at every later checkpoint") in sentence
     for n in (k for k in by_task["induction"] if k > 20):
         assert 0 < _t_interval(induction[n])[0] and induction[n].mean() < induction[20].mean()
-    # induction_once: the paired lead at 10 steps, none that an interval shows from 40 on
-    once = lead("induction_once")
-    low, high = _t_interval(once[10])
-    assert (f"on `induction_once` it leads by {once[10].mean():.2f} [{low:.2f}, {high:.2f}] after "
-            "10 steps, and from 40 steps on the two cannot be told apart") in sentence
-    assert _t_interval(once[20])[0] > 0
-    for n in (k for k in by_task["induction_once"] if k >= 40):
-        low, high = _t_interval(once[n])
-        assert low <= 0 <= high, n
+    # assoc_recall and induction_once: a lead at 10 steps, none an interval shows from 60 on
+    stated = []
+    for task in ("assoc_recall", "induction_once"):
+        leads = lead(task)
+        low, high = _t_interval(leads[10])
+        stated.append(f"on `{task}` by {leads[10].mean():.2f} [{low:.2f}, {high:.2f}]")
+        assert low > 0, task
+        for n in (k for k in by_task[task] if k >= 60):
+            low, high = _t_interval(leads[n])
+            assert low <= 0 <= high, (task, n)
+    assert (f"checkpoint; {stated[0]} and {stated[1]} after 10 steps, and from 60 steps on the "
+            "two cannot be told apart on either.") in sentence
     assert "After 300 steps both are near 1." in sentence
-    # the Summary: "its control recovers them sooner on every fine-tuned task"
-    assert "its control recovers them sooner on every fine-tuned task" in " ".join(text.split())
+    # the Summary: "its control recovers them sooner on all four tasks"
+    assert "its control recovers them sooner on all four tasks" in " ".join(text.split())
+    assert len(by_task) == 4
     for task, steps in by_task.items():
         passed = {m: min(n for n in steps if _fine_tuned(extended, task, f"{m}_{n}").mean() > 0.9)
                   for m in ("pi", "plain")}
