@@ -622,10 +622,9 @@ def test_both_fine_tunes_recover_after_300_steps_and_the_control_leads_before(
     steps = [10, 20, 40, 60, 100, 150, 200, 300]
     assert {k: setup[k] for k in ("multiple", "steps", "methods")} == {
         "multiple": 4, "steps": steps, "methods": {"pi": "pi", "plain": "none"}}
-    # issue 47: copy_back first (four checkpoints), then the other tasks at all eight
-    assert setup["tasks"][0] == "copy_back" and set(setup["tasks"]) == set(setup["steps_by_task"])
-    assert setup["steps_by_task"]["copy_back"] == [10, 20, 60, 300]
-    assert all(setup["steps_by_task"][t] == steps for t in setup["tasks"][1:])
+    # issue 47: every task, every one read at the eight checkpoints
+    assert setup["tasks"] == list(TASKS) and set(setup["tasks"]) == set(setup["steps_by_task"])
+    assert all(setup["steps_by_task"][t] == steps for t in setup["tasks"])
     assert {task for task, _ in tuned} == set(setup["tasks"])
     for task in setup["tasks"]:
         base_below = [np.nanmean(_values(grid[f"{task}/rope/{s}"]["4"])[:32]) for s in range(5)]
