@@ -77,8 +77,9 @@ ALLOWED: dict[str, set[str]] = {}
 # and plain() (answers leave the kernel as plain data; grade() and _Points gone): 18,740. Issue
 # 50: +25 for the values the offline site draws per explorer slider (site_values): 18,765. Issue
 # 48: +617 for the engine table, MLA's scale from the config, the long-context gallery, RULER's
-# scores as data and MLA's cache size: 19,382.
-MAX_PACKAGE_LINES = 19_382
+# scores as data and MLA's cache size: 19,382. Issue 47: +327 for the verdict rule with t
+# intervals (lab/verdicts.py), the Dask executor and the fine-tunes on every task: 19,709.
+MAX_PACKAGE_LINES = 19_709
 
 _BRANCHES = (ast.If, ast.IfExp, ast.For, ast.AsyncFor, ast.While, ast.ExceptHandler, ast.Assert,
              ast.match_case)

@@ -76,6 +76,19 @@ def test_p_rope_rotates_only_the_fastest_quarter_of_the_pairs() -> None:
     np.testing.assert_array_equal(inv_freq[:2], full[:2])
 
 
+@pytest.mark.parametrize(("head_dim", "kept"), [(16, 2), (28, 3), (44, 5)])
+def test_p_rope_keeps_the_pairs_the_library_keeps(head_dim: int, kept: int) -> None:
+    """Issue 47: the lab rounds down as the library and transformers do, floor(p d / 2) pairs
+    (at d = 28, 3.5 pairs is 3, not 4; at d = 44, 5.5 is 5, not 6)."""
+    from posenc_lib.rope_variants import p_rope_frequencies
+
+    inv_freq, _ = _rope_inv_freq("p_rope", head_dim)
+    assert np.count_nonzero(inv_freq) == kept == math.floor(0.25 * head_dim / 2)
+    np.testing.assert_array_equal(inv_freq, p_rope_frequencies(head_dim, 0.25))
+    pos = position_inputs("p_rope", 8, d_model=2 * head_dim, n_heads=2)
+    assert np.count_nonzero(pos["sin"][1]) == kept  # only the kept pairs turn at position 1
+
+
 def test_yarn_scales_cos_and_sin_by_its_attention_factor() -> None:
     pos = position_inputs("rope", 128, d_model=64, n_heads=4, extension="yarn",
                           trained_length=32)
@@ -349,7 +362,9 @@ def test_the_grid_command_keeps_quick_runs_out_of_the_results() -> None:
     assert parse_args(["--quick"]).out == Path("build/lab-quick")
     assert parse_args([]).out == Path("results")
     makefile = (Path(__file__).parents[1] / "Makefile").read_text(encoding="utf-8")
-    assert "-m posenc_lib.lab.experiments --jobs $(JOBS)\n" in makefile  # these defaults
+    assert ("-m posenc_lib.lab.experiments --jobs $(JOBS)$(if $(SCHEDULER), --scheduler "
+            "$(SCHEDULER))\n") in makefile  # these defaults, and a Dask cluster if given
+    assert "SCHEDULER ?=\n" in makefile
     with pytest.raises(SystemExit):
         parse_args(["--jobs", "0"])
 
@@ -566,8 +581,8 @@ def test_distant_matches_matter_to_alibi_only(grid: dict) -> None:
             assert gain < 0, scheme
 
 
-def test_q5_ntk_and_yarn_work_without_fine_tuning_and_pi_does_not(grid: dict, extended: dict
-                                                                  ) -> None:
+def test_q5_ntk_and_yarn_improve_on_rope_without_fine_tuning_and_pi_does_not(
+        grid: dict, extended: dict) -> None:
     ext = extended["extensions"]
     for task in ("assoc_recall", "induction"):
         rope = _by_hand(grid, task, "rope", 4)
@@ -604,14 +619,19 @@ def test_both_fine_tunes_recover_after_300_steps_and_the_control_leads_before(
                                                      np.nanmean(values[32:])])
     tuned = {k: np.array(v) for k, v in tuned.items()}  # (seeds, [below L, beyond L])
     setup = extended["setup"]["fine_tune"]
-    assert setup == {"multiple": 4, "steps": [10, 20, 60, 300], "tasks": ["copy_back"],
-                     "methods": {"pi": "pi", "plain": "none"}}
-    assert {task for task, _ in tuned} == {"copy_back"}
-    base_below = [np.nanmean(_values(grid[f"copy_back/rope/{s}"]["4"])[:32]) for s in range(5)]
-    for method in ("pi", "plain"):
-        assert tuned[("copy_back", f"{method}_300")].shape == (5, 2)
-        assert tuned[("copy_back", f"{method}_300")][:, 1].min() > 0.98, method
-        assert np.all(tuned[("copy_back", f"{method}_300")][:, 0] >= np.array(base_below) - 0.02)
+    steps = [10, 20, 40, 60, 100, 150, 200, 300]
+    assert {k: setup[k] for k in ("multiple", "steps", "methods")} == {
+        "multiple": 4, "steps": steps, "methods": {"pi": "pi", "plain": "none"}}
+    # issue 47: every task, every one read at the eight checkpoints
+    assert setup["tasks"] == list(TASKS) and set(setup["tasks"]) == set(setup["steps_by_task"])
+    assert all(setup["steps_by_task"][t] == steps for t in setup["tasks"])
+    assert {task for task, _ in tuned} == set(setup["tasks"])
+    for task in setup["tasks"]:
+        base_below = [np.nanmean(_values(grid[f"{task}/rope/{s}"]["4"])[:32]) for s in range(5)]
+        for method in ("pi", "plain"):
+            assert tuned[(task, f"{method}_300")].shape == (5, 2)
+            assert tuned[(task, f"{method}_300")][:, 1].min() > 0.98, (task, method)
+            assert np.all(tuned[(task, f"{method}_300")][:, 0] >= np.array(base_below) - 0.02)
     assert _above(tuned[("copy_back", "pi_300")][:, 1],
                   _by_hand(extended["extensions"], "copy_back", "pi", 4))
     for steps in (10, 20):  # the control leads on every seed while PI relearns
@@ -627,6 +647,10 @@ def test_the_claims_table_gives_the_verdicts_the_notebook_discusses(grid: dict, 
     assert lines[2].split()[0] == "assoc_recall" and lines[2].endswith("disagrees")
     sinusoidal = lines.index("sinusoidal tables do not extrapolate")
     assert lines[sinusoidal + 3].strip().startswith("after 4000 steps")
-    assert lines[sinusoidal + 3].endswith("disagrees") and "5/5 seeds" in lines[sinusoidal + 3]
+    assert lines[sinusoidal + 3].endswith("disagrees") and "5 of 5 hold" in lines[sinusoidal + 3]
     rope = lines.index("RoPE fails past its trained length")
-    assert "/10 seeds" in lines[rope + 1] and lines[rope + 1].endswith("no clear verdict")
+    assert "0 of 10 did not learn" in lines[rope + 1]
+    assert " borderline (" in lines[rope + 1]
+    assert lines[rope + 1].endswith("5 of 10 hold; 0 of 10 did not learn): no clear verdict")
+    learned = lines.index("learned absolute tables do not extrapolate")
+    assert lines[learned + 1].endswith("2 of 10 did not learn): agrees")  # decided among 8

@@ -88,13 +88,17 @@ def test_borderline_when_the_interval_of_the_drop_crosses_the_tolerance() -> Non
     # five seeds learned at 1x; their drops straddle -0.1: 3 hold, 2 drop
     rows = np.array([[1.0, 1.0, 0.95, 0.5], [1.0, 1.0, 0.96, 0.5], [1.0, 1.0, 0.92, 0.5],
                      [1.0, 1.0, 0.85, 0.5], [1.0, 1.0, 0.82, 0.5]])
-    assert lab_results.behaviour({("t", "m"): rows}, "t", "m")[0] == "borderline"
+    found = lab_results.cell_verdict({("t", "m"): rows}, "t", "m")
+    assert (found.label, found.holding, found.learned) == ("borderline", 3, 5)
     clear = rows.copy()
     clear[:, 2] = [0.99, 0.98, 0.97, 0.99, 0.98]
-    assert lab_results.behaviour({("t", "m"): clear}, "t", "m") == ("holds", 5, 5)
-    # most seeds not learned, with the 1x mean's interval across 0.9
-    unlearned = np.array([[0.95, 0, 0, 0]] * 2 + [[0.85, 0, 0, 0]] * 3)
-    assert lab_results.behaviour({("t", "m"): unlearned}, "t", "m")[0] == "borderline"
+    assert lab_results.cell_verdict({("t", "m"): clear}, "t", "m").label == "holds"
+    # at 8x every seed falls by 0.5: drops, read from the 8x column
+    assert lab_results.cell_verdict({("t", "m"): rows}, "t", "m", 8).label == "drops"
+    # most seeds not learned: no verdict, however the one that learned behaves
+    unlearned = np.array([[0.95, 0, 0, 0]] + [[0.85, 0, 0, 0]] * 4)
+    found = lab_results.cell_verdict({("t", "m"): unlearned}, "t", "m")
+    assert (found.label, found.not_learned) == ("not learned", 4)
 
 
 def test_token_budgets_of_the_issue() -> None:

@@ -23,6 +23,8 @@ from posenc_lib.lab.tasks import EVAL_TASKS, TASKS
 
 __all__ = ["write_figures"]
 
+_BIN = 8  # positions per point of the per-position curves (one position scores few tokens)
+
 
 def write_figures(results: Path, out: Path) -> list[Path]:
     """Draw every lab figure from the JSON in ``results`` into ``out``; return the paths."""
@@ -61,7 +63,8 @@ def _figures(results: Path) -> Iterator[tuple[str, Figure]]:
     figure = Figure(figsize=(15.0, 4.0))
     for k, (ax, task) in enumerate(zip(figure.subplots(1, len(TASKS)), TASKS, strict=True)):
         plots.plot_position_curves(mean_curves(curves["curves"], task, SCHEMES, 8), length,
-                                   ax=ax, title=f"{task} at 8x", legend=k == len(TASKS) - 1)
+                                   ax=ax, title=f"{task} at 8x", legend=k == len(TASKS) - 1,
+                                   width=_BIN)
     yield "position_curves", figure
     maps = load("attention", results)["maps"]
     yield "attention", plots.plot_attention({f"{s} (layer {m['layer']}, head {m['head']})":

@@ -14,7 +14,8 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from numpy.typing import NDArray
 
-from posenc_lib.lab.results import MULTIPLES, bootstrap_interval
+from posenc_lib.lab.results import MULTIPLES, binned
+from posenc_lib.lab.verdicts import t_interval
 
 __all__ = ["plot_attention", "plot_extrapolation", "plot_learning_curves",
            "plot_position_curves", "plot_similarity"]
@@ -37,7 +38,8 @@ def plot_extrapolation(stats: Mapping[tuple[str, str], NDArray[Any]], task: str,
                        methods: Sequence[str], *, ax: Axes, title: str | None = None,
                        legend: bool = True) -> Figure:
     """Accuracy beyond the trained length against the length multiple: the seed mean as a
-    line with its bootstrap 95% interval as a bar, each seed as a dot beside it.
+    line with its t 95% interval as a bar, each seed as a dot beside it; the title gives this
+    panel's number of seeds.
     """
     figure = _figure(ax)
     counts = []
@@ -46,7 +48,7 @@ def plot_extrapolation(stats: Mapping[tuple[str, str], NDArray[Any]], task: str,
         counts.append(len(values))
         shift = 2.0 ** (0.04 * (k - (len(methods) - 1) / 2))  # sideways, on the log axis
         (line,) = ax.plot(MULTIPLES, values.mean(0), marker="o", markersize=4, label=method)
-        low, high = np.array([bootstrap_interval(column) for column in values.T]).T
+        _, low, high = np.array([t_interval(column) for column in values.T]).T
         ax.vlines(np.array(MULTIPLES) * shift, low, high, color=line.get_color(), linewidth=2.5,
                   alpha=0.5)
         ax.scatter(np.tile(np.array(MULTIPLES) * shift, len(values)), values.ravel(), s=9,
@@ -56,12 +58,11 @@ def plot_extrapolation(stats: Mapping[tuple[str, str], NDArray[Any]], task: str,
     ax.set_ylim(-0.03, 1.03)
     ax.set_xlabel("evaluation length / trained length")
     ax.set_ylabel("accuracy on unseen positions")
-    ax.set_title(title or task)
+    seeds = f"{min(counts)}" if min(counts) == max(counts) else f"{min(counts)}-{max(counts)}"
+    ax.set_title(f"{title or task}\n{seeds} seed{'s' * (max(counts) != 1)}")
     if legend:
-        seeds = (f"{min(counts)}" if min(counts) == max(counts)
-                 else f"{min(counts)} to {max(counts)}")
-        heading = (f"line: mean of {seeds} seed{'s' * (max(counts) != 1)}\n"
-                   "bar: its bootstrap 95% interval\ndots: one seed each")
+        heading = ("line: mean of the panel's seeds\nbar: its t 95% interval\n"
+                   "dots: one seed each")
         ax.legend(fontsize="small", title=heading,
                   title_fontsize="small", loc="upper left", bbox_to_anchor=(1.02, 1.0))
     return figure
@@ -96,13 +97,16 @@ def plot_learning_curves(runs: Mapping[str, Sequence[Mapping[str, Any]]], *, ax:
 
 
 def plot_position_curves(curves: Mapping[str, Any], trained_length: int, *, ax: Axes,
-                         title: str = "", legend: bool = True) -> Figure:
-    """Accuracy at every position, one line per method, with the trained length dashed."""
+                         title: str = "", legend: bool = True, width: int = 1) -> Figure:
+    """Accuracy by position, one line per method, with the trained length dashed; with
+    ``width`` > 1 the mean of each bin of ``width`` positions, drawn at the bin's middle."""
     figure = _figure(ax)
     for method, curve in curves.items():
-        ax.plot(np.asarray(curve, dtype=float), label=method, linewidth=1.2)
-    ax.axvline(trained_length, color="0.3", linestyle="--", linewidth=1)
-    ax.set_xlabel("position")
+        centres, means = binned(curve, width)
+        ax.plot(centres, means, label=method, linewidth=1.2,
+                marker="o" if width > 1 else None, markersize=2.5)
+    ax.axvline(trained_length - 0.5, color="0.3", linestyle="--", linewidth=1)
+    ax.set_xlabel("position" if width == 1 else f"position (mean of {width} per point)")
     ax.set_ylabel("accuracy")
     ax.set_ylim(-0.03, 1.03)
     ax.set_title(title)
@@ -113,22 +117,25 @@ def plot_position_curves(curves: Mapping[str, Any], trained_length: int, *, ax: 
 
 def plot_attention(maps: Mapping[str, NDArray[Any]], trained_length: int, *,
                    ncols: int = 4, figure: Figure | None = None) -> Figure:
-    """Attention maps side by side, each with the trained length dashed, on one linear colour
-    scale of the weight (0 to 1), so a faint stripe looks faint."""
+    """Attention maps side by side, each with the trained length dashed and position ticks
+    every trained length, on one linear colour scale of the weight (0 to 1), so a faint stripe
+    looks faint."""
     nrows = -(-len(maps) // ncols)
     figure = _sized(figure, (2.6 * ncols + 0.8, 2.6 * nrows + 0.3))
     axes = figure.subplots(nrows, ncols, squeeze=False)
     for ax, (name, weights) in zip(axes.flat, maps.items(), strict=False):
         image = ax.imshow(np.asarray(weights), cmap="magma", vmin=0, vmax=1)
-        ax.axhline(trained_length, color="w", linestyle="--", linewidth=0.7)
-        ax.axvline(trained_length, color="w", linestyle="--", linewidth=0.7)
+        ax.axhline(trained_length - 0.5, color="w", linestyle="--", linewidth=0.7)
+        ax.axvline(trained_length - 0.5, color="w", linestyle="--", linewidth=0.7)
         ax.set_title(name, fontsize="small")
-        ax.set_xticks([])
-        ax.set_yticks([])
+        ticks = np.arange(0, len(weights), trained_length)  # query and key positions
+        ax.set_xticks(ticks, [str(t) for t in ticks], fontsize="x-small")
+        ax.set_yticks(ticks, [str(t) for t in ticks], fontsize="x-small")
+        ax.grid(False)
     for ax in axes.flat[len(maps):]:
         ax.set_visible(False)
     figure.colorbar(image, ax=list(axes.flat), shrink=0.8, label="attention weight")
-    figure.suptitle("attention: query down, key across", fontsize="small")
+    figure.suptitle("attention: query position down, key position across", fontsize="small")
     return figure
 
 

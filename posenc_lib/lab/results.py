@@ -20,19 +20,25 @@ import numpy as np
 from numpy.typing import NDArray
 
 from posenc_lib._checks import check_choice, check_int
+from posenc_lib.lab.verdicts import (
+    LEARNED_AT,
+    Comparison,
+    Verdict,
+    paired_difference,
+    t_interval,
+    verdict,
+)
 
 __all__ = [
-    "MULTIPLES", "RESULTS", "behaviour", "beyond_training", "bootstrap_interval", "claims",
-    "cosine_similarity", "fine_tune_stats", "fine_tune_table", "load", "long_entries",
-    "mean_curves", "summary", "summary_table", "token_budget", "write_json",
+    "MULTIPLES", "RESULTS", "beyond_training", "binned", "bootstrap_interval", "cell_verdict",
+    "claims", "compared", "cosine_similarity", "fine_tune_stats", "fine_tune_table", "load",
+    "long_entries", "mean_curves", "summary", "summary_table", "token_budget", "write_json",
 ]
 
 Stats = dict[tuple[str, str], NDArray[Any]]  # (task, method) to one row per seed
 MULTIPLES = (1, 2, 4, 8)
 _POSITIONS = ("unseen", "all")
 _FILES = ("curves", "extensions", "attention", "learned_table")
-_CLEAR_MAJORITY = 0.8  # a verdict needs at least this share of the seeds (4 of 5)
-_LEARNED_AT, _TOLERANCE = 0.9, 0.1  # a seed learned: a_1 >= 0.9; it holds: a_4 >= a_1 - 0.1
 _BOOTSTRAP_RESAMPLES = 10_000
 _COURSE_CLAIMS: tuple[tuple[str, str, str], ...] = (
     ("learned absolute tables do not extrapolate", "learned", "drops"),
@@ -223,10 +229,19 @@ def summary(entries: dict[str, Any], trained_length: int, *, positions: str = "u
                     for key, curves in entries.items())
 
 
+def _interval_cell(column: NDArray[np.float64], interval: str) -> str:
+    """One table cell: the seed mean with its bootstrap interval, or -/+ its t half-width."""
+    if interval == "t":
+        mean, low, _ = t_interval(column)
+        return f"{mean:.2f} ± {mean - low:.2f}"  # mean -/+ t_{0.975, n-1} s / sqrt(n)
+    low, high = bootstrap_interval(column)
+    return f"{column.mean():.2f} [{low:.2f}-{high:.2f}]"
+
+
 def summary_table(stats: Stats, task: str, methods: tuple[str, ...], *,
-                  whole: Stats | None = None) -> str:
-    """A plain-text table of the seeds' mean and its bootstrap 95% interval, per method (rows)
-    and multiple (columns), with the number of seeds.
+                  whole: Stats | None = None, interval: str = "bootstrap") -> str:
+    """A plain-text table of the seeds' mean and its 95% interval, per method (rows) and
+    multiple (columns), with the number of seeds.
 
     Parameters
     ----------
@@ -234,20 +249,23 @@ def summary_table(stats: Stats, task: str, methods: tuple[str, ...], *,
         ``stats`` from :func:`summary`.
     whole : dict, optional
         :func:`summary` with ``positions="all"``: its seed mean goes in brackets past 1x.
+    interval : {"bootstrap", "t"}, default "bootstrap"
+        The percentile bootstrap interval in square brackets, or the Student t interval as
+        mean ± its half-width (notebook 10's rule; wider and honest with five seeds).
     """
-    width = 24 if whole is not None else 17
-    lines = [f"{task:<14}{'seeds':>5}" + "".join(f"{f'{m}x':>{width}}" for m in MULTIPLES)]
+    interval = check_choice("interval", interval, ("bootstrap", "t"))
+    width = (12 if interval == "t" else 17) + (7 if whole is not None else 0)
+    label = max(14, len(task) + 1)
+    lines = [f"{task:<{label}}{'seeds':>5}" + "".join(f"{f'{m}x':>{width}}" for m in MULTIPLES)]
     for method in methods:
         _check_cell(stats, task, method)
         values = stats[(task, method)]
-        cells = []
-        for column, mean in zip(values.T, values.mean(0), strict=True):
-            low, high = bootstrap_interval(column)
-            cells.append(f"{mean:.2f} [{low:.2f}-{high:.2f}]")
+        cells = [_interval_cell(column, interval) for column in values.T]
         if whole is not None:
             means = whole[(task, method)].mean(0)
             cells[1:] = [f"{c} ({w:.2f})" for c, w in zip(cells[1:], means[1:], strict=True)]
-        lines.append(f"{method:<14}{len(values):>5}" + "".join(f"{c:>{width}}" for c in cells))
+        lines.append(f"{method:<{label}}{len(values):>5}"
+                     + "".join(f"{c:>{width}}" for c in cells))
     return "\n".join(lines)
 
 
@@ -309,60 +327,116 @@ def mean_curves(entries: dict[str, Any], task: str, methods: Any, multiple: int
     return found
 
 
-def behaviour(stats: Stats, task: str, method: str) -> tuple[str, int, int]:
-    """The behaviour a clear majority of one cell's seeds share at 4x, with how many show it.
+def binned(curve: Any, width: int) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """A per-position curve averaged over bins of ``width`` positions (few tokens are scored
+    at one position, so a single position is noisy).
+
+    Parameters
+    ----------
+    curve : array_like, shape (T,)
+        Accuracy per position, NaN (or None) where nothing is scored.
+    width : int
+        Positions per bin; T a multiple of it.
+
+    Returns
+    -------
+    centres, means : ndarray, shape (T // width,)
+        The middle position of each bin and the mean of its scored positions (NaN if none).
+
+    Examples
+    --------
+    >>> binned([None, 1.0, 0.5, 0.0], 2)
+    (array([0.5, 2.5]), array([1.  , 0.25]))
+    """
+    width = check_int("width", width)
+    values = _values(curve)
+    if len(values) % width:
+        raise ValueError(f"width must divide the curve's {len(values)} positions; got {width}")
+    rows = values.reshape(-1, width)
+    counts = np.sum(~np.isnan(rows), axis=1)
+    means = np.divide(np.nansum(rows, axis=1), counts, out=np.full(len(rows), np.nan),
+                      where=counts > 0)
+    centres = np.arange(len(rows), dtype=float) * width + (width - 1) / 2
+    return centres, means
+
+
+def cell_verdict(stats: Stats, task: str, method: str, multiple: int = 4) -> Verdict:
+    """The verdict of one cell at ``multiple`` x, decided among the seeds that learned at 1x.
 
     Parameters
     ----------
     stats, task, method : dict, str, str
         ``stats`` from :func:`summary`.
+    multiple : int, default 4
+        One of :data:`MULTIPLES` past 1.
 
     Returns
     -------
-    label, count, n_seeds : str, int, int
-        "borderline" if the bootstrap 95% interval of the deciding mean crosses its cutoff, else
-        the most common seed label if 80% of the seeds share it, else "mixed"; how many do.
-
-    Notes
-    -----
-    Per seed, with a_m its accuracy at m x: "not learned" if a_1 < 0.9, "holds" if a_4 >= a_1 -
-    0.1, else "drops". The deciding mean is that of a_1 over every seed (cutoff 0.9) when most
-    seeds have not learned, else that of a_4 - a_1 over the seeds that learned (cutoff -0.1).
+    Verdict
+        :func:`posenc_lib.lab.verdicts.verdict` of the columns 1x and ``multiple`` x: "holds",
+        "drops" or "borderline" by the t 95% interval of a_m - a_1 over the seeds with
+        a_1 >= 0.9, or "not learned"; its ``not_learned`` counts the seeds left out.
 
     Examples
     --------
     >>> stats = {("t", "m"): np.array([[1.0, 0.9, 0.95, 0.5]] * 4 + [[0.5] * 4])}
-    >>> behaviour(stats, "t", "m")
-    ('holds', 4, 5)
+    >>> str(cell_verdict(stats, "t", "m"))
+    'holds (-0.050 [-0.050, -0.050], 4 of 4 hold; 1 of 5 did not learn)'
     """
     _check_cell(stats, task, method, "method")
+    column = _column(multiple)
     values = stats[(task, method)]
-    first, later = values[:, 0], values[:, MULTIPLES.index(4)]
-    labels = ["not learned" if a < _LEARNED_AT else "holds" if b >= a - _TOLERANCE else "drops"
-              for a, b in zip(first, later, strict=True)]
-    common = max(dict.fromkeys(labels), key=labels.count)
-    count = labels.count(common)
-    learned = first >= _LEARNED_AT
-    if common == "not learned" or not learned.any():
-        deciding, cutoff = first, _LEARNED_AT
-    else:
-        deciding, cutoff = (later - first)[learned], -_TOLERANCE
-    low, high = bootstrap_interval(deciding)
-    if low < cutoff < high:
-        return "borderline", count, len(labels)
-    return (common if count >= _CLEAR_MAJORITY * len(labels) else "mixed"), count, len(labels)
+    return verdict(values[:, 0], values[:, column])
+
+
+def _column(multiple: int) -> int:
+    multiple = check_int("multiple", multiple, minimum=2)
+    if multiple not in MULTIPLES:
+        raise ValueError(f"multiple must be one of {MULTIPLES[1:]}; got {multiple}")
+    return MULTIPLES.index(multiple)
+
+
+def compared(stats: Stats, task: str, method: str, baseline: str = "rope", multiple: int = 4
+             ) -> Comparison:
+    """``method`` against ``baseline`` at ``multiple`` x, seed by seed (the same models read two
+    ways, e.g. a context extension and plain RoPE), over the seeds where the baseline learned.
+
+    Parameters
+    ----------
+    stats, task, method, baseline : dict, str, str, str
+        ``stats`` from :func:`summary`, with the same seeds for both methods.
+    multiple : int, default 4
+
+    Returns
+    -------
+    Comparison
+        :func:`posenc_lib.lab.verdicts.paired_difference` of method minus baseline, over the
+        seeds with the baseline's a_1 >= 0.9.
+
+    Examples
+    --------
+    >>> stats = {("t", "a"): np.array([[1.0, 0.9, 0.8, 0.7]] * 3),
+    ...          ("t", "b"): np.array([[1.0, 0.8, 0.5, 0.2]] * 3)}
+    >>> str(compared(stats, "t", "a", "b"))
+    'better (+0.300 [+0.300, +0.300], 3 seeds)'
+    """
+    _check_cell(stats, task, method, "method")
+    _check_cell(stats, task, baseline, "baseline")
+    values, base = stats[(task, method)], stats[(task, baseline)]
+    if values.shape != base.shape:
+        raise ValueError(f"baseline {baseline!r} has {len(base)} seeds on {task!r}, method "
+                         f"{method!r} {len(values)}: a paired comparison needs the same seeds")
+    learned = base[:, 0] >= LEARNED_AT
+    column = _column(multiple)
+    return paired_difference(values[learned, column], base[learned, column])
 
 
 def _claim_line(stats: Stats, task: str, method: str, expected: str, label: str) -> str:
-    found, count, n_seeds = behaviour(stats, task, method)
-    verdict = {"not learned": "untested (not learned at 1x)", "mixed": "no clear verdict",
-               "borderline": "no clear verdict"}.get(
-        found, "agrees" if found == expected else "disagrees")
+    found = cell_verdict(stats, task, method)
+    word = {"not learned": "untested (not learned at 1x)", "borderline": "no clear verdict"}.get(
+        found.label, "agrees" if found.label == expected else "disagrees")
     mean = stats[(task, method)].mean(0)
-    seeds = f"{count}/{n_seeds} seeds"
-    slope = mean[3] - mean[1]  # 2x to 8x: a task that only gets harder keeps falling here
-    return (f"  {label:<22} 1x {mean[0]:.2f}  4x {mean[2]:.2f}  8x-2x {slope:+.2f}  "
-            f"{found:<11} {seeds:<11} {verdict}")
+    return f"  {label:<22} 1x {mean[0]:.2f}  4x {mean[2]:.2f}  {found}: {word}"
 
 
 def claims(stats: Stats, tasks: Any, longer: Stats | None = None,
@@ -379,9 +453,9 @@ def claims(stats: Stats, tasks: Any, longer: Stats | None = None,
     Returns
     -------
     list of str
-        Each claim, then per task the seed means at 1x and 4x, the change from 2x to 8x, the
-        :func:`behaviour` at 4x with its count, and "agrees", "disagrees", "no clear verdict"
-        or "untested (not learned at 1x)".
+        Each claim, then per task the seed means at 1x and 4x, the :func:`cell_verdict` at 4x
+        (its effect, interval and seeds), and "agrees", "disagrees", "no clear verdict" or
+        "untested (not learned at 1x)".
     """
     lines = []
     for text, method, expected in _COURSE_CLAIMS:
@@ -407,14 +481,24 @@ def fine_tune_stats(extended: dict[str, Any], plain: dict[str, Any], trained_len
     -------
     dict of (task, method) to ndarray, shape (n_seeds, 2)
         Positions ``0 .. L-1`` and ``L .. mL-1``, for "rope", "pi", "ntk", "yarn" without
-        fine-tuning, and "pi_<steps>" and "plain_<steps>" after a fine-tune with or without PI.
+        fine-tuning, and "pi_<steps>" and "plain_<steps>" after a fine-tune with or without PI;
+        on a fine-tuned task, every row over the seeds of its fine-tunes only (one seed set).
     """
     multiple = str(extended["setup"]["fine_tune"]["multiple"])
     sources = {**{k: v[multiple] for k, v in extended["extensions"].items()},
                **{k: v[multiple] for k, v in plain.items() if k.split("/")[1] == "rope"},
                **extended["fine_tuned"]}
+    tuned_seeds: dict[str, set[str]] = {}  # a fine-tuned task: the seeds of its fine-tunes
+    for key in extended["fine_tuned"]:
+        task, _, seed = key.split("/")
+        tuned_seeds.setdefault(task, set()).add(seed)
+
+    def kept(key: str) -> bool:
+        task, method, seed = key.split("/")
+        return method != "dynamic" and seed in tuned_seeds.get(task, {seed})
+
     return _by_cell((key, _below_and_beyond(curve, trained_length))
-                    for key, curve in sources.items() if key.split("/")[1] != "dynamic")
+                    for key, curve in sources.items() if kept(key))
 
 
 def _tuned_name(method: str) -> tuple[str, int] | None:
@@ -426,7 +510,8 @@ def _tuned_name(method: str) -> tuple[str, int] | None:
 def fine_tune_table(tuned: Stats, tasks: Any, setup: dict[str, Any]) -> str:
     """The fine-tunes at 4x against the methods without one, at the fine-tune length: per
     method (rows) and task (columns), the seed mean on positions from L on and, in brackets,
-    on the positions below L; each fine-tune with its tokens and their share of pretraining.
+    on the positions below L ("-" where a task has no such checkpoint); each fine-tune with
+    its tokens and their share of pretraining.
 
     Parameters
     ----------
@@ -445,7 +530,12 @@ def fine_tune_table(tuned: Stats, tasks: Any, setup: dict[str, Any]) -> str:
                      f"{tokens:>9,} ({tokens / pretraining:.0%})"))
     lines = ["".ljust(20) + "".join(f"{t:>16}" for t in tasks) + "   tokens (of pretraining)"]
     for method, label, budget in rows:
-        means = [tuned[(task, method)].mean(0) for task in tasks]  # (below, beyond) each
-        cells = "".join(f"{f'{beyond:.2f} ({below:.2f})':>16}" for below, beyond in means)
+        cells = ""
+        for task in tasks:
+            if (task, method) not in tuned:  # this task was not read at this checkpoint
+                cells += f"{'-':>16}"
+                continue
+            below, beyond = tuned[(task, method)].mean(0)  # positions below L, from L on
+            cells += f"{f'{beyond:.2f} ({below:.2f})':>16}"
         lines.append(f"{label:<20}{cells}   {budget}".rstrip())
     return "\n".join(lines)

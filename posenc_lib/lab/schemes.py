@@ -16,6 +16,7 @@ from numpy.typing import NDArray
 from posenc_lib import rope_frequencies, sinusoidal_encoding
 from posenc_lib._checks import check_choice, check_float, check_int
 from posenc_lib.bias import alibi_bias, alibi_slopes, t5_relative_position_bucket
+from posenc_lib.rope_variants import p_rope_frequencies
 
 __all__ = ["EXTENSIONS", "SCHEMES", "T5_BUCKETS", "position_inputs"]
 
@@ -41,15 +42,15 @@ def _extension_scaling(extension: str, factor: float, trained_length: int) -> di
 
 def _rope_inv_freq(scheme: str, head_dim: int, rope_scaling: dict[str, Any] | None = None, *,
                   seq_len: int | None = None) -> tuple[NDArray[np.float64], float]:
-    """theta_i = base^(-2i/d) rescaled by the method (p-RoPE: 0 for i >= p d/2), and the
+    """theta_i = base^(-2i/d) rescaled by the method (p-RoPE: 0 for i >= floor(p d/2)), and the
     attention factor.
     """
     inv_freq, attention_factor = rope_frequencies(head_dim, _ROPE_BASE, rope_scaling,
                                                   seq_len=seq_len)
     if scheme == "p_rope":
-        kept = int(round(_P_ROPE_KEEP * head_dim / 2))
-        pair = np.arange(head_dim // 2)
-        inv_freq = np.where(pair < kept, inv_freq, 0.0)  # theta_i = 0 for i >= p d/2
+        # the library's p-RoPE decides which pairs keep rotating (floor(p d / 2) of them)
+        kept = p_rope_frequencies(head_dim, _P_ROPE_KEEP, _ROPE_BASE) > 0
+        inv_freq = np.where(kept, inv_freq, 0.0)  # theta_i = 0 for the pairs p-RoPE stops
     return np.asarray(inv_freq, dtype=np.float64), float(attention_factor)
 
 
