@@ -40,6 +40,7 @@ def shell(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
     ip.run_cell("from posenc_lib.predict import compare")
     yield ip
     ip.reset()
+    InteractiveShell.clear_instance()  # later tests in this process run outside IPython again
 
 
 REVEAL = """%%after_guess answer_guess
