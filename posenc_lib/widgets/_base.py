@@ -136,7 +136,14 @@ class Explorer:
         self._backgrounds[key] = (self.canvas.copy_from_bbox(self.figure.bbox), positions)
 
     def render(self) -> bytes:
-        """Draw the canvas with Agg and show it in :attr:`image`; return the PNG bytes."""
+        """Draw the canvas with Agg and show it in :attr:`image`; return the PNG bytes.
+
+        The draw runs in the course style, as the artists were made: tick locators and text
+        read the style when they draw, so the picture never depends on the caller's rcParams."""
+        with self.style():
+            return self._render()
+
+    def _render(self) -> bytes:
         changing = list(self.changing_artists())
         if not changing:
             self.canvas.draw()
