@@ -308,6 +308,11 @@ def test_an_unknown_mistake_names_its_worst_index_with_both_values() -> None:
     assert differences(13, 12) == "yours is 13, posenc_lib's is 12"
     assert differences((np.ones(2), 1.0), (np.ones(2), 2.0)) == (
         "result 1 of the tuple: yours is 1, posenc_lib's is 2")
+    masked = np.triu(np.full((3, 3), -np.inf), k=1)  # a causal bias: -inf above the diagonal
+    nudged = masked * 1.01
+    nudged[2, 1] = -1.5
+    assert differences(nudged, masked) == ("1 of 9 value differs; the largest gap is at index "
+                                           "(2, 1): yours -1.5, posenc_lib 0")
 
 
 def _probe_library(d: int) -> np.ndarray:
