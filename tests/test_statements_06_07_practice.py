@@ -64,25 +64,6 @@ def above(path, index: int, *, outputs: bool = True) -> str:
 # --------------------------------------------------------------------------- 06: retrieval
 
 
-def lab_recall_at(multiple: int) -> dict[str, float]:
-    """Mean over seeds of assoc_recall accuracy on the positions past L, read from the JSON."""
-    folder = ROOT / "results"
-    extensions = json.loads((folder / "lab_extensions.json").read_text())
-    curves = json.loads((folder / "lab_curves.json").read_text())
-    trained = extensions["setup"]["train"]["length"]
-    entries = {**extensions["extensions"], **curves["curves"]}
-    means = {}
-    for method in ("rope", "pi", "ntk", "dynamic", "yarn"):
-        seeds = [v for k, v in entries.items() if k.startswith(f"assoc_recall/{method}/")]
-        per_seed = []
-        for curve in seeds:
-            values = [np.nan if x is None else x for x in curve[str(multiple)]]
-            past = values[trained:] if multiple > 1 else values
-            per_seed.append(np.nanmean(past))
-        means[method] = float(np.mean(per_seed))
-    return means
-
-
 def heading_cell(path, heading: str) -> tuple[int, dict]:
     """The markdown cell with a line ``heading`` (a heading may follow a paragraph in its cell)."""
     for k, c in enumerate(cells_of(path)):
@@ -91,30 +72,120 @@ def heading_cell(path, heading: str) -> tuple[int, dict]:
     raise AssertionError(f"no markdown cell has the line {heading!r}")
 
 
-def test_retrieval_section_names_what_practitioners_use_and_reads_the_lab() -> None:
+LAB_TASKS = ("copy_back", "assoc_recall", "induction", "induction_once")
+LAB_METHODS = ("rope", "pi", "ntk", "dynamic", "yarn")
+# t_{0.975, df} for df = 4 and 9 (5 and 10 seeds), from a printed table of Student's t
+T_975 = {4: 2.776, 9: 2.262}
+
+
+def lab_seeds(task: str, method: str) -> dict[str, dict]:
+    """seed -> {"1": curve, ...} of one lab cell, read from the JSON files directly."""
+    folder = ROOT / "results"
+    extensions = json.loads((folder / "lab_extensions.json").read_text())
+    curves = json.loads((folder / "lab_curves.json").read_text())
+    entries = {**extensions["extensions"], **curves["curves"]}
+    return {k.rsplit("/", 1)[1]: v for k, v in entries.items()
+            if k.rsplit("/", 1)[0] == f"{task}/{method}"}
+
+
+def lab_past_l(task: str, method: str, multiple: int, trained: int = 32) -> np.ndarray:
+    """Per-seed mean accuracy over the positions past L (every position at 1x), seeds sorted."""
+    found = []
+    for seed in sorted(lab_seeds(task, method), key=int):
+        values = [np.nan if x is None else x for x in lab_seeds(task, method)[seed][str(multiple)]]
+        found.append(np.nanmean(values[trained:] if multiple > 1 else values))
+    return np.array(found)
+
+
+def t_bounds(values: np.ndarray) -> tuple[float, float, float]:
+    n = len(values)
+    half = T_975[n - 1] * np.std(values, ddof=1) / math.sqrt(n)
+    return float(values.mean()), float(values.mean() - half), float(values.mean() + half)
+
+
+def rule_label(task: str, method: str) -> str:
+    """The verdict rule written out: a_4 - a_1 over the seeds with a_1 >= 0.9, t interval vs -0.1."""
+    first, fourth = lab_past_l(task, method, 1), lab_past_l(task, method, 4)
+    _, low, high = t_bounds((fourth - first)[first >= 0.9])
+    return "holds" if low > -0.1 else "drops" if high < -0.1 else "borderline"
+
+
+def paired_label(task: str, method: str) -> str:
+    _, low, high = t_bounds(lab_past_l(task, method, 4) - lab_past_l(task, "rope", 4))
+    return "better" if low > 0 else "worse" if high < 0 else "no clear difference"
+
+
+def test_retrieval_reveal_shows_every_lab_task_with_t_intervals_and_the_rule() -> None:
     k, _ = heading_cell(NB06, "## Does the model still find what it read?")
     assert k < len(main_path(NB06))
     text = flat("\n".join(source(c) for c in main_path(NB06) if c["cell_type"] == "markdown"))
     assert "needle-in-a-haystack" in text and "RULER (Hsieh et al., 2024" in text
     reveal = next(c for c in cells_of(NB06) if "least_recall_guess" in source(c)
                   and "predict" in c.get("metadata", {}).get("tags", []))
-    assert 'results.load("extensions")' in source(reveal)  # read from the JSON, never typed
-    at_8x = lab_recall_at(8)
+    assert 'results.load("extensions")' in source(reveal) and "import jax" not in source(reveal)
+    assert source(reveal).rstrip().splitlines()[-1].startswith("compare(")
     out = text_of(reveal)
-    least, best = min(at_8x, key=at_8x.get), max(at_8x, key=at_8x.get)
-    assert f"least recall at 8x: {least!r}" in out and f"highest at 8x: {best}" in out
-    for method, value in at_8x.items():
-        assert re.search(rf"^{method}\s.*\s{value:.2f} \[\d\.\d\d-\d\.\d\d\]$", out, re.M), method
+    for task in LAB_TASKS:                                  # every task, every method, 1x..8x
+        for method in LAB_METHODS:
+            cells = [t_bounds(lab_past_l(task, method, m)) for m in (1, 2, 4, 8)]
+            row = " ".join(f"{mean:.2f} ± {mean - low:.2f}" for mean, low, _ in cells)
+            seeds = len(lab_seeds(task, method))
+            table = out.split(f"{task} ", 1)[1]
+            assert re.search(rf"^{method}\s+{seeds} {re.escape(row)}$", table, re.M), (task, method)
+    grids = {name: out.split(f"{name} ", 1)[1].split("\n\n", 1)[0].splitlines()
+             for name in ("1x to 4x", "minus rope")}
+    assert grids["1x to 4x"][0].split() == list(dict.fromkeys(grids["1x to 4x"][0].split()))
+    header = grids["1x to 4x"][0].split()
+    for method in LAB_METHODS:
+        line = next(x for x in grids["1x to 4x"][1:] if x.split()[0] == method)
+        assert line.split()[1:] == [rule_label(t, method) for t in header], method
+        if method != "rope":
+            line = next(x for x in grids["minus rope"][1:] if x.split()[0] == method)
+            words = [paired_label(t, method) for t in header]
+            assert " ".join(line.split()[1:]) == " ".join(words), method
+    at_8x = {m: lab_past_l("assoc_recall", m, 8).mean() for m in LAB_METHODS}
+    assert f"least recall on assoc_recall at 8x: {min(at_8x, key=at_8x.get)!r}" in out
+    short = [np.nanmean([np.nan if x is None else x for x in c["4"][:32]])
+             for c in lab_seeds("copy_back", "yarn").values()]
+    assert f"copy_back, yarn for 4x on positions 0-31: {np.mean(short):.2f} (10 seeds)" in out
 
 
-def test_retrieval_sentences_match_the_lab_data() -> None:
-    at_8x = lab_recall_at(8)
-    _, reading = cell_with(NB06, "PI, with almost no angle unseen, recalls less than no scaling")
-    assert "YaRN, keeping the fast pairs, holds best" in source(reading)
-    assert at_8x["pi"] < at_8x["rope"] and at_8x["pi"] == min(at_8x.values())
-    assert at_8x["yarn"] == max(at_8x.values())
+def test_retrieval_conclusions_match_the_rule_and_every_number_is_recomputed() -> None:
+    from posenc_lib.lab import results
+    extended, grid = results.load("extensions"), results.load("curves")
+    plain = {k: v for k, v in grid["curves"].items() if "/rope/" in k}
+    lab = results.summary({**extended["extensions"], **plain}, 32)
+    _, cell = cell_with(NB06, "At 4x, by notebook 10's rule (every seed learned)")
+    prose = flat(source(cell).split("## Summary", 1)[0])
+    verdicts = {(t, m): results.cell_verdict(lab, t, m) for t in LAB_TASKS for m in LAB_METHODS}
+    assert all(v.not_learned == 0 for v in verdicts.values())  # "every seed learned"
+    versus = {(t, m): results.compared(lab, t, m) for t in LAB_TASKS for m in LAB_METHODS[1:]}
+    # PI: drops on all four tasks, worse than RoPE on each
+    assert "**PI** drops on all four tasks, worse than RoPE on each" in prose
+    assert all(verdicts[t, "pi"].label == "drops" and versus[t, "pi"].label == "worse"
+               for t in LAB_TASKS)
+    # NTK-aware and dynamic NTK: better than RoPE where they drop, no different on copy_back
+    for method in ("ntk", "dynamic"):
+        assert all(versus[t, method].label == "better" for t in ("induction", "induction_once"))
+        assert versus["copy_back", method].label == "no clear difference"
+    # YaRN: 0.59 above RoPE on induction; on copy_back 0.61 against 0.88, worse by 0.27 [0.14, 0.41]
+    gain = versus["induction", "yarn"]
+    assert gain.label == "better" and f"though {gain.difference:.2f} above RoPE" in prose
+    copy = versus["copy_back", "yarn"]
+    at_4x = {m: lab["copy_back", m][:, results.MULTIPLES.index(4)].mean() for m in ("yarn", "rope")}
+    low, high = copy.interval
+    assert (f"YaRN drops ({at_4x['yarn']:.2f} at 4x, RoPE {at_4x['rope']:.2f}; worse by "
+            f"{-copy.difference:.2f} [{-high:.2f}, {-low:.2f}], {copy.seeds} seeds)") in prose
+    assert copy.label == "worse" and verdicts["copy_back", "yarn"].label == "drops"
+    short = [np.nanmean(np.array(v["4"][:32], dtype=float))   # positions 0-31 of a 4x input
+             for k, v in extended["extensions"].items() if k.startswith("copy_back/yarn/")]
+    unscaled = lab["copy_back", "rope"][:, 0].mean()
+    assert (f"set for 4x it scores {np.mean(short):.2f} on positions 0-31 "
+            f"(unscaled: {unscaled:.2f})") in prose
     summary = flat(source(heading_cell(NB06, "## Summary")[1]).split("## Summary", 1)[1])
-    assert "PI without fine-tuning recalls least, YaRN best" in summary
+    assert "in the lab no method holds on every task" in summary
+    assert not any(all(verdicts[t, m].label == "holds" for t in LAB_TASKS) for m in LAB_METHODS)
+    assert "holds best" not in prose and "recalls least" not in summary
 
 
 def test_retrieval_prompt_is_not_answered_above() -> None:
