@@ -130,3 +130,21 @@ def test_every_verdict_word_next_to_a_cell_is_the_rule_s_verdict(
                     checked += 1
     assert wrong == []
     assert checked >= 25  # the answers to Questions 1, 2, 4 and 5 and the Summary, at least
+
+
+def test_notebook_06_s_lab_conclusions_are_the_rule_s_verdicts(
+        stats: dict[str, results.Stats]) -> None:
+    """Issue 48: 06's conclusion per method, read the same way against the same rule."""
+    notebook = nbformat.read(NB10.parent / "06_context_extension.ipynb", as_version=4)
+    checked, wrong = 0, []
+    for clause, _ in _clauses(notebook):
+        for schemes, tasks, multiple, word, negated in claims_of(clause):
+            for scheme in schemes:
+                for task in tasks:
+                    label = results.cell_verdict(stats["grid"], task, scheme, multiple).label
+                    if (label == word) == negated:
+                        wrong.append(f"{scheme} on {task} at {multiple}x is {label!r}, 06 says "
+                                     f"{'not ' * negated}{word!r}: {clause!r}")
+                    checked += 1
+    assert wrong == []
+    assert checked >= 16  # every method's bullet: each scheme on each task it names

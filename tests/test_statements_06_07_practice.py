@@ -104,7 +104,7 @@ def t_bounds(values: np.ndarray) -> tuple[float, float, float]:
 
 
 def rule_label(task: str, method: str) -> str:
-    """The verdict rule written out: a_4 - a_1 over the seeds with a_1 >= 0.9, t interval vs -0.1."""
+    """The rule written out: a_4 - a_1 over seeds with a_1 >= 0.9, t interval against -0.1."""
     first, fourth = lab_past_l(task, method, 1), lab_past_l(task, method, 4)
     _, low, high = t_bounds((fourth - first)[first >= 0.9])
     return "holds" if low > -0.1 else "drops" if high < -0.1 else "borderline"
