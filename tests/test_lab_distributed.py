@@ -1,16 +1,14 @@
 """Issue 47 item 9: ``make experiments SCHEDULER=tcp://host:8786`` runs the grid's jobs on a Dask
-cluster through dask.distributed's executor; a small plan on a LocalCluster (its own worker
-process) gives the entries the local run gives."""
+cluster through dask.distributed's executor; a small plan on a LocalCluster gives the entries the
+local run gives. The cluster's worker runs in threads of this process: a worker process would be
+spawned from pytest-xdist's worker, whose __main__ cannot be re-imported."""
 
 from __future__ import annotations
 
-import pytest
+import distributed  # the lab's "distributed" extra, which make venv installs
 
-distributed = pytest.importorskip("distributed")
-pytest.importorskip("jax")
-
-from posenc_lib.lab.experiments import PARTS, Plan, parse_args, run_grid  # noqa: E402
-from posenc_lib.lab.train import TrainConfig  # noqa: E402
+from posenc_lib.lab.experiments import PARTS, Plan, parse_args, run_grid
+from posenc_lib.lab.train import TrainConfig
 
 PLAN = Plan(seeds=(0,), extra_seeds=(), tcfg=TrainConfig(steps=30, warmup=5), long_steps=30,
             fine_tune_steps=(2, 4))
@@ -20,7 +18,7 @@ CELLS = {("assoc_recall", "nope", 0), ("assoc_recall", "alibi", 0)}
 def test_a_small_plan_on_a_local_cluster_gives_the_local_numbers() -> None:
     base = {name: {} for name in PARTS}
     local = run_grid(PLAN, progress=False, base=base, cells=CELLS)
-    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True,
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
                                   dashboard_address=None) as cluster:
         remote = run_grid(PLAN, progress=False, base=base, cells=CELLS,
                           scheduler=cluster.scheduler_address)

@@ -131,11 +131,14 @@ def test_an_explorer_draws_its_texts_exactly_as_plain_agg() -> None:
     import numpy as np
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
+    from posenc_lib.plots.style import course_style
+
     explorer = _LegendExplorer()
     explorer.controls["k"].value = 2  # a blitted tick over the kept background
     shown = np.asarray(explorer.canvas.buffer_rgba()).copy()
     plain = FigureCanvasAgg(explorer.figure)  # the same figure, drawn by Matplotlib's Agg
-    plain.draw()
+    with course_style():  # in the style the explorer draws in
+        plain.draw()
     np.testing.assert_array_equal(shown, np.asarray(plain.buffer_rgba()))
 
 
