@@ -115,8 +115,6 @@ def test_no_code_line_computes_an_engine_formula(name: str) -> None:
 @pytest.mark.parametrize("name", sorted(NOTEBOOKS))
 def test_every_code_citation_is_pinned(name: str) -> None:
     cited = [s for s in _sentences(name) if re.search(r"\.py`", s)]
-    if name == "08_numerical_precision":  # 08's engine citation; its vllm/envs.py one is older
-        cited = [s for s in cited if "rotary_embedding" in s or "transformers" in s]
     assert cited
     for sentence in cited:
         assert PINNED.search(sentence), f"{name}: a code citation without commit or version: " \
