@@ -38,7 +38,8 @@ __all__ = [
 
 
 DERIVED_METHODS: tuple[str, ...] = tuple(m for m in SCALING_METHODS if m != "longrope")
-"""The methods whose frequencies follow from ``s``, ``L`` and the base (not LongRoPE's)."""
+"""The methods whose frequencies follow from ``s``, ``L`` and the base (not LongRoPE's): those of
+:data:`~posenc_lib.scaling.SCALING_METHODS`, where a method is enrolled by name."""
 
 
 def max_trained_angle(inv_freq: ArrayLike, trained_length: int) -> NDArray[np.float64]:

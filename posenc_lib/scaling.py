@@ -495,5 +495,7 @@ ROPE_TYPES: dict[str, RopeType] = {
 ROPE_TYPE_ALIASES: dict[str, str] = {"mrope": "default"}
 """Legacy names transformers rewrites first (Qwen2-VL's ``"mrope"``: default frequencies)."""
 
-# the context-extension methods of notebook 06 (p-RoPE changes which pairs turn, not the context)
-SCALING_METHODS: tuple[str, ...] = tuple(name for name in ROPE_TYPES if name != "proportional")
+# The context-extension methods of notebook 06, its figures and its explorer, written out: a new
+# ROPE_TYPES entry joins them only here (p-RoPE changes which pairs turn, not the context).
+SCALING_METHODS: tuple[str, ...] = (
+    "default", "linear", "ntk", "dynamic", "yarn", "llama3", "longrope")
