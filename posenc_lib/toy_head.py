@@ -103,7 +103,7 @@ def _features(kind: str, n_positions: int, d_model: int, k: int) -> Array:
     return np.stack([np.cos(angle), np.sin(angle)], axis=-1).reshape(len(queries), n_positions, -1)
 
 
-def _attention(scores: Array, allowed: NDArray[np.bool_]) -> Array:
+def _masked_softmax(scores: Array, allowed: NDArray[np.bool_]) -> Array:
     """Softmax over the allowed keys of each query (row): exp(s_ij - max) / sum."""
     scores = np.where(allowed, scores, -np.inf)
     p = np.exp(scores - scores.max(axis=1, keepdims=True))
@@ -161,9 +161,9 @@ def train_lookback_head(kind: str, *, k: int = 3, n_positions: int = 32, d_model
     start = np.asarray(np.random.default_rng(seed).normal(0.0, init_scale, size=features.shape[-1]))
     w = start.copy()
     for _ in range(steps):
-        error = _attention(features @ w, allowed) - target  # P - Y
+        error = _masked_softmax(features @ w, allowed) - target  # P - Y
         w -= learning_rate * np.einsum("qj,qjf->f", error, features) / len(queries)
-    p = _attention(features @ w, allowed)
+    p = _masked_softmax(features @ w, allowed)
     shape = (d_model, d_model) if kind == "additive" else (d_model,)
     change = (w - start).reshape(shape)
     movement = np.linalg.norm(change.reshape(-1, d_model // 2, 2), axis=(0, 2))  # per key pair

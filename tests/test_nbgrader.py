@@ -45,7 +45,7 @@ import numpy as np
 import pytest
 
 from posenc_lib.exercises import all_exercises
-from posenc_lib.exercises._key import encode
+from posenc_lib.exercises._key import encode_answer
 from tests.test_classroom import REVEAL_CELLS, reveal_output_lines, secret_lines
 from tools import build_nbgrader
 from tools.notebook_cells import BEGIN, END, NOTEBOOKS, exercise_cells
@@ -142,7 +142,7 @@ def mistake_code(key: str, index: int | None = None) -> str:
     written into the cell."""
     exercise = all_exercises()[key]
     index = named_mistake(key) if index is None else index
-    wrong = encode(right_and_wrong(key, index)[1])
+    wrong = encode_answer(right_and_wrong(key, index)[1])
     value = f"decode({wrong!r})"
     line = (
         f"{exercise.answer_name} = {value}"

@@ -59,7 +59,7 @@ from posenc_lib.exercises import (  # noqa: E402
     nb10,
     nb11,
 )
-from posenc_lib.exercises._key import KEY_FILE, encode  # noqa: E402
+from posenc_lib.exercises._key import KEY_FILE, encode_answer  # noqa: E402
 from posenc_lib.frequencies import (  # noqa: E402
     inverse_frequencies,
     split_permutation,
@@ -591,7 +591,7 @@ def answers() -> dict[str, Any]:
 
 def key_text() -> str:
     """The key file's text: one JSON object, the encoded answers by exercise key."""
-    encoded = {key: encode(value) for key, value in answers().items()}
+    encoded = {key: encode_answer(value) for key, value in answers().items()}
     return json.dumps(encoded, indent=0, sort_keys=True) + "\n"
 
 

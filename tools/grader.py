@@ -48,7 +48,7 @@ from posenc_lib.exercises._core import (
     _masked,
     defining_cell,
 )
-from posenc_lib.exercises._key import HAND_IN_MIME, decode, encode
+from posenc_lib.exercises._key import HAND_IN_MIME, decode, encode_answer
 from posenc_lib.exercises._property import PropertyExercise
 from posenc_lib.sinusoidal import sinusoidal_encoding_at
 from tools.answer_key import EXPECTED
@@ -61,7 +61,7 @@ DECODE = "__import__('posenc_lib.exercises._key', fromlist=['decode']).decode"
 
 def _written(args: tuple[Any, ...]) -> str:
     """The kernel's expression for the arguments ``args``, written out as plain data."""
-    return f"{DECODE}({encode(tuple(args))!r})"
+    return f"{DECODE}({encode_answer(tuple(args))!r})"
 
 
 def _module(name: str) -> str:

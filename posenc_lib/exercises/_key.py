@@ -56,7 +56,7 @@ def load_answer(key: str) -> Any:
     return decode(entries[key])
 
 
-def encode(value: Any) -> Any:
+def encode_answer(value: Any) -> Any:
     """A JSON form of an answer that :func:`decode` turns back into the same type and value."""
     if isinstance(value, np.ndarray):
         return {"array": value.dtype.str, "shape": list(value.shape),
@@ -64,11 +64,11 @@ def encode(value: Any) -> Any:
     if isinstance(value, np.generic):
         return {"scalar": value.dtype.str, "data": value.item()}
     if isinstance(value, tuple):
-        return {"tuple": [encode(item) for item in value]}
+        return {"tuple": [encode_answer(item) for item in value]}
     if isinstance(value, (set, frozenset)):
-        return {"set": sorted((encode(item) for item in value), key=repr)}
+        return {"set": sorted((encode_answer(item) for item in value), key=repr)}
     if isinstance(value, list):
-        return {"list": [encode(item) for item in value]}
+        return {"list": [encode_answer(item) for item in value]}
     if value is None or isinstance(value, (bool, int, float, str)):
         return value
     raise TypeError(f"value must be an array, a number, a string, a tuple, a list or a set; "
@@ -84,7 +84,7 @@ _PLAIN_KINDS = "biuf"
 
 
 def plain(value: Any, _count: list[int] | None = None) -> Any:
-    """``value`` as plain data (the form :func:`encode` writes), judged by its exact type.
+    """``value`` as plain data (the form :func:`encode_answer` writes), judged by its exact type.
 
     Only None, bool, int, float, str, NumPy arrays and scalars of bool, integer or float dtype
     (other NumPy formats such as bfloat16 become float64), and tuples, lists and sets of those
@@ -108,7 +108,7 @@ def plain(value: Any, _count: list[int] | None = None) -> Any:
                         f"those; got {kind.__name__}")
     if count[0] > MAX_NUMBERS:
         raise TypeError(f"an answer may hold at most {MAX_NUMBERS} numbers")
-    return encode(value)
+    return encode_answer(value)
 
 
 def _numbers(value: Any) -> Any:
@@ -122,7 +122,7 @@ def _numbers(value: Any) -> Any:
 
 
 def decode(data: Any) -> Any:
-    """The answer :func:`encode` wrote."""
+    """The answer :func:`encode_answer` wrote."""
     if not isinstance(data, dict):
         return data
     if "array" in data:

@@ -52,7 +52,7 @@ division_term = BuildStep(
 )
 
 
-def _table(n_positions: int, d_model: int, base: float = 10000.0) -> NDArray[np.float64]:
+def _sinusoid_table(n_positions: int, d_model: int, base: float = 10000.0) -> NDArray[np.float64]:
     return sinusoidal_encoding(n_positions, d_model, base)
 
 
@@ -63,7 +63,7 @@ def _table_with(theta: NDArray[np.float64], n_positions: int) -> NDArray[np.floa
 
 sinusoidal_table = BuildStep(
     key="02.steps.sinusoidal_table", name="sinusoidal table", answer_name="sinusoidal_by_me",
-    reference=_table,
+    reference=_sinusoid_table,
     cases=({"n_positions": 4, "d_model": 4, "base": 1e4},
            {"n_positions": 50, "d_model": 64, "base": 1e4},
            {"n_positions": 20, "d_model": 16, "base": 500.0}),

@@ -80,7 +80,7 @@ rotated_dims = BuildStep(
 )
 
 
-def _base(config: Mapping[str, Any]) -> float:
+def _rope_theta(config: Mapping[str, Any]) -> float:
     return float(config.get("rope_theta", config.get("rotary_emb_base", 10000.0)))
 
 
@@ -108,7 +108,7 @@ inv_freq = BuildStep(
                     lambda right, config: np.exp(np.log(right) / 2)),
         StepMistake("spaced over the whole head instead of the rotated dims",
                     lambda right, config: inverse_frequencies(
-                        2 * round(right.size / _share(config)), _base(config))),
+                        2 * round(right.size / _share(config)), _rope_theta(config))),
         StepMistake("the base 10000 of the early models, not the config's own",
                     lambda right, config: inverse_frequencies(2 * right.size, 10000.0)),
     ),

@@ -54,7 +54,7 @@ def named_vectors(
     or all of one length without ``like``."""
     vectors = {
         str(label): convert(f"{name}[{label!r}]", ys)
-        for label, ys in check_mapping(name, curves).items()
+        for label, ys in check_series(name, curves).items()
     }
     sizes = sorted({ys.size for ys in vectors.values()})
     if like is None and len(sizes) != 1:
@@ -96,7 +96,7 @@ def check_labels(name: str, labels: Any, expected: int) -> list[str]:
     return [str(label) for label in labels]
 
 
-def check_mapping(name: str, value: Any) -> Mapping[str, Any]:
+def check_series(name: str, value: Any) -> Mapping[str, Any]:
     """A non-empty mapping of label to data, or an error naming ``name``."""
     if not isinstance(value, Mapping) or not value:
         raise TypeError(f"{name} must be a non-empty mapping of label to data; got {value!r}")

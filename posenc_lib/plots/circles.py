@@ -24,7 +24,7 @@ from posenc_lib.plots._common import (
     VERMILLION,
     as_vector,
     check_axes,
-    check_mapping,
+    check_series,
     hide_frame,
     set_labels,
     square_view,
@@ -145,7 +145,7 @@ def draw_vectors_2d(
     """Draw 2-D vectors (a query and a key, rotated or not) from the origin, a dot at the tip."""
     ax = check_axes(ax)
     points = {str(label): _as_point(f"vectors[{label!r}]", value)
-              for label, value in check_mapping("vectors", vectors).items()}
+              for label, value in check_series("vectors", vectors).items()}
     longest = max(float(np.hypot(*p)) for p in points.values())
     half = 1.2 * longest
     lines: dict[str, Line2D] = {}
@@ -167,7 +167,7 @@ def draw_circle_points(
     For example Position Interpolation packing neighbouring positions closer on a fast pair.
     """
     ax = check_axes(ax)
-    series = check_mapping("angles", angles)
+    series = check_series("angles", angles)
     if len(series) > 4:
         raise ValueError(f"angles must hold at most 4 series (nested circles); got {len(series)}")
     points: dict[str, Line2D] = {}

@@ -29,7 +29,7 @@ class EmbeddingSchematic(NamedTuple):
     texts: list[Text]
 
 
-def _column(ax: Axes, values: np.ndarray, left: float, cmap: str, limit: float) -> AxesImage:
+def _draw_column(ax: Axes, values: np.ndarray, left: float, cmap: str, limit: float) -> AxesImage:
     """One vector as a column of cells, 0.6 wide and 3 high, from x = ``left``."""
     return ax.imshow(
         values[:, None],
@@ -69,9 +69,9 @@ def draw_embedding_schematic(
     step = 4.2
     for n, word in enumerate(tokens):
         left = n * step
-        result.embeddings.append(_column(ax, words[n], left, "Blues", limit))
-        result.positions.append(_column(ax, places[n], left + 1.2, "Oranges", limit))
-        result.sums.append(_column(ax, inputs[n], left + 2.4, "Greens", sum_limit))
+        result.embeddings.append(_draw_column(ax, words[n], left, "Blues", limit))
+        result.positions.append(_draw_column(ax, places[n], left + 1.2, "Oranges", limit))
+        result.sums.append(_draw_column(ax, inputs[n], left + 2.4, "Greens", sum_limit))
         for x, text in ((left + 0.9, "+"), (left + 2.1, "=")):
             result.texts.append(ax.text(x, 1.5, text, ha="center", va="center", fontsize=14))
         for x, text in ((left, "e"), (left + 1.2, "p"), (left + 2.4, "w")):
