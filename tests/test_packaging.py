@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import importlib.metadata
 import json
 import os
 import re
@@ -10,6 +11,8 @@ import subprocess
 import sys
 import tomllib
 from pathlib import Path
+
+import pytest
 
 from posenc_lib.models import rope_frequencies_from_config
 from posenc_lib.presets import PRESETS
@@ -47,14 +50,24 @@ LAYER_EXTRAS = {"math": (), "plots": ("plots",), "figures": ("plots",),
 
 
 def extra(name: str) -> set[str]:
-    return {package_name(r) for r in EXTRAS[name]}
+    """The distributions an extra names, with those of the extras it names
+    (``posenc_lib[notebooks,lab]``)."""
+    names: set[str] = set()
+    for requirement in EXTRAS[name]:
+        own = re.fullmatch(r"posenc_lib\[([\w,]+)\]", requirement.strip())
+        names |= set().union(*map(extra, own.group(1).split(","))) if own else {
+            package_name(requirement)}
+    return names
 
 
 def third_party_imports(path: Path) -> set[str]:
     """Top-level modules a file imports outside the standard library and posenc_lib, leaving
-    out those inside ``try`` (optional, with a fallback)."""
+    out those inside ``try`` (optional, with a fallback), unless the ``try`` raises
+    ``missing_extra(...)`` (required, the error naming the extra: posenc_lib._extras)."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
-    guarded = {id(n) for t in ast.walk(tree) if isinstance(t, ast.Try)
+    guarded = {id(n) for t in ast.walk(tree) if isinstance(t, ast.Try) and "missing_extra" not in
+               {c.func.id for c in ast.walk(t) if isinstance(c, ast.Call) and isinstance(
+                   c.func, ast.Name)}
                for stmt in t.body for n in ast.walk(stmt)}
     names = set()
     for node in ast.walk(tree):
@@ -90,7 +103,72 @@ def test_the_core_stays_light_and_every_requirement_has_a_lower_bound() -> None:
     assert {"notebooks", "lab", "tests", "dev"} <= set(EXTRAS)
     assert {"pytest", "nbval", "hypothesis"} <= extra("tests")
     for requirement in PYPROJECT["project"]["dependencies"] + sum(EXTRAS.values(), []):
-        assert ">=" in requirement, f"{requirement} has no known-good lower bound"
+        if not requirement.startswith("posenc_lib["):  # other extras, bounded there
+            assert ">=" in requirement, f"{requirement} has no known-good lower bound"
+
+
+def _distribution(module: str) -> str:
+    """The installed distribution that provides the top-level ``module``."""
+    providers = importlib.metadata.packages_distributions().get(module)
+    assert providers, f"{module} is imported by the tests but not installed here"
+    return providers[0].lower().replace("_", "-")
+
+
+@pytest.mark.parametrize(("folder", "extras"), [("tests", ("tests",)),
+                                                ("tests/e2e", ("tests", "dev"))])
+def test_the_tests_extra_requires_what_the_tests_import(folder: str,
+                                                        extras: tuple[str, ...]) -> None:
+    """Every third-party module a test file imports (outside ``pytest.importorskip`` and
+    ``try``) comes from a distribution the core or the extras name, so that
+    ``pip install '.[tests]'`` runs tests/ (and with ``dev``, tests/e2e/)."""
+    own = {p.stem for p in (ROOT / "tests").rglob("*.py")} | {"tests", "tools"}
+    allowed = CORE.union(*map(extra, extras))
+    missing = {}
+    for path in sorted((ROOT / folder).glob("*.py")):
+        for module in third_party_imports(path) - own:
+            if _distribution(module) not in allowed:
+                missing[f"{path.name}: {module}"] = _distribution(module)
+    assert not missing, f"the {'+'.join(extras)} extras do not name: {missing}"
+    # numpy._core exists from NumPy 2 on (tests/test_cpu_paths.py imports it)
+    assert "numpy>=2" in EXTRAS["tests"]
+
+
+_HIDE = (
+    "import importlib.abc, sys\n"
+    "class Hide(importlib.abc.MetaPathFinder):\n"
+    "    def find_spec(self, name, path, target=None):\n"
+    "        if name.split('.')[0] == sys.argv[1]:\n"
+    "            raise ModuleNotFoundError(f'No module named {name!r}', name=name)\n"
+    "sys.meta_path.insert(0, Hide())\n"
+    "try:\n"
+    "    __import__(sys.argv[2])\n"
+    "except ImportError as error:\n"
+    "    print(type(error).__name__, error.name, error, sep='|')\n"
+)
+
+
+@pytest.mark.parametrize(("hidden", "layer", "named"), [
+    ("matplotlib", "posenc_lib.plots", "plots"),
+    ("matplotlib", "posenc_lib.figures", "plots"),
+    ("ipywidgets", "posenc_lib.widgets", "notebooks"),
+    ("matplotlib", "posenc_lib.widgets", "notebooks"),
+    ("jax", "posenc_lib.lab.model", "lab"),
+    ("optax", "posenc_lib.lab.train", "lab"),
+    ("tqdm", "posenc_lib.lab.experiments", "lab"),
+])
+def test_a_layer_without_its_extra_names_the_extra_to_install(hidden: str, layer: str,
+                                                              named: str) -> None:
+    """With ``hidden`` made uninstallable, importing ``layer`` fails with an ImportError (still a
+    ModuleNotFoundError for ``hidden``) whose message gives the command that installs it."""
+    out = subprocess.run([sys.executable, "-c", _HIDE, hidden, layer], capture_output=True,
+                         text=True, check=True).stdout.strip()
+    kind, name, message = out.split("|")
+    assert (kind, name) == ("ModuleNotFoundError", hidden), out
+    assert f"pip install 'posenc_lib[{named}]'" in message
+    assert message.startswith(f"{layer} needs {hidden},"), message
+    assert named in PYPROJECT["project"]["optional-dependencies"]
+    assert hidden in {module.split(".")[0] for module in DISTRIBUTIONS if DISTRIBUTIONS[
+        module] in extra(named)}, f"the {named} extra does not install {hidden}"
 
 
 def test_environment_yml_mirrors_pyproject() -> None:
@@ -207,6 +285,10 @@ def test_pip_install_without_extras_reads_configs_and_the_lab_results(tmp_path: 
     check = run("-c", "from posenc_lib.exercises import nb10\n"
                       "print(repr(nb10.break_position.check(40)))")
     assert check.startswith("Not confirmed") and "not found" not in check
+    # the pictures, without matplotlib: the error names the extra that installs it
+    plots = run("-c", "try:\n    import posenc_lib.plots\nexcept ImportError as error:\n"
+                      "    print(error)\n")
+    assert "needs matplotlib" in plots and "pip install 'posenc_lib[plots]'" in plots, plots
 
 
 def test_the_explorers_work_without_isal() -> None:

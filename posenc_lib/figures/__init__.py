@@ -6,6 +6,13 @@ Notebook: 11_figure_gallery.
 
 from __future__ import annotations
 
+from posenc_lib._extras import missing_extra
+
+try:
+    import matplotlib  # noqa: F401 - the extra's check: its modules import them below
+except ModuleNotFoundError as error:
+    raise missing_extra(__name__, "plots", error) from error
+
 from posenc_lib.figures import catalog as _catalog  # noqa: F401  (registers the figures
 from posenc_lib.figures import catalog_context as _context  # noqa: F401  (06 and 08)
 from posenc_lib.figures import catalog_long as _long  # noqa: F401  (06, 07, 09: issue 48)

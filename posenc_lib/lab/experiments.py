@@ -22,7 +22,13 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from tqdm.auto import tqdm
+
+from posenc_lib._extras import missing_extra
+
+try:
+    from tqdm.auto import tqdm
+except ModuleNotFoundError as error:
+    raise missing_extra(__name__, "lab", error) from error
 
 from posenc_lib.lab import train as training
 from posenc_lib.lab.figures import write_figures

@@ -11,10 +11,15 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-import jax
-import jax.numpy as jnp
-
 from posenc_lib._checks import check_int
+from posenc_lib._extras import missing_extra
+
+try:
+    import jax
+    import jax.numpy as jnp
+except ModuleNotFoundError as error:
+    raise missing_extra(__name__, "lab", error) from error
+
 
 __all__ = ["ModelConfig", "forward", "init_params", "loss_fn"]
 

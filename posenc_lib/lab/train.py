@@ -12,14 +12,20 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-import jax
-import jax.numpy as jnp
 import numpy as np
-import optax
 from numpy.typing import NDArray
-from tqdm.auto import tqdm
 
 from posenc_lib._checks import check_choice, check_float, check_int
+from posenc_lib._extras import missing_extra
+
+try:
+    import jax
+    import jax.numpy as jnp
+    import optax
+    from tqdm.auto import tqdm
+except ModuleNotFoundError as error:
+    raise missing_extra(__name__, "lab", error) from error
+
 from posenc_lib.lab.model import ModelConfig, Params, forward, init_params, loss_fn
 from posenc_lib.lab.schemes import EXTENSIONS, SCHEMES, position_inputs
 from posenc_lib.lab.tasks import EVAL_TASKS, TASKS, Batch, make_batch

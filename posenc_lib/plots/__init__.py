@@ -11,6 +11,13 @@ Notebooks: 00_why_position to 11_figure_gallery.
 
 from __future__ import annotations
 
+from posenc_lib._extras import missing_extra
+
+try:
+    import matplotlib  # noqa: F401 - the extra's check: its modules import them below
+except ModuleNotFoundError as error:
+    raise missing_extra(__name__, "plots", error) from error
+
 from posenc_lib.plots.bars import (
     draw_dimension_range,
     draw_dot_rows,

@@ -6,6 +6,14 @@ Notebooks: 00_why_position to 11_figure_gallery (one explorer module per noteboo
 
 from __future__ import annotations
 
+from posenc_lib._extras import missing_extra
+
+try:
+    import ipywidgets  # noqa: F401
+    import matplotlib  # noqa: F401 - the extra's check: its modules import them below
+except ModuleNotFoundError as error:
+    raise missing_extra(__name__, "notebooks", error) from error
+
 from posenc_lib.widgets._base import Explorer
 from posenc_lib.widgets.attention import WordOrderExplorer
 from posenc_lib.widgets.bias import RelativeBiasExplorer
