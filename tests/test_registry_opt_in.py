@@ -51,6 +51,9 @@ def test_a_new_rope_type_changes_no_notebook_default_figure_or_explorer() -> Non
     assert "posenc_lib.scaling.SCALING_METHODS" in plain["notebooks"]
     assert {"frequency_ratio", "unseen_by_method"} <= plain["figures"].keys()
     assert "method" in plain["explorers"]["ScalingExplorer"]["built"]["controls"]
+    failed = [name for part in ("figures", "explorers") for name, seen in plain[part].items()
+              if "raised" in json.dumps(seen)]
+    assert not failed, f"these failed to build as the package is: {failed}"
     differences = [found for part in ("notebooks", "figures", "explorers")
                    for found in _differences(plain[part], made_up[part], part)]
     assert not differences, "a new rope type changed:\n" + "\n".join(sorted(differences))
