@@ -521,8 +521,8 @@ class Exercise:
         own = _bound_names(cell) | _learner_namespace_functions()
         for piece in functions.split("\n" + _PIECE + "\n"):
             own |= _bound_names(piece)
-        # a build step's function (x_by_me, and my_x = adopt(...)) computes what the library does:
-        # a shortcut may name it, so it is not masked as the learner's own code
+        # a build step's function (x_by_me, and my_x = nbNN.steps.x.check(x_by_me)) computes
+        # what the library does: a shortcut may name it, so it is not masked as the learner's own
         own = {name for name in own if not BUILD_STEP_NAME.fullmatch(name)}
         code = _masked(cell + "\n" + functions, own)
         for shortcut in self.shortcuts:
