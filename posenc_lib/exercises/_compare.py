@@ -20,7 +20,6 @@ NEARLY = 0.01
 """Relative distance under which a wrong numeric answer is called nearly right."""
 
 
-
 def _compare_array(answer: Any, expected: Any, rtol: float, atol: float) -> tuple[bool, str]:
     """Real numbers, a scalar or an array: the shape, then the first entry that differs."""
     try:
