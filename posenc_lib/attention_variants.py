@@ -118,12 +118,34 @@ def _matmul(name: str, a: NDArray[Any], b: NDArray[Any]) -> NDArray[np.float64]:
     return np.asarray(_finite_result(name, out), dtype=np.float64)
 
 
+_Named = tuple[str, NDArray[np.float64]]
+"""An operand of :func:`_decoupled` with the name its messages give it."""
+
+
 def _rope(name: str, x: NDArray[np.float64], positions: Any, inv_freq: Any,
           pairing: str) -> NDArray[np.float64]:
     """:func:`posenc_lib.rope.apply_rope` in float64, refusing a result that overflows."""
     with np.errstate(over="ignore", invalid="ignore"):
         rotated = apply_rope(x, positions, inv_freq, pairing=pairing)
     return np.asarray(_finite_result(name, rotated), dtype=np.float64)
+
+
+def _decoupled(part: str, latent: _Named, up: _Named, source: _Named, rope_w: _Named,
+               positions: Any, inv_freq: Any, pairing: str) -> NDArray[np.float64]:
+    """MLA's decoupled query or key of every head, each operand with its name for the messages:
+    ``[latent W_up^h | R_m (source W_r)]``, the rotary part broadcast to every head when it has
+    none of its own (the key's)."""
+    (latent_name, c), (up_name, w_up), (source_name, x), (rope_name, w_r) = (
+        latent, up, source, rope_w)
+    pairing = _check_rope_part(f"{rope_name}.shape[{w_r.ndim - 1}]", w_r.shape[-1], positions,
+                               inv_freq, c.shape[0], pairing)
+    # content part c W_up^h (no rotation)
+    content = _matmul(f"{latent_name} @ {up_name}", c, w_up)
+    # rotary part R_m (x W_r)
+    rotary = _rope(f"{part}^R", _matmul(f"{source_name} @ {rope_name}", x, w_r), positions,
+                   inv_freq, pairing)
+    shared = np.broadcast_to(rotary, (w_up.shape[0], *rotary.shape[-2:]))
+    return np.concatenate([content, shared], axis=-1)
 
 
 def mla_queries(c_q: ArrayLike, w_uq: ArrayLike, w_qr: ArrayLike, positions: ArrayLike,
@@ -160,13 +182,9 @@ def mla_queries(c_q: ArrayLike, w_uq: ArrayLike, w_qr: ArrayLike, positions: Arr
         raise ValueError("w_uq and w_qr must have shapes (heads, q_lora_rank, ...) with "
                          f"q_lora_rank = c_q.shape[1] = {latent.shape[1]}; got {up.shape} and "
                          f"{rope_w.shape}")
-    pairing = _check_rope_part("w_qr.shape[2]", rope_w.shape[2], positions, inv_freq,
-                               latent.shape[0], pairing)
-    # q^C = c_q W_uq^h (no rotation)
-    content = _matmul("c_q @ w_uq", latent, up)
-    # q^R = R_m (c_q W_qr^h)
-    rotary = _rope("q^R", _matmul("c_q @ w_qr", latent, rope_w), positions, inv_freq, pairing)
-    return np.concatenate([content, rotary], axis=-1)
+    # q = [q^C | q^R] = [c_q W_uq^h | R_m (c_q W_qr^h)]
+    return _decoupled("q", ("c_q", latent), ("w_uq", up), ("c_q", latent), ("w_qr", rope_w),
+                      positions, inv_freq, pairing)
 
 
 def mla_keys(c_kv: ArrayLike, w_uk: ArrayLike, x: ArrayLike, w_kr: ArrayLike,
@@ -210,14 +228,9 @@ def mla_keys(c_kv: ArrayLike, w_uk: ArrayLike, x: ArrayLike, w_kr: ArrayLike,
         raise ValueError(f"x must have shape (n_tokens = {latent.shape[0]}, hidden_size) and "
                          f"w_kr (hidden_size, qk_rope_head_dim); got {hidden.shape} and "
                          f"{rope_w.shape}")
-    pairing = _check_rope_part("w_kr.shape[1]", rope_w.shape[1], positions, inv_freq,
-                               latent.shape[0], pairing)
-    # k^C = c_kv W_uk^h (no rotation)
-    content = _matmul("c_kv @ w_uk", latent, up)
-    # k^R = R_m (x W_kr), one per token, shared by every head
-    rotary = _rope("k^R", _matmul("x @ w_kr", hidden, rope_w), positions, inv_freq, pairing)
-    shared = np.broadcast_to(rotary, (up.shape[0], *rotary.shape))
-    return np.concatenate([content, shared], axis=-1)
+    # k = [k^C | k^R] = [c_kv W_uk^h | R_m (x W_kr)], k^R one per token, shared by every head
+    return _decoupled("k", ("c_kv", latent), ("w_uk", up), ("x", hidden), ("w_kr", rope_w),
+                      positions, inv_freq, pairing)
 
 
 def mla_absorption_error(c_q: ArrayLike, c_kv: ArrayLike, w_uq: ArrayLike, w_uk: ArrayLike,

@@ -9,23 +9,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from posenc_lib.build_steps import Mistake, adopt
 from tests.test_statements_07_11 import outputs_text
 from tools.notebook_cells import load, source
-
-
-def assert_both_ways(worked: Callable[..., Any], reference: Callable[..., Any],
-                     cases: Sequence[dict], mistakes: Sequence[Mistake], label: str) -> None:
-    """The worked function is adopted; each named mistake is named and the library used."""
-    with contextlib.redirect_stdout(io.StringIO()):
-        assert adopt(worked, reference, cases, name=label, mistakes=mistakes) is worked
-    assert len(mistakes) >= 3
-    for mistake in mistakes:
-        out = io.StringIO()
-        with contextlib.redirect_stdout(out):
-            chosen = adopt(mistake.wrong, reference, cases, name=label, mistakes=mistakes)
-        assert chosen is reference, mistake.name
-        assert f"it looks like {mistake.name}" in out.getvalue(), mistake.name
 
 
 def assert_not_given_away(path: Path, guess: str, words: Sequence[str]) -> None:

@@ -302,12 +302,11 @@ def test_stored_pictures_are_sharp_on_a_2x_screen() -> None:
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=ids)
-def test_build_steps_hold_a_stub_a_worked_version_and_an_adopt_check(path: Path) -> None:
+def test_build_steps_hold_a_stub_a_worked_version_and_a_check(path: Path) -> None:
     """Issue 32: a solution cell above the exercises is a build step: the stub cell just above
     it defines the same function and raises NotImplementedError (what the student copy keeps),
     the worked cell is source-only (so neither the student copy nor nbgrader keeps it), and the
-    next cell checks the function (``nbNN.steps.<name>.check(``, or ``adopt(`` until 05-09
-    are converted)."""
+    next cell checks the function (``nbNN.steps.<name>.check(``)."""
     cells = load(path)["cells"]
     exercises_at = next(i for i, c in enumerate(cells) if source(c).startswith("## Exercises"))
     for at in (i for i, c in enumerate(cells[:exercises_at]) if "solution" in tags(c)):
@@ -319,7 +318,7 @@ def test_build_steps_hold_a_stub_a_worked_version_and_an_adopt_check(path: Path)
         assert re.match(rf"def {name}\(", stub) and "raise NotImplementedError" in stub, at
         check = source(cells[at + 1])
         checked = re.search(rf"nb\d\d\.steps\.\w+\.check\({name}\)", check)
-        assert f"adopt({name}," in check or checked, f"cell {at + 1} does not check {name}"
+        assert checked, f"cell {at + 1} does not check {name}"
 
 
 

@@ -11,20 +11,8 @@ Build steps: ``my_theta = nb02.steps.division_term.check(inverse_frequencies_by_
 
 from __future__ import annotations
 
-from posenc_lib.exercises import (
-    nb00,
-    nb01,
-    nb02,
-    nb03,
-    nb04,
-    nb05,
-    nb06,
-    nb07,
-    nb08,
-    nb09,
-    nb10,
-    nb11,
-)
+import importlib
+
 from posenc_lib.exercises._core import (
     KINDS,
     LEVELS,
@@ -37,8 +25,10 @@ from posenc_lib.exercises._core import (
 from posenc_lib.exercises._progress import progress
 from posenc_lib.exercises._steps import BuildStep
 
-_NOTEBOOK_MODULES = (nb00, nb01, nb02, nb03, nb04, nb05, nb06, nb07, nb08, nb09, nb10, nb11)
-"""The exercise module of every notebook, in course order."""
+_NOTEBOOK_MODULES = tuple(importlib.import_module(f"posenc_lib.exercises.nb{number:02d}")
+                          for number in range(12))
+"""The exercise module of every notebook, nb00 to nb11, in course order (importing one makes it
+an attribute of this package: ``from posenc_lib.exercises import nb02``)."""
 
 __all__ = ["KINDS", "LEVELS", "NOT_ANSWERED", "BuildStep", "CheckResult", "Exercise",
            "Mistake", "Shortcut", "all_exercises", "all_steps", "progress"]

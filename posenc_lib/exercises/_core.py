@@ -10,28 +10,34 @@ instructor's key outside the kernel (tools/grader.py).
 
 A check says what is right or wrong without showing the target, and refuses the shortcuts an
 exercise forbids. Solutions live only in the source notebooks' cells tagged ``solution``; a pass
-computed by a solution cell is never recorded.
+computed by a solution cell is never recorded. How an answer is compared with the right one
+lives in :mod:`posenc_lib.exercises._compare`; which code is the learner's own, for the shortcut
+check, in :mod:`posenc_lib.exercises._learner_code`.
 """
 
 from __future__ import annotations
 
-import ast
-import builtins
 import html
-import inspect
-import math
 import numbers
 import re
-import textwrap
-import types
-from collections.abc import Callable, Sequence, Set
+from collections.abc import Callable, Sequence
 from dataclasses import InitVar, dataclass, field, replace
 from typing import Any
 
 import numpy as np
 
 from posenc_lib._record import record_pass
+from posenc_lib.exercises._compare import _compare, _nan_match
 from posenc_lib.exercises._key import HAND_IN_MIME, NoAnswerKey, load_answer, plain
+from posenc_lib.exercises._learner_code import (
+    _PIECE,
+    BUILD_STEP_NAME,
+    _bound_names,
+    _function_code,
+    _is_learner_function,
+    _masked,
+    _without_comments,
+)
 
 NOT_ANSWERED = ("Not yet: replace the placeholder in the exercise cell with your answer, "
                 "then run it.")
@@ -46,8 +52,6 @@ LEVELS = ("warm-up", "core", "challenge")
 KINDS = ("prediction", "derivation", "detector", "construction", "explanation")
 """What an exercise asks for: predict before running, derive with other parameters, detect a
 known misconception, construct something small, or explain through a computed consequence."""
-NEARLY = 0.01
-"""Relative distance under which a wrong numeric answer is called nearly right."""
 HINT_AFTER = 3
 """Wrong tries of one exercise after which ``check`` offers the hint."""
 HINT_LEVELS = (1, 2)
@@ -138,121 +142,6 @@ def _is_placeholder(answer: Any) -> bool:
     return answer is None or answer is Ellipsis
 
 
-# --- comparing an answer with the expected one, by the kind of answer -----------------------
-# Every message says where an answer differs and how close it is, never the expected value.
-
-
-def _compare_array(answer: Any, expected: Any, rtol: float, atol: float) -> tuple[bool, str]:
-    """Real numbers, a scalar or an array: the shape, then the first entry that differs."""
-    try:
-        got = np.asarray(answer, dtype=float)
-    except (TypeError, ValueError):
-        return False, f"Expected numbers; got {type(answer).__name__} that is not numeric."
-    want = np.asarray(expected, dtype=float)
-    if got.shape != want.shape:
-        return False, f"Shape is wrong: expected {want.shape}, got {got.shape}."
-    if not np.all(np.isfinite(got)):
-        return False, "Your answer contains NaN or inf."
-    close = np.isclose(got, want, rtol=rtol, atol=atol)
-    tolerance = f"(tolerance: rtol={rtol:g}, atol={atol:g})"
-    if close.all():
-        what = "value" if want.ndim == 0 or want.size == 1 else f"all {want.size} values"
-        return True, f"Shape {want.shape} and {what} match {tolerance}."
-    if np.asarray(expected).dtype == bool:
-        return False, f"Shape {want.shape} is right, but not every entry is {tolerance}."
-    nearly = bool(np.all(np.isclose(got, want, rtol=NEARLY, atol=atol)))
-    which = "Your value is" if want.ndim == 0 else "Every value is"
-    near = (
-        f"\n{which} within {NEARLY:.0%} of the right one: a rounding, a precision or a "
-        "last-step slip?" if nearly else ""
-    )
-    if want.ndim == 0:
-        return False, f"Value is wrong: got {got.item():.8g} {tolerance}.{near}"
-    bad = np.argwhere(~close)
-    index = tuple(int(i) for i in bad[0])
-    return False, (
-        f"Shape {want.shape} is right, but {len(bad)} of {want.size} "
-        f"values {'differs' if len(bad) == 1 else 'differ'} {tolerance}.\n"
-        f"First difference at index {index}, where you have {got[index]:.8g}.{near}"
-    )
-
-
-def _compare_choice(
-    answer: Any, expected: tuple[str, Any], rtol: float, atol: float
-) -> tuple[bool, str]:
-    """A detector's ``(choice, evidence)``: the choice is judged only once the evidence (the
-    measured value that decides it) is right, so guessing among the options cannot pass."""
-    if not isinstance(answer, (tuple, list)) or len(answer) != 2:
-        return False, (
-            "Answer with a pair: (your choice, the measured value that decides it); "
-            f"got {type(answer).__name__}."
-        )
-    choice, evidence = answer
-    if not isinstance(choice, str):
-        return False, f"The first item is your choice, a string; got {type(choice).__name__}."
-    if not _compare_array(evidence, expected[1], rtol, atol)[0]:
-        return False, (
-            "The evidence value is not what the data gives "
-            f"(tolerance: rtol={rtol:g}, atol={atol:g}): measure it again. The check judges "
-            "the choice only once its evidence is right."
-        )
-    if choice.strip().lower() != expected[0].strip().lower():
-        return False, "The evidence is right, but it points to another choice than yours."
-    return True, "The choice and the evidence that decides it are right."
-
-
-def _compare_bool(answer: Any, expected: bool, rtol: float, atol: float) -> tuple[bool, str]:
-    if not isinstance(answer, (bool, np.bool_)):
-        return False, f"Expected True or False; got {answer!r}."
-    ok = bool(answer) == expected
-    return ok, ("Right." if ok else f"{answer!r} is not right.")
-
-
-def _compare_set(answer: Any, expected: Set[Any], rtol: float, atol: float) -> tuple[bool, str]:
-    """A collection of items: how many should not be there and how many are missing."""
-    try:
-        got = set(answer)
-    except TypeError:
-        return False, f"Expected a collection of items; got {type(answer).__name__}."
-    if got == expected:
-        n = len(expected)
-        return True, ("The one item is right." if n == 1 else f"All {n} items are right.")
-    extra, missing = len(got - expected), len(expected - got)
-    wrong = [f"{extra} {'item' if extra == 1 else 'items'} should not be there",
-             f"{missing} {'is' if missing == 1 else 'are'} missing"]
-    return False, " and ".join(w for w in wrong if not w.startswith("0 ")) + "."
-
-
-def _compare(answer: Any, expected: Any, rtol: float, atol: float) -> tuple[bool, str]:
-    """Compare by the kind of the expected value: (choice, evidence), text, truth value, set,
-    whole number, or real numbers. Returns (passed, message)."""
-    if isinstance(expected, tuple) and len(expected) == 2 and isinstance(expected[0], str):
-        return _compare_choice(answer, expected, rtol, atol)
-    if isinstance(expected, str):
-        ok = isinstance(answer, str) and answer.strip().lower() == expected.strip().lower()
-        return ok, ("The text matches." if ok else f"{answer!r} is not right.")
-    if isinstance(expected, bool):  # before the whole numbers: a bool is an int
-        return _compare_bool(answer, expected, rtol, atol)
-    if isinstance(expected, (set, frozenset)):
-        return _compare_set(answer, expected, rtol, atol)
-    if not isinstance(expected, numbers.Integral):
-        return _compare_array(answer, expected, rtol, atol)
-    if isinstance(answer, (bool, np.bool_)) or not isinstance(answer, numbers.Real):
-        return False, f"Expected a whole number; got {answer!r}."
-    ok = math.isfinite(float(answer)) and float(answer) == float(expected)
-    return ok, ("Right number." if ok else f"{answer!r} is not right.")
-
-
-def _nan_match(value: Any, wrong: Any, rtol: float, atol: float) -> bool:
-    """Whether a ``value`` with NaN or inf equals ``wrong``, NaN matching NaN in the same place."""
-    try:
-        got, want = np.asarray(value, dtype=float), np.asarray(wrong, dtype=float)
-    except (TypeError, ValueError):
-        return False
-    return bool(not np.all(np.isfinite(got)) and got.shape == want.shape
-                and np.allclose(got, want, rtol=rtol, atol=atol, equal_nan=True))
-
-
 # --- which cell computed the answer, and with what code --------------------------------------
 
 _RUNS: list[tuple[str, bool]] = []
@@ -325,94 +214,12 @@ def defining_cell(name: str, cells: Sequence[str] | None = None) -> str | None:
     return None
 
 
-def _without_comments(code: str) -> str:
-    return re.sub(r"#[^\n]*", "", code)
-
-
-LIBRARY_MODULES = ("posenc_lib", "numpy", "jax", "ml_dtypes", "math")
-"""Modules whose functions are library code, never the learner's own."""
-_PIECE = "# (next piece of the learner's code)"
-"""The line between two pieces of :func:`_function_code` (a comment, so no pattern sees it)."""
-OWN_NAME = "_own_name_"
-"""What a name the learner defines is replaced with before the shortcut patterns are searched."""
-
-
-def _is_learner_function(value: Any) -> bool:
-    if not isinstance(value, (types.FunctionType, type)):
-        return False
-    module = getattr(value, "__module__", None) or ""
-    return module.split(".")[0] not in LIBRARY_MODULES and module != "builtins"
-
-
-def _bound_names(code: str) -> set[str]:
-    """The names ``code`` defines (functions, classes, targets, arguments; not imports).
-
-    Code that does not parse falls back to its ``def name`` and ``name =`` lines.
-    """
-    try:
-        tree = ast.parse(textwrap.dedent(code))
-    except SyntaxError:
-        binding = r"^[ \t]*def[ \t]+(\w+)|^[ \t]*(\w+)[ \t]*(?::[^=\n]+)?=(?!=)"
-        return {name for pair in re.findall(binding, code, re.M) for name in pair if name}
-    names: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            names.add(node.name)
-        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
-            names.add(node.id)
-        elif isinstance(node, ast.arg):
-            names.add(node.arg)
-    return names - set(dir(builtins))
-
-
 def _learner_namespace_functions() -> set[str]:
     shell = _shell()
     if shell is None:
         return set()
     return {name for name, value in list(shell.user_ns.items())
             if not name.startswith("_") and _is_learner_function(value)}
-
-
-BUILD_STEP_NAME = re.compile(r"my_\w+|\w+_by_me")  # names of the notebooks' build steps
-
-
-def _masked(code: str, names: set[str]) -> str:
-    """``code`` without comments, each of ``names`` (not an attribute ``.name``) masked."""
-    code = _without_comments(code)
-    if not names:
-        return code
-    alternatives = "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
-    return re.sub(rf"(?<![\w.])(?:{alternatives})\b", OWN_NAME, code)
-
-
-def _function_code(answer: Any) -> str:
-    """The source of a function answer and of the learner's functions it calls (two levels),
-    with the names their code uses."""
-    if not isinstance(answer, types.FunctionType):
-        return ""
-    seen: set[int] = set()
-    pieces: list[str] = []
-
-    def visit(function: types.FunctionType, depth: int) -> None:
-        if id(function) in seen or depth > 2 or not _is_learner_function(function):
-            return
-        seen.add(id(function))
-        try:
-            pieces.append(inspect.getsource(function))
-        except (OSError, TypeError):
-            pass
-        codes = [function.__code__]
-        while codes:
-            code = codes.pop()
-            pieces.append(" ".join(code.co_names))
-            codes += [c for c in code.co_consts if isinstance(c, types.CodeType)]
-            for called in code.co_names:
-                target = function.__globals__.get(called)
-                if isinstance(target, types.FunctionType):
-                    visit(target, depth + 1)
-
-    visit(answer, 0)
-    return ("\n" + _PIECE + "\n").join(pieces)
 
 
 @dataclass(frozen=True)
@@ -521,8 +328,8 @@ class Exercise:
         own = _bound_names(cell) | _learner_namespace_functions()
         for piece in functions.split("\n" + _PIECE + "\n"):
             own |= _bound_names(piece)
-        # a build step's function (x_by_me, and my_x = adopt(...)) computes what the library does:
-        # a shortcut may name it, so it is not masked as the learner's own code
+        # a build step's function (x_by_me, and my_x = nbNN.steps.x.check(x_by_me)) computes
+        # what the library does: a shortcut may name it, so it is not masked as the learner's own
         own = {name for name in own if not BUILD_STEP_NAME.fullmatch(name)}
         code = _masked(cell + "\n" + functions, own)
         for shortcut in self.shortcuts:

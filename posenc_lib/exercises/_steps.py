@@ -23,7 +23,6 @@ from typing import Any
 import numpy as np
 
 from posenc_lib._record import record_pass
-from posenc_lib.build_steps import _same  # allclose(rtol 1e-9, atol 1e-12), tuples by item
 from posenc_lib.exercises._core import (
     HINT_AFTER,
     _check_hints,
@@ -36,8 +35,8 @@ from posenc_lib.exercises._core import (
 __all__ = ["BuildStep", "StepMistake", "YourFunction", "describe_value", "differences"]
 
 RTOL, ATOL = 1e-9, 1e-12
-"""A learner's result agrees with the library's within ``numpy.allclose(rtol, atol)`` (the
-tolerances of :func:`posenc_lib.build_steps._same`)."""
+"""A learner's result agrees with the library's within ``numpy.allclose(rtol, atol)`` (see
+:func:`_same`)."""
 SHOWN = 3
 """How many leading values :func:`describe_value` writes of a long array."""
 KEPT_CALLS = 32
@@ -51,6 +50,19 @@ class StepMistake:
 
     label: str
     wrong: Callable[..., Any]
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Whether two results (arrays, numbers, or tuples of them) agree: ``numpy.allclose`` with
+    :data:`RTOL` and :data:`ATOL`, tuples member by member."""
+    if isinstance(a, tuple) or isinstance(b, tuple):
+        return (isinstance(a, tuple) and isinstance(b, tuple) and len(a) == len(b)
+                and all(_same(x, y) for x, y in zip(a, b, strict=True)))
+    try:
+        left, right = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    except (TypeError, ValueError):
+        return False
+    return left.shape == right.shape and bool(np.allclose(left, right, rtol=RTOL, atol=ATOL))
 
 
 def _number(value: Any) -> str:
