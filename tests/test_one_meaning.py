@@ -26,9 +26,6 @@ ALLOWED: dict[str, tuple[frozenset[str], str]] = {
     "main": (frozenset({"figures/cli.py", "lab/experiments.py"}), "entry point of a command"),
     # one rotation, a' = a cos - b sin, b' = a sin + b cos: NumPy's in place, JAX's traced
     "_rotate_pairs": (frozenset({"rope.py", "lab/model.py"}), "same rule, NumPy and JAX"),
-    # posenc_lib/build_steps.py is being deleted (issue 49); drop these two with it
-    "Mistake": (frozenset({"build_steps.py", "exercises/_core.py"}), "build_steps.py goes"),
-    "_describe": (frozenset({"_checks.py", "build_steps.py"}), "build_steps.py goes"),
 }
 
 
