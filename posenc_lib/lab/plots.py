@@ -88,8 +88,9 @@ def plot_offsets(stats: Mapping[tuple[str, str], NDArray[Any]], task: str,
     for k, (variant, label) in enumerate(variants.items()):
         values = stats[(task, variant)]  # (seeds, offsets)
         counts.append(len(values))
-        (line,) = ax.plot(x, values.mean(0), marker="o", markersize=3.5, label=label,
-                          linestyle=("-", "--", ":", "-.")[k % 4])
+        # markers shrink and dashes change from line to line, so coinciding lines stay visible
+        (line,) = ax.plot(x, values.mean(0), marker="osD^"[k % 4], markersize=8 - 2 * (k % 4),
+                          label=label, linestyle=("-", "--", ":", "-.")[k % 4], alpha=0.85)
         if len(values) > 1:  # one seed has no interval
             _, low, high = np.array([t_interval(column) for column in values.T]).T
             ax.fill_between(x, low, high, color=line.get_color(), alpha=0.15, linewidth=0)
