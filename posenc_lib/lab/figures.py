@@ -57,13 +57,11 @@ def _saved(figures: Iterator[tuple[str, Figure]], out: Path) -> list[Path]:
 def _offsets(data: dict[str, Any]) -> Figure:
     """One panel per task: accuracy against the offset, one line per precision variant."""
     setup = data["setup"]
-    labels = {name: f"angles {v['angles']}, rotation {v['rotation']}"
-              for name, v in setup["variants"].items()}
     stats = offset_stats(data)
     figure = Figure(figsize=(4.0 * len(setup["tasks"]), 4.0), layout="constrained")
     axes = figure.subplots(1, len(setup["tasks"]), squeeze=False)[0]
     for k, (ax, task) in enumerate(zip(axes, setup["tasks"], strict=True)):
-        plots.plot_offsets(stats, task, labels, setup["offsets"], ax=ax,
+        plots.plot_offsets(stats, task, setup["variants"], setup["offsets"], ax=ax,
                            legend=k == len(axes) - 1)
     return figure
 

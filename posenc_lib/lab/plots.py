@@ -69,7 +69,7 @@ def plot_extrapolation(stats: Mapping[tuple[str, str], NDArray[Any]], task: str,
 
 
 def plot_offsets(stats: Mapping[tuple[str, str], NDArray[Any]], task: str,
-                 variants: Mapping[str, str], offsets: Sequence[int], *, ax: Axes,
+                 variants: Mapping[str, Mapping[str, str]], offsets: Sequence[int], *, ax: Axes,
                  legend: bool = True) -> Figure:
     """Accuracy against the first position of the sequence (a log axis, linear below 10^3 so
     that 0 shows): per variant the seed mean as a line with its t 95% interval as a band.
@@ -78,14 +78,16 @@ def plot_offsets(stats: Mapping[tuple[str, str], NDArray[Any]], task: str,
     ----------
     stats : mapping
         (task, variant) to (seeds, offsets), from :func:`posenc_lib.lab.results.offset_stats`.
-    variants : mapping of str to str
-        Variant name in ``stats`` to its legend label.
+    variants : mapping of str to mapping
+        Variant name in ``stats`` to its formats, ``{"angles": ..., "rotation": ...}`` (the
+        setup's ``variants``): the legend says them.
     offsets : sequence of int
     """
     figure = _figure(ax)
     x = np.asarray(offsets, dtype=float)
     counts = []
-    for k, (variant, label) in enumerate(variants.items()):
+    for k, (variant, formats) in enumerate(variants.items()):
+        label = f"angles {formats['angles']}, rotation {formats['rotation']}"
         values = stats[(task, variant)]  # (seeds, offsets)
         counts.append(len(values))
         # markers shrink and dashes change from line to line, so coinciding lines stay visible
