@@ -17,6 +17,7 @@ from posenc_lib.lab.offsets import (  # noqa: E402
     OFFSETS,
     VARIANTS,
     accuracy_at_offset,
+    offset_job,
     variant_name,
 )
 from posenc_lib.lab.schemes import position_inputs  # noqa: E402
@@ -222,3 +223,12 @@ def test_float32_angles_hold_below_2_to_the_24_and_drop_on_every_seed_past_it(
         values = _seeds(committed, task, _F32)
         assert np.abs(values[:, below] - values[:, :1]).max() <= 0.002, task
         assert np.all(values[:, ~below] < values[:, :1] - 0.03), task  # assoc_recall: 0.036
+
+
+def test_one_job_of_the_offset_part_reproduces_its_committed_entries(committed: dict) -> None:
+    """``make experiments`` gives these numbers: one job (the grid's training of induction_once,
+    seed 0, read at every offset and variant) equals its committed entries."""
+    found, timing = offset_job(("induction_once", 0, TrainConfig()))
+    assert found == {k: v for k, v in committed["offsets"].items()
+                     if k.startswith("induction_once/") and k.endswith("/0")}
+    assert timing["task"] == "induction_once" and timing["seed"] == 0
