@@ -104,6 +104,9 @@ figures: $(STAMP)
 # Issue 47's fine-tunes on the three tasks past copy_back add about 6.5 CPU minutes a task (ps,
 # on the induction_once rerun, which also reproduced that task's committed entries exactly).
 # To rerun part: python -m posenc_lib.lab.experiments --cells copy_back/rope [--seeds 5 6].
+# A whole run also does the offset part (notebook 08: RoPE read at positions up to 10^8, angles
+# and rotation in low precision; results/lab_offsets.*); --offsets runs only it: 20 models, 3.2
+# CPU-minutes (/usr/bin/time, JOBS=2 on 2 cores shared with other runs: 9 min wall).
 # SCHEDULER=tcp://host:8786 sends the same jobs to that Dask cluster instead (dask.distributed's
 # executor; the distributed extra, with posenc_lib installed on every worker): same results.
 JOBS ?= 2

@@ -238,14 +238,20 @@ def test_predict_prompts_come_before_their_tagged_reveals(path: Path) -> None:
 
     The reveal is the first code cell tagged ``predict`` after the prompt; nothing between them
     shows an output or is markdown, so the question is asked before anything answers it. Every
-    reveal has its prompt; where a guess cell asks for a value, the reveal compares the guess
-    with the computed value (a question answered in words, such as "which scheme holds on
-    which task", has no guess cell and its reveal shows the evidence).
+    reveal has its prompt, in the lesson and in Going further alike; where a guess cell asks
+    for a value, the reveal compares the guess with the computed value (a question answered in
+    words, such as "which scheme holds on which task", has no guess cell and its reveal shows
+    the evidence).
     """
     cells = lesson_cells(load(path)["cells"])
+    assert len([c for c in cells if is_prompt(c)]) >= MIN_CHECKPOINTS, "predict-first checkpoints"
+    _check_prompts_and_reveals(cells)
+    _check_prompts_and_reveals(load(path)["cells"][len(cells):])  # Going further: the same rule
+
+
+def _check_prompts_and_reveals(cells: list[dict]) -> None:
     prompts = [i for i, c in enumerate(cells) if is_prompt(c)]
     reveals = [i for i, c in enumerate(cells) if "predict" in tags(c)]
-    assert len(prompts) >= MIN_CHECKPOINTS, f"{len(prompts)} predict-first checkpoints"
     assert len(reveals) == len(prompts), "one reveal cell tagged 'predict' per prompt"
     for prompt, reveal in zip(prompts, reveals, strict=True):
         assert prompt < reveal, f"the reveal of cell {prompt} comes before it"
@@ -259,7 +265,6 @@ def test_predict_prompts_come_before_their_tagged_reveals(path: Path) -> None:
         guesses = [re.match(r"(\w+) = None", source(c)).group(1) for c in between]
         assert all(g in body for g in guesses), f"reveal {reveal} ignores a guess"
         assert cells[reveal].get("outputs"), f"reveal {reveal} has no stored output"
-    assert not [c for c in load(path)["cells"][len(cells):] if "predict" in tags(c)]
 
 
 @pytest.mark.parametrize("path", by_number(NUMBERED[:-1]), ids=lambda p: p.name)

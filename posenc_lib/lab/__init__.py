@@ -2,8 +2,8 @@
 course claims about position schemes.
 
 Importing this package imports no JAX: ``tasks``, ``schemes`` and ``results`` (the committed
-results) need NumPy only; ``model``, ``train`` and ``experiments`` (the grid behind ``make
-experiments``) need JAX, optax and tqdm.
+results) need NumPy only; ``model``, ``train``, ``offsets`` and ``experiments`` (the grid behind
+``make experiments``) need JAX, optax and tqdm.
 
 Notebook: 10_length_generalisation_lab.
 """

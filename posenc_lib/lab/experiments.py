@@ -1,8 +1,9 @@
 """The lab's full grid, behind ``make experiments``: every scheme x task x seed.
 
 Each model is read at 1x-8x the trained length; also longer trainings, RoPE's context
-extensions and fine-tunes, attention maps. Writes ``lab_*.json`` and the figures ``lab_*.png``;
-every run is seeded. Options: ``python -m posenc_lib.lab.experiments --help``.
+extensions and fine-tunes, attention maps; then RoPE at shifted positions in low precision
+(:mod:`posenc_lib.lab.offsets`). Writes ``lab_*.json`` and the figures ``lab_*.png``; every run
+is seeded. Options: ``python -m posenc_lib.lab.experiments --help``.
 
 Notebook: 10_length_generalisation_lab.
 """
@@ -30,8 +31,9 @@ try:
 except ModuleNotFoundError as error:
     raise missing_extra(__name__, "lab", error) from error
 
+from posenc_lib.lab import offsets
 from posenc_lib.lab import train as training
-from posenc_lib.lab.figures import write_figures
+from posenc_lib.lab.figures import write_figures, write_offsets_figure
 from posenc_lib.lab.results import MULTIPLES, load, write_json
 from posenc_lib.lab.schemes import SCHEMES, T5_BUCKETS, position_inputs
 from posenc_lib.lab.tasks import COPY_OFFSET, EVAL_TASKS, TASKS
@@ -279,7 +281,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--scheduler", metavar="ADDRESS", help="a Dask scheduler, e.g. "
                         "tcp://host:8786: train on its cluster instead (the same jobs and "
                         "results; needs the distributed extra on this machine and the workers)")
+    parser.add_argument("--offsets", action="store_true", help="run only the offset part: RoPE "
+                        "read at positions moved up to 10^8, angles and rotation in low "
+                        "precision (lab_offsets.json; a whole run includes it)")
     args = parser.parse_args(argv)
+    if args.offsets and args.cells is not None:
+        parser.error("--offsets runs the offset part alone; it takes no --cells")
     args.out = Path(args.out or ("build/lab-quick" if args.quick else "results"))
     if args.jobs < 1:
         parser.error(f"--jobs must be a whole number of at least 1; got {args.jobs}")
@@ -287,9 +294,26 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     return args
 
 
+def _run_offsets(plan: Plan, args: argparse.Namespace) -> None:
+    """The offset part: every task's RoPE model of ``plan.seeds`` trained again (seeded: the
+    grid's parameters) and read at shifted positions in each precision; lab_offsets.json."""
+    start = time.perf_counter()
+    with ExitStack() as stack:
+        entries, timings = offsets.run_offsets(plan.seeds, plan.tcfg,
+                                               _executor(stack, args.jobs, args.scheduler))
+    offsets.write_offsets(entries, plan.seeds, plan.tcfg, args.out)
+    write_json(Path("build") / "lab_offsets_timings.json", {
+        "timings": timings, "minutes": (time.perf_counter() - start) / 60, "jobs": args.jobs})
+    write_offsets_figure(args.out, args.out)
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     plan = _QUICK if args.quick else Plan()
+    if args.offsets or args.cells is None:  # the whole grid includes the offset part
+        _run_offsets(plan, args)
+    if args.offsets:
+        return 0
     start = time.perf_counter()
     base = read_results(args.out) if args.cells else None
     grid = run_grid(plan, progress=not args.no_progress, base=base, cells=args.cells,

@@ -17,17 +17,33 @@ from matplotlib.figure import Figure
 
 from posenc_lib import sinusoidal_encoding
 from posenc_lib.lab import plots
-from posenc_lib.lab.results import Stats, cosine_similarity, load, mean_curves, summary
+from posenc_lib.lab.results import (
+    Stats,
+    cosine_similarity,
+    load,
+    mean_curves,
+    offset_stats,
+    summary,
+)
 from posenc_lib.lab.schemes import SCHEMES
 from posenc_lib.lab.tasks import EVAL_TASKS, TASKS
 
-__all__ = ["write_figures"]
+__all__ = ["write_figures", "write_offsets_figure"]
 
 _BIN = 8  # positions per point of the per-position curves (one position scores few tokens)
 
 
 def write_figures(results: Path, out: Path) -> list[Path]:
     """Draw every lab figure from the JSON in ``results`` into ``out``; return the paths."""
+    return _saved(_figures(results), out)
+
+
+def write_offsets_figure(results: Path, out: Path) -> list[Path]:
+    """Draw ``lab_offsets.png`` (accuracy against the offset) from ``results`` into ``out``."""
+    return _saved(iter([("offsets", _offsets(load("offsets", results)))]), out)
+
+
+def _saved(figures: Iterator[tuple[str, Figure]], out: Path) -> list[Path]:
     import matplotlib
 
     from posenc_lib.plots import save_figure, use_course_style
@@ -35,8 +51,19 @@ def write_figures(results: Path, out: Path) -> list[Path]:
     out.mkdir(parents=True, exist_ok=True)
     with matplotlib.rc_context():
         use_course_style()
-        return [save_figure(figure, out / f"lab_{name}.png", dpi=100)
-                for name, figure in _figures(results)]
+        return [save_figure(figure, out / f"lab_{name}.png", dpi=100) for name, figure in figures]
+
+
+def _offsets(data: dict[str, Any]) -> Figure:
+    """One panel per task: accuracy against the offset, one line per precision variant."""
+    setup = data["setup"]
+    stats = offset_stats(data)
+    figure = Figure(figsize=(4.0 * len(setup["tasks"]), 4.0), layout="constrained")
+    axes = figure.subplots(1, len(setup["tasks"]), squeeze=False)[0]
+    for k, (ax, task) in enumerate(zip(axes, setup["tasks"], strict=True)):
+        plots.plot_offsets(stats, task, setup["variants"], setup["offsets"], ax=ax,
+                           legend=k == len(axes) - 1)
+    return figure
 
 
 def _extrapolation(stats: Stats, tasks: tuple[str, ...], methods: tuple[str, ...],

@@ -90,11 +90,12 @@ def _layer_norm(p: Params, x: jax.Array) -> jax.Array:
 
 def _rotate_pairs(x: jax.Array, cos: jax.Array, sin: jax.Array) -> jax.Array:
     """Rotate interleaved pairs of ``x`` (..., T, K) by cos/sin (T, K/2):
-    a' = a cos - b sin, b' = a sin + b cos.
+    a' = a cos - b sin, b' = a sin + b cos, in cos's dtype (bfloat16 casts x to it, as engines
+    do), returned in x's.
     """
-    a, b = x[..., 0::2], x[..., 1::2]  # (..., T, K/2) each
+    a, b = x[..., 0::2].astype(cos.dtype), x[..., 1::2].astype(cos.dtype)  # (..., T, K/2)
     rotated = jnp.stack([a * cos - b * sin, a * sin + b * cos], axis=-1)  # a', b'
-    return rotated.reshape(x.shape)
+    return rotated.reshape(x.shape).astype(x.dtype)
 
 
 def _attention(p: Params, x: jax.Array, pos: dict[str, jax.Array], t5_table: jax.Array,

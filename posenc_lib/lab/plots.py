@@ -17,7 +17,7 @@ from numpy.typing import NDArray
 from posenc_lib.lab.results import MULTIPLES, binned
 from posenc_lib.lab.verdicts import t_interval
 
-__all__ = ["plot_attention", "plot_extrapolation", "plot_learning_curves",
+__all__ = ["plot_attention", "plot_extrapolation", "plot_learning_curves", "plot_offsets",
            "plot_position_curves", "plot_similarity"]
 
 
@@ -65,6 +65,52 @@ def plot_extrapolation(stats: Mapping[tuple[str, str], NDArray[Any]], task: str,
                    "dots: one seed each")
         ax.legend(fontsize="small", title=heading,
                   title_fontsize="small", loc="upper left", bbox_to_anchor=(1.02, 1.0))
+    return figure
+
+
+def plot_offsets(stats: Mapping[tuple[str, str], NDArray[Any]], task: str,
+                 variants: Mapping[str, Mapping[str, str]], offsets: Sequence[int], *, ax: Axes,
+                 legend: bool = True) -> Figure:
+    """Accuracy against the first position of the sequence (a log axis, linear below 10^3 so
+    that 0 shows): per variant the seed mean as a line with its t 95% interval as a band.
+
+    Parameters
+    ----------
+    stats : mapping
+        (task, variant) to (seeds, offsets), from :func:`posenc_lib.lab.results.offset_stats`.
+    variants : mapping of str to mapping
+        Variant name in ``stats`` to its formats, ``{"angles": ..., "rotation": ...}`` (the
+        setup's ``variants``): the legend says them.
+    offsets : sequence of int
+    """
+    figure = _figure(ax)
+    x = np.asarray(offsets, dtype=float)
+    counts = []
+    for k, (variant, formats) in enumerate(variants.items()):
+        label = f"angles {formats['angles']}, rotation {formats['rotation']}"
+        values = stats[(task, variant)]  # (seeds, offsets)
+        counts.append(len(values))
+        # markers shrink and dashes change from line to line, so coinciding lines stay visible
+        (line,) = ax.plot(x, values.mean(0), marker="osD^"[k % 4], markersize=8 - 2 * (k % 4),
+                          label=label, linestyle=("-", "--", ":", "-.")[k % 4], alpha=0.85)
+        if len(values) > 1:  # one seed has no interval
+            _, low, high = np.array([t_interval(column) for column in values.T]).T
+            ax.fill_between(x, low, high, color=line.get_color(), alpha=0.15, linewidth=0)
+    ax.axvline(2.0**24, color="0.4", linewidth=0.8)  # float32's last exact integer
+    ax.set_xscale("symlog", linthresh=1e3, linscale=0.4)
+    ticks = [0, *(10**e for e in range(3, 1 + int(np.log10(max(x.max(), 1e3)))))]
+    ax.set_xticks(ticks, ["0", *(f"$10^{{{e}}}$" for e in range(3, 3 + len(ticks) - 1))])
+    ax.set_xlim(0, 2 * x.max())
+    ax.set_ylim(-0.03, 1.03)
+    ax.set_xlabel("first position of the sequence (grey: $2^{24}$)")
+    ax.set_ylabel("accuracy at the trained length")
+    seeds = f"{min(counts)}" if min(counts) == max(counts) else f"{min(counts)}-{max(counts)}"
+    ax.set_title(f"{task}, {seeds} seed{'s' * (max(counts) != 1)}")
+    if legend:  # below the panels, across the figure
+        figure.legend(*ax.get_legend_handles_labels(), loc="outside lower center",
+                      ncols=len(variants), fontsize="small",
+                      title="line: mean of the seeds; band: its t 95% interval",
+                      title_fontsize="small")
     return figure
 
 

@@ -32,13 +32,14 @@ from posenc_lib.lab.verdicts import (
 __all__ = [
     "MULTIPLES", "RESULTS", "beyond_training", "binned", "bootstrap_interval", "cell_verdict",
     "claims", "compared", "cosine_similarity", "fine_tune_stats", "fine_tune_table", "load",
-    "long_entries", "mean_curves", "summary", "summary_table", "token_budget", "write_json",
+    "long_entries", "mean_curves", "offset_stats", "summary", "summary_table", "token_budget",
+    "write_json",
 ]
 
 Stats = dict[tuple[str, str], NDArray[Any]]  # (task, method) to one row per seed
 MULTIPLES = (1, 2, 4, 8)
 _POSITIONS = ("unseen", "all")
-_FILES = ("curves", "extensions", "attention", "learned_table")
+_FILES = ("curves", "extensions", "attention", "learned_table", "offsets")
 _BOOTSTRAP_RESAMPLES = 10_000
 _COURSE_CLAIMS: tuple[tuple[str, str, str], ...] = (
     ("learned absolute tables do not extrapolate", "learned", "drops"),
@@ -153,7 +154,7 @@ def load(name: str, folder: Path | None = None) -> dict[str, Any]:
 
     Parameters
     ----------
-    name : {"curves", "extensions", "attention", "learned_table"}
+    name : {"curves", "extensions", "attention", "learned_table", "offsets"}
     folder : Path, optional
     """
     name = check_choice("name", name, _FILES)
@@ -161,6 +162,17 @@ def load(name: str, folder: Path | None = None) -> dict[str, Any]:
     if not path.is_file():
         raise ValueError(f"name {name!r}: {path.name} not found; run `make experiments`")
     return dict(json.loads(path.read_text(encoding="utf-8")))
+
+
+def offset_stats(offsets: dict[str, Any]) -> Stats:
+    """Accuracy at the trained length per (task, variant) of ``lab_offsets.json``.
+
+    Returns
+    -------
+    dict of (task, variant) to ndarray, shape (n_seeds, n_offsets)
+        One row per seed, one column per offset of ``offsets["setup"]["offsets"]``.
+    """
+    return _by_cell(offsets["offsets"].items())
 
 
 def long_entries(curves: dict[str, Any]) -> dict[str, Any]:

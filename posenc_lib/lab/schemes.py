@@ -16,9 +16,10 @@ from numpy.typing import NDArray
 from posenc_lib import rope_frequencies, sinusoidal_encoding
 from posenc_lib._checks import check_choice, check_float, check_int
 from posenc_lib.bias import alibi_bias, alibi_slopes, t5_relative_position_bucket
+from posenc_lib.precision import rounded_angles
 from posenc_lib.rope_variants import p_rope_frequencies
 
-__all__ = ["EXTENSIONS", "SCHEMES", "T5_BUCKETS", "position_inputs"]
+__all__ = ["ANGLE_DTYPES", "EXTENSIONS", "SCHEMES", "T5_BUCKETS", "position_inputs"]
 
 SCHEMES = ("nope", "learned", "sinusoidal", "rope", "p_rope", "alibi", "t5")
 EXTENSIONS = ("none", "pi", "ntk", "dynamic", "yarn")
@@ -26,6 +27,7 @@ _ROPE_TYPES = {"pi": "linear", "ntk": "ntk", "dynamic": "dynamic", "yarn": "yarn
 _ROPE_BASE = 10000.0
 _P_ROPE_KEEP = 0.25  # p-RoPE: the fraction of pairs (the fastest) that keep rotating
 T5_BUCKETS = 16
+ANGLE_DTYPES = ("float64", "float32")  # the format of m * theta_i (float32: as engines do)
 _T5_MAX_DISTANCE = 32
 
 
@@ -74,30 +76,52 @@ def _checked(scheme: str, length: int, d_model: int, n_heads: int, extension: st
     return scheme, length, d_model // n_heads, extension, trained_length
 
 
+def _checked_shift(scheme: str, extension: str, offset: int, angle_dtype: str
+                   ) -> tuple[int, str]:
+    """:func:`position_inputs`' ``offset`` and ``angle_dtype``, for plain rotary schemes only."""
+    offset = check_int("offset", offset, minimum=0)
+    angle_dtype = check_choice("angle_dtype", angle_dtype, ANGLE_DTYPES)
+    if (offset, angle_dtype) != (0, "float64") and (scheme not in ("rope", "p_rope")
+                                                   or extension != "none"):
+        raise ValueError(f"offset and angle_dtype apply to 'rope' and 'p_rope' without an "
+                         f"extension; got offset={offset}, angle_dtype={angle_dtype!r} for "
+                         f"scheme {scheme!r} with extension {extension!r}")
+    return offset, angle_dtype
+
+
 def _rotation(scheme: str, length: int, head_dim: int, extension: str, factor: float | None,
-              trained_length: int | None) -> tuple[NDArray[Any], NDArray[Any]]:
-    """a cos(m theta_i) and a sin(m theta_i), shape (T, head_dim // 2), for the extension."""
+              trained_length: int | None, offset: int = 0, angle_dtype: str = "float64"
+              ) -> tuple[NDArray[Any], NDArray[Any]]:
+    """a cos(m theta_i) and a sin(m theta_i), shape (T, head_dim // 2), for the extension, at
+    positions m = offset, ..., offset + T - 1; cos and sin of the float64 value of the angle."""
     scaling = None
     if extension != "none" and trained_length is not None:
         scale = max(length / trained_length, 1.0) if factor is None else factor  # s
         scaling = _extension_scaling(extension, scale, trained_length)
     inv_freq, attention = _rope_inv_freq(scheme, head_dim, scaling, seq_len=length)
-    angles = np.arange(length)[:, None] * inv_freq[None, :]  # (T, d/2): m * theta_i
+    positions = offset + np.arange(length)
+    if angle_dtype == "float32":  # fl(fl(m) fl(theta_i)) in float32, as engines compute it
+        angles = rounded_angles(positions, inv_freq, "float32")
+    else:
+        angles = positions[:, None] * inv_freq[None, :]  # (T, d/2): m * theta_i
     return attention * np.cos(angles), attention * np.sin(angles)
 
 
 def position_inputs(scheme: str, length: int, *, d_model: int, n_heads: int,
                     extension: str = "none", factor: float | None = None,
-                    trained_length: int | None = None) -> dict[str, NDArray[Any]]:
+                    trained_length: int | None = None, offset: int = 0,
+                    angle_dtype: str = "float64") -> dict[str, NDArray[Any]]:
     """The arrays that put ``scheme`` into the shared model for sequences of ``length`` tokens.
     ``table`` (T, d_model), ``cos``/``sin`` (T, head_dim // 2), ``bias`` (n_heads, T, T),
     ``buckets`` (T, T), ``learned``/``t5`` () flags.
     Sinusoidal: table = PE. RoPE: a cos(m theta_i), a sin(m theta_i) with the attention
     factor a. ALiBi: b_h(i, j) = -m_h (i - j). T5: bucket of j - i (causal, 16 buckets, max
-    distance 32).
+    distance 32). RoPE and p-RoPE only: the sequence starts at position ``offset``, its angles
+    computed in ``angle_dtype`` ("float64", or "float32" as engines do).
     """
     scheme, length, head_dim, extension, trained_length = _checked(
         scheme, length, d_model, n_heads, extension, trained_length)
+    offset, angle_dtype = _checked_shift(scheme, extension, offset, angle_dtype)
     table = np.zeros((length, d_model))
     cos, sin = np.ones((length, head_dim // 2)), np.zeros((length, head_dim // 2))
     bias = np.zeros((n_heads, length, length))
@@ -105,7 +129,8 @@ def position_inputs(scheme: str, length: int, *, d_model: int, n_heads: int,
     if scheme == "sinusoidal":
         table = sinusoidal_encoding(length, d_model)
     elif scheme in ("rope", "p_rope"):
-        cos, sin = _rotation(scheme, length, head_dim, extension, factor, trained_length)
+        cos, sin = _rotation(scheme, length, head_dim, extension, factor, trained_length,
+                             offset, angle_dtype)
     elif scheme == "alibi":
         # -m_h (i - j) for keys j <= i, 0 above the diagonal (the model masks those keys)
         bias = np.tril(alibi_bias(alibi_slopes(n_heads), length, causal=False))

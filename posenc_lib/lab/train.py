@@ -239,9 +239,14 @@ def accuracy_by_position(model: Trained, length: int, *, extension: str | None =
     while start < length:  # dynamic: windows [0, L), [L, 2L), [2L, 4L), ... one pass each
         correct[:, start:end] = _correct(model, batch, extension, factor, end)[:, start:end]
         start, end = end, min(2 * end, length)
-    scored = batch.mask.sum(0)
+    return _scored_mean(correct, batch.mask)
+
+
+def _scored_mean(correct: NDArray[np.float64], mask: NDArray[Any]) -> NDArray[np.float64]:
+    """acc_t = sum_b m_bt c_bt / sum_b m_bt, NaN where no sequence scores position t."""
+    scored = mask.sum(0)
     with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(scored > 0, (correct * batch.mask).sum(0) / scored, np.nan)
+        return np.where(scored > 0, (correct * mask).sum(0) / scored, np.nan)
 
 
 def attention_maps(model: Trained, length: int) -> NDArray[np.float64]:
