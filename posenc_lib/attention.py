@@ -210,10 +210,12 @@ def causal_mask(n: int) -> NDArray[np.bool_]:
     Parameters
     ----------
     n : int
+        Number of positions (queries and keys alike), at least 1.
 
     Returns
     -------
     numpy.ndarray, shape (n, n), bool
+        True where the query (row) may attend to the key (column).
 
     Notes
     -----

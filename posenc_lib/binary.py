@@ -88,10 +88,12 @@ def bit_periods(n_bits: int) -> NDArray[np.int64]:
     Parameters
     ----------
     n_bits : int
+        Number of columns of the table, the most significant bit first.
 
     Returns
     -------
     numpy.ndarray, shape (n_bits,), int64
+        The number of positions after which each column repeats.
 
     Notes
     -----
@@ -123,6 +125,7 @@ def bit_wave(positions: Any, bit: int) -> NDArray[np.float64]:
     Parameters
     ----------
     positions : array_like, shape (n,)
+        Where the wave is read: integer or fractional positions.
     bit : int
         Bit index ``k >= 0`` (0 is the fastest bit).
 
@@ -209,10 +212,12 @@ def hamming_matrix(n_positions: int) -> NDArray[np.int64]:
     Parameters
     ----------
     n_positions : int
+        Number of positions, counted from 0.
 
     Returns
     -------
     numpy.ndarray, shape (n_positions, n_positions), int64
+        The number of bits in which positions ``a`` (row) and ``b`` (column) differ.
 
     Notes
     -----

@@ -56,10 +56,12 @@ def wavelengths(inv_freq: ArrayLike) -> NDArray[np.float64]:
     Parameters
     ----------
     inv_freq : array_like, shape (n_pairs,)
+        Each pair's frequency ``theta_i``, radians per position (positive).
 
     Returns
     -------
     wavelength : ndarray of float64, shape (n_pairs,)
+        How many positions each pair takes to turn once.
 
     Notes
     -----
@@ -145,10 +147,12 @@ def split_permutation(dim: int) -> NDArray[np.intp]:
     Parameters
     ----------
     dim : int
+        Width of the vectors (even): ``dim / 2`` pairs.
 
     Returns
     -------
     perm : ndarray of int, shape (dim,)
+        The interleaved column that lands at each split column.
 
     Notes
     -----

@@ -80,11 +80,14 @@ def round_to_dtype(x: Any, dtype_name: str) -> NDArray[np.float64]:
     Parameters
     ----------
     x : array_like
+        The exact values to store.
     dtype_name : {"float16", "bfloat16", "float32", "float64"}
+        The storage format they are rounded to.
 
     Returns
     -------
     numpy.ndarray, same shape as ``x``, float64
+        The value each element keeps once stored, widened back to float64 without change.
 
     Notes
     -----
@@ -133,11 +136,15 @@ def spacing_at(x: Any, dtype_name: str) -> NDArray[np.float64]:
     Parameters
     ----------
     x : array_like
+        The magnitudes at which the gap is measured (the sign is ignored).
     dtype_name : {"float16", "bfloat16", "float32", "float64"}
+        The storage format.
 
     Returns
     -------
     numpy.ndarray, same shape as ``x``, float64
+        The gap between consecutive numbers of the format near ``|x|`` (in the power-of-two
+        range holding ``|x|``; below the smallest normal number, the subnormal gap).
 
     Notes
     -----
@@ -179,7 +186,9 @@ def rounded_angles(positions: ArrayLike, inv_freq: ArrayLike,
     Parameters
     ----------
     positions : array_like, shape (n,)
+        The positions ``m``, exact before rounding.
     inv_freq : array_like, shape (n_pairs,)
+        Each pair's frequency ``theta_i``, exact before rounding.
     dtype_name : {"float16", "bfloat16", "float32", "float64"}
         Format of the position, the frequency and the product.
 
@@ -218,6 +227,7 @@ def angle_error(positions: ArrayLike, inv_freq: ArrayLike, dtype_name: str) -> N
     Returns
     -------
     numpy.ndarray, shape (n, n_pairs), float64
+        ``|phi_hat - phi|`` in radians, one row per position and one column per pair.
 
     Notes
     -----

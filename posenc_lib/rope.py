@@ -37,10 +37,12 @@ def rotate_half(x: ArrayLike) -> NDArray[Any]:
     Parameters
     ----------
     x : array_like, shape (..., head_dim)
+        Vectors in the split layout: pair i is ``(x[..., i], x[..., i + head_dim/2])``.
 
     Returns
     -------
     rotated : ndarray, shape (..., head_dim)
+        Every pair turned by +90 degrees, in the same split layout.
 
     Notes
     -----
@@ -60,10 +62,12 @@ def rotate_interleaved(x: ArrayLike) -> NDArray[Any]:
     Parameters
     ----------
     x : array_like, shape (..., head_dim)
+        Vectors in the interleaved layout: pair i is ``(x[..., 2i], x[..., 2i + 1])``.
 
     Returns
     -------
     rotated : ndarray, shape (..., head_dim)
+        Every pair turned by +90 degrees, in the same interleaved layout.
 
     Notes
     -----

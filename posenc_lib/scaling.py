@@ -99,6 +99,7 @@ def ntk_inv_freq(head_dim: int, base: float, factor: float) -> NDArray[np.float6
     Returns
     -------
     inv_freq : ndarray of float64, shape (head_dim // 2,)
+        Each pair's frequency, radians per position, from the enlarged base.
 
     Notes
     -----

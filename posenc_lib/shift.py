@@ -26,10 +26,12 @@ def rotation_matrix(angle: float) -> NDArray[np.float64]:
     Parameters
     ----------
     angle : float
+        The turn, in radians (positive is counter-clockwise).
 
     Returns
     -------
     R : ndarray of float64, shape (2, 2)
+        The matrix that turns a column vector ``(x, y)`` by ``angle``.
 
     Notes
     -----
