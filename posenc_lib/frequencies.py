@@ -61,7 +61,7 @@ def wavelengths(inv_freq: ArrayLike) -> NDArray[np.float64]:
     Returns
     -------
     wavelength : ndarray of float64, shape (n_pairs,)
-        How many positions each pair takes to turn once.
+        The positions pair ``i`` needs to make one full turn (large for slow pairs).
 
     Notes
     -----

@@ -42,7 +42,8 @@ def rotate_half(x: ArrayLike) -> NDArray[Any]:
     Returns
     -------
     rotated : ndarray, shape (..., head_dim)
-        Every pair turned by +90 degrees, in the same split layout.
+        ``x`` with its two halves swapped and the new first half negated: each pair turned
+        by +90 degrees, still in the split layout.
 
     Notes
     -----
