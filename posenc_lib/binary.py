@@ -27,10 +27,12 @@ def bits_needed(n_positions: int) -> int:
     Parameters
     ----------
     n_positions : int
+        Number of positions to write, at least 1.
 
     Returns
     -------
     int
+        The width ``n_bits`` of the smallest binary table that holds them all.
 
     Notes
     -----
@@ -51,12 +53,14 @@ def binary_table(n_positions: int, n_bits: int | None = None) -> NDArray[np.int6
     Parameters
     ----------
     n_positions : int
+        Number of positions (rows), at least 1.
     n_bits : int or None, default None
         Number of bit columns, up to 62; None: :func:`bits_needed`.
 
     Returns
     -------
     numpy.ndarray, shape (n_positions, n_bits), int64
+        Row ``p`` holds the bits of ``p``, 0 or 1, most significant bit first.
 
     Notes
     -----
@@ -132,6 +136,7 @@ def bit_wave(positions: Any, bit: int) -> NDArray[np.float64]:
     Returns
     -------
     numpy.ndarray of 0.0 and 1.0, shape (n,)
+        The value of bit ``k`` at each position (a fractional position takes its floor's).
 
     Notes
     -----
@@ -159,6 +164,7 @@ def smooth_bit_wave(positions: Any, bit: int) -> NDArray[np.float64]:
     Returns
     -------
     numpy.ndarray, shape (n,), float64
+        A sinusoid of period ``2**(k + 1)`` between 0 and 1 at each position.
 
     Notes
     -----
@@ -186,10 +192,12 @@ def hamming_distance(a: int, b: int) -> int:
     Parameters
     ----------
     a, b : int
+        The two positions, non-negative integers.
 
     Returns
     -------
     int
+        How many bits differ between their binary codes.
 
     Notes
     -----

@@ -34,6 +34,7 @@ def inverse_frequencies(dim: int, base: float = 10000.0) -> NDArray[np.float64]:
     Returns
     -------
     inv_freq : ndarray of float64, shape (dim // 2,)
+        Radians per position of each pair, from 1 (pair 0) down towards ``1/base``.
 
     Notes
     -----
@@ -86,10 +87,12 @@ def turns_in_context(inv_freq: ArrayLike, length: int) -> NDArray[np.float64]:
     Parameters
     ----------
     inv_freq, length : array_like, shape (n_pairs,), and int
+        Each pair's frequency ``theta_i`` (positive); the context length ``L`` in positions.
 
     Returns
     -------
     turns : ndarray of float64, shape (n_pairs,)
+        The number of full turns (possibly fractional) each pair makes over ``L`` positions.
 
     Notes
     -----
@@ -112,10 +115,12 @@ def angles(positions: ArrayLike, inv_freq: ArrayLike) -> NDArray[np.float64]:
     Parameters
     ----------
     positions, inv_freq : array_like, shapes (n,) and (n_pairs,)
+        The positions ``m``; each pair's frequency ``theta_i``, radians per position.
 
     Returns
     -------
     angle : ndarray of float64, shape (n, n_pairs)
+        The angle of pair ``i`` (column) at position ``m`` (row), in radians, not wrapped.
 
     Notes
     -----

@@ -50,6 +50,7 @@ def round_to_bfloat16(x: Any, *, mode: str = "nearest") -> NDArray[np.float32]:
     Returns
     -------
     numpy.ndarray, same shape as ``x``, float32
+        Each value as bfloat16 stores it, exactly representable in float32.
 
     Notes
     -----
@@ -111,10 +112,12 @@ def machine_epsilon(dtype_name: str) -> float:
     Parameters
     ----------
     dtype_name : {"float16", "bfloat16", "float32", "float64"}
+        The format.
 
     Returns
     -------
     float
+        ``eps``, the spacing of the format's numbers in ``[1, 2)``.
 
     Notes
     -----
