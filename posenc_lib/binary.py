@@ -74,9 +74,7 @@ def binary_table(n_positions: int, n_bits: int | None = None) -> NDArray[np.int6
            [1, 0]])
     """
     needed = bits_needed(n_positions)
-    n_bits = needed if n_bits is None else check_int("n_bits", n_bits)
-    if n_bits > _MAX_BITS:
-        raise ValueError(f"n_bits must be <= {_MAX_BITS}; got {n_bits}")
+    n_bits = needed if n_bits is None else check_int("n_bits", n_bits, maximum=_MAX_BITS)
     if n_bits < needed:
         raise ValueError(f"n_bits must be >= {needed} to write position {n_positions - 1}; "
                          f"got {n_bits}")
@@ -108,19 +106,10 @@ def bit_periods(n_bits: int) -> NDArray[np.int64]:
     >>> bit_periods(4)
     array([16,  8,  4,  2])
     """
-    n_bits = check_int("n_bits", n_bits)
-    if n_bits > _MAX_BITS - 1:
-        raise ValueError(f"n_bits must be <= {_MAX_BITS - 1}; got {n_bits}")
+    n_bits = check_int("n_bits", n_bits, maximum=_MAX_BITS - 1)
     k = np.arange(n_bits - 1, -1, -1, dtype=np.int64)
     # T_k = 2 ** (k + 1)
     return np.left_shift(np.int64(2), k)
-
-
-def _check_bit(bit: Any) -> int:
-    index = check_int("bit", bit, minimum=0)
-    if index > _MAX_BITS:
-        raise ValueError(f"bit must be <= {_MAX_BITS}; got {index}")
-    return index
 
 
 def bit_wave(positions: Any, bit: int) -> NDArray[np.float64]:
@@ -148,7 +137,7 @@ def bit_wave(positions: Any, bit: int) -> NDArray[np.float64]:
     array([0., 0., 1., 1., 0., 0.])
     """
     positions = check_positions("positions", positions).astype(np.float64)
-    bit = _check_bit(bit)
+    bit = check_int("bit", bit, minimum=0, maximum=_MAX_BITS)
     # b_k(x) = floor(x / 2^k) mod 2
     return np.asarray(np.mod(np.floor(positions / 2.0**bit), 2.0), dtype=np.float64)
 
@@ -176,7 +165,7 @@ def smooth_bit_wave(positions: Any, bit: int) -> NDArray[np.float64]:
     array([0.146447, 0.146447, 0.853553, 0.853553])
     """
     positions = check_positions("positions", positions).astype(np.float64)
-    bit = _check_bit(bit)
+    bit = check_int("bit", bit, minimum=0, maximum=_MAX_BITS)
     # phase = pi (x + 1/2) / 2^k
     with np.errstate(over="ignore"):
         phase = np.pi * (positions + 0.5) / 2.0**bit
