@@ -29,8 +29,17 @@ def check_bool(name: str, value: Any) -> bool:
     return bool(value)
 
 
-def check_int(name: str, value: Any, *, minimum: int | None = 1) -> int:
-    """Return ``value`` as an int >= ``minimum``; bools, floats (even 4.0) and strings raise."""
+def _at_most(name: str, result: int, maximum: int | None) -> int:
+    """Return ``result`` unless it exceeds ``maximum`` (when given); then raise naming ``name``."""
+    if maximum is not None and result > maximum:
+        raise ValueError(f"{name} must be <= {maximum}; got {result}")
+    return result
+
+
+def check_int(name: str, value: Any, *, minimum: int | None = 1,
+              maximum: int | None = None) -> int:
+    """Return ``value`` as an int >= ``minimum`` (and <= ``maximum`` when given); bools, floats
+    (even 4.0) and strings raise."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
         allowed = "an integer" if minimum is None else f"an integer >= {minimum}"
         kind = type(value).__name__
@@ -38,17 +47,18 @@ def check_int(name: str, value: Any, *, minimum: int | None = 1) -> int:
     result = int(value)
     if minimum is not None and result < minimum:
         raise ValueError(f"{name} must be an integer >= {minimum}; got {result}")
-    return result
+    return _at_most(name, result, maximum)
 
 
-def check_even(name: str, value: Any, *, minimum: int = 2) -> int:
-    """Return ``value`` as an even int >= ``minimum`` (dimensions that come in pairs)."""
+def check_even(name: str, value: Any, *, minimum: int = 2, maximum: int | None = None) -> int:
+    """Return ``value`` as an even int >= ``minimum`` (and <= ``maximum`` when given): dimensions
+    that come in pairs."""
     result = check_int(name, value, minimum=minimum)
     if result % 2:
         raise ValueError(
             f"{name} must be an even integer >= {minimum} (sin/cos pairs); got {result}"
         )
-    return result
+    return _at_most(name, result, maximum)
 
 
 def check_float(

@@ -140,10 +140,12 @@ def step_angle(inv_freq: ArrayLike) -> NDArray[np.float64]:
     Parameters
     ----------
     inv_freq : array_like, shape (n_pairs,)
+        Each pair's frequency ``theta'_i`` in radians per position (a method's, scaled or not).
 
     Returns
     -------
     delta : ndarray of float64, shape (n_pairs,), in ``[0, pi]``
+        The smallest angle between a pair's codes one position apart, wrap-around included.
 
     Notes
     -----
@@ -343,10 +345,12 @@ def local_minima(values: ArrayLike) -> NDArray[np.int64]:
     Parameters
     ----------
     values : array_like, shape (n,)
+        A curve sampled at consecutive points (for instance a score over positions).
 
     Returns
     -------
     indices : ndarray of int64, shape (k,)
+        The interior indices lower than both neighbours, in increasing order.
 
     Notes
     -----
@@ -369,10 +373,12 @@ def similarity_matrix(encoding: ArrayLike) -> NDArray[np.float64]:
     Parameters
     ----------
     encoding : array_like, shape (n_positions, d_model)
+        One encoding vector per row, row ``a`` for position ``a``.
 
     Returns
     -------
     S : ndarray of float64, shape (n_positions, n_positions)
+        The dot product of every pair of rows; symmetric.
 
     Notes
     -----

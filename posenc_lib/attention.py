@@ -38,10 +38,12 @@ def softmax(scores: Any, axis: int = -1) -> Array:
     scores : array_like, shape (..., n)
         ``-inf`` entries get weight 0 (masked); each slice needs one finite entry.
     axis : int, default -1
+        The axis whose entries are turned into weights.
 
     Returns
     -------
     numpy.ndarray, same shape as ``scores``, float64
+        Non-negative weights that sum to 1 along ``axis``.
 
     Notes
     -----
@@ -81,6 +83,7 @@ def scaled_dot_product_attention(
     Parameters
     ----------
     q, k, v : array_like, shapes (..., n_q, d), (..., n_k, d), (..., n_k, d_v)
+        Queries, keys and values, one row per token.
     mask : array_like of bool, broadcastable to (..., n_q, n_k), optional
         True where query ``i`` may attend to key ``j``.
     bias : array_like, broadcastable to (..., n_q, n_k), optional
@@ -89,6 +92,7 @@ def scaled_dot_product_attention(
     Returns
     -------
     output, weights : ndarray of float64, shapes (..., n_q, d_v) and (..., n_q, n_k)
+        Each query's weighted mean of the values; the weights (each row sums to 1).
 
     Notes
     -----
@@ -170,13 +174,16 @@ def self_attention(
     Parameters
     ----------
     x : array_like, shape (n, d_model)
+        The token vectors, one row per position.
     w_q, w_k, w_v : array_like, shapes (d_model, d_head) twice and (d_model, d_v)
+        The query, key and value projections.
     mask, bias : optional
         As in :func:`scaled_dot_product_attention`.
 
     Returns
     -------
     output, weights : ndarray of float64, shapes (n, d_v) and (n, n)
+        As :func:`scaled_dot_product_attention` returns them for ``x W_q``, ``x W_k``, ``x W_v``.
 
     Notes
     -----
@@ -210,10 +217,12 @@ def causal_mask(n: int) -> NDArray[np.bool_]:
     Parameters
     ----------
     n : int
+        Number of positions (queries and keys alike), at least 1.
 
     Returns
     -------
     numpy.ndarray, shape (n, n), bool
+        True where the query (row) may attend to the key (column).
 
     Notes
     -----
@@ -239,10 +248,12 @@ def permutation_equivariance_gap(x: Any, w_q: Any, w_k: Any, w_v: Any, permutati
     x, w_q, w_k, w_v : array_like
         As in :func:`self_attention`.
     permutation : array_like of int, shape (n,)
+        A reordering of the rows of ``x``: row ``t`` of ``P x`` is ``x[permutation[t]]``.
 
     Returns
     -------
     float
+        The largest entry of ``|f(P x) - P f(x)|``; 0 up to rounding for an equivariant layer.
 
     Notes
     -----
@@ -276,10 +287,12 @@ def word_order_model(d_model: int = 8, seed: int = 0) -> tuple[Array, Array, Arr
     Parameters
     ----------
     d_model, seed : int, default 8 and 0
+        Width of the embeddings and projections; seed of the generator.
 
     Returns
     -------
     table, w_q, w_k, w_v : ndarray, shapes (len(VOCAB), d_model) and (d_model, d_model)
+        One embedding row per word of :data:`VOCAB`; the three projections.
 
     Notes
     -----

@@ -54,9 +54,7 @@ def nope_layers(num_hidden_layers: int, no_rope_layer_interval: int = 4) -> NDAr
     >>> nope_layers(8)
     array([False, False, False,  True, False, False, False,  True])
     """
-    layers = check_int("num_hidden_layers", num_hidden_layers)
-    if layers > _MAX_DIM:
-        raise ValueError(f"num_hidden_layers must be <= {_MAX_DIM}; got {layers}")
+    layers = check_int("num_hidden_layers", num_hidden_layers, maximum=_MAX_DIM)
     interval = check_int("no_rope_layer_interval", no_rope_layer_interval)
     # NoPE where (l + 1) mod interval == 0
     return (np.arange(layers) + 1) % interval == 0

@@ -27,10 +27,12 @@ def bits_needed(n_positions: int) -> int:
     Parameters
     ----------
     n_positions : int
+        Number of positions to write, at least 1.
 
     Returns
     -------
     int
+        The width ``n_bits`` of the smallest binary table that holds them all.
 
     Notes
     -----
@@ -51,12 +53,14 @@ def binary_table(n_positions: int, n_bits: int | None = None) -> NDArray[np.int6
     Parameters
     ----------
     n_positions : int
+        Number of positions (rows), at least 1.
     n_bits : int or None, default None
         Number of bit columns, up to 62; None: :func:`bits_needed`.
 
     Returns
     -------
     numpy.ndarray, shape (n_positions, n_bits), int64
+        Row ``p`` holds the bits of ``p``, 0 or 1, most significant bit first.
 
     Notes
     -----
@@ -70,9 +74,7 @@ def binary_table(n_positions: int, n_bits: int | None = None) -> NDArray[np.int6
            [1, 0]])
     """
     needed = bits_needed(n_positions)
-    n_bits = needed if n_bits is None else check_int("n_bits", n_bits)
-    if n_bits > _MAX_BITS:
-        raise ValueError(f"n_bits must be <= {_MAX_BITS}; got {n_bits}")
+    n_bits = needed if n_bits is None else check_int("n_bits", n_bits, maximum=_MAX_BITS)
     if n_bits < needed:
         raise ValueError(f"n_bits must be >= {needed} to write position {n_positions - 1}; "
                          f"got {n_bits}")
@@ -88,10 +90,12 @@ def bit_periods(n_bits: int) -> NDArray[np.int64]:
     Parameters
     ----------
     n_bits : int
+        Number of columns of the table, the most significant bit first.
 
     Returns
     -------
     numpy.ndarray, shape (n_bits,), int64
+        The number of positions after which each column repeats.
 
     Notes
     -----
@@ -102,19 +106,10 @@ def bit_periods(n_bits: int) -> NDArray[np.int64]:
     >>> bit_periods(4)
     array([16,  8,  4,  2])
     """
-    n_bits = check_int("n_bits", n_bits)
-    if n_bits > _MAX_BITS - 1:
-        raise ValueError(f"n_bits must be <= {_MAX_BITS - 1}; got {n_bits}")
+    n_bits = check_int("n_bits", n_bits, maximum=_MAX_BITS - 1)
     k = np.arange(n_bits - 1, -1, -1, dtype=np.int64)
     # T_k = 2 ** (k + 1)
     return np.left_shift(np.int64(2), k)
-
-
-def _check_bit(bit: Any) -> int:
-    index = check_int("bit", bit, minimum=0)
-    if index > _MAX_BITS:
-        raise ValueError(f"bit must be <= {_MAX_BITS}; got {index}")
-    return index
 
 
 def bit_wave(positions: Any, bit: int) -> NDArray[np.float64]:
@@ -123,12 +118,14 @@ def bit_wave(positions: Any, bit: int) -> NDArray[np.float64]:
     Parameters
     ----------
     positions : array_like, shape (n,)
+        Where the wave is read: integer or fractional positions.
     bit : int
         Bit index ``k >= 0`` (0 is the fastest bit).
 
     Returns
     -------
     numpy.ndarray of 0.0 and 1.0, shape (n,)
+        The value of bit ``k`` at each position (a fractional position takes its floor's).
 
     Notes
     -----
@@ -140,7 +137,7 @@ def bit_wave(positions: Any, bit: int) -> NDArray[np.float64]:
     array([0., 0., 1., 1., 0., 0.])
     """
     positions = check_positions("positions", positions).astype(np.float64)
-    bit = _check_bit(bit)
+    bit = check_int("bit", bit, minimum=0, maximum=_MAX_BITS)
     # b_k(x) = floor(x / 2^k) mod 2
     return np.asarray(np.mod(np.floor(positions / 2.0**bit), 2.0), dtype=np.float64)
 
@@ -156,6 +153,7 @@ def smooth_bit_wave(positions: Any, bit: int) -> NDArray[np.float64]:
     Returns
     -------
     numpy.ndarray, shape (n,), float64
+        A sinusoid of period ``2**(k + 1)`` between 0 and 1 at each position.
 
     Notes
     -----
@@ -167,7 +165,7 @@ def smooth_bit_wave(positions: Any, bit: int) -> NDArray[np.float64]:
     array([0.146447, 0.146447, 0.853553, 0.853553])
     """
     positions = check_positions("positions", positions).astype(np.float64)
-    bit = _check_bit(bit)
+    bit = check_int("bit", bit, minimum=0, maximum=_MAX_BITS)
     # phase = pi (x + 1/2) / 2^k
     with np.errstate(over="ignore"):
         phase = np.pi * (positions + 0.5) / 2.0**bit
@@ -183,10 +181,12 @@ def hamming_distance(a: int, b: int) -> int:
     Parameters
     ----------
     a, b : int
+        The two positions, non-negative integers.
 
     Returns
     -------
     int
+        How many bits differ between their binary codes.
 
     Notes
     -----
@@ -209,10 +209,12 @@ def hamming_matrix(n_positions: int) -> NDArray[np.int64]:
     Parameters
     ----------
     n_positions : int
+        Number of positions, counted from 0.
 
     Returns
     -------
     numpy.ndarray, shape (n_positions, n_positions), int64
+        The number of bits in which positions ``a`` (row) and ``b`` (column) differ.
 
     Notes
     -----

@@ -34,6 +34,7 @@ def inverse_frequencies(dim: int, base: float = 10000.0) -> NDArray[np.float64]:
     Returns
     -------
     inv_freq : ndarray of float64, shape (dim // 2,)
+        Radians per position of each pair, from 1 (pair 0) down towards ``1/base``.
 
     Notes
     -----
@@ -56,10 +57,12 @@ def wavelengths(inv_freq: ArrayLike) -> NDArray[np.float64]:
     Parameters
     ----------
     inv_freq : array_like, shape (n_pairs,)
+        Each pair's frequency ``theta_i``, radians per position (positive).
 
     Returns
     -------
     wavelength : ndarray of float64, shape (n_pairs,)
+        The positions pair ``i`` needs to make one full turn (large for slow pairs).
 
     Notes
     -----
@@ -84,10 +87,12 @@ def turns_in_context(inv_freq: ArrayLike, length: int) -> NDArray[np.float64]:
     Parameters
     ----------
     inv_freq, length : array_like, shape (n_pairs,), and int
+        Each pair's frequency ``theta_i`` (positive); the context length ``L`` in positions.
 
     Returns
     -------
     turns : ndarray of float64, shape (n_pairs,)
+        The number of full turns (possibly fractional) each pair makes over ``L`` positions.
 
     Notes
     -----
@@ -110,10 +115,12 @@ def angles(positions: ArrayLike, inv_freq: ArrayLike) -> NDArray[np.float64]:
     Parameters
     ----------
     positions, inv_freq : array_like, shapes (n,) and (n_pairs,)
+        The positions ``m``; each pair's frequency ``theta_i``, radians per position.
 
     Returns
     -------
     angle : ndarray of float64, shape (n, n_pairs)
+        The angle of pair ``i`` (column) at position ``m`` (row), in radians, not wrapped.
 
     Notes
     -----
@@ -145,10 +152,12 @@ def split_permutation(dim: int) -> NDArray[np.intp]:
     Parameters
     ----------
     dim : int
+        Width of the vectors (even): ``dim / 2`` pairs.
 
     Returns
     -------
     perm : ndarray of int, shape (dim,)
+        The interleaved column that lands at each split column.
 
     Notes
     -----

@@ -50,6 +50,7 @@ def round_to_bfloat16(x: Any, *, mode: str = "nearest") -> NDArray[np.float32]:
     Returns
     -------
     numpy.ndarray, same shape as ``x``, float32
+        Each value as bfloat16 stores it, exactly representable in float32.
 
     Notes
     -----
@@ -80,11 +81,14 @@ def round_to_dtype(x: Any, dtype_name: str) -> NDArray[np.float64]:
     Parameters
     ----------
     x : array_like
+        The exact values to store.
     dtype_name : {"float16", "bfloat16", "float32", "float64"}
+        The storage format they are rounded to.
 
     Returns
     -------
     numpy.ndarray, same shape as ``x``, float64
+        The value each element keeps once stored, widened back to float64 without change.
 
     Notes
     -----
@@ -108,10 +112,12 @@ def machine_epsilon(dtype_name: str) -> float:
     Parameters
     ----------
     dtype_name : {"float16", "bfloat16", "float32", "float64"}
+        The format.
 
     Returns
     -------
     float
+        ``eps``, the spacing of the format's numbers in ``[1, 2)``.
 
     Notes
     -----
@@ -133,11 +139,15 @@ def spacing_at(x: Any, dtype_name: str) -> NDArray[np.float64]:
     Parameters
     ----------
     x : array_like
+        The magnitudes at which the gap is measured (the sign is ignored).
     dtype_name : {"float16", "bfloat16", "float32", "float64"}
+        The storage format.
 
     Returns
     -------
     numpy.ndarray, same shape as ``x``, float64
+        The gap between consecutive numbers of the format near ``|x|`` (in the power-of-two
+        range holding ``|x|``; below the smallest normal number, the subnormal gap).
 
     Notes
     -----
@@ -179,7 +189,9 @@ def rounded_angles(positions: ArrayLike, inv_freq: ArrayLike,
     Parameters
     ----------
     positions : array_like, shape (n,)
+        The positions ``m``, exact before rounding.
     inv_freq : array_like, shape (n_pairs,)
+        Each pair's frequency ``theta_i``, exact before rounding.
     dtype_name : {"float16", "bfloat16", "float32", "float64"}
         Format of the position, the frequency and the product.
 
@@ -218,6 +230,7 @@ def angle_error(positions: ArrayLike, inv_freq: ArrayLike, dtype_name: str) -> N
     Returns
     -------
     numpy.ndarray, shape (n, n_pairs), float64
+        ``|phi_hat - phi|`` in radians, one row per position and one column per pair.
 
     Notes
     -----

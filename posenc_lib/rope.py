@@ -37,10 +37,13 @@ def rotate_half(x: ArrayLike) -> NDArray[Any]:
     Parameters
     ----------
     x : array_like, shape (..., head_dim)
+        Vectors in the split layout: pair i is ``(x[..., i], x[..., i + head_dim/2])``.
 
     Returns
     -------
     rotated : ndarray, shape (..., head_dim)
+        ``x`` with its two halves swapped and the new first half negated: each pair turned
+        by +90 degrees, still in the split layout.
 
     Notes
     -----
@@ -60,10 +63,12 @@ def rotate_interleaved(x: ArrayLike) -> NDArray[Any]:
     Parameters
     ----------
     x : array_like, shape (..., head_dim)
+        Vectors in the interleaved layout: pair i is ``(x[..., 2i], x[..., 2i + 1])``.
 
     Returns
     -------
     rotated : ndarray, shape (..., head_dim)
+        Every pair turned by +90 degrees, in the same interleaved layout.
 
     Notes
     -----
@@ -121,6 +126,7 @@ def apply_rope(x: ArrayLike, positions: ArrayLike, inv_freq: ArrayLike, *,
     positions : array_like, shape (seq,)
         Position of each row (floats allowed).
     inv_freq : array_like, shape (head_dim // 2,)
+        Each pair's frequency ``theta_i``, radians per position.
     pairing : {"interleaved", "half"}, default "interleaved"
         Pairs ``(2i, 2i+1)`` or ``(i, i + d/2)`` (GPT-NeoX, Hugging Face).
 
@@ -181,6 +187,7 @@ def apply_rope_angles(x: ArrayLike, angles: ArrayLike, *,
     Returns
     -------
     rotated : ndarray of float64, shape (..., seq, head_dim)
+        ``x`` with every pair turned by its angle, in the same pairing.
 
     Notes
     -----
@@ -207,6 +214,7 @@ def rope_matrix(position: float, inv_freq: ArrayLike, *,
     Parameters
     ----------
     position : float
+        The position ``m`` whose rotation is built (fractional or negative allowed).
     inv_freq, pairing
         As for :func:`apply_rope`.
 
@@ -264,6 +272,7 @@ def relative_scores(q: ArrayLike, k: ArrayLike, distances: ArrayLike, inv_freq: 
     Returns
     -------
     scores : ndarray of float64, shape (n,)
+        The dot product of the rotated query and key at each distance.
 
     Notes
     -----
@@ -298,11 +307,14 @@ def rope_decay_bound(distances: ArrayLike, head_dim: int,
     Parameters
     ----------
     distances : array_like, shape (n,)
+        Distances ``r`` between the query and the key positions.
     head_dim, base : int, float (default 10000.0)
+        Rotary dimension (even); frequency base (> 1).
 
     Returns
     -------
     bound : ndarray of float64, shape (n,)
+        The bound at each distance (it is ``d/4 + 1/2`` at ``r = 0``, then falls on average).
 
     Notes
     -----
@@ -335,6 +347,8 @@ def normalised_score_curves(
     Returns
     -------
     score, bound : ndarray of float64, shape (n,)
+        The score of an all-ones query and key, over ``d``; :func:`rope_decay_bound` at the
+        same distances.
 
     Notes
     -----

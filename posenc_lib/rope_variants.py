@@ -37,13 +37,6 @@ def _finite_result(name: str, value: NDArray[Any]) -> NDArray[Any]:
     return value
 
 
-def _check_dim(name: str, value: Any) -> int:
-    dim = check_even(name, value)
-    if dim > _MAX_DIM:
-        raise ValueError(f"{name} must be <= {_MAX_DIM}; got {dim}")
-    return dim
-
-
 def partial_rotary_dims(head_dim: int, partial_rotary_factor: float) -> NDArray[np.bool_]:
     """Return which dims of a head rotate under partial rotary (GPT-NeoX, Phi, Pythia).
 
@@ -65,7 +58,7 @@ def partial_rotary_dims(head_dim: int, partial_rotary_factor: float) -> NDArray[
     >>> partial_rotary_dims(8, 0.5)
     array([ True,  True,  True,  True, False, False, False, False])
     """
-    dim = _check_dim("head_dim", head_dim)
+    dim = check_even("head_dim", head_dim, maximum=_MAX_DIM)
     p = check_fraction("partial_rotary_factor", partial_rotary_factor)
     return np.arange(dim) < rotary_dimension(dim, p)
 
@@ -102,7 +95,7 @@ def p_rope_frequencies(head_dim: int, p: float, base: float = 10000.0) -> NDArra
     >>> p_rope_frequencies(8, 0.5, 10000.0)
     array([1. , 0.1, 0. , 0. ])
     """
-    dim = _check_dim("head_dim", head_dim)
+    dim = check_even("head_dim", head_dim, maximum=_MAX_DIM)
     fraction = check_fraction("p", p, allow_zero=True)
     theta = inverse_frequencies(dim, base)
     # keep = floor(p * d / 2) fastest pairs; theta_i = 0 for the others
@@ -131,7 +124,7 @@ def axial_rope_frequencies(head_dim: int, base: float = 10000.0) -> NDArray[np.f
     >>> axial_rope_frequencies(8, 100.0)
     array([1. , 0.1])
     """
-    dim = _check_dim("head_dim", head_dim)
+    dim = check_even("head_dim", head_dim, maximum=_MAX_DIM)
     if dim % 4:
         raise ValueError(f"head_dim must be a multiple of 4 (row and column pairs); got {dim}")
     # theta_j = base^(-2j/(d/2))

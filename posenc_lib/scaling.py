@@ -46,6 +46,7 @@ def linear_inv_freq(head_dim: int, base: float, factor: float) -> NDArray[np.flo
     Returns
     -------
     inv_freq : ndarray of float64, shape (head_dim // 2,)
+        Each pair's frequency divided by ``s``, radians per position.
 
     Notes
     -----
@@ -72,6 +73,7 @@ def ntk_scaled_base(head_dim: int, base: float, factor: float) -> float:
     Returns
     -------
     base : float
+        The enlarged base ``base'`` (larger than ``base`` when ``s > 1``).
 
     Notes
     -----
@@ -99,6 +101,7 @@ def ntk_inv_freq(head_dim: int, base: float, factor: float) -> NDArray[np.float6
     Returns
     -------
     inv_freq : ndarray of float64, shape (head_dim // 2,)
+        Each pair's frequency, radians per position, from the enlarged base.
 
     Notes
     -----
@@ -124,6 +127,7 @@ def dynamic_ntk_factor(factor: float, original_max_position_embeddings: int,
     Returns
     -------
     s_eff : float
+        The scale NTK-aware scaling uses at length ``l``, at least 1.
 
     Notes
     -----
@@ -153,6 +157,7 @@ def yarn_get_mscale(scale: float, mscale: float = 1.0) -> float:
     Returns
     -------
     value : float
+        The factor ``sqrt(1/t)`` that multiplies cos and sin, at least 1.
 
     Notes
     -----
@@ -185,6 +190,7 @@ def yarn_correction_range(head_dim: int, base: float, original_max_position_embe
     Returns
     -------
     low, high : float
+        The pair indices where the ramp leaves 0 and where it reaches 1, ``low <= high``.
 
     Notes
     -----
@@ -224,6 +230,7 @@ def yarn_ramp(low: float, high: float, n: int) -> NDArray[np.float64]:
     Returns
     -------
     gamma : ndarray of float64, shape (n,)
+        Each pair's weight on the divided frequency, between 0 and 1.
 
     Notes
     -----
@@ -254,6 +261,7 @@ def yarn_inv_freq(head_dim: int, base: float, factor: float,
     Returns
     -------
     inv_freq : ndarray of float64, shape (head_dim // 2,)
+        Fast pairs kept, slow pairs divided by ``s``, the ramp's pairs blended.
 
     Notes
     -----
@@ -290,6 +298,7 @@ def llama3_inv_freq(head_dim: int, base: float, factor: float, low_freq_factor: 
     Returns
     -------
     inv_freq : ndarray of float64, shape (head_dim // 2,)
+        Each pair's frequency after Llama 3's rule, radians per position.
 
     Notes
     -----
@@ -330,6 +339,7 @@ def resolve_rope_type(rope_scaling: Mapping[str, Any] | None) -> str:
     Returns
     -------
     rope_type : str
+        The method's name as :data:`ROPE_TYPES` spells it.
 
     Notes
     -----
@@ -372,6 +382,7 @@ def rope_frequencies(head_dim: int, base: float = 10000.0,
     Returns
     -------
     inv_freq : ndarray of float64, shape (head_dim // 2,)
+        Each pair's frequency after the scaling, radians per position.
     attention_factor : float
         Multiplier of cos and sin (1.0 except for ``yarn`` and ``longrope``).
 

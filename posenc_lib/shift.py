@@ -26,10 +26,12 @@ def rotation_matrix(angle: float) -> NDArray[np.float64]:
     Parameters
     ----------
     angle : float
+        The turn, in radians (positive is counter-clockwise).
 
     Returns
     -------
     R : ndarray of float64, shape (2, 2)
+        The matrix that turns a column vector ``(x, y)`` by ``angle``.
 
     Notes
     -----
@@ -58,6 +60,7 @@ def pair_shift_matrix(k: float, theta: float) -> NDArray[np.float64]:
     Returns
     -------
     M_k : ndarray of float64, shape (2, 2)
+        The matrix that takes the pair's (sin, cos) at position ``t`` to the one at ``t + k``.
 
     Notes
     -----
@@ -85,10 +88,12 @@ def shift_matrix(k: float, d_model: int, base: float = 10000.0) -> NDArray[np.fl
     Parameters
     ----------
     k, d_model, base : float, int, float (default 10000.0)
+        Offset in positions (negative allowed); model width (even); frequency base (> 1).
 
     Returns
     -------
     M_k : ndarray of float64, shape (d_model, d_model)
+        One :func:`pair_shift_matrix` per pair on the diagonal: ``M_k PE(t) = PE(t + k)``.
 
     Notes
     -----
@@ -121,7 +126,9 @@ def fit_linear_map(inputs: Any, targets: Any) -> tuple[NDArray[np.float64], floa
     Parameters
     ----------
     inputs : array_like, shape (n, a)
+        One input vector per row.
     targets : array_like, shape (n, b)
+        The vector each input row should be mapped to, row for row.
 
     Returns
     -------

@@ -39,13 +39,17 @@ def encoding_from_frequencies(positions: ArrayLike, inv_freq: ArrayLike, *,
     Parameters
     ----------
     positions : array_like, shape (n,)
+        The positions to encode, one row each.
     inv_freq : array_like, shape (m,)
+        Each pair's frequency ``theta_i``, radians per position.
     layout, dtype
         As for :func:`sinusoidal_encoding` (sin/cos evaluated in float64, then cast once).
 
     Returns
     -------
     encoding : ndarray, shape (n, 2 m), dtype ``dtype``
+        Row ``t`` holds ``sin(t theta_i)`` and ``cos(t theta_i)`` of every pair, as ``layout``
+        places them.
 
     Notes
     -----
@@ -91,6 +95,7 @@ def sinusoidal_encoding_at(positions: ArrayLike, d_model: int, base: float = 100
     Returns
     -------
     encoding : ndarray, shape (n, d_model), dtype ``dtype``
+        One row per position, in the order given.
 
     Notes
     -----
@@ -114,13 +119,16 @@ def sinusoidal_encoding(n_positions: int, d_model: int, base: float = 10000.0, *
     n_positions, d_model : int
         Number of positions; model width, even.
     base : float, default 10000.0
+        The base of the frequencies ``theta_i = base**(-2i/d)`` (> 1).
     layout : {"interleaved", "concat"}, default "interleaved"
         The paper's (sin, cos) pairs, or tensor2tensor's [all sin | all cos].
     dtype : {float16, float32, float64}, default float64
+        The format of the result (sin/cos evaluated in float64, then cast once).
 
     Returns
     -------
     encoding : ndarray, shape (n_positions, d_model), dtype ``dtype``
+        Row ``t`` is ``PE(t)``, the encoding of position ``t``.
 
     Notes
     -----
@@ -145,6 +153,7 @@ def tensor2tensor_frequencies(d_model: int, base: float = 10000.0) -> NDArray[np
     Parameters
     ----------
     d_model, base : int, float, default base 10000.0
+        Model width (even); the ratio of the fastest frequency to the slowest (> 1).
 
     Returns
     -------
