@@ -10,7 +10,7 @@ import nbformat
 import numpy as np
 import pytest
 
-from .test_lab_verdicts import NB10, _raw, _seeds, _unseen, rule  # noqa: F401
+from .test_lab_verdicts import NB10, _raw, _seeds, _t_interval, _unseen, rule
 
 SECTION = "### A larger model"
 TASKS = ("copy_back", "induction_once")
@@ -80,3 +80,59 @@ def test_the_plan_trains_seed_by_seed_with_four_layers() -> None:
 
 def _means(entries: dict, task: str, method: str) -> np.ndarray:
     return np.array([_unseen(entries, f"{task}/{method}", m).mean() for m in (1, 2, 4, 8)])
+
+
+def _signed(value: float) -> str:
+    return f"{value:.3f}" if value < 0 else f"+{value:.3f}"
+
+
+def _stated(found: dict) -> str:
+    """The rule's effect and interval as the prose writes them: -0.028 [-0.047, -0.009]."""
+    low, high = found["interval"]
+    return f"{found['effect']:.3f} [{low:.3f}, {high:.3f}]"
+
+
+def test_the_section_states_the_rule_s_verdicts_at_both_depths(scale: dict, section: str
+                                                               ) -> None:
+    """Every number and verdict of the answer, recomputed with SciPy from the raw accuracies
+    of both depths (the two-layer grid: lab_curves.json and lab_extensions.json)."""
+    big = scale["curves"]
+    grid = _raw("curves")["curves"]
+    small = {**grid, **_raw("extensions")["extensions"]}
+    rope_copy = rule(big, "copy_back", "rope")
+    assert rope_copy["label"] == "holds" and rule(grid, "copy_back", "rope")["label"] == (
+        "borderline")
+    assert (f"With 4 layers RoPE holds on `copy_back` at 4x ({_stated(rope_copy)}, "
+            f"{rope_copy['holding']} of {rope_copy['seeds']} seeds within 0.1)") in section
+    assert rule(big, "copy_back", "rope", 8)["label"] == "drops"
+    assert f"by 8x it falls to {_means(big, 'copy_back', 'rope')[3]:.2f}" in section
+    alibi4, alibi8 = (rule(big, "induction_once", "alibi", m) for m in (4, 8))
+    assert alibi4["label"] == "holds" and rule(grid, "induction_once", "alibi")["label"] == "holds"
+    assert alibi8["label"] == "borderline" and rule(grid, "induction_once", "alibi", 8)[
+        "label"] == "holds"
+    assert (f"at 8x it is borderline ({_stated(alibi8)}, {alibi8['holding']} of "
+            f"{alibi8['seeds']} within 0.1), where two layers kept it within "
+            f"{-rule(grid, 'induction_once', 'alibi', 8)['effect']:.2f}") in section
+    rope_once = rule(big, "induction_once", "rope")
+    assert rope_once["label"] == rule(grid, "induction_once", "rope")["label"] == "drops"
+    assert (f"by more with 4 layers ({_stated(rope_once)} against "
+            f"{rule(grid, 'induction_once', 'rope')['effect']:.3f})") in section
+    for task in TASKS:
+        assert rule(big, task, "pi")["label"] == rule(small, task, "pi")["label"] == "drops"
+    for entries in (big, small):  # PI worse than RoPE on copy_back, seed by seed, both depths
+        rope, pi = (_unseen(entries, f"copy_back/{m}", 4) for m in ("rope", "pi"))
+        assert _t_interval(pi - rope)[1] < 0
+    rope, pi = (_unseen(big, f"induction_once/{m}", 4) for m in ("rope", "pi"))
+    low, high = _t_interval(pi - rope)
+    assert low < 0 < high
+    assert (f"deeper seeds cannot tell it from RoPE ({_signed((pi - rope).mean())} "
+            f"[{_signed(low)}, {_signed(high)}])") in section
+    first = {(t, s): _means(big, t, s)[0] for t, s in (("copy_back", "alibi"),
+                                                       ("copy_back", "nope"),
+                                                       ("induction_once", "nope"))}
+    for task, scheme in first:
+        assert rule(big, task, scheme)["label"] == "not learned", (task, scheme)
+        assert rule(grid, task, scheme)["label"] == "not learned", (task, scheme)
+    assert (f"({first[('copy_back', 'alibi')]:.2f} and {first[('copy_back', 'nope')]:.2f} at 1x), "
+            f"nor NoPE `induction_once` ({first[('induction_once', 'nope')]:.2f})") in section
+    assert f"{scale['minutes']} min" not in section  # times are printed, not retyped
