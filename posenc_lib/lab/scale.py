@@ -9,9 +9,10 @@ it ran. Measured in CPU time (time.process_time) over 20-30 steps: a step of the
 costs 10 ms; at 4 layers, width 128, trained length 64 (the issue's example) 128 ms, so about
 110 CPU-s a model with its readings and 55 CPU-min for the 30 models; at 4 layers and width 128
 at length 32, 51 ms a step, 23 CPU-min, over 60 min of wall time at that share; at 4 layers,
-width 64, 21.5 ms a step, about 20 CPU-s a model and 10 CPU-min in all. So only the depth
-grows: 4 layers instead of 2, twice the blocks' parameters, with the same heads (4 of size 16,
-so the same rotary pairs and ALiBi slopes), the same tasks and the same training budget.
+width 64, 21.5 ms a step, about 20 CPU-s a model and 10 CPU-min in all (the committed run:
+10.3 CPU-min, 26.8 min of wall time; ``timings`` in the JSON). So only the depth grows: 4
+layers instead of 2, twice the blocks' parameters, with the same heads (4 of size 16, so the
+same rotary pairs and ALiBi slopes), the same tasks and the same training budget.
 
 Writes ``lab_scale.json`` after every model, so a stopped run keeps what it finished:
 ``python -m posenc_lib.lab.scale [--quick] [--out FOLDER] [--jobs N]``.
