@@ -125,8 +125,12 @@ def test_the_section_states_the_rule_s_verdicts_at_both_depths(scale: dict, sect
     rope, pi = (_unseen(big, f"induction_once/{m}", 4) for m in ("rope", "pi"))
     low, high = _t_interval(pi - rope)
     assert low < 0 < high
+    rope2, pi2 = (_unseen(small, f"induction_once/{m}", 4) for m in ("rope", "pi"))
+    low2, high2 = _t_interval(pi2 - rope2)
+    assert high2 < 0  # the two-layer seeds: PI worse
     assert (f"deeper seeds cannot tell it from RoPE ({_signed((pi - rope).mean())} "
-            f"[{_signed(low)}, {_signed(high)}])") in section
+            f"[{_signed(low)}, {_signed(high)}]), where two layers found it worse "
+            f"({(pi2 - rope2).mean():.3f} [{low2:.3f}, {high2:.3f}])") in section
     first = {(t, s): _means(big, t, s)[0] for t, s in (("copy_back", "alibi"),
                                                        ("copy_back", "nope"),
                                                        ("induction_once", "nope"))}
