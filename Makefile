@@ -109,10 +109,13 @@ figures: $(STAMP)
 # CPU-minutes (/usr/bin/time, JOBS=2 on 2 cores shared with other runs: 9 min wall).
 # SCHEDULER=tcp://host:8786 sends the same jobs to that Dask cluster instead (dask.distributed's
 # executor; the distributed extra, with posenc_lib installed on every worker): same results.
+# Then issue 47's robustness check, the headline cells with 4 layers (results/lab_scale.json;
+# posenc_lib/lab/scale.py says why that size and what it costs).
 JOBS ?= 2
 SCHEDULER ?=
 experiments: $(STAMP)
 	$(BIN)/python -m posenc_lib.lab.experiments --jobs $(JOBS)$(if $(SCHEDULER), --scheduler $(SCHEDULER))
+	$(BIN)/python -m posenc_lib.lab.scale --jobs $(JOBS)
 
 # The student copies (notebooks without solutions) and the student site (offline HTML).
 student: $(STAMP)

@@ -32,7 +32,8 @@ WORDS = {"holds": "holds", "hold": "holds", "drops": "drops", "drop": "drops",
 _TASK_NAMES = (*TASKS, *EVAL_TASKS)
 _TOKEN = re.compile("|".join([re.escape(n) for n in sorted(NAMES, key=len, reverse=True)]
                              + [r"`(\w+)`", r"\b(?:[Aa]t|[Tt]o|[Bb]y) (\d)x\b", r"\b\w+\b"]))
-_LONGER_SECTION = "### Not learned, or does not extrapolate?"
+_SECTIONS = {"### Not learned, or does not extrapolate?": "longer",  # read against those runs
+             "### A larger model": "scale"}
 
 
 def _tokens(clause: str) -> list[tuple[str, str]]:
@@ -74,16 +75,18 @@ def claims_of(clause: str) -> list[tuple[tuple[str, ...], tuple[str, ...], int, 
     return found
 
 
-def _clauses(notebook: nbformat.NotebookNode) -> list[tuple[str, bool]]:
-    """Each clause of the markdown, and whether it is in the section on longer trainings."""
-    found, longer = [], False
+def _clauses(notebook: nbformat.NotebookNode) -> list[tuple[str, str]]:
+    """Each clause of the markdown, and the results it is read against: "grid", or "longer" or
+    "scale" in the sections on the longer trainings and on the larger model."""
+    found, section = [], "grid"
     for cell in notebook.cells:
         if cell.cell_type != "markdown":
             continue
         if cell.source.startswith("#"):
-            longer = cell.source.startswith(_LONGER_SECTION)
+            section = next((name for heading, name in _SECTIONS.items()
+                            if cell.source.startswith(heading)), "grid")
         text = re.sub(r"\$[^$]*\$", " ", " ".join(cell.source.split()))  # no maths
-        found += [(clause, longer) for clause in re.split(r"(?<=[.;:])\s+", text)]
+        found += [(clause, section) for clause in re.split(r"(?<=[.;:])\s+", text)]
     return found
 
 
@@ -94,7 +97,8 @@ def stats() -> dict[str, results.Stats]:
     plain = {k: v for k, v in grid["curves"].items() if "/rope/" in k}
     return {"grid": {**results.summary(grid["curves"], 32),
                      **results.summary({**extended, **plain}, 32)},
-            "longer": results.summary(results.long_entries(grid), 32)}
+            "longer": results.summary(results.long_entries(grid), 32),
+            "scale": results.summary(results.load("scale")["curves"], 32)}
 
 
 def test_the_reader_finds_who_holds_or_drops_where() -> None:
@@ -114,9 +118,9 @@ def test_the_reader_finds_who_holds_or_drops_where() -> None:
 def test_every_verdict_word_next_to_a_cell_is_the_rule_s_verdict(
         stats: dict[str, results.Stats]) -> None:
     notebook = nbformat.read(NB10, as_version=4)
-    checked, wrong = 0, []
-    for clause, longer in _clauses(notebook):
-        source = stats["longer" if longer else "grid"]
+    checked, wrong, by_section = 0, [], dict.fromkeys(stats, 0)
+    for clause, section in _clauses(notebook):
+        source = stats[section]
         for schemes, tasks, multiple, word, negated in claims_of(clause):
             for scheme in schemes:
                 for task in tasks:
@@ -128,8 +132,10 @@ def test_every_verdict_word_next_to_a_cell_is_the_rule_s_verdict(
                         wrong.append(f"{scheme} on {task} at {multiple}x is {label!r}, the prose "
                                      f"says {'not ' * negated}{word!r}: {clause!r}")
                     checked += 1
+                    by_section[section] += 1
     assert wrong == []
     assert checked >= 25  # the answers to Questions 1, 2, 4 and 5 and the Summary, at least
+    assert by_section["scale"] >= 6  # the larger model's verdicts, each against its own runs
 
 
 def test_notebook_06_s_lab_conclusions_are_the_rule_s_verdicts(

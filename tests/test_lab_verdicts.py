@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import re
+import warnings
 from pathlib import Path
 
 import nbformat
@@ -248,37 +249,50 @@ def test_the_control_answer_states_the_sweep_of_the_raw_fine_tunes(
     assert "A model trained on 409,600 tokens relearns that cheaply" in text
 
 
-def _seed_mean_curve(entries: dict, cell: str, multiple: int) -> np.ndarray:
+def _seed_bins(entries: dict, cell: str, multiple: int = 8, width: int = 4) -> np.ndarray:
+    """Each seed's curve at ``multiple`` x as the mean of every ``width`` positions (NaN skipped):
+    (seeds, bins)."""
     rows = np.array([_curve(entries[k][str(multiple)]) for k in _seeds(entries, cell)])
-    counts = np.sum(~np.isnan(rows), axis=0)
-    with np.errstate(invalid="ignore"):
-        return np.where(counts > 0, np.nansum(rows, axis=0) / np.maximum(counts, 1), np.nan)
+    with warnings.catch_warnings():  # bins with nothing scored are NaN
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return np.nanmean(rows.reshape(len(rows), -1, width), axis=2)
 
 
-def _first_below(curve: np.ndarray, level: float) -> int:
-    for position in range(L, len(curve)):
-        if not np.isnan(curve[position]) and curve[position] < level:
-            return position
-    raise AssertionError(f"never below {level}")
+def _bin_text(bins: np.ndarray, b: int) -> str:
+    """A bin's seed mean and SciPy t 95% interval over the seeds, as the prose writes them."""
+    low, high = _t_interval(bins[:, b])
+    return f"{bins[:, b].mean():.2f} [{low:.2f}, {high:.2f}]"
 
 
-def test_the_cliff_answer_states_the_raw_position_curves(
+def _first_bin_below(bins: np.ndarray, level: float) -> int:
+    means = bins.mean(0)
+    return next(b for b in range(L // 4, len(means)) if means[b] < level)
+
+
+def test_the_cliff_answer_states_binned_curves_with_their_intervals(
         grid: dict, notebook: nbformat.NotebookNode) -> None:
-    learned = _seed_mean_curve(grid, "copy_back/learned", 8)
-    sinusoidal = _seed_mean_curve(grid, "copy_back/sinusoidal", 8)
-    rope_copy = _seed_mean_curve(grid, "copy_back/rope", 8)
-    rope_induction = _seed_mean_curve(grid, "induction/rope", 8)
+    """Issue 47: the cliffs are quoted per bin of 4 positions with a t interval over the seeds,
+    never at one position (a handful of tokens per seed)."""
+    learned = _seed_bins(grid, "copy_back/learned")
+    sinusoidal = _seed_bins(grid, "copy_back/sinusoidal")
+    rope_copy = _seed_bins(grid, "copy_back/rope")
+    rope_induction = _seed_bins(grid, "induction/rope")
+    copy_at, induction_at = (_first_bin_below(b, 0.5) for b in (rope_copy, rope_induction))
     text = " ".join(_markdown(notebook).split())
-    expected = (f"the learned table from {learned[31]:.2f} at position 31 to {learned[32]:.2f} at "
-                f"32, the sinusoidal one below 0.5 at position {_first_below(sinusoidal, 0.5)}. "
-                f"RoPE falls later: on `copy_back` it stays above 0.8 up to position "
-                f"{_first_below(rope_copy, 0.8) - 1} and is below 0.5 at "
-                f"{_first_below(rope_copy, 0.5)}; on `induction` it sinks over "
-                f"{_first_below(rope_induction, 0.5) - L} positions, below 0.5 at "
-                f"{_first_below(rope_induction, 0.5)}.")
+    expected = (f"the learned table from {_bin_text(learned, 7)} at positions 28-31 to "
+                f"{learned[:, 8].mean():.2f} at 32-35, the sinusoidal one to "
+                f"{_bin_text(sinusoidal, 8)} there. RoPE falls later: on `copy_back` its first "
+                f"bin below 0.5 is {4 * copy_at}-{4 * copy_at + 3} ({_bin_text(rope_copy, copy_at)}"
+                f", after {rope_copy[:, copy_at - 1].mean():.2f} at {4 * copy_at - 4}-"
+                f"{4 * copy_at - 1}); on `induction` it sinks over {4 * induction_at - L} "
+                f"positions, below 0.5 at {4 * induction_at}-{4 * induction_at + 3} "
+                f"({_bin_text(rope_induction, induction_at)}).")
     assert expected in text
-    assert learned[31] > 0.8 and learned[32] < 0.2  # a cliff at L
-    assert _first_below(rope_copy, 0.5) > 3 * L  # far past L
+    assert learned[:, 7].mean() > 0.8 and learned[:, 8].mean() < 0.2  # a cliff at L
+    assert _first_bin_below(learned, 0.5) == _first_bin_below(sinusoidal, 0.5) == L // 4
+    assert 4 * copy_at > 3 * L  # far past L
+    assert _first_bin_below(sinusoidal, 0.5) == 8 and sinusoidal[:, 7].min() == 1.0
+    assert not re.search(r"\d\.\d\d at position \d+\b", text)  # none at a single position
 
 
 def _paired(extended: dict, grid: dict, task: str, method: str, multiple: int = 4
@@ -408,10 +422,10 @@ def test_the_cliff_of_rope_on_copy_back_is_the_fast_pairs_coming_round(
     assert len(set(closest[2]) & set(strongest)) == 1 and not set(closest[4]) & set(strongest)
     assert (f"two pairs the list goes on to {closest[2][1]} and {closest[2][2]}, with four it is "
             f"{closest[4][0]}, {closest[4][1]} and {closest[4][2]}") in text
-    curve = _seed_mean_curve(grid, "copy_back/rope", 8)
-    assert (f"from {curve[123]:.2f} at position 123 to {curve[124]:.2f} at 124 and "
-            f"{curve[128]:.2f} at 128") in text
-    assert curve[123] - curve[124] > 0.1 and curve[100:124].min() > 0.7
+    bins = _seed_bins(grid, "copy_back/rope")  # bins 30, 31, 32: positions 120-131
+    assert (f"from {_bin_text(bins, 30)} at positions 120-123 to {_bin_text(bins, 31)} at "
+            f"124-127 and {_bin_text(bins, 32)} at 128-131") in text
+    assert bins[:, 30].mean() - bins[:, 31].mean() > 0.1 and bins[:, 25:31].mean(0).min() > 0.7
 
 
 def test_t5s_last_bucket_as_the_prose_states() -> None:

@@ -805,17 +805,15 @@ equivariant = {name for name, layer in nb00.layers().items() if is_equivariant(l
 
 
 def _spread_solution(v: dict[str, Any]) -> str:
-    task, multiple = v["task"], v["multiple"]
-    column = ("1x", "2x", "4x", "8x").index(multiple)
-    return (f'rope_{multiple} = stats[("{task}", "rope")][:, {column}]\n'
-            "like_rope = set()\n"
-            "for other in SCHEMES:\n"
-            '    if other == "rope":\n'
-            "        continue\n"
-            f'    low, high = results.bootstrap_interval(stats[("{task}", other)][:, {column}], '
-            f"rope_{multiple})\n"
-            "    if low <= 0 <= high:\n"
-            "        like_rope.add(other)")
+    column = ("1x", "2x", "4x", "8x").index(v["multiple"])
+    return ("from posenc_lib.lab.verdicts import t_quantile\n\n"
+            f'other = stats[("{v["task"]}", "{v["scheme"]}")][:5, {column}]  '
+            f"# seeds 0-4 (rows in seed order), at {v['multiple']}\n"
+            f'rope = stats[("{v["task"]}", "rope")][:5, {column}]\n'
+            "d = other - rope  # one difference per seed\n"
+            "n = len(d)\n"
+            "half = t_quantile(n - 1) * d.std(ddof=1) / np.sqrt(n)  # t_{0.975, n-1} s / sqrt(n)\n"
+            "interval = (d.mean() - half, d.mean() + half)")
 
 
 # --- 05 and 06, the last two value exercises (issue 33, finish) --------------------------------
@@ -1095,10 +1093,10 @@ VARIANTS: dict[str, Variant] = {
         prompt=lambda v: [], solution=lambda v: _LAYERS_SOLUTION),
     # the same committed runs, another task or multiple (the stored fixed-gap mistake not named)
     "10.seed_spread": Variant(
-        sets=({"task": "copy_back", "named": "Copy-back", "multiple": "1x"},
-              {"task": "copy_back", "named": "Copy-back", "multiple": "2x"},
-              {"task": "induction_once", "named": "Induction once", "multiple": "1x"}),
-        prompt=lambda v: [f"At\n{v['multiple']} on `{v['task']}`,"],
+        sets=({"task": "copy_back", "multiple": "2x", "scheme": "t5", "named": "T5"},
+              {"task": "induction_once", "multiple": "4x", "scheme": "alibi", "named": "ALiBi"},
+              {"task": "assoc_recall", "multiple": "8x", "scheme": "nope", "named": "NoPE"}),
+        prompt=lambda v: [f"At {v['multiple']} on `{v['task']}`, compare {v['named']} with RoPE"],
         solution=_spread_solution),
     # --- 05 and 06, the last two value exercises (issue 33, finish)
     "06.yarn_ratios": Variant(  # heads whose ramp ends are fractions inside the pairs

@@ -7,8 +7,12 @@ Notebook: 10_length_generalisation_lab.
 
 from __future__ import annotations
 
-from posenc_lib.exercises._core import Exercise, Mistake, Shortcut, while_posed
-from posenc_lib.exercises._data import HIDDEN_DATA, stored_mistake
+import math
+from typing import Any
+
+from posenc_lib.exercises._core import Exercise, Mistake, Shortcut
+from posenc_lib.exercises._data import stored_mistake
+from posenc_lib.lab.verdicts import t_quantile
 
 __all__ = ["break_position", "seed_spread", "t5_far_bucket", "turning_pairs"]
 
@@ -19,9 +23,21 @@ _BREAK = {"threshold": 0.5}
 """10.break_position: the accuracy T5's mean curve falls below."""
 _FAR = {"tokens": 128, "times": 4}
 """10.t5_far_bucket: the input length and its multiple of the trained 32."""
-_SPREAD = {"task": "induction", "named": "Induction", "multiple": "4x"}
-"""10.seed_spread: the task and the length multiple the schemes are compared on (a graded release
-may pose others, on the same committed runs: ``use``)."""
+_SPREAD = {"task": "induction", "multiple": "4x", "scheme": "p_rope", "named": "p-RoPE"}
+"""10.seed_spread: the cell compared with RoPE, at the length multiple (a graded release may pose
+others, on the same committed runs: ``use``)."""
+_PAIRS = 5  # seeds 0-4, which every cell of the grid holds: the pairs of the comparison
+_Z_975 = 1.959964  # the normal 97.5% quantile
+
+
+def _rescaled(factor: float) -> Any:
+    """A wrong t interval from the right one: the same centre, the half-width times ``factor``."""
+    def wrong(right: Any) -> tuple[float, float]:
+        low, high = (float(v) for v in right)
+        centre, half = (low + high) / 2, (high - low) / 2
+        return centre - factor * half, centre + factor * half
+    return wrong
+
 
 turning_pairs = Exercise(
     key="10.turning_pairs", answer_name="n_turning", level="warm-up", kind="prediction", minutes=5,
@@ -82,27 +98,32 @@ break_position = Exercise(
 )
 
 seed_spread = Exercise(
-    key="10.seed_spread", answer_name="like_rope", level="core", kind="detector", minutes=10,
-    params=_SPREAD,
-    title="{named} at {multiple}: which schemes cannot be told apart from RoPE over the seeds?",
+    key="10.seed_spread", answer_name="interval", level="core", kind="derivation", minutes=10,
+    params=_SPREAD, rtol=1e-3, atol=1e-4,
+    title="{task} at {multiple}: the t 95% interval of {named} minus RoPE, seed by seed",
     hints=(
-        "A gap between two means counts only when it is larger than what other seeds could give. "
-        "The bootstrap interval of the difference tells how large that is: look for intervals "
-        "that contain zero.",
-        "From stats take, for each scheme, the column of its seeds at {multiple} on {task}, and "
-        "RoPE's "
-        "column likewise. For every scheme other than RoPE, compute "
-        "results.bootstrap_interval(its_column, rope_column) and keep the scheme when the "
-        "interval's lower end is at most 0 and its upper end at least 0. Store the names as a "
-        "set.",
+        "Seed i of every scheme starts from the same weights and sees the same batches, so "
+        "compare the two schemes seed by seed: one difference per seed, then the interval of "
+        "their mean, as the verdict rule builds its intervals.",
+        "Take the {multiple} column of stats[('{task}', '{scheme}')] and of RoPE's, over the "
+        "five seeds both have (the first five rows), and their differences d. The interval is "
+        "mean(d) -/+ t s / sqrt(n), with s the standard deviation with n - 1 "
+        "(np.std(d, ddof=1)) and t = t_quantile(n - 1) from posenc_lib.lab.verdicts. Store "
+        "(low, high) as two floats.",
     ),
-    objective="Detects the misconception that any gap between two means is a result: it judges "
-    "the gap by the interval of the difference over the seeds.",
+    objective="Judges a gap between two schemes by the t interval of their seed-by-seed "
+    "differences, the notebook's rule, and not by the gap of the means alone.",
     mistakes=(
-        Mistake("RoPE itself in the set (its gap to itself is 0, but the question asks for the "
-                "other schemes)", lambda right: set(right) | {"rope"}, from_answer=True),
-        Mistake("a fixed gap of 0.1 (the claims table's tolerance), whatever the spread",
-                while_posed(_SPREAD, lambda: set(HIDDEN_DATA["10.seed_spread"]))),
+        Mistake("the normal quantile 1.96 instead of Student's t with n - 1 = 4 degrees of "
+                "freedom (too narrow with five seeds)",
+                _rescaled(_Z_975 / t_quantile(_PAIRS - 1)), from_answer=True),
+        Mistake("the standard deviation with n instead of n - 1 (np.std's default ddof=0)",
+                _rescaled(math.sqrt((_PAIRS - 1) / _PAIRS)), from_answer=True),
+        Mistake("t with n = 5 degrees of freedom instead of n - 1 = 4",
+                _rescaled(t_quantile(_PAIRS) / t_quantile(_PAIRS - 1)), from_answer=True),
+        Mistake("a percentile bootstrap of the two sets of seeds resampled independently "
+                "(results.bootstrap_interval): narrower than t with five seeds, and unpaired",
+                stored_mistake("10.seed_spread", 0, _SPREAD)),
     ),
 )
 

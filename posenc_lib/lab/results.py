@@ -39,7 +39,7 @@ __all__ = [
 Stats = dict[tuple[str, str], NDArray[Any]]  # (task, method) to one row per seed
 MULTIPLES = (1, 2, 4, 8)
 _POSITIONS = ("unseen", "all")
-_FILES = ("curves", "extensions", "attention", "learned_table", "offsets")
+_FILES = ("curves", "extensions", "attention", "learned_table", "offsets", "scale")
 _BOOTSTRAP_RESAMPLES = 10_000
 _COURSE_CLAIMS: tuple[tuple[str, str, str], ...] = (
     ("learned absolute tables do not extrapolate", "learned", "drops"),
@@ -154,7 +154,7 @@ def load(name: str, folder: Path | None = None) -> dict[str, Any]:
 
     Parameters
     ----------
-    name : {"curves", "extensions", "attention", "learned_table", "offsets"}
+    name : {"curves", "extensions", "attention", "learned_table", "offsets", "scale"}
     folder : Path, optional
     """
     name = check_choice("name", name, _FILES)

@@ -151,15 +151,15 @@ def _check_length(model_cfg: ModelConfig, length: int, minimum: int = 1) -> int:
 
 
 def train(scheme: str, task: str, seed: int = 0, *, tcfg: TrainConfig | None = None,
-          progress: bool = True) -> Trained:
-    """Train one model on ``task`` with position ``scheme``.
+          cfg: ModelConfig | None = None, progress: bool = True) -> Trained:
+    """Train one model on ``task`` with position ``scheme`` (sizes ``cfg``, default the lab's).
     AdamW, theta <- theta - eta_t (m_hat / (sqrt(v_hat) + eps) + lambda theta), with a linear
     warm-up then cosine decay of eta_t to lr/10, and gradients clipped to global norm 1.
     """
     check_choice("scheme", scheme, SCHEMES)
     check_choice("task", task, TASKS)
     seed = check_int("seed", seed, minimum=0)
-    cfg, tcfg = ModelConfig(), tcfg or TrainConfig()
+    cfg, tcfg = cfg or ModelConfig(), tcfg or TrainConfig()
     if tcfg.length > cfg.max_len:
         raise ValueError(f"tcfg.length must be <= cfg.max_len={cfg.max_len}; got {tcfg.length}")
     model = Trained(init_params(jax.random.key(seed), cfg), scheme, task, seed, cfg, tcfg,
