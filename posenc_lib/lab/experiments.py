@@ -27,7 +27,7 @@ from tqdm.auto import tqdm
 from posenc_lib.lab import train as training
 from posenc_lib.lab.figures import write_figures
 from posenc_lib.lab.results import MULTIPLES, load, write_json
-from posenc_lib.lab.schemes import SCHEMES, T5_BUCKETS, position_inputs
+from posenc_lib.lab.schemes import ALL_SCHEMES, SCHEMES, T5_BUCKETS, position_inputs
 from posenc_lib.lab.tasks import COPY_OFFSET, EVAL_TASKS, TASKS
 
 _SEEDS = (0, 1, 2, 3, 4)
@@ -138,7 +138,7 @@ def _record(model: training.Trained, plan: Plan, grid: dict[str, Any]) -> None:
                                         4).tolist()
     if scheme == "t5" and task in _T5_TASKS and seed == plan.seeds[0]:
         grid["t5"][task] = _t5_evidence(model, _MAP_MULTIPLE)
-    if task == _MAP_TASK and seed == plan.seeds[0]:
+    if task == _MAP_TASK and seed == plan.seeds[0] and scheme in SCHEMES:  # notebook 10's maps
         long = training.attention_maps(model, _MAP_MULTIPLE * plan.tcfg.length)
         layer, head = _chosen_head(long, COPY_OFFSET, plan.tcfg.length)
         grid["maps"][scheme] = {"layer": layer, "head": head,
@@ -151,7 +151,7 @@ Job = tuple[str, str, int, training.TrainConfig]
 
 def _jobs(plan: Plan, cells: set[tuple[str, str, int]] | None) -> list[Job]:
     """(task, scheme, seed, training config) of every model to train (only ``cells`` if given)."""
-    jobs = [(task, scheme, seed, plan.tcfg) for task in TASKS for scheme in SCHEMES
+    jobs = [(task, scheme, seed, plan.tcfg) for task in TASKS for scheme in ALL_SCHEMES
             for seed in plan.seeds]
     jobs += [(task, scheme, seed, plan.tcfg) for task, scheme in _BORDERLINE_CELLS
              for seed in plan.extra_seeds]
@@ -250,10 +250,10 @@ def _resolved_cells(parser: argparse.ArgumentParser, cells: list[str] | None,
     if cells is None:
         return None
     pairs = {tuple(cell.split("/", 1)) for cell in cells}
-    known = {(task, scheme) for task in TASKS for scheme in SCHEMES}
+    known = {(task, scheme) for task in TASKS for scheme in ALL_SCHEMES}
     if not pairs <= known:
         parser.error(f"--cells must be task/scheme pairs of {sorted(TASKS)} and "
-                     f"{SCHEMES}; got {sorted('/'.join(p) for p in pairs - known)}")
+                     f"{ALL_SCHEMES}; got {sorted('/'.join(p) for p in pairs - known)}")
     return {(task, scheme, seed) for task, scheme in known & pairs
             for seed in (seeds or (*_SEEDS, *_EXTRA_SEEDS))}
 

@@ -15,6 +15,7 @@ import jax
 import jax.numpy as jnp
 
 from posenc_lib._checks import check_int
+from posenc_lib.lab.learned_bias import with_learned_bias
 
 __all__ = ["ModelConfig", "forward", "init_params", "loss_fn"]
 
@@ -117,6 +118,7 @@ def forward(params: Params, tokens: jax.Array, pos: dict[str, jax.Array], cfg: M
     pre-norm blocks x <- x + Attn(LN(x)), x <- x + MLP(LN(x)) on x_t = E[token_t] + table_t +
     learned W_pe[t]."""
     T = tokens.shape[1]
+    pos = with_learned_bias(params, pos, T)  # FIRE, KERPLE: their bias from their parameters
     x = params["tok"][tokens] + pos["table"] + pos["learned"] * params["wpe"][:T]  # (B, T, D)
     maps = []
     for p in params["layers"]:
