@@ -20,8 +20,8 @@ from numpy.typing import NDArray
 from tqdm.auto import tqdm
 
 from posenc_lib._checks import check_choice, check_float, check_int
-from posenc_lib.lab.model import ModelConfig, Params, forward, init_params, loss_fn
 from posenc_lib.lab.learned_bias import init_bias_params
+from posenc_lib.lab.model import ModelConfig, Params, forward, init_params, loss_fn
 from posenc_lib.lab.schemes import ALL_SCHEMES, EXTENSIONS, position_inputs
 from posenc_lib.lab.tasks import EVAL_TASKS, TASKS, Batch, make_batch
 
