@@ -74,8 +74,9 @@ def heading_cell(path, heading: str) -> tuple[int, dict]:
 
 LAB_TASKS = ("copy_back", "assoc_recall", "induction", "induction_once")
 LAB_METHODS = ("rope", "pi", "ntk", "dynamic", "yarn")
-# t_{0.975, df} for df = 4 and 9 (5 and 10 seeds), from a printed table of Student's t
-T_975 = {4: 2.776, 9: 2.262}
+# t_{0.975, df} for df = 1 .. 9 (2 to 10 seeds), from a printed table of Student's t
+T_975 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306,
+         9: 2.262}
 
 
 def lab_seeds(task: str, method: str) -> dict[str, dict]:
