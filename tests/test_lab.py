@@ -473,7 +473,8 @@ def test_every_cell_near_a_cutoff_has_ten_seeds(grid: dict) -> None:
                     learned.any() and abs((later - first)[learned].mean() + 0.1) <= 0.05):
                 near.add((task, scheme))
     assert ("copy_back", "rope") in near, "the cell the notebook works by hand"
-    listed = {tuple(c) for c in lab_results.load("curves")["setup"]["extra_seeds"]["cells"]}
+    extra = lab_results.load("curves")["setup"]["extra_seeds"]
+    listed = {tuple(c) for c in extra["cells"] + extra["learned_bias_cells"]}
     for task, scheme in listed:
         assert len(_by_hand(grid, task, scheme, 1)) >= 10, (task, scheme)
     short = sorted(cell for cell in near if len(_by_hand(grid, *cell, 1)) < 10)

@@ -464,7 +464,7 @@ def test_cost_table_t5_row_names_score_mod_and_counts_the_batch_broadcast() -> N
     assert f"{per_stack:.1f} MB per stack, broadcast over a batch of 8" in out
     assert f"8 x {per_stack:.1f} = {8 * per_stack:.1f} MB" in out
     assert f"{32 * 12} values, {32 * 12 * 2} bytes" in out
-    text = flat(source(cell_with(nb07, "### What each scheme costs", "markdown")[1]))
+    text = flat(source(heading_cell(nb07, "### What each scheme costs")[1]))
     assert "T5's bias must be materialised for it (not with `score_mod`)" in text
     assert "broadcast over a batch" in out
     assert "per stack and sequence" not in out
