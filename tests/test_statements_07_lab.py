@@ -24,8 +24,9 @@ def cells() -> list[dict]:
 
 
 def text_of(cell: dict) -> str:
-    return "".join("".join(out.get("text", "")) for out in cell.get("outputs", [])
-                   if out.get("output_type") == "stream")
+    """Printed text and the text of a returned value (a reveal's ``compare``)."""
+    return "".join("".join(out.get("text", "") or out.get("data", {}).get("text/plain", ""))
+                   for out in cell.get("outputs", []))
 
 
 def cell_with(start: str) -> tuple[int, dict]:
@@ -93,7 +94,7 @@ def test_cost_table_trained_rows_are_the_lab_means_and_the_rule() -> None:
 
 def test_fire_kerple_reveal_prints_t_intervals_and_the_rule_after_a_prediction() -> None:
     k, reveal = cell_with("lab_methods = (")
-    assert k > going_further_at() and "predict" in reveal["metadata"].get("tags", [])
+    assert k > going_further_at()  # Going further: a prompt and a guess, no "predict" tag
     prompt = source(cells()[k - 2])
     assert prompt.startswith("**Predict.**") and "fire_holds_guess = None" in source(cells()[k - 1])
     above = " ".join(source(c) for c in cells()[going_further_at():k - 1]).lower()
@@ -114,9 +115,8 @@ def test_fire_kerple_reveal_prints_t_intervals_and_the_rule_after_a_prediction()
         words = re.findall(r"not learned|\w+", line)[1:]
         assert words == [rule(t, scheme) for t in TASKS], scheme
     holds = {t for t in TASKS if rule(t, "fire") == "holds"}
-    assert f"tasks where FIRE holds at 4x: {holds}" in out or \
-        f"tasks where FIRE holds at 4x: {sorted(holds)}" in out or \
-        all(t in out.split("tasks where FIRE holds at 4x:", 1)[1].split("\n")[0] for t in holds)
+    shown = out.split("tasks where FIRE holds at 4x:", 1)[1].split("\n")[0]
+    assert set(re.findall(r"'(\w+)'", shown)) == holds
 
 
 @pytest.mark.parametrize("task", TASKS)
@@ -181,24 +181,16 @@ def test_conclusion_on_longer_training_is_recomputed() -> None:
     grid = json.loads((ROOT / "results" / "lab_curves.json").read_text())
     steps = grid["setup"]["long"]["steps"]
     assert f"Trained for {steps} steps" in text
-    for scheme, name in (("fire", "FIRE"), ("kerple", "KERPLE"), ("alibi", "ALiBi")):
+    for scheme, name in (("fire", "FIRE reaches"), ("kerple", "KERPLE"), ("alibi", "ALiBi")):
         runs = [v["curves"] for k, v in grid["long"].items()
                 if k.rsplit("/", 1)[0] == f"copy_back/{scheme}"]
         assert len(runs) == 5, scheme
-        entries = {f"copy_back/{scheme}/{i}": c for i, c in enumerate(runs)}
-        by_seed = []
-        for c in entries.values():
-            one = [np.nanmean([np.nan if x is None else x for x in c["1"]])]
-            four = np.array([np.nan if x is None else x for x in c["4"]])[32:]
-            by_seed.append((one[0], np.nanmean(four)))
-        first, fourth = np.array(by_seed).T
-        learned = first >= 0.9
-        word = "not learned"
-        if learned.sum() >= 2:
-            _, low, high = t_bounds((fourth - first)[learned])
-            word = "holds" if low > -0.1 else "drops" if high < -0.1 else "borderline"
-        assert (f"{name} {first.mean():.2f} at 1x and {fourth.mean():.2f} at 4x ({word}, "
-                f"{learned.sum()} of 5 seeds learned)") in text, scheme
+        first = np.array([np.nanmean([np.nan if x is None else x for x in c["1"]]) for c in runs])
+        fourth = np.array([np.nanmean([np.nan if x is None else x for x in c["4"][32:]])
+                           for c in runs])
+        assert f"{name} {first.mean():.2f} at 1x ({fourth.mean():.2f} at 4x)" in text, scheme
+        assert first.max() < 0.9, scheme  # "no seed of the three reaches 0.9"
+    assert "no seed of the three reaches 0.9" in text
 
 
 def test_summary_counts_the_tasks_where_each_holds() -> None:
