@@ -15,8 +15,9 @@ from numpy.typing import NDArray
 
 from posenc_lib._checks import check_array, check_choice, check_even, check_float, check_int
 
-__all__ = ["fire_bias", "fire_inputs", "kerple_bias", "kerple_log_kernel", "xpos_decay",
-           "cope_positions", "cope_bias", "flex_scores"]
+# fire_inputs and kerple_log_kernel, the formulas for any array module, serve the lab (not
+# listed: learners call fire_bias and kerple_bias)
+__all__ = ["fire_bias", "kerple_bias", "xpos_decay", "cope_positions", "cope_bias", "flex_scores"]
 
 Array = NDArray[np.float64]
 _XPOS_GAMMA, _XPOS_SCALE_BASE = 0.4, 512.0  # torchscale's published xPos constants
