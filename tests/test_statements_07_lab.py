@@ -96,10 +96,13 @@ def test_fire_kerple_reveal_prints_t_intervals_and_the_rule_after_a_prediction()
     k, reveal = cell_with("lab_methods = (")
     assert k > going_further_at()  # Going further: a prompt and a guess, no "predict" tag
     prompt = source(cells()[k - 2])
-    assert prompt.startswith("**Predict.**") and "fire_holds_guess = None" in source(cells()[k - 1])
-    above = " ".join(source(c) for c in cells()[going_further_at():k - 1]).lower()
-    for word in ("holds", "drops", "not learned"):  # no verdict above the reveal
-        assert f"fire {word}" not in above
+    assert prompt.startswith("**Predict.**") and "kerple_holds_8x_guess = None" in source(
+        cells()[k - 1])
+    above = " ".join(source(c) + text_of(c) for c in cells()[:k - 1])
+    assert "1x to 8x" not in above and "at 8x" not in above.split("**Predict.** The lab's")[0]
+    four = {t for t in TASKS if rule(t, "kerple") == "holds"}
+    assert ", ".join(f"`{t}`" for t in sorted(four, key=TASKS.index)) in " ".join(prompt.split())
+    assert len(four) == 3  # "holding at 4x on three tasks"
     out = text_of(reveal)
     for task in TASKS:
         table = out.split(f"{task} ", 1)[1]
@@ -108,15 +111,35 @@ def test_fire_kerple_reveal_prints_t_intervals_and_the_rule_after_a_prediction()
             row = " ".join(f"{mean:.2f} ± {mean - low:.2f}" for mean, low, _ in cells_)
             seeds = len(seeds_of(task, scheme))
             assert re.search(rf"^{scheme}\s+{seeds} {re.escape(row)}$", table, re.M), (task, scheme)
-    grid = out.split("1x to 4x", 1)[1].splitlines()
-    assert grid[0].split() == list(TASKS)
-    for scheme in REVEALED:
-        line = next(x for x in grid[1:] if x.split() and x.split()[0] == scheme)
-        words = re.findall(r"not learned|\w+", line)[1:]
-        assert words == [rule(t, scheme) for t in TASKS], scheme
-    holds = {t for t in TASKS if rule(t, "fire") == "holds"}
-    shown = out.split("tasks where FIRE holds at 4x:", 1)[1].split("\n")[0]
+    for multiple in (4, 8):
+        grid = out.split(f"1x to {multiple}x", 1)[1].splitlines()
+        assert grid[0].split() == list(TASKS)
+        for scheme in REVEALED:
+            line = next(x for x in grid[1:] if x.split() and x.split()[0] == scheme)
+            words = re.findall(r"not learned|\w+", line)[1:]
+            assert words == [rule(t, scheme, multiple) for t in TASKS], (scheme, multiple)
+    holds = {t for t in TASKS if rule(t, "kerple", 8) == "holds"}
+    shown = out.split("tasks where KERPLE holds at 8x:", 1)[1].split("\n")[0]
     assert set(re.findall(r"'(\w+)'", shown)) == holds
+
+
+def test_the_setup_the_prose_states() -> None:
+    pytest.importorskip("jax")
+    from posenc_lib.bias import alibi_slopes
+    from posenc_lib.lab.learned_bias import FIRE_HIDDEN, init_bias_params
+    from posenc_lib.lab.model import ModelConfig
+    text = " ".join(source(cell_with("### FIRE and KERPLE, trained")[1]).split())
+    setup = json.loads((ROOT / "results" / "lab_curves.json").read_text())["setup"]
+    cfg = ModelConfig()
+    assert f"two-layer decoder with {cfg.n_heads} heads, {setup['train']['steps']} steps" in text
+    assert f"sequences of {setup['train']['length']} tokens" in text
+    assert setup["seeds"] == [0, 1, 2, 3, 4] and setup["extra_seeds"]["seeds"] == [5, 6, 7, 8, 9]
+    assert cfg.n_layers == 2 and f"one hidden layer of {FIRE_HIDDEN} ReLU units" in text
+    import jax
+    p = init_bias_params("kerple", jax.random.key(0), cfg.n_heads)["kerple"]
+    r1, r2 = (np.log1p(np.exp(np.asarray(p[n], dtype=float))) for n in ("r1", "r2"))
+    np.testing.assert_allclose(r1, 1.0, rtol=1e-6)  # "r_1 = 1"
+    np.testing.assert_allclose(r2, alibi_slopes(cfg.n_heads), rtol=1e-5)  # "ALiBi's slopes"
 
 
 @pytest.mark.parametrize("task", TASKS)
@@ -140,7 +163,7 @@ def change(task: str, scheme: str) -> float:
 def said(scheme: str, text: str) -> dict[str, str]:
     """task -> verdict word of the sentence "NAME holds on `a`, is borderline on `b` and drops
     on `c` (...)"."""
-    sentence = text.split(f"{scheme} ", 1)[1].split(":")[0].split(" at 4x")[0]
+    sentence = text.split(f"{scheme} ", 1)[1].split(":")[0].split(" at 4x")[0].split(". ")[0]
     found = {}
     for verb, word in (("holds on", "holds"), ("is borderline on", "borderline"),
                        ("drops on", "drops")):
@@ -164,6 +187,14 @@ def test_conclusion_numbers_are_recomputed() -> None:
     k, a, r = (change("induction", m) for m in ("kerple", "alibi", "rope"))
     assert (f"On `induction` its mean change from 1x is {k:+.2f}, against ALiBi's {a:+.2f} and "
             f"RoPE's {r:+.2f}") in text
+    eight = said("KERPLE", text.split("At 8x it ", 1)[1].replace("holds", "KERPLE holds", 1))
+    decided = {t: rule(t, "kerple", 8) for t in TASKS}
+    assert eight == {t: w for t, w in decided.items() if w != "not learned"}
+    for task, word in eight.items():
+        if word != "holds":
+            first, eighth = past_l(task, "kerple", 1), past_l(task, "kerple", 8)
+            effect = (eighth - first)[first >= 0.9].mean()
+            assert f"{word} on `{task}` ({effect:+.2f})" in text
     drops = [t for t in TASKS if rule(t, "fire") == "drops"]
     if len(drops) == 1:
         assert f"drops on `{drops[0]}` ({change(drops[0], 'fire'):+.2f})" in text
