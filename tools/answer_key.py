@@ -68,6 +68,7 @@ from posenc_lib.frequencies import (  # noqa: E402
 )
 from posenc_lib.lab.results import bootstrap_interval, mean_curves, summary  # noqa: E402
 from posenc_lib.lab.results import load as load_results  # noqa: E402
+from posenc_lib.lab.schemes import SCHEMES as LAB_SCHEMES  # noqa: E402
 from posenc_lib.model_pairs import UNROTATED_KINDS, config_layer_kinds  # noqa: E402
 from posenc_lib.models import rope_frequencies_from_config  # noqa: E402
 from posenc_lib.precision import round_to_bfloat16  # noqa: E402
@@ -397,7 +398,7 @@ def close_to_rope(fixed_gap: bool = False) -> set[str]:
     rope = stats[(posed, "rope")][:, column]  # columns 1x, 2x, 4x, 8x
     close = set()
     for (task, scheme), rows in stats.items():
-        if task != posed or scheme == "rope":
+        if task != posed or scheme == "rope" or scheme not in LAB_SCHEMES:  # notebook 10's seven
             continue
         other = rows[:, column]
         low, high = bootstrap_interval(other, rope)
