@@ -134,7 +134,7 @@ def test_the_setup_the_prose_states() -> None:
     assert f"two-layer decoder with {cfg.n_heads} heads, {setup['train']['steps']} steps" in text
     assert f"sequences of {setup['train']['length']} tokens" in text
     assert setup["seeds"] == [0, 1, 2, 3, 4] and setup["extra_seeds"]["seeds"] == [5, 6, 7, 8, 9]
-    assert cfg.n_layers == 2 and f"one hidden layer of {FIRE_HIDDEN} ReLU units" in text
+    assert cfg.n_layers == 2 and f"one inner layer of {FIRE_HIDDEN} ReLU units" in text
     import jax
     p = init_bias_params("kerple", jax.random.key(0), cfg.n_heads)["kerple"]
     r1, r2 = (np.log1p(np.exp(np.asarray(p[n], dtype=float))) for n in ("r1", "r2"))
