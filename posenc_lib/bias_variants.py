@@ -15,6 +15,8 @@ from numpy.typing import NDArray
 
 from posenc_lib._checks import check_array, check_choice, check_even, check_float, check_int
 
+# fire_inputs and kerple_log_kernel, the formulas for any array module, serve the lab (not
+# listed: learners call fire_bias and kerple_bias)
 __all__ = ["fire_bias", "kerple_bias", "xpos_decay", "cope_positions", "cope_bias", "flex_scores"]
 
 Array = NDArray[np.float64]
@@ -59,8 +61,7 @@ def kerple_bias(length: int, r1: float, r2: float, *, kind: str = "log") -> Arra
     if kind == "power" and r2 > 2:
         raise ValueError(f"r2 must be in (0, 2] for the power kernel; got {r2}")
     t = _causal_distance(length).astype(np.float64)
-    # log: -r1 ln(1 + r2 t); power: -r1 t^r2
-    bias = -r1 * np.log1p(r2 * t) if kind == "log" else -r1 * t**r2
+    bias = kerple_log_kernel(t, r1, r2) if kind == "log" else -r1 * t**r2  # power: -r1 t^r2
     return np.where(np.tril(np.ones((length, length), dtype=bool)), bias, -np.inf)
 
 
@@ -92,13 +93,28 @@ def fire_bias(length: int, mlp: Callable[[Array], Array], *, c: float = 1.0) -> 
     """
     length = check_int("length", length)
     c = check_float("c", c, greater_than=0.0)
-    dist = _causal_distance(length).astype(np.float64)
-    # psi(x) = ln(c x + 1); normalised input psi(i - j) / psi(i), 0 / 0 read as 0
-    denominator = np.log1p(c * np.arange(length, dtype=np.float64)[:, None])
-    ratio = np.divide(np.log1p(c * dist), denominator, out=np.zeros_like(dist),
-                      where=denominator > 0)
-    bias = np.asarray(mlp(ratio), dtype=np.float64)
+    bias = np.asarray(mlp(fire_inputs(length, c)), dtype=np.float64)
     return np.where(np.tril(np.ones((length, length), dtype=bool)), bias, -np.inf)
+
+
+def kerple_log_kernel(distance: Any, r1: Any, r2: Any, xp: Any = np) -> Any:
+    """KERPLE's log kernel ``-r1 ln(1 + r2 t)`` at distances ``t``, elementwise in the array
+    module ``xp`` (NumPy, or ``jax.numpy`` for the lab's learned ``r1``, ``r2``); no checks:
+    :func:`kerple_bias` is the entry point that validates."""
+    return -r1 * xp.log1p(r2 * distance)  # -r1 ln(1 + r2 t)
+
+
+def fire_inputs(length: int, c: Any, xp: Any = np) -> Any:
+    """FIRE's normalised distances ``psi(i - j) / psi(i)``, ``psi(x) = ln(c x + 1)``, 0 for
+    query 0 and above the diagonal, shape (length, length) broadcast against ``c``, in the
+    array module ``xp`` (NumPy, or ``jax.numpy`` for the lab's learned ``c``); no checks:
+    :func:`fire_bias` is the entry point that validates."""
+    query = xp.arange(length)[:, None]
+    dist = xp.maximum(query - xp.arange(length)[None, :], 0)  # max(i - j, 0)
+    denominator = xp.log1p(c * query)  # psi(i) = ln(c i + 1)
+    safe = xp.where(denominator > 0, denominator, 1.0)
+    # psi(i - j) / psi(i), 0 / 0 read as 0 (a where, so no NaN reaches a gradient)
+    return xp.where(denominator > 0, xp.log1p(c * dist) / safe, 0.0)
 
 
 def xpos_decay(head_dim: int, distance: Any) -> Array:

@@ -17,9 +17,11 @@ jnp = jax.numpy
 
 from posenc_lib import apply_rope, sinusoidal_encoding  # noqa: E402
 from posenc_lib.lab import results as lab_results  # noqa: E402
+from posenc_lib.lab.learned_bias import init_bias_params  # noqa: E402
 from posenc_lib.lab.model import ModelConfig, _rotate_pairs, forward, init_params  # noqa: E402
 from posenc_lib.lab.schemes import (  # noqa: E402
     _T5_MAX_DISTANCE,
+    ALL_SCHEMES,
     SCHEMES,
     T5_BUCKETS,
     _extension_scaling,
@@ -139,9 +141,9 @@ def test_sinusoidal_scheme_adds_the_library_table() -> None:
     np.testing.assert_allclose(pos["table"], sinusoidal_encoding(12, 32), atol=1e-7)
 
 
-@pytest.mark.parametrize("scheme", SCHEMES)
+@pytest.mark.parametrize("scheme", ALL_SCHEMES)
 def test_a_future_token_never_changes_earlier_logits(scheme: str) -> None:
-    params = _params(2)
+    params = _params(2) | init_bias_params(scheme, jax.random.key(2), SMALL.n_heads)
     tokens = np.random.default_rng(3).integers(0, 32, size=(2, 12)).astype(np.int32)
     later = tokens.copy()
     later[:, 7] = (later[:, 7] + 1) % 32
@@ -454,7 +456,7 @@ def test_results_hold_five_seeds_of_every_cell_and_the_grid_settings(grid: dict)
     setup = lab_results.load("curves")["setup"]
     assert setup["seeds"] == [0, 1, 2, 3, 4] and setup["train"] == vars(TrainConfig())
     for task in (*TASKS, "induction_near"):
-        for scheme in SCHEMES:
+        for scheme in ALL_SCHEMES:  # FIRE and KERPLE too (issue 47)
             for multiple in lab_results.MULTIPLES:
                 _by_hand(grid, task, scheme, multiple)  # asserts five or ten seeds
 
@@ -464,14 +466,15 @@ def test_every_cell_near_a_cutoff_has_ten_seeds(grid: dict) -> None:
     of -0.1 from 1x to 4x) has at least ten seeds; so has every cell the grid lists as one."""
     near = set()
     for task in (*TASKS, "induction_near"):
-        for scheme in SCHEMES:
+        for scheme in ALL_SCHEMES:
             first, later = (_by_hand(grid, task, scheme, m)[:5] for m in (1, 4))
             learned = first >= 0.9
             if abs(first.mean() - 0.9) <= 0.05 or (
                     learned.any() and abs((later - first)[learned].mean() + 0.1) <= 0.05):
                 near.add((task, scheme))
     assert ("copy_back", "rope") in near, "the cell the notebook works by hand"
-    listed = {tuple(c) for c in lab_results.load("curves")["setup"]["extra_seeds"]["cells"]}
+    extra = lab_results.load("curves")["setup"]["extra_seeds"]
+    listed = {tuple(c) for c in extra["cells"] + extra["learned_bias_cells"]}
     for task, scheme in listed:
         assert len(_by_hand(grid, task, scheme, 1)) >= 10, (task, scheme)
     short = sorted(cell for cell in near if len(_by_hand(grid, *cell, 1)) < 10)

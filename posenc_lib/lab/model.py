@@ -20,6 +20,7 @@ try:
 except ModuleNotFoundError as error:
     raise missing_extra(__name__, "lab", error) from error
 
+from posenc_lib.lab.learned_bias import with_learned_bias
 
 __all__ = ["ModelConfig", "forward", "init_params", "loss_fn"]
 
@@ -123,6 +124,7 @@ def forward(params: Params, tokens: jax.Array, pos: dict[str, jax.Array], cfg: M
     pre-norm blocks x <- x + Attn(LN(x)), x <- x + MLP(LN(x)) on x_t = E[token_t] + table_t +
     learned W_pe[t]."""
     T = tokens.shape[1]
+    pos = with_learned_bias(params, pos, T)  # FIRE, KERPLE: their bias from their parameters
     x = params["tok"][tokens] + pos["table"] + pos["learned"] * params["wpe"][:T]  # (B, T, D)
     maps = []
     for p in params["layers"]:

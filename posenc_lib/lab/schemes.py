@@ -19,9 +19,13 @@ from posenc_lib.bias import alibi_bias, alibi_slopes, t5_relative_position_bucke
 from posenc_lib.precision import rounded_angles
 from posenc_lib.rope_variants import p_rope_frequencies
 
-__all__ = ["ANGLE_DTYPES", "EXTENSIONS", "SCHEMES", "T5_BUCKETS", "position_inputs"]
+__all__ = ["ALL_SCHEMES", "ANGLE_DTYPES", "EXTENSIONS", "LEARNED_BIAS", "SCHEMES", "T5_BUCKETS",
+           "position_inputs"]
 
 SCHEMES = ("nope", "learned", "sinusoidal", "rope", "p_rope", "alibi", "t5")
+# schemes whose bias the model learns (posenc_lib.lab.learned_bias); no input array of their own
+LEARNED_BIAS = ("fire", "kerple")
+ALL_SCHEMES = SCHEMES + LEARNED_BIAS
 EXTENSIONS = ("none", "pi", "ntk", "dynamic", "yarn")
 _ROPE_TYPES = {"pi": "linear", "ntk": "ntk", "dynamic": "dynamic", "yarn": "yarn"}
 _ROPE_BASE = 10000.0
@@ -59,7 +63,7 @@ def _rope_inv_freq(scheme: str, head_dim: int, rope_scaling: dict[str, Any] | No
 def _checked(scheme: str, length: int, d_model: int, n_heads: int, extension: str,
              trained_length: int | None) -> tuple[str, int, int, str, int | None]:
     """:func:`position_inputs`' arguments checked; the head size in place of ``d_model``."""
-    scheme = check_choice("scheme", scheme, SCHEMES)
+    scheme = check_choice("scheme", scheme, ALL_SCHEMES)
     length = check_int("length", length)
     d_model = check_int("d_model", d_model, minimum=2)
     n_heads = check_int("n_heads", n_heads)

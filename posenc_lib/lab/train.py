@@ -26,8 +26,9 @@ try:
 except ModuleNotFoundError as error:
     raise missing_extra(__name__, "lab", error) from error
 
+from posenc_lib.lab.learned_bias import init_bias_params
 from posenc_lib.lab.model import ModelConfig, Params, forward, init_params, loss_fn
-from posenc_lib.lab.schemes import EXTENSIONS, SCHEMES, position_inputs
+from posenc_lib.lab.schemes import ALL_SCHEMES, EXTENSIONS, position_inputs
 from posenc_lib.lab.tasks import EVAL_TASKS, TASKS, Batch, make_batch
 
 __all__ = ["TrainConfig", "Trained", "accuracy_by_position", "at_checkpoint", "attention_maps",
@@ -156,14 +157,15 @@ def train(scheme: str, task: str, seed: int = 0, *, tcfg: TrainConfig | None = N
     AdamW, theta <- theta - eta_t (m_hat / (sqrt(v_hat) + eps) + lambda theta), with a linear
     warm-up then cosine decay of eta_t to lr/10, and gradients clipped to global norm 1.
     """
-    check_choice("scheme", scheme, SCHEMES)
+    check_choice("scheme", scheme, ALL_SCHEMES)
     check_choice("task", task, TASKS)
     seed = check_int("seed", seed, minimum=0)
     cfg, tcfg = cfg or ModelConfig(), tcfg or TrainConfig()
     if tcfg.length > cfg.max_len:
         raise ValueError(f"tcfg.length must be <= cfg.max_len={cfg.max_len}; got {tcfg.length}")
-    model = Trained(init_params(jax.random.key(seed), cfg), scheme, task, seed, cfg, tcfg,
-                    np.zeros(0))
+    key = jax.random.key(seed)
+    params = init_params(key, cfg) | init_bias_params(scheme, key, cfg.n_heads)
+    model = Trained(params, scheme, task, seed, cfg, tcfg, np.zeros(0))
     return _fit(model, _inputs(model, tcfg.length), seed, progress, f"{scheme} on {task}")
 
 
