@@ -23,7 +23,8 @@ ALLOWED: dict[str, tuple[frozenset[str], str]] = {
     "rope_decay_bound": (frozenset({"rope.py", "figures/catalog.py"}),
                          "figure of rope_decay_bound"),
     # the `python -m` entry point of each command
-    "main": (frozenset({"figures/cli.py", "lab/experiments.py"}), "entry point of a command"),
+    "main": (frozenset({"figures/cli.py", "lab/experiments.py", "lab/scale.py"}),
+             "entry point of a command"),
     # one rotation, a' = a cos - b sin, b' = a sin + b cos: NumPy's in place, JAX's traced
     "_rotate_pairs": (frozenset({"rope.py", "lab/model.py"}), "same rule, NumPy and JAX"),
 }
