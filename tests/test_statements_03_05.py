@@ -328,11 +328,6 @@ def test_05_decay_bound_needs_h_at_d_over_2_equal_to_zero() -> None:
     )
 
 
-def test_05_names_the_models_behind_each_layout() -> None:
-    text = flat(markdown(NB05))
-    assert "Hugging Face's GPT-J" in text and "Hugging Face's Llama" in text
-
-
 def test_05_reveals_answer_their_questions() -> None:
     out = shown(NB05)
     assert "5 after and 5 before score the same: False" in out
