@@ -123,11 +123,16 @@ def test_04_m_k_is_a_rotation() -> None:
 
 
 def test_04_sign_conventions_say_which_the_course_uses_and_why_texts_differ() -> None:
-    text, out = _markdown(_main(NB04)), _shown(_main(NB04))
-    assert "## Which way it turns: sign conventions" in text
-    assert "store a pair as $(\\sin,\\cos)$" in text and "store $(\\cos,\\sin)$" in text
-    assert "turns **clockwise**" in text and "turns **counter-clockwise**" in text
-    assert "because it follows the paper's columns" in text
+    text, out = " ".join(_markdown(_main(NB04)).split()), _shown(_main(NB04))
+    # the way the prose says p(t) turns in each storage order, against the signed area its
+    # first two steps sweep there (positive: counter-clockwise), computed here
+    said = dict(re.findall(r"store (?:a pair as )?\$\((\\\w+),\\\w+\)\$.*?turns "
+                           r"\*\*([\w-]+)\*\*", text))
+    steps = np.array([[np.sin(0.3 * t), np.cos(0.3 * t)] for t in range(3)])
+    for first, order in (("\\sin", steps), ("\\cos", steps[:, ::-1])):
+        (ax, ay), (bx, by) = order[1] - order[0], order[2] - order[1]
+        area = ax * by - ay * bx
+        assert said[first] == ("counter-clockwise" if area > 0 else "clockwise"), said
     theta, k = 0.3, 2
     sin_cos = _m_pair(k, theta)
     cos_sin = sin_cos[::-1, ::-1]  # the same map with both coordinates swapped
