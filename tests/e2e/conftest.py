@@ -183,10 +183,16 @@ def site_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path
 
 @pytest.fixture()
 def site_root(site_server: tuple[Path, str, set[str]], site: str) -> tuple[Path, str]:
-    """The server root and origin, with the test's ``site`` built by the project's own tool,
-    once per run: the first worker that needs it builds it while holding a lock on the folder,
-    and the others wait for it and use it."""
-    root, origin, built = site_server
+    """The server root and origin, with the test's ``site`` built (:func:`build_site`)."""
+    build_site(site_server, site)
+    return site_server[0], site_server[1]
+
+
+def build_site(site_server: tuple[Path, str, set[str]], site: str) -> Path:
+    """The folder of ``site``, built by the project's own tool once per run: the first worker
+    that needs it builds it while holding a lock on the folder, and the others wait for it and
+    use it."""
+    root, _, built = site_server
     if site not in built:
         with open(root / f"{site}.lock", "w") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)
@@ -199,7 +205,7 @@ def site_root(site_server: tuple[Path, str, set[str]], site: str) -> tuple[Path,
                 )  # fmt: skip
                 done.touch()
         built.add(site)
-    return root, origin
+    return root / site
 
 
 class QuietHandler(http.server.SimpleHTTPRequestHandler):
