@@ -3,7 +3,8 @@
 Run with ``make e2e`` (or ``bash tools/e2e_setup.sh && .venv/bin/pytest tests/e2e -m e2e -v``).
 
 - ``lab_server``: JupyterLab from the project's venv, serving a temporary copy of notebooks/
-  (outputs stripped), so the files in notebooks/ are never executed in place or saved.
+  (outputs stripped, each notebook ending at its last widget), so the files in notebooks/ are
+  never executed in place or saved.
 - ``browser``: Debian's Chromium (/usr/bin/chromium, or $E2E_CHROMIUM) driven by Playwright
   through ``executable_path``; ``playwright install`` is never used.
 - ``e2e_reports``: one row per notebook, written to build/e2e/report.json and report.md and
@@ -109,7 +110,7 @@ def course_copy(tmp_path_factory: pytest.TempPathFactory) -> Path:
             ignore=shutil.ignore_patterns(".ipynb_checkpoints", "*.ipynb", "__pycache__"),
         )
         for notebook in course_notebooks():
-            copy_without_outputs(notebook, target / notebook.name)
+            copy_without_outputs(notebook, target / notebook.name, through_widgets=True)
         # the notebooks as stored, with their outputs: what a learner opens before running
         (root / STORED_DIR_NAME).mkdir()
         for notebook in course_notebooks():
