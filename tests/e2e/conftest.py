@@ -334,8 +334,8 @@ def report_lines(reports: list[NotebookReport], summary: dict[str, Any]) -> list
         f"End-to-end run: {len(reports)} notebooks in {summary['seconds_total']} s "
         f"(JupyterLab ready in {ready or '-'}).",
         "",
-        "| notebook | code cells run | explorers | slider moved (value) | plot changed | s "
-        "| console errors | result |",
+        "| notebook | code cells run (to the last widget) | explorers | slider moved (value) "
+        "| plot changed | s | console errors | result |",
         "| --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     for report in reports:
