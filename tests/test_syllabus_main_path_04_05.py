@@ -225,9 +225,7 @@ def test_05_motivation_the_offset_inside_the_dot_product() -> None:
 
 def test_05_the_complex_form_is_the_2d_rotation() -> None:
     main = _main(NB05)
-    text = _markdown(main)
-    assert "## Two dimensions: one rotation" in text
-    assert "f(q, m) = \\tilde q\\, e^{im\\theta}" in text
+    assert "f(q, m) = \\tilde q\\, e^{im\\theta}" in _markdown(main)
     cell = _cell_with(main, "np.exp(1j * np.arange(20) * theta)")
     out = _shown([cell])
     # q^T R((n - m) theta) k with R written out, for the notebook's q, k, m, n, theta
@@ -264,7 +262,6 @@ def test_05_the_relative_property_is_verified() -> None:
 
 def test_05_frequencies_and_the_frequency_wavelength_pitfall() -> None:
     text = _markdown(_main(NB05))
-    assert "## Frequencies and wavelengths: which pairs turn fast" in text
     assert "> **Common pitfall:** \"$\\theta$ close to 1 is a low frequency.\"" in text
     fastest = 2 * np.pi / _theta(128)[0]
     assert f"wavelength {fastest:9.1f} positions at base 10000" in _shown(_main(NB05))
@@ -282,9 +279,8 @@ def test_05_two_layouts_the_same_scores_and_the_permutation_shown() -> None:
 
 def test_05_q_and_k_only_and_multiplicative_not_additive() -> None:
     main = _main(NB05)
-    text, out = _markdown(main), _shown(main)
+    out = _shown(main)
     assert "rotate v as well: True   ->  output unchanged after the shift: False" in out
-    assert "RoPE is *multiplicative* where the sinusoidal encoding is additive" in text
     rows = re.findall(r"positions \(\s*(\d+),\s*(\d+)\), offset 4: additive\s+([+-][\d.]+)"
                       r"\s+RoPE\s+([+-][\d.]+)", out)
     assert len(rows) == 3 and all(int(n) - int(m) == 4 for m, n, _, _ in rows)
