@@ -1,15 +1,16 @@
 """Fresh student copies of 00-09 run as a learner pressing Run All would, each run made once per
-pytest session and shared by the tests that read it (test_reveals_wait.py and
-test_build_steps_pictures.py), in this process and across pytest-xdist's workers.
+pytest session and shared by the tests that read it (test_reveals_wait.py,
+test_build_steps_pictures.py and test_classroom.py), in this process and across pytest-xdist's
+workers.
 
 A run is (notebook, stubs, guesses):
 - stubs "blank" leaves the build-step stubs as shipped; "right" fills them with the source's
   solutions; "nudged" with the solutions' results times NUDGE (build_step_checks.py);
 - guesses "none" leaves every guess of a reveal at None; "skip" sets each to "skip".
 
-Three runs serve both tests: (blank, none) is the copy as built, where every reveal must stay
-hidden and every stub draws nothing of its own; (right, skip) and (nudged, skip) show every
-reveal, and differ only in the learner's functions.
+Three runs serve all three: (blank, none) is the copy as built, where every reveal must stay
+hidden, every stub draws nothing of its own and no cell but a stub raises; (right, skip) and
+(nudged, skip) show every reveal, and differ only in the learner's functions.
 """
 
 from __future__ import annotations
