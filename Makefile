@@ -77,14 +77,19 @@ test: lint
 	$(BIN)/pytest $(PARALLEL) $(NBVAL) tests posenc_lib notebooks
 	$(MAKE) --no-print-directory test-baseline
 
-# The notebooks and the statement tests again with numpy's dispatched SIMD code paths switched
-# off, as on a CPU without AVX2 or AVX-512: no stored digit may depend on the CPU. The groups
-# to switch off are the ones this numpy dispatches (NPY_DISABLE_CPU_FEATURES ignores names it
-# does not know, with only a hidden warning); tests/test_cpu_paths.py checks that they are off.
+# The statement tests and the notebooks that compute in a narrow float (float32, float16,
+# bfloat16, float8: tools/simd_notebooks.py reads their code to find them) again with numpy's
+# dispatched SIMD code paths switched off, as on a CPU without AVX2 or AVX-512: no stored digit
+# may depend on the CPU. Float64 digits at rounding level are found in the stored outputs by
+# tests/test_cpu_independent_outputs.py without a run. The groups to switch off are the ones
+# this numpy dispatches (NPY_DISABLE_CPU_FEATURES ignores names it does not know, with only a
+# hidden warning); tests/test_cpu_paths.py checks that they are off.
 NPY_DISPATCHED = $(shell $(BIN)/python -c "from numpy._core._multiarray_umath import __cpu_dispatch__ as d; print(' '.join(d))")
 test-baseline: $(STAMP)
+	notebooks="$$($(BIN)/python -m tools.simd_notebooks)" && \
 	NPY_DISABLE_CPU_FEATURES="$(NPY_DISPATCHED)" POSENC_EXPECT_NUMPY_BASELINE=1 \
-		$(BIN)/pytest $(PARALLEL) $(NBVAL) tests/test_cpu_paths.py tests/test_statements*.py notebooks
+		$(BIN)/pytest $(PARALLEL) $(NBVAL) tests/test_cpu_paths.py tests/test_statements*.py \
+		$$notebooks
 
 notebooks: $(STAMP)
 	$(BIN)/python tools/run_notebooks.py

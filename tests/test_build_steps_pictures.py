@@ -1,69 +1,29 @@
 """Your code, your picture (issue 45 item 2), in fresh student copies (tools/build_student.py):
-each notebook of NOTEBOOK_STEPS runs three times, with its stubs blank (as shipped), filled
-with the source's solutions, and filled with the solutions nudged (their results times 1.01).
+each notebook of NOTEBOOK_STEPS runs three times (tests/student_runs.py), with its stubs blank
+(as shipped), filled with the source's solutions, and filled with the solutions nudged (their
+results times 1.01); the last two with every reveal's guess set to "skip".
 
 - For every step, the nudged run changes a picture on the main path at or after its check cell,
   in a cell that shows the adopted function's result ("picture"), or prints yours beside the
   library's ("print"), compared with the run of the right solutions.
-- The blank run draws exactly the pictures of the right run, prints nothing of "yours", and
-  raises nowhere.
+- The blank run draws exactly the pictures of the right run outside the reveals (which it
+  hides), prints nothing of "yours", and raises nowhere.
 """
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
-import sys
-from pathlib import Path
 from typing import Any
 
 import nbformat
 import pytest
-from nbclient import NotebookClient
 
-from tests.build_step_checks import (
-    NOTEBOOK_STEPS,
-    NUDGE,
-    adopted_name,
-    check_cell_index,
-    notebook_path,
-    solution_of,
-    step_cell_indices,
-    the_step,
-)
-from tools.notebook_cells import ROOT, load
+from tests.build_step_checks import NOTEBOOK_STEPS, adopted_name, check_cell_index, the_step
+from tests.student_runs import reveals, student_run
 
-VARIANTS = ("blank", "right", "nudged")
-_NUDGE_CODE = """
-import numpy as _np_nudge
-
-
-def _nudged_{name}(*args, **kwargs):  # the right result, times {factor}
-    return {factor} * _np_nudge.asarray(_right_{name}(*args, **kwargs), dtype=float)
-
-
-_right_{name}, {name} = {name}, _nudged_{name}
-"""
-
-
-def _filled(student: Path, number: str, variant: str) -> nbformat.NotebookNode:
-    """The student copy with each step's stub replaced by the source's solution (nudged)."""
-    book = nbformat.read(student, as_version=4)
-    if variant == "blank":
-        return book
-    source_cells = load(notebook_path(number))["cells"]
-    by_stub: dict[int, list[Any]] = {}  # a stub cell may hold two steps' stubs (06: PI, NTK)
-    for key, _ in NOTEBOOK_STEPS[number]:
-        step = the_step(key)
-        by_stub.setdefault(step_cell_indices(book.cells, step)[0], []).append(step)
-    for stub, steps in by_stub.items():
-        code = solution_of(source_cells, steps[0])  # the one solution cell of that stub cell
-        if variant == "nudged":
-            code += "".join(_NUDGE_CODE.format(name=step.answer_name, factor=NUDGE)
-                            for step in steps)
-        book.cells[stub].source = code
-    return book
+RUNS = {"blank": ("blank", "none"), "right": ("right", "skip"), "nudged": ("nudged", "skip")}
+"""Each variant's (stubs, guesses) run of tests/student_runs.py: the right and nudged runs show
+every reveal (their guesses say "skip"), and test_reveals_wait.py reads the same runs."""
 
 
 def _main_end(cells: list[Any]) -> int:
@@ -77,25 +37,8 @@ def runs(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactor
          ) -> tuple[str, dict[str, nbformat.NotebookNode]]:
     """One notebook's student copy, executed blank, right and nudged."""
     number = request.param
-    folder = tmp_path_factory.mktemp(f"student{number}")
-    subprocess.run([sys.executable, str(ROOT / "tools" / "build_student.py"), "--out",
-                    str(folder), str(notebook_path(number))], check=True, cwd=ROOT,
-                   capture_output=True)
-    student = folder / notebook_path(number).name
-    env = {"POSENC_PROGRESS_FILE": str(folder / "progress.json"), "OPENBLAS_NUM_THREADS": "1"}
-    done = {}
-    for variant in VARIANTS:
-        book = _filled(student, number, variant)
-        previous = {k: os.environ.get(k) for k in env}
-        os.environ.update(env)
-        try:
-            NotebookClient(book, timeout=300, kernel_name="python3", allow_errors=True,
-                           resources={"metadata": {"path": str(folder)}}).execute()
-        finally:
-            for k, v in previous.items():
-                os.environ.pop(k) if v is None else os.environ.__setitem__(k, v)
-        done[variant] = book
-    return number, done
+    return number, {variant: student_run(number, *run, tmp_path_factory)[0]
+                    for variant, run in RUNS.items()}
 
 
 def _pngs(cell: Any) -> list[str]:
@@ -144,8 +87,11 @@ def test_a_blank_stub_draws_nothing_extra_and_runs_as_today(runs) -> None:
     assert not _errors(done["blank"])
     assert len(blank) == len(right)
     end = _main_end(blank)
+    # a reveal shows nothing before its guess (test_reveals_wait.py), the right run's every one
+    hidden = {index for index, _ in reveals(done["blank"])}
     for i in range(end):
-        assert len(_pngs(blank[i])) == len(_pngs(right[i])), f"{number} cell {i}"
+        if i not in hidden:
+            assert len(_pngs(blank[i])) == len(_pngs(right[i])), f"{number} cell {i}"
         assert "yours:" not in _text(blank[i]) and "differ for" not in _text(blank[i]), i
     for key, _ in NOTEBOOK_STEPS[number]:
         check = check_cell_index(blank, the_step(key))

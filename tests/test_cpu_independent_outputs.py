@@ -5,8 +5,8 @@ CPU's SIMD width, on BLAS's kernels and on summation order: a value printed as "
 machine is "2.2e-16" or "0.0e+00" on another, and nbval then fails there. The notebooks print
 which side of a bound such a quantity falls ("below 1e-12: True") instead. Exact constants
 (powers of two such as float64's epsilon, 2**-52) and well-conditioned small values listed
-below are allowed. `make test-baseline` checks the rest of the rule by running the notebooks with
-numpy's dispatched SIMD paths off.
+below are allowed. `make test-baseline` checks the rest of the rule by running the notebooks that
+compute in a narrow float (tools/simd_notebooks.py) with numpy's dispatched SIMD paths off.
 """
 
 from __future__ import annotations

@@ -1,10 +1,11 @@
 """numpy's dispatched SIMD code paths can be switched off, and `make test-baseline` does so.
 
-`make test-baseline` runs the notebooks and the statement tests with NPY_DISABLE_CPU_FEATURES
-set to every group this numpy dispatches (and POSENC_EXPECT_NUMPY_BASELINE=1), so that a stored
-digit that depends on the CPU's vector width fails there. numpy ignores a name it does not know
-with only a hidden warning, so the tests below check through ``__cpu_features__`` that the
-switch really took effect, in this process and in a fresh one.
+`make test-baseline` runs the statement tests and the notebooks that compute in a narrow float
+(tools/simd_notebooks.py) with NPY_DISABLE_CPU_FEATURES set to every group this numpy
+dispatches (and POSENC_EXPECT_NUMPY_BASELINE=1), so that a stored digit that depends on the
+CPU's vector width fails there. numpy ignores a name it does not know with only a hidden
+warning, so the tests below check through ``__cpu_features__`` that the switch really took
+effect, in this process and in a fresh one.
 """
 
 from __future__ import annotations

@@ -194,47 +194,38 @@ def test_register_rejects_bad_functions():
     assert "bad_positional" not in REGISTRY and "bad_default" not in REGISTRY
 
 
-# ------------------------------------------------------------------ every format, same bytes
-
-
-@pytest.mark.parametrize(("index", "name"), list(enumerate(NAMES)))
-def test_builds_in_every_format_with_identical_bytes(tmp_path, index, name):
-    """Every figure in svg, png and pdf; a second build is compared byte for byte in one
-    format, rotating over the figures so that every format is checked (test_plots checks all
-    three on one figure, in one process and in two)."""
-    before = plt.get_fignums()
-    first = build_figure(name)
-    assert isinstance(first, Figure)
-    assert plt.get_fignums() == before, "registry figures must not go through pyplot"
-    saved = {
-        fmt: save_figure(first, tmp_path / f"a.{fmt}", dpi=30).read_bytes()
-        for fmt in ("svg", "png", "pdf")
-    }
-    assert saved["svg"].lstrip().startswith(b"<?xml") and b"<svg" in saved["svg"]
-    assert saved["png"].startswith(b"\x89PNG")
-    assert saved["pdf"].startswith(b"%PDF")
-    fmt = ("svg", "png", "pdf")[index % 3]
-    again = save_figure(build_figure(name), tmp_path / f"b.{fmt}", dpi=30).read_bytes()
-    assert again == saved[fmt], f"{name}.{fmt} differs between two builds"
-
-
-# --------------------------------------------------------------------------- committed figures
+# ------------------------------------------- committed figures, and a second build, same bytes
 
 
 def _rms(a: np.ndarray, b: np.ndarray) -> float:
     return float(np.sqrt(np.mean((255.0 * (a - b)) ** 2)))
 
 
-@pytest.mark.parametrize("name", NAMES)
-def test_committed_png_matches_the_code(tmp_path, name):
+HEADERS = {"svg": b"<?xml", "png": b"\x89PNG", "pdf": b"%PDF"}
+
+
+@pytest.mark.parametrize(("index", "name"), list(enumerate(NAMES)))
+def test_committed_png_matches_the_code_and_a_rebuild_gives_the_same_bytes(tmp_path, index, name):
+    """Every figure: built without pyplot, its committed PNG is what the code draws now, and a
+    second build saves the same bytes in one format, rotating over svg, png and pdf from figure
+    to figure (test_plots checks all three formats on one figure, in one process and in two)."""
     committed = FIGURES_DIR / f"{name}.png"
     assert committed.is_file(), f"{committed} is missing: run `make figures`"
     assert (FIGURES_DIR / f"{name}.svg").is_file(), f"{name}.svg is missing: run `make figures`"
+    before = plt.get_fignums()
     with course_style():
-        fresh = save_figure(build_figure(name), tmp_path / f"{name}.png")
-    old, new = mpimg.imread(committed), mpimg.imread(fresh)
-    assert old.shape == new.shape, f"{name}.png has another size: run `make figures`"
-    assert _rms(old, new) < RMS_TOLERANCE, f"{name}.png is stale: run `make figures`"
+        first = build_figure(name)
+        assert isinstance(first, Figure)
+        assert plt.get_fignums() == before, "registry figures must not go through pyplot"
+        fresh = save_figure(first, tmp_path / f"{name}.png")
+        old, new = mpimg.imread(committed), mpimg.imread(fresh)
+        assert old.shape == new.shape, f"{name}.png has another size: run `make figures`"
+        assert _rms(old, new) < RMS_TOLERANCE, f"{name}.png is stale: run `make figures`"
+        fmt = ("svg", "png", "pdf")[index % 3]
+        saved = save_figure(first, tmp_path / f"a.{fmt}", dpi=30).read_bytes()
+        again = save_figure(build_figure(name), tmp_path / f"b.{fmt}", dpi=30).read_bytes()
+    assert saved.lstrip().startswith(HEADERS[fmt])
+    assert again == saved, f"{name}.{fmt} differs between two builds"
 
 
 def test_rms_check_catches_a_changed_figure(tmp_path):

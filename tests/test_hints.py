@@ -38,6 +38,7 @@ writer of the hints. :data:`EXCEPTIONS` lists the matches that are not giveaways
 from __future__ import annotations
 
 import ast
+import importlib
 import json
 import math
 import re
@@ -57,6 +58,7 @@ from tools.notebook_cells import (
     solution_code,
     source,
 )
+from tools.solution import solution_text
 
 ROOT = Path(__file__).resolve().parent.parent
 SHORT = 8
@@ -338,16 +340,25 @@ def test_every_notebook_exercise_is_read_and_every_answer_gives_secrets() -> Non
 
 
 @pytest.mark.parametrize("key", sorted(EXERCISES))
-def test_two_different_hints_that_point_on(key: str) -> None:
+def test_two_different_hints_whose_pointers_lead_on(key: str) -> None:
+    """hint() shows the first hint, hint(2) the second; the call the first names, run as
+    written, gives the second, and the second names the notebook and the command that give
+    this exercise's worked solution."""
     exercise = EXERCISES[key]
     first, second = exercise.hint(), exercise.hint(2)
-    assert exercise.hint(1) == first
-    assert first.startswith("Hint 1 of 2: ") and second.startswith("Hint 2 of 2: ")
-    assert len(exercise.hints[0]) >= 60 and len(exercise.hints[1]) >= 60
-    assert exercise.hints[0] != exercise.hints[1]
-    assert first.rstrip().endswith(f"nb{key}.hint(2) gives the method.")
-    assert f"make solution EX={key}" in second.splitlines()[-1]
-    assert not re.search(r"\bpoints?\b|\bgrad|\bcredit", " ".join(exercise.hints), re.I)
+    assert exercise.hint(1) == first != second
+    assert exercise.hints[0] in first and exercise.hints[1] in second
+    assert exercise.hints[1] not in first and exercise.hints[0] not in second
+    assert min(len(exercise.hints[0]), len(exercise.hints[1])) >= 60  # each says something
+    call = re.search(r"\bnb\d\d\.\w+\.hint\(2\)", first)
+    assert call, f"hint(1) of {key} names no call that gives hint(2)"
+    module = importlib.import_module(f"posenc_lib.exercises.nb{key[:2]}")
+    assert eval(call.group(0), {f"nb{key[:2]}": module}) == second
+    place = re.search(r"(notebooks/\S+\.ipynb)\b.*`make solution EX=(\S+)`", second, re.S)
+    assert place, f"hint(2) of {key} names no notebook and command for the worked solution"
+    matches = [p.relative_to(ROOT).as_posix() for p in ROOT.glob(place.group(1))]
+    assert len(matches) == 1 and key in exercise_cells(ROOT / matches[0])
+    assert solution_text(place.group(2)).startswith(f"# Worked solution of {key} ")
 
 
 @pytest.mark.parametrize("level", [3, 0, -1, "2", 1.5, True, None])

@@ -8,6 +8,7 @@ and cast once, and the build steps are tried with their named mistakes.
 
 from __future__ import annotations
 
+import functools
 import re
 
 import ml_dtypes
@@ -93,7 +94,10 @@ def _rotate(x: np.ndarray, m: np.ndarray, angle32: bool, bf16: bool) -> np.ndarr
     return _round(_round(x * cos, bf) + _round(turned * sin, bf), bf)
 
 
-def test_error_budget_and_where_float32_angles_overtake() -> None:
+@functools.cache
+def _budget() -> dict[int, list[float]]:
+    """log2 length -> largest score errors of float32 angles, the bfloat16 rotation, both, and
+    unscaled e4m3 keys, recomputed here (the notebook's "budget" table)."""
     q, k = np.random.default_rng(17).normal(size=(2, 128))
     exact = float(_rotate(q, np.array([16]), False, False)[0]
                   @ _rotate(k, np.array([0]), False, False)[0])
@@ -108,6 +112,11 @@ def test_error_budget_and_where_float32_angles_overtake() -> None:
         cached = _round(keys, ml_dtypes.float8_e4m3fn)
         row.append(np.abs(np.sum(queries * (cached - keys), 1)).max())
         rows[power] = row
+    return rows
+
+
+def test_error_budget_and_where_float32_angles_overtake() -> None:
+    rows = _budget()
     shown = printed(NB08, "budget = {}")
     for power, row in rows.items():
         line = next(x for x in shown.splitlines() if x.strip().startswith(f"{2**power:,} "))
@@ -116,18 +125,19 @@ def test_error_budget_and_where_float32_angles_overtake() -> None:
     crossing = next(2**p for p, row in rows.items() if row[0] > row[1])
     assert crossing == 2**21
     assert f"overtake the bfloat16 rotation at length: {crossing}" in shown
-    assert all(row[3] > row[1] for row in rows.values())   # unscaled e4m3 keys cost the most
-    text = " ".join(all_markdown(NB08).split())
-    assert "Unscaled e4m3 keys cost the most at every length" in text
-    assert "overtake the rotation at the length printed above" in text
+    assert all(row[3] > row[1] for row in rows.values())  # e4m3 keys above the rotation
 
 
-def test_float64_is_no_longer_oversold_and_wang_is_cited() -> None:
-    text = " ".join(all_markdown(NB08).split())
-    assert "that is why the library computes its angles in float64" not in text
-    assert "angles, sines and cosines in float64, one cast at the end" not in text
-    assert "transformers computes RoPE angles in float32" in text
-    assert "arXiv:2411.13476" in text and "AnchorAttention" in text
+@pytest.mark.xfail(strict=True, reason="08's prose says unscaled e4m3 keys cost the most at "
+                   "every length; from 8,388,608 on, float32 angles (alone and with the "
+                   "bfloat16 rotation) cost more: the sentence needs fixing")
+def test_unscaled_e4m3_keys_cost_the_most_at_every_length() -> None:
+    # once the sentence is gone this passes, and strict xfail asks for this test to go too
+    if "e4m3 keys cost the most at every length" in " ".join(all_markdown(NB08).split()):
+        assert all(row[3] > max(row[:3]) for row in _budget().values())
+
+
+def test_float32_angles_cost_less_than_the_bfloat16_rotation() -> None:
     # the recipes section's float32 departure is measured against the rotation's own error:
     # 0.0164 (float32 angles) against 0.167 (bfloat16 rotation) near 2^17, as printed
     shown = printed(NB08, "rope_rng = np.random.default_rng(17)")

@@ -2,16 +2,15 @@
 guess shows nothing of its output, says how to see it, and a guess of "skip" shows it and is
 recorded as a skip. The source notebooks keep the value shown.
 
-The notebook tests run every student copy of 00-09 twice, as a learner pressing Run All would:
-once as built (no guess anywhere) and once with every guess set to "skip". What the source
-notebook shows in each reveal cell (its Reveal line "label: value", its pictures) is the
-reference: absent from the first run, present and equal in the second.
+The notebook tests read two runs of every student copy of 00-09, as a learner pressing Run All
+would make them (tests/student_runs.py, shared with test_build_steps_pictures.py): once as built
+(no guess anywhere) and once with every guess set to "skip" (and the build steps solved). What
+the source notebook shows in each reveal cell (its Reveal line "label: value", its pictures) is
+the reference: absent from the first run, present and equal in the second.
 """
 
 from __future__ import annotations
 
-import json
-import os
 import re
 from pathlib import Path
 from typing import Any
@@ -21,6 +20,7 @@ import pytest
 
 from posenc_lib import predict
 from posenc_lib.exercises import progress
+from tests.student_runs import reveals, student_run
 from tools import build_student
 from tools.notebook_cells import NOTEBOOKS
 
@@ -105,16 +105,6 @@ def test_an_error_in_a_hidden_cell_is_still_raised(shell: Any) -> None:
 
 # --- every reveal of the student copies -------------------------------------------------------
 
-def _reveals(notebook: Any) -> list[tuple[int, str]]:
-    """(index, guess name) of every cell of a student copy that starts with the magic."""
-    found = []
-    for index, cell in enumerate(notebook.cells):
-        match = re.match(r"%%after_guess (\w+)\n", cell.source)
-        if cell.cell_type == "code" and match:
-            found.append((index, match.group(1)))
-    return found
-
-
 def _text(cell: Any) -> str:
     return "\n".join(o.get("text", "") or o.get("data", {}).get("text/plain", "")
                    for o in cell.get("outputs", []))
@@ -136,46 +126,30 @@ def _source_reveals(path: Path) -> list[tuple[str, str, int]]:
     return shown
 
 
-def _run(notebook: Any, progress_file: Path) -> Any:
-    from nbclient import NotebookClient
-
-    before = os.environ.get("POSENC_PROGRESS_FILE")
-    os.environ["POSENC_PROGRESS_FILE"] = str(progress_file)
-    try:
-        NotebookClient(notebook, timeout=600, kernel_name="python3", allow_errors=True,
-                       resources={"metadata": {"path": str(NOTEBOOKS[0].parent)}}).execute()
-    finally:
-        os.environ["POSENC_PROGRESS_FILE"] = before or ""
-    return notebook
-
-
 @pytest.mark.parametrize("path", MAIN, ids=lambda p: p.name[:2])
 def test_run_all_on_a_student_copy_hides_every_reveal_and_a_skip_shows_it(
-        path: Path, tmp_path: Path) -> None:
+        path: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
     copy = build_student.student_copy(nbformat.read(path, as_version=4))
-    reveals, source = _reveals(copy), _source_reveals(path)
-    assert len(reveals) == len(source) >= 3, "every reveal of the source waits for a guess"
+    waiting, source = reveals(copy), _source_reveals(path)
+    assert len(waiting) == len(source) >= 3, "every reveal of the source waits for a guess"
 
-    hidden = _run(nbformat.from_dict(copy), tmp_path / "none.json")
-    for (index, name), (_, line, _) in zip(reveals, source, strict=True):
+    hidden, record = student_run(path.name[:2], "blank", "none", tmp_path_factory)
+    assert reveals(hidden) == waiting
+    for (index, name), (_, line, _) in zip(waiting, source, strict=True):
         cell = hidden.cells[index]
         value = line.split(": ", 1)[1] if ": " in line else line
         assert _text(cell).strip() == predict.hidden_message(name), (index, _text(cell))
         assert _images(cell) == 0 and value not in _text(cell), index
         assert not any(o.output_type in ("execute_result", "display_data") for o in cell.outputs)
-    assert not (tmp_path / "none.json").exists(), "Run All without guesses records nothing"
+    assert record is None, "Run All without guesses records nothing"
 
-    skipping = nbformat.from_dict(copy)
-    for index, name in reveals:
-        guess = skipping.cells[index - 1]
-        guess.source, n = re.subn(rf"^{name} = None", f'{name} = "skip"', guess.source, flags=re.M)
-        assert n == 1, f"the cell above reveal {index} sets {name} = None"
-    shown = _run(skipping, tmp_path / "skip.json")
-    for (index, _), (_, line, images) in zip(reveals, source, strict=True):
+    # the build-step stubs hold the source's solutions here: the values shown are the source's
+    shown, record = student_run(path.name[:2], "right", "skip", tmp_path_factory)
+    for (index, _), (_, line, images) in zip(waiting, source, strict=True):
         cell = shown.cells[index]
         assert line in _text(cell).splitlines(), (index, line, _text(cell)[-300:])
         assert "skipped" in _text(cell) and _images(cell) == images, index
-    record = json.loads((tmp_path / "skip.json").read_text(encoding="utf-8"))
+    assert record is not None
     assert set(record["skipped"]) == {label for label, _, _ in source}
     assert not record.get("predicted")
 

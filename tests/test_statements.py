@@ -139,10 +139,35 @@ def test_pitfall_box_says_sin_0_03() -> None:
     assert f"{sinusoidal_encoding(4, 4)[3, 2]:.7f}" == f"{np.sin(0.03):.7f}" == "0.0299955"
 
 
-def test_write_up_exponent_uses_the_column_index() -> None:
-    text = " ".join(all_markdown(NB02).replace(">", " ").split())
-    assert r"$\sin\big((t/10^4)^{j/d}\big)$ in column $j$" in text
-    assert "Here $j = 2i$ is the column index" in text
+def _closest_rows(m: np.ndarray) -> float:
+    """Smallest Euclidean distance between two different rows, from the pairwise differences."""
+    gaps = np.sqrt(((m[:, None, :] - m[None, :, :]) ** 2).sum(axis=-1))
+    np.fill_diagonal(gaps, np.inf)
+    return float(gaps.min())
+
+
+def test_pitfall_5_is_measured_with_the_column_index() -> None:
+    """Pitfall 5, sin((t/10^4)^(j/d)) in column j, is the source's formula read with j the
+    column index (cosines sharing their sine's angle); read with the pair index it would give
+    other damage. The printed damage is recomputed both ways, the table's d_model = 512."""
+    cells = load(NB02)["cells"]
+    table = stdout(next(c for c in cells if "closest_rows(m)" in source(c)
+                        and c["cell_type"] == "code"))
+    line = next(row for row in table.splitlines() if row.startswith("5. "))
+    worst, _, closest = line.split()[-3:]
+    d, t, j = 512, np.arange(100.0)[:, None], np.arange(512)
+    right = sinusoidal_encoding(100, d)
+
+    def version_5(index: np.ndarray, cosine_index: np.ndarray) -> np.ndarray:
+        return np.where(j % 2 == 0, np.sin((t / 1e4) ** (index / d)),
+                        np.cos((t / 1e4) ** (cosine_index / d)))
+
+    by_column = version_5(j, j - j % 2)
+    by_pair = version_5(j // 2, j // 2)
+    assert (float(worst), float(closest)) == (round(float(np.abs(by_column - right).max()), 3),
+                                               round(_closest_rows(by_column), 3))
+    assert round(float(np.abs(by_pair - right).max()), 3) != float(worst)
+    assert round(_closest_rows(by_pair), 3) != float(closest)
 
 
 def test_exp_and_power_forms_differ_only_in_rounding() -> None:

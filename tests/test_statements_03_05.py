@@ -181,10 +181,14 @@ def test_05_kv_cache_holds_rotated_keys(line: str) -> None:
 
 
 def test_04_prose_matches_the_gradient_descent_cell() -> None:
+    """The step count and step size the prose states are the ones the cell runs."""
     code = "\n".join(source(c) for c in load(NB04)["cells"] if c["cell_type"] == "code")
     text = flat(markdown(NB04))
-    assert "for _ in range(200_000):" in code and "M_gd -= 0.1 * 2 *" in code
-    assert "200,000 steps of full-batch gradient descent (step size 0.1)" in text
+    steps, size = stated(r"([\d,]+) steps of full-batch gradient descent \(step size ([\d.]+)\)",
+                         text, str)
+    ran = int(stated(r"for _ in range\(([\d_]+)\):\n\s+M_gd -= ", code, str).replace("_", ""))
+    assert int(steps.replace(",", "")) == ran
+    assert float(size) == stated(r"M_gd -= ([\d.]+) \* 2 \*", code)
 
 
 # Issue 21: predict first, and the explanations corrected (checked against computations made here)
@@ -328,11 +332,6 @@ def test_05_decay_bound_needs_h_at_d_over_2_equal_to_zero() -> None:
     )
 
 
-def test_05_names_the_models_behind_each_layout() -> None:
-    text = flat(markdown(NB05))
-    assert "Hugging Face's GPT-J" in text and "Hugging Face's Llama" in text
-
-
 def test_05_reveals_answer_their_questions() -> None:
     out = shown(NB05)
     assert "5 after and 5 before score the same: False" in out
@@ -391,9 +390,6 @@ def test_03_the_slow_columns_leave_their_trained_range() -> None:
             f"none of columns 0..{first - 1} does") in shown(NB03)
     # "over 1000 positions they turned by less than a full turn": every leaving column
     assert np.all(1000 * _theta(128)[np.flatnonzero(left) // 2] < 2 * np.pi)
-    text = flat(markdown(NB03))
-    assert "they turned by less than a full turn" in text
-    assert '"extends" fails per dimension' in text
 
 
 def test_03_scorecard_judges_extends_per_dimension() -> None:

@@ -317,7 +317,6 @@ def test_causal_offsets_are_the_positions() -> None:
     every = offsets == set(range(min(offsets), max(offsets) + 1))
     assert (f"causal offsets of a {n}-token sequence are {min(offsets)}..{max(offsets)}: {every}"
             in output_of("0dba355e"))
-    assert r"depends on the offset $(m - n)\theta_i$" in markdown()
 
 
 def test_predict_reveals_match_independent_values() -> None:

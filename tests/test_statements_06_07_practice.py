@@ -197,16 +197,6 @@ def test_retrieval_prompt_is_not_answered_above() -> None:
         assert giveaway not in text, giveaway
 
 
-def test_perplexity_and_alibi_sentences_say_what_perplexity_measures() -> None:
-    nb06 = flat("\n".join(source(c) for c in cells_of(NB06) if c["cell_type"] == "markdown"))
-    assert "perplexity is the evidence" not in nb06
-    assert "perplexity is one measurement, and a narrow one" in nb06
-    assert "mostly measures local prediction" in nb06
-    nb07 = flat(source(cell_with(NB07, "## Summary")[1]))
-    assert "good length extrapolation" not in nb07
-    assert "local prediction" in nb07 and "notebook 10" in nb07
-
-
 # --------------------------------------------------------------------------- 06: issue 34 item 6
 
 

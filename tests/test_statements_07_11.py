@@ -18,6 +18,7 @@ from posenc_lib.attention import causal_mask, self_attention
 from posenc_lib.bias import t5_relative_position_bucket
 from posenc_lib.figures import build_figure
 from posenc_lib.plots import draw_encoding_heatmap, draw_values_by_dimension, new_figure
+from posenc_lib.rope import apply_rope
 from posenc_lib.scorecard import CRITERIA
 from posenc_lib.sinusoidal import sinusoidal_encoding
 from tests.statements_helpers import FRACTION_WORDS, stated
@@ -420,9 +421,25 @@ def test_partial_rotary_is_credited_to_gpt_j_first() -> None:
     assert pct == rotary / head  # the same quarter, credited to GPT-J first
 
 
-def test_streaming_llm_reindexes_positions_inside_the_cache() -> None:
-    text = all_markdown(NB09)
-    assert "position *inside\nthe cache*" in text and "caches keys\nbefore RoPE" in text
+def test_streaming_llm_reindexing_invalidates_keys_rotated_at_their_old_positions() -> None:
+    """09: StreamingLLM keeps the first few tokens and gives every cached token its position
+    inside the cache, so it must cache keys before RoPE: after an eviction the sinks' offsets to
+    the query shrink, and keys rotated at their old positions give other scores (the window's
+    tokens, all shifted alike, keep theirs)."""
+    sinks = stated(r"keeps the first (\d+) tokens beside the window", " ".join(
+        all_markdown(NB09).split()), int)
+    rng = np.random.default_rng(0)
+    query, keys = rng.normal(size=(1, 64)), rng.normal(size=(sinks + 100, 64))
+    theta = 10000.0 ** (-np.arange(0, 64, 2) / 64)
+    before = np.r_[np.arange(sinks), np.arange(500, 600)]  # sinks, then the window, then 600
+    inside = np.arange(sinks + 100)  # their positions inside the cache after the eviction
+
+    def scores(positions: np.ndarray, at: int) -> np.ndarray:
+        return (apply_rope(query, [at], theta) @ apply_rope(keys, positions, theta).T)[0]
+
+    cached_rotated, reindexed = scores(before, 600), scores(inside, sinks + 100)
+    np.testing.assert_allclose(cached_rotated[sinks:], reindexed[sinks:], atol=1e-9)
+    assert np.abs(cached_rotated[:sinks] - reindexed[:sinks]).min() > 1e-3
 
 
 def test_09_predictions_are_computed() -> None:

@@ -123,11 +123,16 @@ def test_04_m_k_is_a_rotation() -> None:
 
 
 def test_04_sign_conventions_say_which_the_course_uses_and_why_texts_differ() -> None:
-    text, out = _markdown(_main(NB04)), _shown(_main(NB04))
-    assert "## Which way it turns: sign conventions" in text
-    assert "store a pair as $(\\sin,\\cos)$" in text and "store $(\\cos,\\sin)$" in text
-    assert "turns **clockwise**" in text and "turns **counter-clockwise**" in text
-    assert "because it follows the paper's columns" in text
+    text, out = " ".join(_markdown(_main(NB04)).split()), _shown(_main(NB04))
+    # the way the prose says p(t) turns in each storage order, against the signed area its
+    # first two steps sweep there (positive: counter-clockwise), computed here
+    said = dict(re.findall(r"store (?:a pair as )?\$\((\\\w+),\\\w+\)\$.*?turns "
+                           r"\*\*([\w-]+)\*\*", text))
+    steps = np.array([[np.sin(0.3 * t), np.cos(0.3 * t)] for t in range(3)])
+    for first, order in (("\\sin", steps), ("\\cos", steps[:, ::-1])):
+        (ax, ay), (bx, by) = order[1] - order[0], order[2] - order[1]
+        area = ax * by - ay * bx
+        assert said[first] == ("counter-clockwise" if area > 0 else "clockwise"), said
     theta, k = 0.3, 2
     sin_cos = _m_pair(k, theta)
     cos_sin = sin_cos[::-1, ::-1]  # the same map with both coordinates swapped
@@ -220,9 +225,7 @@ def test_05_motivation_the_offset_inside_the_dot_product() -> None:
 
 def test_05_the_complex_form_is_the_2d_rotation() -> None:
     main = _main(NB05)
-    text = _markdown(main)
-    assert "## Two dimensions: one rotation" in text
-    assert "f(q, m) = \\tilde q\\, e^{im\\theta}" in text
+    assert "f(q, m) = \\tilde q\\, e^{im\\theta}" in _markdown(main)
     cell = _cell_with(main, "np.exp(1j * np.arange(20) * theta)")
     out = _shown([cell])
     # q^T R((n - m) theta) k with R written out, for the notebook's q, k, m, n, theta
@@ -259,7 +262,6 @@ def test_05_the_relative_property_is_verified() -> None:
 
 def test_05_frequencies_and_the_frequency_wavelength_pitfall() -> None:
     text = _markdown(_main(NB05))
-    assert "## Frequencies and wavelengths: which pairs turn fast" in text
     assert "> **Common pitfall:** \"$\\theta$ close to 1 is a low frequency.\"" in text
     fastest = 2 * np.pi / _theta(128)[0]
     assert f"wavelength {fastest:9.1f} positions at base 10000" in _shown(_main(NB05))
@@ -277,9 +279,8 @@ def test_05_two_layouts_the_same_scores_and_the_permutation_shown() -> None:
 
 def test_05_q_and_k_only_and_multiplicative_not_additive() -> None:
     main = _main(NB05)
-    text, out = _markdown(main), _shown(main)
+    out = _shown(main)
     assert "rotate v as well: True   ->  output unchanged after the shift: False" in out
-    assert "RoPE is *multiplicative* where the sinusoidal encoding is additive" in text
     rows = re.findall(r"positions \(\s*(\d+),\s*(\d+)\), offset 4: additive\s+([+-][\d.]+)"
                       r"\s+RoPE\s+([+-][\d.]+)", out)
     assert len(rows) == 3 and all(int(n) - int(m) == 4 for m, n, _, _ in rows)

@@ -4,6 +4,8 @@ For each combination of the controls' extreme values (every option of a dropdown
 a slider, both states of a checkbox), the full picture is drawn and the renderer's window
 extents are checked by :func:`explorer_layout.text_problems`: every axis label, tick label,
 title, free text and legend inside the figure, no two overlapping, no legend over the data.
+This is the one proof: the controls are set as a learner's slider sets them (each change
+renders), so the former browser run of the same check at one extreme at a time (e2e) is gone.
 """
 
 from __future__ import annotations

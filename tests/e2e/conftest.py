@@ -3,7 +3,8 @@
 Run with ``make e2e`` (or ``bash tools/e2e_setup.sh && .venv/bin/pytest tests/e2e -m e2e -v``).
 
 - ``lab_server``: JupyterLab from the project's venv, serving a temporary copy of notebooks/
-  (outputs stripped), so the files in notebooks/ are never executed in place or saved.
+  (outputs stripped, each notebook ending at its last widget), so the files in notebooks/ are
+  never executed in place or saved.
 - ``browser``: Debian's Chromium (/usr/bin/chromium, or $E2E_CHROMIUM) driven by Playwright
   through ``executable_path``; ``playwright install`` is never used.
 - ``e2e_reports``: one row per notebook, written to build/e2e/report.json and report.md and
@@ -109,7 +110,7 @@ def course_copy(tmp_path_factory: pytest.TempPathFactory) -> Path:
             ignore=shutil.ignore_patterns(".ipynb_checkpoints", "*.ipynb", "__pycache__"),
         )
         for notebook in course_notebooks():
-            copy_without_outputs(notebook, target / notebook.name)
+            copy_without_outputs(notebook, target / notebook.name, through_widgets=True)
         # the notebooks as stored, with their outputs: what a learner opens before running
         (root / STORED_DIR_NAME).mkdir()
         for notebook in course_notebooks():
@@ -183,10 +184,16 @@ def site_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path
 
 @pytest.fixture()
 def site_root(site_server: tuple[Path, str, set[str]], site: str) -> tuple[Path, str]:
-    """The server root and origin, with the test's ``site`` built by the project's own tool,
-    once per run: the first worker that needs it builds it while holding a lock on the folder,
-    and the others wait for it and use it."""
-    root, origin, built = site_server
+    """The server root and origin, with the test's ``site`` built (:func:`build_site`)."""
+    build_site(site_server, site)
+    return site_server[0], site_server[1]
+
+
+def build_site(site_server: tuple[Path, str, set[str]], site: str) -> Path:
+    """The folder of ``site``, built by the project's own tool once per run: the first worker
+    that needs it builds it while holding a lock on the folder, and the others wait for it and
+    use it."""
+    root, _, built = site_server
     if site not in built:
         with open(root / f"{site}.lock", "w") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)
@@ -199,7 +206,7 @@ def site_root(site_server: tuple[Path, str, set[str]], site: str) -> tuple[Path,
                 )  # fmt: skip
                 done.touch()
         built.add(site)
-    return root, origin
+    return root / site
 
 
 class QuietHandler(http.server.SimpleHTTPRequestHandler):
@@ -327,8 +334,8 @@ def report_lines(reports: list[NotebookReport], summary: dict[str, Any]) -> list
         f"End-to-end run: {len(reports)} notebooks in {summary['seconds_total']} s "
         f"(JupyterLab ready in {ready or '-'}).",
         "",
-        "| notebook | code cells run | explorers | slider moved (value) | plot changed | s "
-        "| console errors | result |",
+        "| notebook | code cells run (to the last widget) | explorers | slider moved (value) "
+        "| plot changed | s | console errors | result |",
         "| --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     for report in reports:

@@ -180,14 +180,31 @@ def explorer_cells(notebook_path: Path) -> list[int]:
     return indices
 
 
-def copy_without_outputs(source: Path, target: Path) -> None:
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+
+
+def last_widget_cell(notebook: dict[str, Any]) -> int | None:
+    """The index of the last cell whose stored outputs show a widget (an explorer, a progress
+    bar), or None."""
+    shown = [index for index, cell in enumerate(notebook["cells"])
+             if any(WIDGET_VIEW in output.get("data", {}) for output in cell.get("outputs", []))]
+    return shown[-1] if shown else None
+
+
+def copy_without_outputs(source: Path, target: Path, through_widgets: bool = False) -> None:
     """Write ``source`` to ``target`` with outputs, execution counts and widget state removed.
 
     The learner's Run All then fills every output afresh, so whatever the page shows afterwards
-    was produced in this browser, and a prompt with a number means the cell ran now.
+    was produced in this browser, and a prompt with a number means the cell ran now. With
+    ``through_widgets``, the copy ends at the last cell that shows a widget: what the browser
+    alone can prove (every explorer shows and responds) needs the cells up to there, and nbval
+    runs every cell of the notebook (make test).
     """
     notebook = json.loads(source.read_text())
     notebook.get("metadata", {}).pop("widgets", None)
+    last = last_widget_cell(notebook)
+    if through_widgets and last is not None:
+        notebook["cells"] = notebook["cells"][:last + 1]
     for cell in notebook["cells"]:
         if cell["cell_type"] == "code":
             cell["outputs"] = []

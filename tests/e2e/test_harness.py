@@ -89,6 +89,24 @@ def test_copy_without_outputs_clears_outputs_counts_and_widget_state(tmp_path: P
     assert source.read_bytes() == before
 
 
+def test_a_copy_through_its_widgets_ends_at_the_last_cell_showing_one(tmp_path: Path) -> None:
+    source = _notebook(tmp_path, ["1 + 1", "explorer.widget()", "2 + 2", "bar", "3 + 3"])
+    notebook = json.loads(source.read_text())
+    view = {"output_type": "display_data", "metadata": {},
+            "data": {"application/vnd.jupyter.widget-view+json": {"model_id": "a"},
+                     "text/plain": "VBox()"}}
+    for index in (2, 4):  # the explorer and a progress bar
+        notebook["cells"][index]["outputs"] = [view]
+    source.write_text(json.dumps(notebook))
+    target = tmp_path / "copy" / "00_test.ipynb"
+    copy_without_outputs(source, target, through_widgets=True)
+    kept = [cell["source"] for cell in json.loads(target.read_text())["cells"]]
+    assert kept == ["explorer.widget()", "1 + 1", "explorer.widget()", "2 + 2", "bar"]
+    plain = _notebook(tmp_path, ["1 + 1", "2 + 2"])  # no widget: every cell stays
+    copy_without_outputs(plain, target, through_widgets=True)
+    assert len(json.loads(target.read_text())["cells"]) == 3
+
+
 def test_free_port_can_be_bound_on_loopback() -> None:
     port = free_port()
     assert 1024 <= port <= 65535

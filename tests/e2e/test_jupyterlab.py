@@ -1,9 +1,10 @@
 """The course in a real JupyterLab, in a real browser, as a learner uses it (issue 7).
 
-For every notebook: open it, wait for an idle kernel, Run > Run All Cells, check that no cell shows
-an error and every cell ran, check that every explorer shows its controls and a decoded PNG, press
-an arrow key on one slider handle and check that the PNG changed, and save screenshots into
-build/e2e/. Browser console errors fail the notebook's test and are listed in the report.
+For every notebook: open it, wait for an idle kernel, Run > Run All Cells, check that no cell
+shows an error and every cell ran (the copy ends at its last widget: nbval runs the rest), check
+that every explorer shows its controls and a decoded PNG, press an arrow key on one slider handle
+and check that the PNG changed, and save screenshots into build/e2e/. Browser console errors fail
+the notebook's test and are listed in the report.
 
 Marked ``e2e``: the default ``pytest`` run deselects it; ``make e2e`` runs it.
 """
@@ -19,6 +20,7 @@ import pytest
 from e2e_course import COURSE_DIR_NAME, NOTEBOOKS_DIR, STORED_DIR_NAME, course_notebooks
 from e2e_notebook import (
     PIXEL_RATIO,
+    WIDGET_VIEW,
     NotebookReport,
     cells_showing_explorers,
     dialog_text,
@@ -159,7 +161,6 @@ def test_notebook_runs_and_its_explorers_respond(
             pass
 
 
-WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 STORED_CHECKED = ["02_sinusoidal_formula.ipynb", "10_length_generalisation_lab.ipynb"]
 
 

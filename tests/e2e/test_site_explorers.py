@@ -1,10 +1,11 @@
 """The explorers move on the offline sites, opened from ``file://`` (issue 50).
 
 Both sites are built by the project's tool (``make html``: the full course, ``make student``: the
-student edition; the frames come from build/explorer-frames/, drawn once). On every page with an
-explorer, in one headless Chromium, the test presses ArrowRight on every range (and ArrowLeft to
-come back), End, Home, Page Up and Page Down on the page's first range, changes every select and
-checkbox and changes it back, and asserts:
+student edition; the frames come from build/explorer-frames/, drawn once). Their explorers are
+the same bytes (script, frames, figures: checked first), so the browser moves the student
+site's only. On every page with an explorer, in one headless Chromium, the test presses
+ArrowRight on every range (and ArrowLeft to come back), End, Home, Page Up and Page Down on the
+page's first range, changes every select and checkbox and changes it back, and asserts:
 
 - each change shows another picture, and coming back shows the first again; every picture shown
   loads (its natural width is the frame's);
@@ -19,21 +20,24 @@ Run: ``bash tools/e2e_setup.sh && .venv/bin/pytest -n 0 tests/e2e/test_site_expl
 
 from __future__ import annotations
 
+import hashlib
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Any
 
 import nbformat
 import pytest
-from e2e_course import REPO, SITES
+from conftest import build_site
+from e2e_course import REPO
 
 pytestmark = pytest.mark.e2e
 
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 from tools.explorer_frames import explorer_cells  # noqa: E402
-from tools.site_explorers import SCRIPT_NAME  # noqa: E402
+from tools.site_explorers import FRAMES_DIR, SCRIPT_NAME  # noqa: E402
 
 EXPLORERS = {
     path.stem: len(explorer_cells(nbformat.read(path, as_version=4)))
@@ -204,7 +208,29 @@ def _check_live_region(page: Any, figure: Any) -> None:
     assert figure.query_selector(".explorer-status").get_attribute("aria-live") == "polite"
 
 
-@pytest.mark.parametrize("site", list(SITES))
+def _explorer_parts(site: Path) -> dict[str, Any]:
+    """What a browser runs of a site's explorers: the script, every frame file (by content),
+    and each page's explorer figures as written."""
+    figure = re.compile(r'<figure class="explorer".*?</figure>', re.S)
+    frames = sorted((site / FRAMES_DIR).rglob("*.webp"))
+    return {
+        "script": (site / SCRIPT_NAME).read_bytes(),
+        "frames": {p.relative_to(site).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+                   for p in frames},
+        "pages": {stem: figure.findall((site / f"{stem}.html").read_text(encoding="utf-8"))
+                  for stem in PAGES},
+    }
+
+
+def test_the_full_site_runs_the_student_sites_explorers(site_server: Any) -> None:
+    """The explorers are moved in a browser on the student site only (below): the full site's
+    script, frames and explorer figures are the same bytes, so they move alike."""
+    full, student = (_explorer_parts(build_site(site_server, site)) for site in ("full", "student"))
+    assert [len(figures) for figures in full["pages"].values()] == [EXPLORERS[s] for s in PAGES]
+    assert full["frames"] and full == student
+
+
+@pytest.mark.parametrize("site", ["student"])
 def test_every_explorer_moves_offline(browser: Any, site_root: tuple[Path, str], site: str) -> None:
     root, _ = site_root
     assert len(PAGES) >= 12, "the course's explorers are found in its notebooks"
