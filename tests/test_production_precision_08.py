@@ -128,13 +128,18 @@ def test_error_budget_and_where_float32_angles_overtake() -> None:
     assert all(row[3] > row[1] for row in rows.values())  # e4m3 keys above the rotation
 
 
-@pytest.mark.xfail(strict=True, reason="08's prose says unscaled e4m3 keys cost the most at "
-                   "every length; from 8,388,608 on, float32 angles (alone and with the "
-                   "bfloat16 rotation) cost more: the sentence needs fixing")
-def test_unscaled_e4m3_keys_cost_the_most_at_every_length() -> None:
-    # once the sentence is gone this passes, and strict xfail asks for this test to go too
-    if "e4m3 keys cost the most at every length" in " ".join(all_markdown(NB08).split()):
-        assert all(row[3] > max(row[:3]) for row in _budget().values())
+def test_the_budget_says_where_e4m3_keys_stop_costing_the_most() -> None:
+    # the prose names the last length at which unscaled e4m3 keys cost the most and the first
+    # at which float32 angles cost more than they do; both are read off the recomputed budget
+    prose = " ".join(all_markdown(NB08).split())
+    most = re.search(r"e4m3 keys cost the most up to ([\d,]+) positions", prose)
+    past = re.search(r"and the e4m3 keys from ([\d,]+) on", prose)
+    assert most and past, "08's budget paragraph no longer says where the order changes"
+    last, first = (int(m.group(1).replace(",", "")) for m in (most, past))
+    rows = _budget()
+    assert all(row[3] > max(row[:3]) for p, row in rows.items() if 2**p <= last)
+    assert first == 2 * last  # the table's next length
+    assert first == min(2**p for p, row in rows.items() if row[0] > row[3])
 
 
 def test_float32_angles_cost_less_than_the_bfloat16_rotation() -> None:
