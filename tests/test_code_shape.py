@@ -31,7 +31,7 @@ ALLOWED: dict[str, set[str]] = {}
 # about 5% of room over its size when the budget was last set, so that an ordinary change does
 # not edit this test. A change that needs more raises it and says why in its commit message; the
 # history is in `git log -L '/MAX_PACKAGE_LINES =/,+1:tests/test_code_shape.py'`.
-MAX_PACKAGE_LINES = 19_709
+MAX_PACKAGE_LINES = 21_200
 
 _BRANCHES = (ast.If, ast.IfExp, ast.For, ast.AsyncFor, ast.While, ast.ExceptHandler, ast.Assert,
              ast.match_case)
