@@ -56,7 +56,7 @@ from tests.test_nbgrader import (
     points,
     right_and_wrong,
 )
-from tools import build_nbgrader
+from tools import build_nbgrader, sandbox
 from tools.notebook_cells import NOTEBOOKS, exercise_cells
 from tools.sandbox import BWRAP
 
@@ -405,3 +405,25 @@ def test_the_release_holds_no_reference(cheating_class: dict) -> None:
         text = release.read_text(encoding="utf-8")
         assert "HIDDEN TESTS" not in text and "reference=" not in text
         assert all(".hand_in(" in c.source for c in grade_cells(nbformat.read(release, 4)))
+
+
+def test_an_environment_under_tmp_is_inside_the_sandbox(tmp_path: Path, monkeypatch) -> None:
+    """A checkout under /tmp (``mktemp -d``) keeps its venv there: the sandbox's empty /tmp must
+    not hide it. The launcher's own bwrap line reads a file of such an environment."""
+    assert Path(BWRAP).is_file(), f"{BWRAP} is missing: apt-get install bubblewrap"
+    environment = tmp_path / "venv"
+    environment.mkdir()
+    (environment / "marker").write_text("the environment is here\n", encoding="utf-8")
+    monkeypatch.setattr(sandbox, "environment", lambda: ([str(environment)], "/bin/true", None))
+    lines = sandbox.launcher().splitlines()
+    assert lines[-1].lstrip().startswith("/bin/true"), lines[-1]
+    lines[-1] = f"    /bin/cat {environment / 'marker'}"
+    script = tmp_path / "launch.sh"
+    script.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    connection = tmp_path / "kernel.json"
+    connection.write_text("{}", encoding="utf-8")
+    submission = tmp_path / "autograded"  # bound too, but it does not hold the environment
+    submission.mkdir()
+    run = subprocess.run(["sh", str(script), str(connection)], capture_output=True, text=True,
+                         cwd=submission, timeout=60)
+    assert run.returncode == 0 and run.stdout == "the environment is here\n", run.stderr
