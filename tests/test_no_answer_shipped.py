@@ -47,6 +47,13 @@ OPEN_LEAKS = {
 made from); issue 33 leaves them open."""
 
 
+def settled(array: Any) -> np.ndarray:
+    """An answer's numbers, flat, to 12 significant digits: what is searched for must not hang
+    on the last bit, which differs between CPU paths (05.direction's -1 is -1 - 2**-52 where
+    numpy uses AVX2)."""
+    return np.array([float(f"{x:.12g}") for x in np.asarray(array).astype(float).ravel()])
+
+
 def telling(value: float) -> list[str]:
     """The texts of ``value`` worth searching for: as printed and to 4 significant digits."""
     if not math.isfinite(value) or value == 0:
@@ -68,7 +75,7 @@ def answer_texts(key: str, value: Any) -> list[str]:
     array = np.asarray(value)
     if array.dtype == bool or array.dtype.kind not in "iuf":
         return texts
-    flat = array.astype(float).ravel()
+    flat = settled(array)
     if 2 <= flat.size <= 8:  # a short answer written out as a tuple or a list
         for items in ([repr(float(x)) for x in flat],
                       [str(int(x)) if float(x).is_integer() else repr(float(x)) for x in flat]):
@@ -156,7 +163,7 @@ def entry_texts(value: Any) -> list[set[str]]:
     array = np.asarray(value)
     if array.dtype == bool or array.dtype.kind not in "iuf":
         return []
-    forms = [set(telling(float(x))) for x in array.astype(float).ravel()]
+    forms = [set(telling(float(x))) for x in settled(array)]
     return [f for f in forms if f]
 
 

@@ -13,7 +13,9 @@ redraws through its own observer), so a frame is the PNG the explorer put in its
 Each PNG is stored as lossless WebP (Pillow), about half the size, and decoded again to check
 that its pixels are the PNG's. Identical pictures share one file. A cache entry is keyed by the
 explorer's call and everything its drawing depends on: the package's files, the lab's results,
-this module and the versions of numpy, matplotlib, Pillow and ipywidgets.
+this module, the versions of numpy, matplotlib, Pillow and ipywidgets, and the CPU features
+numpy uses (with AVX2 off, a few frames round to other pixels: a cache drawn on one path is not
+the other's).
 """
 
 from __future__ import annotations
@@ -276,8 +278,8 @@ def _plain(value: Any) -> Any:
 
 
 def code_digest() -> str:
-    """What every frame depends on besides its call: the package, the lab's results, this module
-    and the versions of the libraries that draw and encode."""
+    """What every frame depends on besides its call: the package, the lab's results, this module,
+    the versions of the libraries that draw and encode, and the CPU features numpy runs on."""
     import ipywidgets
     import matplotlib
     import PIL
@@ -289,6 +291,8 @@ def code_digest() -> str:
         digest.update(str(path.relative_to(ROOT)).encode() + b"\0" + path.read_bytes())
     for module in (np, matplotlib, PIL, ipywidgets):
         digest.update(f"{module.__name__} {module.__version__}\0".encode())
+    features = np._core._multiarray_umath.__cpu_features__
+    digest.update(" ".join(sorted(k for k, on in features.items() if on)).encode())
     return digest.hexdigest()
 
 
