@@ -7,8 +7,9 @@ points nbgrader's ``Execute`` at it). Its launcher starts ipykernel under ``/usr
 - a new mount namespace whose root holds only the system's ``/usr`` (and ``/bin``, ``/lib``,
   ``/lib64``, ``/sbin`` with it), a few files of ``/etc`` the interpreter reads, the Python
   environment and posenc_lib read-only, ``/proc``, a minimal ``/dev``, an empty ``/tmp`` (also
-  ``HOME``; mounted first, so an environment or checkout under ``/tmp`` stays visible), the kernel's connection file read-only, and the folder nbgrader runs the notebook
-  in (the submission's copy under ``autograded/``) read-only too: nothing the kernel does
+  ``HOME``; mounted first, so an environment or checkout under ``/tmp`` stays visible), the
+  kernel's connection file read-only, and the folder nbgrader runs the notebook in (the
+  submission's copy under ``autograded/``) read-only too: nothing the kernel does
   reaches the disk (no course notebook writes files; a symbolic link planted there could make
   nbgrader write elsewhere when it saves the graded notebook). The course directory (source
   notebooks, gradebook, instructor seed), the repository (tools/, the answer key) and the rest of
