@@ -7,6 +7,7 @@ the stored output or the sentence. Predict prompts are checked for give-away wor
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import re
@@ -79,21 +80,29 @@ T_975 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 
          9: 2.262}
 
 
-def lab_seeds(task: str, method: str) -> dict[str, dict]:
-    """seed -> {"1": curve, ...} of one lab cell, read from the JSON files directly."""
+@functools.cache
+def lab_entries() -> dict[str, dict]:
+    """Every "task/method/seed" entry of the two lab files, read once from the JSON directly
+    (each file is megabytes: reading them again for each of the hundreds of lookups below
+    took over a minute)."""
     folder = ROOT / "results"
     extensions = json.loads((folder / "lab_extensions.json").read_text())
     curves = json.loads((folder / "lab_curves.json").read_text())
-    entries = {**extensions["extensions"], **curves["curves"]}
-    return {k.rsplit("/", 1)[1]: v for k, v in entries.items()
+    return {**extensions["extensions"], **curves["curves"]}
+
+
+def lab_seeds(task: str, method: str) -> dict[str, dict]:
+    """seed -> {"1": curve, ...} of one lab cell."""
+    return {k.rsplit("/", 1)[1]: v for k, v in lab_entries().items()
             if k.rsplit("/", 1)[0] == f"{task}/{method}"}
 
 
 def lab_past_l(task: str, method: str, multiple: int, trained: int = 32) -> np.ndarray:
     """Per-seed mean accuracy over the positions past L (every position at 1x), seeds sorted."""
     found = []
-    for seed in sorted(lab_seeds(task, method), key=int):
-        values = [np.nan if x is None else x for x in lab_seeds(task, method)[seed][str(multiple)]]
+    seeds = lab_seeds(task, method)
+    for seed in sorted(seeds, key=int):
+        values = [np.nan if x is None else x for x in seeds[seed][str(multiple)]]
         found.append(np.nanmean(values[trained:] if multiple > 1 else values))
     return np.array(found)
 
