@@ -212,6 +212,8 @@ def test_conclusion_on_longer_training_is_recomputed() -> None:
     grid = json.loads((ROOT / "results" / "lab_curves.json").read_text())
     steps = grid["setup"]["long"]["steps"]
     assert f"Trained for {steps} steps" in text
+    reaches = float(re.search(r"no seed of the three reaches ([\d.]+)", text).group(1))
+    assert reaches == 0.9  # notebook 10's criterion for a learned seed
     for scheme, name in (("fire", "FIRE reaches"), ("kerple", "KERPLE"), ("alibi", "ALiBi")):
         runs = [v["curves"] for k, v in grid["long"].items()
                 if k.rsplit("/", 1)[0] == f"copy_back/{scheme}"]
@@ -220,8 +222,7 @@ def test_conclusion_on_longer_training_is_recomputed() -> None:
         fourth = np.array([np.nanmean([np.nan if x is None else x for x in c["4"][32:]])
                            for c in runs])
         assert f"{name} {first.mean():.2f} at 1x ({fourth.mean():.2f} at 4x)" in text, scheme
-        assert first.max() < 0.9, scheme  # "no seed of the three reaches 0.9"
-    assert "no seed of the three reaches 0.9" in text
+        assert first.max() < reaches, scheme  # "no seed of the three reaches 0.9"
 
 
 def test_summary_counts_the_tasks_where_each_holds() -> None:
