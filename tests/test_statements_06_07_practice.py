@@ -196,14 +196,6 @@ def test_retrieval_conclusions_match_the_rule_and_every_number_is_recomputed() -
     assert not any(all(verdicts[t, m].label == "holds" for t in LAB_TASKS) for m in LAB_METHODS)
 
 
-def test_retrieval_prompt_is_not_answered_above() -> None:
-    k, _ = cell_with(NB06, "**Predict.** At 8 times the trained length")
-    text = above(NB06, k)
-    for giveaway in ("recalls least", "recalls less", "recall least", "lowest recall",
-                     "worse than no scaling", "least recall", "assoc_recall accuracy"):
-        assert giveaway not in text, giveaway
-
-
 # --------------------------------------------------------------------------- 06: issue 34 item 6
 
 
@@ -389,7 +381,8 @@ GIVEAWAYS_06 = {
     "**Predict.** Of `default`, `linear`, `ntk`": ["leave a sliver", "0.05 %", "0.05%",
                                                    "leave only a sliver"],
     "**Predict.** At 8 times the trained length": ["recalls least", "recalls less", "least recall",
-                                                  "worse than no scaling"],
+                                                  "recall least", "lowest recall",
+                                                  "assoc_recall accuracy", "worse than no scaling"],
 }
 GIVEAWAYS_07 = {
     "**Predict.** From which distance $n$ on does the encoder's last bucket": [
