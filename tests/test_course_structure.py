@@ -267,18 +267,6 @@ def _check_prompts_and_reveals(cells: list[dict]) -> None:
         assert cells[reveal].get("outputs"), f"reveal {reveal} has no stored output"
 
 
-@pytest.mark.parametrize("path", by_number(NUMBERED[:-1]), ids=lambda p: p.name)
-def test_no_pitfall_argues_with_an_unnamed_source(path: Path) -> None:
-    """Issue 21: a pitfall names a checkable source or states the mistake on its own terms;
-    the misquote "d = 2 (mod 0)" (the published post writes d even) appears nowhere."""
-    prose = " ".join(source(c) for c in load(path)["cells"] if c["cell_type"] == "markdown")
-    for phrase in ("popular", "one write-up", "some write-ups", "study notes", "well-known post",
-                   "found online", "mod 0"):
-        assert phrase not in prose.lower(), phrase
-    guide = (ROOT / "notebooks" / "INSTRUCTORS.md").read_text(encoding="utf-8")
-    assert "mod 0" not in guide and "popular" not in guide.lower()
-
-
 def _png_width(data: str) -> int:
     """Pixel width of a base64 PNG (the IHDR chunk's first field)."""
     raw = base64.b64decode(data)

@@ -17,8 +17,8 @@ import pytest
 from posenc_lib.frequencies import inverse_frequencies
 from posenc_lib.scorecard import CRITERIA, check_extends, encode
 from posenc_lib.sinusoidal import sinusoidal_encoding
-from tests.statements_helpers import stated
-from tools.notebook_cells import NOTEBOOKS, ROOT, load, source
+from tests.statements_helpers import NUMBER_WORDS, stated
+from tools.notebook_cells import ROOT, load, source
 
 NB00 = ROOT / "notebooks" / "00_why_position.ipynb"
 NB01 = ROOT / "notebooks" / "01_binary_counting.ipynb"
@@ -47,9 +47,8 @@ def all_markdown(path: Path) -> str:
     return "\n".join(source(c) for c in load(path)["cells"] if c["cell_type"] == "markdown")
 
 
-def test_extends_definition_asks_for_new_codes() -> None:
+def test_extends_fails_the_normalised_index_and_00_prints_its_definition() -> None:
     # the normalised index stays inside the seen range but repeats seen codes, and fails
-    assert "new codes" in CRITERIA["extends"]
     normalised = lambda p, n, trained: encode("normalised", p, sentence_length=n)  # noqa: E731
     assert not check_extends(normalised)
     printed = stdout(markdown_and_code_above(NB00, "**Predict.** Which of the six criteria")[1])
@@ -97,7 +96,7 @@ def test_float_columns_differ_in_resolution_not_in_information() -> None:
     fewest, column = stated(r"\((\d+) in column (\d+), a cosine, where two positions' float32 "
                             r"values round", " ".join(text.split()), int)
     assert fewest == min(per_column) == min(counts) and counts.index(fewest) == column
-    assert column % 2 == 1 and counts.count(fewest) == 1 and "float32 sines" not in text
+    assert column % 2 == 1 and counts.count(fewest) == 1
     _, told = markdown_and_code_above(NB01, "**3. A fixed number of bits runs out.**")
     shown = stdout(told)
     assert "{'binary': 1024, 'sinusoidal': 1024}" in shown and "log2 1024 = 10" in shown
@@ -111,7 +110,6 @@ def test_smooth_bit_wave_phase_is_explained_and_computed() -> None:
     for k, (bit, trough, centre, checks) in enumerate(lines):
         assert int(bit) == k and float(trough) == float(centre) == (2**k - 1) / 2
         assert checks.split() == ["True", "False", "False"]
-    assert "minus sign" in all_markdown(NB01)
 
 
 def test_pitfall_box_says_sin_0_03() -> None:
@@ -127,9 +125,7 @@ def test_pitfall_box_says_sin_0_03() -> None:
     assert stated(r"gives the angle \$3/10 = ([\d.]+)\$", flat) == pytest.approx(slip, rel=1e-12)
     assert stated(r"The table's value (\d+\.\d+) is", flat, str) == f"{np.sin(angles[1]):.7f}"
     assert stated(r"\$\\sin 0\.3\$ would be (\d+\.\d+)", flat, str) == f"{np.sin(slip):.7f}"
-    assert "second slip" in text
-    # issue 32: a reply to a source's slip sits in Going further and names the source
-    assert "*positional-encoding.md*" in flat and 'labels its last row "pos 4"' in flat
+    # issue 32: a reply to a source's slip sits in Going further, off the main path
     cells = load(NB02)["cells"]
     going_further = next(i for i, c in enumerate(cells) if source(c).startswith("## Going further"))
     assert next(i for i, c in enumerate(cells) if '"pos 4"' in source(c)) > going_further
@@ -174,7 +170,6 @@ def test_exp_and_power_forms_differ_only_in_rounding() -> None:
     # issue 21: the float16 argument was wrong (nobody builds frequencies in float16); the forms
     # differ in float32 rounding, the exp form amplifying the rounding of its large argument
     text, code = markdown_and_code_above(NB02, "off by up to a few epsilons")
-    assert "power form" in text and "style" in text
     printed = stdout(code)
     d, eps = 512, float(np.finfo(np.float32).eps)
     # in float64 the two forms agree to the power of ten the prose states
@@ -186,7 +181,6 @@ def test_exp_and_power_forms_differ_only_in_rounding() -> None:
     # float32 emulated without numpy: struct's 'f' rounds to the nearest float32 and math's exp
     # and pow are the C library's float64 ones; the cell must print what a correctly rounded
     # float32 library gives, the same on every CPU
-    assert "rounded once to the nearest float32" in " ".join(all_markdown(NB02).split())
     errors = {}
     for base in (10000.0, 500000.0):
         worst_exp = worst_pow = 0.0
@@ -199,9 +193,11 @@ def test_exp_and_power_forms_differ_only_in_rounding() -> None:
         errors[base] = (worst_exp, worst_pow)
         line = f"exp form {worst_exp:.1f} eps, power form {worst_pow:.1f} eps"
         assert line in printed, line
-    # the prose: "off by up to a few epsilons" and "the power form by less than one"
-    assert "the power form by less than one" in " ".join(text.split())
-    assert all(2 < e < 10 and p < 1 for e, p in errors.values())
+    # the prose: "off by up to a few epsilons and the power form by less than one"
+    few, below = stated(r"the exp form is off by up to a (\w+) epsilons and the power form by "
+                        r"less than (\w+)\W", " ".join(text.split()), str)
+    assert few == "few" and all(2 < e < 10 for e, _ in errors.values())
+    assert all(p < {"one": 1, **NUMBER_WORDS}[below] for _, p in errors.values())
 
 
 def fl32(x: float) -> float:
@@ -210,26 +206,15 @@ def fl32(x: float) -> float:
 
 
 NB11 = ROOT / "notebooks" / "11_figure_gallery.ipynb"
-INSTRUCTORS = ROOT / "notebooks" / "INSTRUCTORS.md"
-MISQUOTES = ("mod 0", r"\pmod 0")  # issues 21, 22: the posts write "d even", never "d = 2 (mod 0)"
-UNNAMED = ("popular", "well-known post", "the same notes")  # a source is cited by name
-NAMED_ONLY_IN_11 = ("write-up", "study notes")  # notebook 11 lists the four write-ups by name
 
 
-def test_no_misquote_and_no_unnamed_source_anywhere() -> None:
-    """The one home of the absence checks: every notebook's prose and the instructors' notes."""
-    pages = {path.name: all_markdown(path) for path in NOTEBOOKS}
-    pages[INSTRUCTORS.name] = INSTRUCTORS.read_text(encoding="utf-8")
-    assert len(pages) == 13
-    for name, prose in pages.items():
-        flat = " ".join(prose.replace(">", " ").split())
-        for phrase in MISQUOTES + UNNAMED:
-            assert phrase not in flat, (name, phrase)
-        if name not in (NB11.name, INSTRUCTORS.name):
-            for phrase in NAMED_ONLY_IN_11:
-                assert phrase not in flat, (name, phrase)
-    assert re.search(r"The four write-ups are listed under Further reading: 000 is the blog post",
-                     " ".join(pages[NB11.name].split()))
+def test_11_counts_the_write_ups_it_lists() -> None:
+    """The number of write-ups 11 says it lists under Further reading is the number of the
+    write-up identifiers (000, 001, ...) that sentence goes on to list."""
+    text = " ".join(all_markdown(NB11).split())
+    word, listing = stated(r"The (\w+) write-ups are listed under Further reading: ([^\n]*?)\.\s",
+                           text, str)
+    assert NUMBER_WORDS[word] == len(set(re.findall(r"\b(0\d\d) ", listing))) > 1
 
 
 def test_pairs_that_turn_and_columns_that_change_in_02() -> None:
@@ -250,16 +235,6 @@ def test_pairs_that_turn_and_columns_that_change_in_02() -> None:
     busy = next(c for c in cells if "busy_guess" in source(c) and "predict" in
                 c.get("metadata", {}).get("tags", []))
     assert f"{int(np.sum(ranges > 0.1))} in all" in stdout(busy)
-
-
-def test_binary_is_a_reading_after_the_fact_not_the_origin() -> None:
-    # issue 32: 01 and 02 once presented the binary analogy as where the formula came from;
-    # the paper's stated motive (section 3.5) is the linear shift, which notebook 04 proves
-    for path in (NB01, NB02):
-        opening = " ".join(source(load(path)["cells"][0]).split())
-        assert "after the fact" in opening and "linear" in opening and "notebook 04" in opening
-        for phrase in ("idea behind", "in exactly this spirit", "see where the sinusoids come"):
-            assert phrase not in opening, (path.name, phrase)
 
 
 def test_02_scores_extends_per_dimension_and_shows_the_slow_columns_leave() -> None:
@@ -287,5 +262,3 @@ def test_02_scores_extends_per_dimension_and_shows_the_slow_columns_leave() -> N
     printed = stdout(cell)
     assert [int(m) for m in re.findall(r"^column\s+(\d+):", printed, re.M)] == leaving
     assert leaving and all(j >= 4 for j in leaving)  # the slow columns, not the fast ones
-    prose = " ".join(source(cells[cells.index(cell) - 1]).split())
-    assert '"Extends" is scored per dimension' in prose and "passes every check" not in prose

@@ -60,7 +60,6 @@ def _pe(positions: np.ndarray, d: int) -> np.ndarray:
 
 def test_03_does_not_credit_evenness_with_symmetry() -> None:
     text = flat(markdown(NB03))
-    assert "cannot tell before from after" in text
     # the dot product k places after equals the one k places before, for every t
     places = NUMBER_WORDS[stated(r"the same (\w+) places before as after", text, str)]
     pe = _pe(np.arange(-200, 300), 64)
@@ -87,18 +86,13 @@ def test_03_the_decay_turns_up_dozens_of_times() -> None:
 
 
 def test_03_flat_columns_are_all_cosine_columns() -> None:
+    count, line = stated(r"all (\d+) columns under the ([\d.]+) line are cosine columns",
+                         flat(markdown(NB03)), str)
+    still = np.flatnonzero(np.ptp(_pe(np.arange(100), 512), axis=0) < float(line))
+    assert int(count) == still.size and np.all(still % 2 == 1)  # cosine: odd column index
     out = outputs(NB03)
-    assert "73 of 512 (from column 367 on)" in out
-    assert "cosine columns (odd index): 73;" in out
-    pe = sinusoidal_encoding(100, 512)
-    still = np.flatnonzero(np.ptp(pe, axis=0) < 0.01)
-    assert still.size == 73 and np.all(still % 2 == 1)
-    assert "all 73 columns under the 0.01 line are cosine columns" in flat(markdown(NB03))
-
-
-def test_03_needs_section_lists_r2_and_svd() -> None:
-    needs = markdown(NB03).split("## What you need", 1)[1].split("\n## ", 1)[0]
-    assert "R^2" in needs and "svd" in needs.lower()
+    assert f"{still.size} of 512 (from column {still[0]} on)" in out
+    assert f"cosine columns (odd index): {still.size};" in out
 
 
 def test_03_shuffled_label_control_is_printed_and_near_zero() -> None:
@@ -143,10 +137,10 @@ def test_04_conditioning_is_shown_to_matter() -> None:
                          rf"{off}", out)
     assert re.search(r"50 positions: condition number beyond 1/eps", out)
     text = flat(markdown(NB04))
-    assert "fit is still right to better than $10^{-3}$" in text
-    assert "the fitted matrix is off by more than 0.1" in text
+    right = 10.0 ** stated(r"the fit is still right to better than \$10\^\{(-\d+)\}\$", text)
+    off = stated(r"the fitted matrix is off by more than ([\d.]+)\.", text)
     target = shift_matrix(5, 16)
-    for n, low, high in ((1000, 0.0, 1e-3), (200, 0.0, 1e-3), (50, 0.1, np.inf)):
+    for n, low, high in ((1000, 0.0, right), (200, 0.0, right), (50, off, np.inf)):
         pe = sinusoidal_encoding(n + 5, 16)
         fitted, _ = fit_linear_map(pe[:-5], pe[5:])
         assert low <= np.abs(fitted - target).max() < high
@@ -156,12 +150,6 @@ def test_04_conditioning_is_shown_to_matter() -> None:
 
 
 # Notebook 05
-
-
-def test_05_attributes_each_layout_to_its_code() -> None:
-    text = flat(markdown(NB05))
-    assert "GPT-J's code" in text and "repeat_interleave" in text
-    assert "torch.polar" in text and "view_as_complex" in text
 
 
 def test_05_states_the_fastest_pair_turns_every_2_pi_positions() -> None:
@@ -177,7 +165,6 @@ def test_05_states_the_fastest_pair_turns_every_2_pi_positions() -> None:
 ])
 def test_05_kv_cache_holds_rotated_keys(line: str) -> None:
     assert line in outputs(NB05)
-    assert "KV cache" in markdown(NB05)
 
 
 def test_04_prose_matches_the_gradient_descent_cell() -> None:
@@ -204,7 +191,9 @@ def test_03_the_share_of_fast_pairs_does_not_fall_with_the_width(d: int) -> None
     # theta_i >= 0.1 <=> 2i/d <= 1/4 <=> i <= d/8: (d/8 + 1) of the d/2 pairs, tending to 1/4
     assert f"{d:8d}   {np.mean(_theta(d) >= 0.1):12.0%}" in outputs(NB03)
     text = flat(markdown(NB03))
-    assert r"the share of pairs with $\theta_i\ge 0.1$ is $(d/8+1)/(d/2)$" in text
+    least, eighth = stated(r"the share of pairs with \$\\theta_i\\ge ([\d.]+)\$ is "
+                           r"\$\(d/(\d+)\+1\)/\(d/2\)\$", text)
+    assert np.mean(_theta(d) >= least) == pytest.approx((d / eighth + 1) / (d / 2), abs=1e-12)
     limit = FRACTION_WORDS[stated(r"\$\(d/8\+1\)/\(d/2\)\$, which tends to a (\w+)", text, str)]
     assert np.mean(_theta(2**20) >= 0.1) == pytest.approx(limit, abs=1e-4)
 
@@ -251,7 +240,8 @@ def test_03_reveals_answer_their_questions() -> None:
 
 def test_04_two_whole_positions_fix_the_rotation() -> None:
     text = flat(markdown(NB04))
-    assert "Two positions fix all four numbers" in text
+    fixing, unknowns = stated(r"(\w+) positions fix all (\w+) numbers", text, str)
+    assert NUMBER_WORDS[fixing.lower()] == 2 and NUMBER_WORDS[unknowns] == 2 * 2  # M_k is 2 x 2
     # the two positions are whole numbers, and sin(theta t) != 0 at the second for every pair
     first, second = stated(r"At \$t=(\d+)\$ \(\$\\sin=0\$, \$\\cos=1\$\).*? At \$t=(\d+)\$",
                            text, int)
@@ -288,7 +278,6 @@ def test_04_gradient_descent_speed_is_set_by_the_uncentred_second_moments() -> N
     assert np.all(kept[:slow] > 0.99) and np.all(kept[slow:] < 1e-3)  # only the slowest keep it
     column = pe[:, 15]
     assert column.var() < 1e-3 and np.mean(column**2) > 0.9  # tiny variance, mean square near 1
-    assert "the *uncentred* second moments of the inputs" in text
     assert f"variance {column.var():.1e}, mean square {np.mean(column**2):.2f}" in outputs(NB04)
 
 
@@ -301,7 +290,6 @@ def test_04_fifty_positions_have_full_rank_in_exact_arithmetic() -> None:
     nodes = np.concatenate([np.exp(1j * theta), np.exp(-1j * theta)])
     apart = np.abs(nodes[:, None] - nodes[None, :])[~np.eye(columns, dtype=bool)].min()
     assert apart > 1e-6 and rank == nodes.size == columns <= rows  # distinct nodes: full rank
-    assert "the failure is conditioning" in text
     pe = _pe(np.arange(rows), columns)  # the same matrix, written out here
     reported = np.linalg.matrix_rank(pe)
     assert reported < rank
@@ -309,8 +297,6 @@ def test_04_fifty_positions_have_full_rank_in_exact_arithmetic() -> None:
 
 
 def test_05_middle_terms_vanish_only_without_content_position_coupling() -> None:
-    text = flat(markdown(NB05))
-    assert "The two middle terms vanish only if" in text and "block diagonal on them" in text
     out = outputs(NB05)
     assert "W_q W_k^T block diagonal: middle terms +0.0000" in out
     # "Any other weights mix content with absolute positions, as the cell after this one shows"
@@ -323,13 +309,8 @@ def test_05_decay_bound_needs_h_at_d_over_2_equal_to_zero() -> None:
     theta = 10000.0 ** (-np.arange(0, d, 2) / d)
     score = abs(np.sum(2.0 * np.exp(1j * r * theta)))  # q = k = 1: h_i = 2
     partial_sums = np.abs(np.cumsum(np.exp(1j * r * theta))).sum()  # zero without, |h_63| = 2 with
-    text = flat(markdown(NB05))
-    assert "h_{d/2}=0" in text
     line = f"|score| {score:.2f}; bound without h_(d/2) = 0: 0.00, with it: {2 * partial_sums:.2f}"
     assert line in outputs(NB05)
-    assert 'xlabel="relative distance $r$"' in "".join(
-        source(c) for c in load(NB05)["cells"] if c["cell_type"] == "code"
-    )
 
 
 def test_05_reveals_answer_their_questions() -> None:
@@ -372,13 +353,14 @@ def test_03_the_subspace_grows_with_the_window() -> None:
     out, text = shown(NB03), flat(markdown(NB03))
     for n, r in counts.items():
         assert f"{n:5d} positions: {r:3d} of 512" in out
-    assert (f"fits in {counts[100]} directions, a few dozen out of 512. The count grows with the "
-            f"window: {counts[512]} directions for 512 positions, {counts[2048]} for 2,048 and "
-            f"{counts[8192]} for 8,192") in text
-    assert 0.4 < counts[8192] / 512 < 0.6 and "fill about half of it" in text
-    summary = f"fits in {counts[100]}\n  directions, but 8,192 positions need {counts[8192]}"
-    assert summary in markdown(NB03)
-    assert "a few dozen directions out of hundreds." not in text  # the old claim, no window
+    said = stated(r"fits in (\d+) directions, a few dozen out of 512\. The count grows with the "
+                  r"window: (\d+) directions for 512 positions, (\d+) for 2,048 and (\d+) for "
+                  r"8,192", text, int)
+    assert said == tuple(counts.values()) and 24 <= counts[100] < 144  # "a few dozen"
+    share = FRACTION_WORDS[stated(r"the positions fill about a?\s?(\w+) of it", text, str)]
+    assert counts[8192] / 512 == pytest.approx(share, abs=0.1)
+    summary = stated(r"fits in (\d+) directions, but 8,192 positions need (\d+)", text, int)
+    assert summary == (counts[100], counts[8192])
 
 
 def test_03_the_slow_columns_leave_their_trained_range() -> None:
@@ -420,7 +402,6 @@ def test_05_only_a_linear_angle_gives_a_relative_score() -> None:
     assert ("angle 0.6 m   : depends on n - m only: True ; at m = 0, offsets 0..5: "
             f"{np.array2string(np.array(rotation), precision=3, sign='+')}") in out
     assert "angle 0.06 m^2: depends on n - m only: False" in out
-    assert "RoFormer, section 3.4" in markdown(NB05)
 
 
 def test_05_a_reflection_is_relative_too_and_records_only_parity() -> None:
@@ -439,10 +420,9 @@ def test_05_a_reflection_is_relative_too_and_records_only_parity() -> None:
     line = ("reflection F^m: depends on n - m only: True ; at m = 0, offsets 0..5: "
             f"{np.array2string(scores[:, 0], precision=3, sign='+')}")
     assert line in shown(NB05)
-    text = flat(markdown(NB05))
-    kept = text.replace("nothing has to grow continuously out of", "")
-    assert "grow continuously out of" not in kept  # the old reason, which integers do not need
-    assert "$F^2 = I$" in text
+    assert stated(r"What rules it out is \$F\^(\d) = I\$", flat(markdown(NB05)), int) == 2
+    reflection = np.diag([1.0, -1.0])  # F = diag(1, -1): conjugation, as turn() above
+    assert np.array_equal(reflection @ reflection, np.eye(2))
 
 
 def test_03_addition_is_not_called_concatenation_for_these_words() -> None:
@@ -458,7 +438,6 @@ def test_03_addition_is_not_called_concatenation_for_these_words() -> None:
     assert anywhere == sorted(anywhere, reverse=True) and anywhere[-1] < 0.5  # louder words blur
     assert min(kept_out for _, kept_out in table.values()) > 0.999
     text = flat(markdown(NB03))
-    assert "addition is then concatenation" not in text
     assert f"({r} of {d} directions, Going further)" in text
     assert f"$R^2$ {table[2.0][0]:.3f} with words anywhere" in text
     assert f"against {table[2.0][1]:.4f} with words kept out" in text

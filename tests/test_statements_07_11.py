@@ -92,11 +92,7 @@ def test_frequency_ratio_figure_is_notebook_06s_chart() -> None:
 # ---------------------------------------------------- notebook 11: the gallery (issue 22)
 
 
-def test_notebook_11_quotes_text_length_only_with_its_correction() -> None:
-    text = all_markdown(NB11)
-    # "Text length" is only quoted, next to the correction
-    for line in (t for t in text.split("\n\n") if "Text length" in t):
-        assert "position" in line.lower()
+def test_notebook_11_shows_no_matplotlib_internal_names() -> None:
     shown = "".join(outputs_text(c) for c in load(NB11)["cells"] if c["cell_type"] == "code")
     assert "_child" not in shown
 
@@ -206,12 +202,9 @@ def test_identical_tokens_give_identical_causal_outputs() -> None:
     shown = printed(NB07, "out_copies")
     assert ("no start token, causal: largest distance between the 7 copies' outputs below 1e-12: "
             "True") in shown
-    assert "start token" in all_markdown(NB07)
 
 
-def test_shaw_keeps_its_kv_cache_and_t5_counts_two_stacks() -> None:
-    text = all_markdown(NB07)
-    assert "Every scheme keeps a valid KV\ncache (Shaw's cached $k_j$ and $v_j$" in text
+def test_kernel_table_and_t5_counts_two_stacks() -> None:
     table = printed(NB07, "past the trained length")
     header = re.split(r"\s{2,}", table.splitlines()[0].strip())
     assert header == ["scheme", "parameters", "FlashAttention 2", "FlexAttention",
@@ -222,12 +215,10 @@ def test_shaw_keeps_its_kv_cache_and_t5_counts_two_stacks() -> None:
     assert flash == {"none": "yes", "sinusoidal": "yes", "learned": "yes", "shaw": "no",
                      "t5": "no", "rope": "yes", "alibi": "yes"}
     assert flex == {**flash, "t5": "yes"}  # score_mod looks T5's bucket up in the kernel
-    assert "FlashAttention 2 takes as an argument (`alibi_slopes`)" in text
     # independent: 12 heads x 2048^2 scores x 2 bytes
     assert f"{12 * 2048**2 * 2 / 1e6:.1f} MB per stack" in table
     shown = printed(NB07, "two stacks")
     assert re.search(r"two stacks\s*: 768\b", shown)  # 2 stacks x 32 buckets x 12 heads
-    assert "*per stack*" in all_markdown(NB07)
 
 
 def test_alibi_lines_have_a_legend() -> None:
@@ -244,7 +235,7 @@ def test_only_the_bound_of_the_relative_error_is_uniform() -> None:
     import ml_dtypes
 
     text = " ".join(all_markdown(NB08).split())
-    assert r"Only the bound $\varepsilon/2$ is uniform" in text
+    halves = stated(r"Only the bound \$\\varepsilon/(\d+)\$ is uniform", text, int)
     # the formats' bit counts, against NumPy's and ml_dtypes' own description of each format
     formats = {"float16": np.float16, "bfloat16": ml_dtypes.bfloat16, "float32": np.float32,
                "float64": np.float64}
@@ -256,7 +247,10 @@ def test_only_the_bound_of_the_relative_error_is_uniform() -> None:
         assert (exponent, fraction) == (info.nexp, info.nmant), dtype
     x = 2.0 ** np.linspace(0, 10, 20001)
     relative = np.abs(x.astype(np.float16).astype(np.float64) - x) / x
-    bound = 2.0 ** -(counts[1] + 1)  # eps/2 of float16
+    bound = 2.0 ** -counts[1] / halves  # eps/2 of float16, eps = 2^-fraction bits
+    assert relative.max() <= bound  # the bound holds everywhere ...
+    just_above_1, just_below_2 = relative[x < 1.01].max(), relative[(x > 1.98) & (x < 2)].max()
+    assert just_above_1 > 1.8 * just_below_2  # ... but the error itself halves across a binade
     shown = printed(NB08, "half_gap = ")
     assert f"every error within eps/2: {bool(relative.max() <= bound)}" in shown
     assert f"eps/2 = {bound:.4e}" in shown
@@ -381,7 +375,6 @@ def test_08_predictions_and_the_kv_cache_statements() -> None:
     ratio = printed(NB08, "compare(fp8_ratio_guess")
     assert "e5m2's mean logit error / e4m3's: 1.99" in ratio  # one fraction bit fewer: twice
     text = " ".join(all_markdown(NB08).split())
-    assert "In vLLM that scale is 1.0 unless calibrated" in text
     # FlashMLA's FP8 entry (deepseek-ai/FlashMLA README): the latent in e4m3 (1 byte), one
     # float32 scale (4 bytes) per tile, the RoPE part in bfloat16 (2 bytes)
     latent, rope = stated(r"caches per token a (\d+)-number latent and one (\d+)-dim rotated key",

@@ -4,6 +4,7 @@ with plain NumPy and the verdict rule written out here (Student t from a printed
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import re
@@ -41,8 +42,14 @@ def going_further_at() -> int:
                 if c["cell_type"] == "markdown" and source(c).startswith("## Going further"))
 
 
+@functools.cache
+def lab_curves() -> dict[str, dict]:
+    """The committed lab_curves.json, read once (1.7 MB: once per lookup took 20 s)."""
+    return dict(json.loads((ROOT / "results" / "lab_curves.json").read_text()))
+
+
 def seeds_of(task: str, scheme: str) -> dict[int, dict]:
-    curves = json.loads((ROOT / "results" / "lab_curves.json").read_text())["curves"]
+    curves = lab_curves()["curves"]
     return {int(k.rsplit("/", 1)[1]): v for k, v in curves.items()
             if k.rsplit("/", 1)[0] == f"{task}/{scheme}"}
 
@@ -129,7 +136,7 @@ def test_the_setup_the_prose_states() -> None:
     from posenc_lib.lab.learned_bias import FIRE_HIDDEN, init_bias_params
     from posenc_lib.lab.model import ModelConfig
     text = " ".join(source(cell_with("### FIRE and KERPLE, trained")[1]).split())
-    setup = json.loads((ROOT / "results" / "lab_curves.json").read_text())["setup"]
+    setup = lab_curves()["setup"]
     cfg = ModelConfig()
     assert f"two-layer decoder with {cfg.n_heads} heads, {setup['train']['steps']} steps" in text
     assert f"sequences of {setup['train']['length']} tokens" in text
@@ -209,9 +216,11 @@ def test_conclusion_numbers_are_recomputed() -> None:
 
 def test_conclusion_on_longer_training_is_recomputed() -> None:
     text = conclusion()
-    grid = json.loads((ROOT / "results" / "lab_curves.json").read_text())
+    grid = lab_curves()
     steps = grid["setup"]["long"]["steps"]
     assert f"Trained for {steps} steps" in text
+    reaches = float(re.search(r"no seed of the three reaches ([\d.]+)", text).group(1))
+    assert reaches == 0.9  # notebook 10's criterion for a learned seed
     for scheme, name in (("fire", "FIRE reaches"), ("kerple", "KERPLE"), ("alibi", "ALiBi")):
         runs = [v["curves"] for k, v in grid["long"].items()
                 if k.rsplit("/", 1)[0] == f"copy_back/{scheme}"]
@@ -220,8 +229,7 @@ def test_conclusion_on_longer_training_is_recomputed() -> None:
         fourth = np.array([np.nanmean([np.nan if x is None else x for x in c["4"][32:]])
                            for c in runs])
         assert f"{name} {first.mean():.2f} at 1x ({fourth.mean():.2f} at 4x)" in text, scheme
-        assert first.max() < 0.9, scheme  # "no seed of the three reaches 0.9"
-    assert "no seed of the three reaches 0.9" in text
+        assert first.max() < reaches, scheme  # "no seed of the three reaches 0.9"
 
 
 def test_summary_counts_the_tasks_where_each_holds() -> None:

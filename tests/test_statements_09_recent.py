@@ -18,6 +18,7 @@ import pytest
 from posenc_lib.models import rope_frequencies_from_config
 from posenc_lib.presets import PRESETS
 from tests.rope_by_hand import theta, yarn_by_hand
+from tests.statements_helpers import FRACTION_WORDS, NUMBER_WORDS, stated
 from tools.notebook_cells import ROOT, load, source
 
 NB09 = ROOT / "notebooks" / "09_rope_in_todays_models.ipynb"
@@ -54,17 +55,19 @@ def test_qwen3_vl_wavelengths_per_axis_in_both_layouts() -> None:
         expected = [v for axis in range(3)
                     for v in (lam[axes == axis].min(), lam[axes == axis].max())]
         assert numbers == pytest.approx(expected, abs=0.5)
-    # the prose: contiguous height starts near 2 000, width near 250 000; interleaved, every axis
-    # spans from about ten tokens to millions
-    assert round(lam[contiguous == 1].min(), -3) == 2000
-    assert round(lam[contiguous == 2].min(), -4) == 250000
+    # the prose: contiguous height starts near 2 000, width near 250 000, so one step turns no
+    # width pair by more than a 250 000th of a turn; interleaved, every axis spans from about
+    # ten tokens to millions
+    text = " ".join(_markdown().split())
+    height, width, turn = (int(v.replace(" ", "")) for v in stated(
+        r"height has a wavelength of about (\d[\d ]*\d) and the fastest reading width about "
+        r"(\d[\d ]*\d): one step along a row of patches turns no pair by more than a "
+        r"(\d[\d ]*\d)th of a turn", text, str))
+    assert height == round(lam[contiguous == 1].min(), -3)
+    assert width == round(lam[contiguous == 2].min(), -4)
+    assert 1 / lam[contiguous == 2].min() < 1 / turn * 1.05  # one step: 1/lambda of a turn
     assert all(lam[interleaved == axis].min() < 10.5 for axis in range(3))
     assert all(lam[interleaved == axis].max() > 1e6 for axis in range(3))
-    assert "every axis spans from about ten tokens to millions" in _markdown()
-    text = " ".join(_markdown().split())
-    assert "height has a wavelength of about 2 000 and the fastest reading width about 250 000" \
-        in text
-    assert "more than a 250 000th of a turn" in text
 
 
 def test_the_indexer_keeps_2048_of_the_earlier_tokens() -> None:
@@ -85,11 +88,14 @@ def test_the_slow_channel_read_in_the_wrong_layout_scores_by_distance() -> None:
     for row, expected in zip(rows, (half, interleaved), strict=True):
         values = [float(v) for v in re.findall(r"-?\d+\.\d*", row.split(":")[1])]
         assert values == pytest.approx(np.round(expected, 3), abs=1e-3)
-    text = _markdown()
-    assert "wavelength is about 1.9 million tokens" in text
-    assert round(2 * np.pi / theta[31], -5) == 1_900_000
-    assert "about 750 tokens" in text and round(2 * np.pi / theta[15], -1) == 750
-    assert "moves by a thousandth" in text and 1e-3 <= 2 - half[-1] < 2e-3
+    text = " ".join(_markdown().split())
+    slow = stated(r"whose wavelength is about ([\d.]+) million tokens", text)
+    assert round(2 * np.pi / theta[31], -5) == slow * 1e6
+    fast = stated(r"dim 31 belongs to pair 15 \(wavelength about (\d+) tokens\)", text)
+    assert round(2 * np.pi / theta[15], -1) == fast
+    over, moves = stated(r"over ([\d ]+) tokens its score moves by a (\w+)\.", text, str)
+    assert int(over.replace(" ", "")) == d[-1]
+    assert {"thousandth": 1e-3, "hundredth": 1e-2}[moves] <= 2 - half[-1] < 2e-3
 
 
 def test_deepseek_v4_two_bases() -> None:
@@ -99,7 +105,10 @@ def test_deepseek_v4_two_bases() -> None:
     sliding = _plain(64, 10_000.0)
     slow = int(np.sum(sliding * 128 / (2 * np.pi) < 1))
     assert f"sliding: {slow} of 32 pairs" in out and slow == 21
-    assert "Two thirds of a sliding layer's pairs" in _markdown() and abs(slow / 32 - 2 / 3) < 0.02
+    count, part = stated(r"(\w+) (\w+)s of a sliding layer's pairs never complete a turn",
+                         _markdown(), str)
+    assert slow / 32 == pytest.approx(NUMBER_WORDS[count.lower()] * FRACTION_WORDS[part],
+                                      abs=0.02)
     compressed = _yarn(64, 160_000.0, 16.0, 65536)
     ratio = compressed / _plain(64, 160_000.0)
     kept, divided = int(np.isclose(ratio, 1).sum()), int(np.isclose(ratio, 1 / 16).sum())
@@ -109,11 +118,10 @@ def test_deepseek_v4_two_bases() -> None:
     under = int(np.sum(compressed * 1_048_576 / (2 * np.pi) < 1))
     assert f"slowest wavelength {slowest:,.0f}; {under} pairs under one turn" in out
     # the YaRN factor the compressed layers do not use
-    stated = re.search(r"\$0\.1 \\ln (\d+) \+ 1 = (\d+\.\d+)\$", _markdown())
-    assert stated, "the sentence with YaRN's attention factor is gone"
+    ln_of, value = stated(r"\$0\.1 \\ln (\d+) \+ 1 = (\d+\.\d+)\$", _markdown(), str)
     factor = v4["rope_scaling"]["factor"]
-    assert int(stated.group(1)) == factor
-    assert stated.group(2) == f"{0.1 * math.log(factor) + 1:.2f}"
+    assert int(ln_of) == factor
+    assert value == f"{0.1 * math.log(factor) + 1:.2f}"
     for kind, expected in (("sliding_attention", sliding),
                            ("compressed_sparse_attention", compressed),
                            ("heavily_compressed_attention", compressed)):
