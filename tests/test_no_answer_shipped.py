@@ -201,8 +201,11 @@ def test_the_packages_hold_no_key_and_no_answer_computation(built: dict) -> None
 @pytest.mark.parametrize("package", ["wheel", "sdist"])
 def test_no_graded_answer_is_in_the_package(built: dict, package: str) -> None:
     sources = {n: t for n, t in built[package].items()
-               if n.endswith(".py") or (n.endswith(".json") and "/exercises/" in n)}
+               if n.endswith(".py") or (n.endswith((".json", ".toml")) and "/exercises/" in n)}
     assert [n for n in sources if n.endswith("exercises/_data.json")]  # the stored inputs too
+    # the exercises' prose (titles, hints), which an installed copy reads, and searched too
+    prose = sorted(p.name for p in (ROOT / "posenc_lib" / "exercises" / "prose").glob("*.toml"))
+    assert sorted(n.rsplit("/", 1)[1] for n in sources if "/exercises/prose/" in n) == prose
     assert len([n for n in sources if "/exercises/nb" in n]) >= 11
     leaks: dict[str, list[str]] = {}
     for name, text in sources.items():

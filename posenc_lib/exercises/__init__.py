@@ -6,7 +6,8 @@ For example ``from posenc_lib.exercises import nb02`` then ``nb02.half_turns.che
 Build steps: ``my_theta = nb02.steps.division_term.check(inverse_frequencies_by_me)``
 (posenc_lib.exercises._steps). The library holds the checks and the hints, never the solutions
 (those live only in the source notebooks' solution cells). Passes are recorded locally;
-``progress()`` shows them per notebook.
+``progress()`` shows them per notebook. The exercises' titles, objectives and hints are course
+prose, one TOML file per notebook in ``prose/`` (posenc_lib.exercises._prose).
 """
 
 from __future__ import annotations

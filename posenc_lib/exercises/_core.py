@@ -38,6 +38,7 @@ from posenc_lib.exercises._learner_code import (
     _masked,
     _without_comments,
 )
+from posenc_lib.exercises._prose import exercise_prose
 
 NOT_ANSWERED = ("Not yet: replace the placeholder in the exercise cell with your answer, "
                 "then run it.")
@@ -227,16 +228,17 @@ class Exercise:
     """One exercise: what to compute, how to check it, and two hints (the solution is not here).
 
     ``hints`` holds the direction (what to look at, which idea applies) and then the method (the
-    steps to take); neither states the answer.
+    steps to take); neither states the answer. Left out, the title, hints and objective are read
+    from the notebook's prose file, ``prose/nbNN.toml`` (:mod:`posenc_lib.exercises._prose`).
     """
 
     key: str
-    title: str
+    title: str = field(default="", kw_only=True)
     answer_name: str
-    hints: tuple[str, str]
+    hints: tuple[str, ...] = field(default=(), kw_only=True)
     level: str
     kind: str
-    objective: str
+    objective: str = field(default="", kw_only=True)
     minutes: int
     mistakes: Sequence[Mistake] = field(default_factory=tuple)
     shortcuts: Sequence[Shortcut] = field(default_factory=tuple)
@@ -253,6 +255,11 @@ class Exercise:
     def __post_init__(self, expected: Callable[[], Any] | None) -> None:
         object.__setattr__(self, "_expected_answer", expected)
         object.__setattr__(self, "_wrong_tries", [0])
+        if not (self.title or self.hints or self.objective):
+            title, hints, objective = exercise_prose(self.key, self.params)
+            object.__setattr__(self, "title", title)
+            object.__setattr__(self, "hints", hints)
+            object.__setattr__(self, "objective", objective)
         object.__setattr__(self, "_templates", (self.title, self.hints, tuple(self.mistakes),
                                                 tuple(self.shortcuts)))
         if self.params is not None:

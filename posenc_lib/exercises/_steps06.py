@@ -46,6 +46,11 @@ def _yarn(d: int, base: float, s: float, L: int) -> NDArray[np.float64]:
     return yarn_inv_freq(d, base, s, L)
 
 
+def _base_times_s(right: NDArray[np.float64], d: int, base: float, s: float) -> NDArray[np.float64]:
+    """The mistake PI's and NTK's steps share: the frequencies of the base multiplied by s."""
+    return inverse_frequencies(d, base * s)
+
+
 pi = BuildStep(
     key="06.steps.pi", name="PI frequency table", answer_name="pi_by_me", reference=_pi,
     cases=_CASES,
@@ -60,7 +65,7 @@ pi = BuildStep(
         StepMistake("theta_i times s: the pairs turn faster, not slower",
                     lambda right, s, **_: right * s * s),
         StepMistake("the base multiplied by s (NTK's lever): only the slow pairs slow down",
-                    lambda right, d, base, s: inverse_frequencies(d, base * s)),
+                    _base_times_s),
         StepMistake("the exponent i/d instead of 2i/d",
                     lambda right, s, **_: np.sqrt(right * s) / s),
     ),
@@ -80,7 +85,7 @@ ntk = BuildStep(
     shortcuts=(ntk_inv_freq, ntk_scaled_base, *_ANY_METHOD, _ntk),
     mistakes=(
         StepMistake("base' = base * s: the slowest pair is then divided by a little less than s",
-                    lambda right, d, base, s: inverse_frequencies(d, base * s)),
+                    _base_times_s),
         StepMistake("every pair divided by s: that is PI, not a change of the base",
                     lambda right, d, base, s: inverse_frequencies(d, base) / s),
         StepMistake("the exponent of s inverted while solving for base' (the slowest pair is "

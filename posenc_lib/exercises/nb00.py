@@ -59,18 +59,7 @@ def _letters(answer: Any) -> Any:
 
 same_cat = Exercise(
     key="00.same_cat", answer_name="same_as_a", level="warm-up", kind="prediction", minutes=8,
-    title="Predict where the cat keeps its output of 'the cat was chasing the mouse'",
     answer_form=_letters, params=_LETTERS,
-    hints=(
-        "Without position information, what can the model still see of a sentence? Ask what stays "
-        "the same when you shuffle its words, and what changes when you add, drop or swap one.",
-        "The cat's output depends on its own vector and on the collection of all the vectors of "
-        "the sentence, repeats included, but not on their order. For each sentence (a) to (e), "
-        "count how often each word occurs and compare these counts with those of 'the cat was "
-        "chasing the mouse': only the same counts give the same output.",
-    ),
-    objective="Predicts from permutation equivariance that a token's output depends on the "
-    "multiset of words (counts included), not on their order, without running attention.",
     mistakes=(
         Mistake("the counts were ignored: a sentence with the same distinct words but one 'the' "
                 "more or less changes the softmax's sum, and so the output",
@@ -127,18 +116,7 @@ def _diagonal_masked_attention() -> NDArray[np.float64]:
 causal_attention = Exercise(
     key="00.causal_attention", answer_name="causal_attention", level="core", kind="construction",
     minutes=15,
-    title="Write self-attention with a causal mask, from scratch",
     call_with=_attention_inputs(),
-    hints=(
-        "Start from the self-attention of the notebook: the only new thing is which keys each "
-        "query may see, and how to make a softmax give a score no weight at all.",
-        "Compute Q, K and V, then the scores Q @ K.T / sqrt(d). Build a boolean mask that is True "
-        "where the key comes after the query (np.triu with k=1 gives the part above the "
-        "diagonal), put -inf there with np.where, take the softmax of each row (subtract the "
-        "row's maximum first), and multiply the weights by V.",
-    ),
-    objective="Builds causal attention in NumPy: masks the scores of later tokens before a "
-    "row-wise softmax, so each token mixes only itself and earlier tokens.",
     mistakes=(
         Mistake("no mask: every token still sees the whole sentence",
                 lambda: _masked_attention(None)),
@@ -170,18 +148,6 @@ def _same_words() -> set[int]:
 causal_twins = Exercise(
     key="00.causal_twins", answer_name="same_positions", level="challenge", kind="explanation",
     minutes=15, params=_CLAUSES,
-    title="At which positions does a causal mask still confuse two reordered sentences?",
-    hints=(
-        "With the mask, position t only sees the tokens up to t. Line the two sentences up word "
-        "by word and ask, for each t, what position t can see in each of them.",
-        "The output at t depends on the word at t and on the collection of words at positions 0 "
-        ".. t, in any order. For every t, compare the word at t in both sentences and the words "
-        "of both prefixes, counted but not ordered: the outputs agree where both match. Then "
-        "confirm it by running your causal_attention on both sentences and comparing rows with "
-        "np.allclose.",
-    ),
-    objective="Explains that a causal mask makes the output at t depend on the unordered prefix "
-    "only, and finds the positions where two reordered sentences stay indistinguishable.",
     mistakes=(
         Mistake("every position: the mask was assumed to leave attention blind to order",
                 lambda: set(range(6))),
@@ -232,18 +198,6 @@ def layers() -> dict[str, Callable[[NDArray[np.float64]], NDArray[np.float64]]]:
 equivariant_layers = Exercise(
     key="00.equivariant_layers", answer_name="equivariant", level="core", kind="detector",
     minutes=15, params=_LAYERS,
-    title="Detect which of eight layers are permutation-equivariant",
-    hints=(
-        "Equivariant means: reorder the input and the output comes out reordered the same way. "
-        "That is not the same as 'the output does not change'. Test the definition instead of "
-        "guessing from the names.",
-        "For each layer, draw a random x of shape (6, 4) and a random permutation p "
-        "(np.random.default_rng(seed).permutation(6)), and compare layer(x[p]) with layer(x)[p] "
-        "using np.allclose. Repeat with several draws, since a single permutation can agree by "
-        "chance, and keep the names of the layers that pass every time.",
-    ),
-    objective="Tests permutation equivariance on layers not seen on the page, and tells it apart "
-    "from permutation invariance (f(x[p]) = f(x)) and from order-aware layers (a mask, an index).",
     mistakes=(
         Mistake("invariance taken for equivariance: sort_rows gives the same output for every "
                 "order, so it cannot reorder it with the input",

@@ -36,18 +36,6 @@ def _last_pair(theta: float, cos_theta: float | None = None) -> NDArray[np.float
 slow_pair = Exercise(
     key="02.slow_pair", answer_name="last_pair", level="warm-up", kind="prediction", minutes=5,
     params=_SLOW,
-    title="Predict PE at position {pos}, columns 6 and 7, for d_model = 8",
-    hints=(
-        "First find which (sin, cos) pair columns 6 and 7 belong to, then that pair's frequency. "
-        "With d_model = 8 its exponent is a simple fraction, and the base is a power of ten, so "
-        "the frequency comes out round.",
-        "Pair i sits in columns 2i and 2i + 1: read i off the column numbers. Its frequency is "
-        "theta_i = 10000^(-2i/d); write 10000 as a power of ten and multiply the exponents to get "
-        "theta_i without a calculator. The angle is the position times theta_i, and the pair "
-        "stores the sine and the cosine of that angle, in that order.",
-    ),
-    objective="Predicts an entry of the encoding by hand: the pair index, the exponent 2i/d and "
-    "the angle pos * theta_i.",
     mistakes=(
         Mistake("the exponent i/d with the pair index i (the factor 2 is missing)",
                 lambda: _last_pair(10000.0 ** (-3 / 8))),
@@ -70,17 +58,6 @@ _HALF = {"d": 128, "pairs": 32, "eighth": 16}
 half_turns = Exercise(
     key="02.half_turns", answer_name="n_tokens", level="core", kind="derivation", minutes=10,
     params=_HALF,
-    title="The shortest sentence in which half of the pairs of d_model = {d} turn fully",
-    hints=(
-        "A pair turns fully within a sentence when the sentence is at least as long as its "
-        "wavelength. Of the pairs you need, which one is the hardest to satisfy?",
-        "Count the pairs of d_model = {d} and take the first half of them. The wavelength of pair "
-        "i, 2 pi 10000^(2i/d), grows with i, so the last pair of that half decides. A sentence of "
-        "L tokens spans only L - 1 steps: find the smallest whole L for which L - 1 reaches that "
-        "wavelength.",
-    ),
-    objective="Inverts the wavelength formula: finds the sentence length at which a given number "
-    "of pairs complete a turn, counting L - 1 steps.",
     mistakes=(
         Mistake("L steps instead of L - 1 (L tokens are L - 1 steps apart)",
                 lambda right: right - 1, credit=0.5, from_answer=True),
@@ -98,18 +75,6 @@ _LOST = {"model": "Llama 3", "base": 500000}
 float16_lost_pairs = Exercise(
     key="02.float16_lost_pairs", answer_name="n_lost", level="core", kind="explanation", minutes=10,
     params=_LOST,
-    title="How many pairs of d_model = 128, base {base}, lose their frequency in float16?",
-    hints=(
-        "Which pairs have the largest power base^(2i/d), and what becomes of a float16 number "
-        "that is larger than the format can hold? The lost pairs are the ones whose power is too "
-        "big.",
-        "A power above float16's largest finite value, 65504, is stored as inf, and 1/inf is 0. "
-        "So a pair is lost when base^(2i/d) exceeds 65504. Take the logarithm of both sides to "
-        "get a bound on 2i/d, then count the pair indices i beyond it among the 64 pairs (pairs, "
-        "not dimensions).",
-    ),
-    objective="Derives from a logarithm which pairs a power form computed in float16 would lose "
-    "to overflow, a precision trap that frequencies built in float32 or float64 never meet.",
     mistakes=(
         Mistake("counting dimensions (2 per pair) instead of pairs",
                 lambda right: 2 * right, credit=0.5, from_answer=True),
@@ -158,19 +123,6 @@ checkpoint_layout = Exercise(
     key="02.checkpoint_layout", answer_name="checkpoint", level="core", kind="detector", minutes=15,
     rtol=1e-4,
     params=_CHECKPOINT,
-    title="Detect the layout and the frequency spacing of a checkpoint's position table",
-    hints=(
-        "These are two separate questions. For the layout, look at a position where you know "
-        "exactly what every sine and every cosine must be. For the spacing, the slowest pair's "
-        "frequency tells the two conventions apart.",
-        "Layout: print row 0, where every sine is 0 and every cosine is 1, and see whether zeros "
-        "and ones alternate or come in two blocks. Spacing: at position 1 a pair's sine is "
-        "sin(theta), so np.arcsin of the slowest pair's sine (find its column from the layout) "
-        "gives theta_slowest. Work out what each spacing in the statement predicts for the "
-        "slowest pair of d_model = 24, and see which one your measurement matches.",
-    ),
-    objective="Reads a stored position table and tells its layout (interleaved or concatenated) "
-    "and its spacing (the paper's n or tensor2tensor's n - 1).",
     mistakes=(
         Mistake("the spacing is wrong: compare the slowest pair's frequency with what each "
                 "spacing gives for the last pair",
@@ -210,19 +162,7 @@ def _misread(
 decode_position = Exercise(
     key="02.decode_position", answer_name="decode_position", level="challenge", kind="construction",
     minutes=20, rtol=1e-9,
-    title="Write decode_position(codes): the positions (0 to 20000) of encoding rows, d_model = 64",
     call_with=_decode_call(),
-    hints=(
-        "Each pair stores an angle, and an angle can be read back from its sine and cosine. The "
-        "catch is that an angle is known only up to whole turns: which pair never completes a "
-        "turn over the range of positions?",
-        "np.arctan2(sin, cos) returns a pair's angle pos * theta_i modulo 2 pi. Choose a pair "
-        "whose wavelength 2 pi / theta_i is longer than the whole range of positions (the slowest "
-        "pair of d_model = 64 is one), read its angle with arctan2 from its sine and cosine "
-        "columns, and divide by its theta. Keep real numbers: do not round.",
-    ),
-    objective="Inverts the encoding: reads a real position from the angle of a slow pair with "
-    "arctan2, knowing that fast pairs repeat, where a lookup in a table of codes fails.",
     mistakes=(
         Mistake("the fastest pair: its angle repeats every 2*pi positions, so it only knows the "
                 "position modulo 2*pi", lambda right: _misread(right, 0), from_answer=True),

@@ -32,16 +32,6 @@ _HALVES = {"d": 96, "columns": 48}
 half_norms = Exercise(
     key="03.half_norms", answer_name="halves", level="warm-up", kind="prediction", minutes=5,
     params=_HALVES,
-    title="Predict the norms of the sine half and of the cosine half of PE(0), d_model = {d}",
-    hints=(
-        "At t = 0 every angle theta_i * t is the same. What does that make every entry of the "
-        "sine half, and every entry of the cosine half?",
-        "Evaluate sin and cos at that angle, count the columns of each half of a {d}-wide vector, "
-        "and take the norm of each half: the square root of the sum of its squared entries (not "
-        "the squared norm).",
-    ),
-    objective="Predicts that the constant norm sqrt(d/2) is shared between the sine and cosine "
-    "halves in a way that changes with t (all in the cosines at t = 0), so both are needed.",
     mistakes=(
         Mistake("each half given the norm of the whole vector, sqrt(d/2) = sqrt({columns})",
                 lambda: np.full(2, np.sqrt(float(_HALVES["columns"])))),
@@ -86,17 +76,6 @@ def score_candidates() -> dict[str, np.ndarray]:
 offset_only = Exercise(
     key="03.offset_only", answer_name="offset_only", level="core", kind="detector", minutes=10,
     params=_OFFSET,
-    title="Which of four score matrices depend only on the offset b - a?",
-    hints=(
-        "If a score depends only on b - a, all pairs of positions with the same offset get the "
-        "same score. Where do those pairs sit in a matrix?",
-        "The entries with offset b - a = j form one diagonal. Take every diagonal of the 40 x 40 "
-        "matrix with np.diagonal(S, j) and check that its spread, np.ptp, is below a small "
-        "tolerance such as 1e-9; the matrix depends only on the offset when every diagonal "
-        "passes. Symmetry (S equal to S.T) is a different test: do not use it.",
-    ),
-    objective="Tells 'symmetric' (true of every Gram matrix) from 'depends only on the offset' "
-    "(the property of the sinusoidal code) on concrete score matrices.",
     mistakes=(
         Mistake("symmetric taken for 'depends only on the offset' (every Gram matrix is symmetric)",
                 lambda: np.array([bool(np.allclose(m, m.T)) for m in score_candidates().values()])),
@@ -167,20 +146,7 @@ def _judge_no_bounce(answer: object) -> tuple[bool, str]:
 no_bounce = PropertyExercise(
     key="03.no_bounce", answer_name="freqs", level="core", kind="construction", minutes=15,
     params=_NO_BOUNCE,
-    title="Frequencies for d_model = 128 whose PE(0)·PE(k) falls at every step up to k = {reach}",
     judge=_judge_no_bounce,
-    hints=(
-        "One term cos(w k) falls only until its angle w k reaches a certain value. What does that "
-        "ask of every w if k goes all the way to {reach}? Then see how the other two conditions "
-        "pull on the w's.",
-        "cos(w k) decreases while w k stays below pi, so no w_i may let its angle pass pi before "
-        "k = {reach}. The neighbour distance grows with the w_i, so keep them as large as that "
-        "allows. But 64 equal speeds are one pair written 64 times, and one pair repeats after a "
-        "single wavelength: spread the speeds over a range below the bound, and let the check "
-        "tell you which condition still fails.",
-    ),
-    objective="Constructs an encoding without bounces and finds their price: every pair must stay "
-    "under half a turn, so neighbouring positions end up far closer than in the course's encoding.",
     mistakes=(
         Mistake("the course's frequencies 10000^(-2i/d): the fast pairs pass half a turn within a "
                 "few positions and make f bounce", lambda: inverse_frequencies(128)),
@@ -202,17 +168,6 @@ _WIDTH = {"base": 100000}
 min_width = Exercise(
     key="03.min_width", answer_name="min_width", level="challenge", kind="derivation", minutes=15,
     params=_WIDTH,
-    title="The smallest even d_model, base {base}, whose nearest miss in 1000 tokens is t, t+1",
-    hints=(
-        "The distance between PE(t) and PE(t + k) depends only on the offset k. So for each width "
-        "you only need the offset that gives the closest pair; then try the widths in order.",
-        "Write |PE(t+k) - PE(t)|^2 as d - 2 sum_i cos(theta_i k), with theta_i = base ** (-2i/d) "
-        "and base {base}. For d = 2, 4, 6, ... compute it for every offset k from 1 to 999 "
-        "(np.outer of the offsets and the theta_i helps), find the offset where it is smallest, "
-        "and stop at the first d for which that offset is 1. Give d as a Python int.",
-    ),
-    objective="Shows that uniqueness has a margin that needs enough dimensions: finds the "
-    "narrowest encoding whose closest pair of positions are neighbours.",
     mistakes=(
         Mistake("base 10000 instead of {base}", stored_mistake("03.min_width", 0, _WIDTH)),
         Mistake("the number of pairs d/2 instead of d_model",
@@ -229,18 +184,6 @@ _FLAT = {"d": 1024}
 flat_columns = Exercise(
     key="03.flat_columns", answer_name="n_flat", level="challenge", kind="explanation", minutes=20,
     params=_FLAT,
-    title="How many columns move by less than 0.01 over 100 tokens at d_model = {d}",
-    hints=(
-        "A column is flat when its value hardly moves over the 100 tokens. Sine and cosine "
-        "columns react differently to a small angle: think about how each one leaves angle 0.",
-        "Over t = 0 .. 99 pair i reaches the angle 99 theta_i. A sine column moves by about "
-        "sin(99 theta_i) while that angle is below pi/2; a cosine column moves by 1 - cos(99 "
-        "theta_i) while it is below pi (beyond those, a fast pair may wrap round and end near its "
-        "start). Count the sine columns and the cosine columns of d_model = {d} that move by "
-        "less than 0.01 and meet their angle condition, and add the two counts.",
-    ),
-    objective="Uses 1 - cos x ≈ x^2/2 and the frequencies alone to predict how many columns are "
-    "nearly constant over a sentence, and why they are cosine columns.",
     mistakes=(
         Mistake("only the first and last positions compared: a fast column that turns full "
                 "circles also ends near where it started",

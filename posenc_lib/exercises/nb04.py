@@ -29,16 +29,6 @@ position as far forward."""
 shift_back = Exercise(
     key="04.shift_back", answer_name="back", level="warm-up", kind="derivation", minutes=5,
     params=_BACK,
-    title="PE({target}) from PE({known}) at d_model = 24, with a shift matrix",
-    hints=(
-        "Going from position {known} to position {target} is a shift like those of the notebook, "
-        "only backwards. Which k is that, and does shift_matrix accept it?",
-        "The shift matrix M_k maps PE(t) to PE(t + k) for every t, and shift_matrix(k, d_model) "
-        "accepts a negative k (M_(-k) is also the transpose of M_k). Work out k from the two "
-        "positions, build the 24 x 24 matrix and multiply it with pe_{known} as a column: "
-        "matrix @ vector.",
-    ),
-    objective="Uses M_(-k) = M_k^T to move an encoding vector back by k positions.",
     mistakes=(
         Mistake("a shift forward: M_{back} PE({known}) is PE({forward})",
                 lambda: sinusoidal_encoding_at([_BACK["forward"]], 24)[0]),
@@ -70,18 +60,6 @@ def _concat_exponent_slip() -> np.ndarray:
 concat_shift = Exercise(
     key="04.concat_shift", answer_name="m", level="core", kind="construction", minutes=10,
     params=_CONCAT,
-    title="M_k for the layout [sines | cosines]: d_model = 8, k = {k}",
-    hints=(
-        "Each sine still has its own cosine, and the two turn together exactly as before; only "
-        "the places where they sit in the vector changed. Find where each one's coefficients go.",
-        "Write sin theta_i(t+k) and cos theta_i(t+k) with the angle-addition formulas. Each is a "
-        "combination of sin theta_i t, which sits at index i, and cos theta_i t, which sits at "
-        "index i + d/2: put the two coefficients in those two columns of the row that produces "
-        "it, and leave every other entry 0.",
-    ),
-    objective="Re-derives the shift matrix for the concatenated layout [sines | cosines] from the "
-    "angle-addition formulas, and sees that it is the course's block-diagonal M_k with rows and "
-    "columns permuted.",
     mistakes=(
         Mistake("the course's block-diagonal M_k, built for the interleaved layout; here sin and "
                 "cos of a pair sit d/2 apart", lambda: shift_matrix(_CONCAT["k"], _CONCAT_D)),
@@ -104,16 +82,6 @@ _ROW_FORM = {"start": 50, "a": 6, "b": 4}
 row_form_position = Exercise(
     key="04.row_form_position", answer_name="position", level="core", kind="prediction", minutes=10,
     params=_ROW_FORM,
-    title="Which position does PE({start}) @ M_{a} @ M_{a} @ M_{b}.T encode?",
-    hints=(
-        "Multiplying a row on the right is not the same as multiplying a column on the left. "
-        "First work out what x @ M_k does to a row, then combine the three shifts.",
-        "Transpose: x @ M_k = (M_k^T x^T)^T, and M_k^T = M_(-k), so a row multiplied on the right "
-        "by M_k is shifted by -k. A transposed factor M_k^T on the right shifts the other way. "
-        "Add up the three shifts and apply the total to position {start}.",
-    ),
-    objective="Predicts the net shift of a product of shift matrices in row form, using M_a M_b = "
-    "M_(a+b) and M_k^T = M_(-k).",
     mistakes=(
         Mistake("row form read like column form (x @ M_k taken as a shift forward)",
                 lambda: _ROW_FORM["start"] + 2 * _ROW_FORM["a"] - _ROW_FORM["b"]),
@@ -171,18 +139,7 @@ def _judge_forward_head(answer: object) -> tuple[bool, str]:
 forward_head = PropertyExercise(
     key="04.forward_head", answer_name="w_forward", level="core", kind="construction", minutes=10,
     params=_AHEAD,
-    title="W_q W_k^T (d_model = 32) for a head whose every query attends {ahead} tokens forward",
     judge=_judge_forward_head,
-    hints=(
-        "You already have a head that looks k tokens back. Which shift matrix in the same place "
-        "would make the score peak ahead instead of behind?",
-        "In row form x_i @ M_k is PE(i - k), so with W_q W_k^T = beta M_k the score x_i W_q W_k^T "
-        "x_j^T is largest at the j with PE(j) = PE(i - k). Find the k for which x_i @ M_k is PE(i "
-        "+ {ahead}) (shift_matrix accepts a negative k), build that 32 x 32 matrix, and scale it "
-        "by any positive beta.",
-    ),
-    objective="Builds the weights of a head that attends exactly k tokens forward, from the shift "
-    "matrix and the row-form rule; any matrix whose scores peak there is accepted.",
     mistakes=(
         Mistake("M_{ahead}, the matrix of a head that looks {ahead} tokens back",
                 lambda: shift_matrix(_AHEAD["ahead"], 32)),
@@ -205,19 +162,6 @@ previous_sines = Exercise(
     key="04.previous_sines", answer_name="w_two", level="challenge", kind="construction",
     minutes=20, atol=1e-6,  # the fit behind the expected map is good to about 1e-8
     params=_SHIFT,
-    title="Shift the sines by {k} from the sines of this token and the previous one (d_model = 16)",
-    hints=(
-        "The sine of one token cannot shift its pair: the shifted sine also needs the cosine. The "
-        "previous token's sine holds that cosine, mixed with the current sine; untangle the two.",
-        "Expand sin theta(t-1) with the angle-subtraction formula and solve it for cos(theta t). "
-        "Put that into sin theta(t+{k}) = cos({k} theta) sin(theta t) + sin({k} theta) cos(theta "
-        "t), "
-        "and collect, pair by pair, the factors of sin(theta_i t) and of sin theta_i(t-1). They "
-        "go on the diagonals of the two 8 x 8 halves of w_two: column i for sin(theta_i t), "
-        "column 8 + i for sin theta_i(t-1).",
-    ),
-    objective="Shows that the sine channels of two neighbouring tokens determine the shift (the "
-    "previous token's sine stands in for the cosine), and builds that 8 x 16 map.",
     mistakes=(
         Mistake("the cosine's coefficients reused, [cos {k}w | sin {k}w]: the previous token's "
                 "sine is not the cosine",

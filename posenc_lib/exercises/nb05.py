@@ -40,17 +40,6 @@ def _smallest_base(head_dim: int, context: int, turn: float) -> float:
 base_for_context = Exercise(
     key="05.base_for_context", answer_name="base_needed", level="warm-up", kind="derivation",
     minutes=10, params=_CONTEXT,
-    title="The smallest base whose slowest pair turns at most half a turn in {context} positions",
-    hints=(
-        "Only the pair that turns least matters. Find its frequency as a function of the base (it "
-        "is not simply 1/base), and ask how far it turns over the whole context.",
-        "The slowest pair is the last one, i = d/2 - 1, with theta = base ** (-2i/d) at that i. "
-        "Over positions 0 .. {last} it turns by theta times the number of steps from the first "
-        "position to the last. Set that angle equal to pi and solve for the base with logarithms, "
-        "or by raising both sides to a power.",
-    ),
-    objective="Inverts the frequency ladder: derives the base a head needs so that its slowest "
-    "pair stays under half a turn over a given context.",
     mistakes=(
         Mistake("the slowest pair taken as 1/base: it is base^(-(d-2)/d), one step short of 1/base",
                 lambda: _CONTEXT["last"] / np.pi),
@@ -126,19 +115,7 @@ def _layout_name(answer: Any) -> Any:
 
 layout = Exercise(
     key="05.layout", answer_name="layout", level="warm-up", kind="detector", minutes=10, rtol=1e-4,
-    title="Which pairing rotated the checkpoint's key: 'interleaved', 'half-split' or 'neither'?",
     answer_form=_layout_name,
-    hints=(
-        "A rotation, whatever its angle, keeps something about every pair it turns. Test that "
-        "property under each candidate pairing.",
-        "Compute the length of every pair, np.hypot of its two members, in x_key and in y_key: "
-        "once with the pairs of the first layout named in the statement and once with those of "
-        "the second. The pairing under which every pair keeps its length is the one used; if "
-        "neither keeps them, it is no rotation. For the evidence, take the largest absolute "
-        "change of length over the pairs {pairs}, as the statement defines it.",
-    ),
-    objective="Detects a checkpoint's RoPE pairing (interleaved or half-split) from one rotated "
-    "vector, using what a rotation keeps.",
     params=_KEY,
     mistakes=(
         Mistake("the evidence measured over other pairs than the {measured} pairs {pairs} "
@@ -158,17 +135,6 @@ _HALF_SPLIT = {"m": 2}
 half_matrix = Exercise(
     key="05.half_matrix", answer_name="r_half", level="core", kind="construction", minutes=15,
     params=_HALF_SPLIT,
-    title="R_m in the half-split layout for d = 6, m = {m}, base 10000",
-    hints=(
-        "It is the same rotation of each pair as in the R_m drawn above; only the coordinates of "
-        "a pair have moved. Where do a pair's two members sit in this layout?",
-        "With d = 6, pair i is the coordinates (i, i + 3). Its angle is m theta_i with theta_i = "
-        "10000 ** (-2i/d), and its 2 x 2 block [[cos, -sin], [sin, cos]] goes into rows and "
-        "columns i and i + 3: np.ix_([i, i + 3], [i, i + 3]) selects those four entries. Start "
-        "from np.zeros((6, 6)) and fill in the three blocks.",
-    ),
-    objective="Builds the RoPE rotation matrix in the half-split layout and sees it is the "
-    "interleaved one with rows and columns permuted.",
     mistakes=(
         Mistake("the interleaved layout: pairs (2i, 2i+1)",
                 lambda: rope_matrix(_HALF_SPLIT["m"], inverse_frequencies(6))),
@@ -207,18 +173,6 @@ def _measured_reading() -> int:
 key_position = Exercise(
     key="05.key_position", answer_name="m_key", level="core", kind="derivation", minutes=15,
     params=_KEY,
-    title="The position at which the checkpoint's key was rotated, read off one pair's angle",
-    hints=(
-        "An angle read from a pair is known only up to whole turns. Choose a pair that cannot "
-        "have come round within the context, and use the pairing you found in exercise 2.",
-        "For a pair, the turn is the angle of y's pair relative to x's: np.angle(complex(y_a, "
-        "y_b) / complex(x_a, x_b)). That angle is m theta_i folded into (-pi, pi], so it gives m "
-        "only when m theta_i stays below pi for every m in the context. Find the pairs that "
-        "satisfy this, take the slowest with its two coordinates from the pairing of exercise 2, "
-        "divide its angle by its theta_i and round to an int.",
-    ),
-    objective="Reads the absolute position from a rotated key through a slow pair, and explains "
-    "why a fast pair only gives it modulo its wavelength.",
     mistakes=(
         Mistake("the fastest pair's angle divided by theta_0: it wraps every 2 pi = 6.28 positions",
                 lambda right: _wrapped_reading(right, 0), from_answer=True),
@@ -246,19 +200,6 @@ even in r (a key along q) and of the one whose ratio is odd (the quarter turn)."
 direction = Exercise(
     key="05.direction", answer_name="ratios", level="challenge", kind="prediction", minutes=15,
     params=_CASES,
-    title="Predict s(-r) / s(r) for k = {first} and for k = {second}",
-    hints=(
-        "Changing r into -r turns R_r into its transpose. In case ({even}), think about what "
-        "transposing does to a single number; in case ({odd}), write the score pair by pair and "
-        "see how each term depends on r.",
-        "s(r) = q^T R_r k and s(-r) = q^T R_r^T k. ({even}) With k along q, compare s(-r) with "
-        "the transpose of the number s(r). ({odd}) Treat each pair as a complex number: a "
-        "rotation by r theta_i multiplies it by e^(i r theta_i), the quarter turn rot multiplies "
-        "it by i, and pair i contributes Re(conj(q_i) k_i e^(i r theta_i)) to the score. Put in "
-        "k_i = i q_i, simplify, and see what replacing r by -r does to each term.",
-    ),
-    objective="Predicts when a RoPE score is even or odd in the offset, and so that RoPE, unlike "
-    "PE·PE, can tell a key before the query from one after it.",
     mistakes=(
         Mistake("RoPE scores taken to be as blind to direction as PE·PE in notebook 03",
                 lambda: np.array([1.0, 1.0])),

@@ -40,19 +40,6 @@ _STRETCH = 8.0  # the running example's s, which plays no part
 ramp_bounds = Exercise(
     key="06.ramp_bounds", answer_name="ramp_bounds", level="warm-up", kind="prediction", minutes=8,
     params=_LONGER,
-    title="YaRN's ramp for the Llama 2 head trained {times} times longer (L = {L})",
-    hints=(
-        "Look at how the formula i(r) depends on the training length L: it enters through a "
-        "logarithm. What does multiplying L by {times} do to a logarithm, and does that depend "
-        "on r?",
-        "i(r) = d ln(L / (2 pi r)) / (2 ln base). Work out how much i(r) changes when L is "
-        "multiplied by {times} (the same amount for every r), or evaluate i(r) directly with "
-        "L = {L}. "
-        "Then round outward as the YaRN section does, low = floor(i(32)) and high = ceil(i(1)). "
-        "The factor s plays no part.",
-    ),
-    objective="Predicts where YaRN's ramp sits from the turn counts alone: it moves with the "
-    "trained length L, not with s.",
     mistakes=(
         Mistake("the ramp of L = 4096 (the ramp moves to slower pairs when L grows)",
                 lambda: np.array(yarn_correction_range(128, 10000.0, 4096))),
@@ -87,19 +74,6 @@ def _yarn_head_ratio(scaled: Any, *ramp: float) -> NDArray[np.float64]:
 yarn_ratios = Exercise(
     key="06.yarn_ratios", answer_name="yarn_ratio", level="core", kind="derivation", minutes=15,
     params=_YARN_HEAD,
-    title="{head} YaRN ratios: d = {d}, base {base}, L = {L}, s = {s}, truncate false",
-    hints=(
-        "Your build-step function does one thing this config switches off. Find that step in "
-        "it, and ask what the ramp's two ends become without it; everything else stays.",
-        "Compute the two ends of the ramp with the YaRN section's i(r), for this head's d, base "
-        "and L, at beta and at alpha, and keep them as they come out, fractions included. Give "
-        "every pair index a weight that grows linearly from 0 at the first end to 1 at the "
-        "second, clipped outside. Blend, pair by pair, a kept pair's ratio and an interpolated "
-        "pair's ratio with that weight.",
-    ),
-    objective="Reads a deployed YaRN config (gpt-oss: truncate false) and computes its "
-    "NTK-by-parts ratios: fast pairs kept, slow pairs divided by s, a linear ramp over the pair "
-    "index between the unrounded bounds.",
     mistakes=(
         Mistake("every pair divided by s: that is PI, not YaRN",
                 lambda: np.full(_YARN_HEAD["d"] // 2, 1 / _YARN_HEAD["s"])),
@@ -140,20 +114,6 @@ def hidden_llama3_frequencies() -> NDArray[np.float64]:
 llama3_bands = Exercise(
     key="06.llama3_bands", answer_name="bands", level="core", kind="derivation", minutes=15,
     rtol=1e-4, params=_BANDS,
-    title="Llama 3's factor and bands read back from its frequencies",
-    hints=(
-        "Divide the hidden frequencies by the plain ones. The ratio has three regions: where it "
-        "is flat you can read one parameter directly, and the two band edges hide in the blend "
-        "between the flat parts.",
-        "Compute theta_i = {base} ** (-2i/{d}) and the ratio theta'_i / theta_i; its smallest "
-        "value is 1/factor. Rescale the ratio so that 0 means 'divided by factor' and 1 means "
-        "'kept', and compute each pair's turn count r_i = L theta_i / (2 pi) with L = {L}. On "
-        "the blend pairs Llama 3's rule makes the rescaled ratio a straight line in r: fit it "
-        "with np.polyfit(r, g, 1) and solve for the r where the line reaches 0 and where it "
-        "reaches 1. Those are low_freq_factor and high_freq_factor.",
-    ),
-    objective="Reads a Llama 3 config back from its frequencies: the factor from the slowest "
-    "pairs, the bands from the blend, a straight line in the turn count r = L / lambda.",
     mistakes=(
         Mistake("the wavelength edges L / high_freq_factor and L / low_freq_factor given instead "
                 "of the two factors, which are turn counts",
@@ -192,19 +152,6 @@ def _cache_drift(then: float, now: float) -> float:
 dynamic_cache = Exercise(
     key="06.dynamic_cache", answer_name="cache_drift", level="challenge", kind="explanation",
     minutes=15, params=_CACHE,
-    title="Dynamic NTK and a KV cache: how far a cached key's slowest pair is off",
-    hints=(
-        "A cached key keeps the rotation it got when it was stored. Compare the slowest pair's "
-        "angle then, with the frequencies for the shorter sequence, and now, with the frequencies "
-        "for the longer one.",
-        "With factor 1, dynamic NTK uses s_eff = l / L once the length l passes L, and NTK-aware "
-        "scaling with s_eff divides the slowest pair's frequency by exactly s_eff. Compute the "
-        "slowest trained frequency base ** (-(d - 2) / d), the two values of s_eff (the length "
-        "when the key was cached and the length now), the angle m theta' with each, and subtract: "
-        "cached minus now, in radians.",
-    ),
-    objective="Explains why dynamic NTK and a KV cache disagree by computing how far a cached "
-    "key's angle is from the angle the current frequencies give it.",
     mistakes=(
         Mistake("the sign: the cached angle minus the current one is asked",
                 lambda right: -right, from_answer=True),
@@ -258,21 +205,6 @@ def _reasoned(choice: str) -> tuple[str, float]:
 which_scaling = Exercise(
     key="06.which_scaling", answer_name="method", level="challenge", kind="detector", minutes=20,
     rtol=1e-4, params=_MYSTERY,
-    title="Which rope_type produced these frequencies?",
-    hints=(
-        "Each rope_type leaves its own shape in the ratio of the scaled frequencies to the plain "
-        "ones. Draw that ratio against the pair index and ask what shape each candidate would "
-        "give.",
-        "Divide by theta_i = base ** (-2i/d) with the statement's base and d. A ratio that is "
-        "flat everywhere suggests linear interpolation; one that falls from the first pair on "
-        "suggests the NTK family. If the fast pairs are kept and the slowest divided by the "
-        "factor, look at the blend between them: one method draws a straight line in the pair "
-        "index i, another a straight line in the turn count, which is proportional to theta_i. "
-        "Measure the evidence as the statement defines it: the largest gap between the blend and "
-        "the straight line in {line} through its first and last pair.",
-    ),
-    objective="Tells the by-parts methods apart from the shape of the ratio: YaRN's code ramps "
-    "linearly in the pair index, Llama 3 (and the YaRN paper) linearly in the turn count.",
     mistakes=(
         Mistake("{straight}: {why}: test the shape of the blend",
                 lambda: _reasoned(_MYSTERY["straight"])),

@@ -37,17 +37,6 @@ _SELF: dict[str, Any] = {"slope": 0.25, "m": "1/4"}
 alibi_self_weight = Exercise(
     key="07.alibi_self_weight", answer_name="self_weight", level="warm-up", kind="prediction",
     minutes=8, rtol=1e-4, params=_SELF,
-    title="ALiBi with slope {m}: the weight the 10th token puts on itself",
-    hints=(
-        "With equal content scores the softmax sees only ALiBi's bias. Write the weight of each "
-        "of the ten keys relative to the weight of the token on itself.",
-        "The key r tokens back gets the bias -m r, so its weight is proportional to exp(-m r), "
-        "for r = 0 .. 9. The weight on itself is its own term divided by the sum of all ten "
-        "terms; that sum is a geometric series, which you can add in closed form or with np.exp "
-        "and a sum.",
-    ),
-    objective="Predicts the recency that ALiBi's penalty alone creates: weights proportional to "
-    "exp(-m r) over the keys behind the query.",
     mistakes=(
         Mistake("1/10: the bias is ignored and the weight spread evenly", lambda: 1 / _TOKENS),
         Mistake("the bias added with the wrong sign, so distant keys are favoured",
@@ -79,20 +68,7 @@ def _slopes(n_heads: int, *, first_h: int = 1, extra_start: int = 0) -> list[flo
 alibi_heads = Exercise(
     key="07.alibi_heads", answer_name="alibi_slopes_for", level="core", kind="construction",
     minutes=12,
-    title="ALiBi's slopes for any number of heads (checked with 20)",
     call_with=(_HEADS,),
-    hints=(
-        "When n_heads is a power of two, the formula of the ALiBi section applies directly. "
-        "Otherwise the reference code takes the slopes of the nearest smaller power of two and "
-        "fills the remaining heads from a second, finer sequence.",
-        "Let c be the largest power of two not above n_heads. The first c slopes are the "
-        "section's formula for c heads. The other n_heads - c slopes come from the formula for 2c "
-        "heads, taking every other one of them, starting with the first, as many as you need. "
-        "Return one array: the c slopes, then the extra ones. Try a power of two first, where "
-        "nothing is added.",
-    ),
-    objective="Writes ALiBi's slope rule for any head count, including the interleaved extra "
-    "heads when it is not a power of two.",
     mistakes=(
         Mistake("2^(-8h/H) used directly for a head count that is not a power of two",
                 lambda: np.array([2.0 ** (-8 * h / _HEADS) for h in range(1, _HEADS + 1)])),
@@ -138,20 +114,6 @@ def _decoder_buckets(exact: int, rounding: bool = False, max_distance: int | Non
 t5_decoder_starts = Exercise(
     key="07.t5_decoder_starts", answer_name="first_distance", level="core", kind="derivation",
     minutes=12, params=_DECODER,
-    title="A T5 decoder with max_distance {max_distance}: the first distance of each bucket "
-    "16..31",
-    hints=(
-        "In a decoder every bucket is for the past, so the exact buckets and the logarithmic ones "
-        "are shared out differently than in an encoder. Write the bucket as a function of the "
-        "distance, then read where each bucket begins.",
-        "With 32 buckets all for the past, half of them are exact (one distance each), and the "
-        "rest grow logarithmically up to max_distance, past which everything falls into the last "
-        "bucket. Compute, for every distance n from 0 to a few thousand, the bucket with the T5 "
-        "section's formula and max_distance = {max_distance} (capped at the last bucket), then "
-        "for each logarithmic bucket take the smallest n that lands in it. Return an int array.",
-    ),
-    objective="Derives T5's causal bucket boundaries from the formula with a decoder's parameters "
-    "(32 buckets for the past, 16 exact) and a maximum distance other than the page's.",
     mistakes=(
         Mistake("the encoder's 8 exact buckets kept for the decoder (E = B'/2 = 16 there)",
                 lambda: _starts(_decoder_buckets(8))),
@@ -186,19 +148,7 @@ def bucket_matrices() -> list[NDArray[np.int64]]:
 
 t5_direction = Exercise(
     key="07.t5_direction", answer_name="key_minus_query", level="core", kind="detector", minutes=12,
-    title="Which T5 bucket matrices were computed from key minus query?",
     call_with=(bucket_matrices(),),
-    hints=(
-        "Look at the cells where you know the answer in advance: a key right next to its query. "
-        "Its bucket depends on which way the offset was computed.",
-        "Take the entries (i, i - 1), the key just before its query, with np.diagonal(m, "
-        "offset=...). Work out with T5's bucket rules which bucket a distance of one token into "
-        "the past gets, and which bucket the same key gets when the offset is computed the other "
-        "way round, in a decoder and in an encoder. A matrix computed from key minus query has "
-        "the past bucket all along that diagonal.",
-    ),
-    objective="Detects the swapped relative position (query minus key) in both T5 modes, knowing "
-    "where past keys must land.",
     mistakes=(
         Mistake("a test that every matrix passes, such as buckets growing away from the diagonal",
                 lambda: np.ones(4, dtype=bool)),
@@ -234,20 +184,6 @@ def _geometric_weights(slopes: NDArray[np.float64]) -> NDArray[np.float64]:
 alibi_local_heads = Exercise(
     key="07.alibi_local_heads", answer_name="local_heads", level="challenge", kind="explanation",
     minutes=15, params=_WINDOW,
-    title="Which of 12 ALiBi heads read mostly the last {recent} tokens?",
-    hints=(
-        "A head is local when its weights fall fast enough that the {recent} most recent keys "
-        "hold "
-        "most of the total. That depends only on its slope: compute the share for each head "
-        "rather than guess from the order of the slopes.",
-        "For the last of 512 tokens, the key r back weighs exp(-m r), r = 0 .. 511. The share of "
-        "the {recent} most recent keys is the sum over r = 0 .. {last} divided by the sum over "
-        "all r (both "
-        "geometric sums, or np.exp and np.sum). Compute it for every slope of alibi_slopes(12) "
-        "and collect the head numbers, counting from 1, whose share is above one half.",
-    ),
-    objective="Explains ALiBi's local and global heads through the halving distance ln 2 / m, "
-    "including the interleaved heads of a 12-head model.",
     mistakes=(
         Mistake("heads numbered from 0; the heads are h = 1 .. 12",
                 lambda: _local(alibi_weights_by_distance(_LOCAL_HEADS, _CONTEXT), first=0),

@@ -40,19 +40,6 @@ def _rounded_half_up(values: NDArray[np.int64], gap: int, down: bool = False
 bfloat16_ties = Exercise(
     key="08.bfloat16_ties", answer_name="stored", level="warm-up", kind="prediction", minutes=8,
     params=_TIES,
-    title="bfloat16 (round to nearest, ties to even) of the positions {positions}",
-    hints=(
-        "Between two powers of two, the numbers bfloat16 stores are evenly spaced. Find the "
-        "spacing just above {low}; each position then goes to its nearest stored neighbour, and a "
-        "tie needs the rule in the title.",
-        "bfloat16 keeps 8 significant bits (7 stored fraction bits), so in [{low}, {high}) the "
-        "gap is {low} divided by 2^7. Write the stored numbers around each position as multiples "
-        "q * gap. "
-        "A position nearer to one neighbour goes there; a position exactly halfway goes to the "
-        "neighbour whose q is even.",
-    ),
-    objective="Predicts bfloat16's rounding of integer positions past 256, including the halfway "
-    "cases that go to the even neighbour.",
     mistakes=(
         Mistake("truncation (always down) instead of round to nearest",
                 lambda: _rounded_half_up(*_ties(), down=True)),
@@ -82,18 +69,6 @@ def _binade_widths() -> NDArray[np.float64]:
 truncation_bias = Exercise(
     key="08.truncation_bias", answer_name="mean_error", level="core", kind="derivation", minutes=12,
     rtol=0.01, params=_SPREAD,
-    title="The mean error of truncating numbers spread evenly over [{low}, {high}) to bfloat16",
-    hints=(
-        "Truncation always rounds toward zero, so for positive numbers the error has one sign. "
-        "Find the average error within one binade first, then weigh the binades.",
-        "Within a binade, truncation lowers a number by an amount spread evenly between 0 and one "
-        "gap, so by half a gap on average. Split [{low}, {high}) into its binades [2^k, 2^(k+1)): "
-        "find bfloat16's gap in each (7 fraction bits) and the share of an even spread that falls "
-        "in each (its width over the whole width). Weigh each binade's mean error by its share, "
-        "and keep the sign.",
-    ),
-    objective="Derives truncation's bias (minus half a gap on average) over several binades, "
-    "weighting each binade's gap by the share of the numbers it holds.",
     mistakes=(
         Mistake("the binades averaged with equal weights: each holds twice the numbers of the "
                 "one below it", lambda: -_binade_widths().mean() * _GAP_AT_ONE / 2),
@@ -153,20 +128,7 @@ def _largest_errors() -> NDArray[np.float64]:
 table_detector = Exercise(
     key="08.table_detector", answer_name="angles_were_16bit", level="core", kind="detector",
     minutes=12,
-    title="Which stored cosine tables were computed with 16-bit angles?",
     call_with=(cos_tables(),),
-    hints=(
-        "Two kinds of error are mixed up here. Storing a right value in 16 bits moves it by a "
-        "tiny amount; computing the angle in 16 bits moves the angle itself. Compare their sizes.",
-        "Compute the true table, cos(t theta_i) in float64 for t = 0 .. 4095 and the 16 pairs of "
-        "d = 32, and the largest absolute difference of each stored table from it. Storing a "
-        "value near 1 moves it by at most half a gap of the format (work that out for float16 and "
-        "for bfloat16), while a 16-bit angle at positions in the thousands can be off by a large "
-        "part of a radian. Choose a threshold well above the storage bound and return one bool "
-        "per table.",
-    ),
-    objective="Detects the 16-bit-angle bug in a stored table, telling it apart from the harmless "
-    "rounding of storing the result in float16 or bfloat16.",
     mistakes=(
         Mistake("a tolerance below the storage rounding: every 16-bit table differs from float64",
                 lambda: np.ones(len(_TABLES), dtype=bool)),
@@ -183,19 +145,6 @@ one, and its largest finite value (a graded release may pose another format with
 float16_edges = Exercise(
     key="08.float16_edges", answer_name="edges", level="challenge", kind="derivation", minutes=15,
     params=_FORMAT,
-    title="{name}'s last step: the integers stored as {largest}, and the first stored as inf",
-    hints=(
-        "Near the top of {name} the stored numbers are far apart. Find the gap there, the two "
-        "neighbours of {largest}, and the midpoints where rounding switches from one to the other.",
-        "With {bits} fraction bits, the numbers in [2^{top}, 2^{next}) are 2^({top} - {bits}) "
-        "apart. {largest} is the largest finite value; the next one up would be 2^{next}, which "
-        "the format lacks, so rounding there means inf. The edges are the two midpoints, "
-        "between {largest} and its lower neighbour and between {largest} and 2^{next}. At a tie "
-        "the value goes to the neighbour whose last fraction bit is 0: decide which way each "
-        "midpoint goes, and take the smallest integer on each side.",
-    ),
-    objective="Derives where float16 overflows from its fraction bits and exponent range, with "
-    "ties to even deciding both edges of its last step.",
     mistakes=(
         Mistake("halfway cases always rounded up; a tie goes to the even neighbour",
                 lambda right: right - np.array([1, 0]), from_answer=True),

@@ -47,17 +47,6 @@ def _plain_slow(length: int = 8192) -> int:
 llama31_slow_pairs = Exercise(
     key="09.llama31_slow_pairs", answer_name="pushed_below", level="warm-up", kind="derivation",
     minutes=10, params=_SLOW,
-    title="{name}: how many pairs does its scaling push below {turn} in 8192 tokens?",
-    hints=(
-        "Count twice and subtract. Before you compute, ask which of the three bands of Llama 3's "
-        "scaling could move a pair across the {line} line, and which cannot.",
-        "Pair i makes L theta_i / (2 pi) turns in L = 8192 tokens. Count the pairs under {turn} "
-        "with the first value rope_frequencies_from_config(PRESETS['{model}']) returns, and "
-        "again with the plain rope_theta ** (-2i/{head}), for example inverse_frequencies({head}, "
-        "rope_theta). The answer is the difference, as a Python int.",
-    ),
-    objective="Reads a real config's frequencies with rope_frequencies_from_config and sees that "
-    "Llama 3's scaling also slows the middle band, not only the pairs that were already slow.",
     mistakes=(
         Mistake("the count with the scaling alone; the question asks how many more than without it",
                 _scaled_slow),
@@ -85,20 +74,6 @@ def _partial_row(head_dim: int = _D, p: float | None = None) -> NDArray[np.float
 partial_vs_p_rope = Exercise(
     key="09.partial_vs_p_rope", answer_name="two_ways", level="core", kind="construction",
     minutes=15, params=_PARTIAL,
-    title="Two ways to stop {stopped} of a head rotating: partial rotary and p-RoPE, d = 64, "
-    "p = {p}",
-    hints=(
-        "Both methods stop the same number of pairs, but they disagree on the frequencies of the "
-        "pairs that still rotate. For each method, ask over which width the formula "
-        "base^(-2i/width) is spread.",
-        "Partial rotary rotates only the first floor(p * d) dimensions and treats them as a small "
-        "head of its own: its pairs get base**(-2i/r), with r that rotating width. p-RoPE keeps "
-        "the fastest floor(p * d / 2) pairs at their ordinary frequencies base**(-2i/d) and stops "
-        "the others. Fill the two rows of a (2, 32) array of zeros, and count the nonzero entries "
-        "of each row before you check.",
-    ),
-    objective="Builds partial rotary's and p-RoPE's frequencies from their definitions and tells "
-    "them apart: as many pairs rotate in both, but only partial rotary respaces them.",
     mistakes=(
         Mistake("the rows swapped (row 0 is partial rotary, row 1 p-RoPE)",
                 lambda right: np.asarray(right)[::-1], from_answer=True),
@@ -130,17 +105,6 @@ release may pose groups of heads: ``use``)."""
 mla_cache = Exercise(
     key="09.mla_cache", answer_name="per_token", level="core", kind="derivation", minutes=10,
     params=_KEYS,
-    title="DeepSeek-V3 without a shared rotary key: numbers cached per token and layer",
-    hints=(
-        "Two things are cached per token and layer: the compressed latent and the rotary key. "
-        "Only the second would change if the rotary key were no longer shared by the heads.",
-        "Read kv_lora_rank, num_attention_heads and qk_rope_head_dim from PRESETS['deepseek-v3']. "
-        "The latent takes kv_lora_rank numbers; one rotary key takes qk_rope_head_dim numbers, "
-        "and with a key of its own for every {who} there would be {count} of them. Add the two "
-        "parts and store an int.",
-    ),
-    objective="Derives MLA's cache size from the config's shapes and sees why the rotary key is "
-    "shared by all heads.",
     mistakes=(
         Mistake("the shared rotary key (one k^R for all heads, what DeepSeek does)",
                 lambda: _V3["kv_lora_rank"] + _V3["qk_rope_head_dim"]),
@@ -176,20 +140,6 @@ def _mistaken(right: NDArray[np.int64], *, resume: int | None = None, swap: bool
 mrope_positions = Exercise(
     key="09.mrope_positions", answer_name="mrope_ids", level="core", kind="prediction", minutes=10,
     params=_MROPE,
-    title="Predict M-RoPE's (t, h, w) positions: {before} text tokens, a {rows} x {cols} image, "
-    "{after} text tokens",
-    hints=(
-        "Follow the rules of the example printed above: a text token uses one index on all three "
-        "axes, image patches share a time index and spread over height and width, and the text "
-        "after the image carries on from somewhere. Find where.",
-        "Number the text tokens before the image first, t = h = w = the token's index. The "
-        "image starts at the next index: every patch gets that index as t, h = start + row and "
-        "w = start + "
-        "column, going row by row through the patches. The text after the image starts one past "
-        "the largest position used so far on any axis, and counts up by one.",
-    ),
-    objective="Predicts M-RoPE's three position ids for text and image tokens, and where the text "
-    "after an image resumes.",
     mistakes=(
         Mistake("the text after the image resuming at its token index ({before} + {rows} x "
                 "{cols}); M-RoPE resumes one past the largest position used, so an image costs "
@@ -218,20 +168,6 @@ about some: ``use``)."""
 cache_survives = Exercise(
     key="09.cache_survives", answer_name="stale_cache", level="challenge", kind="explanation",
     minutes=15, params=_STALE,
-    title="Which presets' cached keys go wrong as a text grows from 1024 to 131072 tokens?",
-    hints=(
-        "A cached key stays right while the frequencies that rotated it stay the same. So the "
-        "question is whose frequencies depend on the length of the text, not who has a "
-        "rope_scaling.",
-        "For every preset the question asks about, call rope_frequencies_from_config(config, "
-        "seq_len=1024) and again with seq_len=131072, and compare both returned values (the "
-        "frequencies with np.array_equal, and the attention factor). For a preset with several "
-        "kinds of layer that rotate (config_layer_kinds outside UNROTATED_KINDS), compare each "
-        "kind, passing it as layer_type; a preset none of whose layers rotate has nothing to "
-        "compare. Collect the names whose results differ.",
-    ),
-    objective="Explains why a KV cache of rotated keys survives static scaling but not a method "
-    "whose frequencies follow the current length, by finding the models where that happens.",
     mistakes=(
         Mistake("every model with a rope_scaling: a static scaling (PI, YaRN, llama3) fixes the "
                 "frequencies once, so its cache stays valid",

@@ -42,21 +42,6 @@ def _rescaled(factor: float) -> Any:
 turning_pairs = Exercise(
     key="10.turning_pairs", answer_name="n_turning", level="warm-up", kind="prediction", minutes=5,
     params=_COVERED,
-    title="Predict: how many RoPE pairs of the lab turn at least once in {length} positions "
-    "({times}x)?",
-    hints=(
-        "A pair has met every angle when it makes at least one full turn within the training "
-        "length. The lab's frequencies shrink by the same factor from pair to pair: estimate the "
-        "turns of the fastest pair, then divide.",
-        "With head size 16 and base 10000, theta_i = 10000**(-2i/16), which you can write as a "
-        "power of ten with a simple exponent in i. Pair i makes {length} theta_i / (2 pi) turns "
-        "in {length} positions. Work out the turns of pair 0 in your head (2 pi is a little over "
-        "6), divide by the factor between neighbouring pairs, and count the pairs that still reach "
-        "one turn. "
-        "Type the count: no code.",
-    ),
-    objective="Predicts from theta_i and the length which RoPE pairs complete a turn, the ones "
-    "whose angles a longer training would have covered.",
     mistakes=(
         Mistake("forgetting the 2 pi (counting angles L * theta_i of at least 1 radian)",
                 stored_mistake("10.turning_pairs", 0, _COVERED)),
@@ -75,19 +60,6 @@ turning_pairs = Exercise(
 break_position = Exercise(
     key="10.break_position", answer_name="t5_breaks_at", level="core", kind="derivation",
     minutes=10, params=_BREAK,
-    title="Where does T5 fall below {threshold} on the induction task? (committed results, mean "
-    "of seeds)",
-    hints=(
-        "The answer is in the committed results, not in a new run: average the seeds of one curve "
-        "and scan it from the end of the training length on.",
-        "Take the curves from grid['curves'] (or posenc_lib.lab.results.load('curves')), average "
-        "the seeds of t5 on induction at 8x with results.mean_curves, and look at the positions "
-        "from 32 on. Skip the positions with no score (NaN) and take the first whose mean "
-        "accuracy is below {threshold}. Store its position in the sequence, not its distance "
-        "from 32, as an int.",
-    ),
-    objective="Reads an accuracy-by-position curve averaged over seeds and locates where a scheme "
-    "stops generalising, in positions rather than offsets.",
     mistakes=(
         Mistake("the offset from the trained length instead of the position",
                 lambda right: right - _TRAINED, from_answer=True),
@@ -100,19 +72,6 @@ break_position = Exercise(
 seed_spread = Exercise(
     key="10.seed_spread", answer_name="interval", level="core", kind="derivation", minutes=10,
     params=_SPREAD, rtol=1e-3, atol=1e-4,
-    title="{task} at {multiple}: the t 95% interval of {named} minus RoPE, seed by seed",
-    hints=(
-        "Seed i of every scheme starts from the same weights and sees the same batches, so "
-        "compare the two schemes seed by seed: one difference per seed, then the interval of "
-        "their mean, as the verdict rule builds its intervals.",
-        "Take the {multiple} column of stats[('{task}', '{scheme}')] and of RoPE's, over the "
-        "five seeds both have (the first five rows), and their differences d. The interval is "
-        "mean(d) -/+ t s / sqrt(n), with s the standard deviation with n - 1 "
-        "(np.std(d, ddof=1)) and t = t_quantile(n - 1) from posenc_lib.lab.verdicts. Store "
-        "(low, high) as two floats.",
-    ),
-    objective="Judges a gap between two schemes by the t interval of their seed-by-seed "
-    "differences, the notebook's rule, and not by the gap of the means alone.",
     mistakes=(
         Mistake("the normal quantile 1.96 instead of Student's t with n - 1 = 4 degrees of "
                 "freedom (too narrow with five seeds)",
@@ -130,17 +89,6 @@ seed_spread = Exercise(
 t5_far_bucket = Exercise(
     key="10.t5_far_bucket", answer_name="far_keys", level="challenge", kind="explanation",
     minutes=15, params=_FAR,
-    title="T5 at {times}x: how many keys of the last query share the farthest bucket?",
-    hints=(
-        "Past some distance, T5 gives every key the same bucket. Find that distance for the lab's "
-        "settings, and count how many of the last query's keys lie beyond it.",
-        "For the last query of a {tokens}-token input, compute the offset j - i of every key j and "
-        "their buckets with posenc_lib.bias.t5_relative_position_bucket(offsets, "
-        "bidirectional=False, num_buckets=16, max_distance=32). Count the keys whose bucket is "
-        "the one of the farthest key, j = 0, and store the count as a Python int.",
-    ),
-    objective="Explains T5's fall at long inputs through a computed consequence: how many keys "
-    "share one learned bias, which dilutes the one right key.",
     mistakes=(
         Mistake("the keys before the far bucket starts instead of the keys in it",
                 lambda right: _FAR["tokens"] - right, from_answer=True),

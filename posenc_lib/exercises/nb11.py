@@ -37,18 +37,6 @@ which one mistake names)."""
 ntk_ratios = Exercise(
     key="11.ntk_ratios", answer_name="ntk_ratios", level="warm-up", kind="prediction", minutes=8,
     params=_FACTOR,
-    title="Predict NTK-aware's ratio for pairs 0, 32 and 63 at factor {s} (head size 128)",
-    hints=(
-        "Only the base changes, and it changes so that the last pair is slowed by exactly s. "
-        "Write the ratio of a new frequency to the old one as a power of s, and watch how its "
-        "exponent grows with i.",
-        "Call the new base b. The ratio theta'_i / theta_i is (b / base) ** (-2i/d). Require that "
-        "the last pair, i = d/2 - 1, is slowed by exactly s, solve for b / base as a power of s, "
-        "and put it back into the ratio for any i. Then evaluate at the three pairs with d = 128 "
-        "and s = {s}; two of them need no calculator.",
-    ),
-    objective="Derives NTK-aware scaling's ratio per pair, s**(-2i/(d-2)): the fastest pair is "
-    "left alone, the slowest is slowed by exactly s, and the middle pair by about sqrt(s).",
     mistakes=(
         Mistake("the exponent 2i/d instead of 2i/(d-2): the new base is base * s**(d/(d-2)), so "
                 "that the last pair (i = d/2 - 1), not a pair past it, is slowed by s",
@@ -82,18 +70,6 @@ def _per_dimension() -> NDArray[np.float64]:
 offset_distance = Exercise(
     key="11.offset_distance", answer_name="offset_distance", level="core", kind="derivation",
     minutes=15,
-    title="From the dot product to the distance of PE(0) and PE(k): offset_distance(50, 32, 100.0)",
-    hints=(
-        "You know the norm of every position vector (notebook 03) and the dot product PE(0).PE(k) "
-        "(the figure). A squared distance can be written with exactly these two.",
-        "Expand |a - b|**2 = |a|**2 + |b|**2 - 2 a.b. Both norms are the same constant, and "
-        "PE(0).PE(k) = sum_i cos(w_i k) with w_i = base ** (-2i/d_model). Make the frequencies a "
-        "(1, d_model/2) row and the offsets k = 0 .. n_offsets - 1 an (n, 1) column, so that "
-        "broadcasting gives all the cosines at once; sum over the pairs, combine, and take the "
-        "square root.",
-    ),
-    objective="Derives the distance between two sinusoidal position vectors from their norms and "
-    "dot product: sqrt(sum_i (2 - 2 cos(theta_i k))), a function of the offset k alone.",
     mistakes=(
         Mistake("the squared distance: the square root is missing", lambda right: right**2,
                 from_answer=True),
@@ -137,18 +113,6 @@ def mystery_tables() -> list[NDArray[np.float64]]:
 table_orientation = Exercise(
     key="11.table_orientation", answer_name="rows_are_positions", level="core", kind="detector",
     minutes=10, params=_ORIENTATION,
-    title="Four drawn tables: in which do the rows stand for positions?",
-    hints=(
-        "A shape cannot tell you which axis is the position, but a property of the encoding can: "
-        "something about a position vector is the same whatever the position (notebook 03).",
-        "Every position vector of a sinusoidal table has the norm sqrt(d_model / 2), whatever the "
-        "position. For each table, compute the norms of its rows, np.linalg.norm(table, axis=1), "
-        "and test whether they all equal sqrt(n / 2), with n the length of a row. A row of a "
-        "transposed table is one dimension across the positions, and those norms vary. Return one "
-        "bool per table.",
-    ),
-    objective="Tells a (positions, dimensions) table from its transpose through a property of the "
-    "encoding (constant norm per position, sin(t) in column 0), not through its shape.",
     mistakes=(
         Mistake("reading every table as (positions, dimensions): heatmap_002 draws the transpose",
                 lambda: np.ones(_N_TABLES, dtype=bool)),
@@ -174,19 +138,6 @@ the answer for 512)."""
 octaves = Exercise(
     key="11.octaves", answer_name="doubling", level="challenge", kind="explanation", minutes=15,
     params=_WIDTH,
-    title="Pairs per doubling of the wavelength, and doublings in all, for d_model = {d}",
-    hints=(
-        "From one pair to the next the wavelength grows by the same factor, so it grows "
-        "geometrically, as a counter's bit periods double. Compare the two growth rates on a log2 "
-        "scale.",
-        "The wavelength of pair i is 2 pi base**(2i/d), so from one pair to the next it is "
-        "multiplied by base**(2/d). The doublings per pair are log2 of that factor, and its "
-        "inverse is the number of pairs per doubling. For the total, take log2 of the ratio of "
-        "the slowest pair's wavelength to the fastest's, with d_model = {d} and base 10000.",
-    ),
-    objective="Explains the binary-counter picture quantitatively: the wavelengths grow "
-    "geometrically, so the encoding spans about log2(base) doublings whatever d_model, more pairs "
-    "per doubling as d_model grows.",
     mistakes=(
         Mistake("one step per dimension instead of per pair (the exponent is 2i/d, with i a pair)",
                 lambda: np.array([_WIDTH["d"] / np.log2(_BASE),

@@ -72,6 +72,22 @@ def _finite_1d(name: str, values: Any) -> NDArray[np.float64]:
     return array
 
 
+def _per_seed(name: str, values: Any, other_name: str, other: Any) -> tuple[
+        NDArray[np.float64], NDArray[np.float64]]:
+    """``values`` and ``other`` as 1-D finite arrays with one value per seed each."""
+    values, other = _finite_1d(name, values), _finite_1d(other_name, other)
+    if values.shape != other.shape:
+        raise ValueError(f"{other_name} must have one value per seed of {name} ({len(values)}); "
+                         f"got {len(other)}")
+    return values, other
+
+
+def _with_interval(label: str, estimate: float, interval: tuple[float, float], rest: str) -> str:
+    """``label (estimate [low, high], rest)``, the three numbers signed to three decimals."""
+    low, high = interval
+    return f"{label} ({estimate:+.3f} [{low:+.3f}, {high:+.3f}], {rest})"
+
+
 def t_interval(values: Any) -> tuple[float, float, float]:
     """The mean of ``values`` (one per seed) and its Student t 95% interval.
 
@@ -122,9 +138,8 @@ class Verdict:
         unlearned = f"{self.not_learned} of {self.seeds} did not learn"
         if self.label == "not learned":
             return f"not learned ({unlearned})"
-        low, high = self.interval
-        return (f"{self.label} ({self.effect:+.3f} [{low:+.3f}, {high:+.3f}], "
-                f"{self.holding} of {self.learned} hold; {unlearned})")
+        return _with_interval(self.label, self.effect, self.interval,
+                              f"{self.holding} of {self.learned} hold; {unlearned}")
 
 
 def verdict(first: Any, later: Any) -> Verdict:
@@ -147,10 +162,7 @@ def verdict(first: Any, later: Any) -> Verdict:
     >>> str(verdict([1.0, 0.98, 0.99, 0.5], [0.97, 0.97, 0.96, 0.1]))
     'holds (-0.02 [-0.05, +0.01], 3 of 3 hold; 1 of 4 did not learn)'
     """
-    first, later = _finite_1d("first", first), _finite_1d("later", later)
-    if first.shape != later.shape:
-        raise ValueError(f"later must have one value per seed of first ({len(first)}); "
-                         f"got {len(later)}")
+    first, later = _per_seed("first", first, "later", later)
     learned = first >= LEARNED_AT
     change = (later - first)[learned]  # a_m - a_1 of the seeds that learned
     holding = int(np.sum(change >= -TOLERANCE))
@@ -173,9 +185,7 @@ class Comparison:
     seeds: int
 
     def __str__(self) -> str:
-        low, high = self.interval
-        return (f"{self.label} ({self.difference:+.3f} [{low:+.3f}, {high:+.3f}], "
-                f"{self.seeds} seeds)")
+        return _with_interval(self.label, self.difference, self.interval, f"{self.seeds} seeds")
 
 
 def paired_difference(values: Any, baseline: Any) -> Comparison:
@@ -196,10 +206,7 @@ def paired_difference(values: Any, baseline: Any) -> Comparison:
     >>> str(paired_difference([0.9, 0.8, 0.85], [0.5, 0.45, 0.5]))
     'better (+0.37 [+0.29, +0.44], 3 seeds)'
     """
-    values, baseline = _finite_1d("values", values), _finite_1d("baseline", baseline)
-    if values.shape != baseline.shape:
-        raise ValueError(f"baseline must have one value per seed of values ({len(values)}); "
-                         f"got {len(baseline)}")
+    values, baseline = _per_seed("values", values, "baseline", baseline)
     difference, low, high = t_interval(values - baseline)
     label = "better" if low > 0 else "worse" if high < 0 else "no clear difference"
     return Comparison(label, difference, (low, high), len(values))
