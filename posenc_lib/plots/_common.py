@@ -11,7 +11,10 @@ from typing import Any
 import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.lines import Line2D
+from matplotlib.path import Path
+from matplotlib.patheffects import AbstractPathEffect
 from matplotlib.text import Text
+from matplotlib.transforms import IdentityTransform
 from numpy.typing import NDArray
 
 from posenc_lib._checks import check_array
@@ -138,3 +141,60 @@ def cell_texts(ax: Axes, strings: Any, dark: Any = None, **style: Any) -> list[T
 def legend_markers(colours: Sequence[Any], marker: str) -> list[Line2D]:
     """Legend handles: one marker (no line) per colour."""
     return [Line2D([], [], color=colour, marker=marker, linestyle="none") for colour in colours]
+
+
+STRAIGHT_TOLERANCE = 1e-6
+"""Pixels: a vertex this close to the straight line its run follows is left out of the stroke."""
+
+
+def _straight_run_ends(xy: NDArray[np.float64], tolerance: float) -> list[int]:
+    """Indices of the vertices to keep: the first, the last, and the ends of straight runs.
+
+    A run starts at a kept vertex a and follows the direction u to the next vertex; a vertex
+    continues it while it lies ahead of the one before it (along u) and within ``tolerance``
+    of the line through a along u (the distance |u x (p - a)| / |u|), so the dropped vertices
+    stay within 2 * tolerance of the chord that replaces them."""
+    keep = [0]
+    anchor, direction = xy[0], None
+    for i in range(1, len(xy) - 1):
+        step = xy[i + 1] - xy[i]
+        if direction is None:
+            direction = xy[i] - anchor
+        length = float(np.hypot(*direction))
+        offset = xy[i + 1] - anchor
+        across = abs(direction[0] * offset[1] - direction[1] * offset[0])  # |u x (p - a)|
+        if length == 0.0 or across > tolerance * length or step @ direction <= 0.0:
+            keep.append(i)
+            anchor, direction = xy[i], None
+    return [*keep, len(xy) - 1]
+
+
+class StraightRuns(AbstractPathEffect):
+    """Stroke a line without the vertices that lie on a straight run (within
+    :data:`STRAIGHT_TOLERANCE` pixels): the line's data stay as they are.
+
+    Why: Agg joins two segments that are collinear to the last bits through the intersection of
+    two nearly parallel lines, whose position swings with a last-bit change of a vertex. A
+    straight line on a log axis (a geometric sequence: NTK's frequency ratios, ALiBi's weights)
+    gets its vertices from numpy's log10, whose AVX-512 path and scalar path differ in the last
+    bit for about one value in five, so a picture moved by one level in a few dozen pixels from
+    one CPU to another. Without those joins the last bits no longer reach a pixel: the
+    tolerance is millions of times a coordinate's last bit (2e-13 pixel at 1000 pixels) and
+    about a four-thousandth of Agg's 1/256-pixel grid, too little to see.
+    """
+
+    def draw_path(self, renderer: Any, gc: Any, tpath: Path, affine: Any,
+                  rgbFace: Any = None) -> None:
+        xy = affine.transform(tpath.vertices)
+        if tpath.codes is None and len(xy) > 2 and np.isfinite(xy).all():
+            xy = xy[_straight_run_ends(xy, STRAIGHT_TOLERANCE)]
+            tpath, affine = Path(xy), IdentityTransform()
+        renderer.draw_path(gc, tpath, affine, rgbFace)
+
+
+def stroke_straight_runs(line: Line2D) -> Line2D:
+    """Give ``line`` the :class:`StraightRuns` effect unless it has markers (which the effect
+    would draw one by one); returns ``line``."""
+    if line.get_marker() in (None, "None", "none", "", " "):
+        line.set_path_effects([StraightRuns()])
+    return line
