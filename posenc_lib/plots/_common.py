@@ -147,26 +147,36 @@ STRAIGHT_TOLERANCE = 1e-6
 """Pixels: a vertex this close to the straight line its run follows is left out of the stroke."""
 
 
-def _straight_run_ends(xy: NDArray[np.float64], tolerance: float) -> list[int]:
-    """Indices of the vertices to keep: the first, the last, and the ends of straight runs.
+def _run_end(xy: NDArray[np.float64], anchor: int, tolerance: float) -> int:
+    """The last vertex of the straight run that starts at ``anchor``.
 
-    A run starts at a kept vertex a and follows the direction u to the next vertex; a vertex
-    continues it while it lies ahead of the one before it (along u) and within ``tolerance``
-    of the line through a along u (the distance |u x (p - a)| / |u|), so the dropped vertices
-    stay within 2 * tolerance of the chord that replaces them."""
+    The run follows the direction u from the anchor a to the next vertex; a vertex p continues
+    it while it lies ahead of the one before it (along u) and within ``tolerance`` of the line
+    through a along u (the distance |u x (p - a)| / |u|). Vertices are checked in windows that
+    double, so a long run costs a few numpy calls."""
+    u = xy[anchor + 1] - xy[anchor]
+    length = float(np.hypot(u[0], u[1]))
+    first, window = anchor + 2, 64
+    while length > 0.0 and first < len(xy):
+        block = xy[first:first + window]
+        offset = block - xy[anchor]
+        across = np.abs(u[0] * offset[:, 1] - u[1] * offset[:, 0])  # |u x (p - a)|
+        ahead = np.diff(xy[first - 1:first + len(block)], axis=0) @ u > 0.0
+        broken = np.flatnonzero((across > tolerance * length) | ~ahead)
+        if broken.size:
+            return first + int(broken[0]) - 1
+        first, window = first + len(block), 2 * window
+    return min(first, len(xy)) - 1 if length > 0.0 else anchor + 1
+
+
+def _straight_run_ends(xy: NDArray[np.float64], tolerance: float) -> list[int]:
+    """Indices of the vertices to keep: the first, the last, and the ends of straight runs
+    (:func:`_run_end`); every dropped vertex lies within 2 * tolerance of the chord that
+    replaces it (within ``tolerance`` of the run's line, as is the chord's far end)."""
     keep = [0]
-    anchor, direction = xy[0], None
-    for i in range(1, len(xy) - 1):
-        step = xy[i + 1] - xy[i]
-        if direction is None:
-            direction = xy[i] - anchor
-        length = float(np.hypot(*direction))
-        offset = xy[i + 1] - anchor
-        across = abs(direction[0] * offset[1] - direction[1] * offset[0])  # |u x (p - a)|
-        if length == 0.0 or across > tolerance * length or step @ direction <= 0.0:
-            keep.append(i)
-            anchor, direction = xy[i], None
-    return [*keep, len(xy) - 1]
+    while keep[-1] < len(xy) - 1:
+        keep.append(_run_end(xy, keep[-1], tolerance))
+    return keep
 
 
 class StraightRuns(AbstractPathEffect):
