@@ -196,7 +196,11 @@ class StraightRuns(AbstractPathEffect):
     def draw_path(self, renderer: Any, gc: Any, tpath: Path, affine: Any,
                   rgbFace: Any = None) -> None:
         xy = affine.transform(tpath.vertices)
-        if tpath.codes is None and len(xy) > 2 and np.isfinite(xy).all():
+        steps = np.diff(xy, axis=0)
+        # a step line (horizontal and vertical segments only) has no nearly collinear join: two
+        # segments along one axis share that coordinate exactly; matplotlib may snap it as it is
+        rectilinear = bool(np.all((steps[:, 0] == 0.0) | (steps[:, 1] == 0.0)))
+        if tpath.codes is None and len(xy) > 2 and np.isfinite(xy).all() and not rectilinear:
             xy = xy[_straight_run_ends(xy, STRAIGHT_TOLERANCE)]
             tpath, affine = Path(xy), IdentityTransform()
         renderer.draw_path(gc, tpath, affine, rgbFace)
