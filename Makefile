@@ -83,13 +83,15 @@ test: lint
 # may depend on the CPU. Float64 digits at rounding level are found in the stored outputs by
 # tests/test_cpu_independent_outputs.py without a run. The groups to switch off are the ones
 # this numpy dispatches (NPY_DISABLE_CPU_FEATURES ignores names it does not know, with only a
-# hidden warning); tests/test_cpu_paths.py checks that they are off.
+# hidden warning); tests/test_cpu_paths.py checks that they are off. The explorers' pictures at
+# load and the catalogue figures are drawn there too (tests/test_pictures_on_every_cpu.py): the
+# same pixels as stored.
 NPY_DISPATCHED = $(shell $(BIN)/python -c "from numpy._core._multiarray_umath import __cpu_dispatch__ as d; print(' '.join(d))")
 test-baseline: $(STAMP)
 	notebooks="$$($(BIN)/python -m tools.simd_notebooks)" && \
 	NPY_DISABLE_CPU_FEATURES="$(NPY_DISPATCHED)" POSENC_EXPECT_NUMPY_BASELINE=1 \
 		$(BIN)/pytest $(PARALLEL) $(NBVAL) tests/test_cpu_paths.py tests/test_statements*.py \
-		$$notebooks
+		tests/test_pictures_on_every_cpu.py $$notebooks
 
 notebooks: $(STAMP)
 	$(BIN)/python tools/run_notebooks.py

@@ -11,7 +11,10 @@ from typing import Any
 import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.lines import Line2D
+from matplotlib.path import Path
+from matplotlib.patheffects import AbstractPathEffect
 from matplotlib.text import Text
+from matplotlib.transforms import IdentityTransform
 from numpy.typing import NDArray
 
 from posenc_lib._checks import check_array
@@ -138,3 +141,74 @@ def cell_texts(ax: Axes, strings: Any, dark: Any = None, **style: Any) -> list[T
 def legend_markers(colours: Sequence[Any], marker: str) -> list[Line2D]:
     """Legend handles: one marker (no line) per colour."""
     return [Line2D([], [], color=colour, marker=marker, linestyle="none") for colour in colours]
+
+
+STRAIGHT_TOLERANCE = 1e-6
+"""Pixels: a vertex this close to the straight line its run follows is left out of the stroke."""
+
+
+def _run_end(xy: NDArray[np.float64], anchor: int, tolerance: float) -> int:
+    """The last vertex of the straight run that starts at ``anchor``.
+
+    The run follows the direction u from the anchor a to the next vertex; a vertex p continues
+    it while it lies ahead of the one before it (along u) and within ``tolerance`` of the line
+    through a along u (the distance |u x (p - a)| / |u|). Vertices are checked in windows that
+    double, so a long run costs a few numpy calls."""
+    u = xy[anchor + 1] - xy[anchor]
+    length = float(np.hypot(u[0], u[1]))
+    first, window = anchor + 2, 64
+    while length > 0.0 and first < len(xy):
+        block = xy[first:first + window]
+        offset = block - xy[anchor]
+        across = np.abs(u[0] * offset[:, 1] - u[1] * offset[:, 0])  # |u x (p - a)|
+        ahead = np.diff(xy[first - 1:first + len(block)], axis=0) @ u > 0.0
+        broken = np.flatnonzero((across > tolerance * length) | ~ahead)
+        if broken.size:
+            return first + int(broken[0]) - 1
+        first, window = first + len(block), 2 * window
+    return min(first, len(xy)) - 1 if length > 0.0 else anchor + 1
+
+
+def _straight_run_ends(xy: NDArray[np.float64], tolerance: float) -> list[int]:
+    """Indices of the vertices to keep: the first, the last, and the ends of straight runs
+    (:func:`_run_end`); every dropped vertex lies within 2 * tolerance of the chord that
+    replaces it (within ``tolerance`` of the run's line, as is the chord's far end)."""
+    keep = [0]
+    while keep[-1] < len(xy) - 1:
+        keep.append(_run_end(xy, keep[-1], tolerance))
+    return keep
+
+
+class StraightRuns(AbstractPathEffect):
+    """Stroke a line without the vertices that lie on a straight run (within
+    :data:`STRAIGHT_TOLERANCE` pixels): the line's data stay as they are.
+
+    Why: Agg joins two segments that are collinear to the last bits through the intersection of
+    two nearly parallel lines, whose position swings with a last-bit change of a vertex. A
+    straight line on a log axis (a geometric sequence: NTK's frequency ratios, ALiBi's weights)
+    gets its vertices from numpy's log10, whose AVX-512 path and scalar path differ in the last
+    bit for about one value in five, so a picture moved by one level in a few dozen pixels from
+    one CPU to another. Without those joins the last bits no longer reach a pixel: the
+    tolerance is millions of times a coordinate's last bit (2e-13 pixel at 1000 pixels) and
+    about a four-thousandth of Agg's 1/256-pixel grid, too little to see.
+    """
+
+    def draw_path(self, renderer: Any, gc: Any, tpath: Path, affine: Any,
+                  rgbFace: Any = None) -> None:
+        xy = affine.transform(tpath.vertices)
+        steps = np.diff(xy, axis=0)
+        # a step line (horizontal and vertical segments only) has no nearly collinear join: two
+        # segments along one axis share that coordinate exactly; matplotlib may snap it as it is
+        rectilinear = bool(np.all((steps[:, 0] == 0.0) | (steps[:, 1] == 0.0)))
+        if tpath.codes is None and len(xy) > 2 and np.isfinite(xy).all() and not rectilinear:
+            xy = xy[_straight_run_ends(xy, STRAIGHT_TOLERANCE)]
+            tpath, affine = Path(xy), IdentityTransform()
+        renderer.draw_path(gc, tpath, affine, rgbFace)
+
+
+def stroke_straight_runs(line: Line2D) -> Line2D:
+    """Give ``line`` the :class:`StraightRuns` effect unless it has markers (which the effect
+    would draw one by one); returns ``line``."""
+    if line.get_marker() in (None, "None", "none", "", " "):
+        line.set_path_effects([StraightRuns()])
+    return line

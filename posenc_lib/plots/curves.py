@@ -24,6 +24,7 @@ from posenc_lib.plots._common import (
     check_axes,
     named_vectors,
     set_labels,
+    stroke_straight_runs,
 )
 
 __all__ = [
@@ -54,6 +55,7 @@ def _styled_lines(
             options["color"] = colors[k % len(colors)]
         options.update(style)
         (lines[label],) = ax.plot(x, ys, label=label, **options)
+        stroke_straight_runs(lines[label])  # the same pixels on every CPU
     return lines
 
 
