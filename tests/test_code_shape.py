@@ -27,11 +27,12 @@ MAX_MODULE_LINES = 650  # a longer module is split where its parts have names a 
 
 # "path/inside/posenc_lib.py::Qualified.name": the offences ("lines", "complexity") allowed.
 ALLOWED: dict[str, set[str]] = {}
-# The whole package, every line counted (docstrings, comments and blank lines included), with
+# The whole package, every line counted (docstrings, comments and blank lines included, and the
+# exercises' prose in exercises/prose/*.toml, which a maintainer reads as much as the code), with
 # about 5% of room over its size when the budget was last set, so that an ordinary change does
 # not edit this test. A change that needs more raises it and says why in its commit message; the
 # history is in `git log -L '/MAX_PACKAGE_LINES =/,+1:tests/test_code_shape.py'`.
-MAX_PACKAGE_LINES = 21_200
+MAX_PACKAGE_LINES = 21_800
 
 _BRANCHES = (ast.If, ast.IfExp, ast.For, ast.AsyncFor, ast.While, ast.ExceptHandler, ast.Assert,
              ast.match_case)
@@ -99,8 +100,8 @@ def test_no_long_or_branchy_function_outside_the_allowlist() -> None:
 
 
 def test_the_library_stays_within_its_line_budget() -> None:
-    sizes = {path: len(path.read_text(encoding="utf-8").splitlines())
-             for path in PACKAGE.rglob("*.py")}
+    files = [*PACKAGE.rglob("*.py"), *PACKAGE.glob("exercises/prose/*.toml")]
+    sizes = {path: len(path.read_text(encoding="utf-8").splitlines()) for path in files}
     total = sum(sizes.values())
     largest = sorted(sizes, key=sizes.__getitem__)[-3:]
     assert total <= MAX_PACKAGE_LINES, (
