@@ -17,7 +17,6 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-import jax.numpy as jnp
 import ml_dtypes
 import numpy as np
 from numpy.typing import NDArray
@@ -84,10 +83,7 @@ def accuracy_at_offset(model: training.Trained, offset: int, *, angle_dtype: str
                                           n_heads=model.cfg.n_heads, offset=offset,
                                           angle_dtype=angle_dtype)
     pos["cos"], pos["sin"] = pos["cos"].astype(rotation), pos["sin"].astype(rotation)
-    batch = training._eval_batch(model.task, length, 64)
-    logits, _ = training._logits_and_maps(model.params, batch.tokens, pos, model.cfg)
-    correct = np.asarray(jnp.argmax(logits, -1) == batch.targets, dtype=np.float64)
-    return training._scored_mean(correct, batch.mask)
+    return training.accuracy_read_with(model, pos, length)
 
 
 def offset_job(job: tuple[str, int, training.TrainConfig]) -> tuple[dict[str, Any],

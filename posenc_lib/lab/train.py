@@ -31,8 +31,8 @@ from posenc_lib.lab.model import ModelConfig, Params, forward, init_params, loss
 from posenc_lib.lab.schemes import ALL_SCHEMES, EXTENSIONS, position_inputs
 from posenc_lib.lab.tasks import EVAL_TASKS, TASKS, Batch, make_batch
 
-__all__ = ["TrainConfig", "Trained", "accuracy_by_position", "at_checkpoint", "attention_maps",
-           "fine_tune", "train"]
+__all__ = ["TrainConfig", "Trained", "accuracy_by_position", "accuracy_read_with", "at_checkpoint",
+           "attention_maps", "fine_tune", "train"]
 
 _EVAL_SEED = 12345  # the evaluation sequences: the same for every model and method
 
@@ -249,6 +249,31 @@ def _scored_mean(correct: NDArray[np.float64], mask: NDArray[Any]) -> NDArray[np
     scored = mask.sum(0)
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(scored > 0, (correct * mask).sum(0) / scored, np.nan)
+
+
+def accuracy_read_with(model: Trained, pos: dict[str, Any], length: int) -> NDArray[np.float64]:
+    """Accuracy at every position of the 64 evaluation sequences of ``length`` tokens, the model
+    read with the position inputs ``pos`` as given (made by
+    :func:`posenc_lib.lab.schemes.position_inputs`, then changed: another offset or precision).
+
+    Parameters
+    ----------
+    model : Trained
+        The model to read.
+    pos : dict
+        Its position inputs for ``length`` tokens.
+    length : int
+        The sequences' length, the one ``pos`` was made for.
+
+    Returns
+    -------
+    ndarray, shape (length,)
+        acc_t as :func:`accuracy_by_position` defines it, NaN where the task scores nothing.
+    """
+    batch = _eval_batch(model.task, length, 64)
+    logits, _ = _logits_and_maps(model.params, batch.tokens, pos, model.cfg)
+    correct = np.asarray(jnp.argmax(logits, -1) == batch.targets, dtype=np.float64)
+    return _scored_mean(correct, batch.mask)
 
 
 def attention_maps(model: Trained, length: int) -> NDArray[np.float64]:
