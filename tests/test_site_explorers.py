@@ -7,8 +7,7 @@ this file share them). Checked here:
   give (every combination, or one control at a time), at most :data:`MAX_FRAMES`, and its frames
   at most :data:`MAX_EXPLORER_BYTES`; all of them at most :data:`MAX_SITE_BYTES` (issue 50: about
   40 MB);
-- the frame shown at load is the notebook's stored picture, pixel for pixel, and the explorer's
-  PNG for it is the stored PNG byte for byte;
+- the frame shown at load is the notebook's stored picture, pixel for pixel;
 - a frame is what a fresh explorer draws when a learner moves that one control (so the path
   the build took to reach it does not matter), decoded from the WebP file the site shows;
 - values declared in ``site_values`` must be values of the slider.
@@ -102,10 +101,9 @@ def test_frame_at_load_is_the_notebooks_stored_picture(stem: str, index: int, ca
     folder = folders()[call]
     manifest = explorer_frames.manifest(folder)
     start = ",".join(str(c["default"]) for c in manifest["controls"])
-    name, _, _, digest = manifest["states"][start]
-    stored = _stored_png(stem, index)
-    assert digest == hashlib.sha256(stored).hexdigest(), "the explorer's PNG is the stored one"
-    assert np.array_equal(_pixels((folder / name).read_bytes()), _pixels(stored))
+    name = manifest["states"][start][0]
+    # pixels, not bytes: the deflate stream is ISA-L's, whose CPU paths may choose other bytes
+    assert np.array_equal(_pixels((folder / name).read_bytes()), _pixels(_stored_png(stem, index)))
 
 
 def _fresh_frame(call: Call, control: int, value_index: int) -> bytes:
